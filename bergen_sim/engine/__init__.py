@@ -1,0 +1,1 @@
+"""The compiled engine: data layout, rules as compiled functions, the match loop."""

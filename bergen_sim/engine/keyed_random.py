@@ -1,0 +1,78 @@
+"""Counter-based random numbers: every stream is a pure function of its key.
+
+The deal of hand ``h`` of match ``i`` (redeal attempt ``r``) is shuffled from
+the stream keyed ``(seed, i, h, r)``; seat ``s``'s policy draws from the stream
+keyed ``(seed, i, STREAM_POLICY + s)``.  Because nothing depends on how many
+matches ran before, results never depend on how work is split across threads,
+processes or machines, and the same deals can be replayed under other
+policies or rules.
+
+A stream is a SplitMix64 state held in a one-element ``uint64`` array (so
+policies can advance it in place).  All arithmetic is kept in ``uint64``:
+mixing signed and unsigned integers in Numba silently promotes to float.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bergen_sim.engine import layout as L
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S32 = np.uint64(32)
+
+#: key offset separating policy streams from deal streams
+STREAM_POLICY = 1 << 20
+
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    """SplitMix64 finaliser: a bijective scramble of a uint64."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def stream_state(seed, a, b, c):
+    """Starting state of the stream keyed (seed, a, b, c)."""
+    z = mix64(np.uint64(seed) ^ GOLDEN)
+    z = mix64(z ^ np.uint64(a))
+    z = mix64(z + GOLDEN ^ np.uint64(b))
+    return mix64(z + GOLDEN ^ np.uint64(c))
+
+
+@njit(cache=True, inline="always")
+def next_u64(rng):
+    """Advance the stream in ``rng[0]`` and return 64 random bits."""
+    rng[0] = rng[0] + GOLDEN
+    return mix64(rng[0])
+
+
+@njit(cache=True, inline="always")
+def below(rng, n):
+    """A uniform integer in ``[0, n)`` for ``1 <= n < 2**31`` (bias below n / 2**32)."""
+    return np.int64(((next_u64(rng) >> _S32) * np.uint64(n)) >> _S32)
+
+
+@njit(cache=True, inline="always")
+def shuffled_set(rng, out):
+    """Fill ``out`` (28 int64) with a uniformly shuffled tile set (Fisher-Yates)."""
+    for t in range(L.N_TILES):
+        out[t] = t
+    for i in range(L.N_TILES - 1, 0, -1):
+        j = below(rng, i + 1)
+        tmp = out[i]
+        out[i] = out[j]
+        out[j] = tmp
+
+
+def seed_to_int(seed: int) -> int:
+    """Reduce any integer seed to the uint64 range the kernel takes."""
+    return int(seed) % (1 << 64)

@@ -1,0 +1,54 @@
+"""Compiled writers for the kernel's trace rows (layout: ``T_*`` in layout.py).
+
+A trace buffer is an ``int64`` array of shape (capacity, T_WIDTH); ``ctr[C_TRACE]``
+counts rows.  Rows past the capacity are counted but not written, so the
+caller can see the buffer was too small and run again with a larger one.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from bergen_sim.engine import layout as L
+
+C_SCRIPT = 0  # next row of the replay script
+C_TRACE = 1  # trace rows written (or that would have been)
+C_DEAL = 2  # next given deal
+C_SIZE = 3
+
+
+@njit(cache=True)
+def record(trace, ctr, ev, match, hand, seat, tile, end, points, winner, scores, sides):
+    """Append one event row."""
+    i = ctr[C_TRACE]
+    ctr[C_TRACE] = i + 1
+    if i >= trace.shape[0]:
+        return
+    row = trace[i]
+    row[:] = 0
+    row[L.T_TYPE] = ev
+    row[L.T_MATCH] = match
+    row[L.T_HAND] = hand
+    row[L.T_SEAT] = seat
+    row[L.T_TILE] = tile
+    row[L.T_END] = end
+    row[L.T_POINTS] = points
+    row[L.T_WINNER] = winner
+    for side in range(sides):
+        row[L.T_SCORE + side] = scores[side]
+
+
+@njit(cache=True)
+def record_deal(trace, ctr, match, hand, deal):
+    """Append a deal row carrying the whole 28-tile deal."""
+    i = ctr[C_TRACE]
+    ctr[C_TRACE] = i + 1
+    if i >= trace.shape[0]:
+        return
+    row = trace[i]
+    row[:] = 0
+    row[L.T_TYPE] = L.EV_DEAL
+    row[L.T_MATCH] = match
+    row[L.T_HAND] = hand
+    for k in range(L.N_TILES):
+        row[L.T_DEAL + k] = deal[k]

@@ -1,0 +1,146 @@
+"""Python face of the compiled kernel: one :class:`Engine` per rules and seat policies.
+
+It owns the conversion between the user's world (rule objects, policy names,
+exceptions with sentences) and the kernel's (int64 vectors, policy indices,
+error slots), and nothing else: splitting work into chunks, parallelism and
+reports live elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.keyed_random import seed_to_int
+from bergen_sim.engine.kernel_build import load_kernel
+from bergen_sim.errors import PolicyError, TraceError
+from bergen_sim.policies.registry import PolicyRef, resolve
+from bergen_sim.rules import Rules
+
+_NO_ROWS = np.zeros((0, 2), dtype=np.int64)
+_NO_DEALS = np.zeros((0, L.N_TILES), dtype=np.int64)
+_NO_TRACE = np.zeros((0, L.T_WIDTH), dtype=np.int64)
+_NO_HANDS = np.zeros((0, L.H_WIDTH), dtype=np.int64)
+
+
+@dataclass
+class Chunk:
+    """What one kernel call produced for a contiguous range of matches."""
+
+    first_match: int
+    totals: np.ndarray  # (S_SIZE,) int64
+    match_rows: np.ndarray  # (matches, M_WIDTH) int64
+    hand_rows: np.ndarray  # (hands, H_WIDTH) int64; empty unless asked for
+
+
+def seat_policy_names(policies: Sequence[str], players: int) -> list[str]:
+    """One policy name per seat: a single name fills every seat."""
+    names = list(policies) or ["random"]
+    if len(names) == 1:
+        return names * players
+    if len(names) != players:
+        raise PolicyError(f"give one policy for all seats or one per seat ({players}), not {len(names)}")
+    return names
+
+
+class Engine:
+    """The compiled engine for one rule set and one policy per seat.
+
+    >>> from bergen_sim.rules import Rules
+    >>> engine = Engine(Rules.make(players=2), ["first"])
+    >>> chunk = engine.play(seed=1, first_match=0, n_matches=10)
+    >>> int(chunk.totals[L.S_MATCHES])
+    10
+    """
+
+    def __init__(self, rules: Rules, policies: Sequence[str]):
+        self.rules = rules
+        self.policy_names = seat_policy_names(policies, rules.players)
+        distinct = sorted(set(self.policy_names))
+        self.refs: list[PolicyRef] = [resolve(name) for name in distinct]
+        self.seat_policy = np.array([distinct.index(n) for n in self.policy_names], dtype=np.int64)
+        self._rules_vec = rules.to_array()
+        self._kernel = load_kernel(self.refs)
+        # a zero-match call compiles the kernel, or loads it from Numba's disk cache, now
+        self._call(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)
+
+    def _call(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True):
+        """One kernel call; returns (matches played, totals, match rows, hand rows used, trace rows used)."""
+        totals = np.zeros(L.S_SIZE, dtype=np.int64)
+        match_rows = np.zeros((n_matches if match_rows else 1, L.M_WIDTH), dtype=np.int64)
+        err = np.zeros(L.E_SIZE, dtype=np.int64)
+        try:
+            played, n_hands, n_trace = self._kernel.run_matches(
+                self._rules_vec, self.seat_policy, np.uint64(seed_to_int(seed)), np.int64(first_match),
+                np.int64(n_matches), deals, script, trace, tracing, totals, match_rows, hand_rows, err,
+            )
+        except Exception as exc:  # raised inside a policy: name it, the seat and the match
+            seat = int(err[L.E_SEAT])
+            raise PolicyError(
+                f"policy {self.policy_names[seat]!r} at seat {seat} raised {type(exc).__name__}: {exc} "
+                f"(match {int(err[L.E_MATCH])})"
+            ) from None
+        if played < 0:
+            self._raise(err)
+        return played, totals, match_rows[:played], n_hands, n_trace
+
+    def _raise(self, err: np.ndarray) -> None:
+        code = int(err[L.E_CODE])
+        where = (
+            f"match {int(err[L.E_MATCH])}, hand {' '.join(L.mask_tiles(int(err[L.E_HAND])))}, "
+            f"ends {int(err[L.E_LEFT])}|{int(err[L.E_RIGHT])}"
+        )
+        if code == L.ERR_ILLEGAL_CHOICE:
+            seat = int(err[L.E_SEAT])
+            raise PolicyError(
+                f"policy {self.policy_names[seat]!r} at seat {seat} returned move {int(err[L.E_CHOICE])}, "
+                f"but only moves 0..{int(err[L.E_N_MOVES]) - 1} are legal ({where})"
+            )
+        if code == L.ERR_SCRIPT:
+            raise TraceError(f"recorded play #{int(err[L.E_CHOICE]) + 1} is not legal ({where})")
+        if code == L.ERR_SCRIPT_SHORT:
+            raise TraceError(f"the recorded plays ran out before the match ended ({where})")
+        if code == L.ERR_DEALS_SHORT:
+            raise TraceError(f"the recorded deals ran out before match {int(err[L.E_MATCH])} ended")
+        raise RuntimeError(f"kernel stopped with unknown error code {code}")
+
+    def play(self, seed: int, first_match: int, n_matches: int, hand_rows: bool = False,
+             match_rows: bool = True) -> Chunk:
+        """Play matches ``first_match ..`` with keyed deals; totals and per-match rows.
+
+        Without ``match_rows`` the chunk's match rows are empty (summary runs);
+        with ``hand_rows`` it also holds one row per hand (layout ``H_*``);
+        the kernel stops early when its hand buffer could overflow and is called
+        again for the rest.
+        """
+        totals = np.zeros(L.S_SIZE, dtype=np.int64)
+        match_parts, hand_parts = [], []
+        per_match = self.rules.sides * (self.rules.target - 1) + 1
+        done = 0
+        while done < n_matches:
+            todo = n_matches - done
+            size = min(todo * per_match, max(per_match, 1 << 16)) if hand_rows else 0
+            hands_buf = np.zeros((size, L.H_WIDTH), dtype=np.int64)
+            played, part, rows, n_hands, _ = self._call(
+                seed, first_match + done, todo, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, hands_buf, match_rows
+            )
+            totals += part
+            match_parts.append(rows if match_rows else rows[:0])
+            hand_parts.append(hands_buf[:n_hands])
+            done += played
+        return Chunk(first_match, totals, np.concatenate(match_parts), np.concatenate(hand_parts))
+
+    def trace_rows(self, seed: int, first_match: int, n_matches: int, deals=None, script=None) -> np.ndarray:
+        """Trace rows (layout ``T_*``) of matches, keyed or replayed from deals and a script."""
+        deals = _NO_DEALS if deals is None else np.ascontiguousarray(deals, dtype=np.int64)
+        script = _NO_ROWS if script is None else np.ascontiguousarray(script, dtype=np.int64).reshape(-1, 2)
+        capacity = 512 * max(n_matches, 1)
+        while True:
+            trace = np.zeros((capacity, L.T_WIDTH), dtype=np.int64)
+            *_, used = self._call(seed, first_match, n_matches, deals, script, trace, True, _NO_HANDS)
+            if used <= capacity:
+                return trace[:used]
+            capacity = used  # the kernel counted what it needed: one more run fits exactly

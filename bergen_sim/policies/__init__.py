@@ -1,0 +1,1 @@
+"""Policies: the plug-ins that choose moves (see registry.py and base.py)."""

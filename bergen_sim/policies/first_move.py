@@ -1,0 +1,13 @@
+"""``first``: the lowest tile index, L before R.
+
+Deterministic and trivial, which makes it the policy of choice for exact
+comparisons (the compiled engine against the reference engine).
+"""
+
+from numba import njit
+
+
+@njit(cache=True)
+def choose(view, move_tiles, move_ends, n_moves, rng):
+    """Lowest tile index, L before R (the first listed move)."""
+    return 0

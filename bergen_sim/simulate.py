@@ -1,0 +1,124 @@
+"""``simulate``: play many matches and summarise them (the Python API behind the CLI).
+
+>>> result = simulate(players=2, policies=["first"], matches=200, seed=7)
+>>> result.summary["matches"]
+200
+>>> sum(result.summary["match_wins"])
+200
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from bergen_sim import __version__
+from bergen_sim import stats
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.runner import seat_policy_names
+from bergen_sim.execution import Job, engine_for, run_job
+from bergen_sim.match_table import ParquetSink, match_frame
+from bergen_sim.errors import BergenError
+from bergen_sim.rules import Rules
+
+
+@dataclass
+class SimulationResult:
+    """A run's summary (JSON-ready dict) and, when asked, its per-match rows."""
+
+    summary: dict[str, Any]
+    matches: pd.DataFrame | None = None
+
+
+def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: int, elapsed: float) -> dict[str, Any]:
+    """The summary of a run from its merged totals (layout ``S_*``)."""
+    t = [int(x) for x in totals]
+    matches, hands = t[L.S_MATCHES], t[L.S_HANDS]
+    wins = t[L.S_MATCH_WINS : L.S_MATCH_WINS + rules.sides]
+    return {
+        "matches": matches,
+        "hands": hands,
+        "redeals": t[L.S_REDEALS],
+        "plays": t[L.S_PLAYS],
+        "draws": t[L.S_DRAWS],
+        "passes": t[L.S_PASSES],
+        "double_headers": t[L.S_DOUBLE_HEADERS],
+        "triple_headers": t[L.S_TRIPLE_HEADERS],
+        "blocked_hands": t[L.S_BLOCKED_HANDS],
+        "out_hands": t[L.S_OUT_HANDS],
+        "points_by_source": {
+            "lead": t[L.S_POINTS_LEAD],
+            "header": t[L.S_POINTS_HEADER],
+            "out": t[L.S_POINTS_OUT],
+            "blocked": t[L.S_POINTS_BLOCKED],
+        },
+        "match_wins": wins,
+        "match_win_rate": [stats.rate(w, matches) for w in wins],
+        "decided_hands": t[L.S_DECIDED_HANDS],
+        "leader_side_hand_wins": t[L.S_LEADER_SIDE_WINS],
+        "leader_side_hand_win_rate": stats.rate(t[L.S_LEADER_SIDE_WINS], t[L.S_DECIDED_HANDS]),
+        "hands_per_match": stats.mean(hands, t[L.S_HANDS_SQ], matches),
+        "double_headers_per_hand": stats.mean(t[L.S_DOUBLE_HEADERS], t[L.S_DOUBLE_HEADERS_SQ], hands),
+        "triple_headers_per_hand": stats.mean(t[L.S_TRIPLE_HEADERS], t[L.S_TRIPLE_HEADERS_SQ], hands),
+        "policy_calls": t[L.S_POLICY_CALLS],
+        "elapsed_s": elapsed,
+        "matches_per_s": matches / elapsed if elapsed > 0 else None,
+        "hands_per_s": hands / elapsed if elapsed > 0 else None,
+        "rules": rules.to_dict(),
+        "policies": list(policies),
+        "seed": seed,
+        "version": __version__,
+    }
+
+
+def simulate(
+    players: int = 2,
+    partnerships: bool = False,
+    preset: str = "standard",
+    settings: Mapping[str, Any] | None = None,
+    policies: Sequence[str] = ("random",),
+    matches: int = 10_000,
+    seed: int = 0,
+    *,
+    rows: bool = False,
+    out: str | None = None,
+    chunk_size: int | None = None,
+) -> SimulationResult:
+    """Play ``matches`` matches and summarise them.
+
+    ``policies``: one name for every seat or one per seat in seat order.
+    ``rows``: also return the per-match rows as a DataFrame; ``out``: stream
+    them to a Parquet file (written atomically).  The same arguments and seed
+    always give the same result.
+    """
+    if matches < 1:
+        raise BergenError(f"matches must be at least 1, not {matches}")
+    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
+    seat_names = tuple(seat_policy_names(policies, rules.players))
+    job = Job(rules, seat_names, seed, match_rows=rows or out is not None)
+    totals = np.zeros(L.S_SIZE, dtype=np.int64)
+    frames: list[pd.DataFrame] = []
+    meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed})}
+    start = time.perf_counter()
+    engine_for(rules, seat_names)  # compile or load the kernel before timing the play
+    startup = time.perf_counter() - start
+    start = time.perf_counter()
+    with ParquetSink(out, meta) if out else contextlib.nullcontext() as sink:
+        for chunk in run_job(job, matches, chunk_size):
+            totals += chunk.totals
+            if job.match_rows:
+                frame = match_frame(chunk.match_rows, rules.sides)
+                if sink:
+                    sink.write(frame)
+                if rows:
+                    frames.append(frame)
+    elapsed = time.perf_counter() - start
+    summary = summarize(totals, rules, seat_names, seed, elapsed)
+    summary["startup_s"] = startup
+    return SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None)

@@ -1,0 +1,57 @@
+"""Confidence intervals for the numbers the project reports.
+
+Every reported rate or mean carries its sample size and a 95% interval:
+Wilson score intervals for proportions (well behaved near 0 and 1, unlike
+the normal approximation), normal intervals for means from sums and sums of
+squares (the samples here are in the hundreds of thousands).
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy.stats import norm
+
+Z95 = float(norm.ppf(0.975))
+
+
+def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``successes / n``.
+
+    >>> lo, hi = wilson_interval(50, 100)
+    >>> round(lo, 3), round(hi, 3)
+    (0.404, 0.596)
+    """
+    if n <= 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_interval(total: float, total_sq: float, n: float, z: float = Z95) -> tuple[float, float, float]:
+    """(mean, low, high) of a sample given its sum, sum of squares and size.
+
+    >>> mean_interval(10, 30, 5)[0]
+    2.0
+    """
+    if n <= 0:
+        return (math.nan, math.nan, math.nan)
+    mean = total / n
+    var = max(total_sq / n - mean * mean, 0.0) * n / max(n - 1, 1)
+    half = z * math.sqrt(var / n)
+    return (mean, mean - half, mean + half)
+
+
+def rate(successes: int, n: int) -> dict:
+    """A proportion as a JSON-ready record: rate, 95% interval and sample size."""
+    lo, hi = wilson_interval(successes, n)
+    return {"rate": successes / n if n else math.nan, "ci95": [lo, hi], "n": int(n)}
+
+
+def mean(total: float, total_sq: float, n: int) -> dict:
+    """A mean as a JSON-ready record: mean, 95% interval and sample size."""
+    m, lo, hi = mean_interval(total, total_sq, n)
+    return {"mean": m, "ci95": [lo, hi], "n": int(n)}
