@@ -7,13 +7,13 @@ anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
 
 import click
 
 from bergen_sim import __version__
-from bergen_sim.cli.simulate import simulate_command
-from bergen_sim.cli.trace import trace_command
 from bergen_sim.errors import BergenError
 
 
@@ -23,8 +23,17 @@ def cli() -> None:
     """Monte Carlo strategy analyzer for Bergen, a scoring domino game."""
 
 
-cli.add_command(simulate_command)
-cli.add_command(trace_command)
+def _register_commands() -> None:
+    """Add every module of this package that defines ``command`` (a click command)."""
+    import bergen_sim.cli as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        if isinstance(getattr(module, "command", None), click.Command):
+            cli.add_command(module.command)
+
+
+_register_commands()
 
 
 def main(argv: list[str] | None = None) -> int:

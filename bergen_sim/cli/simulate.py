@@ -58,7 +58,7 @@ def summary_table(summary: dict) -> Table:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the keyed random streams.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), help="Write one row per match to Parquet.")
-def simulate_command(players, partnerships, preset, settings, policies, matches, seed, as_json, out):
+def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out):
     """Play MATCHES matches and summarise them."""
     result = simulate(
         players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),

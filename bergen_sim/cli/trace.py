@@ -15,7 +15,7 @@ from bergen_sim.trace import generate, write_jsonl
 @click.option("--matches", type=click.IntRange(min=1), default=1, show_default=True, help="Matches to trace.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the keyed random streams.")
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, writable=True), help="Output .jsonl file.")
-def trace_command(rules, policies, matches, seed, out):
+def command(rules, policies, matches, seed, out):
     """Play MATCHES matches with the compiled engine and write every event."""
     events = generate(Engine(rules, policies), seed, 0, matches)
     write_jsonl(events, out)

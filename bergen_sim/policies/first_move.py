@@ -7,6 +7,9 @@ comparisons (the compiled engine against the reference engine).
 from numba import njit
 
 
+NAME = "first"
+
+
 @njit(cache=True)
 def choose(view, move_tiles, move_ends, n_moves, rng):
     """Lowest tile index, L before R (the first listed move)."""

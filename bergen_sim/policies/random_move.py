@@ -10,6 +10,9 @@ from numba import njit
 from bergen_sim.engine.keyed_random import below
 
 
+NAME = "random"
+
+
 @njit(cache=True)
 def choose(view, move_tiles, move_ends, n_moves, rng):
     """Uniform over the legal (tile, end) pairs."""

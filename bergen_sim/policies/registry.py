@@ -12,6 +12,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import os
+import pkgutil
 import sys
 from dataclasses import dataclass
 
@@ -19,11 +20,26 @@ from bergen_sim.errors import PolicyError
 
 ENTRY_POINT_GROUP = "bergen_sim.policies"
 
-#: built-in policies: name -> (module, function, one-line description)
-BUILTINS: dict[str, tuple[str, str, str]] = {
-    "random": ("bergen_sim.policies.random_move", "choose", "uniform over the legal (tile, end) pairs"),
-    "first": ("bergen_sim.policies.first_move", "choose", "deterministic: lowest tile index, L before R"),
-}
+
+
+def _builtins() -> dict[str, tuple[str, str, str]]:
+    """Built-in policies: every module of this package with a ``NAME`` and a ``choose``.
+
+    Returns name -> (module, function, one-line description from the module docstring).
+    """
+    import bergen_sim.policies as package
+
+    found: dict[str, tuple[str, str, str]] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        name = getattr(module, "NAME", None)
+        if name and hasattr(module, "choose"):
+            doc = (module.__doc__ or "").strip().splitlines()
+            found[name] = (module.__name__, "choose", doc[0].split(":", 1)[-1].strip() if doc else "")
+    return dict(sorted(found.items(), key=lambda item: (item[0] not in ("random", "first"), item[0])))
+
+
+BUILTINS = _builtins()
 
 
 @dataclass(frozen=True)
