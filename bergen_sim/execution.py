@@ -5,18 +5,43 @@ to keep); :func:`run_chunk` plays one contiguous range of its matches in the
 calling process.  Because the engine's randomness is keyed on (seed, match,
 hand), a chunk's result depends only on its range, so chunks can be played
 anywhere and in any order and still merge to the same totals.
+
+:func:`run_job` plays a whole job: on every core by default, on a Dask
+cluster when asked (:mod:`bergen_sim.parallel`), keeping finished chunks in a
+checkpoint folder when asked (:mod:`bergen_sim.checkpoint`), with a progress
+bar when asked (:mod:`bergen_sim.progress`).  None of these options changes a
+single number of the result: chunks are always handed back in match order.
 """
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections import deque
+from concurrent.futures import Executor, Future, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
+import numpy as np
+
+from bergen_sim import __version__
+from bergen_sim.checkpoint import Checkpoint
+from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import Chunk, Engine
+from bergen_sim.errors import BergenError
+from bergen_sim.parallel import check_scheduler, default_workers, discard_pool, executor_for
+from bergen_sim.progress import match_progress
 from bergen_sim.rules import Rules
 
-#: default matches per chunk: large enough to amortise a call, small enough for steady progress
+#: largest default chunk: large enough to amortise a call, small enough for steady progress
 DEFAULT_CHUNK = 20_000
+#: smallest default chunk (below this, per-chunk overhead starts to show)
+MIN_CHUNK = 1_000
+#: a run is cut into about this many chunks when that keeps them between MIN_CHUNK and DEFAULT_CHUNK
+TARGET_CHUNKS = 32
+#: seconds between checks for Ctrl-C while waiting for a chunk
+_POLL = 0.2
 
 _ENGINES: dict[tuple, Engine] = {}
 
@@ -30,6 +55,32 @@ class Job:
     seed: int
     match_rows: bool = False
     hand_rows: bool = False
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run a job.  None of these changes the results.
+
+    ``workers``: processes on this machine (default: every core), or the size
+    of the LocalCluster with ``scheduler="local"``; ``scheduler``: ``None``
+    (this machine), ``"local"`` or a Dask address ``tcp://HOST:PORT``;
+    ``checkpoint``: folder keeping finished chunks so the run can resume;
+    ``progress``: draw a progress bar.
+    """
+
+    workers: int | None = None
+    scheduler: str | None = None
+    checkpoint: str | None = None
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        if self.workers is not None and self.workers < 1:
+            raise BergenError(f"workers must be at least 1, not {self.workers}")
+        check_scheduler(self.scheduler)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run; its message says what was kept and how to resume."""
 
 
 def engine_for(rules: Rules, policies: tuple[str, ...]) -> Engine:
@@ -46,17 +97,200 @@ def run_chunk(job: Job, first_match: int, n_matches: int) -> Chunk:
     return engine.play(job.seed, first_match, n_matches, hand_rows=job.hand_rows, match_rows=job.match_rows)
 
 
+def default_chunk_size(matches: int) -> int:
+    """Matches per chunk when none is given.
+
+    About ``TARGET_CHUNKS`` chunks, so small runs still keep every core busy,
+    within ``MIN_CHUNK .. DEFAULT_CHUNK``.  It depends on ``matches`` alone,
+    so a run resumed with another number of workers finds the same chunks.
+
+    >>> default_chunk_size(10_000), default_chunk_size(10**7)
+    (1000, 20000)
+    """
+    return min(DEFAULT_CHUNK, max(MIN_CHUNK, -(-matches // TARGET_CHUNKS)))
+
+
 def chunk_ranges(matches: int, chunk_size: int | None = None) -> list[tuple[int, int]]:
     """Split ``range(matches)`` into (first, count) chunks.
 
     >>> chunk_ranges(5, 2)
     [(0, 2), (2, 2), (4, 1)]
     """
-    size = max(1, chunk_size or DEFAULT_CHUNK)
+    size = max(1, chunk_size or default_chunk_size(matches))
     return [(first, min(size, matches - first)) for first in range(0, matches, size)]
 
 
-def run_job(job: Job, matches: int, chunk_size: int | None = None) -> Iterator[Chunk]:
-    """Play a job's matches chunk by chunk in this process, yielding chunks in match order."""
-    for first, count in chunk_ranges(matches, chunk_size):
-        yield run_chunk(job, first, count)
+def manifest(job: Job, matches: int, chunk_size: int) -> dict[str, Any]:
+    """Everything a checkpoint's chunks depend on: a resumed run must match it exactly."""
+    return {
+        "rules": job.rules.to_dict(),
+        "policies": list(job.policies),
+        "seed": job.seed,
+        "matches": matches,
+        "chunk_size": chunk_size,
+        "match_rows": job.match_rows,
+        "hand_rows": job.hand_rows,
+        "version": __version__,
+    }
+
+
+class _CtrlC:
+    """Turns the first Ctrl-C into a flag checked between chunks (a second one interrupts at once).
+
+    Why: a KeyboardInterrupt can land anywhere, also in the caller's loop body
+    while it writes a row group; a flag lets the run stop between chunks, keep
+    what is finished and say how to resume.  Only the main thread can own
+    signal handlers, and a process whose caller chose to ignore Ctrl-C (or
+    to handle it itself) is left alone.
+    """
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._previous = None
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum, frame) -> None:
+        self.pressed = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def restore(self) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+
+class _Window:
+    """Keeps up to ``size`` chunks in flight on an executor; hands results back in submission order."""
+
+    def __init__(self, executor: Executor, job: Job, ranges: list[tuple[int, int]], size: int, ctrl_c: _CtrlC):
+        self.executor, self.job, self.size, self.ctrl_c = executor, job, size, ctrl_c
+        self.todo = iter(ranges)
+        self.flight: deque[Future] = deque()
+        self._fill()
+
+    def _fill(self) -> None:
+        while len(self.flight) < self.size and not self.ctrl_c.pressed:
+            part = next(self.todo, None)
+            if part is None:
+                return
+            self.flight.append(self.executor.submit(run_chunk, self.job, *part))
+
+    def next(self) -> Chunk:
+        """The next chunk in order (KeyboardInterrupt once Ctrl-C was pressed)."""
+        if self.ctrl_c.pressed or not self.flight:
+            raise KeyboardInterrupt
+        head = self.flight[0]
+        while not wait([head], timeout=_POLL).done:
+            if self.ctrl_c.pressed:
+                raise KeyboardInterrupt
+        self.flight.popleft()
+        chunk = head.result()
+        self._fill()
+        return chunk
+
+    def stop(self) -> list[Chunk]:
+        """Cancel what has not started, let running chunks finish; the chunks that finished."""
+        for future in self.flight:
+            future.cancel()
+        try:
+            wait(self.flight)
+        except KeyboardInterrupt:  # a second Ctrl-C: keep what is finished now, stop waiting
+            pass
+        finished = [f.result() for f in self.flight if f.done() and not f.cancelled() and f.exception() is None]
+        self.flight.clear()
+        return finished
+
+
+class JobRun:
+    """A job's chunks in match order, played as :class:`RunOptions` say (what :func:`run_job` returns).
+
+    Iterate over it once.  Arguments are checked (and a checkpoint opened) when
+    it is made, so a bad option or a checkpoint of another run fails before
+    anything is played.  ``resumed`` is the number of matches read back from
+    the checkpoint rather than played, ``resumed_totals`` their totals;
+    ``workers`` is the number of workers asked for, and once the run has
+    started the number that play (on a Dask cluster: its threads).
+    """
+
+    def __init__(self, job: Job, matches: int, chunk_size: int | None = None, options: RunOptions | None = None):
+        if matches < 0:
+            raise BergenError(f"matches must be 0 or more, not {matches}")
+        self.job, self.matches = job, matches
+        self.options = options or RunOptions()
+        self.workers = self.options.workers or default_workers()
+        size = max(1, chunk_size or default_chunk_size(matches))
+        self.ranges = chunk_ranges(matches, size)
+        self.store = None
+        saved: set[tuple[int, int]] = set()
+        if self.options.checkpoint:
+            self.store = Checkpoint(self.options.checkpoint, manifest(job, matches, size))
+            self.store.check(set(self.ranges))
+            saved = set(self.store.saved())
+        self.saved = saved
+        self.resumed = sum(count for _, count in saved)
+        self.resumed_totals = np.zeros(L.S_SIZE, dtype=np.int64)
+        self.done = 0
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return self._chunks()
+
+    def _chunks(self) -> Iterator[Chunk]:
+        job, store = self.job, self.store
+        todo = [part for part in self.ranges if part not in self.saved]
+        if todo:
+            engine_for(job.rules, job.policies)  # compile once here; workers then load it from the disk cache
+        workers = min(self.workers, len(todo)) if self.options.scheduler is None else self.workers
+        ctrl_c = _CtrlC()
+        try:
+            with executor_for(max(workers, 1), self.options.scheduler) as (executor, in_flight), \
+                    match_progress(self.matches, self.resumed, self.options.progress) as advance:
+                self.workers = max(1, in_flight // 2)  # what really played: fewer for few chunks; a cluster's size
+                window = _Window(executor, job, todo, in_flight, ctrl_c)
+                try:
+                    for first, count in self.ranges:
+                        if ctrl_c.pressed:
+                            raise KeyboardInterrupt
+                        if (first, count) in self.saved:
+                            chunk = store.load(first, count, job.match_rows)
+                            self.resumed_totals += chunk.totals
+                        else:
+                            chunk = window.next()
+                            if store:
+                                store.save(chunk)
+                            advance(count)
+                        self.done += count
+                        yield chunk
+                except KeyboardInterrupt:
+                    for chunk in window.stop():
+                        if store:
+                            store.save(chunk)
+                    raise RunInterrupted(self._interrupted()) from None
+                except BrokenProcessPool:
+                    discard_pool(workers)
+                    raise
+                finally:
+                    window.stop()
+        finally:
+            ctrl_c.restore()
+
+    def _interrupted(self) -> str:
+        """The one line telling what was kept and how to resume."""
+        if self.store:
+            kept = sum(count for _, count in self.store.saved())
+            return (f"interrupted: {kept:,} of {self.matches:,} matches are saved in {self.store.folder}; "
+                    "run the same command again to resume")
+        return (f"interrupted after {self.done:,} of {self.matches:,} matches; nothing was kept "
+                "(with --checkpoint DIR an interrupted run can resume)")
+
+
+def run_job(job: Job, matches: int, chunk_size: int | None = None, options: RunOptions | None = None) -> JobRun:
+    """Play a job's matches, yielding chunks in match order.
+
+    By default on every core of this machine; ``options`` chooses the
+    workers, a Dask scheduler, a checkpoint folder and a progress bar.  The
+    chunks (and so every total) are the same whatever the options and the
+    chunk size.
+    """
+    return JobRun(job, matches, chunk_size, options)

@@ -67,6 +67,18 @@ class Rules:
     reduced_headers: bool = True
 
     def __post_init__(self) -> None:
+        # Python callers can pass anything: refuse wrong kinds with a one-line error, and store
+        # NumPy integers as plain ones (they go into JSON traces and summaries).
+        for name in ("players", "hand_size", "target", "blocked_points", "out_points", "boneyard_reserve"):
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise RuleError(f"{name} must be a whole number, not {value!r}")
+            object.__setattr__(self, name, int(value))
+        for name in ("partnerships", "reduced_headers"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise RuleError(f"{name} must be true or false, not {value!r}")
+            object.__setattr__(self, name, bool(value))
         if self.players not in (2, 3, 4):
             raise RuleError(f"players must be 2, 3 or 4, not {self.players}")
         if self.partnerships and self.players != 4:

@@ -22,7 +22,7 @@ from bergen_sim import __version__
 from bergen_sim import stats
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import seat_policy_names
-from bergen_sim.execution import Job, engine_for, run_job
+from bergen_sim.execution import Job, RunOptions, engine_for, run_job
 from bergen_sim.match_table import ParquetSink, match_frame
 from bergen_sim.errors import BergenError
 from bergen_sim.rules import Rules
@@ -89,28 +89,37 @@ def simulate(
     rows: bool = False,
     out: str | None = None,
     chunk_size: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    checkpoint: str | None = None,
+    progress: bool = False,
 ) -> SimulationResult:
     """Play ``matches`` matches and summarise them.
 
     ``policies``: one name for every seat or one per seat in seat order.
     ``rows``: also return the per-match rows as a DataFrame; ``out``: stream
-    them to a Parquet file (written atomically).  The same arguments and seed
-    always give the same result.
+    them to a Parquet file (written atomically).  ``workers`` (default: every
+    core), ``scheduler`` (``"local"`` or a Dask ``tcp://HOST:PORT``),
+    ``checkpoint`` (a folder that makes the run resumable), ``chunk_size`` and
+    ``progress`` say how the run is carried out, never what it finds: the
+    same arguments and seed always give the same result.
     """
     if matches < 1:
         raise BergenError(f"matches must be at least 1, not {matches}")
     rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
     seat_names = tuple(seat_policy_names(policies, rules.players))
     job = Job(rules, seat_names, seed, match_rows=rows or out is not None)
+    options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     totals = np.zeros(L.S_SIZE, dtype=np.int64)
     frames: list[pd.DataFrame] = []
     meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed})}
     start = time.perf_counter()
     engine_for(rules, seat_names)  # compile or load the kernel before timing the play
+    run = run_job(job, matches, chunk_size, options)
     startup = time.perf_counter() - start
     start = time.perf_counter()
     with ParquetSink(out, meta) if out else contextlib.nullcontext() as sink:
-        for chunk in run_job(job, matches, chunk_size):
+        for chunk in run:
             totals += chunk.totals
             if job.match_rows:
                 frame = match_frame(chunk.match_rows, rules.sides)
@@ -120,5 +129,8 @@ def simulate(
                     frames.append(frame)
     elapsed = time.perf_counter() - start
     summary = summarize(totals, rules, seat_names, seed, elapsed)
-    summary["startup_s"] = startup
+    played = totals - run.resumed_totals  # chunks read back from a checkpoint took no time here
+    summary["matches_per_s"] = int(played[L.S_MATCHES]) / elapsed if elapsed > 0 else None
+    summary["hands_per_s"] = int(played[L.S_HANDS]) / elapsed if elapsed > 0 else None
+    summary.update(startup_s=startup, workers=run.workers, scheduler=scheduler, resumed_matches=run.resumed)
     return SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None)

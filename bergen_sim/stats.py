@@ -9,10 +9,9 @@ squares (the samples here are in the hundreds of thousands).
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
-from scipy.stats import norm
-
-Z95 = float(norm.ppf(0.975))
+Z95 = NormalDist().inv_cdf(0.975)
 
 
 def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]:

@@ -42,8 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         cli.main(args=argv, prog_name="bergen-sim", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("bergen-sim: interrupted", err=True)
+    except click.exceptions.Abort as exc:  # Ctrl-C; a run's interruption says what it kept and how to resume
+        click.echo(f"bergen-sim: {str(exc.__cause__ or '') or 'interrupted'}", err=True)
         return 130
     except click.UsageError as exc:
         hint = f" (see 'bergen-sim {exc.ctx.command_path.split(' ', 1)[1]} --help')" if exc.ctx and " " in exc.ctx.command_path else ""

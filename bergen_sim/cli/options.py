@@ -1,4 +1,4 @@
-"""Options shared by every command that plays matches: rules and policies."""
+"""Options shared by every command that plays matches: rules, policies and how to run."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import Any, Callable
 
 import click
 
+from bergen_sim.execution import RunOptions
+from bergen_sim.progress import on_terminal
 from bergen_sim.rules import PRESETS, SETTINGS, Rules, parse_settings
 
 
@@ -44,3 +46,31 @@ def with_rules(command: Callable) -> Callable:
     def wrapper(players: int, partnerships: bool, preset: str, settings: tuple[str, ...], **kwargs: Any):
         return command(rules=rules_from(players, partnerships, preset, settings), **kwargs)
     return rule_options(wrapper)
+
+
+def run_options(command: Callable) -> Callable:
+    """Add --workers, --scheduler, --checkpoint and --chunk-size, collapsed into one ``run`` keyword.
+
+    ``run`` is a :class:`bergen_sim.execution.RunOptions` (progress bar on when
+    stdout and stderr are terminals; a command printing JSON turns it off) and
+    ``chunk_size`` is passed on as given.  None of these options changes results.
+    """
+    options = [
+        click.option("--workers", type=click.IntRange(min=1), default=None,
+                     help="Worker processes (default: every core); with --scheduler local, the cluster's size."),
+        click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
+                     help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one."),
+        click.option("--checkpoint", type=click.Path(file_okay=False), default=None, metavar="DIR",
+                     help="Keep finished chunks in DIR; the same command run again resumes from them."),
+        click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+                     help="Matches per chunk (default: about 1/32 of the run, 1,000 to 20,000)."),
+    ]
+
+    @functools.wraps(command)
+    def wrapper(workers: int | None, scheduler: str | None, checkpoint: str | None, **kwargs: Any):
+        run = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=on_terminal())
+        return command(run=run, **kwargs)
+
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper

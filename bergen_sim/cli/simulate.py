@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from bergen_sim.cli.options import policy_option, rule_options
+from bergen_sim.cli.options import policy_option, rule_options, run_options
 from bergen_sim.rules import parse_settings
 from bergen_sim.simulate import simulate
 
@@ -47,7 +48,10 @@ def summary_table(summary: dict) -> Table:
     for side, record in enumerate(summary["match_win_rate"]):
         table.add_row(f"side {side} match wins", f"{summary['match_wins'][side]:,}  {_pct(record)}")
     table.add_row("elapsed", f"{summary['elapsed_s']:.2f} s (+{summary['startup_s']:.2f} s start-up)")
-    table.add_row("speed", f"{summary['matches_per_s']:,.0f} matches/s, {summary['hands_per_s']:,.0f} hands/s")
+    where = f"Dask {summary['scheduler']}" if summary["scheduler"] else f"{summary['workers']} worker(s)"
+    table.add_row("speed", f"{summary['matches_per_s']:,.0f} matches/s, {summary['hands_per_s']:,.0f} hands/s on {where}")
+    if summary["resumed_matches"]:
+        table.add_row("resumed", f"{summary['resumed_matches']:,} matches read back from the checkpoint")
     return table
 
 
@@ -58,11 +62,15 @@ def summary_table(summary: dict) -> Table:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the keyed random streams.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), help="Write one row per match to Parquet.")
-def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out):
+@run_options
+def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, run, chunk_size):
     """Play MATCHES matches and summarise them."""
+    if as_json:
+        run = dataclasses.replace(run, progress=False)
     result = simulate(
         players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
-        policies=policies, matches=matches, seed=seed, out=out,
+        policies=policies, matches=matches, seed=seed, out=out, chunk_size=chunk_size,
+        workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint, progress=run.progress,
     )
     if as_json:
         click.echo(json.dumps(result.summary))

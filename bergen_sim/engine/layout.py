@@ -24,7 +24,7 @@ Rules vector (``R_*``)
 Policy view (``V_*``)
 ---------------------
 An ``int64`` vector the kernel maintains incrementally and hands to a policy.
-It holds exactly what the deciding seat may know (see ``docs/policy-view.md``):
+It holds exactly what the deciding seat may know (see ``docs/policies.md``):
 its own hand, the ends, every played tile and who played it, scores, hand
 sizes, the boneyard size and, per seat, the numbers it is known to be void in
 plus a log of the moments it drew or passed.  It never holds another hand or

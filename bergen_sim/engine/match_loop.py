@@ -67,6 +67,9 @@ def _choose(rules, seat_policy, seat, hand, view, rngs, mt, me, n, script, ctr, 
         return 0
     err[L.E_SEAT] = seat
     err[L.E_POLICY] = seat_policy[seat]
+    err[L.E_HAND] = hand  # the position, for the message if the policy raises
+    err[L.E_LEFT] = left
+    err[L.E_RIGHT] = right
     view[L.V_SEAT] = seat
     view[L.V_SIDE] = seat % 2 if rules[L.R_PARTNERSHIPS] else seat
     view[L.V_HAND] = hand

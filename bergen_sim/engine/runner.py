@@ -46,6 +46,12 @@ def seat_policy_names(policies: Sequence[str], players: int) -> list[str]:
     return names
 
 
+def _where(err: np.ndarray) -> str:
+    """The position the kernel noted in its error slots: match, the seat's hand, the ends."""
+    return (f"match {int(err[L.E_MATCH])}, hand {' '.join(L.mask_tiles(int(err[L.E_HAND])))}, "
+            f"ends {int(err[L.E_LEFT])}|{int(err[L.E_RIGHT])}")
+
+
 class Engine:
     """The compiled engine for one rule set and one policy per seat.
 
@@ -63,7 +69,7 @@ class Engine:
         self.refs: list[PolicyRef] = [resolve(name) for name in distinct]
         self.seat_policy = np.array([distinct.index(n) for n in self.policy_names], dtype=np.int64)
         self._rules_vec = rules.to_array()
-        self._kernel = load_kernel(self.refs)
+        self._kernel = load_kernel(self.refs, rules)
         # a zero-match call compiles the kernel, or loads it from Numba's disk cache, now
         self._call(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)
 
@@ -77,11 +83,11 @@ class Engine:
                 self._rules_vec, self.seat_policy, np.uint64(seed_to_int(seed)), np.int64(first_match),
                 np.int64(n_matches), deals, script, trace, tracing, totals, match_rows, hand_rows, err,
             )
-        except Exception as exc:  # raised inside a policy: name it, the seat and the match
+        except Exception as exc:  # raised inside a policy: name it, the seat and the position
             seat = int(err[L.E_SEAT])
             raise PolicyError(
                 f"policy {self.policy_names[seat]!r} at seat {seat} raised {type(exc).__name__}: {exc} "
-                f"(match {int(err[L.E_MATCH])})"
+                f"({_where(err)})"
             ) from None
         if played < 0:
             self._raise(err)
@@ -89,10 +95,7 @@ class Engine:
 
     def _raise(self, err: np.ndarray) -> None:
         code = int(err[L.E_CODE])
-        where = (
-            f"match {int(err[L.E_MATCH])}, hand {' '.join(L.mask_tiles(int(err[L.E_HAND])))}, "
-            f"ends {int(err[L.E_LEFT])}|{int(err[L.E_RIGHT])}"
-        )
+        where = _where(err)
         if code == L.ERR_ILLEGAL_CHOICE:
             seat = int(err[L.E_SEAT])
             raise PolicyError(

@@ -4,6 +4,22 @@ A policy is an ``@njit`` function ``f(view, move_tiles, move_ends, n_moves,
 rng) -> int`` returning the index of its chosen move (see
 :mod:`bergen_sim.policies.base`).  This module turns the names users type
 into :class:`PolicyRef` records that the kernel builder can import.
+
+Built-ins with settings
+-----------------------
+A built-in module may declare ``PARAMS = {key: (default, allowed)}`` with
+``allowed`` either a ``range`` of whole numbers or a tuple of names.  Its
+``choose`` then takes the settings as extra arguments after ``rng``, in
+``PARAMS`` order (a name is passed as its index in ``allowed``), and the
+user picks them as ``NAME:KEY=VALUE[:KEY=VALUE...]`` (``pimc:worlds=64:base=expert``;
+keys not given keep their defaults).  The ``=`` after the first colon is what
+tells settings from ``package.module:function`` (a function name has none);
+colons rather than commas separate them so that policy lists such as
+``compare --policies pimc:worlds=64,expert`` stay comma-separated.  A
+module may also define ``kernel_arrays(rules, params)``: the constant arrays
+(e.g. a table that depends on the rules) passed after the settings.
+The kernel builder writes the settings as literals into the generated
+dispatcher, so every combination of settings is its own cached kernel.
 """
 
 from __future__ import annotations
@@ -21,7 +37,6 @@ from bergen_sim.errors import PolicyError
 ENTRY_POINT_GROUP = "bergen_sim.policies"
 
 
-
 def _builtins() -> dict[str, tuple[str, str, str]]:
     """Built-in policies: every module of this package with a ``NAME`` and a ``choose``.
 
@@ -36,9 +51,12 @@ def _builtins() -> dict[str, tuple[str, str, str]]:
         if name and hasattr(module, "choose"):
             doc = (module.__doc__ or "").strip().splitlines()
             found[name] = (module.__name__, "choose", doc[0].split(":", 1)[-1].strip() if doc else "")
+            if hasattr(module, "PARAMS"):
+                _PARAMS[name] = module.PARAMS
     return dict(sorted(found.items(), key=lambda item: (item[0] not in ("random", "first"), item[0])))
 
 
+_PARAMS: dict[str, dict[str, tuple]] = {}
 BUILTINS = _builtins()
 
 
@@ -51,6 +69,8 @@ class PolicyRef:
     function: str
     description: str = ""
     source_file: str = ""
+    #: settings of a built-in with PARAMS, as the literal ints its ``choose`` takes after ``rng``
+    params: tuple[int, ...] = ()
 
 
 def _entry_points() -> dict[str, str]:
@@ -93,11 +113,65 @@ def _from_target(name: str, target: str, check: bool = True) -> PolicyRef:
     return PolicyRef(name, module, function, description, source_file=spec.origin)
 
 
+def _is_module(name: str) -> bool:
+    """Whether ``name`` is an importable top-level module (so ``name:x`` may mean module:function)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def settings_help(builtin: str) -> str:
+    """One line listing a built-in's settings, allowed values and defaults."""
+    parts = []
+    for key, (default, allowed) in _PARAMS[builtin].items():
+        values = f"{allowed.start}..{allowed.stop - 1}" if isinstance(allowed, range) else "|".join(allowed)
+        parts.append(f"{key}={values} (default {default})")
+    return ", ".join(parts)
+
+
+def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
+    """The literal arguments for ``builtin`` given the ``KEY=VALUE:...`` text after its colon."""
+    if builtin not in _PARAMS:
+        raise PolicyError(f"policy {name!r}: {builtin} takes no settings")
+    spec = _PARAMS[builtin]
+    chosen: dict[str, str] = {}
+    for item in text.split(":") if text.strip() else []:
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not key or not value:
+            raise PolicyError(f"policy {name!r}: settings are KEY=VALUE separated by ':'; "
+                              f"{builtin} takes {settings_help(builtin)}")
+        if key not in spec:
+            raise PolicyError(f"policy {name!r}: unknown setting {key!r}; {builtin} takes {settings_help(builtin)}")
+        if key in chosen:
+            raise PolicyError(f"policy {name!r}: setting {key!r} given twice")
+        chosen[key] = value
+    params = []
+    for key, (default, allowed) in spec.items():
+        value = chosen.get(key, str(default))
+        if isinstance(allowed, range):
+            try:
+                number = int(value)
+            except ValueError:
+                number = None
+            if number not in allowed:
+                raise PolicyError(f"policy {name!r}: {key} must be a whole number in "
+                                  f"{allowed.start}..{allowed.stop - 1}, not {value!r}")
+            params.append(number)
+        else:
+            if value not in allowed:
+                raise PolicyError(f"policy {name!r}: {key} must be one of {', '.join(allowed)}, not {value!r}")
+            params.append(allowed.index(value))
+    return tuple(params)
+
+
 def resolve(name: str) -> PolicyRef:
-    """The policy a user means by ``name`` (built-in, entry point or module:function)."""
-    if name in BUILTINS:
-        module, function, description = BUILTINS[name]
-        return PolicyRef(name, module, function, description)
+    """The policy a user means by ``name`` (built-in with optional settings, entry point or module:function)."""
+    builtin, colon, settings = name.partition(":")
+    if builtin in BUILTINS and (not colon or "=" in settings or not _is_module(builtin)):
+        module, function, description = BUILTINS[builtin]
+        params = _parse_settings(name, builtin, settings) if builtin in _PARAMS or colon else ()
+        return PolicyRef(name, module, function, description, params=params)
     if ":" in name:
         return _from_target(name, name)
     points = _entry_points()

@@ -1,0 +1,161 @@
+"""How often do headers happen, and where do the points come from?
+
+A header scores when, after a play, both open ends show the same number: a
+double-header (2 points) or, when one of them is a double end, a
+triple-header (3 points).  This analysis counts double- and triple-headers
+per hand and per play, by player count, strategy (self-play) and the point in
+the hand (the play number: the first play after the lead is play 1), and
+splits all points scored into the lead, headers, going out and blocked hands.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bergen_sim import hand_stats as hs
+from bergen_sim.analysis import TABLES, reference_strategy
+from bergen_sim.engine import layout as L
+from bergen_sim.figures import Chart, finish, grouped, lines, panels, stacked_shares
+from bergen_sim.intervals import add_mean, add_rate, phrase
+
+TITLE = "Header frequency and where the points come from"
+KINDS = ("double", "triple")
+#: a play number is drawn in the figure only once this many hands reached it
+MIN_HANDS = 200
+METHOD = (
+    "Self-play under the standard rules. Headers count plays after the lead (the led double's 2 points count "
+    "as lead points). Per-play rates are headers over plays (Wilson intervals treat plays as independent); "
+    "the rate at play number p is headers on play p over hands that reached play p. Shares of points are "
+    "ratios of sums over matches."
+)
+SHOW = {
+    "per_hand": "Headers per hand (means) and per play (rates), and plays per hand.",
+    "point_sources": "Share of all points scored that came from the lead, headers, going out and blocked hands.",
+    "by_play": ("Header rate by play number (the first eight plays after the lead), reference strategy.",
+                lambda frame: frame[(frame["strategy"] == reference_strategy(list(pd.unique(frame["strategy"]))))
+                                    & (frame["play_number"] <= 8)]),
+}
+
+
+def collect(chunk, rules) -> dict:
+    """Per-chunk sums: hands by number of plays, squares of plays and headers per hand, point-source sums."""
+    plays = chunk.hand_rows[:, L.H_PLAYS]
+    headers = chunk.hand_rows[:, L.H_DOUBLE_HEADERS] + chunk.hand_rows[:, L.H_TRIPLE_HEADERS]
+    return {
+        "plays_hist": np.bincount(np.minimum(plays, L.MAX_PLAY_NO), minlength=L.MAX_PLAY_NO + 1),
+        "plays_sq": np.array((plays * plays).sum()),
+        "headers_sq": np.array((headers * headers).sum()),
+        "sources": hs.source_sums(chunk.hand_rows, rules),
+    }
+
+
+def run(ctx) -> dict[str, pd.DataFrame]:
+    """Play every table x strategy under the standard rules and tabulate."""
+    per_hand, by_play, sources = [], [], []
+    for table in TABLES:
+        for strategy in ctx.strategies:
+            rules = ctx.rules(table)
+            played = ctx.play(rules, strategy, collect, hand_rows=True)
+            t = played.totals
+            key = {"table": table, "strategy": strategy}
+            per_hand.append({**key, "hands": int(t[L.S_HANDS]), "plays": int(t[L.S_PLAYS]),
+                             "plays_sq": int(played.sums["plays_sq"]),
+                             "double_headers": int(t[L.S_DOUBLE_HEADERS]),
+                             "double_headers_sq": int(t[L.S_DOUBLE_HEADERS_SQ]),
+                             "triple_headers": int(t[L.S_TRIPLE_HEADERS]),
+                             "triple_headers_sq": int(t[L.S_TRIPLE_HEADERS_SQ]),
+                             "headers": int(t[L.S_DOUBLE_HEADERS] + t[L.S_TRIPLE_HEADERS]),
+                             "headers_sq": int(played.sums["headers_sq"])})
+            reaching = np.cumsum(played.sums["plays_hist"][::-1])[::-1]  # hands with at least p plays
+            for p in range(1, L.MAX_PLAY_NO + 1):
+                if reaching[p] == 0:
+                    break
+                by_play.append({**key, "play_number": p, "hands_reaching": int(reaching[p]),
+                                "double_headers": int(t[L.S_HEADERS_BY_PLAY + 2 * p]),
+                                "triple_headers": int(t[L.S_HEADERS_BY_PLAY + 2 * p + 1]),
+                                "headers": int(t[L.S_HEADERS_BY_PLAY + 2 * p] + t[L.S_HEADERS_BY_PLAY + 2 * p + 1])})
+            sources.append({**key, **hs.source_shares(played.sums["sources"])})
+    hands = pd.DataFrame(per_hand)
+    add_mean(hands, "plays_per_hand", "plays", "plays_sq", "hands")
+    for kind in ("", *(f"{k}_" for k in KINDS)):  # all headers, then each kind
+        add_mean(hands, f"{kind}headers_per_hand", f"{kind}headers", f"{kind}headers_sq", "hands")
+        add_rate(hands, f"{kind}header_rate_per_play", f"{kind}headers", "plays")
+    hands = hands.drop(columns=["plays_sq", "headers_sq", "double_headers_sq", "triple_headers_sq"])
+    plays = pd.DataFrame(by_play)
+    for kind in ("", *(f"{k}_" for k in KINDS)):
+        add_rate(plays, f"{kind}header_rate", f"{kind}headers", "hands_reaching")
+    return {"per_hand": hands, "by_play": plays, "point_sources": pd.DataFrame(sources)}
+
+
+def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """Plain-language findings from the tables."""
+    hands, plays, sources = tables["per_hand"], tables["by_play"], tables["point_sources"]
+    ref = reference_strategy(list(pd.unique(hands["strategy"])))
+    out = []
+    for table in pd.unique(hands["table"]):
+        row = hands[(hands["table"] == table) & (hands["strategy"] == ref)].iloc[0]
+        text = (f"**{table}** ({ref} play): a hand has {phrase(row, 'double_headers_per_hand', row['hands'], 'hands')} "
+                f"double-headers and {phrase(row, 'triple_headers_per_hand')} triple-headers; "
+                f"{phrase(row, 'double_header_rate_per_play', row['plays'], 'plays')} of plays make a double-header "
+                f"and {phrase(row, 'triple_header_rate_per_play')} a triple-header.")
+        part = hands[hands["table"] == table]
+        if len(part) > 1:
+            most, least = part.loc[part["headers_per_hand"].idxmax()], part.loc[part["headers_per_hand"].idxmin()]
+            text += (f" Of the strategies, {most['strategy']} makes the most headers per hand "
+                     f"({phrase(most, 'headers_per_hand', most['hands'], 'hands')}) and {least['strategy']} the fewest "
+                     f"({phrase(least, 'headers_per_hand', least['hands'], 'hands')}).")
+        curve = plays[(plays["table"] == table) & (plays["strategy"] == ref) & (plays["hands_reaching"] >= MIN_HANDS)]
+        if len(curve):
+            peak = curve.loc[curve["header_rate"].idxmax()]
+            text += (f" Headers are likeliest on play {int(peak['play_number'])} after the lead: "
+                     f"{phrase(peak, 'header_rate', peak['hands_reaching'], 'hands reaching it')} of those plays "
+                     f"make one.")
+        out.append(text)
+    for table in pd.unique(sources["table"]):
+        row = sources[(sources["table"] == table) & (sources["strategy"] == ref)].iloc[0]
+        ranked = sorted(hs.SOURCES, key=lambda s: -row[f"{s}_share"])
+        out.append(f"{table} ({ref}): of {int(row['points']):,} points over {int(row['matches']):,} matches, "
+                   + ", ".join(f"{phrase(row, f'{s}_share')} came from {_source_words(s)}" for s in ranked) + ".")
+    return out
+
+
+def _source_words(source: str) -> str:
+    return {"lead": "the lead", "header": "headers", "out": "going out", "blocked": "blocked hands"}[source]
+
+
+def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
+    """Headers per hand; header rate by play number; point sources."""
+    hands, plays, sources = tables["per_hand"], tables["by_play"], tables["point_sources"]
+    charts = []
+    fig, axes = panels(2, width=5.5)
+    for ax, kind in zip(axes, KINDS):
+        grouped(ax, hands, "table", "strategy", f"{kind}_headers_per_hand", categories=list(TABLES), bars=True)
+        ax.set_title(f"{kind}-headers per hand")
+        ax.set_xlabel("table")
+        ax.set_ylabel(f"{kind}-headers per hand (mean)")
+    charts.append(Chart("headers_per_hand", finish(fig, "Double- and triple-headers per hand, by table and strategy",
+                                                   legend_from=axes[0], legend_title="strategy (self-play)"),
+                        "Mean double- and triple-headers per hand by table and strategy"))
+    fig, axes = panels(2 * len(TABLES))
+    for row, kind in enumerate(KINDS):
+        for ax, table in zip(axes[row * len(TABLES):], TABLES):
+            part = plays[(plays["table"] == table) & (plays["hands_reaching"] >= MIN_HANDS)]
+            lines(ax, part, "play_number", f"{kind}_header_rate", group="strategy")
+            ax.set_title(f"{table}: {kind}-headers", fontsize=10)
+            ax.set_xlabel("play number after the lead")
+            ax.set_ylabel(f"P({kind}-header on this play)")
+    charts.append(Chart("headers_by_play", finish(fig, "Header rate by play number (hands that reached that play)",
+                                                  legend_from=axes[0], legend_title="strategy (self-play)"),
+                        "Probability that a play makes a double- or triple-header, by play number after the lead"))
+    fig, axes = panels(len(TABLES))
+    for ax, table in zip(axes, TABLES):
+        part = sources[sources["table"] == table]
+        stacked_shares(ax, part, "strategy", [f"{s}_share" for s in hs.SOURCES], [_source_words(s) for s in hs.SOURCES])
+        ax.set_title(table)
+        ax.set_ylabel("share of all points")
+        ax.set_xlabel("strategy (self-play)")
+    charts.append(Chart("point_sources", finish(fig, "Where the points come from", legend_from=axes[0],
+                                                legend_title="source of points"),
+                        "Share of all points from the lead, headers, going out and blocked hands, by table and strategy"))
+    return charts

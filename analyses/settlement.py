@@ -1,0 +1,283 @@
+"""Blocked hands: German settlement against the pip count (and the American rule).
+
+When every seat passes in a row the hand is blocked and a settlement picks
+the side that scores: ``german`` (fewest doubles, then fewest pips), ``pips``
+(fewest pips) or ``american`` (a side without doubles beats every side with
+one; then fewest pips, non-double pips if every side holds a double).  This
+analysis measures how often hands block, by player count, strategy and
+``boneyard_reserve`` (2: the last two tiles are never drawn; 0: the boneyard
+may be drawn dry); settles the *same* blocked end states all three ways to
+see how often the rules name a different winner; plays whole matches under
+each settlement from the same seeds (match length, the first leader's match
+win rate, the share of points from blocked hands); and runs a duplicate-deal
+tournament of the strategies under each settlement with 2 players, to see
+whether the best strategy changes and whether shedding doubles pays more
+under German rules.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+
+from bergen_sim import hand_stats as hs
+from bergen_sim.analysis import TABLES, reference_strategy
+from bergen_sim.engine import layout as L
+from bergen_sim.figures import Chart, finish, grouped, panels
+from bergen_sim.intervals import add_difference, add_mean, add_rate, difference, phrase, signed_points, versus
+
+TITLE = "Blocked-hand settlement: German vs pip count (and American)"
+SETTLEMENTS = hs.SETTLEMENTS  # german, pips, american
+RESERVES = (2, 0)
+PAIRS = list(itertools.combinations(range(len(SETTLEMENTS)), 2))
+#: the tournament's table
+TOURNAMENT_TABLE = "2 players"
+#: strategies built to shed what a settlement counts, and the baselines the findings compare them with
+SHEDDERS = ("doubles-first", "heavy-first")
+BASELINES = ("random", "greedy")
+METHOD = (
+    "Blocking rates and the paired comparison come from self-play under German rules with each boneyard "
+    "reserve: every blocked end state (doubles, pips and non-double pips left per side) is settled by the "
+    "engine's own settlement function under all three rules, so the comparison is paired: the same positions, "
+    "three verdicts. Whole-match results are self-play under each settlement from the same seed (the same "
+    "deals). The tournament plays every pair of strategies on duplicate deals (each deal in both seat "
+    "orders) under each settlement; its intervals are Student-t over deal sets."
+)
+SHOW = {
+    "blocking": "Share of hands that end blocked, by boneyard reserve (German rules, self-play).",
+    "paired": ("The same blocked end states settled all three ways: how often two rules name a different "
+               "winner (or one names nobody), and how often each names nobody (a tie for best).",
+               "boneyard_reserve == 2"),
+    "matches": "Whole matches under each settlement (same seeds): match length, blocked hands, first leader's match win rate, share of points from blocked hands.",
+    "strategy_change": "Each strategy's match win rate against the field of the others (2 players, duplicate deals) under each settlement, and the change from pips (or american) to german.",
+}
+
+
+def collect(chunk, rules) -> dict:
+    """Per-chunk sums: blocked end states settled three ways, first leaders' wins, point sources."""
+    rows = chunk.hand_rows
+    blocked = rows[rows[:, L.H_END] == L.HAND_BLOCKED]
+    winners = hs.settle_all_ways(blocked, rules)
+    matches = chunk.match_rows
+    first_won = hs.seat_side(matches[:, L.M_FIRST_LEADER], rules) == matches[:, L.M_WINNER]
+    return {
+        "no_winner": (winners < 0).sum(axis=0),
+        "differ": np.array([(winners[:, a] != winners[:, b]).sum() for a, b in PAIRS]),
+        "any_differ": np.array((winners.min(axis=1) != winners.max(axis=1)).sum()),
+        "first_won": np.array(first_won.sum()),
+        "sources": hs.source_sums(rows, rules),
+    }
+
+
+def run(ctx) -> dict[str, pd.DataFrame]:
+    """Blocking by reserve, the paired settlement, whole matches per settlement and the tournaments."""
+    blocking, paired, matches = [], [], []
+    for table in TABLES:
+        for strategy in ctx.strategies:
+            key = {"table": table, "strategy": strategy}
+            for settlement, reserve in [("german", 0), *((s, 2) for s in SETTLEMENTS)]:
+                rules = ctx.rules(table, settlement=settlement, boneyard_reserve=reserve)
+                played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
+                t, sums = played.totals, played.sums
+                if settlement == "german":
+                    blocking.append({**key, "boneyard_reserve": reserve, "hands": int(t[L.S_HANDS]),
+                                     "blocked_hands": int(t[L.S_BLOCKED_HANDS])})
+                    record = {**key, "boneyard_reserve": reserve, "blocked_hands": int(t[L.S_BLOCKED_HANDS]),
+                              "any_differ": int(sums["any_differ"])}
+                    for (a, b), count in zip(PAIRS, sums["differ"]):
+                        record[f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}_differ"] = int(count)
+                    for name, count in zip(SETTLEMENTS, sums["no_winner"]):
+                        record[f"{name}_no_winner"] = int(count)
+                    paired.append(record)
+                if reserve == 2:
+                    shares = hs.source_shares(sums["sources"])
+                    matches.append({**key, "settlement": settlement, "matches": played.matches,
+                                    "hands": int(t[L.S_HANDS]), "hands_sq": int(t[L.S_HANDS_SQ]),
+                                    "blocked_hands": int(t[L.S_BLOCKED_HANDS]),
+                                    "first_leader_match_wins": int(sums["first_won"]),
+                                    **{k: v for k, v in shares.items() if k.startswith("blocked_share")}})
+    block = pd.DataFrame(blocking)
+    add_rate(block, "blocked_rate", "blocked_hands", "hands")
+    pair = pd.DataFrame(paired)
+    for a, b in PAIRS:
+        name = f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}"
+        add_rate(pair, f"{name}_differ_rate", f"{name}_differ", "blocked_hands")
+    add_rate(pair, "any_differ_rate", "any_differ", "blocked_hands")
+    for name in SETTLEMENTS:
+        add_rate(pair, f"{name}_no_winner_rate", f"{name}_no_winner", "blocked_hands")
+    pair = pair.drop(columns=[c for c in pair.columns if c.endswith(("_differ", "_no_winner"))])
+    match = pd.DataFrame(matches)
+    add_mean(match, "hands_per_match", "hands", "hands_sq", "matches")
+    add_rate(match, "blocked_rate", "blocked_hands", "hands")
+    add_rate(match, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
+    match = match.drop(columns=["hands_sq"])
+    match = match[[c for c in match.columns if not c.startswith("blocked_share")]
+                  + ["blocked_share", "blocked_share_lo", "blocked_share_hi"]]
+
+    tournaments = []
+    for settlement in SETTLEMENTS:
+        if len(ctx.strategies) > 1:
+            table = ctx.tournament(ctx.rules(TOURNAMENT_TABLE, settlement=settlement))
+            tournaments.append(table.assign(settlement=settlement))
+    tables = {"blocking": block, "paired": pair, "matches": match}
+    if tournaments:
+        tour = pd.concat(tournaments, ignore_index=True)
+        tour = tour[["settlement", *[c for c in tour.columns if c != "settlement"]]]
+        tables["tournament"] = tour
+        tables["strategy_change"] = _strategy_change(tour)
+    return tables
+
+
+def _strategy_change(tour: pd.DataFrame) -> pd.DataFrame:
+    """Per strategy: win rate against the field under each settlement, the rank, and german minus the others."""
+    field = tour[tour["opponent"] == "field"]
+    wide = None
+    for settlement in SETTLEMENTS:
+        part = field[field["settlement"] == settlement].set_index("policy")
+        part = part[["matches", "win_rate", "win_rate_lo", "win_rate_hi"]].rename(columns={
+            "matches": f"matches_{settlement}", "win_rate": f"win_rate_{settlement}",
+            "win_rate_lo": f"win_rate_{settlement}_lo", "win_rate_hi": f"win_rate_{settlement}_hi"})
+        part[f"rank_{settlement}"] = part[f"win_rate_{settlement}"].rank(ascending=False, method="min").astype(int)
+        wide = part if wide is None else wide.join(part)
+    wide = wide.reset_index()
+    for other in SETTLEMENTS[1:]:
+        add_difference(wide, f"win_rate_german_minus_{other}", "win_rate_german", f"win_rate_{other}")
+    return wide
+
+
+def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """Plain-language findings from the tables."""
+    block, pair, match = tables["blocking"], tables["paired"], tables["matches"]
+    ref = reference_strategy(list(pd.unique(block["strategy"])))
+    out = []
+    for table in pd.unique(block["table"]):
+        rows = block[(block["table"] == table) & (block["strategy"] == ref)].set_index("boneyard_reserve")
+        two, zero = rows.loc[2], rows.loc[0]
+        change = difference(*_triple(zero, "blocked_rate"), *_triple(two, "blocked_rate"))
+        direction = versus(change[1], change[2], 0.0, "more", "fewer", "about as many")
+        spread = block[(block["table"] == table) & (block["boneyard_reserve"] == 2)]
+        text = (f"**{table}** ({ref} play): {phrase(two, 'blocked_rate', two['hands'], 'hands')} of hands block "
+                f"with a reserve of 2; drawing the boneyard dry (reserve 0) gives {direction} blocked hands, "
+                f"{phrase(zero, 'blocked_rate', zero['hands'], 'hands')}.")
+        if len(spread) > 1:
+            hi, lo = spread.loc[spread["blocked_rate"].idxmax()], spread.loc[spread["blocked_rate"].idxmin()]
+            text += (f" By strategy (reserve 2) it ranges from {phrase(lo, 'blocked_rate')} ({lo['strategy']}) to "
+                     f"{phrase(hi, 'blocked_rate')} ({hi['strategy']}).")
+        out.append(text)
+    for table in pd.unique(pair["table"]):
+        row = pair[(pair["table"] == table) & (pair["strategy"] == ref) & (pair["boneyard_reserve"] == 2)].iloc[0]
+        out.append(
+            f"{table} ({ref}, reserve 2): on the same {int(row['blocked_hands']):,} blocked end states, German and "
+            f"pip-count settlement name a different winner in {phrase(row, 'german_vs_pips_differ_rate')}, German and "
+            f"American in {phrase(row, 'german_vs_american_differ_rate')}, pips and American in "
+            f"{phrase(row, 'pips_vs_american_differ_rate')}. Nobody wins (a tie for best) in "
+            f"{phrase(row, 'german_no_winner_rate')} under German, {phrase(row, 'pips_no_winner_rate')} under pips "
+            f"and {phrase(row, 'american_no_winner_rate')} under American rules.")
+    for table in pd.unique(match["table"]):
+        rows = match[(match["table"] == table) & (match["strategy"] == ref)].set_index("settlement")
+        german = rows.loc["german"]
+        parts = []
+        for other in SETTLEMENTS[1:]:
+            o = rows.loc[other]
+            change = difference(*_triple(german, "hands_per_match"), *_triple(o, "hands_per_match"))
+            word = versus(change[1], change[2], 0.0, "German matches are longer", "German matches are shorter",
+                          "no clear difference")
+            parts.append(f"{other}: {phrase(o, 'hands_per_match')} ({word}, {signed_points(*change, False)} hands)")
+        out.append(f"{table} ({ref}): a match lasts {phrase(german, 'hands_per_match', german['matches'], 'matches')} "
+                   f"hands under German settlement; " + "; ".join(parts) + ". The first hand's leader wins the match "
+                   + ", ".join(f"{phrase(rows.loc[s], 'first_leader_match_win_rate')} of the time under {s}"
+                               for s in SETTLEMENTS) + ".")
+    if "strategy_change" in tables:
+        out += _tournament_findings(tables["strategy_change"], tables["tournament"])
+    return out
+
+
+def _triple(row, name: str) -> tuple[float, float, float]:
+    return row[name], row[f"{name}_lo"], row[f"{name}_hi"]
+
+
+def _tournament_findings(change: pd.DataFrame, tour: pd.DataFrame) -> list[str]:
+    out = []
+    best = {s: change.loc[change[f"win_rate_{s}"].idxmax()] for s in SETTLEMENTS}
+    names = {s: row["policy"] for s, row in best.items()}
+    same = len(set(names.values())) == 1
+    out.append(f"Tournament ({TOURNAMENT_TABLE}, duplicate deals): the best strategy against the field is "
+               + ", ".join(f"{names[s]} under {s} ({phrase(best[s], f'win_rate_{s}', best[s][f'matches_{s}'], 'matches')})"
+                           for s in SETTLEMENTS)
+               + (": the best strategy does not change." if same else ": the best strategy changes with the settlement."))
+    moved = change.loc[change["win_rate_german_minus_pips"].abs().idxmax()]
+    word = versus(moved["win_rate_german_minus_pips_lo"], moved["win_rate_german_minus_pips_hi"], 0,
+                  "does better", "does worse", "does neither clearly better nor clearly worse")
+    out.append(f"The strategy whose result moves most between German and pip-count settlement is {moved['policy']}: "
+               f"it {word} under German rules "
+               f"({signed_points(moved['win_rate_german_minus_pips'], moved['win_rate_german_minus_pips_lo'], moved['win_rate_german_minus_pips_hi'], True)} "
+               f"in match win rate against the field).")
+    pairs = tour[tour["policy"].isin(SHEDDERS) & tour["opponent"].isin(BASELINES)]
+    for (policy, opponent), part in pairs.groupby(["policy", "opponent"], sort=False):
+        part = part.set_index("settlement")
+        g, p = part.loc["german"], part.loc["pips"]
+        change = difference(*_triple(g, "win_rate"), *_triple(p, "win_rate"))
+        verdict = versus(change[1], change[2], 0.0, "pays more under German rules", "pays less under German rules",
+                         "pays about the same under both")
+        verdict += f" (difference {signed_points(*change, True)})"
+        out.append(f"Shedding: {policy} against {opponent} wins {phrase(g, 'win_rate', g['matches'], 'matches')} of "
+                   f"matches under German settlement and {phrase(p, 'win_rate', p['matches'], 'matches')} under pips "
+                   f"(American: {phrase(part.loc['american'], 'win_rate')}): it {verdict}.")
+    return out
+
+
+def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
+    """Blocking by reserve; paired disagreement; match length by settlement; strategies by settlement."""
+    block, pair, match = tables["blocking"], tables["paired"], tables["matches"]
+    charts = []
+    fig, axes = panels(len(TABLES))
+    for ax, table in zip(axes, TABLES):
+        part = block[block["table"] == table].assign(reserve=lambda f: "reserve " + f["boneyard_reserve"].astype(str))
+        grouped(ax, part, "strategy", "reserve", "blocked_rate", bars=True)
+        ax.set_title(table)
+        ax.set_xlabel("strategy (self-play)")
+        ax.set_ylabel("share of hands blocked")
+    charts.append(Chart("blocked_rate", finish(fig, "How often hands block, by boneyard reserve (German rules)",
+                                               legend_from=axes[0], legend_title="boneyard reserve"),
+                        "Share of hands that end blocked, by table, strategy and boneyard reserve"))
+    long = []
+    for _, row in pair[pair["boneyard_reserve"] == 2].iterrows():
+        for a, b in PAIRS:
+            name = f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}_differ_rate"
+            long.append({"table": row["table"], "strategy": row["strategy"],
+                         "pair": f"{SETTLEMENTS[a]} vs {SETTLEMENTS[b]}", "differ_rate": row[name],
+                         "differ_rate_lo": row[f"{name}_lo"], "differ_rate_hi": row[f"{name}_hi"]})
+    long = pd.DataFrame(long)
+    fig, axes = panels(len(TABLES))
+    for ax, table in zip(axes, TABLES):
+        grouped(ax, long[long["table"] == table], "strategy", "pair", "differ_rate", bars=True)
+        ax.set_title(table)
+        ax.set_xlabel("strategy (self-play)")
+        ax.set_ylabel("blocked hands with a different winner")
+    charts.append(Chart("paired_disagreement", finish(fig, "Same blocked positions, different verdicts (reserve 2)",
+                                                      legend_from=axes[0], legend_title="settlements compared"),
+                        "Share of the same blocked end states on which two settlements name a different winner"))
+    fig, axes = panels(len(TABLES))
+    for ax, table in zip(axes, TABLES):
+        grouped(ax, match[match["table"] == table], "strategy", "settlement", "hands_per_match", groups=SETTLEMENTS)
+        ax.set_title(table)
+        ax.set_xlabel("strategy (self-play)")
+        ax.set_ylabel("hands per match")
+    charts.append(Chart("match_length", finish(fig, "Match length under each settlement (same deals)",
+                                               legend_from=axes[0], legend_title="settlement"),
+                        "Mean hands per match under each settlement, by table and strategy"))
+    if "strategy_change" in tables:
+        field = tables["tournament"]
+        field = field[field["opponent"] == "field"]
+        fig, axes = panels(1, width=7, height=4)
+        grouped(axes[0], field, "policy", "settlement", "win_rate", groups=SETTLEMENTS)
+        axes[0].axhline(0.5, color="grey", linestyle="--", linewidth=1)
+        axes[0].set_xlabel("strategy")
+        axes[0].set_ylabel("match win rate against the field")
+        charts.append(Chart("strategies_by_settlement",
+                            finish(fig, f"Strategies against the field under each settlement ({TOURNAMENT_TABLE})",
+                                   legend_from=axes[0], legend_title="settlement"),
+                            "Each strategy's match win rate against all the others on duplicate deals, per settlement"))
+    return charts

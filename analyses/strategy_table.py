@@ -1,0 +1,113 @@
+"""Which strategy wins? Every built-in against every other on duplicate deals.
+
+A round-robin tournament of the strategies with 2 players, 3 players and 4 in
+partnerships.  Each pair meets on the same deals in every seat rotation, so
+the luck of the tiles falls on both alike and cancels in their difference.
+For every strategy: its match win rate and points per hand against the field
+of all the others, and head to head against each one, with 95% intervals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bergen_sim.analysis import AnalysisError
+from bergen_sim.figures import Chart, finish, panels, points
+from bergen_sim.intervals import phrase, versus
+
+TITLE = "Strategy table: every built-in strategy against every other"
+#: tables of the tournaments (label -> (players, partnerships), a subset of analysis.TABLES)
+TOURNAMENT_TABLES = ("2 players", "3 players", "4 partnerships")
+METHOD = (
+    "Round-robin on duplicate deals (bergen_sim.tournament): every pair of strategies plays the same deal sets, "
+    "each deal in every seat rotation (2 players and partnerships: the two policies swap sides; 3 players: each "
+    "policy alone in each seat against two copies of the other, and the other way round), so a policy's fair "
+    "share is 50% in every table. Win rate = share of a deal set's matches won by a side the policy plays; "
+    "intervals are Student-t over deal sets, which accounts for the pairing. Against the field = the mean over "
+    "its opponents."
+)
+SHOW = {
+    "standings": "Each strategy against the field of all the others, best first.",
+    "pairs": "Head to head, from the first-listed strategy's side.",
+}
+
+
+def run(ctx) -> dict[str, pd.DataFrame]:
+    """One tournament per table."""
+    if len(ctx.strategies) < 2:
+        raise AnalysisError(f"the strategy table needs at least two strategies, not {len(ctx.strategies)}")
+    parts = [ctx.tournament(ctx.rules(table)).assign(table=table) for table in TOURNAMENT_TABLES]
+    results = pd.concat(parts, ignore_index=True)
+    results = results[["table", *[c for c in results.columns if c != "table"]]]
+    field = results[results["opponent"] == "field"].copy()
+    field["rank"] = field.groupby("table")["win_rate"].rank(ascending=False, method="min").astype(int)
+    standings = field.drop(columns="opponent").sort_values(["table", "rank", "policy"]).reset_index(drop=True)
+    order = {name: i for i, name in enumerate(ctx.strategies)}
+    head = results[results["opponent"] != "field"]
+    pairs = head[head["policy"].map(order) < head["opponent"].map(order)].reset_index(drop=True)
+    standings = standings[["table", "rank", "policy", *[c for c in standings.columns if c not in ("table", "rank", "policy")]]]
+    return {"standings": standings, "pairs": pairs, "results": results}
+
+
+def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """Plain-language findings from the tables."""
+    standings, results = tables["standings"], tables["results"]
+    out = []
+    for table in pd.unique(standings["table"]):
+        part = standings[standings["table"] == table].sort_values("win_rate", ascending=False)
+        top, runner, last = part.iloc[0], part.iloc[1], part.iloc[-1]
+        text = (f"**{table}**: {top['policy']} ranks first, winning {phrase(top, 'win_rate', top['matches'], 'matches')} "
+                f"of its matches against the field; {last['policy']} ranks last with {phrase(last, 'win_rate')}.")
+        head = results[(results["table"] == table) & (results["policy"] == top["policy"])
+                       & (results["opponent"] == runner["policy"])].iloc[0]
+        verdict = versus(head["win_rate_lo"], head["win_rate_hi"], 0.5, "beats", "loses to",
+                         "cannot be told apart from")
+        text += (f" Head to head, {top['policy']} {verdict} the runner-up {runner['policy']} "
+                 f"({phrase(head, 'win_rate', head['matches'], 'matches')} for {top['policy']}).")
+        if "random" in set(part["policy"]):
+            against = results[(results["table"] == table) & (results["opponent"] == "random")]
+            clear = against[against["win_rate_lo"] > 0.5]
+            text += (f" {len(clear)} of the {len(against)} other strategies beat random by a margin clear of its "
+                     f"95% interval.")
+        out.append(text)
+    return out
+
+
+def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
+    """Standings with intervals, and the head-to-head matrix, per table."""
+    standings, results = tables["standings"], tables["results"]
+    tables_here = list(pd.unique(standings["table"]))
+    fig, axes = panels(len(tables_here), width=4.6, height=0.45 * standings["policy"].nunique() + 1.6)
+    for ax, table in zip(axes, tables_here):
+        points(ax, standings[standings["table"] == table], "policy", "win_rate", reference=0.5)
+        ax.set_title(table)
+        ax.set_xlabel("match win rate against the field")
+    charts = [Chart("standings", finish(fig, "Strategies against the field (duplicate deals; dashed: even)"),
+                    "Each strategy's match win rate against all the others, per table")]
+    names = list(pd.unique(standings.sort_values(["table", "rank"])["policy"]))
+    fig, axes = panels(len(tables_here), width=0.7 * len(names) + 2.4, height=0.6 * len(names) + 1.6)
+    for ax, table in zip(axes, tables_here):
+        part = results[(results["table"] == table) & (results["opponent"] != "field")]
+        grid = np.full((len(names), len(names)), np.nan)
+        half = np.full_like(grid, np.nan)
+        for _, row in part.iterrows():
+            i, j = names.index(row["policy"]), names.index(row["opponent"])
+            grid[i, j] = row["win_rate"]
+            half[i, j] = (row["win_rate_hi"] - row["win_rate_lo"]) / 2
+        image = ax.imshow(grid, cmap="RdBu", vmin=0.2, vmax=0.8)
+        for i in range(len(names)):
+            for j in range(len(names)):
+                if np.isfinite(grid[i, j]):
+                    ax.text(j, i, f"{100 * grid[i, j]:.1f}\n±{100 * half[i, j]:.1f}", ha="center", va="center",
+                            fontsize=7)
+        ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.set_title(table)
+        ax.set_xlabel("opponent")
+        ax.set_ylabel("strategy")
+        fig.colorbar(image, ax=ax, shrink=0.7, label="match win rate of the row strategy")
+    charts.append(Chart("head_to_head", finish(fig, "Head to head: row strategy's match win rate (%) against column",
+                                               note="Cells: win rate in % ± the half-width of its 95% confidence interval."),
+                        "Head-to-head match win rate of each strategy (row) against each other (column), per table"))
+    return charts

@@ -1,0 +1,287 @@
+"""Benchmarks of bergen-sim: one command, one table, results saved beside this file.
+
+    python benchmarks/run.py            # quick: about 2 minutes on 2 cores
+    python benchmarks/run.py --full     # longer timings, 3 repeats each (median reported)
+
+What it measures (see docs/scaling.md for how to read it):
+
+1. Throughput, matches/s and hands/s, for 2 players, 3 players and 4 in
+   partnerships, with the ``random``, ``greedy`` and ``expert`` policies (a
+   policy that is not installed is skipped with a note), on one core
+   (in-process) and on every core (worker processes), at the same size.
+   Kernels are compiled and worker pools started before timing.
+2. The naive pure-Python baseline (``bergen_sim.reference`` with random deals
+   and random moves) on the same games, in the same run, and the ratio.
+3. Time to first result: ``bergen-sim simulate --matches 1000`` as a fresh
+   process with an empty compile cache (cold) and again with the cache it
+   filled (warm).
+4. Peak memory of a summary run of 10^5 and of 10^7 matches on every core:
+   the main process's RSS high-water mark, and the largest sum of RSS over
+   the process tree (main process, forkserver, workers), sampled every 50 ms.
+
+Results go to ``benchmarks/results.md`` and ``benchmarks/results.json`` with
+the date, the machine and every number (``--no-save`` to skip).  Speed is
+measured here, never asserted in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+import psutil
+
+from bergen_sim import __version__
+from bergen_sim import reference
+from bergen_sim.engine import layout as L
+from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, run_job
+from bergen_sim.parallel import default_workers
+from bergen_sim.policies.registry import BUILTINS
+from bergen_sim.rules import Rules
+
+HERE = Path(__file__).resolve().parent
+CONFIGS = {"2 players": dict(players=2), "3 players": dict(players=3),
+           "4 partnerships": dict(players=4, partnerships=True)}
+POLICIES = ("random", "greedy", "expert")
+#: goals of issues 2 and 5
+C_LOOP_HANDS_PER_S = 3_200_000  # a tight hand-written C loop, 2 players, random, one core (issue 2)
+GOAL_HANDS_PER_S = 1_500_000
+GOAL_SCALING = 1.8
+GOAL_WARM_S = 2.0
+CLI = "import sys; from bergen_sim.cli import main; sys.exit(main())"
+
+
+def machine() -> dict:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() \
+        else platform.processor()
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cpu": cpu,
+        "cores": default_workers(),
+        "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "bergen_sim": __version__,
+    }
+
+
+def play(job: Job, matches: int, workers: int) -> tuple[float, np.ndarray]:
+    """Seconds to play ``matches`` of a job on ``workers`` and the merged totals."""
+    start = time.perf_counter()
+    totals = sum(chunk.totals for chunk in run_job(job, matches, default_chunk_size(matches),
+                                                    RunOptions(workers=workers)))
+    return time.perf_counter() - start, totals
+
+
+def throughput(config: dict, policy: str, cores: int, budget: float, repeats: int) -> dict:
+    """matches/s and hands/s on one core and on ``cores``, at the same size."""
+    rules = Rules.make(**config)
+    job = Job(rules, (policy,) * rules.players, seed=2024)
+    compile_start = time.perf_counter()
+    engine_for(rules, job.policies)
+    compile_s = time.perf_counter() - compile_start
+    seconds, _ = play(job, 2_000, 1)  # calibrate: size the run to take about `budget` seconds on one core
+    matches = int(min(max(2_000 / seconds * budget, 40_000 * cores), 20_000_000))
+    row = {"matches": matches, "kernel_load_s": round(compile_s, 3)}
+    for label, workers in (("1 core", 1), (f"{cores} cores", cores)):
+        if workers > 1:
+            play(job, 4 * workers * 1_000, workers)  # start the pool and load the kernel in every worker
+        runs = [play(job, matches, workers) for _ in range(repeats)]
+        seconds = statistics.median(s for s, _ in runs)
+        totals = runs[0][1]
+        row[label] = {"seconds": round(seconds, 3), "matches_per_s": matches / seconds,
+                      "hands_per_s": int(totals[L.S_HANDS]) / seconds, "runs_s": [round(s, 3) for s, _ in runs]}
+    row["scaling"] = row[f"{cores} cores"]["matches_per_s"] / row["1 core"]["matches_per_s"]
+    return row
+
+
+def python_baseline(config: dict, budget: float) -> dict:
+    """The plain-Python reference engine, random deals and random moves, for about ``budget`` seconds."""
+    rules = Rules.make(**config)
+    rng = random.Random(2024)
+    deal = reference.random_deal_source(rng, rules.players, rules.hand_size)
+    choose = reference.random_choose(rng)
+    matches = hands = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < budget:
+        events = reference.play_match_reference(rules.to_dict(), deal, choose)
+        matches += 1
+        hands += sum(1 for e in events if e["type"] == "lead")
+    seconds = time.perf_counter() - start
+    return {"matches": matches, "seconds": round(seconds, 3), "matches_per_s": matches / seconds,
+            "hands_per_s": hands / seconds}
+
+
+def first_result(env: dict) -> dict:
+    """Wall time of a fresh ``bergen-sim simulate --matches 1000`` process, and its parts."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", CLI, "simulate", "--matches", "1000", "--workers", "1", "--json"],
+                          capture_output=True, text=True, env=env, check=True)
+    wall = time.perf_counter() - start
+    summary = json.loads(done.stdout)
+    return {"wall_s": round(wall, 3), "kernel_s": round(summary["startup_s"], 3),
+            "play_s": round(summary["elapsed_s"], 3),
+            "python_and_imports_s": round(wall - summary["startup_s"] - summary["elapsed_s"], 3)}
+
+
+def startup() -> dict:
+    """Time to first result with a cold and then a warm compile cache (fresh cache folders)."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**os.environ, "BERGEN_SIM_CACHE_DIR": os.path.join(folder, "kernels"),
+               "NUMBA_CACHE_DIR": os.path.join(folder, "numba")}
+        return {"cold": first_result(env), "warm": first_result(env)}
+
+
+def peak_memory(matches: int) -> dict:
+    """Peak RSS of a summary run of ``matches`` on every core, in MiB."""
+    code = ("import resource, sys; from bergen_sim.cli import main; code = main(); "
+            "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)")
+    args = [sys.executable, "-c", code, "simulate", "--matches", str(matches), "--json"]
+    start = time.perf_counter()
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watched = psutil.Process(process.pid)
+    tree_peak = worker_peak = 0
+    while process.poll() is None:
+        try:
+            members = [watched, *watched.children(recursive=True)]
+            sizes = [p.memory_info().rss for p in members]
+        except psutil.Error:  # a process ended between listing and reading
+            continue
+        tree_peak = max(tree_peak, sum(sizes))
+        worker_peak = max([worker_peak, *sizes[1:]])
+        time.sleep(0.05)
+    out, err = process.communicate()
+    if process.returncode:
+        raise RuntimeError(f"memory run failed: {err}")
+    wall = time.perf_counter() - start
+    main_kib = int(next(line.split()[1] for line in err.splitlines() if line.startswith("MAXRSS")))
+    summary = json.loads(out)
+    return {"matches": matches, "wall_s": round(wall, 2), "matches_per_s": summary["matches_per_s"],
+            "main_process_peak_mib": round(main_kib / 1024, 1), "largest_process_tree_mib": round(tree_peak / 2**20, 1),
+            "largest_other_process_mib": round(worker_peak / 2**20, 1)}
+
+
+def fmt(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def report(results: dict) -> str:
+    """The results as Markdown tables (printed, and saved as results.md)."""
+    m, cores = results["machine"], results["machine"]["cores"]
+    lines = [f"# bergen-sim benchmarks ({'full' if results['full'] else 'quick'} run)", "",
+             f"{m['date']}; {m['cpu']}, {cores} cores, {m['memory_gib']} GiB; Python {m['python']}, "
+             f"Numba {m['numba']}, NumPy {m['numpy']}, bergen-sim {m['bergen_sim']}; "
+             f"load average at start {m['load_average_at_start']}.", "",
+             "## Throughput (summary runs, warm kernels)", "",
+             f"| game | policy | matches | 1 core matches/s | 1 core hands/s | {cores} cores matches/s "
+             f"| {cores} cores hands/s | scaling |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for row in results["throughput"]:
+        one, many = row["1 core"], row[f"{cores} cores"]
+        lines.append(f"| {row['game']} | {row['policy']} | {fmt(row['matches'])} | {fmt(one['matches_per_s'])} | "
+                     f"{fmt(one['hands_per_s'])} | {fmt(many['matches_per_s'])} | {fmt(many['hands_per_s'])} | "
+                     f"{row['scaling']:.2f}x |")
+    lines += [f"\n{note}" for note in results["notes"]]
+    lines += ["", "## Naive pure-Python baseline (bergen_sim.reference, random deals and moves, one core)", "",
+              "| game | matches/s | hands/s | compiled random, 1 core | ratio |", "|---|---:|---:|---:|---:|"]
+    for game, base in results["python_baseline"].items():
+        lines.append(f"| {game} | {fmt(base['matches_per_s'])} | {fmt(base['hands_per_s'])} | "
+                     f"{fmt(base['compiled_hands_per_s'])} hands/s | {base['ratio']:.0f}x |")
+    s = results["startup"]
+    lines += ["", "## Time to first result (`bergen-sim simulate --matches 1000`, fresh process)", "",
+              "| cache | wall | Python + imports | kernel compile/load | play |", "|---|---:|---:|---:|---:|"]
+    for name in ("cold", "warm"):
+        r = s[name]
+        lines.append(f"| {name} | {r['wall_s']:.2f} s | {r['python_and_imports_s']:.2f} s | {r['kernel_s']:.2f} s "
+                     f"| {r['play_s']:.3f} s |")
+    lines += ["", f"## Peak memory, summary runs, random, 2 players, all {cores} cores", "",
+              "| matches | wall | matches/s | main process peak RSS | largest process-tree RSS | largest other process |",
+              "|---:|---:|---:|---:|---:|---:|"]
+    for r in results["memory"]:
+        lines.append(f"| {fmt(r['matches'])} | {r['wall_s']:.1f} s | {fmt(r['matches_per_s'])} | "
+                     f"{r['main_process_peak_mib']} MiB | {r['largest_process_tree_mib']} MiB | "
+                     f"{r['largest_other_process_mib']} MiB |")
+    lines += ["", "## Goals", "", "| goal | measured | met |", "|---|---|---|"]
+    for goal in results["goals"]:
+        lines.append(f"| {goal['goal']} | {goal['measured']} | {'yes' if goal['met'] else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
+def goals(results: dict) -> list[dict]:
+    cores = results["machine"]["cores"]
+    two = next((r for r in results["throughput"] if r["game"] == "2 players" and r["policy"] == "random"), None)
+    out = []
+    if two:
+        hands = two["1 core"]["hands_per_s"]
+        out += [
+            {"goal": f">= {fmt(GOAL_HANDS_PER_S)} hands/s, 2 players, random, one core",
+             "measured": f"{fmt(hands)} hands/s", "met": hands >= GOAL_HANDS_PER_S},
+            {"goal": f"within 2x of a tight C loop ({fmt(C_LOOP_HANDS_PER_S)} hands/s)",
+             "measured": f"C loop / bergen-sim = {C_LOOP_HANDS_PER_S / hands:.2f}", "met": C_LOOP_HANDS_PER_S / hands <= 2},
+            {"goal": f"near-linear scaling: {cores} workers >= {GOAL_SCALING if cores == 2 else 0.9 * cores}x of 1",
+             "measured": f"{two['scaling']:.2f}x", "met": two["scaling"] >= (GOAL_SCALING if cores == 2 else 0.9 * cores)},
+        ]
+    warm = results["startup"]["warm"]["wall_s"]
+    out.append({"goal": f"warm time to first result < {GOAL_WARM_S:.0f} s", "measured": f"{warm:.2f} s",
+                "met": warm < GOAL_WARM_S})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true", help="longer timings, 3 repeats (median)")
+    parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
+    parser.add_argument("--workers", type=int, default=default_workers(), help="'all cores' (default: every core)")
+    args = parser.parse_args()
+    budget, repeats = (6.0, 3) if args.full else (1.5, 1)
+    results = {"full": args.full, "machine": machine(), "throughput": [], "notes": []}
+    policies = [p for p in POLICIES if p in BUILTINS]
+    results["notes"] += [f"Policy `{p}` is not installed here: skipped." for p in POLICIES if p not in BUILTINS]
+
+    for game, config in CONFIGS.items():
+        for policy in policies:
+            print(f"throughput: {game}, {policy} ...", file=sys.stderr, flush=True)
+            results["throughput"].append({"game": game, "policy": policy,
+                                          **throughput(config, policy, args.workers, budget, repeats)})
+    results["python_baseline"] = {}
+    for game, config in CONFIGS.items():
+        print(f"pure-Python baseline: {game} ...", file=sys.stderr, flush=True)
+        base = python_baseline(config, budget)
+        compiled = next(r for r in results["throughput"] if r["game"] == game and r["policy"] == "random")
+        base["compiled_hands_per_s"] = compiled["1 core"]["hands_per_s"]
+        base["ratio"] = base["compiled_hands_per_s"] / base["hands_per_s"]
+        results["python_baseline"][game] = base
+    print("time to first result (cold compile cache, then warm) ...", file=sys.stderr, flush=True)
+    results["startup"] = startup()
+    results["memory"] = []
+    for matches in (10**5, 10**7):
+        print(f"peak memory, {matches:,} matches ...", file=sys.stderr, flush=True)
+        results["memory"].append(peak_memory(matches))
+    results["goals"] = goals(results)
+
+    text = report(results)
+    print(text)
+    if not args.no_save:
+        (HERE / "results.md").write_text(text)
+        (HERE / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+        print(f"saved {HERE / 'results.md'} and {HERE / 'results.json'}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,525 @@
+"""Analyses: questions about the game answered by simulation, as tables, figures and reports.
+
+An *analysis* is a Python file in an ``analyses/`` folder (the current
+directory's, the project's, or one given with ``--analyses-dir``); the file
+name is its name.  It defines:
+
+- ``TITLE`` (a short heading) and a module docstring (the question, in words);
+- ``run(ctx) -> dict[str, DataFrame]``: plays what it needs through
+  ``ctx.play`` / ``ctx.tournament`` and returns its tables, every estimate as
+  ``x``, ``x_lo``, ``x_hi`` columns (:mod:`bergen_sim.intervals`) next to its
+  sample size;
+- ``findings(tables) -> list[str]``: plain-language findings written from the
+  numbers in the tables (the direction of every statement chosen by the data);
+- optionally ``figures(tables) -> list[Chart]`` (:mod:`bergen_sim.figures`),
+  ``SHOW`` (table name -> caption, or (caption, selection) where the
+  selection is a pandas query string or a function of the table returning the
+  rows to print: which tables the report prints) and
+  ``METHOD`` (analysis-specific method notes).
+
+:func:`run` runs one analysis and returns an :class:`AnalysisResult` (the
+notebook API); :func:`save` writes its tables as Parquet with the rules,
+seeds, sample sizes and version in the file metadata and in a JSON sidecar,
+its figures as PNG and SVG, and its Markdown page; :func:`write_index` writes
+the index page of a report folder.  Nothing here knows any particular analysis.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+import importlib.util
+import json
+import math
+import os
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from bergen_sim import __version__
+from bergen_sim import figures as figs
+from bergen_sim.engine import layout as L
+from bergen_sim.errors import BergenError
+from bergen_sim.execution import Job, RunOptions, run_job
+from bergen_sim.intervals import is_proportion, number
+from bergen_sim.policies.registry import BUILTINS, resolve
+from bergen_sim.rules import Rules
+from bergen_sim.tournament import compare, rotation_patterns
+
+#: matches per configuration of a full-scale report (each headline number rests on at least this many)
+FULL_MATCHES = 1_000_000
+#: matches per configuration with ``--quick``
+QUICK_MATCHES = 2_000
+#: strategies of a ``--quick`` report: few policy combinations, so few kernels to compile
+QUICK_STRATEGIES = ("random", "first")
+#: the player configurations the analyses compare, by label
+TABLES: dict[str, tuple[int, bool]] = {
+    "2 players": (2, False),
+    "3 players": (3, False),
+    "4 players": (4, False),
+    "4 partnerships": (4, True),
+}
+#: rows of a table printed in the Markdown before pointing to the Parquet file
+MAX_ROWS = 40
+#: the folder of analyses that ships with the project (beside the package)
+PROJECT_ANALYSES = Path(__file__).resolve().parent.parent / "analyses"
+
+
+class AnalysisError(BergenError, ValueError):
+    """An analysis that cannot be found, loaded or run as asked."""
+
+
+# --- discovery --------------------------------------------------------------------------------
+
+def analysis_dirs(extra: str | os.PathLike | None = None) -> list[Path]:
+    """Folders searched for analyses, first match wins: ``extra``, ./analyses, the project's."""
+    if extra is not None and not Path(extra).is_dir():
+        raise AnalysisError(f"--analyses-dir {os.fspath(extra)!r} is not a folder")
+    found: list[Path] = []
+    for folder in (extra, Path.cwd() / "analyses", PROJECT_ANALYSES):
+        if folder is not None and Path(folder).is_dir() and Path(folder).resolve() not in found:
+            found.append(Path(folder).resolve())
+    return found
+
+
+def discover(extra: str | os.PathLike | None = None) -> dict[str, Path]:
+    """Analysis name -> file, over :func:`analysis_dirs` (files starting with ``_`` are skipped)."""
+    names: dict[str, Path] = {}
+    for folder in analysis_dirs(extra):
+        for path in sorted(folder.glob("*.py")):
+            if not path.name.startswith("_"):
+                names.setdefault(path.stem, path)
+    return names
+
+
+def load(name: str, extra: str | os.PathLike | None = None) -> ModuleType:
+    """Import the analysis module ``name`` (checked to define TITLE, run and findings)."""
+    known = discover(extra)
+    if name not in known:
+        choices = ", ".join(known) or "none found (no analyses/ folder)"
+        raise AnalysisError(f"unknown analysis {name!r}; available: {choices}")
+    path = known[name]
+    module_name = f"bergen_sim_analysis_{name}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    missing = [attr for attr in ("TITLE", "run", "findings") if not hasattr(module, attr)]
+    if missing:
+        raise AnalysisError(f"analysis {name!r} ({path}) must define {', '.join(missing)}")
+    return module
+
+
+def reference_strategy(strategies: Sequence[str]) -> str:
+    """The strategy findings quote first: ``random`` (the common baseline) when present."""
+    return "random" if "random" in strategies else strategies[0]
+
+
+def default_strategies() -> tuple[str, ...]:
+    """Every built-in policy without settings, found at run time (so new strategies appear in the reports).
+
+    Built-ins with settings (``PARAMS``) are search policies such as ``pimc``,
+    thousands of times slower per match; a report names them explicitly
+    (``--strategies``) when it wants them.
+    """
+    return tuple(name for name, (module, _, _) in BUILTINS.items()
+                 if not hasattr(importlib.import_module(module), "PARAMS"))
+
+
+# --- playing ----------------------------------------------------------------------------------
+
+def _add(total: Any, part: Any) -> Any:
+    """Add one chunk's sums to the running total (arrays, pandas objects or dicts of them)."""
+    if total is None:
+        return part
+    if isinstance(part, dict):
+        return {key: _add(total.get(key), value) for key, value in part.items()}
+    if isinstance(part, (pd.DataFrame, pd.Series)):
+        return total.add(part, fill_value=0)
+    return total + part
+
+
+@dataclass
+class Played:
+    """A finished run: its rules and seat policies, merged totals (``S_*``) and collected sums."""
+
+    rules: Rules
+    policies: tuple[str, ...]
+    matches: int
+    totals: np.ndarray
+    sums: Any
+
+
+@dataclass
+class Context:
+    """What an analysis may use: sizes, seed, strategies and the means to play.
+
+    ``play`` runs one configuration chunk by chunk; the ``collect`` function
+    reduces each chunk to sums (arrays, DataFrames, or dicts of them) that are
+    added up, so memory stays flat at any number of matches.  Every run is
+    recorded for the report's method section and the files' metadata.
+    """
+
+    matches: int = QUICK_MATCHES
+    seed: int = 0
+    quick: bool = True
+    strategies: tuple[str, ...] = QUICK_STRATEGIES
+    chunk_size: int | None = None
+    options: RunOptions | None = None
+    log: Callable[[str], None] | None = None
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+    def rules(self, table: str, preset: str = "standard", **settings: Any) -> Rules:
+        """Rules for a player configuration of :data:`TABLES` with a preset and settings."""
+        players, partnerships = TABLES[table]
+        return Rules.make(players=players, partnerships=partnerships, preset=preset, **settings)
+
+    def play(self, rules: Rules, policies: str | Sequence[str],
+             collect: Callable[[Any, Rules], Any] | None = None, *, hand_rows: bool = False,
+             match_rows: bool = False, matches: int | None = None) -> Played:
+        """Play ``matches`` (default ``self.matches``) with one policy for all seats or one per seat."""
+        seats = (policies,) * rules.players if isinstance(policies, str) else tuple(policies)
+        n = matches or self.matches
+        job = Job(rules, seats, self.seed, match_rows=match_rows, hand_rows=hand_rows)
+        start = time.perf_counter()
+        totals = np.zeros(L.S_SIZE, dtype=np.int64)
+        sums = None
+        for chunk in run_job(job, n, self.chunk_size, self.options):
+            totals += chunk.totals
+            if collect is not None:
+                sums = _add(sums, collect(chunk, rules))
+        elapsed = time.perf_counter() - start
+        self._record({"kind": "play", "rules": rules.to_dict(), "policies": list(seats), "seed": self.seed,
+                      "matches": n, "hands": int(totals[L.S_HANDS]), "elapsed_s": round(elapsed, 3)})
+        return Played(rules, seats, n, totals, sums)
+
+    def tournament(self, rules: Rules, strategies: Sequence[str] | None = None) -> pd.DataFrame:
+        """A duplicate-deal round-robin of ``strategies`` (default: all of the context's) under ``rules``.
+
+        Enough deal sets that every pair plays at least ``self.matches``
+        matches.  One row per (policy, opponent), ``opponent == "field"``
+        for each policy against all the others, intervals renamed to the
+        ``_lo`` / ``_hi`` convention.
+        """
+        names = list(strategies or self.strategies)
+        deal_sets = math.ceil(self.matches / len(rotation_patterns(rules)))
+        settings = {key: value for key, value in rules.to_dict().items() if key not in ("players", "partnerships")}
+        start = time.perf_counter()
+        result = compare(players=rules.players, partnerships=rules.partnerships, settings=settings,
+                         policies=names, matches=deal_sets, seed=self.seed, chunk_size=self.chunk_size)
+        elapsed = time.perf_counter() - start
+        self._record({"kind": "tournament", "rules": rules.to_dict(), "policies": names, "seed": self.seed,
+                      "matches": int(result.meta["matches"]), "deal_sets": deal_sets,
+                      "rotations": result.meta["rotations"], "elapsed_s": round(elapsed, 3)})
+        table = result.results.rename(columns=lambda c: c.replace("_low", "_lo").replace("_high", "_hi"))
+        return table.drop(columns=["rank"])
+
+    def _record(self, run: dict[str, Any]) -> None:
+        self.runs.append(run)
+        if self.log:
+            rules = run["rules"]
+            where = f"{rules['players']}p{' partnerships' if rules['partnerships'] else ''}"
+            self.log(f"  {run['kind']} {where} {','.join(dict.fromkeys(run['policies']))}: "
+                     f"{run['matches']:,} matches in {run['elapsed_s']:.1f} s")
+
+
+# --- results ----------------------------------------------------------------------------------
+
+@dataclass
+class AnalysisResult:
+    """One analysis's tables, findings and the metadata saying how they were made.
+
+    Figures are drawn on demand (:meth:`figures`; :func:`save` draws and
+    writes them), since drawing costs more than a small run.
+    """
+
+    name: str
+    title: str
+    question: str
+    tables: dict[str, pd.DataFrame]
+    findings: list[str]
+    meta: dict[str, Any]
+    show: dict[str, Any]
+    method: str = ""
+    draw: Callable[[dict[str, pd.DataFrame]], Iterable[figs.Chart]] | None = None
+
+    def figures(self) -> list[figs.Chart]:
+        """The analysis's figures drawn from its tables (matplotlib figures; empty if it has none)."""
+        return list(self.draw(self.tables)) if self.draw else []
+
+
+def _command(name: str, matches: int, seed: int, quick: bool, strategies: Sequence[str],
+             analyses_dir: str | os.PathLike | None, out: str | os.PathLike | None = None) -> str:
+    """The ``bergen-sim report`` command line that reproduces a result."""
+    words = ["bergen-sim", "report", name]
+    if quick:
+        words.append("--quick")
+    if not quick or matches != QUICK_MATCHES:
+        words += ["--matches", str(matches)]
+    words += ["--seed", str(seed)]
+    if tuple(strategies) != (QUICK_STRATEGIES if quick else default_strategies()):
+        words += ["--strategies", ",".join(strategies)]
+    if analyses_dir is not None:
+        words += ["--analyses-dir", os.fspath(analyses_dir)]
+    if out is not None:
+        words += ["--out", os.fspath(out)]
+    return shlex.join(words)
+
+
+def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = False,
+        strategies: Sequence[str] | None = None, analyses_dir: str | os.PathLike | None = None,
+        chunk_size: int | None = None, options: RunOptions | None = None,
+        log: Callable[[str], None] | None = None) -> AnalysisResult:
+    """Run analysis ``name`` and return its tables, findings and figures.
+
+    ``matches``: matches per configuration (default :data:`FULL_MATCHES`, or
+    :data:`QUICK_MATCHES` with ``quick``); ``strategies``: the policies it
+    compares (default every built-in, or :data:`QUICK_STRATEGIES` with
+    ``quick``).  Every configuration is played from the same ``seed``, so
+    they meet the same deals; the same arguments always give the same tables,
+    whatever ``options`` (workers, Dask scheduler) say about where to play.
+
+    >>> result = run("header_frequency", matches=200, quick=True)  # doctest: +SKIP
+    >>> result.tables["per_hand"].head()  # doctest: +SKIP
+    """
+    module = load(name, analyses_dir)
+    matches = matches or (QUICK_MATCHES if quick else FULL_MATCHES)
+    if matches < 1:
+        raise AnalysisError(f"matches must be at least 1, not {matches}")
+    chosen = tuple(strategies or (QUICK_STRATEGIES if quick else default_strategies()))
+    for policy in chosen:
+        resolve(policy)  # PolicyError naming the available policies
+    ctx = Context(matches=matches, seed=seed, quick=quick, strategies=chosen, chunk_size=chunk_size,
+                  options=options, log=log)
+    start = time.perf_counter()
+    tables = module.run(ctx)
+    found = list(module.findings(tables))
+    elapsed = time.perf_counter() - start
+    doc = (module.__doc__ or "").strip()
+    meta = {
+        "analysis": name,
+        "title": module.TITLE,
+        "version": __version__,
+        "seed": seed,
+        "seeds": sorted({r["seed"] for r in ctx.runs}),
+        "matches_per_configuration": matches,
+        "quick": quick,
+        "strategies": list(chosen),
+        "configurations": len(ctx.runs),
+        "total_matches": sum(r["matches"] for r in ctx.runs),
+        "total_hands": sum(r.get("hands", 0) for r in ctx.runs),
+        "elapsed_s": round(elapsed, 1),
+        "command": _command(name, matches, seed, quick, chosen, analyses_dir),
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "runs": ctx.runs,
+    }
+    show = dict(getattr(module, "SHOW", {table: "" for table in tables}))
+    return AnalysisResult(name, module.TITLE, doc, tables, found, meta, show, getattr(module, "METHOD", "").strip(),
+                          getattr(module, "figures", None))
+
+
+# --- saving -----------------------------------------------------------------------------------
+
+def _write_parquet(frame: pd.DataFrame, path: Path, meta: Mapping[str, Any]) -> None:
+    """Write a table with the run metadata in the file's key-value metadata, atomically."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                           b"bergen_sim": json.dumps(meta).encode()})
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+
+
+def read_table(path: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """A saved table and the metadata it was written with."""
+    table = pq.read_table(path)
+    meta = json.loads((table.schema.metadata or {}).get(b"bergen_sim", b"{}"))
+    return table.to_pandas(), meta
+
+
+def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
+    """Write a result under ``out``: NAME.md, NAME/tables/*.parquet, NAME/metadata.json, NAME/figures/*.
+
+    Returns the Markdown page's path.
+    """
+    out = Path(out)
+    folder = out / result.name
+    (folder / "tables").mkdir(parents=True, exist_ok=True)
+    result.meta["command"] = _command_with_out(result.meta["command"], out)
+    for table_name, frame in result.tables.items():
+        _write_parquet(frame, folder / "tables" / f"{table_name}.parquet", {**result.meta, "table": table_name})
+    sidecar = {**result.meta, "question": result.question, "findings": result.findings,
+               "tables": {k: {"rows": len(v), "columns": list(v.columns)} for k, v in result.tables.items()}}
+    (folder / "metadata.json").write_text(json.dumps(sidecar, indent=1) + "\n")
+    figures = []
+    for chart in result.figures():
+        png = figs.save(chart, folder / "figures")[0]
+        figures.append((chart.caption, png.relative_to(out)))
+    page = out / f"{result.name}.md"
+    page.write_text(markdown_page(result, figures))
+    return page
+
+
+def _command_with_out(command: str, out: Path) -> str:
+    words = shlex.split(command)
+    if "--out" in words:
+        del words[words.index("--out") : words.index("--out") + 2]
+    return shlex.join(words + ["--out", os.fspath(out)])
+
+
+# --- Markdown ---------------------------------------------------------------------------------
+
+def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table for reading: each ``x``/``x_lo``/``x_hi`` triple becomes one ``x [95% CI]`` column."""
+    columns: dict[str, list[str]] = {}
+    for column in frame.columns:
+        if column.endswith(("_lo", "_hi")) and column[:-3] in frame.columns:
+            continue
+        values = frame[column]
+        if f"{column}_lo" in frame.columns and f"{column}_hi" in frame.columns:
+            proportion = is_proportion(column)
+            columns[f"{column.replace('_', ' ')} [95% CI]"] = [
+                number(v, lo, hi, proportion)
+                for v, lo, hi in zip(values, frame[f"{column}_lo"], frame[f"{column}_hi"])
+            ]
+        elif pd.api.types.is_integer_dtype(values):
+            columns[column.replace("_", " ")] = [f"{int(v):,}" for v in values]
+        elif pd.api.types.is_float_dtype(values):
+            form = "{:.1%}" if is_proportion(column) else "{:.4g}"
+            columns[column.replace("_", " ")] = ["n/a" if pd.isna(v) else form.format(v) for v in values]
+        else:
+            columns[column.replace("_", " ")] = [str(v) for v in values]
+    return pd.DataFrame(columns)
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """A pipe table of already formatted cells."""
+    def cell(text: str) -> str:
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
+             "|" + "|".join("---" for _ in frame.columns) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def _method(result: AnalysisResult) -> list[str]:
+    meta = result.meta
+    plays = [r for r in meta["runs"] if r["kind"] == "play"]
+    tournaments = [r for r in meta["runs"] if r["kind"] == "tournament"]
+    lines = ["## Method", ""]
+    hands = f", {meta['total_hands']:,} hands" if meta["total_hands"] else ""
+    lines.append(
+        f"- **Sample:** {meta['configurations']} configurations (rule set x seat policies), "
+        f"{meta['matches_per_configuration']:,} matches per configuration"
+        f"{' (tournaments: at least that many per pair)' if tournaments else ''}; "
+        f"{meta['total_matches']:,} matches in all{hands}."
+    )
+    lines.append(
+        f"- **Seed:** {meta['seed']} for every configuration. The engine's randomness is keyed on "
+        "(seed, match, hand), so every configuration meets the same deals and results do not depend on "
+        "how the work was split."
+    )
+    lines.append(f"- **Strategies:** {', '.join(meta['strategies'])}"
+                 f"{' (the --quick subset)' if meta['quick'] else ' (every built-in policy)'}.")
+    lines.append(
+        "- **Intervals:** every estimate carries a 95% confidence interval and its sample size. "
+        "Proportions: Wilson score intervals. Means: normal intervals from the sample variance. "
+        "Ratios of sums (shares of points, headers per play): delta-method intervals with the match as "
+        "the independent unit. Differences: Newcombe's method combining the two intervals, which treats "
+        "them as independent (conservative here, since both sides of a difference are played on the same deals)."
+        + (" Tournament results: Student-t intervals over deal sets (each deal set played in every seat "
+           "rotation)." if tournaments else "")
+    )
+    if result.method:
+        lines.append(f"- **This analysis:** {result.method}")
+    lines.append(f"- **Reproduce:** `{meta['command']}` (bergen-sim {meta['version']}; "
+                 f"took {meta['elapsed_s']:,.0f} s here, created {meta['created']}).")
+    lines.append(f"- **Data:** the tables below are in `{result.name}/tables/*.parquet` (the rules, seeds and "
+                 f"sample sizes are in each file's metadata and in `{result.name}/metadata.json`).")
+    if plays or tournaments:
+        lines += ["", "<details><summary>Configurations played</summary>", ""]
+        for r in meta["runs"]:
+            rules = r["rules"]
+            changed = {k: v for k, v in rules.items() if k not in ("players", "partnerships")}
+            where = f"{rules['players']} players{' (partnerships)' if rules['partnerships'] else ''}"
+            lines.append(f"- {r['kind']}: {where}, policies {', '.join(r['policies'])}, {r['matches']:,} matches; "
+                         f"rules {json.dumps(changed)}")
+        lines += ["", "</details>"]
+    return lines
+
+
+def markdown_page(result: AnalysisResult, figures: Sequence[tuple[str, Path]]) -> str:
+    """The Markdown report of one analysis: question, findings, figures (caption, PNG path), tables, method."""
+    lines = [f"# {result.title}", "", result.question, "", "## Findings", ""]
+    lines += [f"- {text}" for text in result.findings]
+    lines.append("")
+    if figures:
+        lines += ["## Figures", ""]
+        for caption, image in figures:
+            lines += [f"![{caption}]({image.as_posix()})", "", f"*{caption}* "
+                      f"([SVG]({image.with_suffix('.svg').as_posix()}))", ""]
+    lines += ["## Tables", ""]
+    for name, spec in result.show.items():
+        caption, query = (spec, None) if isinstance(spec, str) else spec
+        frame = result.tables[name]
+        if query is not None:
+            frame = query(frame) if callable(query) else frame.query(query)
+        lines += [f"### {name.replace('_', ' ')}", ""]
+        if caption:
+            lines += [caption, ""]
+        lines.append(markdown_table(display_frame(frame.head(MAX_ROWS))))
+        rest = len(result.tables[name]) - min(len(frame), MAX_ROWS)
+        if rest:
+            lines.append(f"\n{rest:,} more rows (not shown) in `{result.name}/tables/{name}.parquet`.")
+        lines.append("")
+    hidden = [name for name in result.tables if name not in result.show]
+    if hidden:
+        lines += [f"Also saved: {', '.join(f'`{result.name}/tables/{n}.parquet`' for n in hidden)}.", ""]
+    lines += _method(result)
+    return "\n".join(lines) + "\n"
+
+
+def write_index(out: str | os.PathLike) -> Path:
+    """``README.md`` of a report folder: every report saved in it, with its findings and how it was made.
+
+    Built from the ``*/metadata.json`` sidecars, so reports written by
+    separate commands into one folder all appear.
+    """
+    out = Path(out)
+    metas = [json.loads(path.read_text()) for path in sorted(out.glob("*/metadata.json"))]
+    known = list(discover())
+    metas.sort(key=lambda m: (known.index(m["analysis"]) if m["analysis"] in known else len(known), m["analysis"]))
+    lines = ["# Bergen: simulation reports", ""]
+    if metas:
+        total = sum(m["total_matches"] for m in metas)
+        seconds = sum(m["elapsed_s"] for m in metas)
+        sizes = sorted({m["matches_per_configuration"] for m in metas})
+        lines += [
+            f"{len(metas)} analyses, {', '.join(f'{s:,}' for s in sizes)} matches per configuration, "
+            f"{total:,} matches in all, {seconds / 60:,.1f} minutes of computing. Every number carries its "
+            "sample size and a 95% confidence interval; each report's method section says how they were "
+            "computed and gives the command that reproduces it.",
+            "",
+        ]
+        same = {(m["matches_per_configuration"], m["seed"], m["quick"], tuple(m["strategies"])) for m in metas}
+        if len(same) == 1:
+            command = shlex.split(metas[0]["command"])
+            command[2] = "all"
+            lines += [f"Regenerate them all: `{shlex.join(command)}`", ""]
+    for meta in metas:
+        lines += [f"## [{meta['title']}]({meta['analysis']}.md)", "", meta["question"].split("\n\n")[0], ""]
+        lines += [f"- {text}" for text in meta["findings"]]
+        lines += ["", f"*{meta['total_matches']:,} matches, {meta['elapsed_s']:,.0f} s; `{meta['command']}`*", ""]
+    path = out / "README.md"
+    path.write_text("\n".join(lines))
+    return path

@@ -1,0 +1,170 @@
+"""Checkpoints: finished chunks kept on disk so an interrupted run can resume.
+
+A checkpoint is a folder holding ``manifest.json`` (the run's arguments:
+rules, seat policies, seed, matches, chunk size, which rows are kept, package
+version) and one ``chunk-FIRST-COUNT.npz`` per finished chunk.  Why this
+shape:
+
+- Every file is written under a temporary name and moved into place with
+  ``os.replace``, so a run killed at any instant leaves either a whole chunk
+  or none (a leftover temporary file is ignored and overwritten).
+- Results only make sense together when they come from the same arguments,
+  so a folder made by another run is refused, never mixed in; so is a chunk
+  that cannot be read back whole (``.npz`` members carry a CRC).
+- Because the engine's randomness is keyed on (seed, match, hand), a chunk
+  read back is exactly the chunk that would be played again, so a resumed
+  run ends with the totals of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.runner import Chunk
+from bergen_sim.errors import BergenError
+
+FORMAT = "bergen-sim-checkpoint/1"
+MANIFEST = "manifest.json"
+_CHUNK_NAME = re.compile(r"chunk-(\d+)-(\d+)\.npz")
+
+
+class CheckpointError(BergenError):
+    """A checkpoint folder that belongs to another run or is damaged."""
+
+
+def _atomic_write(path: Path, write) -> None:
+    """Write a file under a temporary name, flush it to disk, then move it into place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class Checkpoint:
+    """The finished chunks of one run, in a folder.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> store = Checkpoint(folder, {"seed": 1, "matches": 10})
+    >>> store.saved()
+    {}
+    >>> Checkpoint(folder, {"seed": 2, "matches": 10})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    bergen_sim.checkpoint.CheckpointError: checkpoint ... was made with other arguments (seed: 1 there, 2 here); ...
+    """
+
+    def __init__(self, folder: str | os.PathLike, manifest: Mapping[str, Any]):
+        self.folder = Path(folder)
+        self.manifest = {"format": FORMAT, **json.loads(json.dumps(dict(manifest)))}
+        if self.folder.exists() and not self.folder.is_dir():
+            raise CheckpointError(f"checkpoint {self.folder} is a file, not a folder")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / MANIFEST
+        if path.exists():
+            self._check_manifest(path)
+        elif any(self.folder.glob("chunk-*.npz")):
+            raise CheckpointError(f"checkpoint {self.folder} is damaged: chunk files without {MANIFEST}")
+        else:
+            _atomic_write(path, lambda h: h.write(json.dumps(self.manifest, indent=1).encode()))
+
+    def _check_manifest(self, path: Path) -> None:
+        try:
+            found = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint {self.folder} is damaged: cannot read {MANIFEST} ({exc})") from None
+        if not isinstance(found, dict) or found.get("format") != FORMAT:
+            raise CheckpointError(f"{self.folder} is not a bergen-sim checkpoint ({MANIFEST} has no format {FORMAT})")
+        for key in sorted(set(found) | set(self.manifest)):
+            if found.get(key) != self.manifest.get(key):
+                raise CheckpointError(
+                    f"checkpoint {self.folder} was made with other arguments ({key}: {found.get(key)} there, "
+                    f"{self.manifest.get(key)} here); use another folder, or delete this one to start over"
+                )
+
+    def saved(self) -> dict[tuple[int, int], Path]:
+        """The finished chunks in the folder, as (first match, count) -> file."""
+        found = {}
+        for path in self.folder.glob("chunk-*.npz"):
+            match = _CHUNK_NAME.fullmatch(path.name)
+            if match:
+                found[(int(match[1]), int(match[2]))] = path
+        return dict(sorted(found.items()))
+
+    def check(self, expected: set[tuple[int, int]]) -> None:
+        """Refuse chunk files that are not chunks of this run, or whose archive is truncated.
+
+        Member contents are verified (CRC) when a chunk is loaded.
+        """
+        for key, path in self.saved().items():
+            if key not in expected:
+                raise CheckpointError(
+                    f"checkpoint {self.folder} is damaged: {path.name} is not a chunk of this run; "
+                    "delete the folder to start over"
+                )
+            try:
+                with zipfile.ZipFile(path) as archive:
+                    names = set(archive.namelist())
+            except (OSError, zipfile.BadZipFile) as exc:
+                raise self._damaged(path, exc) from None
+            if names != {"totals.npy", "match_rows.npy", "hand_rows.npy"}:
+                raise self._damaged(path, f"members {sorted(names)}")
+
+    def _damaged(self, path: Path, why: Any) -> CheckpointError:
+        return CheckpointError(
+            f"checkpoint chunk {path} is damaged ({why}); delete that file to play its matches again"
+        )
+
+    def path_of(self, first: int, count: int) -> Path:
+        """The file of chunk (first, count)."""
+        return self.folder / f"chunk-{first:012d}-{count}.npz"
+
+    def save(self, chunk: Chunk) -> None:
+        """Keep a finished chunk (atomically)."""
+        count = int(chunk.totals[L.S_MATCHES])
+        _atomic_write(
+            self.path_of(chunk.first_match, count),
+            lambda h: np.savez(h, totals=chunk.totals, match_rows=chunk.match_rows, hand_rows=chunk.hand_rows),
+        )
+
+    def load(self, first: int, count: int, match_rows: bool) -> Chunk:
+        """A saved chunk, verified whole and consistent with its name and the run's row options."""
+        path = self.path_of(first, count)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                chunk = Chunk(first, data["totals"], data["match_rows"], data["hand_rows"])
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+            raise self._damaged(path, exc) from None
+        problem = _inconsistency(chunk, count, match_rows)
+        if problem:
+            raise self._damaged(path, problem)
+        return chunk
+
+
+def _inconsistency(chunk: Chunk, count: int, match_rows: bool) -> str | None:
+    """What makes a loaded chunk unlike the one its name promises, if anything."""
+    if chunk.totals.shape != (L.S_SIZE,):
+        return f"totals of shape {chunk.totals.shape}"
+    if int(chunk.totals[L.S_MATCHES]) != count:
+        return f"{int(chunk.totals[L.S_MATCHES])} matches instead of {count}"
+    rows = chunk.match_rows
+    want = (count if match_rows else 0, L.M_WIDTH)
+    if rows.shape != want:
+        return f"match rows of shape {rows.shape} instead of {want}"
+    if match_rows and count and int(rows[0, L.M_MATCH]) != chunk.first_match:
+        return f"match rows start at match {int(rows[0, L.M_MATCH])}"
+    if chunk.hand_rows.ndim != 2 or chunk.hand_rows.shape[1] != L.H_WIDTH:
+        return f"hand rows of shape {chunk.hand_rows.shape}"
+    return None

@@ -1,0 +1,130 @@
+"""``bergen-sim analyze``: every legal move of a position ranked by match-win chance."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import click
+from click.core import ParameterSource
+from rich.console import Console
+from rich.table import Table
+
+from bergen_sim.analyze import DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_WORLDS, Analysis, Position, PositionError, analyze
+from bergen_sim.cli.options import rule_options, rules_from
+from bergen_sim.engine.rollout import BASE_POLICIES
+from bergen_sim.rules import Rules, parse_setting
+
+_RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
+
+
+def _read_file(path: str) -> dict[str, Any]:
+    """The position file's object (JSON, or TOML for a .toml file)."""
+    text = Path(path).read_text()
+    try:
+        data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise PositionError(f"{path}: not valid {'TOML' if path.endswith('.toml') else 'JSON'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise PositionError(f"{path}: the position must be an object of keys")
+    return data
+
+
+def _rules_from_file(table: Any) -> Rules:
+    """Rules from a position file's ``rules`` table (players, partnerships, preset and any setting)."""
+    if not isinstance(table, dict):
+        raise PositionError("rules: expected a table of players, partnerships, preset and settings")
+    table = dict(table)
+    players = table.pop("players", 2)
+    partnerships = bool(table.pop("partnerships", False))
+    preset = table.pop("preset", "standard")
+    settings = {key: parse_setting(key, str(value)) for key, value in table.items()}
+    return Rules.make(players=players, partnerships=partnerships, preset=preset, **settings)
+
+
+def _seat_items(values: tuple[str, ...], option: str) -> dict[str, str]:
+    """``("1:2,5",)`` -> ``{"1": "2,5"}`` for --void and --played-by."""
+    out = {}
+    for value in values:
+        seat, sep, rest = value.partition(":")
+        if not sep:
+            raise PositionError(f"{option} takes SEAT:ITEMS (e.g. 1:2,5), not {value!r}")
+        out[seat.strip()] = rest
+    return out
+
+
+def _pct(record: dict) -> str:
+    lo, hi = record["ci95"]
+    return f"{100 * record['mean']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _num(record: dict) -> str:
+    lo, hi = record["ci95"]
+    return f"{record['mean']:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def analysis_table(result: Analysis) -> Table:
+    """The ranked moves as a table (95% intervals in brackets)."""
+    p = result.position
+    ends = f"{p.left}{'d' if p.left_double else ''}|{p.right}{'d' if p.right_double else ''}"
+    stopped = {"separated": "best move separated", "tie": "the best moves tie in every world",
+               "budget": "world budget reached"}[result.stopped]
+    title = (f"seat {p.seat} to play {' '.join(p.hand)} on {ends}, scores {'-'.join(map(str, p.scores))}; "
+             f"{result.worlds:,} worlds ({stopped}), base {result.base}, seed {result.seed}")
+    table = Table(title=title, show_header=True, header_style="bold")
+    for name, justify in (("rank", "right"), ("move", "left"), ("ends after", "left"), ("match win", "right"),
+                          ("behind best", "right"), ("points this hand", "right")):
+        table.add_column(name, justify=justify)
+    for move in result.moves:
+        behind = "" if move["rank"] == 1 else _pct(move["win_behind_best"])
+        name = f"{move['tile']} {move['end']}" + (" (mirror)" if move["mirror_of"] else "")
+        table.add_row(str(move["rank"]), name, move["ends_after"].replace(",", "|"), _pct(move["win"]), behind,
+                      _num(move["points"]))
+    return table
+
+
+@click.command("analyze")
+@rule_options
+@click.option("--position", "position_file", type=click.Path(exists=True, dir_okay=False),
+              help="JSON or TOML file with the position (keys as the options below, plus an optional rules table).")
+@click.option("--seat", type=int, help="The deciding seat.  [default: 0]")
+@click.option("--hand", metavar="TILES", help="Its tiles, e.g. 2-5,5-5,0-1.")
+@click.option("--ends", metavar="L,R", help="Left and right end numbers; d marks a double end, e.g. 3d,5.")
+@click.option("--played", metavar="TILES", help="Every tile on the table, the led double included.")
+@click.option("--played-by", multiple=True, metavar="SEAT:TILES", help="Tiles a seat played (optional). Repeatable.")
+@click.option("--counts", metavar="N,N,...", help="Tiles in each seat's hand, in seat order (own seat included).")
+@click.option("--boneyard", type=int, help="Tiles left in the boneyard.")
+@click.option("--scores", metavar="N,N,...", help="Side scores, in side order.")
+@click.option("--void", "voids", multiple=True, metavar="SEAT:NUMBERS",
+              help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.")
+@click.option("--base", type=click.Choice(BASE_POLICIES), default=DEFAULT_BASE, show_default=True,
+              help="Policy that plays every seat in the rollouts.")
+@click.option("--worlds", type=click.IntRange(min=1), default=DEFAULT_WORLDS, show_default=True,
+              help="Most worlds to sample (the budget).")
+@click.option("--batch", type=click.IntRange(min=1), default=DEFAULT_BATCH, show_default=True,
+              help="Worlds between checks whether the best move is separated.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sampled worlds.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+def command(players, partnerships, preset, settings, position_file, seat, hand, ends, played, played_by, counts,
+            boneyard, scores, voids, base, worlds, batch, seed, as_json):
+    """Rank every legal move of a position by its estimated match-win probability."""
+    data = _read_file(position_file) if position_file else {}
+    given = {"seat": seat, "hand": hand, "ends": ends, "played": played, "counts": counts, "boneyard": boneyard,
+             "scores": scores, "played_by": _seat_items(played_by, "--played-by") or None,
+             "voids": _seat_items(voids, "--void") or None}
+    data.update({key: value for key, value in given.items() if value is not None})
+    ctx = click.get_current_context()
+    from_options = [name for name in _RULE_OPTIONS if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    if "rules" in data:
+        if from_options:
+            raise PositionError("the position file has a rules table: give the rules there or as options, not both")
+        rules = _rules_from_file(data["rules"])
+    else:
+        rules = rules_from(players, partnerships, preset, settings)
+    result = analyze(Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed)
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+    else:
+        Console().print(analysis_table(result))

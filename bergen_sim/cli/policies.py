@@ -1,0 +1,45 @@
+"""``bergen-sim policies``: every policy a ``--policy`` name can select, one line each.
+
+Built-ins come first (the first line of each module's docstring), then plug-ins registered under the
+``bergen_sim.policies`` entry-point group (their function's first docstring
+line).  A plug-in that cannot be loaded is still listed, with the reason, so
+that the listing itself never fails because of one broken package.
+"""
+
+from __future__ import annotations
+
+import click
+
+from bergen_sim.errors import PolicyError
+from bergen_sim.policies.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve
+
+
+def _plugin_line(name: str) -> str:
+    try:
+        ref = resolve(name)
+    except PolicyError as exc:
+        return f"(cannot be loaded: {exc})"
+    return f"{ref.module}:{ref.function}" + (f" - {ref.description}" if ref.description else "")
+
+
+def policy_lines() -> list[tuple[str, str, str]]:
+    """(name, kind, description) of every available policy: built-ins, then entry points."""
+    lines = []
+    for ref in available():
+        if ref.name in BUILTINS:
+            lines.append((ref.name, "built-in", ref.description))
+        else:
+            lines.append((ref.name, "plug-in", _plugin_line(ref.name)))
+    return lines
+
+
+@click.command("policies")
+def command():
+    """List the available policies: built-ins and installed plug-ins."""
+    lines = policy_lines()
+    width = max(len(name) for name, _, _ in lines)
+    for name, kind, description in lines:
+        click.echo(f"{name:<{width}}  {kind:<8}  {description}")
+    if not any(kind == "plug-in" for _, kind, _ in lines):
+        click.echo(f"(no plug-ins installed under the entry-point group {ENTRY_POINT_GROUP!r})")
+    click.echo("Any @njit policy function also runs as --policy package.module:function (see docs/policies.md).")

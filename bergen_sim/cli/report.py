@@ -1,0 +1,58 @@
+"""``bergen-sim report``: run analyses and write their Markdown reports, figures and Parquet tables."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from bergen_sim import analysis
+from bergen_sim.execution import RunOptions
+
+
+def _echo(text: str) -> None:
+    click.echo(text, err=True)
+
+
+@click.command("report")
+@click.argument("names", nargs=-1, metavar="[NAME ...|all]")
+@click.option("--matches", type=click.IntRange(min=1), default=None,
+              help=f"Matches per configuration (default {analysis.FULL_MATCHES:,}; "
+                   f"{analysis.QUICK_MATCHES:,} with --quick).")
+@click.option("--quick", is_flag=True,
+              help=f"Small and fast: {analysis.QUICK_MATCHES:,} matches per configuration and only the "
+                   f"{', '.join(analysis.QUICK_STRATEGIES)} strategies.")
+@click.option("--out", type=click.Path(file_okay=False), default="reports", show_default=True,
+              help="Folder for the reports (an index README.md, NAME.md and NAME/ per analysis).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every configuration.")
+@click.option("--strategies", metavar="A,B,...", default=None,
+              help="Strategies to compare (default: every built-in heuristic; the quick subset with --quick).")
+@click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
+              help="Folder with more analyses (searched before ./analyses and the project's).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: every core); with --scheduler local, the cluster's size.")
+@click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
+              help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one.")
+@click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
+def command(names, matches, quick, out, seed, strategies, analyses_dir, workers, scheduler, list_only):
+    """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings."""
+    known = analysis.discover(analyses_dir)
+    if list_only:
+        for name, path in known.items():
+            click.echo(f"{name}  ({path})")
+        return
+    chosen = list(known) if not names or "all" in names else list(dict.fromkeys(names))
+    for name in chosen:
+        if name not in known:
+            raise analysis.AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
+    picked = [s.strip() for s in strategies.split(",")] if strategies else None
+    options = RunOptions(workers=workers, scheduler=scheduler)
+    start = time.perf_counter()
+    for name in chosen:
+        _echo(f"{name}: running")
+        result = analysis.run(name, matches=matches, seed=seed, quick=quick, strategies=picked,
+                              analyses_dir=analyses_dir, options=options, log=_echo)
+        page = analysis.save(result, out)
+        _echo(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, {result.meta['elapsed_s']:,.0f} s)")
+    index = analysis.write_index(out)
+    click.echo(f"wrote {index} and {len(chosen)} report(s) in {time.perf_counter() - start:,.0f} s")

@@ -1,0 +1,253 @@
+"""Where chunks run: this process, a pool of local processes, or a Dask cluster.
+
+Every backend is a :class:`concurrent.futures.Executor`, so the code that
+schedules chunks and merges them in match order (:mod:`bergen_sim.execution`)
+is the same for all of them, and their results are identical.
+
+- One worker: chunks run in this process (no start-up cost, nothing pickled).
+- Several: a :class:`~concurrent.futures.ProcessPoolExecutor` (processes, since
+  the kernel holds the GIL).  Workers are forked from a ``forkserver`` that has
+  already imported the engine (``spawn`` where there is no forkserver), never
+  from this process itself, which may hold threads and locks (the progress
+  bar's, Dask's).  A worker loads the compiled kernel from Numba's disk cache
+  (about 0.2 s), which the parent fills before the first chunk is sent.  Pools
+  are kept for the life of the process, so later runs (``compare`` plays one
+  per seat rotation) start at once.  Workers ignore Ctrl-C: the parent decides
+  what happens to their chunks.  Workers do not re-import the caller's
+  script (see :func:`_without_main_module`), so a script calling
+  ``simulate()`` works without an ``if __name__ == "__main__"`` guard.
+- ``scheduler="local"`` starts a Dask ``LocalCluster`` (processes, one thread
+  each, on 127.0.0.1); ``tcp://HOST:PORT`` uses an existing cluster, whose
+  workers need the same bergen-sim version (checked) and any plug-in policy
+  modules importable.  Clients and clusters, like pools, are kept until
+  :func:`shutdown` (at exit at the latest).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import multiprocessing
+import multiprocessing.context as mp
+import os
+import signal
+import sys
+import threading
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from bergen_sim import __version__
+from bergen_sim.errors import BergenError
+
+#: seconds to wait for a Dask scheduler before giving up
+CONNECT_TIMEOUT = 15
+
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+_CLIENTS: dict[tuple[str, int], tuple[Any, Any]] = {}  # (scheduler, workers) -> (client, LocalCluster or None)
+
+
+def default_workers() -> int:
+    """The cores this process may use (every core, unless its affinity says otherwise)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def check_scheduler(scheduler: str | None) -> None:
+    """Refuse a ``--scheduler`` value that is neither ``local`` nor a Dask address."""
+    if scheduler is not None and scheduler != "local" and "://" not in scheduler:
+        raise BergenError(
+            f"scheduler must be 'local' or a Dask scheduler address like tcp://HOST:PORT, not {scheduler!r}"
+        )
+
+
+class InlineExecutor(Executor):
+    """Runs each call as it is submitted, in this process."""
+
+    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as exc:  # delivered by .result(), as other executors do
+            future.set_exception(exc)
+        return future
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _without_main_module() -> Iterator[None]:
+    """Start processes that will not re-run the caller's script.
+
+    ``spawn`` and ``forkserver`` children import the parent's ``__main__`` so
+    that functions defined there can be unpickled.  Our workers only run
+    :func:`bergen_sim.execution.run_chunk`, so they never need it, and
+    importing it would run again, in every worker, a script that calls
+    ``simulate()`` at top level (and fail there).
+    """
+    main = sys.modules["__main__"]
+    saved = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__spec__ = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
+@contextmanager
+def _ignoring_sigint() -> Iterator[None]:
+    """Start processes that ignore Ctrl-C from their first instant.
+
+    An ignored signal stays ignored across ``exec``, so processes that Dask
+    starts meanwhile never see the terminal's Ctrl-C (which reaches the whole
+    process group) and never print a traceback for it; the parent alone
+    decides how to stop.  A Ctrl-C pressed during these seconds is lost.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class _SpawnWorker(mp.SpawnProcess):
+    def start(self) -> None:
+        with _without_main_module():
+            super().start()
+
+
+class _SpawnContext(mp.SpawnContext):
+    Process = _SpawnWorker
+
+
+if hasattr(mp, "ForkServerContext"):  # not on Windows
+
+    class _ForkServerWorker(mp.ForkServerProcess):
+        def start(self) -> None:
+            with _without_main_module():
+                super().start()
+
+    class _ForkServerContext(mp.ForkServerContext):
+        Process = _ForkServerWorker
+
+
+def _worker_context() -> mp.BaseContext:
+    """Forkserver (with the engine preloaded) where the platform has one, else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = _ForkServerContext()
+        context.set_forkserver_preload(["bergen_sim.execution"])
+        return context
+    return _SpawnContext()
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, started once and reused by later runs."""
+    pool = _POOLS.get(workers)
+    if pool is None:
+        pool = ProcessPoolExecutor(workers, mp_context=_worker_context(), initializer=_ignore_sigint)
+        _POOLS[workers] = pool
+    return pool
+
+
+def discard_pool(workers: int) -> None:
+    """Stop a pool after an interruption or a failure (a later run starts a fresh one)."""
+    pool = _POOLS.pop(workers, None)
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _worker_version() -> str:
+    return __version__
+
+
+def _start_local_cluster(workers: int) -> tuple[Any, Any]:
+    from dask.distributed import Client, LocalCluster  # imported only when asked for: it is slow to import
+
+    with _without_main_module(), _ignoring_sigint():  # ":0": HTTP server on a free loopback port, not 8787
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=":0", silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+def _connect(scheduler: str) -> Any:
+    from dask.distributed import Client
+
+    try:
+        client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+    except (OSError, ValueError, TypeError) as exc:
+        raise BergenError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    try:
+        versions = client.run(_worker_version)
+    except Exception as exc:  # a worker that cannot import bergen_sim
+        client.close()
+        raise BergenError(f"Dask workers at {scheduler} cannot run bergen-sim: {exc}") from None
+    wrong = {address: v for address, v in versions.items() if v != __version__}
+    if not versions or wrong:
+        client.close()
+        if not versions:
+            raise BergenError(f"the Dask cluster at {scheduler} has no workers")
+        address, version = next(iter(wrong.items()))
+        raise BergenError(f"Dask worker {address} has bergen-sim {version}, this is {__version__}: "
+                          "install the same version on every worker")
+    return client
+
+
+def dask_client(scheduler: str, workers: int) -> Any:
+    """A Dask client on a LocalCluster of ``workers`` processes, or connected to ``scheduler``.
+
+    Kept for the life of the process (a ``compare`` runs one job per seat
+    rotation; a cluster per job would spend seconds starting each), until
+    :func:`shutdown`, which also runs at exit.
+    """
+    key = (scheduler, workers if scheduler == "local" else 0)
+    if key in _CLIENTS and _CLIENTS[key][0].status != "running":
+        _close(_CLIENTS.pop(key))
+    if key not in _CLIENTS:
+        _CLIENTS[key] = _start_local_cluster(workers) if scheduler == "local" else (_connect(scheduler), None)
+    return _CLIENTS[key][0]
+
+
+def _close(entry: tuple[Any, Any]) -> None:
+    client, cluster = entry
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+def shutdown() -> None:
+    """Stop every worker pool, Dask client and LocalCluster this process started."""
+    for pool in _POOLS.values():
+        pool.shutdown(cancel_futures=True)
+    _POOLS.clear()
+    for entry in _CLIENTS.values():
+        _close(entry)
+    _CLIENTS.clear()
+
+
+atexit.register(shutdown)
+
+
+@contextmanager
+def executor_for(workers: int, scheduler: str | None) -> Iterator[tuple[Executor, int]]:
+    """An executor for chunks and how many chunks to keep in flight on it.
+
+    In-flight chunks are bounded (two per worker: one running, one queued) so
+    memory stays flat however many chunks a run has.
+    """
+    check_scheduler(scheduler)
+    if scheduler is not None:
+        client = dask_client(scheduler, workers)
+        yield client.get_executor(pure=False), 2 * max(sum(client.nthreads().values()), 1)
+    elif workers == 1:
+        yield InlineExecutor(), 1
+    else:
+        yield process_pool(workers), 2 * workers

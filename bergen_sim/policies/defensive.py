@@ -1,0 +1,42 @@
+"""``defensive``: leave the next seat the smallest chance to score; ties: greedy's order.
+
+Idea: on ends ``a|b`` exactly one tile makes a header (the one showing both
+numbers; the double when they are equal), so each move can be judged by how
+likely the next seat, always an opponent, holds that tile.  It cannot if the
+tile is in our hand or on the table, and probably does not if a draw or a pass
+showed it void in one of the tile's numbers.
+
+Features (bergen_sim.policies.base): ``threat`` = estimated probability that
+the next seat holds the closing tile (unseen tiles, the void masks
+``V_VOID`` and the draw/pass log ``V_LOG``) times the points it would score
+after the near-target cut; then greedy's ranking (``RANK_GREEDY``).
+
+Tie-breaks, in order: smaller threat; more points; a double; more pips; then
+the first listed move.
+"""
+
+from numba import njit
+
+from bergen_sim.policies.base import RANK_GREEDY, ends_after, move_rank, threat, unseen_tiles
+
+NAME = "defensive"
+
+
+@njit(cache=True)
+def choose(view, move_tiles, move_ends, n_moves, rng):
+    """Smallest expected answer by the next seat; ties: more points, a double, more pips, the first listed."""
+    unseen = unseen_tiles(view)
+    best = 0
+    best_risk = 0.0
+    best_rank = -1
+    for k in range(n_moves):
+        tile = move_tiles[k]
+        end = move_ends[k]
+        left, right, left_double, right_double = ends_after(view, tile, end)
+        risk = threat(view, left, right, left_double, right_double, unseen)
+        rank = move_rank(view, tile, end, RANK_GREEDY)
+        if k == 0 or risk < best_risk or (risk == best_risk and rank > best_rank):
+            best = k
+            best_risk = risk
+            best_rank = rank
+    return best

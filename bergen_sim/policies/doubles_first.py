@@ -1,0 +1,28 @@
+"""``doubles-first``: shed doubles early, heaviest first; otherwise play like heavy-first.
+
+Idea: a double only fits one number, so it is the tile most likely to be
+stranded, and a blocked hand is lost by the side holding more doubles under
+the german settlement (under the american one, holding none wins).  Get them
+out while they still fit; a double leaves the end's number unchanged, so it
+never opens an end the hand cannot follow.
+
+Features (bergen_sim.policies.base, ``move_rank`` with ``RANK_DOUBLES``):
+whether the tile is a double, then heavy-first's features (a tile left in
+hand fits the new ends, pips, points).
+
+Tie-breaks, in order: a double; keeps a playable tile; more pips (the
+heaviest double first); more points (this separates the two ends for the
+same tile); then the first listed move.
+"""
+
+from numba import njit
+
+from bergen_sim.policies.base import RANK_DOUBLES, best_ranked
+
+NAME = "doubles-first"
+
+
+@njit(cache=True)
+def choose(view, move_tiles, move_ends, n_moves, rng):
+    """A double if any, else heavy-first's choice; ties: more pips, more points, the first listed."""
+    return best_ranked(view, move_tiles, move_ends, n_moves, RANK_DOUBLES)

@@ -1,0 +1,387 @@
+"""``compare``: round-robin tournaments on duplicate deals (the Python API behind the CLI).
+
+Why duplicate deals: most of the spread between two policies' results over a
+few thousand matches is the luck of the tiles.  The engine's randomness is
+keyed on (seed, match, hand), so the same seed and match index deal the same
+tiles whatever policies sit at the table.  A *deal set* is one match index
+played once in every *seat rotation* of a pair (the same seed, the policies
+moved between seats); the luck of the deal then falls on both policies alike
+and cancels in their difference.
+
+Design (see ``docs/compare.md``):
+
+- ``matches`` (M) is the number of deal sets per pair; each deal set is
+  played in every rotation, so a pair plays ``M * len(rotation_patterns(rules))``
+  matches.  All pairs use the same M match indices, so they meet the same deals.
+- Rotations: with two sides (2 players, or 4 in partnerships) the two
+  policies swap sides (a partnership's two seats share a policy).  With 3 or
+  4 players each for themselves, one policy sits alone in each seat in turn
+  against copies of the other, and then the other way round (3 players:
+  ``abb bab bba baa aba aab``), so each policy holds every seat equally often.
+- The unit of independent observation is the deal set.  Per deal set a
+  policy's *win share* is the fraction of the set's matches won by a side it
+  plays, and its *points per hand* is its sides' points over its side-hands.
+  Intervals and p-values are Student-t over deal sets (:func:`paired_interval`),
+  so the pairing is accounted for; a policy's result against the field is the
+  per-deal-set mean over its opponents, analysed the same way.
+
+>>> result = compare(policies=["first", "random"], matches=50, seed=3)
+>>> result.pairs[["policy", "opponent", "deal_sets", "matches"]].values.tolist()
+[['first', 'random', 50, 100]]
+>>> sorted(result.standings["policy"])
+['first', 'random']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from scipy import stats as sps
+
+from bergen_sim import __version__
+from bergen_sim.engine import layout as L
+from bergen_sim.errors import BergenError
+from bergen_sim.execution import Job, RunOptions, engine_for, run_job
+from bergen_sim.parallel import default_workers
+from bergen_sim.progress import match_progress
+from bergen_sim.policies.registry import resolve
+from bergen_sim.rules import Rules
+
+#: file types ``TournamentResult.write`` knows, by extension
+OUT_FORMATS = (".csv", ".parquet", ".json")
+#: opponent name of a policy's row against all the others
+FIELD = "field"
+#: two-sided significance level of the ``*_significant`` columns
+ALPHA = 0.05
+
+
+class CompareError(BergenError, ValueError):
+    """A tournament that cannot be run as asked (policies, matches, output file)."""
+
+
+def paired_interval(values: np.ndarray, null: float = 0.0) -> dict[str, Any]:
+    """Mean of per-deal-set outcomes with a 95% Student-t interval and a two-sided p-value.
+
+    The observations are independent deal sets; the p-value tests ``mean ==
+    null``.  With one deal set there is no interval (NaN); with no spread at
+    all the interval is the point and the p-value is 0 or 1.
+
+    >>> r = paired_interval(np.array([0.0, 1.0, 0.5, 0.5]), null=0.5)
+    >>> r["mean"], r["n"], round(r["p_value"], 3)
+    (0.5, 4, 1.0)
+    """
+    n = len(values)
+    mean = float(np.mean(values)) if n else math.nan
+    if n < 2:
+        return {"mean": mean, "ci95": [math.nan, math.nan], "n": n, "p_value": math.nan}
+    se = float(np.std(values, ddof=1)) / math.sqrt(n)
+    if se == 0.0:
+        return {"mean": mean, "ci95": [mean, mean], "n": n, "p_value": float(mean == null)}
+    half = float(sps.t.ppf(0.975, n - 1)) * se
+    p_value = 2.0 * float(sps.t.sf(abs(mean - null) / se, n - 1))
+    return {"mean": mean, "ci95": [mean - half, mean + half], "n": n, "p_value": p_value}
+
+
+def rotation_patterns(rules: Rules) -> list[tuple[int, ...]]:
+    """Seat rotations of a pair: per rotation, 0 (first policy) or 1 (second) for each seat.
+
+    >>> rotation_patterns(Rules.make(players=2))
+    [(0, 1), (1, 0)]
+    >>> rotation_patterns(Rules.make(players=4, partnerships=True))
+    [(0, 1, 0, 1), (1, 0, 1, 0)]
+    >>> rotation_patterns(Rules.make(players=3))
+    [(0, 1, 1), (1, 0, 1), (1, 1, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)]
+    """
+    n = rules.players
+    if rules.partnerships:
+        return [tuple(rules.side_of(s) for s in range(n)), tuple(1 - rules.side_of(s) for s in range(n))]
+    patterns: list[tuple[int, ...]] = []
+    for alone in (0, 1):
+        for seat in range(n):
+            pattern = tuple(alone if s == seat else 1 - alone for s in range(n))
+            if pattern not in patterns:
+                patterns.append(pattern)
+    return patterns
+
+
+def rotation_seed(seed: int, rotation: int) -> int:
+    """An unrelated seed per rotation, for the independent-deals baseline."""
+    return int(np.random.SeedSequence([seed % (1 << 64), rotation]).generate_state(1, np.uint64)[0])
+
+
+@dataclass
+class PairOutcomes:
+    """Per-deal-set outcomes of one pair (arrays indexed by match index)."""
+
+    policy: str
+    opponent: str
+    matches: int
+    win_share: np.ndarray  # fraction of the deal set's matches won by ``policy``
+    points: np.ndarray  # ``policy``'s points per side-hand in the deal set
+    opponent_points: np.ndarray
+    resumed: int = 0  # matches read back from a checkpoint rather than played
+
+
+def rotation_jobs(rules: Rules, a: str, b: str, seed: int, *, independent: bool = False) -> list[Job]:
+    """One job per seat rotation of (a, b): the same seed (duplicate deals) unless ``independent``."""
+    return [
+        Job(rules, tuple((a, b)[k] for k in pattern), rotation_seed(seed, r) if independent else seed, match_rows=True)
+        for r, pattern in enumerate(rotation_patterns(rules))
+    ]
+
+
+def _checkpoint_folder(checkpoint: str | None, job: Job) -> str | None:
+    """A rotation's own checkpoint subfolder, named after its seat policies (so reordering --policies still resumes)."""
+    if checkpoint is None:
+        return None
+    name = "+".join(re.sub(r"[^A-Za-z0-9._-]", "_", policy) for policy in job.policies)
+    return str(Path(checkpoint) / name)
+
+
+def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, independent: bool = False,
+              chunk_size: int | None = None, options: RunOptions | None = None,
+              advance: Callable[[int], None] = lambda n: None) -> PairOutcomes:
+    """Play every rotation of (a, b) on ``deal_sets`` match indices and reduce them per deal set.
+
+    ``independent`` gives each rotation its own seed (fresh deals): the
+    baseline that shows what duplicate deals buy.  ``options`` say how to run
+    (workers, scheduler; its checkpoint folder gets one subfolder per
+    rotation); ``advance(n)`` is called as matches finish.
+    """
+    options = options or RunOptions()
+    jobs = rotation_jobs(rules, a, b, seed, independent=independent)
+    side_seat = [next(s for s in range(rules.players) if rules.side_of(s) == side) for side in range(rules.sides)]
+    wins = np.zeros(deal_sets)
+    points = np.zeros((2, deal_sets))
+    side_hands = np.zeros((2, deal_sets))
+    resumed = 0
+    for job in jobs:
+        side_policy = np.array([int(job.policies[s] == b) for s in side_seat])  # 0: a, 1: b, per side
+        run = run_job(job, deal_sets, chunk_size,
+                      dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)))
+        for chunk in run:
+            rows = chunk.match_rows
+            idx = rows[:, L.M_MATCH]
+            wins[idx] += side_policy[rows[:, L.M_WINNER]] == 0
+            scores = rows[:, L.M_SCORE : L.M_SCORE + rules.sides]
+            for k in (0, 1):
+                mine = side_policy == k
+                points[k, idx] += scores[:, mine].sum(axis=1)
+                side_hands[k, idx] += rows[:, L.M_HANDS] * int(mine.sum())
+            advance(len(rows))
+        resumed += run.resumed
+    return PairOutcomes(a, b, deal_sets * len(jobs), wins / len(jobs),
+                        points[0] / side_hands[0], points[1] / side_hands[1], resumed)
+
+
+def _row(policy: str, opponent: str, matches: int, share: np.ndarray, points: np.ndarray,
+         opponent_points: np.ndarray) -> dict[str, Any]:
+    """One result row: ``policy`` against ``opponent`` from per-deal-set outcomes."""
+    win = paired_interval(share, null=0.5)
+    own = paired_interval(points)
+    other = paired_interval(opponent_points)
+    diff = paired_interval(points - opponent_points)
+    return {
+        "policy": policy,
+        "opponent": opponent,
+        "deal_sets": win["n"],
+        "matches": matches,
+        "win_rate": win["mean"],
+        "win_rate_low": win["ci95"][0],
+        "win_rate_high": win["ci95"][1],
+        "win_p_value": win["p_value"],
+        "win_significant": bool(win["p_value"] < ALPHA),
+        "points_per_hand": own["mean"],
+        "points_per_hand_low": own["ci95"][0],
+        "points_per_hand_high": own["ci95"][1],
+        "opponent_points_per_hand": other["mean"],
+        "opponent_points_per_hand_low": other["ci95"][0],
+        "opponent_points_per_hand_high": other["ci95"][1],
+        "points_margin": diff["mean"],
+        "points_margin_low": diff["ci95"][0],
+        "points_margin_high": diff["ci95"][1],
+        "points_p_value": diff["p_value"],
+        "points_significant": bool(diff["p_value"] < ALPHA),
+    }
+
+
+def results_frame(names: Sequence[str], outcomes: Sequence[PairOutcomes]) -> pd.DataFrame:
+    """Result rows from every pair's per-deal-set outcomes: both sides of each pair, then each policy vs the field.
+
+    A policy's outcome against the field in a deal set is the mean of its
+    outcomes against each opponent on that deal set, so the field rows are
+    paired over deal sets too.  ``rank`` (field rows only) orders by win rate.
+    """
+    rows: list[dict[str, Any]] = []
+    field = {name: np.zeros((3, len(outcomes[0].win_share))) for name in names}  # win share, points, opponents'
+    played = dict.fromkeys(names, 0)
+    for out in outcomes:
+        a, b = out.policy, out.opponent
+        rows.append(_row(a, b, out.matches, out.win_share, out.points, out.opponent_points))
+        rows.append(_row(b, a, out.matches, 1.0 - out.win_share, out.opponent_points, out.points))
+        field[a] += (out.win_share, out.points, out.opponent_points)
+        field[b] += (1.0 - out.win_share, out.opponent_points, out.points)
+        played[a] += out.matches
+        played[b] += out.matches
+    for name in names:
+        share, points, opponent_points = field[name] / (len(names) - 1)
+        rows.append(_row(name, FIELD, played[name], share, points, opponent_points))
+    results = pd.DataFrame(rows)
+    overall = results["opponent"] == FIELD
+    results["rank"] = pd.Series(pd.NA, index=results.index, dtype="Int64")
+    results.loc[overall, "rank"] = results.loc[overall, "win_rate"].rank(ascending=False, method="min").astype(int)
+    return results
+
+
+@dataclass
+class TournamentResult:
+    """A tournament's results: one row per (policy, opponent), ``opponent == "field"`` for the overall row.
+
+    Every rate and mean is over deal sets with a 95% interval (``*_low``,
+    ``*_high``); ``meta`` says what was played (rules, design, seed, sizes).
+    """
+
+    results: pd.DataFrame
+    meta: dict[str, Any]
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        """One row per pair, from the first-listed policy's side."""
+        order = {name: i for i, name in enumerate(self.meta["policies"])}
+        own = self.results["policy"].map(order)
+        other = self.results["opponent"].map(order)
+        return self.results[(self.results["opponent"] != FIELD) & (own < other)].drop(columns="rank").reset_index(drop=True)
+
+    @property
+    def standings(self) -> pd.DataFrame:
+        """Each policy against the field of all the others, best first."""
+        field = self.results[self.results["opponent"] == FIELD]
+        return field.sort_values(["rank", "policy"]).reset_index(drop=True)
+
+    def to_json(self) -> dict[str, Any]:
+        """One JSON-ready object: ``meta`` plus the ``pairs`` and ``standings`` records."""
+        return {
+            **self.meta,
+            "pairs": json.loads(self.pairs.to_json(orient="records")),
+            "standings": json.loads(self.standings.to_json(orient="records")),
+        }
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write the results to ``.csv``, ``.parquet`` (both: all rows) or ``.json`` (:meth:`to_json`), atomically."""
+        path = Path(path)
+        suffix = check_out_path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        try:
+            if suffix == ".csv":
+                self.results.to_csv(tmp, index=False)
+            elif suffix == ".parquet":
+                table = pa.Table.from_pandas(self.results, preserve_index=False)
+                pq.write_table(table.replace_schema_metadata(
+                    {**(table.schema.metadata or {}), b"bergen_sim": json.dumps(self.meta).encode()}), tmp)
+            else:
+                tmp.write_text(json.dumps(self.to_json(), indent=1) + "\n")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+
+def check_out_path(path: str | os.PathLike) -> str:
+    """The output file's extension, or a CompareError naming the allowed ones."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in OUT_FORMATS:
+        raise CompareError(f"--out {os.fspath(path)!r}: unknown file type {suffix or '(none)'!r}; "
+                           f"use {', '.join(OUT_FORMATS)}")
+    return suffix
+
+
+def check_policies(policies: Sequence[str]) -> list[str]:
+    """The tournament's policy names, validated: at least two, none twice, all known."""
+    names = [name.strip() for name in policies]
+    if any(not name for name in names):
+        raise CompareError("policies: empty name in the list; give names separated by commas, e.g. greedy,random")
+    if len(names) < 2:
+        raise CompareError(f"policies: a tournament needs at least 2 policies, not {len(names)}")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise CompareError(f"policies: {', '.join(twice)} listed more than once; list each policy once")
+    for name in names:
+        resolve(name)  # PolicyError naming the available policies
+    return names
+
+
+def compare(
+    players: int = 2,
+    partnerships: bool = False,
+    preset: str = "standard",
+    settings: Mapping[str, Any] | None = None,
+    policies: Sequence[str] = ("random", "first"),
+    matches: int = 10_000,
+    seed: int = 0,
+    *,
+    independent: bool = False,
+    chunk_size: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    checkpoint: str | None = None,
+    progress: bool = False,
+) -> TournamentResult:
+    """Play a round-robin of ``policies`` on duplicate deals and analyse it per pair and overall.
+
+    ``matches``: deal sets per pair (each played in every seat rotation).
+    ``independent``: give each rotation its own seed instead (no duplicate
+    deals), only to measure what the duplicates buy.  ``workers``,
+    ``scheduler``, ``checkpoint`` (a folder; one subfolder per rotation),
+    ``chunk_size`` and ``progress`` (one bar for the whole tournament) say how
+    the matches are run, never what they find: the same arguments and seed
+    always give the same result.
+    """
+    names = check_policies(policies)
+    if matches < 1:
+        raise CompareError(f"matches (deal sets per pair) must be at least 1, not {matches}")
+    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
+    options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint)
+    pairs = list(itertools.combinations(names, 2))
+    rotations = rotation_patterns(rules)
+    start = time.perf_counter()
+    for a, b in pairs:  # compile or load every kernel (one per pair) before timing the play
+        for job in rotation_jobs(rules, a, b, seed):
+            engine_for(job.rules, job.policies)
+    startup = time.perf_counter() - start
+
+    start = time.perf_counter()
+    with match_progress(len(pairs) * len(rotations) * matches, 0, progress) as advance:
+        outcomes = [play_pair(rules, a, b, matches, seed, independent=independent, chunk_size=chunk_size,
+                              options=options, advance=advance) for a, b in pairs]
+    elapsed = time.perf_counter() - start
+    total = sum(out.matches for out in outcomes)
+    resumed = sum(out.resumed for out in outcomes)
+    meta = {
+        "design": "independent" if independent else "duplicate",
+        "deal_sets": matches,
+        "rotations": ["".join("ab"[k] for k in pattern) for pattern in rotations],
+        "matches": total,
+        "policies": names,
+        "rules": rules.to_dict(),
+        "seed": seed,
+        "elapsed_s": elapsed,
+        "startup_s": startup,
+        "matches_per_s": (total - resumed) / elapsed if elapsed > 0 else None,
+        "workers": options.workers or default_workers(),
+        "scheduler": scheduler,
+        "resumed_matches": resumed,
+        "version": __version__,
+    }
+    return TournamentResult(results_frame(names, outcomes), meta)

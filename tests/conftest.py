@@ -1,0 +1,222 @@
+"""Helpers shared by the engine tests: hand-built deals, compiled replays, a trace checker.
+
+The test modules import these functions directly (``from conftest import ...``):
+pytest puts this folder on ``sys.path`` before collecting it.
+
+:func:`walk_match` is an independent reading of a match's events: it moves
+every tile between hands, boneyard and line, asserts the invariants RULES.md
+promises (tiles conserved, draws only above the reserve, scores never fall,
+the match ends exactly when a side reaches the target) and counts what
+``simulate`` counts, so a trace can be checked against a summary.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from bergen_sim.engine import layout as L
+from bergen_sim.execution import engine_for
+from bergen_sim.rules import Rules
+from bergen_sim.trace import rows_to_events, split_matches
+
+#: the summary's integer counters that a trace determines
+COUNT_KEYS = ("matches", "hands", "redeals", "plays", "draws", "passes", "double_headers", "triple_headers",
+              "blocked_hands", "out_hands", "decided_hands", "leader_side_hand_wins")
+POINT_SOURCES = ("lead", "header", "out", "blocked")
+
+
+def deal(*hands: Sequence[str], boneyard: Sequence[str] = ()) -> list[int]:
+    """A 28-tile deal: the hands in seat order, then ``boneyard``, then every other tile in index order."""
+    named = [t for hand in hands for t in hand] + list(boneyard)
+    assert len(set(named)) == len(named), f"tile dealt twice in {named}"
+    rest = [t for t in L.TILE_NAMES if t not in named]
+    return [L.TILE_INDEX[t] for t in named + rest]
+
+
+def compiled_events(rules: Rules, deals: Sequence[Sequence[int]], script: Sequence[tuple[str, str]] = (),
+                    seed: int = 0, match: int = 0) -> list[dict[str, Any]]:
+    """Events of one match played by the compiled engine on given deals.
+
+    ``script`` lists every play after the lead as ``(tile, end)``; without it the
+    ``first`` policy chooses.
+    """
+    engine = engine_for(rules, ("first",) * rules.players)
+    moves = np.array([[L.TILE_INDEX[t], L.END_NAMES.index(e)] for t, e in script], dtype=np.int64)
+    rows = engine.trace_rows(seed, match, 1, deals=np.array(deals, dtype=np.int64),
+                             script=moves if len(moves) else None)
+    return rows_to_events(rows, rules, engine.policy_names, seed)
+
+
+_HALVES = {name: (int(lo), int(hi)) for name, lo, hi in zip(L.TILE_NAMES, L.TILE_LO, L.TILE_HI)}
+
+
+def _halves(tile: str) -> tuple[int, int]:
+    return _HALVES[tile]
+
+
+def _fits(tile: str, number: int) -> bool:
+    return number in _HALVES[tile]
+
+
+def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counter] | None = None) -> Counter:
+    """Check one match's events against the invariants; return its summary counts.
+
+    With ``per_hand`` a list, one Counter per hand is appended to it (its
+    leader, redeals, plays, draws, passes, headers, out/blocked/decided hands,
+    leader_side_hand_wins, how it ended (``end``, ``winner`` as in hand rows)
+    and ``seat_points_<seat>``: each seat's lead, header and going-out points),
+    for per-hand statistics and hand rows.
+    """
+    sides, players, target = rules.sides, rules.players, rules.target
+    counts: Counter = Counter(matches=1)
+    hand_counts: Counter = Counter()
+
+    def bump(key: str, n: int = 1) -> None:
+        counts[key] += n
+        hand_counts[key] += n
+    assert events[0]["type"] == "match" and events[0]["rules"] == rules.to_dict()
+    score = [0] * sides
+    hands: list[list[str]] = []
+    boneyard: list[str] = []
+    line: list[str] = []
+    ends = None  # [(left, left_double), (right, right_double)] once led
+    hand_no = 0
+    redealt = False
+    passes = 0
+    leader_side = -1
+    turn = -1  # the seat whose turn it is
+    ended = False
+    for k, ev in enumerate(events[1:], 1):
+        kind = ev["type"]
+        assert not ended, f"event {k} after match_end"
+        if "score" in ev:
+            new = ev["score"]
+            assert len(new) == sides
+            rises = [new[s] - score[s] for s in range(sides)]
+            assert min(rises) >= 0, f"event {k}: a score fell"
+            assert sum(1 for r in rises if r) <= 1, f"event {k}: two sides scored at once"
+            assert sum(rises) == ev.get("points", 0), f"event {k}: points do not match the score change"
+            score = list(new)
+            if kind != "match_end":
+                # every event but the match end leaves all sides short of the target unless the next one ends it
+                reached = max(score) >= target
+                assert reached == (events[k + 1]["type"] == "match_end"), f"event {k}: match end misplaced"
+        if kind == "deal":
+            tiles = [t for h in ev["hands"] for t in h] + ev["boneyard"]
+            assert sorted(L.TILE_INDEX[t] for t in tiles) == list(range(L.N_TILES)), "deal is not a permutation"
+            assert [len(h) for h in ev["hands"]] == [rules.hand_size] * players
+            assert ev["hand"] == (hand_no if redealt else hand_no + 1)
+            if not redealt:  # a new hand (a redeal's deal belongs to the hand it replaces)
+                counts["hands"] += 1
+                hand_counts = Counter(leader=-1, winner=-1, end=L.HAND_CUT)
+                if per_hand is not None:
+                    per_hand.append(hand_counts)
+            hand_no, redealt = ev["hand"], False
+            hands = [list(h) for h in ev["hands"]]
+            boneyard, line, ends, passes = list(ev["boneyard"]), [], None, 0
+        elif kind == "redeal":
+            assert ev["hand"] == hand_no and ends is None
+            assert not any(_halves(t)[0] == _halves(t)[1] for h in hands for t in h), "redeal with a double dealt"
+            redealt = True
+            bump("redeals")
+        elif kind == "lead":
+            doubles = [t for h in hands for t in h if _halves(t)[0] == _halves(t)[1]]
+            pick = min if rules.lead == "lowest-double" else max
+            assert ev["tile"] == pick(doubles, key=L.TILE_INDEX.__getitem__)
+            assert ev["tile"] in hands[ev["seat"]]
+            hands[ev["seat"]].remove(ev["tile"])
+            line.append(ev["tile"])
+            n = _halves(ev["tile"])[0]
+            ends = [(n, True), (n, True)]
+            turn, leader_side = ev["seat"], rules.side_of(ev["seat"])
+            hand_counts["leader"] = ev["seat"]
+            hand_counts[f"seat_points_{ev['seat']}"] += ev["points"]
+            counts["points_lead"] += ev["points"]
+        elif kind == "draw":
+            turn_seat = ev["seat"]
+            assert turn_seat == (turn + 1) % players, f"event {k}: out of turn"
+            assert ends is not None and not any(_fits(t, e[0]) for t in hands[turn_seat] for e in ends)
+            assert len(boneyard) > rules.boneyard_reserve, f"event {k}: draw at or below the reserve"
+            assert boneyard[0] == ev["tile"], "drawn out of the boneyard's order"
+            hands[turn_seat].append(boneyard.pop(0))
+            bump("draws")
+        elif kind == "play":
+            seat, tile, end = ev["seat"], ev["tile"], L.END_NAMES.index(ev["end"])
+            assert seat == (turn + 1) % players, f"event {k}: out of turn"
+            assert tile in hands[seat] and _fits(tile, ends[end][0]), f"event {k}: illegal play"
+            hands[seat].remove(tile)
+            line.append(tile)
+            a, b = _halves(tile)
+            ends[end] = (b if a == ends[end][0] else a, a == b)
+            if ends[0][0] == ends[1][0]:
+                bump("triple_headers" if ends[0][1] or ends[1][1] else "double_headers")
+                assert ev["points"] > 0
+            else:
+                assert ev["points"] == 0
+            counts["points_header"] += ev["points"]
+            hand_counts[f"seat_points_{seat}"] += ev["points"]
+            bump("plays")
+            turn, passes = seat, 0
+        elif kind == "pass":
+            seat = ev["seat"]
+            assert seat == (turn + 1) % players, f"event {k}: out of turn"
+            assert not any(_fits(t, e[0]) for t in hands[seat] for e in ends), f"event {k}: pass with a move"
+            assert len(boneyard) <= rules.boneyard_reserve, f"event {k}: pass with tiles left to draw"
+            turn, passes = seat, passes + 1
+            bump("passes")
+            assert (passes == players) == (events[k + 1]["type"] == "blocked"), f"event {k}: block misplaced"
+        elif kind == "out":
+            assert hands[ev["seat"]] == [] and ev["points"] == rules.out_points
+            bump("out_hands")
+            bump("decided_hands")
+            bump("leader_side_hand_wins", rules.side_of(ev["seat"]) == leader_side)
+            counts["points_out"] += ev["points"]
+            hand_counts[f"seat_points_{ev['seat']}"] += ev["points"]
+            hand_counts["winner"], hand_counts["end"] = rules.side_of(ev["seat"]), L.HAND_OUT
+        elif kind == "blocked":
+            assert passes == players, "blocked without a pass from every seat"
+            assert ev["points"] == (0 if ev["winner"] is None else rules.blocked_points)
+            bump("blocked_hands")
+            if ev["winner"] is not None:
+                bump("decided_hands")
+                bump("leader_side_hand_wins", ev["winner"] == leader_side)
+            counts["points_blocked"] += ev["points"]
+            hand_counts["end"] = L.HAND_BLOCKED
+            hand_counts["winner"] = -1 if ev["winner"] is None else ev["winner"]
+        elif kind == "match_end":
+            assert ev["score"] == score and score[ev["winner"]] >= target
+            counts[f"wins_{ev['winner']}"] += 1
+            ended = True
+        else:
+            raise AssertionError(f"unknown event type {kind!r}")
+        # conservation: every tile is in exactly one hand, the boneyard or the line.  Each move above
+        # takes its tile from where it must be, so counting suffices between the full checks at hand ends.
+        if hands:
+            assert sum(map(len, hands)) + len(boneyard) + len(line) == L.N_TILES, f"event {k}: tiles not conserved"
+            if kind in ("out", "blocked", "match_end"):
+                held = {t for h in hands for t in h} | set(boneyard) | set(line)
+                assert len(held) == L.N_TILES, f"event {k}: tiles not conserved"
+    assert ended, "match has no match_end"
+    return counts
+
+
+def trace_summary(events: Iterable[dict[str, Any]], rules: Rules) -> dict[str, Any]:
+    """Walk every match of a trace and return its counts in the shape of ``simulate``'s summary."""
+    total: Counter = Counter()
+    for match in split_matches(events):
+        total += walk_match(match, rules)
+    summary = {key: total[key] for key in COUNT_KEYS}
+    summary["points_by_source"] = {src: total[f"points_{src}"] for src in POINT_SOURCES}
+    summary["match_wins"] = [total[f"wins_{side}"] for side in range(rules.sides)]
+    return summary
+
+
+def summary_counts(summary: dict[str, Any]) -> dict[str, Any]:
+    """The part of a ``simulate`` summary that :func:`trace_summary` reproduces."""
+    counts = {key: summary[key] for key in COUNT_KEYS}
+    counts["points_by_source"] = dict(summary["points_by_source"])
+    counts["match_wins"] = list(summary["match_wins"])
+    return counts

@@ -1,0 +1,22 @@
+"""Misbehaving plug-in policies for tests/test_plugins.py (never for real use).
+
+Run from the project root as ``--policy tests.plugins_bad:illegal`` or
+``--policy tests.plugins_bad:raises``; the engine must stop with a one-line
+error naming the policy, the seat and the position.
+"""
+
+from numba import njit
+
+
+@njit(cache=True)
+def illegal(view, move_tiles, move_ends, n_moves, rng):
+    """Returns one past the last legal move."""
+    return n_moves
+
+
+@njit(cache=True)
+def raises(view, move_tiles, move_ends, n_moves, rng):
+    """Raises at its first decision (a policy is only called with two or more moves)."""
+    if n_moves > 1:
+        raise ValueError("this plug-in always fails")
+    return 0

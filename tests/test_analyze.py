@@ -1,0 +1,159 @@
+"""``bergen-sim analyze``: position checks, the ranking, reproducibility and the command line.
+
+Every analysis here rolls out with the ``first`` policy, whose match-value
+table and compiled code ``tests/test_pimc.py`` uses too.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+
+from bergen_sim.analyze import Position, PositionError, analyze, line_problem
+from bergen_sim.cli import main
+from bergen_sim.engine import layout as L
+from bergen_sim.rules import Rules
+
+TWO = Rules.make(players=2)
+# seat 0 led 4-4, seat 1 played 3-4, seat 0 played 4-5: the line 3-4 4-4 4-5 shows 3|5
+WINNING = {
+    "seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,5",
+    "boneyard": 16, "scores": "14,12",
+}
+FAST = dict(base="first", worlds=600, batch=200)
+
+
+def test_an_immediate_match_winning_header_ranks_first():
+    """At 14 of 15, 3-5 makes a header on either end (1 point after the cut) and ends the match."""
+    result = analyze(Position.from_mapping(WINNING), TWO, **FAST)
+    top = result.moves[:2]
+    assert {m["tile"] for m in top} == {"3-5"} and {m["end"] for m in top} == {"L", "R"}
+    for move in top:
+        assert move["win"]["mean"] == 1.0 and move["win"]["ci95"] == [1.0, 1.0]
+        assert move["points"]["mean"] == 1.0
+    assert all(m["win"]["mean"] < 0.95 for m in result.moves[2:])
+    assert result.stopped == "tie" and result.worlds == 200  # the two winners tie in every world
+
+
+def test_results_reproduce_from_the_seed():
+    position = Position.from_mapping({**WINNING, "scores": "9,11"})
+    one = analyze(position, TWO, seed=5, **FAST).to_dict()
+    two = analyze(position, TWO, seed=5, **FAST).to_dict()
+    other = analyze(position, TWO, seed=6, **FAST).to_dict()
+    for result in (one, two, other):
+        result.pop("elapsed_s")
+    assert one == two
+    assert one["moves"] != other["moves"]
+    assert [m["win"]["n"] for m in one["moves"]] == [one["worlds"]] * len(one["moves"])
+
+
+def test_voids_and_the_worlds_they_allow():
+    position = Position.from_mapping({**WINNING, "scores": "9,11", "voids": {"1": [3, 5]}})
+    result = analyze(position, TWO, **FAST)
+    # of the 21 unseen tiles, 0-3 2-3 3-3 3-6 0-5 1-5 2-5 5-5 show a 3 or a 5; seat 1 holds 5 of the other 13
+    assert result.consistent_worlds == 1287  # C(13, 5)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"hand": "3-5,1-3,5-6,4-4"}, "tile 4-4 is listed twice (the hand and the table)"),
+        ({"hand": "3-5,1-3,5-6,7-7"}, "'7-7' is not a tile"),
+        ({"counts": "4,6"}, "= 29 tiles, not 28"),
+        ({"counts": "3,5"}, "seat 0 holds 4 tiles (the hand), not 3"),
+        ({"counts": "4,5,1"}, "one tile count per seat (2), not 3"),
+        ({"boneyard": 17, "counts": "4,4"}, "boneyard must be 2..16"),
+        ({"scores": "15,3"}, "scores must be 0..14"),
+        ({"ends": "4,5"}, "needs exactly those numbers an odd number of times"),
+        ({"ends": "3d,5"}, "the left end is a double end but 3-3 is not on the table"),
+        ({"played": "3-4,4-5,0-2"}, "no double is on the table"),
+        ({"ends": "3,5", "played": "4-4,3-4,4-5,1-2", "counts": "4,4"}, "do not form one connected line"),
+        ({"ends": "3,5,6"}, "give the left and right end as L,R"),
+        ({"voids": {"1": [0, 1, 2, 3, 4, 5, 6]}}, "no deal of the unseen tiles"),
+        ({"voids": {"0": [1]}}, "voids: give numbers for the other seats, not seat 0"),
+        ({"hand": "0-0,1-1,0-1,2-2", "played": "4-4,3-4,4-5"}, "no tile in the hand fits the ends 3|5"),
+    ],
+)
+def test_impossible_positions_are_one_line_errors(change, message):
+    with pytest.raises(PositionError) as info:
+        analyze(Position.from_mapping({**WINNING, **change}), TWO, **FAST)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_ends_whose_tiles_are_all_in_the_hand():
+    """Every tile showing 6 is in the hand: no line on the table can end in 6."""
+    sixes = [f"{a}-6" for a in range(7)]
+    problem = line_problem({"4-4", "3-4"}, 3, 6, False, False)
+    assert problem and "no tile on the table shows 6" in problem
+    position = {**WINNING, "hand": ",".join(sixes), "ends": "3,6", "played": "4-4,3-4", "counts": "7,5",
+                "boneyard": 14}
+    with pytest.raises(PositionError, match="no tile on the table shows 6"):
+        analyze(Position.from_mapping(position), TWO, **FAST)
+
+
+def _reachable_ends(tiles: list[str]) -> set[tuple[int, int, bool, bool]]:
+    """Every (left, right, left double, right double) a line of exactly these tiles can show,
+    found by growing lines from each double outward tile by tile (brute force)."""
+    halves = {t: tuple(int(x) for x in t.split("-")) for t in tiles}
+    out = set()
+    start = [((a, a, True, True), frozenset([t])) for t, (a, b) in halves.items() if a == b]
+    seen = set(start)
+    stack = list(start)
+    while stack:
+        (left, right, ld, rd), used = stack.pop()
+        if len(used) == len(tiles):
+            out.add((left, right, ld, rd))
+            continue
+        for t, (a, b) in halves.items():
+            if t in used:
+                continue
+            for end, shown in ((0, left), (1, right)):
+                if shown not in (a, b):
+                    continue
+                new = b if a == shown else a
+                state = (new, right, a == b, rd) if end == 0 else (left, new, ld, a == b)
+                item = (state, used | {t})
+                if item not in seen:
+                    seen.add(item)
+                    stack.append(item)
+    return out
+
+
+def test_line_check_agrees_with_brute_force():
+    rng = random.Random(2)
+    for _ in range(400):
+        tiles = rng.sample(L.TILE_NAMES, rng.randint(1, 6))
+        reachable = _reachable_ends(tiles)
+        for left, right, ld, rd in itertools.product(range(7), range(7), (False, True), (False, True)):
+            possible = line_problem(set(tiles), left, right, ld, rd) is None
+            assert possible == ((left, right, ld, rd) in reachable), (tiles, left, right, ld, rd)
+
+
+def test_cli_table_json_and_toml(tmp_path, capsys):
+    args = ["analyze", "--hand", "3-5,1-3,5-6,0-0", "--ends", "3,5", "--played", "4-4,3-4,4-5", "--counts", "4,5",
+            "--boneyard", "16", "--scores", "14,12", "--base", "first", "--worlds", "400", "--batch", "200"]
+    assert main(args + ["--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["moves"][0]["tile"] == "3-5" and result["stopped"] == "tie"
+    assert main(args) == 0
+    table = capsys.readouterr().out
+    assert "3-5 L" in table and "100.0%" in table
+    toml = tmp_path / "position.toml"
+    toml.write_text('hand = ["3-5", "1-3", "5-6", "0-0"]\nends = "3,5"\nplayed = ["4-4", "3-4", "4-5"]\n'
+                    'counts = [4, 5]\nboneyard = 16\nscores = [14, 12]\n[rules]\nplayers = 2\ntarget = 15\n')
+    assert main(["analyze", "--position", str(toml), "--base", "first", "--worlds", "400", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["moves"][0]["tile"] == "3-5"
+    assert main(["analyze", "--position", str(toml), "--players", "3", "--json"]) == 2
+    assert "give the rules there or as options, not both" in capsys.readouterr().err
+
+
+def test_cli_bad_position_exits_2_with_one_line(capsys):
+    code = main(["analyze", "--hand", "3-5,4-4", "--ends", "3,5", "--played", "4-4,3-4,4-5", "--counts", "2,7",
+                 "--boneyard", "16", "--scores", "0,0"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "tile 4-4 is listed twice" in err

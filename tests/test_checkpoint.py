@@ -1,0 +1,152 @@
+"""Checkpoints: interrupted runs resume to identical totals; foreign or damaged ones are refused."""
+
+from __future__ import annotations
+
+import glob
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bergen_sim.checkpoint import CheckpointError
+from bergen_sim.cli import main
+from bergen_sim.execution import Job, RunOptions, run_job
+from bergen_sim.rules import Rules
+from bergen_sim.simulate import simulate
+
+JOB = Job(Rules.make(players=2), ("random", "random"), seed=21, match_rows=True)
+MATCHES, CHUNK = 2_000, 250
+HOW = {"elapsed_s", "matches_per_s", "hands_per_s", "startup_s", "workers", "scheduler", "resumed_matches"}
+
+
+def totals(chunks) -> tuple[np.ndarray, np.ndarray]:
+    chunks = list(chunks)
+    return sum(c.totals for c in chunks), np.concatenate([c.match_rows for c in chunks])
+
+
+@pytest.fixture(scope="module")
+def uninterrupted():
+    return totals(run_job(JOB, MATCHES, CHUNK, RunOptions(workers=1)))
+
+
+def stop_after(k: int, folder: Path, workers: int) -> None:
+    """Play a checkpointed run and abandon it after k chunks (as a killed run would stop)."""
+    run = iter(run_job(JOB, MATCHES, CHUNK, RunOptions(workers=workers, checkpoint=str(folder))))
+    for _ in range(k):
+        next(run)
+    run.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_resumed_run_equals_uninterrupted(tmp_path, uninterrupted, workers):
+    stop_after(3, tmp_path, workers)
+    saved = sorted(p.name for p in tmp_path.glob("chunk-*.npz"))
+    assert 3 <= len(saved) < MATCHES // CHUNK
+    resumed = run_job(JOB, MATCHES, CHUNK, RunOptions(workers=workers, checkpoint=str(tmp_path)))
+    result = totals(resumed)
+    assert resumed.resumed == CHUNK * len(saved)
+    assert np.array_equal(result[0], uninterrupted[0])
+    assert np.array_equal(result[1], uninterrupted[1])
+    again = run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+    assert again.resumed == MATCHES  # a finished checkpoint plays nothing
+    assert np.array_equal(totals(again)[0], uninterrupted[0])
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"seed": 22}, "seed"),
+    ({"policies": ("random", "first")}, "policies"),
+    ({"rules": Rules.make(players=2, target=10)}, "rules"),
+    ({"match_rows": False}, "match_rows"),
+])
+def test_checkpoint_of_other_arguments_is_refused(tmp_path, change, key):
+    stop_after(1, tmp_path, 1)
+    other = Job(**{**JOB.__dict__, **change})
+    with pytest.raises(CheckpointError, match=f"made with other arguments \\({key}: "):
+        run_job(other, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+    for matches, chunk in ((MATCHES + 1, CHUNK), (MATCHES, CHUNK + 1)):
+        with pytest.raises(CheckpointError, match="other arguments"):
+            run_job(JOB, matches, chunk, RunOptions(checkpoint=str(tmp_path)))
+
+
+def damage_truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def damage_flip_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 3] ^= 0xFF  # inside the stored match rows: the member CRC no longer matches
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", [damage_truncate, damage_flip_byte])
+def test_damaged_chunk_is_refused(tmp_path, damage):
+    stop_after(2, tmp_path, 1)
+    victim = sorted(tmp_path.glob("chunk-*.npz"))[1]
+    damage(victim)
+    with pytest.raises(CheckpointError, match=f"chunk {re.escape(str(victim))} is damaged .*delete that file"):
+        list(run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path))))
+
+
+def test_damaged_manifest_and_stray_files_are_refused(tmp_path):
+    stop_after(1, tmp_path, 1)
+    (tmp_path / "chunk-000000000007-5.npz").write_bytes(b"")
+    with pytest.raises(CheckpointError, match="is not a chunk of this run"):
+        run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+    (tmp_path / "manifest.json").write_text('{"format": "bergen-sim-check')
+    with pytest.raises(CheckpointError, match="damaged: cannot read manifest.json"):
+        run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+
+
+def test_cli_refuses_other_arguments_in_one_line(tmp_path, capsys):
+    args = ["simulate", "--matches", "1000", "--checkpoint", str(tmp_path), "--json"]
+    assert main([*args, "--seed", "1"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--seed", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "other arguments (seed: 1 there, 2 here)" in err
+
+
+def test_resumed_parquet_equals_uninterrupted(tmp_path):
+    folder = tmp_path / "ckpt"
+    stop_after(3, folder, 2)
+    out = tmp_path / "rows.parquet"
+    kwargs = dict(matches=MATCHES, seed=JOB.seed, chunk_size=CHUNK)
+    resumed = simulate(out=str(out), checkpoint=str(folder), **kwargs)
+    plain = simulate(rows=True, workers=1, **kwargs)
+    assert resumed.summary["resumed_matches"] >= 3 * CHUNK
+    assert {k: v for k, v in resumed.summary.items() if k not in HOW} == \
+        {k: v for k, v in plain.summary.items() if k not in HOW}
+    assert pd.read_parquet(out).equals(plain.matches)
+
+
+def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):
+    """A real interruption: SIGINT to a CLI run in a subprocess, then the same run again."""
+    folder = tmp_path / "ckpt"
+    cli = "import sys; from bergen_sim.cli import main; sys.exit(main())"
+    args = [sys.executable, "-c", cli, "simulate", "--matches", "200000", "--chunk-size", "1000", "--seed", "9",
+            "--workers", "2", "--checkpoint", str(folder), "--json"]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(glob.glob(str(folder / "chunk-*.npz"))) < 2 and process.poll() is None:
+        assert time.monotonic() < deadline, "no chunk was saved"
+        time.sleep(0.005)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    saved = len(list(folder.glob("chunk-*.npz")))
+    assert process.returncode == 130, err
+    assert out == "" and "Traceback" not in err
+    last = err.strip().splitlines()
+    assert len(last) == 1 and "saved in" in last[0] and "run the same command again to resume" in last[0]
+    assert 2 <= saved < 200
+
+    resumed = simulate(matches=200_000, seed=9, chunk_size=1_000, checkpoint=str(folder))  # the same arguments
+    assert resumed.summary["resumed_matches"] == saved * 1_000
+    fresh = simulate(matches=200_000, seed=9, chunk_size=20_000)
+    assert {k: v for k, v in resumed.summary.items() if k not in HOW} == \
+        {k: v for k, v in fresh.summary.items() if k not in HOW}

@@ -1,0 +1,67 @@
+"""Dask backends give exactly the local result: an existing cluster (tcp://) and ``--scheduler local``.
+
+The cluster runs on loopback only (127.0.0.1), two worker processes with one
+thread each, and is shut down at the end of the module.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from bergen_sim import parallel
+from bergen_sim.cli import main
+from bergen_sim.errors import BergenError
+from bergen_sim.simulate import simulate
+
+distributed = pytest.importorskip("distributed")
+
+ARGS = dict(players=2, matches=4_000, seed=17, chunk_size=500)
+HOW = {"elapsed_s", "matches_per_s", "hands_per_s", "startup_s", "workers", "scheduler", "resumed_matches"}
+
+
+def what(summary: dict) -> dict:
+    return {key: value for key, value in summary.items() if key not in HOW}
+
+
+@pytest.fixture(scope="module")
+def local():
+    return simulate(rows=True, workers=1, **ARGS)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
+        yield cluster
+        parallel.shutdown()  # the clients connected to it
+
+
+def test_existing_cluster_gives_the_local_result(cluster, local):
+    result = simulate(rows=True, scheduler=cluster.scheduler_address, **ARGS)
+    assert what(result.summary) == what(local.summary)
+    assert result.matches.equals(local.matches)
+    assert result.summary["scheduler"] == cluster.scheduler_address
+
+
+def test_cli_scheduler_local_gives_the_local_result(capsys, local):
+    args = ["simulate", "--matches", str(ARGS["matches"]), "--seed", str(ARGS["seed"]),
+            "--chunk-size", "1000", "--scheduler", "local", "--workers", "2", "--json"]
+    try:
+        assert main(args) == 0
+        summary = json.loads(capsys.readouterr().out)
+        assert what(summary) == what(local.summary)
+        again = simulate(scheduler="local", workers=2, **ARGS)  # a later run reuses the same cluster
+        assert what(again.summary) == what(local.summary)
+        assert [key for key in parallel._CLIENTS if key[0] == "local"] == [("local", 2)]
+    finally:
+        parallel.shutdown()
+    assert not parallel._CLIENTS
+
+
+def test_unreachable_scheduler_is_a_one_line_error(monkeypatch):
+    monkeypatch.setattr("bergen_sim.parallel.CONNECT_TIMEOUT", 1)
+    with pytest.raises(BergenError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        simulate(matches=10, scheduler="tcp://127.0.0.1:9")

@@ -1,0 +1,92 @@
+"""Splitting a run over processes and chunks never changes a number of its result.
+
+The engine's randomness is keyed on (seed, match, hand) and chunks are merged
+in match order, so totals and per-match rows must be *exactly* equal for any
+number of workers and any chunk size.  (Speed is measured in benchmarks/,
+never asserted here.)
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bergen_sim.cli import main
+from bergen_sim.errors import BergenError
+from bergen_sim.execution import Job, RunOptions, chunk_ranges, default_chunk_size, run_job
+from bergen_sim.rules import Rules
+from bergen_sim.simulate import simulate
+
+MATCHES = 3_000
+#: summary fields that describe how the run went, not what it found
+HOW = {"elapsed_s", "matches_per_s", "hands_per_s", "startup_s", "workers", "scheduler", "resumed_matches"}
+
+
+def what(summary: dict) -> dict:
+    return {key: value for key, value in summary.items() if key not in HOW}
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """One worker, one chunk: the plain sequential run."""
+    return simulate(matches=MATCHES, seed=11, rows=True, workers=1, chunk_size=MATCHES)
+
+
+@pytest.mark.parametrize("workers, chunk_size", [(1, 97), (2, 250), (2, None), (3, 1_000)])
+def test_workers_and_chunk_size_change_nothing(reference, workers, chunk_size):
+    result = simulate(matches=MATCHES, seed=11, rows=True, workers=workers, chunk_size=chunk_size)
+    assert what(result.summary) == what(reference.summary)
+    assert result.matches.equals(reference.matches)
+    assert result.summary["workers"] == workers
+
+
+def test_hand_rows_and_totals_merge_in_match_order():
+    job = Job(Rules.make(players=2), ("random", "random"), seed=5, match_rows=True, hand_rows=True)
+    one = list(run_job(job, 1_500, 1_500, RunOptions(workers=1)))
+    many = list(run_job(job, 1_500, 200, RunOptions(workers=2)))
+    assert [c.first_match for c in many] == list(range(0, 1_500, 200))
+    assert np.array_equal(sum(c.totals for c in many), one[0].totals)
+    assert np.array_equal(np.concatenate([c.match_rows for c in many]), one[0].match_rows)
+    assert np.array_equal(np.concatenate([c.hand_rows for c in many]), one[0].hand_rows)
+
+
+def test_default_chunks_depend_on_matches_only():
+    assert chunk_ranges(5, 2) == [(0, 2), (2, 2), (4, 1)]
+    assert default_chunk_size(100) == 1_000  # one chunk: small runs stay in-process
+    assert default_chunk_size(64_000) == 2_000
+    assert default_chunk_size(10**8) == 20_000
+    assert chunk_ranges(64_000) == [(first, 2_000) for first in range(0, 64_000, 2_000)]
+    ranges = chunk_ranges(64_001)
+    assert sum(count for _, count in ranges) == 64_001 and len(ranges) == 32
+
+
+def test_cli_workers_give_identical_json(capsys):
+    runs = []
+    for workers in ("1", "2"):
+        args = ["simulate", "--matches", "2000", "--seed", "4", "--workers", workers, "--chunk-size", "300", "--json"]
+        assert main(args) == 0
+        out, err = capsys.readouterr()
+        assert err == ""  # no progress bar when not on a terminal / with --json
+        runs.append(json.loads(out))
+    assert what(runs[0]) == what(runs[1])
+    assert [run["workers"] for run in runs] == [1, 2]
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--workers", "0"], "--workers"),
+    (["--scheduler", "somewhere"], "scheduler must be 'local' or a Dask scheduler address"),
+    (["--chunk-size", "0"], "--chunk-size"),
+])
+def test_bad_run_options_are_one_line_errors(capsys, args, expected):
+    assert main(["simulate", "--matches", "10", *args]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1
+
+
+def test_bad_options_from_python():
+    with pytest.raises(BergenError, match="workers must be at least 1"):
+        RunOptions(workers=0)
+    with pytest.raises(BergenError, match="tcp://HOST:PORT"):
+        simulate(matches=10, scheduler="nowhere")

@@ -1,0 +1,164 @@
+"""Rule settings: defaults by player count, presets, refusals and ``--set`` parsing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bergen_sim.engine import layout as L
+from bergen_sim.errors import BergenError, RuleError
+from bergen_sim.rules import PRESETS, SETTINGS, Rules, parse_setting, parse_settings
+
+STANDARD = dict(lead="lowest-double", settlement="german", blocked_points=2, out_points=2, boneyard_reserve=2,
+                reduced_headers=True)
+
+
+@pytest.mark.parametrize(
+    "players, partnerships, hand_size, target, sides",
+    [(2, False, 6, 15, 2), (3, False, 6, 10, 3), (4, False, 5, 10, 4), (4, True, 5, 15, 2)],
+)
+def test_defaults_follow_the_player_count(players, partnerships, hand_size, target, sides):
+    rules = Rules.make(players=players, partnerships=partnerships)
+    assert rules.to_dict() == dict(players=players, partnerships=partnerships, hand_size=hand_size, target=target,
+                                   **STANDARD)
+    assert rules.sides == sides
+    assert Rules.make(players=players, partnerships=partnerships, preset="standard") == rules
+
+
+def test_sides_of_seats():
+    assert [Rules.make(players=4, partnerships=True).side_of(s) for s in range(4)] == [0, 1, 0, 1]
+    assert [Rules.make(players=4).side_of(s) for s in range(4)] == [0, 1, 2, 3]
+    assert [Rules.make(players=3).side_of(s) for s in range(3)] == [0, 1, 2]
+
+
+def test_presets():
+    assert sorted(PRESETS) == ["classic", "standard"]
+    classic = Rules.make(players=3, preset="classic")
+    assert classic.to_dict() == dict(players=3, partnerships=False, hand_size=6, target=10, lead="highest-double",
+                                     settlement="pips", blocked_points=1, out_points=1, boneyard_reserve=0,
+                                     reduced_headers=False)
+    # player-count defaults still apply under a preset, and explicit settings win over it
+    assert Rules.make(players=4, partnerships=True, preset="classic").target == 15
+    assert Rules.make(players=2, preset="classic", out_points=3, reduced_headers=True).out_points == 3
+    assert Rules.make(players=2, preset="classic", out_points=3, reduced_headers=True).reduced_headers is True
+
+
+def test_explicit_settings_override_defaults():
+    rules = Rules.make(players=2, hand_size=3, target=7, lead="highest-double", settlement="american",
+                      blocked_points=0, out_points=5, boneyard_reserve=0, reduced_headers=False)
+    assert rules.to_dict() == dict(players=2, partnerships=False, hand_size=3, target=7, lead="highest-double",
+                                   settlement="american", blocked_points=0, out_points=5, boneyard_reserve=0,
+                                   reduced_headers=False)
+
+
+def test_rules_vector_carries_every_setting():
+    rules = Rules.make(players=4, partnerships=True, hand_size=4, target=9, lead="highest-double",
+                      settlement="american", blocked_points=3, out_points=4, boneyard_reserve=1,
+                      reduced_headers=False)
+    vec = rules.to_array()
+    assert vec.dtype == np.int64 and vec.shape == (L.R_SIZE,)
+    assert vec.tolist() == [4, 1, 4, 9, L.LEAD_HIGHEST, L.SETTLE_AMERICAN, 3, 4, 1, 0]
+
+
+def test_extreme_but_possible_deals_are_accepted():
+    assert Rules.make(players=2, hand_size=14, boneyard_reserve=0).hand_size == 14  # no boneyard at all
+    assert Rules.make(players=4, hand_size=7, boneyard_reserve=0).hand_size == 7
+    assert Rules.make(players=3, hand_size=9, boneyard_reserve=1).boneyard_reserve == 1
+    assert Rules.make(players=2, hand_size=1, boneyard_reserve=26).boneyard_reserve == 26
+    assert Rules.make(players=2, target=1, blocked_points=0, out_points=0).target == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, names",
+    [
+        (dict(players=3, partnerships=True), ["partnerships", "4 players"]),
+        (dict(players=2, partnerships=True), ["partnerships", "4 players"]),
+        (dict(players=5), ["players", "2, 3 or 4"]),
+        (dict(players=1), ["players", "2, 3 or 4"]),
+        (dict(players=2, hand_size=15), ["hand_size", "1..14"]),
+        (dict(players=3, hand_size=10), ["hand_size", "1..9"]),
+        (dict(players=4, hand_size=8), ["hand_size", "1..7"]),
+        (dict(players=2, hand_size=0), ["hand_size", "1..14"]),
+        (dict(players=2, hand_size=-3), ["hand_size", "1..14"]),
+        (dict(players=2, target=0), ["target", "at least 1"]),
+        (dict(players=2, target=-5), ["target", "at least 1"]),
+        (dict(players=2, out_points=-1), ["out_points", "0 or more"]),
+        (dict(players=2, blocked_points=-2), ["blocked_points", "0 or more"]),
+        (dict(players=2, boneyard_reserve=-1), ["boneyard_reserve", "0 or more"]),
+        (dict(players=2, hand_size=13, boneyard_reserve=3), ["boneyard_reserve", "0..2"]),
+        (dict(players=4, hand_size=6, boneyard_reserve=5), ["boneyard_reserve", "0..4"]),
+        (dict(players=2, hand_size=14), ["boneyard_reserve", "0..0"]),  # the default reserve 2 no longer fits
+        (dict(players=2, lead="middle-double"), ["lead", "lowest-double", "highest-double"]),
+        (dict(players=2, settlement="french"), ["settlement", "german", "pips", "american"]),
+        (dict(players=2, preset="modern"), ["preset", "standard", "classic"]),
+        (dict(players=2, spinner=True), ["spinner", "hand_size", "reduced_headers"]),
+        (dict(players=2, target="15"), ["target", "whole number"]),
+        (dict(players=2, hand_size=2.5), ["hand_size", "whole number"]),
+        (dict(players=2, out_points=True), ["out_points", "whole number"]),
+        (dict(players=2, reduced_headers="maybe"), ["reduced_headers", "true or false"]),
+        (dict(players=4, partnerships="yes"), ["partnerships", "true or false"]),
+    ],
+)
+def test_impossible_settings_are_refused_with_one_line(kwargs, names):
+    with pytest.raises(RuleError) as info:
+        Rules.make(**kwargs)
+    message = str(info.value)
+    assert "\n" not in message and message
+    for name in names:
+        assert name in message
+    assert isinstance(info.value, BergenError)
+
+
+def test_the_constructor_validates_too():
+    with pytest.raises(RuleError, match="partnerships"):
+        Rules(players=3, partnerships=True, hand_size=6, target=10)
+    with pytest.raises(RuleError, match="unknown rule field"):
+        Rules.from_trace({**Rules.make(players=2).to_dict(), "spinner": True})
+
+
+def test_numpy_integers_are_plain_ints_after_validation():
+    rules = Rules.make(players=2, target=np.int64(9), hand_size=np.int32(4))
+    assert rules.to_dict()["target"] == 9 and type(rules.to_dict()["target"]) is int
+    assert type(rules.hand_size) is int
+
+
+def test_rules_round_trip_through_the_trace_object():
+    rules = Rules.make(players=4, partnerships=True, preset="classic", hand_size=4)
+    assert Rules.from_trace(rules.to_dict()) == rules
+    assert list(rules.to_dict()) == ["players", "partnerships", "hand_size", "target", "lead", "settlement",
+                                     "blocked_points", "out_points", "boneyard_reserve", "reduced_headers"]
+
+
+def test_parse_settings():
+    assert parse_settings([]) == {}
+    assert parse_settings(["target=10", "lead=highest-double", "reduced_headers=off", "settlement=pips"]) == {
+        "target": 10, "lead": "highest-double", "reduced_headers": False, "settlement": "pips"}
+    assert parse_settings([" boneyard_reserve = 0 "]) == {"boneyard_reserve": 0}
+    assert parse_settings(["target=5", "target=7"]) == {"target": 7}  # the last one wins
+    for text, value in [("on", True), ("true", True), ("yes", True), ("1", True), ("OFF", False), ("false", False),
+                        ("no", False), ("0", False)]:
+        assert parse_setting("reduced_headers", text) is value
+    assert set(SETTINGS) == {"hand_size", "target", "lead", "settlement", "blocked_points", "out_points",
+                             "boneyard_reserve", "reduced_headers"}
+
+
+@pytest.mark.parametrize(
+    "pairs, names",
+    [
+        (["target=abc"], ["target", "whole number", "abc"]),
+        (["hand_size=6.5"], ["hand_size", "whole number"]),
+        (["lead=middle"], ["lead", "lowest-double", "highest-double"]),
+        (["settlement=french"], ["settlement", "german"]),
+        (["reduced_headers=maybe"], ["reduced_headers", "on/off"]),
+        (["target"], ["KEY=VALUE", "target"]),
+        (["spinner=on"], ["spinner", "hand_size"]),
+        (["players=3"], ["players", "hand_size"]),  # players is an option of its own, not a setting
+    ],
+)
+def test_parse_settings_refuses_bad_pairs_with_one_line(pairs, names):
+    with pytest.raises(RuleError) as info:
+        parse_settings(pairs)
+    message = str(info.value)
+    assert "\n" not in message
+    for name in names:
+        assert name in message

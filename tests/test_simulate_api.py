@@ -1,0 +1,111 @@
+"""The Python API: ``bergen_sim.simulate`` for notebook users."""
+
+from __future__ import annotations
+
+import importlib
+
+import pandas as pd
+import pytest
+
+import bergen_sim
+from bergen_sim.errors import BergenError, PolicyError, RuleError
+from bergen_sim.rules import Rules
+
+simulate_module = importlib.import_module("bergen_sim.simulate")  # the package's `simulate` is the function
+
+#: fields that say how long a run took or how it was carried out, not what it found
+RUN_FIELDS = {"elapsed_s", "matches_per_s", "hands_per_s", "startup_s", "workers", "scheduler", "resumed_matches"}
+
+
+def results(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k not in RUN_FIELDS}
+
+
+def test_simulate_returns_summary_and_rows():
+    result = bergen_sim.simulate(players=3, matches=300, seed=21, rows=True, workers=1)
+    summary, frame = result.summary, result.matches
+    assert isinstance(result, bergen_sim.SimulationResult)
+    assert summary["matches"] == 300 and summary["seed"] == 21 and summary["policies"] == ["random"] * 3
+    assert summary["rules"] == Rules.make(players=3).to_dict()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == 300
+    assert frame["match"].tolist() == list(range(300))
+    assert frame["hands"].sum() == summary["hands"]
+    assert frame["redeals"].sum() == summary["redeals"]
+    assert frame["plays"].sum() == summary["plays"]
+    assert frame["draws"].sum() == summary["draws"]
+    assert frame["blocked_hands"].sum() == summary["blocked_hands"]
+    assert frame["double_headers"].sum() == summary["double_headers"]
+    assert frame["triple_headers"].sum() == summary["triple_headers"]
+    assert [int((frame["winner"] == side).sum()) for side in range(3)] == summary["match_wins"]
+    scores = frame[["score_0", "score_1", "score_2"]].to_numpy()
+    assert (scores[range(300), frame["winner"]] >= 10).all()
+    # every point is accounted for by its source
+    assert scores.sum() == sum(summary["points_by_source"].values())
+    # the summary's intervals carry their sample sizes
+    assert summary["hands_per_match"]["n"] == 300
+    assert summary["leader_side_hand_win_rate"]["n"] == summary["decided_hands"]
+    lo, hi = summary["double_headers_per_hand"]["ci95"]
+    assert lo < summary["double_headers"] / summary["hands"] < hi
+
+
+def test_rows_only_when_asked():
+    assert bergen_sim.simulate(matches=20, seed=1, workers=1).matches is None
+
+
+def test_same_seed_same_result_however_the_run_is_split():
+    kwargs = dict(players=4, partnerships=True, preset="classic", settings={"target": 12}, matches=700, seed=5)
+    one = bergen_sim.simulate(**kwargs, workers=1, rows=True)
+    again = bergen_sim.simulate(**kwargs, workers=1, rows=True, chunk_size=97)
+    assert results(one.summary) == results(again.summary)
+    pd.testing.assert_frame_equal(one.matches, again.matches)
+    other = bergen_sim.simulate(**{**kwargs, "seed": 6}, workers=1)
+    assert results(other.summary) != results(one.summary)
+
+
+def test_policies_per_seat_and_settings():
+    result = bergen_sim.simulate(players=2, policies=["first"], settings={"hand_size": 4, "out_points": 3},
+                                 matches=50, seed=2, workers=1)
+    assert result.summary["policies"] == ["first", "first"]
+    assert result.summary["rules"]["hand_size"] == 4 and result.summary["rules"]["out_points"] == 3
+    assert result.summary["points_by_source"]["out"] == 3 * result.summary["out_hands"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, text",
+    [
+        (dict(matches=0), BergenError, "matches"),
+        (dict(policies=["nope"]), PolicyError, "nope"),
+        (dict(policies=["random", "first", "random"]), PolicyError, "one per seat"),
+        (dict(players=3, partnerships=True), RuleError, "partnerships"),
+        (dict(preset="modern"), RuleError, "preset"),
+        (dict(settings={"spinner": True}), RuleError, "spinner"),
+        (dict(settings={"target": "15"}), RuleError, "target"),
+        (dict(settings={"boneyard_reserve": 3, "hand_size": 13}), RuleError, "boneyard_reserve"),
+    ],
+)
+def test_bad_arguments_raise_one_line_errors(kwargs, error, text):
+    with pytest.raises(error) as info:
+        bergen_sim.simulate(**{"matches": 10, **kwargs}, workers=1)
+    assert text in str(info.value) and "\n" not in str(info.value)
+
+
+def test_out_writes_the_rows_it_returns(tmp_path):
+    path = tmp_path / "m.parquet"
+    result = bergen_sim.simulate(matches=120, seed=8, rows=True, out=str(path), chunk_size=50, workers=1)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), result.matches)
+
+
+def test_a_run_failing_midway_leaves_no_parquet_file(tmp_path, monkeypatch):
+    real = simulate_module.match_frame
+    calls = []
+
+    def failing(rows, sides):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # as if the user pressed Ctrl-C while the third row group was made
+        return real(rows, sides)
+
+    monkeypatch.setattr(simulate_module, "match_frame", failing)
+    with pytest.raises(KeyboardInterrupt):
+        bergen_sim.simulate(matches=200, seed=8, out=str(tmp_path / "m.parquet"), chunk_size=50, workers=1)
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,249 @@
+"""Sampled worlds never contradict what the deciding seat knows, and are uniform among those that don't.
+
+The views come from real games: matches traced by the compiled engine are
+replayed event by event through the engine's own view functions, so each
+play is seen exactly as the kernel showed it to the policy, next to the
+true hidden hands.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import chisquare
+
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.keyed_random import stream_state
+from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
+from bergen_sim.engine.worlds import allowed_tiles, prepare, sample_world, unseen_tiles, world_count
+from bergen_sim.execution import engine_for
+from bergen_sim.rules import Rules
+
+RULE_SETS = [
+    Rules.make(players=2),
+    Rules.make(players=2, preset="classic"),  # highest double leads, boneyard drawn dry
+    Rules.make(players=3),
+    Rules.make(players=4, partnerships=True),
+    Rules.make(players=4),
+]
+
+
+def real_views(rules: Rules, matches: int, seed: int = 3):
+    """(view, true hands, true boneyard) before every play of ``matches`` traced matches.
+
+    The view is rebuilt from the trace with the kernel's view functions, in
+    the kernel's order (a draw/pass moment is logged before the play it
+    precedes); the deciding seat, its side and its hand are then filled in
+    as the kernel does before calling a policy.
+    """
+    rows = engine_for(rules, ("first",) * rules.players).trace_rows(seed, 0, matches)
+    rv = rules.to_array()
+    view = np.zeros(L.V_SIZE, dtype=np.int64)
+    hands: list[int] = []
+    bone: list[int] = []
+    drawn = 0
+    for row in rows:
+        ev, seat = row[L.T_TYPE], int(row[L.T_SEAT])
+        if ev == L.EV_MATCH:
+            view_start_match(view, rv)
+        elif ev == L.EV_DEAL:
+            deal = [int(t) for t in row[L.T_DEAL : L.T_DEAL + L.N_TILES]]
+            k = rules.hand_size
+            hands = [sum(1 << t for t in deal[s * k : (s + 1) * k]) for s in range(rules.players)]
+            bone = deal[rules.players * k :]
+        elif ev == L.EV_LEAD:
+            tile = int(row[L.T_TILE])
+            hands[seat] &= ~(1 << tile)
+            view_start_hand(view, rules.players, rules.hand_size, len(bone), int(row[L.T_HAND]), seat,
+                            int(L.TILE_LO[tile]))
+        elif ev == L.EV_DRAW:
+            hands[seat] |= 1 << bone.pop(0)
+            view_draw(view, seat)
+            drawn += 1
+        elif ev in (L.EV_PLAY, L.EV_PASS):
+            if drawn or ev == L.EV_PASS:
+                view_void_moment(view, seat, drawn, drawn - 1 if ev == L.EV_PLAY else drawn)
+            drawn = 0
+            if ev == L.EV_PLAY:
+                view[L.V_SEAT] = seat
+                view[L.V_SIDE] = rules.side_of(seat)
+                view[L.V_HAND] = hands[seat]
+                yield view.copy(), list(hands), list(bone)
+                tile, end = int(row[L.T_TILE]), int(row[L.T_END])
+                hands[seat] &= ~(1 << tile)
+                shown = view[L.V_LEFT] if end == L.END_L else view[L.V_RIGHT]
+                other = int(L.TILE_HI[tile] if L.TILE_LO[tile] == shown else L.TILE_LO[tile])
+                view_play(view, seat, tile, end, other, int(L.TILE_LO[tile] == L.TILE_HI[tile]))
+        if ev in (L.EV_LEAD, L.EV_PLAY, L.EV_OUT, L.EV_BLOCKED):
+            view[L.V_SCORE : L.V_SCORE + rules.sides] = row[L.T_SCORE : L.T_SCORE + rules.sides]
+
+
+def _check_world(view, rv, hands, bone, n_bone, rules):
+    me = int(view[L.V_SEAT])
+    unseen = int(unseen_tiles(view))
+    assert hands[me] == view[L.V_HAND]
+    assert n_bone == view[L.V_BONEYARD]
+    seen_bone = set(int(t) for t in bone[:n_bone])
+    assert len(seen_bone) == n_bone
+    dealt = 0
+    for s in range(rules.players):
+        if s == me:
+            continue
+        h = int(hands[s])
+        assert bin(h).count("1") == view[L.V_HAND_COUNT + s], "hand count not respected"
+        assert h & ~unseen == 0, "a seat got a tile the deciding seat has seen"
+        assert h & ~int(allowed_tiles(view, rv, 1, s)) == 0, "a seat got a tile its void rules out"
+        for n in range(7):
+            if view[L.V_VOID + s] >> n & 1:
+                assert h & int(L.NUMBER_MASK[n]) == 0
+        assert dealt & h == 0, "a tile dealt twice"
+        dealt |= h
+    bone_mask = sum(1 << t for t in seen_bone)
+    assert dealt & bone_mask == 0 and dealt | bone_mask == unseen, "unseen tiles not partitioned"
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: f"{r.players}p{'-partners' if r.partnerships else ''}-{r.lead}")
+def test_true_world_is_allowed_and_samples_are_consistent(rules):
+    """The truth always satisfies the constraints (they are sound), and every sample does too."""
+    rv = rules.to_array()
+    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    views = 0
+    for i, (view, true_hands, true_bone) in enumerate(real_views(rules, matches=25)):
+        views += 1
+        me = int(view[L.V_SEAT])
+        for s in range(rules.players):
+            if s != me:
+                assert true_hands[s] & ~int(allowed_tiles(view, rv, 1, s)) == 0, "constraint excludes the truth"
+        assert len(true_bone) == view[L.V_BONEYARD]
+        spec, completions = prepare(view, rv, 1)
+        assert world_count(spec, completions) >= 1
+        for w in range(3):
+            rng[0] = stream_state(np.uint64(7), i, w, 0)
+            n_bone = sample_world(view, spec, completions, rng, hands, bone)
+            _check_world(view, rv, hands, bone, n_bone, rules)
+    assert views > 200
+
+
+def _brute_force_worlds(view, rv):
+    """Every consistent assignment of the unseen tiles to the other seats (boneyard = the rest)."""
+    me = int(view[L.V_SEAT])
+    others = [s for s in range(int(view[L.V_PLAYERS])) if s != me]
+    unseen = [t for t in range(L.N_TILES) if int(unseen_tiles(view)) >> t & 1]
+    allowed = {s: int(allowed_tiles(view, rv, 1, s)) for s in others}
+    worlds = []
+
+    def deal(k, left, chosen):
+        if k == len(others):
+            worlds.append(tuple(chosen))
+            return
+        s = others[k]
+        for combo in itertools.combinations(left, int(view[L.V_HAND_COUNT + s])):
+            mask = sum(1 << t for t in combo)
+            if mask & ~allowed[s] == 0:
+                deal(k + 1, [t for t in left if not mask >> t & 1], chosen + [mask])
+
+    deal(0, unseen, [])
+    return others, worlds
+
+
+def _small_view(rules, played, hand, counts, boneyard, voids, leader, led_by_leader, drew=()):
+    """A hand-built late-game view (few unseen tiles, so every world can be listed)."""
+    view = np.zeros(L.V_SIZE, dtype=np.int64)
+    view_start_match(view, rules.to_array())
+    view[L.V_SEAT] = 0
+    view[L.V_HAND] = L.tile_mask(hand)
+    view[L.V_PLAYED] = L.tile_mask(played) | L.tile_mask(led_by_leader)
+    view[L.V_BONEYARD] = boneyard
+    view[L.V_LEADER] = leader
+    view[L.V_PLAYED_BY + leader] = L.tile_mask(led_by_leader)
+    for s, c in enumerate(counts):
+        view[L.V_HAND_COUNT + s] = c
+    log = 0
+    for s, numbers in voids.items():
+        for n in numbers:
+            view[L.V_VOID + s] |= 1 << n
+            view[L.V_LOG + 4 * log : L.V_LOG + 4 * log + 4] = (s, n, n, 0)
+            log += 1
+    for s in drew:
+        view[L.V_LOG + 4 * log : L.V_LOG + 4 * log + 4] = (s, 6, 6, 1)
+        log += 1
+    view[L.V_LOG_N] = log
+    return view
+
+
+SMALL_CASES = {
+    # 3 players; 8 unseen tiles; seat 1 void in 4, seat 2 void in 1 and 5; 2-2 led by seat 2, so 0-0 and 1-1
+    # were undealt and seat 1 (never drew) cannot hold them, while seat 2 drew and may
+    "three-seats": dict(
+        rules=Rules.make(players=3),
+        hand=["0-4", "3-6"],
+        played=[t for t in L.TILE_NAMES if t not in
+                ("0-4", "3-6", "0-0", "1-1", "0-1", "1-4", "2-5", "4-4", "5-6", "0-6")],
+        led_by_leader=["2-2"], leader=2, counts=[2, 3, 2], boneyard=3, voids={1: [4], 2: [1, 5]}, drew=[2],
+    ),
+    # 4 players: three other seats, one of them void in two numbers
+    "four-seats": dict(
+        rules=Rules.make(players=4),
+        hand=["2-3"],
+        played=[t for t in L.TILE_NAMES if t not in ("2-3", "0-1", "0-2", "1-3", "2-4", "3-5", "4-6", "6-6")],
+        led_by_leader=[], leader=0, counts=[1, 2, 2, 1], boneyard=2, voids={3: [0, 1]},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SMALL_CASES))
+def test_worlds_are_exactly_uniform(case):
+    """Counts equal a brute-force enumeration, and sampled worlds are uniform over it (chi-square)."""
+    spec = dict(SMALL_CASES[case])
+    rules = spec.pop("rules")
+    rv = rules.to_array()
+    view = _small_view(rules, **spec)
+    others, worlds = _brute_force_worlds(view, rv)
+    prep, completions = prepare(view, rv, 1)
+    assert world_count(prep, completions) == len(worlds)
+    assert 5 < len(worlds) < 400
+    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = stream_state(np.uint64(11), 0, 0, 0)
+    draws = 200 * len(worlds)
+    seen = Counter()
+    for _ in range(draws):
+        n_bone = sample_world(view, prep, completions, rng, hands, bone)
+        _check_world(view, rv, hands, bone, n_bone, rules)
+        seen[tuple(int(hands[s]) for s in others)] += 1
+    assert set(seen) <= set(worlds)
+    observed = [seen[w] for w in worlds]
+    assert chisquare(observed).pvalue > 1e-4
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(SMALL_CASES)), st.integers(0, 2**63 - 1))
+def test_any_stream_gives_a_consistent_world(case, key):
+    """Whatever the random stream, a sampled world respects every constraint."""
+    spec = dict(SMALL_CASES[case])
+    rules = spec.pop("rules")
+    rv = rules.to_array()
+    view = _small_view(rules, **spec)
+    prep, completions = prepare(view, rv, 1)
+    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    rng = np.array([key], dtype=np.uint64)
+    n_bone = sample_world(view, prep, completions, rng, hands, bone)
+    _check_world(view, rv, hands, bone, n_bone, rules)
+
+
+def test_no_world_when_counts_cannot_be_met():
+    spec = dict(SMALL_CASES["four-seats"])
+    rules = spec.pop("rules")
+    spec["voids"] = {3: [0, 1, 2, 3, 4, 5, 6]}  # seat 3 holds a tile but may hold none
+    view = _small_view(rules, **spec)
+    prep, completions = prepare(view, rules.to_array(), 1)
+    assert world_count(prep, completions) == 0

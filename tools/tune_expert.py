@@ -1,0 +1,132 @@
+"""Tune the ``expert`` policy's weights by coordinate search on duplicate deals.
+
+Run from the project root (it prints every candidate it tries and, at the
+end, the weights and the table rows for ``bergen_sim/policies/expert.py``)::
+
+    python tools/tune_expert.py --deal-sets 10000 --seed 20240601 --rounds 3
+
+How (reproducible: the same arguments give the same weights):
+
+- The objective of a weight vector is its mean match-win share against the
+  panel ``greedy, defensive, doubles-first, heavy-first`` in 2-player
+  standard matches, each pair played on ``--deal-sets`` duplicate deal sets
+  (both seat orders on the same deals, :func:`bergen_sim.tournament.play_pair`).
+- Every candidate meets the same deals (the same seed), so two candidates
+  differ only by their play and the comparison is paired deal set by deal set.
+- Coordinate search: for each weight but ``points`` (it fixes the scale,
+  since multiplying all weights by a constant changes no choice) try
+  ``w - step`` and ``w + step``; keep the better of the two when its gain over
+  the current vector exceeds one standard error of the paired difference.  After
+  each round every step is halved.
+
+Why the weights are read at run time here: a kernel is compiled once per
+policy combination (10-20 s), far too slow to compile per candidate.  The
+``candidate`` policy below is ``expert.best_move`` reading its weights from
+the memory of a NumPy array that the search rewrites between runs.  That
+address is frozen into the compiled kernel, so the script plays in its own
+process only and builds its kernels in a private temporary cache folder
+that no other process ever reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from numba import carray, njit
+
+from bergen_sim.engine.bits import _as_pointer
+from bergen_sim.policies import expert
+
+PANEL = ("greedy", "defensive", "doubles-first", "heavy-first")
+CANDIDATE = "tools.tune_expert:candidate"
+#: first step per weight (halved after every round); ``points`` is never moved
+FIRST_STEPS = {"threat": 0.5, "double": 0.5, "follow": 0.2, "block": 0.5}
+#: where the search starts: hand-picked (points 1, a point expected for the opponent costs as much as one scored)
+START = {"points": 1.0, "threat": -1.0, "double": 0.5, "follow": 0.2, "block": 0.5}
+
+#: the weights under test; the search writes them, ``candidate`` reads them during play
+WEIGHTS = np.array(expert.WEIGHTS, dtype=np.float64)
+_ADDRESS = WEIGHTS.ctypes.data
+_N_WEIGHTS = len(expert.FEATURES)
+
+
+@njit
+def candidate(view, move_tiles, move_ends, n_moves, rng):
+    """``expert`` with the weights currently stored in ``WEIGHTS``."""
+    weights = carray(_as_pointer(_ADDRESS, np.float64), (_N_WEIGHTS,))
+    return expert.best_move(view, move_tiles, move_ends, n_moves, weights)
+
+
+def win_shares(weights: np.ndarray, deal_sets: int, seed: int) -> np.ndarray:
+    """Per deal set, the candidate's mean win share against the panel (one row per deal set)."""
+    from bergen_sim.execution import RunOptions
+    from bergen_sim.rules import Rules
+    from bergen_sim.tournament import play_pair
+
+    module = sys.modules["tools.tune_expert"]  # the instance the kernels imported, not __main__
+    module.WEIGHTS[:] = weights
+    rules = Rules.make(players=2)
+    here = RunOptions(workers=1)  # in this process: other processes do not share WEIGHTS' memory
+    shares = [play_pair(rules, CANDIDATE, opponent, deal_sets, seed, options=here).win_share for opponent in PANEL]
+    return np.mean(shares, axis=0)
+
+
+def search(deal_sets: int, seed: int, rounds: int) -> np.ndarray:
+    """Coordinate search from START; prints each candidate and returns the best weights."""
+    from bergen_sim.tournament import paired_interval
+
+    best = np.array([START[name] for name in expert.FEATURES], dtype=np.float64)
+    best_shares = win_shares(best, deal_sets, seed)
+    print(f"start {_fmt(best)}  share {best_shares.mean():.4f}", flush=True)
+    steps = dict(FIRST_STEPS)
+    for round_no in range(1, rounds + 1):
+        for name, step in steps.items():
+            i = expert.FEATURES.index(name)
+            tried = []
+            for sign in (-1.0, 1.0):
+                trial = best.copy()
+                trial[i] += sign * step
+                shares = win_shares(trial, deal_sets, seed)
+                gain = paired_interval(shares - best_shares)
+                se = (gain["ci95"][1] - gain["mean"]) / 1.96
+                print(f"round {round_no} {name}{sign * step:+.3f}: {_fmt(trial)}  share {shares.mean():.4f}"
+                      f"  gain {gain['mean']:+.4f} (se {se:.4f})", flush=True)
+                tried.append((gain["mean"] - se, trial, shares))
+            margin, trial, shares = max(tried, key=lambda t: t[0])
+            if margin > 0:
+                best, best_shares = trial, shares
+                print(f"  kept {_fmt(best)}", flush=True)
+        steps = {name: step / 2 for name, step in steps.items()}
+    return best
+
+
+def _fmt(weights: np.ndarray) -> str:
+    return " ".join(f"{name}={w:.3f}" for name, w in zip(expert.FEATURES, weights))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deal-sets", type=int, default=10_000, help="deal sets per opponent and candidate")
+    parser.add_argument("--seed", type=int, default=20240601, help="seed of the tuning deals")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the coordinate search")
+    args = parser.parse_args()
+    root = Path(__file__).resolve().parent.parent
+    os.chdir(root)
+    sys.path.insert(0, str(root))
+    with tempfile.TemporaryDirectory(prefix="bergen-tune-") as private_cache:
+        os.environ["BERGEN_SIM_CACHE_DIR"] = private_cache  # kernels holding WEIGHTS' address stay private
+        importlib.import_module("tools.tune_expert")
+        best = search(args.deal_sets, args.seed, args.rounds)
+    print(f"\nWEIGHTS = np.array([{', '.join(f'{w:.3g}' for w in best)}])")
+    for name, w in zip(expert.FEATURES, best):
+        print(f"{name:<8} {w:.3g}")
+
+
+if __name__ == "__main__":
+    main()
