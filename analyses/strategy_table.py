@@ -86,7 +86,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     charts = [Chart("standings", finish(fig, "Strategies against the field (duplicate deals; dashed: even)"),
                     "Each strategy's match win rate against all the others, per table")]
     names = list(pd.unique(standings.sort_values(["table", "rank"])["policy"]))
-    fig, axes = panels(len(tables_here), width=0.7 * len(names) + 2.4, height=0.6 * len(names) + 1.6)
+    fig, axes = panels(len(tables_here), width=0.55 * len(names) + 1.6, height=0.55 * len(names) + 1.4)
     for ax, table in zip(axes, tables_here):
         part = results[(results["table"] == table) & (results["opponent"] != "field")]
         grid = np.full((len(names), len(names)), np.nan)
@@ -95,19 +95,19 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             i, j = names.index(row["policy"]), names.index(row["opponent"])
             grid[i, j] = row["win_rate"]
             half[i, j] = (row["win_rate_hi"] - row["win_rate_lo"]) / 2
-        image = ax.imshow(grid, cmap="RdBu", vmin=0.2, vmax=0.8)
+        ax.imshow(grid, cmap="RdBu", vmin=0.2, vmax=0.8)
         for i in range(len(names)):
             for j in range(len(names)):
                 if np.isfinite(grid[i, j]):
                     ax.text(j, i, f"{100 * grid[i, j]:.1f}\n±{100 * half[i, j]:.1f}", ha="center", va="center",
-                            fontsize=7)
+                            fontsize=7, color="white" if abs(grid[i, j] - 0.5) > 0.18 else "black")
         ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(names)), names, fontsize=8)
         ax.set_title(table)
         ax.set_xlabel("opponent")
         ax.set_ylabel("strategy")
-        fig.colorbar(image, ax=ax, shrink=0.7, label="match win rate of the row strategy")
     charts.append(Chart("head_to_head", finish(fig, "Head to head: row strategy's match win rate (%) against column",
-                                               note="Cells: win rate in % ± the half-width of its 95% confidence interval."),
+                                               note="Cells: the row strategy's match win rate in % ± the half-width of its 95% confidence "
+                                                    "interval; blue above 50%, red below."),
                         "Head-to-head match win rate of each strategy (row) against each other (column), per table"))
     return charts

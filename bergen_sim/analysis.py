@@ -214,8 +214,10 @@ class Context:
         deal_sets = math.ceil(self.matches / len(rotation_patterns(rules)))
         settings = {key: value for key, value in rules.to_dict().items() if key not in ("players", "partnerships")}
         start = time.perf_counter()
+        where = self.options or RunOptions()
         result = compare(players=rules.players, partnerships=rules.partnerships, settings=settings,
-                         policies=names, matches=deal_sets, seed=self.seed, chunk_size=self.chunk_size)
+                         policies=names, matches=deal_sets, seed=self.seed, chunk_size=self.chunk_size,
+                         workers=where.workers, scheduler=where.scheduler)
         elapsed = time.perf_counter() - start
         self._record({"kind": "tournament", "rules": rules.to_dict(), "policies": names, "seed": self.seed,
                       "matches": int(result.meta["matches"]), "deal_sets": deal_sets,

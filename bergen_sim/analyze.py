@@ -46,8 +46,8 @@ from bergen_sim.match_value import table_for
 from bergen_sim.policies.pimc import evaluate_worlds
 from bergen_sim.rules import Rules
 
-DEFAULT_WORLDS = 20_000
-DEFAULT_BATCH = 500
+DEFAULT_WORLDS = 100_000
+DEFAULT_BATCH = 1_000
 DEFAULT_BASE = "expert"
 
 
@@ -84,7 +84,8 @@ class Position:
         known = {"seat", "hand", "ends", "played", "played_by", "counts", "boneyard", "scores", "voids"}
         unknown = set(data) - known - {"rules"}
         if unknown:
-            raise PositionError(f"unknown position key(s) {', '.join(sorted(unknown))}; keys are {', '.join(sorted(known))}")
+            raise PositionError(f"unknown position key(s) {', '.join(sorted(unknown))}; "
+                                f"keys are {', '.join(sorted(known))}")
         for key in ("hand", "ends", "counts", "boneyard", "scores"):
             if data.get(key) in (None, "", []):
                 raise PositionError(f"the position needs {key!r}")
@@ -153,7 +154,8 @@ def parse_ends(value: Any) -> tuple[int, int, bool, bool]:
     """``"3d,5"`` (or ``["3d", 5]``) -> (3, 5, True, False): the left and right ends, ``d`` marking a double end."""
     items = _items(value)
     if len(items) != 2:
-        raise PositionError(f"ends: give the left and right end as L,R (e.g. 3d,5; d marks a double end), not {value!r}")
+        raise PositionError(f"ends: give the left and right end as L,R (e.g. 3d,5; d marks a double end), "
+                            f"not {value!r}")
     out = []
     for item in items:
         text = str(item).strip().lower()
@@ -218,7 +220,8 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
             visits = degree[number] // 2 + 1
             needed = 2 if (right_double if side == "left" else left_double) else 3
         if visits < needed:
-            return f"{number}-{number} is on the table but cannot lie inside the line, so the {side} end must be a double end"
+            return (f"{number}-{number} is on the table but cannot lie inside the line, "
+                    f"so the {side} end must be a double end")
     return None
 
 

@@ -135,17 +135,16 @@ def _percent_axis(ax, value: str) -> None:
 def finish(fig: Figure, title: str, note: str = CI_NOTE, legend_from=None, legend_title: str | None = None) -> Figure:
     """Title the figure, put one legend (from the axes ``legend_from``) and the note underneath, tighten."""
     fig.suptitle(title, fontsize=12, fontweight="bold")
-    bottom = 0.03
+    height = fig.get_size_inches()[1]
+    bottom = 0.3  # inches kept free under the panels: the note, and the legend if any
     if legend_from is not None:
         handles, labels = legend_from.get_legend_handles_labels()
         unique = dict(zip(labels, handles))
         fig.legend(unique.values(), unique.keys(), loc="lower center", ncol=min(len(unique), 8), fontsize=8,
-                   title=legend_title, title_fontsize=8, bbox_to_anchor=(0.5, 0.02), frameon=False)
-        bottom = 0.12 if legend_title is None else 0.16
-        height = fig.get_size_inches()[1]
-        bottom = min(0.3, bottom * 4.5 / height)
-    fig.text(0.01, 0.005, note, fontsize=8, color="dimgray", ha="left", va="bottom")
-    fig.tight_layout(rect=(0, bottom, 1, 0.96))
+                   title=legend_title, title_fontsize=8, bbox_to_anchor=(0.5, 0.25 / height), frameon=False)
+        bottom += 0.45 if legend_title is None else 0.6
+    fig.text(0.01, 0.05 / height, note, fontsize=8, color="dimgray", ha="left", va="bottom")
+    fig.tight_layout(rect=(0, bottom / height, 1, 1 - 0.35 / height))
     return fig
 
 

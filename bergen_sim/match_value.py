@@ -121,7 +121,8 @@ def _table_key(rules: Rules, base: str, hands_per_state: int) -> str:
     """Cache key: the rules, the policy, the budget and the source the numbers depend on."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256(repr((sorted(rules.to_dict().items()), base, hands_per_state, TABLE_SEED)).encode())
-    for path in [Path(__file__)] + sorted((package / "engine").glob("*.py")) + sorted((package / "policies").glob("*.py")):
+    sources = [Path(__file__)] + sorted((package / "engine").glob("*.py")) + sorted((package / "policies").glob("*.py"))
+    for path in sources:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:20]
 

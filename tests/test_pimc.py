@@ -55,7 +55,8 @@ def _rollout_match(rules: Rules, seed: int, match: int, base: int) -> tuple[list
             return [int(x) for x in view[L.V_SCORE : L.V_SCORE + rules.sides]], hand_no
 
 
-@pytest.mark.parametrize("rules", [TWO, Rules.make(players=3, preset="classic"), Rules.make(players=4, partnerships=True)],
+@pytest.mark.parametrize("rules",
+                         [TWO, Rules.make(players=3, preset="classic"), Rules.make(players=4, partnerships=True)],
                          ids=["2p", "3p-classic", "4p-partners"])
 def test_rollout_plays_the_engines_game(rules):
     """Whole matches through the rollout functions end exactly as the engine's (same deals, policy first)."""

@@ -35,7 +35,7 @@ def bergen_sim(*args: str, pythonpath: Path | None = None) -> subprocess.Complet
 
 @pytest.fixture(scope="module")
 def plugin_dist(tmp_path_factory) -> Path:
-    """A folder holding a minimal installed distribution that registers three policies by entry point."""
+    """A folder holding a minimal installed distribution that registers four policies by entry point (one broken)."""
     folder = tmp_path_factory.mktemp("site")
     info = folder / "bergen_sim_test_plugins-1.0.dist-info"
     info.mkdir()
@@ -45,6 +45,7 @@ def plugin_dist(tmp_path_factory) -> Path:
         f"cautious = {EXAMPLE}\n"
         "bad-illegal = tests.plugins_bad:illegal\n"
         "bad-raises = tests.plugins_bad:raises\n"
+        "broken = tests.no_such_module:choose\n"
     )
     return folder
 
@@ -69,6 +70,7 @@ def test_policies_lists_builtins_and_entry_points(plugin_dist):
     assert "plug-in" in lines["cautious"] and EXAMPLE in lines["cautious"]
     assert "Score if you can" in lines["cautious"]  # the function's docstring
     assert "plug-in" in lines["bad-illegal"]
+    assert "cannot be loaded" in lines["broken"] and "no_such_module" in lines["broken"]
 
 
 def test_entry_point_names_resolve_through_the_registry(plugin_dist, monkeypatch):

@@ -1,9 +1,9 @@
 """Built-in policies: what a policy receives, that it holds nothing hidden, and legal play everywhere.
 
-Kernels are compiled per policy combination (10-20 s each on a cold cache),
-so every test here uses one of two combinations: {expert, the recording probe
-of tests/plugins_probe.py} and {greedy, defensive, doubles-first, heavy-first}.  The rules are not part
-of a kernel, so each combination serves every player count and rule set.
+A kernel is compiled per policy combination (10-20 s on a cold cache), so
+every engine here runs on one kernel holding all the heuristic built-ins and
+the recording probe of tests/plugins_probe.py (``kernel_policies``); the
+rules and the seating are not part of a kernel, so it serves every test.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the fixtures are imported as tests.plugins_*, from the project root
 PROBE = "tests.plugins_probe:record"
 SHEDDERS = ["greedy", "defensive", "doubles-first", "heavy-first"]
+KERNEL = SHEDDERS + ["expert", PROBE]
 
 RULE_SETS = {
     "2p-standard": Rules.make(players=2),
@@ -35,6 +36,11 @@ RULE_SETS = {
     "4p": Rules.make(players=4),
     "4p-partnerships": Rules.make(players=4, partnerships=True, boneyard_reserve=0),
 }
+
+
+def engine(rules: Rules, seats: list[str]) -> Engine:
+    """An engine for these seats on the one shared kernel."""
+    return Engine(rules, seats, kernel_policies=KERNEL)
 
 
 def _mask(tiles) -> int:
@@ -148,10 +154,10 @@ def test_a_policy_receives_exactly_what_its_seat_may_know(name):
     probe = importlib.import_module("tests.plugins_probe")
     for pattern in ((PROBE, "expert"), ("expert", PROBE)):
         seats = [pattern[s % 2] for s in range(rules.players)]
-        engine = Engine(rules, seats)
+        played = engine(rules, seats)
         probe.CALLS.clear()
-        rows = engine.trace_rows(seed=11, first_match=0, n_matches=6)
-        events = rows_to_events(rows, rules, engine.policy_names, 11)
+        rows = played.trace_rows(seed=11, first_match=0, n_matches=6)
+        events = rows_to_events(rows, rules, played.policy_names, 11)
         probe_seats = {s for s, p in enumerate(seats) if p == PROBE}
         expected = [call for match in split_matches(events) for call in expected_calls(match, rules, probe_seats)]
         assert len(expected) == len(probe.CALLS) > 20
@@ -161,8 +167,8 @@ def test_a_policy_receives_exactly_what_its_seat_may_know(name):
             assert not differ, f"call {k}: view differs at {differ[:8]}"
 
 
-def test_views_hide_the_other_hands_and_the_boneyard():
-    """The same public history with other hidden tiles gives the same views (a direct check of the above).
+def test_views_do_not_depend_on_the_undrawn_boneyard():
+    """The same public history with other hidden tiles gives the same views (a direct check besides the above).
 
     Two deals that differ only in the two reserve tiles, which are never drawn
     (reserve 2), must give identical traces apart from the deal and identical
@@ -170,7 +176,7 @@ def test_views_hide_the_other_hands_and_the_boneyard():
     """
     rules = RULE_SETS["2p-standard"]
     probe = importlib.import_module("tests.plugins_probe")
-    engine = Engine(rules, [PROBE, "expert"])
+    played = engine(rules, [PROBE, "expert"])
     deal = np.random.default_rng(5).permutation(L.N_TILES).astype(np.int64)
     assert set(deal[:12]) & set(L.DOUBLE_TILE.tolist()), "the deal needs a double to lead"
     other = deal.copy()
@@ -178,7 +184,7 @@ def test_views_hide_the_other_hands_and_the_boneyard():
     runs = []
     for d in (deal, other):
         probe.CALLS.clear()
-        rows = engine.trace_rows(seed=2, first_match=0, n_matches=1, deals=np.tile(d, (40, 1)))
+        rows = played.trace_rows(seed=2, first_match=0, n_matches=1, deals=np.tile(d, (40, 1)))
         runs.append((rows[:, : L.T_DEAL], [call[0] for call in probe.CALLS]))
     (rows_a, views_a), (rows_b, views_b) = runs
     assert np.array_equal(rows_a, rows_b) and len(views_a) == len(views_b) > 0
@@ -193,7 +199,7 @@ def test_every_builtin_plays_only_legal_moves_at_every_seat(name):
     for names, matches in ((SHEDDERS, 1500), (["expert", "expert", "expert", PROBE], 400)):
         for shift in range(4):
             seats = names[shift:] + names[:shift]
-            chunk = Engine(rules, seats).play(seed=100 + shift, first_match=0, n_matches=matches, match_rows=False)
+            chunk = engine(rules, seats).play(seed=100 + shift, first_match=0, n_matches=matches, match_rows=False)
             probe.CALLS.clear()
             assert chunk.totals[L.S_POLICY_CALLS] > 10 * matches
 
@@ -226,9 +232,9 @@ def _example():
 def test_worked_example_view_is_what_the_kernel_hands_over():
     """The documented view is the one the engine really gives seat 0 at that decision."""
     probe = importlib.import_module("tests.plugins_probe")
-    engine = Engine(RULE_SETS["2p-standard"], [PROBE, PROBE])
+    played = engine(RULE_SETS["2p-standard"], [PROBE, PROBE])
     probe.CALLS.clear()
-    engine.trace_rows(seed=1, first_match=0, n_matches=1)
+    played.trace_rows(seed=1, first_match=0, n_matches=1)
     view, tiles, ends = _example()
     got = next(c for c in probe.CALLS if c[0][L.V_HAND_NO] == 2 and c[0][L.V_PLAY_NO] == 2)
     assert np.array_equal(got[0][: L.V_LOG + 4], view[: L.V_LOG + 4])

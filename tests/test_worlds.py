@@ -20,8 +20,9 @@ from scipy.stats import chisquare
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import stream_state
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
-from bergen_sim.engine.worlds import allowed_tiles, prepare, sample_world, unseen_tiles, world_count
+from bergen_sim.engine.worlds import allowed_tiles, prepare, sample_world, world_count
 from bergen_sim.execution import engine_for
+from bergen_sim.policies.base import unseen_tiles
 from bergen_sim.rules import Rules
 
 RULE_SETS = [
@@ -83,7 +84,7 @@ def real_views(rules: Rules, matches: int, seed: int = 3):
             view[L.V_SCORE : L.V_SCORE + rules.sides] = row[L.T_SCORE : L.T_SCORE + rules.sides]
 
 
-def _check_world(view, rv, hands, bone, n_bone, rules):
+def _check_world(view, rv, hands, bone, n_bone, rules, use_lead=1):
     me = int(view[L.V_SEAT])
     unseen = int(unseen_tiles(view))
     assert hands[me] == view[L.V_HAND]
@@ -97,7 +98,7 @@ def _check_world(view, rv, hands, bone, n_bone, rules):
         h = int(hands[s])
         assert bin(h).count("1") == view[L.V_HAND_COUNT + s], "hand count not respected"
         assert h & ~unseen == 0, "a seat got a tile the deciding seat has seen"
-        assert h & ~int(allowed_tiles(view, rv, 1, s)) == 0, "a seat got a tile its void rules out"
+        assert h & ~int(allowed_tiles(view, rv, use_lead, s)) == 0, "a seat got a tile its void or the lead rules out"
         for n in range(7):
             if view[L.V_VOID + s] >> n & 1:
                 assert h & int(L.NUMBER_MASK[n]) == 0
@@ -107,7 +108,8 @@ def _check_world(view, rv, hands, bone, n_bone, rules):
     assert dealt & bone_mask == 0 and dealt | bone_mask == unseen, "unseen tiles not partitioned"
 
 
-@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: f"{r.players}p{'-partners' if r.partnerships else ''}-{r.lead}")
+@pytest.mark.parametrize("rules", RULE_SETS,
+                         ids=lambda r: f"{r.players}p{'-partners' if r.partnerships else ''}-{r.lead}")
 def test_true_world_is_allowed_and_samples_are_consistent(rules):
     """The truth always satisfies the constraints (they are sound), and every sample does too."""
     rv = rules.to_array()
@@ -129,6 +131,34 @@ def test_true_world_is_allowed_and_samples_are_consistent(rules):
             n_bone = sample_world(view, spec, completions, rng, hands, bone)
             _check_world(view, rv, hands, bone, n_bone, rules)
     assert views > 200
+
+
+_VIEWS: dict[int, list] = {}
+
+
+def _views_of(rule_set: int) -> list:
+    """The real views of a rule set (traced once per test session)."""
+    if rule_set not in _VIEWS:
+        _VIEWS[rule_set] = [view for view, _, _ in real_views(RULE_SETS[rule_set], matches=10, seed=8)]
+    return _VIEWS[rule_set]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, len(RULE_SETS) - 1), st.integers(0, 10**6), st.integers(0, 2**64 - 1),
+       st.sampled_from([0, 1]))
+def test_any_real_view_and_stream_give_a_consistent_world(rule_set, pick, key, use_lead):
+    """Property: for any real view and any random stream, with or without lead evidence,
+    the sampled world respects every constraint the seat knows of."""
+    rules = RULE_SETS[rule_set]
+    rv = rules.to_array()
+    views = _views_of(rule_set)
+    view = views[pick % len(views)]
+    spec, completions = prepare(view, rv, use_lead)
+    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    rng = np.array([key], dtype=np.uint64)
+    n_bone = sample_world(view, spec, completions, rng, hands, bone)
+    _check_world(view, rv, hands, bone, n_bone, rules, use_lead)
 
 
 def _brute_force_worlds(view, rv):

@@ -50,6 +50,12 @@ FIRST_STEPS = {"threat": 0.5, "double": 0.5, "follow": 0.2, "block": 0.5}
 #: where the search starts: hand-picked (points 1, a point expected for the opponent costs as much as one scored)
 START = {"points": 1.0, "threat": -1.0, "double": 0.5, "follow": 0.2, "block": 0.5}
 
+#: names the private cache folder while the search runs; ``candidate`` refuses to load anywhere else
+_PRIVATE = "BERGEN_TUNE_EXPERT_CACHE"
+if __name__ != "__main__" and os.environ.get(_PRIVATE, "-") != os.environ.get("BERGEN_SIM_CACHE_DIR"):
+    raise ImportError("tools.tune_expert:candidate only runs inside tools/tune_expert.py (its kernels must "
+                      "stay in that run's private cache)")
+
 #: the weights under test; the search writes them, ``candidate`` reads them during play
 WEIGHTS = np.array(expert.WEIGHTS, dtype=np.float64)
 _ADDRESS = WEIGHTS.ctypes.data
@@ -79,8 +85,6 @@ def win_shares(weights: np.ndarray, deal_sets: int, seed: int) -> np.ndarray:
 
 def search(deal_sets: int, seed: int, rounds: int) -> np.ndarray:
     """Coordinate search from START; prints each candidate and returns the best weights."""
-    from bergen_sim.tournament import paired_interval
-
     best = np.array([START[name] for name in expert.FEATURES], dtype=np.float64)
     best_shares = win_shares(best, deal_sets, seed)
     print(f"start {_fmt(best)}  share {best_shares.mean():.4f}", flush=True)
@@ -93,11 +97,11 @@ def search(deal_sets: int, seed: int, rounds: int) -> np.ndarray:
                 trial = best.copy()
                 trial[i] += sign * step
                 shares = win_shares(trial, deal_sets, seed)
-                gain = paired_interval(shares - best_shares)
-                se = (gain["ci95"][1] - gain["mean"]) / 1.96
+                diff = shares - best_shares  # paired: the same deal sets
+                gain, se = diff.mean(), diff.std(ddof=1) / np.sqrt(len(diff))
                 print(f"round {round_no} {name}{sign * step:+.3f}: {_fmt(trial)}  share {shares.mean():.4f}"
-                      f"  gain {gain['mean']:+.4f} (se {se:.4f})", flush=True)
-                tried.append((gain["mean"] - se, trial, shares))
+                      f"  gain {gain:+.4f} (se {se:.4f})", flush=True)
+                tried.append((gain - se, trial, shares))
             margin, trial, shares = max(tried, key=lambda t: t[0])
             if margin > 0:
                 best, best_shares = trial, shares
@@ -120,7 +124,7 @@ def main() -> None:
     os.chdir(root)
     sys.path.insert(0, str(root))
     with tempfile.TemporaryDirectory(prefix="bergen-tune-") as private_cache:
-        os.environ["BERGEN_SIM_CACHE_DIR"] = private_cache  # kernels holding WEIGHTS' address stay private
+        os.environ["BERGEN_SIM_CACHE_DIR"] = os.environ[_PRIVATE] = private_cache  # kernels stay private
         importlib.import_module("tools.tune_expert")
         best = search(args.deal_sets, args.seed, args.rounds)
     print(f"\nWEIGHTS = np.array([{', '.join(f'{w:.3g}' for w in best)}])")

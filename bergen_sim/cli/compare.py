@@ -16,21 +16,25 @@ from bergen_sim.tournament import OUT_FORMATS, TournamentResult, check_out_path,
 
 
 def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
+    """Mean ± half-width (the t intervals are symmetric); the file outputs keep low and high."""
     scale, unit, digits = (100, "%", 2) if percent else (1, "", 3)
-    values = [row[column], row[f"{column}_low"], row[f"{column}_high"]]
-    mean, low, high = (f"{scale * v:.{digits}f}" for v in values)
-    return f"{mean}{unit} [{low}, {high}]"
+    half = (row[f"{column}_high"] - row[f"{column}_low"]) / 2
+    return f"{scale * row[column]:.{digits}f} ± {scale * half:.{digits}f}{unit}"
 
 
-def _verdict(row: pd.Series, better: str, worse: str) -> str:
+def _p(value: float) -> str:
+    return "p<1e-300" if value == 0 else f"p={value:.2g}"  # the t tail underflows to 0 below ~1e-308
+
+
+def _verdict(row: pd.Series) -> str:
     if not row["win_significant"]:
-        return f"no clear difference (p={row['win_p_value']:.2g})"
-    winner = better if row["win_rate"] > 0.5 else worse
-    return f"{winner} better (p={row['win_p_value']:.2g})"
+        return f"neither ({_p(row['win_p_value'])})"
+    better = row["policy"] if row["win_rate"] > 0.5 else row["opponent"]
+    return f"{better} ({_p(row['win_p_value'])})"
 
 
 def pairs_table(result: TournamentResult) -> Table:
-    """Each pair from the first policy's side, 95% intervals in brackets."""
+    """Each pair from the first policy's side, with 95% intervals."""
     meta = result.meta
     rules = meta["rules"]
     table = Table(
@@ -40,7 +44,7 @@ def pairs_table(result: TournamentResult) -> Table:
         header_style="bold",
     )
     for name, justify in (("a vs b", "left"), ("a match win rate", "right"), ("a points/hand", "right"),
-                          ("b points/hand", "right"), ("a - b points/hand", "right"), ("verdict", "left")):
+                          ("b points/hand", "right"), ("a - b points/hand", "right"), ("better", "left")):
         table.add_column(name, justify=justify)
     for _, row in result.pairs.iterrows():
         table.add_row(
@@ -49,7 +53,7 @@ def pairs_table(result: TournamentResult) -> Table:
             _interval(row, "points_per_hand"),
             _interval(row, "opponent_points_per_hand"),
             _interval(row, "points_margin"),
-            _verdict(row, row["policy"], row["opponent"]),
+            _verdict(row),
         )
     return table
 
@@ -63,7 +67,7 @@ def standings_table(result: TournamentResult) -> Table:
         table.add_column(name, justify="left" if name in ("policy", "vs even") else "right")
     for _, row in result.standings.iterrows():
         even = (("above" if row["win_rate"] > 0.5 else "below") if row["win_significant"]
-                else "not significant") + f" (p={row['win_p_value']:.2g})"
+                else "not significant") + f" ({_p(row['win_p_value'])})"
         table.add_row(str(row["rank"]), row["policy"], _interval(row, "win_rate", percent=True),
                       _interval(row, "points_per_hand"), _interval(row, "points_margin"), even)
     return table

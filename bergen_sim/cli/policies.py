@@ -1,8 +1,8 @@
 """``bergen-sim policies``: every policy a ``--policy`` name can select, one line each.
 
-Built-ins come first (the first line of each module's docstring), then plug-ins registered under the
-``bergen_sim.policies`` entry-point group (their function's first docstring
-line).  A plug-in that cannot be loaded is still listed, with the reason, so
+Built-ins come first (the first line of each module's docstring), then
+plug-ins registered under the ``bergen_sim.policies`` entry-point group
+(their function's first docstring line).  A plug-in that cannot be loaded is still listed, with the reason, so
 that the listing itself never fails because of one broken package.
 """
 

@@ -36,6 +36,7 @@ from bergen_sim.engine.play_rules import (
 )
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_void_moment
 from bergen_sim.policies import defensive, doubles_first, expert, first_move, greedy, heavy_first, random_move
+from bergen_sim.policies.base import side_of
 
 #: built-in policies a rollout can use, in the order of their ``base`` codes
 BASE_POLICIES = tuple(m.NAME for m in (random_move, first_move, greedy, defensive, doubles_first, heavy_first, expert))
@@ -64,12 +65,6 @@ def base_choose(base, view, move_tiles, move_ends, n_moves, rng):
 
 
 @njit(cache=True, inline="always")
-def side_of(rules, seat):
-    """The side a seat scores for."""
-    return seat % 2 if rules[L.R_PARTNERSHIPS] else seat
-
-
-@njit(cache=True, inline="always")
 def _score(rules, view, side, points):
     """Add points to a side; returns 1 when the side reaches the target (the match ends)."""
     view[L.V_SCORE + side] += points
@@ -91,7 +86,7 @@ def apply_play(rules, view, hands, seat, tile, end):
     value = header_value(view[L.V_LEFT], view[L.V_RIGHT], view[L.V_LEFT_DOUBLE], view[L.V_RIGHT_DOUBLE])
     if value == 0:
         return 0
-    side = side_of(rules, seat)
+    side = side_of(view, seat)
     return _score(rules, view, side, cut_points(value, view[L.V_SCORE + side], rules[L.R_TARGET], rules[L.R_REDUCED]))
 
 
@@ -125,7 +120,7 @@ def play_out(rules, view, hands, bone, n_bone, seat, base, rng, move_tiles, move
     passes = 0
     while True:
         if hands[seat] == 0:
-            return _score(rules, view, side_of(rules, seat), rules[L.R_OUT_POINTS])
+            return _score(rules, view, side_of(view, seat), rules[L.R_OUT_POINTS])
         seat = seat + 1 if seat + 1 < players else 0
         ends = NUMBER_MASK[view[L.V_LEFT]] | NUMBER_MASK[view[L.V_RIGHT]]
         playable = hands[seat] & ends
@@ -151,7 +146,7 @@ def play_out(rules, view, hands, bone, n_bone, seat, base, rng, move_tiles, move
         k = 0
         if n > 1:
             view[L.V_SEAT] = seat
-            view[L.V_SIDE] = side_of(rules, seat)
+            view[L.V_SIDE] = side_of(view, seat)
             view[L.V_HAND] = hands[seat]
             k = base_choose(base, view, move_tiles, move_ends, n, rng)
         if apply_play(rules, view, hands, seat, move_tiles[k], move_ends[k]):
@@ -183,6 +178,6 @@ def start_hand(rules, view, deal, hand_no, hands, bone):
     leader, number = lead_double(hands, players, rules[L.R_LEAD] == L.LEAD_HIGHEST)
     hands[leader] &= ~(np.int64(1) << L.DOUBLE_TILE[number])
     view_start_hand(view, players, hand_size, n_bone, hand_no, leader, number)
-    side = side_of(rules, leader)
+    side = side_of(view, leader)
     ended = _score(rules, view, side, cut_points(2, view[L.V_SCORE + side], rules[L.R_TARGET], rules[L.R_REDUCED]))
     return leader, n_bone, ended

@@ -62,10 +62,12 @@ class Engine:
     10
     """
 
-    def __init__(self, rules: Rules, policies: Sequence[str]):
+    def __init__(self, rules: Rules, policies: Sequence[str], kernel_policies: Sequence[str] = ()):
+        """``kernel_policies``: a superset of the seat policies to compile into the kernel, so that
+        runs with other seatings of the same policies (a tournament's pairs) share one compiled kernel."""
         self.rules = rules
         self.policy_names = seat_policy_names(policies, rules.players)
-        distinct = sorted(set(self.policy_names))
+        distinct = sorted(set(self.policy_names) | set(kernel_policies))
         self.refs: list[PolicyRef] = [resolve(name) for name in distinct]
         self.seat_policy = np.array([distinct.index(n) for n in self.policy_names], dtype=np.int64)
         self._rules_vec = rules.to_array()

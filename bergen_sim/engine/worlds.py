@@ -34,10 +34,9 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import lowest_tile, popcount
 from bergen_sim.engine.keyed_random import below, next_u64
+from bergen_sim.policies.base import number_tiles, unseen_tiles
 
-FULL_SET = np.int64(L.FULL_SET)
 DOUBLE_MASK = np.int64(L.DOUBLE_MASK)
-NUMBER_MASK = L.NUMBER_MASK
 DOUBLE_TILE = L.DOUBLE_TILE
 
 #: n! for n = 0..28, as floats (completion counts exceed int64)
@@ -54,12 +53,6 @@ W_CLASSES = 12  # number of non-empty tile classes K
 W_CLASS_SEATS = 13  # + k: bit j set when other seat j may hold the class's tiles
 W_CLASS_TILES = 21  # + k: bitmask of the class's tiles
 W_SIZE = 29
-
-
-@njit(cache=True)
-def unseen_tiles(view):
-    """Tiles the deciding seat has not seen: neither in its hand nor on the table."""
-    return FULL_SET & ~view[L.V_HAND] & ~view[L.V_PLAYED]
 
 
 @njit(cache=True)
@@ -108,11 +101,7 @@ def has_drawn(view, seat):
 @njit(cache=True)
 def allowed_tiles(view, rules, use_lead, seat):
     """The unseen tiles ``seat`` may hold according to the view (voids and, if asked, the lead)."""
-    allowed = unseen_tiles(view)
-    void = view[L.V_VOID + seat]
-    for n in range(7):
-        if void & (1 << n):
-            allowed &= ~NUMBER_MASK[n]
+    allowed = unseen_tiles(view) & ~number_tiles(view[L.V_VOID + seat])
     if use_lead and not has_drawn(view, seat):
         allowed &= ~undealt_doubles(view, rules[L.R_LEAD] == L.LEAD_HIGHEST)
     return allowed

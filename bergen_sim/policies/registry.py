@@ -82,7 +82,11 @@ def available() -> list[PolicyRef]:
     refs = [PolicyRef(name, mod, fn, desc) for name, (mod, fn, desc) in BUILTINS.items()]
     for name, value in sorted(_entry_points().items()):
         if name not in BUILTINS:
-            refs.append(_from_target(name, value, check=False))
+            try:
+                refs.append(_from_target(name, value, check=False))
+            except PolicyError:  # one broken plug-in must not hide the others; resolving it names the problem
+                module, _, function = value.partition(":")
+                refs.append(PolicyRef(name, module, function))
     return refs
 
 
