@@ -9,6 +9,10 @@ The public API:
 
 __version__ = "0.1.0"
 
+from bergen_sim.compile_cache import use_source_keyed_numba_cache  # noqa: E402
+
+use_source_keyed_numba_cache()  # before any compiled function is defined: see compile_cache
+
 from bergen_sim.rules import Rules  # noqa: E402
 from bergen_sim.engine.runner import Engine  # noqa: E402
 from bergen_sim.simulate import SimulationResult, simulate  # noqa: E402

@@ -13,8 +13,8 @@ move's match-win probability and expected points with 95% intervals.
 Separation: after each batch the paired differences between the leading
 move and every other (one per world, common random numbers) must have a
 lower confidence bound above 0, Bonferroni-corrected over the moves compared
-(z for 0.05 / (moves - 1), two-sided) since the check is repeated every
-batch too.  A move whose outcome equals the leader's in every world so far
+(z for 0.05 / (moves - 1), two-sided, used one-sided: some slack for the
+check being repeated every batch, though not a formal sequential test).  A move whose outcome equals the leader's in every world so far
 (e.g. the same tile on either end of a ``d|d`` line) cannot be separated and
 is reported as a tie.  Batches are a fixed size and worlds are keyed by
 (seed, world), so a given seed always gives the same numbers.

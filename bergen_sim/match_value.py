@@ -39,7 +39,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffled_set, stream_state
-from bergen_sim.engine.kernel_build import cache_dir
+from bergen_sim.compile_cache import cache_dir
 from bergen_sim.engine.rollout import BASE_POLICIES, play_out, start_hand
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.errors import PolicyError

@@ -6,13 +6,13 @@ Here each combination of policies gets its own small generated module whose
 ``choose_move`` dispatcher calls the policies as globals, followed by the
 source of :mod:`bergen_sim.engine.match_loop`.  A built-in with settings
 (``pimc:worlds=64``, see :mod:`bergen_sim.policies.registry`) gets them as
-literal arguments, and any constant arrays it asks for (``kernel_arrays``) as
-globals loaded from files named by their contents, which Numba freezes into
-the compiled code.  The module's file name is a
-hash of everything its machine code depends on (the engine and policy
-sources, the plug-in modules' sources, the Numba version), so a warm run loads
-it from Numba's cache and any edit produces a fresh kernel instead of a stale
-one.
+arguments written into the dispatcher, and any constant arrays it asks for
+(``kernel_arrays``) as globals loaded from files named by their contents,
+which Numba freezes into the compiled code.  The module's file name is a hash
+of everything its machine code depends on (the package's sources, the
+plug-in modules' sources, the Numba version, the settings and arrays), so a
+warm run loads it from Numba's cache and any edit produces a fresh kernel
+instead of a stale one (see also :mod:`bergen_sim.compile_cache`).
 
 Generated modules live in ``$BERGEN_SIM_CACHE_DIR`` (default
 ``~/.cache/bergen-sim/kernels``); deleting that folder is always safe.
@@ -31,22 +31,14 @@ from typing import TYPE_CHECKING, Sequence
 import numba
 import numpy as np
 
+from bergen_sim.compile_cache import cache_dir, source_digest
+
 if TYPE_CHECKING:  # the registry imports every policy, and search policies import the engine
     from bergen_sim.policies.registry import PolicyRef
     from bergen_sim.rules import Rules
 
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 _TEMPLATE = Path(__file__).resolve().parent / "match_loop.py"
 _LOADED: dict[str, ModuleType] = {}
-
-
-def cache_dir() -> Path:
-    """Folder of the generated kernels."""
-    env = os.environ.get("BERGEN_SIM_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bergen-sim"
 
 
 def _constant_arrays(ref: PolicyRef, rules: Rules | None) -> list[Path]:
@@ -108,11 +100,9 @@ def _dispatcher_source(policies: Sequence[PolicyRef], rules: Rules | None) -> st
 
 
 def _dependency_digest(policies: Sequence[PolicyRef]) -> str:
-    """Hash of every source file the compiled kernel depends on."""
-    digest = hashlib.sha256(numba.__version__.encode())
-    files = sorted((_PACKAGE_DIR / "engine").glob("*.py")) + sorted((_PACKAGE_DIR / "policies").glob("*.py"))
-    files += [Path(p.source_file) for p in policies if p.source_file]
-    for path in files:
+    """Hash of every source file the compiled kernel depends on: the package and the plug-ins."""
+    digest = hashlib.sha256(f"{numba.__version__} {source_digest()}".encode())
+    for path in sorted(Path(p.source_file) for p in policies if p.source_file):
         digest.update(str(path).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()

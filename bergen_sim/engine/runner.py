@@ -73,7 +73,13 @@ class Engine:
         self._rules_vec = rules.to_array()
         self._kernel = load_kernel(self.refs, rules)
         # a zero-match call compiles the kernel, or loads it from Numba's disk cache, now
-        self._call(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)
+        try:
+            self._call(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)
+        except PolicyError as exc:  # a plug-in Numba cannot compile: say which, on one line
+            names = ", ".join(ref.name for ref in self.refs)
+            lines = [ln.strip() for ln in str(exc.__context__ or exc).splitlines() if ln.strip()]
+            reason = next((ln for ln in lines if not ln.startswith("Failed in")), lines[0] if lines else "")
+            raise PolicyError(f"the kernel for policies {names} does not compile (Numba): {reason}") from None
 
     def _call(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True):
         """One kernel call; returns (matches played, totals, match rows, hand rows used, trace rows used)."""

@@ -18,8 +18,8 @@ colons rather than commas separate them so that policy lists such as
 ``compare --policies pimc:worlds=64,expert`` stay comma-separated.  A
 module may also define ``kernel_arrays(rules, params)``: the constant arrays
 (e.g. a table that depends on the rules) passed after the settings.
-The kernel builder writes the settings as literals into the generated
-dispatcher, so every combination of settings is its own cached kernel.
+The kernel builder writes the settings into the generated dispatcher's call,
+so every combination of settings is its own cached kernel.
 """
 
 from __future__ import annotations

@@ -1,0 +1,55 @@
+"""Where compiled code and generated kernels are cached, keyed by the package's source.
+
+Numba's disk cache checks only the source file of the function it caches: a
+cached function keeps the machine code of whatever it calls as it was when it
+was compiled, so editing ``policies/base.py`` would leave ``expert`` (and every
+kernel built on it) silently stale.  Pointing Numba's cache at a folder named
+by a hash of every source file of this package makes any edit start from a
+clean cache instead.  This runs when :mod:`bergen_sim` is imported, before any
+``@njit(cache=True)`` function is defined, and is inherited by worker
+processes through ``NUMBA_CACHE_DIR``.
+
+``$BERGEN_SIM_CACHE_DIR`` (default ``~/.cache/bergen-sim``) holds everything;
+deleting it is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_MARK = "bergen-sim-src-"
+
+
+def cache_dir() -> Path:
+    """Root folder of the project's caches (generated kernels, Numba's cache, tables)."""
+    env = os.environ.get("BERGEN_SIM_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "bergen-sim"
+
+
+def source_digest() -> str:
+    """Hash of every Python source file of the package (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
+        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def use_source_keyed_numba_cache() -> None:
+    """Point Numba's disk cache at a folder keyed by the package source (see module note)."""
+    from numba.core import config
+
+    current = os.environ.get("NUMBA_CACHE_DIR", "")
+    if _MARK in os.path.basename(current):
+        config.CACHE_DIR = current  # a worker process inherits its parent's folder
+        return
+    base = current or str(cache_dir() / "numba")
+    folder = os.path.join(base, _MARK + source_digest()[:16])
+    os.environ["NUMBA_CACHE_DIR"] = folder
+    config.CACHE_DIR = folder
