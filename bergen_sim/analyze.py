@@ -29,10 +29,10 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any, Mapping
 
 import numpy as np
-from scipy.stats import norm
 
 from bergen_sim import stats
 from bergen_sim.engine import layout as L
@@ -360,7 +360,7 @@ class Analysis:
 
 def _z_separation(n_moves: int) -> float:
     """z of a two-sided 95% interval, Bonferroni-corrected over the moves compared with the leader."""
-    return float(norm.ppf(1 - 0.05 / (2 * max(n_moves - 1, 1))))
+    return NormalDist().inv_cdf(1 - 0.05 / (2 * max(n_moves - 1, 1)))
 
 
 def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: int = DEFAULT_WORLDS,

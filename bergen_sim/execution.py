@@ -55,6 +55,9 @@ class Job:
     seed: int
     match_rows: bool = False
     hand_rows: bool = False
+    #: more policies to compile into the same kernel, so that jobs seating the same set of
+    #: policies differently (a tournament's pairs) share one compiled kernel; results do not depend on it
+    kernel_policies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,17 +86,17 @@ class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C during a run; its message says what was kept and how to resume."""
 
 
-def engine_for(rules: Rules, policies: tuple[str, ...]) -> Engine:
-    """The (cached per process) engine for rules and seat policies."""
-    key = (rules, policies)
+def engine_for(rules: Rules, policies: tuple[str, ...], kernel_policies: tuple[str, ...] = ()) -> Engine:
+    """The (cached per process) engine for rules and seat policies (see ``Job.kernel_policies``)."""
+    key = (rules, policies, kernel_policies)
     if key not in _ENGINES:
-        _ENGINES[key] = Engine(rules, policies)
+        _ENGINES[key] = Engine(rules, policies, kernel_policies)
     return _ENGINES[key]
 
 
 def run_chunk(job: Job, first_match: int, n_matches: int) -> Chunk:
     """Play matches ``first_match .. first_match + n_matches - 1`` of a job here."""
-    engine = engine_for(job.rules, job.policies)
+    engine = engine_for(job.rules, job.policies, job.kernel_policies)
     return engine.play(job.seed, first_match, n_matches, hand_rows=job.hand_rows, match_rows=job.match_rows)
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
+from typing import Any
+
+import numpy as np
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -54,3 +57,28 @@ def mean(total: float, total_sq: float, n: int) -> dict:
     """A mean as a JSON-ready record: mean, 95% interval and sample size."""
     m, lo, hi = mean_interval(total, total_sq, n)
     return {"mean": m, "ci95": [lo, hi], "n": int(n)}
+
+
+def paired_interval(values: np.ndarray, null: float = 0.0) -> dict[str, Any]:
+    """Mean of per-deal-set outcomes with a 95% Student-t interval and a two-sided p-value.
+
+    The observations are independent deal sets; the p-value tests ``mean ==
+    null``.  With one deal set there is no interval (NaN); with no spread at
+    all the interval is the point and the p-value is 0 or 1.
+
+    >>> r = paired_interval(np.array([0.0, 1.0, 0.5, 0.5]), null=0.5)
+    >>> r["mean"], r["n"], round(r["p_value"], 3)
+    (0.5, 4, 1.0)
+    """
+    n = len(values)
+    mean = float(np.mean(values)) if n else math.nan
+    if n < 2:
+        return {"mean": mean, "ci95": [math.nan, math.nan], "n": n, "p_value": math.nan}
+    se = float(np.std(values, ddof=1)) / math.sqrt(n)
+    if se == 0.0:
+        return {"mean": mean, "ci95": [mean, mean], "n": n, "p_value": float(mean == null)}
+    from scipy import stats as sps  # imported here: scipy.stats costs half a second at start-up
+
+    half = float(sps.t.ppf(0.975, n - 1)) * se
+    p_value = 2.0 * float(sps.t.sf(abs(mean - null) / se, n - 1))
+    return {"mean": mean, "ci95": [mean - half, mean + half], "n": n, "p_value": p_value}

@@ -21,7 +21,7 @@ Design (see ``docs/compare.md``):
 - The unit of independent observation is the deal set.  Per deal set a
   policy's *win share* is the fraction of the set's matches won by a side it
   plays, and its *points per hand* is its sides' points over its side-hands.
-  Intervals and p-values are Student-t over deal sets (:func:`paired_interval`),
+  Intervals and p-values are Student-t over deal sets (:func:`bergen_sim.stats.paired_interval`),
   so the pairing is accounted for; a policy's result against the field is the
   per-deal-set mean over its opponents, analysed the same way.
 
@@ -37,7 +37,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import math
 import os
 import re
 import time
@@ -49,7 +48,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from scipy import stats as sps
 
 from bergen_sim import __version__
 from bergen_sim.engine import layout as L
@@ -59,6 +57,7 @@ from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
 from bergen_sim.policies.registry import resolve
 from bergen_sim.rules import Rules
+from bergen_sim.stats import paired_interval
 
 #: file types ``TournamentResult.write`` knows, by extension
 OUT_FORMATS = (".csv", ".parquet", ".json")
@@ -70,29 +69,6 @@ ALPHA = 0.05
 
 class CompareError(BergenError, ValueError):
     """A tournament that cannot be run as asked (policies, matches, output file)."""
-
-
-def paired_interval(values: np.ndarray, null: float = 0.0) -> dict[str, Any]:
-    """Mean of per-deal-set outcomes with a 95% Student-t interval and a two-sided p-value.
-
-    The observations are independent deal sets; the p-value tests ``mean ==
-    null``.  With one deal set there is no interval (NaN); with no spread at
-    all the interval is the point and the p-value is 0 or 1.
-
-    >>> r = paired_interval(np.array([0.0, 1.0, 0.5, 0.5]), null=0.5)
-    >>> r["mean"], r["n"], round(r["p_value"], 3)
-    (0.5, 4, 1.0)
-    """
-    n = len(values)
-    mean = float(np.mean(values)) if n else math.nan
-    if n < 2:
-        return {"mean": mean, "ci95": [math.nan, math.nan], "n": n, "p_value": math.nan}
-    se = float(np.std(values, ddof=1)) / math.sqrt(n)
-    if se == 0.0:
-        return {"mean": mean, "ci95": [mean, mean], "n": n, "p_value": float(mean == null)}
-    half = float(sps.t.ppf(0.975, n - 1)) * se
-    p_value = 2.0 * float(sps.t.sf(abs(mean - null) / se, n - 1))
-    return {"mean": mean, "ci95": [mean - half, mean + half], "n": n, "p_value": p_value}
 
 
 def rotation_patterns(rules: Rules) -> list[tuple[int, ...]]:
@@ -135,10 +111,15 @@ class PairOutcomes:
     resumed: int = 0  # matches read back from a checkpoint rather than played
 
 
-def rotation_jobs(rules: Rules, a: str, b: str, seed: int, *, independent: bool = False) -> list[Job]:
-    """One job per seat rotation of (a, b): the same seed (duplicate deals) unless ``independent``."""
+def rotation_jobs(rules: Rules, a: str, b: str, seed: int, *, independent: bool = False,
+                  field: tuple[str, ...] = ()) -> list[Job]:
+    """One job per seat rotation of (a, b): the same seed (duplicate deals) unless ``independent``.
+
+    ``field``: every policy of the tournament, compiled into one kernel that all pairs share.
+    """
     return [
-        Job(rules, tuple((a, b)[k] for k in pattern), rotation_seed(seed, r) if independent else seed, match_rows=True)
+        Job(rules, tuple((a, b)[k] for k in pattern), rotation_seed(seed, r) if independent else seed,
+            match_rows=True, kernel_policies=tuple(sorted(field)))
         for r, pattern in enumerate(rotation_patterns(rules))
     ]
 
@@ -153,16 +134,17 @@ def _checkpoint_folder(checkpoint: str | None, job: Job) -> str | None:
 
 def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, independent: bool = False,
               chunk_size: int | None = None, options: RunOptions | None = None,
-              advance: Callable[[int], None] = lambda n: None) -> PairOutcomes:
+              advance: Callable[[int], None] = lambda n: None, field: tuple[str, ...] = ()) -> PairOutcomes:
     """Play every rotation of (a, b) on ``deal_sets`` match indices and reduce them per deal set.
 
     ``independent`` gives each rotation its own seed (fresh deals): the
     baseline that shows what duplicate deals buy.  ``options`` say how to run
     (workers, scheduler; its checkpoint folder gets one subfolder per
-    rotation); ``advance(n)`` is called as matches finish.
+    rotation); ``advance(n)`` is called as matches finish; ``field`` as in
+    :func:`rotation_jobs`.
     """
     options = options or RunOptions()
-    jobs = rotation_jobs(rules, a, b, seed, independent=independent)
+    jobs = rotation_jobs(rules, a, b, seed, independent=independent, field=field)
     side_seat = [next(s for s in range(rules.players) if rules.side_of(s) == side) for side in range(rules.sides)]
     wins = np.zeros(deal_sets)
     points = np.zeros((2, deal_sets))
@@ -356,15 +338,15 @@ def compare(
     pairs = list(itertools.combinations(names, 2))
     rotations = rotation_patterns(rules)
     start = time.perf_counter()
-    for a, b in pairs:  # compile or load every kernel (one per pair) before timing the play
-        for job in rotation_jobs(rules, a, b, seed):
-            engine_for(job.rules, job.policies)
+    for a, b in pairs:  # compile or load the tournament's kernel (shared by all pairs) before timing the play
+        for job in rotation_jobs(rules, a, b, seed, field=names):
+            engine_for(job.rules, job.policies, job.kernel_policies)
     startup = time.perf_counter() - start
 
     start = time.perf_counter()
     with match_progress(len(pairs) * len(rotations) * matches, 0, progress) as advance:
         outcomes = [play_pair(rules, a, b, matches, seed, independent=independent, chunk_size=chunk_size,
-                              options=options, advance=advance) for a, b in pairs]
+                              options=options, advance=advance, field=names) for a, b in pairs]
     elapsed = time.perf_counter() - start
     total = sum(out.matches for out in outcomes)
     resumed = sum(out.resumed for out in outcomes)
