@@ -189,7 +189,9 @@ class Context:
         """Play ``matches`` (default ``self.matches``) with one policy for all seats or one per seat."""
         seats = (policies,) * rules.players if isinstance(policies, str) else tuple(policies)
         n = matches or self.matches
-        job = Job(rules, seats, self.seed, match_rows=match_rows, hand_rows=hand_rows)
+        # one kernel holds every strategy of the report, so all its runs share one compile
+        kernel = tuple(sorted(set(self.strategies) | set(seats)))
+        job = Job(rules, seats, self.seed, match_rows=match_rows, hand_rows=hand_rows, kernel_policies=kernel)
         start = time.perf_counter()
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
         sums = None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import matplotlib.image
 import matplotlib.pyplot as plt
