@@ -56,6 +56,7 @@ from bergen_sim.rules import Rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import c_reference  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
+import readme_table  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 CONFIGS = {"2 players": dict(players=2), "3 players": dict(players=3),
@@ -84,7 +85,19 @@ def machine() -> dict:
         "numba": numba.__version__,
         "numpy": np.__version__,
         "bergen_sim": __version__,
+        "commit": _commit(),
     }
+
+
+def _commit() -> str:
+    """The checkout's commit, with "+changes" when the tree differs from it ("unknown" outside git)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True).stdout.strip()
+    try:
+        commit = git("rev-parse", "--short=12", "HEAD")
+        return (commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")) or "unknown"
+    except OSError:
+        return "unknown"
 
 
 def cpu_seconds() -> float:
@@ -360,6 +373,7 @@ def main() -> None:
     if not args.no_save:
         (HERE / "results.md").write_text(text)
         (HERE / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+        readme_table.write()
         print(f"saved {HERE / 'results.md'} and {HERE / 'results.json'}", file=sys.stderr)
 
 
