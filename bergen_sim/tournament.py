@@ -53,6 +53,7 @@ from bergen_sim import __version__
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
+from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
 from bergen_sim.policies.registry import resolve
@@ -331,8 +332,8 @@ def compare(
     always give the same result.
     """
     names = check_policies(policies)
-    if matches < 1:
-        raise CompareError(f"matches (deal sets per pair) must be at least 1, not {matches}")
+    check_range("matches (deal sets per pair)", matches, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
+    check_seed(seed)
     rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
     options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint)
     pairs = list(itertools.combinations(names, 2))

@@ -10,6 +10,8 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
+from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
+from bergen_sim.limits import MAX_DEAL_SETS
 from bergen_sim.cli.options import rule_options, run_options
 from bergen_sim.rules import parse_settings
 from bergen_sim.tournament import OUT_FORMATS, TournamentResult, check_out_path, compare
@@ -77,9 +79,9 @@ def standings_table(result: TournamentResult) -> Table:
 @rule_options
 @click.option("--policies", required=True, metavar="A,B[,C...]",
               help="Policies to compare, separated by commas (built-in names or package.module:function).")
-@click.option("--matches", type=int, default=10_000, show_default=True,
+@click.option("--matches", type=Bounded(1, MAX_DEAL_SETS), default=10_000, show_default=True,
               help="Deal sets per pair; each is played in every seat rotation.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the keyed random streams.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--out", type=click.Path(dir_okay=False), help=f"Write the results ({', '.join(OUT_FORMATS)}).")
 @click.option("--independent-deals", "independent", is_flag=True,

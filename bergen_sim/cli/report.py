@@ -6,6 +6,8 @@ import time
 
 import click
 
+from bergen_sim.cli.bounds import SEED, Bounded
+from bergen_sim.limits import MAX_MATCHES, MAX_WORKERS
 from bergen_sim import analysis
 from bergen_sim.execution import RunOptions
 
@@ -16,7 +18,7 @@ def _echo(text: str) -> None:
 
 @click.command("report")
 @click.argument("names", nargs=-1, metavar="[NAME ...|all]")
-@click.option("--matches", type=click.IntRange(min=1), default=None,
+@click.option("--matches", type=Bounded(1, MAX_MATCHES), default=None,
               help=f"Matches per configuration (default {analysis.FULL_MATCHES:,}; "
                    f"{analysis.QUICK_MATCHES:,} with --quick).")
 @click.option("--quick", is_flag=True,
@@ -24,12 +26,12 @@ def _echo(text: str) -> None:
                    f"{', '.join(analysis.QUICK_STRATEGIES)} strategies.")
 @click.option("--out", type=click.Path(file_okay=False), default="reports", show_default=True,
               help="Folder for the reports (an index README.md, NAME.md and NAME/ per analysis).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every configuration.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of every configuration (0..2^64-1).")
 @click.option("--strategies", metavar="A,B,...", default=None,
               help="Strategies to compare (default: every built-in heuristic; the quick subset with --quick).")
 @click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with more analyses (searched before ./analyses and the project's).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
+@click.option("--workers", type=Bounded(1, MAX_WORKERS), default=None,
               help="Worker processes (default: every core); with --scheduler local, the cluster's size.")
 @click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
               help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one.")

@@ -86,10 +86,12 @@ class Engine:
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
         match_rows = np.zeros((n_matches if match_rows else 1, L.M_WIDTH), dtype=np.int64)
         err = np.zeros(L.E_SIZE, dtype=np.int64)
+        # converted before the call: only what the kernel raises is a policy's doing
+        key, first, count = np.uint64(seed_to_int(seed)), np.int64(first_match), np.int64(n_matches)
         try:
             played, n_hands, n_trace = self._kernel.run_matches(
-                self._rules_vec, self.seat_policy, np.uint64(seed_to_int(seed)), np.int64(first_match),
-                np.int64(n_matches), deals, script, trace, tracing, totals, match_rows, hand_rows, err,
+                self._rules_vec, self.seat_policy, key, first, count, deals, script, trace, tracing, totals,
+                match_rows, hand_rows, err,
             )
         except Exception as exc:  # raised inside a policy: name it, the seat and the position
             seat = int(err[L.E_SEAT])
