@@ -24,7 +24,12 @@ _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
 
 def _read_file(path: str) -> dict[str, Any]:
     """The position file's object (JSON, or TOML for a .toml file)."""
-    text = Path(path).read_text()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise PositionError(f"{path}: not UTF-8 text (byte {exc.start}); save the position as UTF-8") from None
+    except OSError as exc:
+        raise PositionError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
         data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
