@@ -23,7 +23,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import seat_policy_names
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
 from bergen_sim.match_table import FrameSink, check_rows_path, match_frame
-from bergen_sim.output import OutputError
+from bergen_sim.output import OutputError, check_folder
 from bergen_sim.limits import MAX_MATCHES, check_range, check_seed
 from bergen_sim.rules import Rules
 
@@ -113,6 +113,8 @@ def simulate(
     rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
     seat_names = tuple(seat_policy_names(policies, rules.players))
     target = check_rows_path(out) if out is not None else None  # a bad path fails before anything is played
+    if checkpoint is not None:
+        check_folder(checkpoint, "--checkpoint")  # ... and before the kernel compiles
     job = Job(rules, seat_names, seed, match_rows=rows or out is not None)
     options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     totals = np.zeros(L.S_SIZE, dtype=np.int64)
