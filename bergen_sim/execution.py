@@ -196,12 +196,13 @@ class _Window:
         self._fill()
         return chunk
 
-    def stop(self) -> list[Chunk]:
-        """Cancel what has not started, let running chunks finish; the chunks that finished."""
+    def stop(self, finish: bool = True) -> list[Chunk]:
+        """Cancel what has not started; the chunks that finished (running ones too, if ``finish``)."""
         for future in self.flight:
             future.cancel()
         try:
-            wait(self.flight)
+            if finish:
+                wait(self.flight)
         except KeyboardInterrupt:  # a second Ctrl-C: keep what is finished now, stop waiting
             pass
         finished = [f.result() for f in self.flight if f.done() and not f.cancelled() and f.exception() is None]
@@ -291,8 +292,11 @@ class JobRun:
                         self.done += count
                         yield chunk
                 except KeyboardInterrupt:
-                    for chunk in window.stop():
+                    # with a checkpoint, running chunks are worth finishing (they are saved); without, stop now
+                    for chunk in window.stop(finish=store is not None):
                         self._keep(chunk)
+                    if store is None and self.options.scheduler is None:
+                        discard_pool(workers, terminate=True)
                     raise RunInterrupted(self._interrupted()) from None
                 except BrokenProcessPool:
                     discard_pool(workers)

@@ -157,10 +157,17 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     return pool
 
 
-def discard_pool(workers: int) -> None:
-    """Stop a pool after an interruption or a failure (a later run starts a fresh one)."""
+def discard_pool(workers: int, terminate: bool = False) -> None:
+    """Stop a pool after an interruption or a failure (a later run starts a fresh one).
+
+    ``terminate``: end its workers now, abandoning the chunks they play
+    (Ctrl-C without a checkpoint: nothing would keep them).
+    """
     pool = _POOLS.pop(workers, None)
     if pool is not None:
+        if terminate:  # private attribute: no public way before Python 3.14's terminate_workers()
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
 
 

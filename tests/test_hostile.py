@@ -366,3 +366,41 @@ def test_report_verbose_shows_the_traceback(capsys, tmp_path):
     status, out, err = run(capsys, "report", "raises", "--analyses-dir", str(tmp_path), "--out",
                            str(tmp_path / "rep"), "--verbose")
     assert status == 2 and "Traceback" in err and 'raise ValueError("boom")' in err
+
+
+# --- plug-ins that write into their arrays or return the wrong type (each compiles its own kernel) -----
+
+@pytest.fixture
+def from_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT))
+
+
+def _summary(capsys, *policies: str) -> dict:
+    argv = ["simulate", "--matches", "300", "--workers", "1", "--seed", "3", "--json"]
+    for policy in policies:
+        argv += ["--policy", policy]
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    summary = json.loads(out)
+    return {key: summary[key] for key in ("hands", "plays", "draws", "points_by_source", "match_wins")}
+
+
+@pytest.mark.slow
+def test_policy_writing_its_move_list_cannot_change_the_game(capsys, from_root):
+    """It scribbles a tile nobody holds over every move, then picks move 0: the game is first's."""
+    assert _summary(capsys, "tests.plugins_bad:writes_moves", "greedy") == _summary(capsys, "first", "greedy")
+
+
+@pytest.mark.slow
+def test_policy_writing_its_view_cannot_change_the_game(capsys, from_root):
+    """It overwrites the whole view with -1: the engine and the other seat's policy play on unharmed."""
+    assert _summary(capsys, "tests.plugins_bad:writes_view", "expert") == _summary(capsys, "first", "expert")
+
+
+@pytest.mark.slow
+def test_policy_returning_a_float_is_told_an_integer_is_required(capsys, from_root):
+    status, out, err = run(capsys, "simulate", "--matches", "10", "--workers", "1",
+                           "--policy", "tests.plugins_bad:returns_float")
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "returns float64" in err and "integer index" in err
