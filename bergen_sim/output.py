@@ -50,6 +50,14 @@ class OutputError(BergenError):
     result: object = None
 
 
+def raise_failures(failures: Sequence[str], result: object) -> None:
+    """If writing failed after a run finished, raise one OutputError carrying the run's ``result``."""
+    if failures:
+        error = OutputError("; ".join(dict.fromkeys(failures)))
+        error.result = result
+        raise error
+
+
 @dataclass(frozen=True)
 class OutputFile:
     """A checked output file: how it will be written.

@@ -23,8 +23,8 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import seat_policy_names
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
 from bergen_sim.match_table import FrameSink, check_rows_path, match_frame
-from bergen_sim.output import OutputError, check_folder
 from bergen_sim.limits import MAX_MATCHES, check_range, check_seed
+from bergen_sim.output import OutputError, check_folder, raise_failures
 from bergen_sim.rules import Rules
 
 
@@ -155,9 +155,5 @@ def simulate(
     summary["hands_per_s"] = int(played[L.S_HANDS]) / elapsed if elapsed > 0 else None
     summary.update(startup_s=startup, workers=run.workers, scheduler=scheduler, resumed_matches=run.resumed)
     result = SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None)
-    failures[:0] = [run.failure] if run.failure else []
-    if failures:
-        error = OutputError("; ".join(failures))
-        error.result = result
-        raise error
+    raise_failures(([run.failure] if run.failure else []) + failures, result)
     return result

@@ -54,7 +54,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
 from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
-from bergen_sim.output import OutputError, OutputFile, check_file, check_folder, open_output
+from bergen_sim.output import OutputFile, check_file, check_folder, open_output, raise_failures
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
 from bergen_sim.policies.registry import resolve
@@ -368,9 +368,5 @@ def compare(
         "version": __version__,
     }
     result = TournamentResult(results_frame(names, outcomes), meta)
-    failures = [failure for out in outcomes for failure in out.failures]
-    if failures:  # the tournament finished: hand its result over with the error
-        error = OutputError("; ".join(dict.fromkeys(failures)))
-        error.result = result
-        raise error
+    raise_failures([failure for out in outcomes for failure in out.failures], result)
     return result
