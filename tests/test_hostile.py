@@ -404,3 +404,44 @@ def test_policy_returning_a_float_is_told_an_integer_is_required(capsys, from_ro
                            "--policy", "tests.plugins_bad:returns_float")
     assert status == 2 and len(err.strip().splitlines()) == 1
     assert "returns float64" in err and "integer index" in err
+
+
+# --- the output module's checks that the command lines above cannot reach as root ---------------------
+
+def test_block_device_is_refused():
+    from bergen_sim.output import OutputError, check_file
+
+    devices = [Path("/dev") / name for name in sorted(os.listdir("/dev"))
+               if stat.S_ISBLK(os.stat(Path("/dev") / name).st_mode)] if Path("/dev").is_dir() else []
+    if not devices:
+        pytest.skip("no block device visible")
+    with pytest.raises(OutputError, match="block device"):
+        check_file(devices[0], "--out", (".parquet",))
+
+
+def test_folder_without_write_permission_is_refused(tmp_path, monkeypatch):
+    """Root may write anywhere, so the permission answer is faked; the message is what is checked."""
+    from bergen_sim import output
+
+    real_access = os.access
+    monkeypatch.setattr(output.os, "access", lambda path, mode: False if Path(path) == tmp_path else
+                        real_access(path, mode))
+    with pytest.raises(output.OutputError, match="no permission to write in folder"):
+        output.check_file(tmp_path / "m.parquet", "--out", (".parquet",))
+    with pytest.raises(output.OutputError, match="no permission to write in"):
+        output.check_folder(tmp_path / "ck", "--checkpoint")
+
+
+def test_dev_stdout_writes_to_the_open_descriptor():
+    from bergen_sim.output import check_file
+
+    target = check_file("/dev/stdout", "-o", (".jsonl",), stdout=True)
+    assert target.how == "fd" and target.fd == 1 and target.to_stdout
+
+
+def test_existing_file_keeps_its_permissions(capsys, tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("old")
+    path.chmod(0o640)
+    assert run(capsys, "simulate", "--matches", "20", "--workers", "1", "--out", str(path))[0] == 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640 and len(pd.read_csv(path)) == 20
