@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
-from bergen_sim.limits import MAX_DEAL_SETS
 from bergen_sim.cli.options import rule_options, run_options
+from bergen_sim.limits import MAX_DEAL_SETS
 from bergen_sim.output import OutputError
 from bergen_sim.rules import parse_settings
 from bergen_sim.tournament import OUT_FORMATS, TournamentResult, check_out_path, compare

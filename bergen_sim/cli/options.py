@@ -8,8 +8,8 @@ from typing import Any, Callable
 import click
 
 from bergen_sim.cli.bounds import Bounded
-from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_WORKERS
 from bergen_sim.execution import RunOptions
+from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_WORKERS
 from bergen_sim.progress import on_terminal
 from bergen_sim.rules import PRESETS, SETTINGS, Rules, parse_settings
 

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
-from bergen_sim.limits import MAX_MATCHES
 from bergen_sim.cli.options import policy_option, rule_options, run_options
+from bergen_sim.limits import MAX_MATCHES
 from bergen_sim.match_table import check_rows_path
 from bergen_sim.output import OutputError
 from bergen_sim.rules import parse_settings
