@@ -112,7 +112,11 @@ def load(name: str, extra: str | os.PathLike | None = None) -> ModuleType:
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a broken analysis is named on one line; `report --verbose` shows the traceback
+        sys.modules.pop(module_name, None)
+        raise AnalysisError(f"analysis {name!r} ({path}) cannot be loaded: {_one_line(exc)}") from exc
     missing = [attr for attr in ("TITLE", "run", "findings") if not hasattr(module, attr)]
     if missing:
         raise AnalysisError(f"analysis {name!r} ({path}) must define {', '.join(missing)}")
@@ -305,8 +309,18 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
     ctx = Context(matches=matches, seed=seed, quick=quick, strategies=chosen, chunk_size=chunk_size,
                   options=options, log=log)
     start = time.perf_counter()
-    tables = module.run(ctx)
-    found = list(module.findings(tables))
+    tables = _call(module, name, "run", ctx)
+    if not isinstance(tables, Mapping) or not all(isinstance(k, str) and isinstance(v, pd.DataFrame)
+                                                  for k, v in tables.items()):
+        raise AnalysisError(f"analysis {name!r} ({module.__file__}): run() must return a dict of table name -> "
+                            f"pandas DataFrame, not {_kind(tables)}")
+    found = _call(module, name, "findings", tables)
+    try:
+        found = list(found)
+    except TypeError:
+        found = None
+    if found is None or not all(isinstance(text, str) for text in found):
+        raise AnalysisError(f"analysis {name!r} ({module.__file__}): findings() must return a list of sentences")
     elapsed = time.perf_counter() - start
     doc = (module.__doc__ or "").strip()
     meta = {
@@ -329,6 +343,26 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
     show = dict(getattr(module, "SHOW", {table: "" for table in tables}))
     return AnalysisResult(name, module.TITLE, doc, tables, found, meta, show, getattr(module, "METHOD", "").strip(),
                           getattr(module, "figures", None))
+
+
+def _one_line(exc: BaseException) -> str:
+    """``Type: message`` of an exception, on one line (a SyntaxError with its line number)."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def _call(module: ModuleType, name: str, function: str, argument: Any) -> Any:
+    """``module.function(argument)``; an exception it raises becomes one AnalysisError naming the file."""
+    try:
+        return getattr(module, function)(argument)
+    except BergenError:  # the user's own input (a policy, a setting): its message says it all
+        raise
+    except Exception as exc:
+        raise AnalysisError(f"analysis {name!r} ({module.__file__}): {function}() raised {_one_line(exc)}") from exc
 
 
 # --- saving -----------------------------------------------------------------------------------

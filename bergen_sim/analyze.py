@@ -42,6 +42,7 @@ from bergen_sim.engine.rollout import BASE_POLICIES
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.errors import BergenError
+from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
 from bergen_sim.match_value import table_for
 from bergen_sim.policies.pimc import evaluate_worlds
 from bergen_sim.rules import Rules
@@ -368,8 +369,9 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     """Rank every legal move of ``position`` (see the module note); reproducible from ``seed``."""
     if base not in BASE_POLICIES:
         raise PositionError(f"base must be one of {', '.join(BASE_POLICIES)}, not {base!r}")
-    if worlds < 1 or batch < 1:
-        raise PositionError(f"worlds and batch must be at least 1, not {worlds} and {batch}")
+    check_range("worlds", worlds, 1, MAX_WORLDS)  # memory: two floats per world and move
+    check_range("batch", batch, 1, MAX_WORLDS)
+    check_seed(seed)
     start = time.perf_counter()
     view = position_view(position, rules)
     rules_vec = _readonly(rules.to_array())

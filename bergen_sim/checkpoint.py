@@ -14,10 +14,17 @@ shape:
 - Because the engine's randomness is keyed on (seed, match, hand), a chunk
   read back is exactly the chunk that would be played again, so a resumed
   run ends with the totals of an uninterrupted one.
+- One run per folder at a time: a run holds an exclusive ``flock`` on
+  ``.lock`` while it plays (the kernel drops it when the process dies, even
+  by SIGKILL, so a killed run never blocks the next one); a second run
+  is refused in one line instead of mixing its chunks in.
+- Each chunk carries the hash of its run's manifest (member ``run``), so a
+  chunk file copied from another run's folder is refused, not summed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -30,9 +37,13 @@ import numpy as np
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import Chunk
 from bergen_sim.errors import BergenError
+from bergen_sim.output import check_folder
 
-FORMAT = "bergen-sim-checkpoint/1"
+FORMAT = "bergen-sim-checkpoint/2"
 MANIFEST = "manifest.json"
+LOCK = ".lock"
+#: the members of a chunk file
+MEMBERS = {"totals.npy", "match_rows.npy", "hand_rows.npy", "run.npy"}
 _CHUNK_NAME = re.compile(r"chunk-(\d+)-(\d+)\.npz")
 
 
@@ -53,6 +64,37 @@ def _atomic_write(path: Path, write) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _lock(folder: Path):
+    """An exclusive lock on the folder for this run, or a CheckpointError when another run holds it.
+
+    ``flock`` rather than a lock file's mere existence: the kernel releases it
+    when the holder dies, however it dies.  Where there is no ``fcntl``
+    (Windows) runs are not locked.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    path = folder / LOCK
+    try:
+        handle = open(path, "a+")
+    except OSError as exc:
+        raise CheckpointError(f"checkpoint {folder}: cannot create {LOCK} ({exc.strerror or exc})") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip() or "unknown"
+        handle.close()
+        raise CheckpointError(f"checkpoint {folder} is in use by another run (process {holder}); "
+                              "wait for it to finish, or use another folder") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
 class Checkpoint:
     """The finished chunks of one run, in a folder.
 
@@ -61,6 +103,7 @@ class Checkpoint:
     >>> store = Checkpoint(folder, {"seed": 1, "matches": 10})
     >>> store.saved()
     {}
+    >>> store.close()  # a run holds the folder until it ends
     >>> Checkpoint(folder, {"seed": 2, "matches": 10})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     bergen_sim.checkpoint.CheckpointError: checkpoint ... was made with other arguments (seed: 1 there, 2 here); ...
@@ -69,9 +112,16 @@ class Checkpoint:
     def __init__(self, folder: str | os.PathLike, manifest: Mapping[str, Any]):
         self.folder = Path(folder)
         self.manifest = {"format": FORMAT, **json.loads(json.dumps(dict(manifest)))}
+        #: hash of the manifest, stored in every chunk: a chunk of another run is refused
+        self.run_id = hashlib.sha256(json.dumps(self.manifest, sort_keys=True).encode()).hexdigest()[:32]
         if self.folder.exists() and not self.folder.is_dir():
             raise CheckpointError(f"checkpoint {self.folder} is a file, not a folder")
-        self.folder.mkdir(parents=True, exist_ok=True)
+        check_folder(self.folder, "--checkpoint")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CheckpointError(f"checkpoint {self.folder}: cannot create it ({exc.strerror or exc})") from None
+        self._lock = _lock(self.folder)
         path = self.folder / MANIFEST
         if path.exists():
             self._check_manifest(path)
@@ -85,6 +135,10 @@ class Checkpoint:
             found = json.loads(path.read_text())
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise CheckpointError(f"checkpoint {self.folder} is damaged: cannot read {MANIFEST} ({exc})") from None
+        if isinstance(found, dict) and str(found.get("format", "")).startswith("bergen-sim-checkpoint/") \
+                and found["format"] != FORMAT:
+            raise CheckpointError(f"checkpoint {self.folder} was made by another bergen-sim version (format "
+                                  f"{found['format']}, this one reads {FORMAT}); delete it to start over")
         if not isinstance(found, dict) or found.get("format") != FORMAT:
             raise CheckpointError(f"{self.folder} is not a bergen-sim checkpoint ({MANIFEST} has no format {FORMAT})")
         for key in sorted(set(found) | set(self.manifest)):
@@ -119,7 +173,7 @@ class Checkpoint:
                     names = set(archive.namelist())
             except (OSError, zipfile.BadZipFile) as exc:
                 raise self._damaged(path, exc) from None
-            if names != {"totals.npy", "match_rows.npy", "hand_rows.npy"}:
+            if names != MEMBERS:
                 raise self._damaged(path, f"members {sorted(names)}")
 
     def _damaged(self, path: Path, why: Any) -> CheckpointError:
@@ -136,8 +190,15 @@ class Checkpoint:
         count = int(chunk.totals[L.S_MATCHES])
         _atomic_write(
             self.path_of(chunk.first_match, count),
-            lambda h: np.savez(h, totals=chunk.totals, match_rows=chunk.match_rows, hand_rows=chunk.hand_rows),
+            lambda h: np.savez(h, totals=chunk.totals, match_rows=chunk.match_rows, hand_rows=chunk.hand_rows,
+                               run=np.array(self.run_id)),
         )
+
+    def close(self) -> None:
+        """Let another run use the folder."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def load(self, first: int, count: int, match_rows: bool) -> Chunk:
         """A saved chunk, verified whole and consistent with its name and the run's row options."""
@@ -145,8 +206,12 @@ class Checkpoint:
         try:
             with np.load(path, allow_pickle=False) as data:
                 chunk = Chunk(first, data["totals"], data["match_rows"], data["hand_rows"])
+                run = str(data["run"])
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
             raise self._damaged(path, exc) from None
+        if run != self.run_id:
+            raise CheckpointError(f"checkpoint chunk {path} belongs to another run (a copied file?); "
+                                  "delete that file to play its matches again")
         problem = _inconsistency(chunk, count, match_rows)
         if problem:
             raise self._damaged(path, problem)

@@ -29,7 +29,7 @@ from bergen_sim import __version__
 from bergen_sim.checkpoint import Checkpoint
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import Chunk, Engine
-from bergen_sim.errors import BergenError
+from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_MATCHES, MAX_WORKERS, check_chunks, check_range
 from bergen_sim.parallel import check_scheduler, default_workers, discard_pool, executor_for
 from bergen_sim.progress import match_progress
 from bergen_sim.rules import Rules
@@ -77,8 +77,8 @@ class RunOptions:
     progress: bool = False
 
     def __post_init__(self) -> None:
-        if self.workers is not None and self.workers < 1:
-            raise BergenError(f"workers must be at least 1, not {self.workers}")
+        if self.workers is not None:
+            check_range("workers", self.workers, 1, MAX_WORKERS)
         check_scheduler(self.scheduler)
 
 
@@ -107,10 +107,13 @@ def default_chunk_size(matches: int) -> int:
     within ``MIN_CHUNK .. DEFAULT_CHUNK``.  It depends on ``matches`` alone,
     so a run resumed with another number of workers finds the same chunks.
 
-    >>> default_chunk_size(10_000), default_chunk_size(10**7)
-    (1000, 20000)
+    Beyond ``DEFAULT_CHUNK * MAX_CHUNKS`` matches it grows so that a run
+    never has more than ``MAX_CHUNKS`` chunks (see :mod:`bergen_sim.limits`).
+
+    >>> default_chunk_size(10_000), default_chunk_size(10**7), default_chunk_size(10**11)
+    (1000, 20000, 1000000)
     """
-    return min(DEFAULT_CHUNK, max(MIN_CHUNK, -(-matches // TARGET_CHUNKS)))
+    return max(min(DEFAULT_CHUNK, max(MIN_CHUNK, -(-matches // TARGET_CHUNKS))), -(-matches // MAX_CHUNKS))
 
 
 def chunk_ranges(matches: int, chunk_size: int | None = None) -> list[tuple[int, int]]:
@@ -193,12 +196,13 @@ class _Window:
         self._fill()
         return chunk
 
-    def stop(self) -> list[Chunk]:
-        """Cancel what has not started, let running chunks finish; the chunks that finished."""
+    def stop(self, finish: bool = True) -> list[Chunk]:
+        """Cancel what has not started; the chunks that finished (running ones too, if ``finish``)."""
         for future in self.flight:
             future.cancel()
         try:
-            wait(self.flight)
+            if finish:
+                wait(self.flight)
         except KeyboardInterrupt:  # a second Ctrl-C: keep what is finished now, stop waiting
             pass
         finished = [f.result() for f in self.flight if f.done() and not f.cancelled() and f.exception() is None]
@@ -218,12 +222,14 @@ class JobRun:
     """
 
     def __init__(self, job: Job, matches: int, chunk_size: int | None = None, options: RunOptions | None = None):
-        if matches < 0:
-            raise BergenError(f"matches must be 0 or more, not {matches}")
+        check_range("matches", matches, 0, MAX_MATCHES)
+        if chunk_size is not None:
+            check_range("chunk size", chunk_size, 1, MAX_CHUNK_SIZE)
         self.job, self.matches = job, matches
         self.options = options or RunOptions()
         self.workers = self.options.workers or default_workers()
         size = max(1, chunk_size or default_chunk_size(matches))
+        check_chunks(matches, size)
         self.ranges = chunk_ranges(matches, size)
         self.store = None
         saved: set[tuple[int, int]] = set()
@@ -235,12 +241,33 @@ class JobRun:
         self.resumed = sum(count for _, count in saved)
         self.resumed_totals = np.zeros(L.S_SIZE, dtype=np.int64)
         self.done = 0
+        #: why the checkpoint stopped being written (full disk, folder removed...); the run itself went on
+        self.failure: str | None = None
+
+    def _keep(self, chunk: Chunk) -> None:
+        """Save a finished chunk in the checkpoint; if that fails, note why and play on without it."""
+        if self.store is None:
+            return
+        try:
+            self.store.save(chunk)
+        except OSError as exc:
+            self.failure = (f"checkpoint {self.store.folder}: cannot save chunks ({exc.strerror or exc}); "
+                            f"the run went on without it")
+            self.store.close()
+            self.store = None
 
     def __iter__(self) -> Iterator[Chunk]:
         return self._chunks()
 
     def _chunks(self) -> Iterator[Chunk]:
         job, store = self.job, self.store
+        try:
+            yield from self._play(job, store)
+        finally:
+            if self.store is not None:
+                self.store.close()
+
+    def _play(self, job: Job, store: Checkpoint | None) -> Iterator[Chunk]:
         todo = [part for part in self.ranges if part not in self.saved]
         if todo:
             engine_for(job.rules, job.policies)  # compile once here; workers then load it from the disk cache
@@ -260,15 +287,16 @@ class JobRun:
                             self.resumed_totals += chunk.totals
                         else:
                             chunk = window.next()
-                            if store:
-                                store.save(chunk)
+                            self._keep(chunk)
                             advance(count)
                         self.done += count
                         yield chunk
                 except KeyboardInterrupt:
-                    for chunk in window.stop():
-                        if store:
-                            store.save(chunk)
+                    # with a checkpoint, running chunks are worth finishing (they are saved); without, stop now
+                    for chunk in window.stop(finish=store is not None):
+                        self._keep(chunk)
+                    if store is None and self.options.scheduler is None:
+                        discard_pool(workers, terminate=True)
                     raise RunInterrupted(self._interrupted()) from None
                 except BrokenProcessPool:
                     discard_pool(workers)

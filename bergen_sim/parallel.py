@@ -12,8 +12,9 @@ is the same for all of them, and their results are identical.
   bar's, Dask's).  A worker loads the compiled kernel from Numba's disk cache
   (about 0.2 s), which the parent fills before the first chunk is sent.  Pools
   are kept for the life of the process, so later runs (``compare`` plays one
-  per seat rotation) start at once.  Workers ignore Ctrl-C: the parent decides
-  what happens to their chunks.  Workers do not re-import the caller's
+  per seat rotation) start at once.  Workers ignore Ctrl-C (the parent decides
+  what happens to their chunks) and end with the parent however it ends
+  (:mod:`bergen_sim.lifeline`).  Workers do not re-import the caller's
   script (see :func:`_without_main_module`), so a script calling
   ``simulate()`` works without an ``if __name__ == "__main__"`` guard.
 - ``scheduler="local"`` starts a Dask ``LocalCluster`` (processes, one thread
@@ -37,7 +38,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from bergen_sim import __version__
+from bergen_sim import __version__, lifeline
 from bergen_sim.errors import BergenError
 
 #: seconds to wait for a Dask scheduler before giving up
@@ -73,10 +74,6 @@ class InlineExecutor(Executor):
         except Exception as exc:  # delivered by .result(), as other executors do
             future.set_exception(exc)
         return future
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextmanager
@@ -144,7 +141,7 @@ def _worker_context() -> mp.BaseContext:
     """Forkserver (with the engine preloaded) where the platform has one, else spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = _ForkServerContext()
-        context.set_forkserver_preload(["bergen_sim.execution"])
+        context.set_forkserver_preload(["bergen_sim.lifeline", "bergen_sim.execution"])
         return context
     return _SpawnContext()
 
@@ -153,15 +150,24 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, started once and reused by later runs."""
     pool = _POOLS.get(workers)
     if pool is None:
-        pool = ProcessPoolExecutor(workers, mp_context=_worker_context(), initializer=_ignore_sigint)
+        lifeline.mark_parent()  # the forkserver and workers end when this process does (however it ends)
+        pool = ProcessPoolExecutor(workers, mp_context=_worker_context(), initializer=lifeline.worker_start,
+                                   initargs=(os.getpid(),))
         _POOLS[workers] = pool
     return pool
 
 
-def discard_pool(workers: int) -> None:
-    """Stop a pool after an interruption or a failure (a later run starts a fresh one)."""
+def discard_pool(workers: int, terminate: bool = False) -> None:
+    """Stop a pool after an interruption or a failure (a later run starts a fresh one).
+
+    ``terminate``: end its workers now, abandoning the chunks they play
+    (Ctrl-C without a checkpoint: nothing would keep them).
+    """
     pool = _POOLS.pop(workers, None)
     if pool is not None:
+        if terminate:  # private attribute: no public way before Python 3.14's terminate_workers()
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -172,6 +178,7 @@ def _worker_version() -> str:
 def _start_local_cluster(workers: int) -> tuple[Any, Any]:
     from dask.distributed import Client, LocalCluster  # imported only when asked for: it is slow to import
 
+    lifeline.mark_parent()  # its processes, when they import bergen-sim, end when this process does
     with _without_main_module(), _ignoring_sigint():  # ":0": HTTP server on a free loopback port, not 8787
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                                dashboard_address=":0", silence_logs=logging.ERROR)

@@ -22,6 +22,7 @@ import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import RuleError
+from bergen_sim.limits import MAX_POINTS, MAX_TARGET, short_number
 
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
@@ -86,10 +87,10 @@ class Rules:
         most = L.N_TILES // self.players
         if not 1 <= self.hand_size <= most:
             raise RuleError(
-                f"hand_size must be 1..{most} with {self.players} players (28 tiles), not {self.hand_size}"
+                f"hand_size must be 1..{most} with {self.players} players (28 tiles), not {short_number(self.hand_size)}"
             )
-        if self.target < 1:
-            raise RuleError(f"target must be at least 1, not {self.target}")
+        if not 1 <= self.target <= MAX_TARGET:  # the limit keeps every count exact in int64 (bergen_sim.limits)
+            raise RuleError(f"target must be 1..{MAX_TARGET:,}, not {short_number(self.target)}")
         if self.lead not in L.LEAD_NAMES:
             raise RuleError(f"lead must be one of {', '.join(L.LEAD_NAMES)}, not {self.lead!r}")
         if self.settlement not in L.SETTLEMENT_NAMES:
@@ -98,12 +99,15 @@ class Rules:
             )
         for name in ("blocked_points", "out_points", "boneyard_reserve"):
             if getattr(self, name) < 0:
-                raise RuleError(f"{name} must be 0 or more, not {getattr(self, name)}")
+                raise RuleError(f"{name} must be 0 or more, not {short_number(getattr(self, name))}")
+        for name in ("blocked_points", "out_points"):
+            if getattr(self, name) > MAX_POINTS:
+                raise RuleError(f"{name} must be 0..{MAX_POINTS:,}, not {short_number(getattr(self, name))}")
         boneyard = L.N_TILES - self.players * self.hand_size
         if self.boneyard_reserve > boneyard:
             raise RuleError(
                 f"boneyard_reserve must be 0..{boneyard} (the boneyard holds {boneyard} tiles), "
-                f"not {self.boneyard_reserve}"
+                f"not {short_number(self.boneyard_reserve)}"
             )
 
     @property

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -23,8 +22,9 @@ from bergen_sim import stats
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import seat_policy_names
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
-from bergen_sim.match_table import ParquetSink, match_frame
-from bergen_sim.errors import BergenError
+from bergen_sim.match_table import FrameSink, check_rows_path, match_frame
+from bergen_sim.limits import MAX_MATCHES, check_range, check_seed
+from bergen_sim.output import OutputError, check_folder, raise_failures
 from bergen_sim.rules import Rules
 
 
@@ -98,16 +98,23 @@ def simulate(
 
     ``policies``: one name for every seat or one per seat in seat order.
     ``rows``: also return the per-match rows as a DataFrame; ``out``: stream
-    them to a Parquet file (written atomically).  ``workers`` (default: every
+    them to a ``.parquet`` or ``.csv`` file (checked before the run, written
+    atomically; ``-`` is CSV on standard output, see :mod:`bergen_sim.output`).
+    If writing ``out`` or the checkpoint fails, the run still plays to the end
+    and then raises :class:`~bergen_sim.output.OutputError` with the finished
+    result as its ``result``.  ``workers`` (default: every
     core), ``scheduler`` (``"local"`` or a Dask ``tcp://HOST:PORT``),
     ``checkpoint`` (a folder that makes the run resumable), ``chunk_size`` and
     ``progress`` say how the run is carried out, never what it finds: the
     same arguments and seed always give the same result.
     """
-    if matches < 1:
-        raise BergenError(f"matches must be at least 1, not {matches}")
+    check_range("matches", matches, 1, MAX_MATCHES)
+    check_seed(seed)
     rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
     seat_names = tuple(seat_policy_names(policies, rules.players))
+    target = check_rows_path(out) if out is not None else None  # a bad path fails before anything is played
+    if checkpoint is not None:
+        check_folder(checkpoint, "--checkpoint")  # ... and before the kernel compiles
     job = Job(rules, seat_names, seed, match_rows=rows or out is not None)
     options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     totals = np.zeros(L.S_SIZE, dtype=np.int64)
@@ -118,19 +125,35 @@ def simulate(
     run = run_job(job, matches, chunk_size, options)
     startup = time.perf_counter() - start
     start = time.perf_counter()
-    with ParquetSink(out, meta) if out else contextlib.nullcontext() as sink:
+    failures: list[str] = []
+    sink = FrameSink(target, meta) if target else None
+    try:
         for chunk in run:
             totals += chunk.totals
             if job.match_rows:
                 frame = match_frame(chunk.match_rows, rules.sides)
                 if sink:
-                    sink.write(frame)
+                    try:
+                        sink.write(frame)
+                    except OutputError as exc:  # keep playing: the summary of a finished run is never lost
+                        failures.append(str(exc))
+                        sink = None
                 if rows:
                     frames.append(frame)
+        if sink:
+            sink.close()
+            sink = None
+    except OutputError as exc:
+        failures.append(str(exc))
+    finally:
+        if sink:
+            sink.abort()
     elapsed = time.perf_counter() - start
     summary = summarize(totals, rules, seat_names, seed, elapsed)
     played = totals - run.resumed_totals  # chunks read back from a checkpoint took no time here
     summary["matches_per_s"] = int(played[L.S_MATCHES]) / elapsed if elapsed > 0 else None
     summary["hands_per_s"] = int(played[L.S_HANDS]) / elapsed if elapsed > 0 else None
     summary.update(startup_s=startup, workers=run.workers, scheduler=scheduler, resumed_matches=run.resumed)
-    return SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None)
+    result = SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None)
+    raise_failures(([run.failure] if run.failure else []) + failures, result)
+    return result

@@ -53,6 +53,8 @@ from bergen_sim import __version__
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
+from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
+from bergen_sim.output import OutputFile, check_file, check_folder, open_output, raise_failures
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
 from bergen_sim.policies.registry import resolve
@@ -109,6 +111,7 @@ class PairOutcomes:
     points: np.ndarray  # ``policy``'s points per side-hand in the deal set
     opponent_points: np.ndarray
     resumed: int = 0  # matches read back from a checkpoint rather than played
+    failures: tuple[str, ...] = ()  # why the checkpoint could not be written (the play went on)
 
 
 def rotation_jobs(rules: Rules, a: str, b: str, seed: int, *, independent: bool = False,
@@ -150,6 +153,7 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
     points = np.zeros((2, deal_sets))
     side_hands = np.zeros((2, deal_sets))
     resumed = 0
+    failures: list[str] = []
     for job in jobs:
         side_policy = np.array([int(job.policies[s] == b) for s in side_seat])  # 0: a, 1: b, per side
         run = run_job(job, deal_sets, chunk_size,
@@ -165,8 +169,9 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
                 side_hands[k, idx] += rows[:, L.M_HANDS] * int(mine.sum())
             advance(len(rows))
         resumed += run.resumed
+        failures += [run.failure] if run.failure else []
     return PairOutcomes(a, b, deal_sets * len(jobs), wins / len(jobs),
-                        points[0] / side_hands[0], points[1] / side_hands[1], resumed)
+                        points[0] / side_hands[0], points[1] / side_hands[1], resumed, tuple(failures))
 
 
 def _row(policy: str, opponent: str, matches: int, share: np.ndarray, points: np.ndarray,
@@ -261,32 +266,26 @@ class TournamentResult:
             "standings": json.loads(self.standings.to_json(orient="records")),
         }
 
-    def write(self, path: str | os.PathLike) -> None:
-        """Write the results to ``.csv``, ``.parquet`` (both: all rows) or ``.json`` (:meth:`to_json`), atomically."""
-        path = Path(path)
-        suffix = check_out_path(path)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
-        try:
-            if suffix == ".csv":
-                self.results.to_csv(tmp, index=False)
-            elif suffix == ".parquet":
+    def write(self, path: str | os.PathLike | OutputFile) -> None:
+        """Write the results to ``.csv``, ``.parquet`` (both: all rows) or ``.json`` (:meth:`to_json`), atomically.
+
+        ``-`` writes CSV to standard output; failures raise :class:`~bergen_sim.output.OutputError`.
+        """
+        target = path if isinstance(path, OutputFile) else check_out_path(path)
+        with open_output(target, binary=True) as handle:
+            if target.suffix == ".parquet":
                 table = pa.Table.from_pandas(self.results, preserve_index=False)
                 pq.write_table(table.replace_schema_metadata(
-                    {**(table.schema.metadata or {}), b"bergen_sim": json.dumps(self.meta).encode()}), tmp)
+                    {**(table.schema.metadata or {}), b"bergen_sim": json.dumps(self.meta).encode()}), handle)
+            elif target.suffix == ".json":
+                handle.write((json.dumps(self.to_json(), indent=1) + "\n").encode())
             else:
-                tmp.write_text(json.dumps(self.to_json(), indent=1) + "\n")
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+                handle.write(self.results.to_csv(index=False).encode())
 
 
-def check_out_path(path: str | os.PathLike) -> str:
-    """The output file's extension, or a CompareError naming the allowed ones."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in OUT_FORMATS:
-        raise CompareError(f"--out {os.fspath(path)!r}: unknown file type {suffix or '(none)'!r}; "
-                           f"use {', '.join(OUT_FORMATS)}")
-    return suffix
+def check_out_path(path: str | os.PathLike) -> OutputFile:
+    """Check a ``compare --out`` path before playing: .csv, .parquet, .json, or - (CSV on standard output)."""
+    return check_file(path, "--out", OUT_FORMATS, stdout=True)
 
 
 def check_policies(policies: Sequence[str]) -> list[str]:
@@ -331,9 +330,11 @@ def compare(
     always give the same result.
     """
     names = check_policies(policies)
-    if matches < 1:
-        raise CompareError(f"matches (deal sets per pair) must be at least 1, not {matches}")
+    check_range("matches (deal sets per pair)", matches, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
+    check_seed(seed)
     rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
+    if checkpoint is not None:
+        check_folder(checkpoint, "--checkpoint")  # before the first pair plays
     options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint)
     pairs = list(itertools.combinations(names, 2))
     rotations = rotation_patterns(rules)
@@ -366,4 +367,6 @@ def compare(
         "resumed_matches": resumed,
         "version": __version__,
     }
-    return TournamentResult(results_frame(names, outcomes), meta)
+    result = TournamentResult(results_frame(names, outcomes), meta)
+    raise_failures([failure for out in outcomes for failure in out.failures], result)
+    return result

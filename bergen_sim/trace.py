@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -18,9 +17,15 @@ import numpy as np
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import Engine
 from bergen_sim.errors import TraceError
+from bergen_sim.output import OutputFile, check_file, open_output
 from bergen_sim.rules import Rules
 
 FORMAT = "bergen-trace/1"
+#: file type of a trace (``-`` writes it to standard output)
+TRACE_FORMATS = (".jsonl",)
+#: matches per kernel call when streaming a standard game; fewer when the target allows longer matches,
+#: so that memory stays flat whatever the number of matches and the rules
+TRACE_BATCH = 64
 
 
 def rows_to_events(rows: np.ndarray, rules: Rules, policies: Sequence[str], seed: int) -> list[dict[str, Any]]:
@@ -64,23 +69,43 @@ def rows_to_events(rows: np.ndarray, rules: Rules, policies: Sequence[str], seed
     return events
 
 
+def iter_events(engine: Engine, seed: int, first_match: int, n_matches: int) -> Iterator[dict[str, Any]]:
+    """Events of matches played by the compiled engine with keyed deals, a few matches at a time.
+
+    Why batches: a trace of many matches does not fit in memory (about 10 kB
+    a match); a batch's kernel buffer is bounded by the longest possible
+    match (``sides * (target - 1) + 1`` hands), so memory stays flat.
+    """
+    most_hands = engine.rules.sides * (engine.rules.target - 1) + 1
+    batch = max(1, min(TRACE_BATCH, TRACE_BATCH * 29 // most_hands))  # 29: the standard 2-side game's bound
+    for start in range(first_match, first_match + n_matches, batch):
+        rows = engine.trace_rows(seed, start, min(batch, first_match + n_matches - start))
+        yield from rows_to_events(rows, engine.rules, engine.policy_names, seed)
+
+
 def generate(engine: Engine, seed: int, first_match: int, n_matches: int) -> list[dict[str, Any]]:
-    """Events of matches played by the compiled engine with keyed deals."""
-    rows = engine.trace_rows(seed, first_match, n_matches)
-    return rows_to_events(rows, engine.rules, engine.policy_names, seed)
+    """Events of matches played by the compiled engine with keyed deals (as a list; see :func:`iter_events`)."""
+    return list(iter_events(engine, seed, first_match, n_matches))
 
 
-def write_jsonl(events: Iterable[dict[str, Any]], path: str | os.PathLike) -> None:
-    """Write events as JSON Lines, atomically (a failed run leaves no half file)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w") as fh:
-            for event in events:
-                fh.write(json.dumps(event, separators=(",", ":")) + "\n")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+def check_trace_path(path: str | os.PathLike) -> OutputFile:
+    """Check a ``trace -o`` path before playing (a .jsonl file, or - for standard output)."""
+    return check_file(path, "-o", TRACE_FORMATS, stdout=True)
+
+
+def write_jsonl(events: Iterable[dict[str, Any]], path: str | os.PathLike | OutputFile) -> int:
+    """Write events as JSON Lines as they come; returns how many.
+
+    A regular file is written atomically (a failed run leaves no half file),
+    see :func:`bergen_sim.output.open_output`; failures raise OutputError.
+    """
+    target = path if isinstance(path, OutputFile) else check_trace_path(path)
+    count = 0
+    with open_output(target) as fh:
+        for event in events:
+            fh.write(json.dumps(event, separators=(",", ":")) + "\n")
+            count += 1
+    return count
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:

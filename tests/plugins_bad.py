@@ -20,3 +20,26 @@ def raises(view, move_tiles, move_ends, n_moves, rng):
     if n_moves > 1:
         raise ValueError("this plug-in always fails")
     return 0
+
+
+@njit(cache=True)
+def writes_moves(view, move_tiles, move_ends, n_moves, rng):
+    """Overwrites its move list with a tile nobody holds, then picks the first move."""
+    for k in range(n_moves):
+        move_tiles[k] = 27
+        move_ends[k] = 1 - move_ends[k]
+    return 0
+
+
+@njit(cache=True)
+def writes_view(view, move_tiles, move_ends, n_moves, rng):
+    """Scribbles over the whole view it was given, then picks the first move."""
+    for k in range(view.shape[0]):
+        view[k] = -1
+    return 0
+
+
+@njit(cache=True)
+def returns_float(view, move_tiles, move_ends, n_moves, rng):
+    """Returns a float rather than the integer index of a move."""
+    return 0.5 * n_moves

@@ -86,7 +86,7 @@ def test_bad_run_options_are_one_line_errors(capsys, args, expected):
 
 
 def test_bad_options_from_python():
-    with pytest.raises(BergenError, match="workers must be at least 1"):
+    with pytest.raises(BergenError, match="workers must be 1..1,024"):
         RunOptions(workers=0)
     with pytest.raises(BergenError, match="tcp://HOST:PORT"):
         simulate(matches=10, scheduler="nowhere")

@@ -216,7 +216,7 @@ def test_cli_table(capsys):
     (["--policies", "random,first,random"], "random listed more than once"),
     (["--policies", "random,nosuch"], "unknown policy 'nosuch'"),
     (["--policies", "random,,first"], "empty name"),
-    (["--policies", "random,first", "--matches", "0"], "must be at least 1, not 0"),
+    (["--policies", "random,first", "--matches", "0"], "0 is not in 1..10,000,000"),
     (["--policies", "random,first", "--out", "r.xlsx"], ".csv, .parquet, .json"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, words, capsys, tmp_path, monkeypatch):

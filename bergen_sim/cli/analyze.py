@@ -13,8 +13,10 @@ from rich.console import Console
 from rich.table import Table
 
 from bergen_sim.analyze import DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_WORLDS, Analysis, Position, PositionError, analyze
+from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.engine.rollout import BASE_POLICIES
+from bergen_sim.limits import MAX_WORLDS
 from bergen_sim.rules import Rules, parse_setting
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
@@ -22,7 +24,12 @@ _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
 
 def _read_file(path: str) -> dict[str, Any]:
     """The position file's object (JSON, or TOML for a .toml file)."""
-    text = Path(path).read_text()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise PositionError(f"{path}: not UTF-8 text (byte {exc.start}); save the position as UTF-8") from None
+    except OSError as exc:
+        raise PositionError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
         data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
@@ -101,11 +108,11 @@ def analysis_table(result: Analysis) -> Table:
               help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.")
 @click.option("--base", type=click.Choice(BASE_POLICIES), default=DEFAULT_BASE, show_default=True,
               help="Policy that plays every seat in the rollouts.")
-@click.option("--worlds", type=click.IntRange(min=1), default=DEFAULT_WORLDS, show_default=True,
+@click.option("--worlds", type=Bounded(1, MAX_WORLDS), default=DEFAULT_WORLDS, show_default=True,
               help="Most worlds to sample (the budget).")
-@click.option("--batch", type=click.IntRange(min=1), default=DEFAULT_BATCH, show_default=True,
+@click.option("--batch", type=Bounded(1, MAX_WORLDS), default=DEFAULT_BATCH, show_default=True,
               help="Worlds between checks whether the best move is separated.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sampled worlds.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sampled worlds (0..2^64-1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def command(players, partnerships, preset, settings, position_file, seat, hand, ends, played, played_by, counts,
             boneyard, scores, voids, base, worlds, batch, seed, as_json):

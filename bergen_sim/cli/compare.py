@@ -10,7 +10,10 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
+from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import rule_options, run_options
+from bergen_sim.limits import MAX_DEAL_SETS
+from bergen_sim.output import OutputError
 from bergen_sim.rules import parse_settings
 from bergen_sim.tournament import OUT_FORMATS, TournamentResult, check_out_path, compare
 
@@ -77,33 +80,47 @@ def standings_table(result: TournamentResult) -> Table:
 @rule_options
 @click.option("--policies", required=True, metavar="A,B[,C...]",
               help="Policies to compare, separated by commas (built-in names or package.module:function).")
-@click.option("--matches", type=int, default=10_000, show_default=True,
+@click.option("--matches", type=Bounded(1, MAX_DEAL_SETS), default=10_000, show_default=True,
               help="Deal sets per pair; each is played in every seat rotation.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the keyed random streams.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
-@click.option("--out", type=click.Path(dir_okay=False), help=f"Write the results ({', '.join(OUT_FORMATS)}).")
+@click.option("--out", metavar="FILE", help=f"Write the results ({', '.join(OUT_FORMATS)}; - for CSV on standard "
+                                            "output, the tables then go to standard error).")
 @click.option("--independent-deals", "independent", is_flag=True,
               help="Give each rotation its own seed (no duplicate deals); for measuring what duplicates buy.")
 @run_options
 def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, independent, run,
             chunk_size):
     """Round-robin of POLICIES with seat rotation on duplicate deals."""
-    if out:
-        check_out_path(out)  # refuse a bad file name before playing
+    target = check_out_path(out) if out is not None else None  # refuse a bad file name before playing
+    to_stderr = bool(target and target.to_stdout)
     if as_json:
         run = dataclasses.replace(run, progress=False)
-    result = compare(
-        players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
-        policies=policies.split(","), matches=matches, seed=seed, independent=independent, chunk_size=chunk_size,
-        workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint, progress=run.progress,
-    )
-    if out:
-        result.write(out)
+    try:
+        result = compare(
+            players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
+            policies=policies.split(","), matches=matches, seed=seed, independent=independent,
+            chunk_size=chunk_size, workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint,
+            progress=run.progress,
+        )
+    except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
+        if exc.result is not None:
+            _show(exc.result, as_json, to_stderr)
+            if target:
+                exc.result.write(target)
+        raise
+    _show(result, as_json, to_stderr)  # shown first: a file that cannot be written loses nothing
+    if target:
+        result.write(target)
+        if not as_json:
+            click.echo(f"wrote {len(result.results)} result rows to {'standard output' if to_stderr else out}",
+                       err=to_stderr)
+
+
+def _show(result: TournamentResult, as_json: bool, to_stderr: bool) -> None:
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        click.echo(json.dumps(result.to_json()), err=to_stderr)
     else:
-        console = Console()
+        console = Console(stderr=to_stderr)
         console.print(pairs_table(result))
         console.print(standings_table(result))
-        if out:
-            click.echo(f"wrote {len(result.results)} result rows to {out}")

@@ -7,7 +7,9 @@ from typing import Any, Callable
 
 import click
 
+from bergen_sim.cli.bounds import Bounded
 from bergen_sim.execution import RunOptions
+from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_WORKERS
 from bergen_sim.progress import on_terminal
 from bergen_sim.rules import PRESETS, SETTINGS, Rules, parse_settings
 
@@ -56,13 +58,13 @@ def run_options(command: Callable) -> Callable:
     ``chunk_size`` is passed on as given.  None of these options changes results.
     """
     options = [
-        click.option("--workers", type=click.IntRange(min=1), default=None,
+        click.option("--workers", type=Bounded(1, MAX_WORKERS), default=None,
                      help="Worker processes (default: every core); with --scheduler local, the cluster's size."),
         click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
                      help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one."),
         click.option("--checkpoint", type=click.Path(file_okay=False), default=None, metavar="DIR",
                      help="Keep finished chunks in DIR; the same command run again resumes from them."),
-        click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+        click.option("--chunk-size", type=Bounded(1, MAX_CHUNK_SIZE), default=None,
                      help="Matches per chunk (default: about 1/32 of the run, 1,000 to 20,000)."),
     ]
 

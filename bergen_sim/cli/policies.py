@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from bergen_sim.errors import PolicyError
-from bergen_sim.policies.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve
+from bergen_sim.policies.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve, shadowed
 
 
 def _plugin_line(name: str) -> str:
@@ -30,6 +30,8 @@ def policy_lines() -> list[tuple[str, str, str]]:
             lines.append((ref.name, "built-in", ref.description))
         else:
             lines.append((ref.name, "plug-in", _plugin_line(ref.name)))
+    for name, target in shadowed().items():  # announced, never silently dropped
+        lines.append((name, "plug-in", f"{target} - hidden by the built-in {name!r}; select it as --policy {target}"))
     return lines
 
 

@@ -9,7 +9,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import policy_option, rule_options, run_options
+from bergen_sim.limits import MAX_MATCHES
+from bergen_sim.match_table import check_rows_path
+from bergen_sim.output import OutputError
 from bergen_sim.rules import parse_settings
 from bergen_sim.simulate import simulate
 
@@ -58,23 +62,36 @@ def summary_table(summary: dict) -> Table:
 @click.command("simulate")
 @rule_options
 @policy_option
-@click.option("--matches", type=click.IntRange(min=1), default=10_000, show_default=True, help="Matches to play.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the keyed random streams.")
+@click.option("--matches", type=Bounded(1, MAX_MATCHES), default=10_000, show_default=True, help="Matches to play.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), help="Write one row per match to Parquet.")
+@click.option("--out", metavar="FILE", help="Write one row per match to FILE.parquet or FILE.csv (- for CSV on "
+                                            "standard output; the summary then goes to standard error).")
 @run_options
 def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, run, chunk_size):
     """Play MATCHES matches and summarise them."""
+    rows_to_stdout = out is not None and check_rows_path(out).to_stdout
     if as_json:
         run = dataclasses.replace(run, progress=False)
-    result = simulate(
-        players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
-        policies=policies, matches=matches, seed=seed, out=out, chunk_size=chunk_size,
-        workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint, progress=run.progress,
-    )
+    try:
+        result = simulate(
+            players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
+            policies=policies, matches=matches, seed=seed, out=out, chunk_size=chunk_size,
+            workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint, progress=run.progress,
+        )
+    except OutputError as exc:  # the run finished but its file or checkpoint failed: show what was played
+        if exc.result is not None:
+            _show(exc.result.summary, as_json, rows_to_stdout)
+        raise
+    _show(result.summary, as_json, rows_to_stdout)
+    if out and not as_json:
+        click.echo(f"wrote {result.summary['matches']:,} match rows to {'standard output' if rows_to_stdout else out}",
+                   err=rows_to_stdout)
+
+
+def _show(summary: dict, as_json: bool, to_stderr: bool) -> None:
+    """The summary on standard output (standard error when the rows went there)."""
     if as_json:
-        click.echo(json.dumps(result.summary))
+        click.echo(json.dumps(summary), err=to_stderr)
     else:
-        Console().print(summary_table(result.summary))
-        if out:
-            click.echo(f"wrote {result.summary['matches']:,} match rows to {out}")
+        Console(stderr=to_stderr).print(summary_table(summary))

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import click
 
+from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import policy_option, with_rules
 from bergen_sim.engine.runner import Engine
-from bergen_sim.trace import generate, write_jsonl
+from bergen_sim.limits import MAX_TRACE_MATCHES
+from bergen_sim.trace import check_trace_path, iter_events, write_jsonl
 
 
 @click.command("trace")
 @with_rules
 @policy_option
-@click.option("--matches", type=click.IntRange(min=1), default=1, show_default=True, help="Matches to trace.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the keyed random streams.")
-@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, writable=True), help="Output .jsonl file.")
+@click.option("--matches", type=Bounded(1, MAX_TRACE_MATCHES), default=1, show_default=True, help="Matches to trace.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
+@click.option("-o", "--out", required=True, metavar="FILE",
+              help="Output .jsonl file (- for standard output; streamed, so any number of matches fits).")
 def command(rules, policies, matches, seed, out):
     """Play MATCHES matches with the compiled engine and write every event."""
-    events = generate(Engine(rules, policies), seed, 0, matches)
-    write_jsonl(events, out)
-    click.echo(f"wrote {len(events):,} events of {matches} match(es) to {out}")
+    target = check_trace_path(out)  # before compiling or playing anything
+    count = write_jsonl(iter_events(Engine(rules, policies), seed, 0, matches), target)
+    where = "standard output" if target.to_stdout else out
+    click.echo(f"wrote {count:,} events of {matches:,} match(es) to {where}", err=target.to_stdout)

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
+from bergen_sim.limits import check_seed
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -74,5 +75,8 @@ def shuffled_set(rng, out):
 
 
 def seed_to_int(seed: int) -> int:
-    """Reduce any integer seed to the uint64 range the kernel takes."""
-    return int(seed) % (1 << 64)
+    """The seed as the kernel's uint64 key: a whole number 0 .. 2**64 - 1, others refused (LimitError).
+
+    Not reduced modulo 2**64: seed 2**64 would silently be the run of seed 0.
+    """
+    return check_seed(seed)

@@ -50,8 +50,15 @@ def _fail(err, code, choice, n_moves, hand, left, right):
 
 
 @njit(cache=True, inline="always")
-def _choose(rules, seat_policy, seat, hand, view, rngs, mt, me, n, script, ctr, err, totals):
-    """Index of the move the seat makes among ``n`` legal ones, or -1 after an error."""
+def _choose(rules, seat_policy, seat, hand, view, rngs, mt, me, n, script, ctr, err, totals, pol):
+    """Index of the move the seat makes among ``n`` legal ones, or -1 after an error.
+
+    The policy is called with copies of the view and the move list (in
+    ``pol``, scratch of ``V_SIZE + 2 * MAX_MOVES + 1``): a plug-in that writes
+    into its arrays cannot change the game or corrupt the engine's state.  Only
+    the view's meaningful part is copied (up to its last log entry; the rest
+    of the copy is zero), which costs far less than the whole view.
+    """
     left = view[L.V_LEFT]
     right = view[L.V_RIGHT]
     if script.shape[0] > 0:
@@ -74,7 +81,18 @@ def _choose(rules, seat_policy, seat, hand, view, rngs, mt, me, n, script, ctr, 
     view[L.V_SIDE] = seat % 2 if rules[L.R_PARTNERSHIPS] else seat
     view[L.V_HAND] = hand
     totals[L.S_POLICY_CALLS] += 1
-    k = choose_move(seat_policy[seat], view, mt, me, n, rngs[seat : seat + 1])  # noqa: F821 (bound by kernel_build)
+    used = L.V_LOG + 4 * min(view[L.V_LOG_N], L.V_LOG_CAPACITY)
+    pview = pol[: L.V_SIZE]
+    pmt = pol[L.V_SIZE : L.V_SIZE + L.MAX_MOVES]
+    pme = pol[L.V_SIZE + L.MAX_MOVES : L.V_SIZE + 2 * L.MAX_MOVES]
+    last = pol[L.V_SIZE + 2 * L.MAX_MOVES]  # how much of the view the previous call copied
+    pview[:used] = view[:used]
+    if last > used:
+        pview[used:last] = 0
+    pol[L.V_SIZE + 2 * L.MAX_MOVES] = used
+    pmt[:n] = mt[:n]
+    pme[:n] = me[:n]
+    k = choose_move(seat_policy[seat], pview, pmt, pme, n, rngs[seat : seat + 1])  # noqa: F821 (bound by kernel_build)
     if k < 0 or k >= n:
         return _fail(err, L.ERR_ILLEGAL_CHOICE, k, n, hand, left, right)
     return k
@@ -82,12 +100,12 @@ def _choose(rules, seat_policy, seat, hand, view, rngs, mt, me, n, script, ctr, 
 
 @njit(cache=True, inline="always")
 def _play_hand(rules, seat_policy, deal, hand_no, scores, view, rngs, script, ctr, err, trace, tracing, totals,
-               hrow, match, hands, mt, me):
+               hrow, match, hands, mt, me, pol):
     """Play one dealt hand from the lead to its end.
 
     Returns 1 if the match ended in this hand, 0 if not, -1 after an error.
     ``hrow`` (layout ``H_*``) receives the hand's statistics; ``hands``, ``mt``
-    and ``me`` are scratch arrays (allocating per hand costs more than the play).
+    ``me`` and ``pol`` (the policies' copies) are scratch arrays (allocating per hand costs more than the play).
     """
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
@@ -171,7 +189,7 @@ def _play_hand(rules, seat_policy, deal, hand_no, scores, view, rngs, script, ct
                 continue
         passes = 0
         n = legal_moves(playable, left, right, mt, me)
-        k = _choose(rules, seat_policy, seat, hands[seat], view, rngs, mt, me, n, script, ctr, err, totals)
+        k = _choose(rules, seat_policy, seat, hands[seat], view, rngs, mt, me, n, script, ctr, err, totals, pol)
         if k < 0:
             return -1
         tile = mt[k]
@@ -253,7 +271,7 @@ def run_matches(rules, seat_policy, seed, first_match, n_matches, given_deals, s
                 trace, tracing, totals, match_rows, hand_rows, err, owned, owned_rng)
 
 
-_SCRATCH_SIZE = L.MAX_SEATS * 2 + L.V_SIZE + L.N_TILES + L.H_WIDTH + 2 * L.MAX_MOVES + C_SIZE
+_SCRATCH_SIZE = L.MAX_SEATS * 2 + 2 * L.V_SIZE + L.N_TILES + L.H_WIDTH + 4 * L.MAX_MOVES + C_SIZE + 1
 
 
 @njit(cache=True)
@@ -282,6 +300,8 @@ def _run(rules, seat_policy, seed, first_match, n_matches, given_deals, script,
     me = scratch[at + L.MAX_MOVES : at + 2 * L.MAX_MOVES]
     at += 2 * L.MAX_MOVES
     ctr = scratch[at : at + C_SIZE]
+    at += C_SIZE
+    pol = scratch[at : at + L.V_SIZE + 2 * L.MAX_MOVES + 1]
     rng_all = borrow(owned_rng)
     rngs = rng_all[0 : L.MAX_SEATS]
     deal_rng = rng_all[L.MAX_SEATS : L.MAX_SEATS + 1]
@@ -343,7 +363,7 @@ def _run(rules, seat_policy, seed, first_match, n_matches, given_deals, script,
                     record(trace, ctr, L.EV_REDEAL, match, hand_no, 0, 0, 0, 0, -1, scores, sides)
             hrow[L.H_REDEALS] = attempt
             over = _play_hand(rules, seat_policy, deal, hand_no, scores, view, rngs, script, ctr, err,
-                              trace, tracing, totals, hrow, match, hands, mt, me)
+                              trace, tracing, totals, hrow, match, hands, mt, me, pol)
             if over < 0:
                 return -1, n_hand_rows, ctr[C_TRACE]
             _count_hand(hrow, sides, totals, mrow, partners)

@@ -8,9 +8,11 @@ reports live elsewhere.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Sequence
 
+import numba
 import numpy as np
 
 from bergen_sim.engine import layout as L
@@ -52,6 +54,23 @@ def _where(err: np.ndarray) -> str:
             f"ends {int(err[L.E_LEFT])}|{int(err[L.E_RIGHT])}")
 
 
+def _check_returns(refs: Sequence[PolicyRef]) -> None:
+    """Raise a PolicyError for a policy whose compiled return type is not an integer (its move's index).
+
+    Numba's own message for that case is about indexing an array with a
+    float, deep inside the generated kernel, and never says what is required.
+    """
+    for ref in refs:
+        function = getattr(importlib.import_module(ref.module), ref.function, None)
+        for signature in getattr(function, "nopython_signatures", ()):
+            returned = signature.return_type
+            if not isinstance(returned, numba.types.Integer):
+                raise PolicyError(
+                    f"policy {ref.name!r} returns {returned}, but a policy must return the integer index of "
+                    f"its chosen move, 0..n_moves-1 (e.g. return np.int64(k))"
+                )
+
+
 class Engine:
     """The compiled engine for one rule set and one policy per seat.
 
@@ -76,6 +95,7 @@ class Engine:
         try:
             self._call(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)
         except PolicyError as exc:  # a plug-in Numba cannot compile: say which, on one line
+            _check_returns(self.refs)
             names = ", ".join(ref.name for ref in self.refs)
             lines = [ln.strip() for ln in str(exc.__context__ or exc).splitlines() if ln.strip()]
             reason = next((ln for ln in lines if not ln.startswith("Failed in")), lines[0] if lines else "")
@@ -86,10 +106,12 @@ class Engine:
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
         match_rows = np.zeros((n_matches if match_rows else 1, L.M_WIDTH), dtype=np.int64)
         err = np.zeros(L.E_SIZE, dtype=np.int64)
+        # converted before the call: only what the kernel raises is a policy's doing
+        key, first, count = np.uint64(seed_to_int(seed)), np.int64(first_match), np.int64(n_matches)
         try:
             played, n_hands, n_trace = self._kernel.run_matches(
-                self._rules_vec, self.seat_policy, np.uint64(seed_to_int(seed)), np.int64(first_match),
-                np.int64(n_matches), deals, script, trace, tracing, totals, match_rows, hand_rows, err,
+                self._rules_vec, self.seat_policy, key, first, count, deals, script, trace, tracing, totals,
+                match_rows, hand_rows, err,
             )
         except Exception as exc:  # raised inside a policy: name it, the seat and the position
             seat = int(err[L.E_SEAT])

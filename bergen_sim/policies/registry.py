@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import multiprocessing
 import os
 import pkgutil
 import sys
@@ -75,6 +76,26 @@ class PolicyRef:
 
 def _entry_points() -> dict[str, str]:
     return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def shadowed() -> dict[str, str]:
+    """Installed entry points named like a built-in (name -> module:function): the built-in wins the name."""
+    return {name: target for name, target in _entry_points().items() if name in BUILTINS}
+
+
+_CHECKED: set[str] = set()
+
+
+def _announce_shadowed(name: str) -> None:
+    """Say once (in the main process) that ``name`` selects the built-in although a plug-in has that name too."""
+    if name in _CHECKED or multiprocessing.parent_process() is not None:
+        return
+    _CHECKED.add(name)  # the entry points are read once per name: resolving is frequent
+    target = shadowed().get(name)
+    if target is None:
+        return
+    print(f"bergen-sim: note: {name!r} is the built-in policy; the installed plug-in of that name is hidden "
+          f"(select it as --policy {target})", file=sys.stderr)
 
 
 def available() -> list[PolicyRef]:
@@ -174,6 +195,7 @@ def resolve(name: str) -> PolicyRef:
     builtin, colon, settings = name.partition(":")
     if builtin in BUILTINS and (not colon or "=" in settings or not _is_module(builtin)):
         module, function, description = BUILTINS[builtin]
+        _announce_shadowed(builtin)
         params = _parse_settings(name, builtin, settings) if builtin in _PARAMS or colon else ()
         return PolicyRef(name, module, function, description, params=params)
     if ":" in name:

@@ -1,0 +1,51 @@
+"""Click types for numbers with documented limits (see :mod:`bergen_sim.limits`)."""
+
+from __future__ import annotations
+
+import click
+
+from bergen_sim.limits import MAX_SEED, short_number
+
+
+class Bounded(click.ParamType):
+    """A click whole-number type with a documented range; out-of-range values get one usage line.
+
+    Unlike :class:`click.IntRange` it shortens absurdly long numbers in the message.
+    """
+
+    name = "integer"
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip().replace("_", ""), 10)
+            except ValueError:
+                self.fail(f"{value!r} is not a whole number ({self.low:,}..{self.high:,})", param, ctx)
+        if not self.low <= number <= self.high:
+            self.fail(f"{short_number(number)} is not in {self.low:,}..{self.high:,}", param, ctx)
+        return number
+
+    def get_metavar(self, param, ctx=None) -> str:  # in --help, e.g. 1..10^11
+        return f"{self.low}..{_power(self.high)}"
+
+
+def _power(value: int) -> str:
+    """10**11 as '10^11', 2**64-1 as '2^64-1' (help text), else the number."""
+    for base in (10, 2):
+        exponent = value.bit_length() if base == 2 else len(str(value)) - 1
+        if base ** exponent == value and exponent > 6:
+            return f"{base}^{exponent}"
+        if base == 2 and base ** exponent - 1 == value and exponent > 6:
+            return f"{base}^{exponent}-1"
+    return str(value)
+
+
+#: click type of every --seed option
+SEED = Bounded(0, MAX_SEED)
+#: the help sentence of every --seed option
+SEED_HELP = "Seed of the keyed random streams, a whole number 0..2^64-1 (not reduced: other values are refused)."

@@ -1,0 +1,92 @@
+"""Upper limits of every setting and size, chosen so that int64 arithmetic stays exact and memory bounded.
+
+Why limits at all: the compiled engine counts in int64.  A target of 2**63
+never ends a match, an ``out_points`` of 2**63 - 1 wraps a score to a negative
+number, and a run of 10**26 matches would build an endless chunk list.  Each
+limit below is far above any sensible use and low enough that the worst case
+still fits:
+
+- a match has at most ``sides * (target - 1) + 1`` hands (every lead scores at
+  least one point), so at most ``4 * (MAX_TARGET - 1) + 1 = 3,997`` hands;
+- the largest run total is the sum of squared hands per match:
+  ``MAX_MATCHES * 3,997**2 ~ 1.6e18 < 2**63 ~ 9.2e18``; points per match are
+  below ``sides * MAX_TARGET + MAX_POINTS`` and sum far lower;
+- a chunk holds at most ``MAX_CHUNK_SIZE`` match rows (about 110 MB), a run at
+  most ``MAX_CHUNKS`` chunks (so ``MAX_MATCHES = MAX_CHUNKS * MAX_CHUNK_SIZE``);
+- ``compare`` keeps five float arrays per deal set (40 bytes), so at most
+  ``MAX_DEAL_SETS`` of them (400 MB); ``analyze`` two per world and move.
+
+Seeds are whole numbers ``0 .. 2**64 - 1`` (the kernel's uint64 key); others
+are refused rather than silently reduced, so two different seeds never give
+the same run.
+
+Every check raises :class:`LimitError` (a :class:`~bergen_sim.errors.BergenError`:
+one line, exit status 2 on the command line).
+"""
+
+from __future__ import annotations
+
+from bergen_sim.errors import BergenError
+
+#: most points needed to win a match (``--set target``)
+MAX_TARGET = 1_000
+#: most points for going out or for a blocked hand (``--set out_points / blocked_points``)
+MAX_POINTS = 1_000
+#: most matches of one run (``simulate``, ``report --matches``; per pair rotation in ``compare``)
+MAX_MATCHES = 10**11
+#: most matches in one chunk (``--chunk-size``)
+MAX_CHUNK_SIZE = 10**6
+#: most chunks in one run (the default chunk size grows beyond 20,000 to stay below it)
+MAX_CHUNKS = 10**5
+#: most deal sets per pair of ``compare --matches``
+MAX_DEAL_SETS = 10**7
+#: most matches of ``trace --matches`` (the file grows by about 10 kB per match)
+MAX_TRACE_MATCHES = 10**7
+#: most worlds (and worlds per batch) of ``analyze``
+MAX_WORLDS = 10**6
+#: most worker processes
+MAX_WORKERS = 1_024
+#: seeds are 0 .. MAX_SEED (the kernel keys its random streams on a uint64)
+MAX_SEED = 2**64 - 1
+
+
+class LimitError(BergenError, ValueError):
+    """A number above (or below) its documented limit."""
+
+
+def check_range(name: str, value: int, low: int, high: int) -> int:
+    """``value`` if ``low <= value <= high``, else a one-line LimitError naming the allowed range.
+
+    >>> check_range("matches", 10, 1, MAX_MATCHES)
+    10
+    >>> check_range("matches", 0, 1, 100)
+    Traceback (most recent call last):
+    bergen_sim.limits.LimitError: matches must be 1..100, not 0
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = int(value)  # NumPy integers
+        except (TypeError, ValueError):
+            raise LimitError(f"{name} must be a whole number {low:,}..{high:,}, not {value!r}") from None
+    if not low <= value <= high:
+        raise LimitError(f"{name} must be {low:,}..{high:,}, not {short_number(value)}")
+    return value
+
+
+def short_number(value: int) -> str:
+    """A number as typed, shortened when it is absurdly long (a 10**30 would fill the line)."""
+    text = str(value)
+    return text if len(text) <= 24 else f"{text[:8]}...({len(text)} digits)"
+
+
+def check_seed(seed: int) -> int:
+    """A seed in ``0 .. 2**64 - 1`` (refused otherwise: reducing it would make two seeds the same run)."""
+    return check_range("seed", seed, 0, MAX_SEED)
+
+
+def check_chunks(matches: int, chunk_size: int) -> None:
+    """Refuse a chunk size that cuts a run into more than MAX_CHUNKS chunks."""
+    chunks = -(-matches // chunk_size)
+    if chunks > MAX_CHUNKS:
+        raise LimitError(f"--chunk-size {chunk_size:,} cuts {matches:,} matches into {chunks:,} chunks; "
+                         f"at most {MAX_CHUNKS:,} chunks: use --chunk-size {-(-matches // MAX_CHUNKS):,} or more")

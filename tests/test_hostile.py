@@ -1,0 +1,447 @@
+"""Hostile input for every command: one line on stderr, exit status 2, no traceback, nothing written.
+
+Each case is a command line a careless or hostile user could type (issue 15's
+list and more).  Commands run in-process through :func:`bergen_sim.cli.main`,
+the console script's entry point, so its error handling is what is tested.
+Cases that must play before failing (a full device) are checked separately:
+there the summary must still be printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bergen_sim import limits
+from bergen_sim.checkpoint import Checkpoint
+from bergen_sim.cli import main
+from bergen_sim.policies import registry
+
+HUGE = str(10**30)
+INT64_MAX = str(2**63 - 1)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture
+def place(tmp_path):
+    """A folder with a file ``afile``, a folder ``d.parquet`` and a bad analyses folder; ``{tmp}`` in argv."""
+    (tmp_path / "afile").write_text("not a folder")
+    (tmp_path / "d.parquet").mkdir()
+    (tmp_path / "d.jsonl").mkdir()
+    (tmp_path / "latin1.json").write_bytes('{"hand": "caf\xe9"}'.encode("latin-1"))
+    (tmp_path / "bad.json").write_text("{not json")
+    return tmp_path
+
+
+#: (argv, words the one error line must contain)
+CASES = [
+    # simulate: sizes and settings past their limits
+    (["simulate", "--matches", "99999999999999999999999999"], ["--matches", "1..100,000,000,000"]),
+    (["simulate", "--matches", "0"], ["--matches"]),
+    (["simulate", "--matches", "-5"], ["--matches"]),
+    (["simulate", "--matches", "9223372036854775808", "--chunk-size", "5"], ["--matches"]),
+    (["simulate", "--matches", "100000000000", "--chunk-size", "1"], ["chunks", "--chunk-size 1,000,000"]),
+    (["simulate", "--chunk-size", "0"], ["--chunk-size"]),
+    (["simulate", "--chunk-size", "10000000"], ["--chunk-size", "1,000,000"]),
+    (["simulate", "--workers", "0"], ["--workers"]),
+    (["simulate", "--workers", "1000000"], ["--workers", "1,024"]),
+    (["simulate", "--set", f"target={HUGE}"], ["target", "1..1,000", "31 digits"]),
+    (["simulate", "--set", f"target={INT64_MAX}"], ["target", "1..1,000"]),
+    (["simulate", "--set", "target=0"], ["target"]),
+    (["simulate", "--set", f"blocked_points={HUGE}"], ["blocked_points", "0..1,000"]),
+    (["simulate", "--set", f"out_points={INT64_MAX}"], ["out_points", "0..1,000"]),
+    (["simulate", "--set", f"hand_size={HUGE}"], ["hand_size", "1..14"]),
+    (["simulate", "--set", f"boneyard_reserve={HUGE}"], ["boneyard_reserve"]),
+    (["simulate", "--set", "target=1" + "0" * 5000], ["target", "whole number"]),
+    (["simulate", "--seed", str(2**64)], ["--seed", "18,446,744,073,709,551,615"]),
+    (["simulate", "--seed", "-1"], ["--seed"]),
+    (["simulate", "--seed", "1e3"], ["--seed", "whole number"]),
+    (["simulate", "--scheduler", "nowhere"], ["scheduler", "tcp://"]),
+    # simulate: output paths, all refused before anything is played
+    (["simulate", "--out", ""], ["--out", "empty"]),
+    (["simulate", "--out", "{tmp}/m.txt"], ["unknown file type", ".txt", ".parquet, .csv"]),
+    (["simulate", "--out", "{tmp}/m.json"], ["unknown file type", ".json"]),
+    (["simulate", "--out", "{tmp}/noext"], ["no file type", ".parquet"]),
+    (["simulate", "--out", "{tmp}/missing/m.parquet"], ["missing", "does not exist"]),
+    (["simulate", "--out", "{tmp}/afile/m.parquet"], ["afile", "is a file, not a folder"]),
+    (["simulate", "--out", "/proc/m.parquet"], ["/proc", "virtual file system"]),
+    (["simulate", "--out", "/proc/self/status.csv"], ["virtual file system"]),
+    (["simulate", "--out", "{tmp}/d.parquet"], ["is a folder"]),
+    (["simulate", "--checkpoint", ""], ["--checkpoint", "empty"]),
+    (["simulate", "--checkpoint", "{tmp}/afile"], ["afile", "file"]),
+    (["simulate", "--checkpoint", "{tmp}/afile/sub"], ["afile", "file"]),
+    (["simulate", "--checkpoint", "/proc/ck"], ["virtual file system"]),
+    (["simulate", "--policy", "random", "--policy", "first", "--policy", "greedy"], ["one per seat"]),
+    # trace
+    (["trace", "-o", ""], ["-o", "empty"]),
+    (["trace", "-o", "{tmp}/t.txt"], ["unknown file type", ".jsonl"]),
+    (["trace", "-o", "{tmp}/t.parquet"], ["unknown file type", ".jsonl"]),
+    (["trace", "-o", "{tmp}/missing/t.jsonl"], ["does not exist"]),
+    (["trace", "-o", "{tmp}/afile/t.jsonl"], ["is a file, not a folder"]),
+    (["trace", "-o", "/proc/t.jsonl"], ["virtual file system"]),
+    (["trace", "-o", "{tmp}/d.jsonl"], ["is a folder"]),
+    (["trace", "-o", "{tmp}/t.jsonl", "--matches", "100000000"], ["--matches", "10,000,000"]),
+    (["trace", "-o", "{tmp}/t.jsonl", "--set", f"target={HUGE}"], ["target"]),
+    (["trace", "-o", "{tmp}/t.jsonl", "--seed", str(2**64)], ["--seed"]),
+    # compare
+    (["compare", "--policies", "random,first", "--out", "/proc/x.json"], ["virtual file system"]),
+    (["compare", "--policies", "random,first", "--out", "{tmp}/missing/x.json"], ["does not exist"]),
+    (["compare", "--policies", "random,first", "--out", "{tmp}/afile/x.json"], ["is a file"]),
+    (["compare", "--policies", "random,first", "--out", ""], ["empty"]),
+    (["compare", "--policies", "random,first", "--out", "{tmp}/x.txt"], ["unknown file type", ".csv"]),
+    (["compare", "--policies", "random,first", "--matches", "100000000"], ["--matches", "10,000,000"]),
+    (["compare", "--policies", "random,first", "--matches", "0"], ["--matches"]),
+    (["compare", "--policies", "random,first", "--checkpoint", "/proc/ck"], ["virtual file system"]),
+    (["compare", "--policies", "random,first", "--checkpoint", "{tmp}/afile"], ["file"]),
+    (["compare", "--policies", "random,first", "--seed", "-1"], ["--seed"]),
+    (["compare", "--policies", "random,first", "--set", f"out_points={HUGE}"], ["out_points"]),
+    (["compare", "--policies", "random"], ["at least 2"]),
+    # report
+    (["report", "header_frequency", "--out", "/proc/rep"], ["virtual file system"]),
+    (["report", "header_frequency", "--out", "{tmp}/afile"], ["file"]),
+    (["report", "header_frequency", "--out", "{tmp}/afile/rep"], ["file"]),
+    (["report", "header_frequency", "--out", "-"], ["standard output"]),
+    (["report", "header_frequency", "--out", ""], ["empty"]),
+    (["report", "header_frequency", "--matches", str(10**12)], ["--matches"]),
+    (["report", "header_frequency", "--seed", str(2**64)], ["--seed"]),
+    (["report", "no_such_analysis", "--out", "{tmp}/rep"], ["no_such_analysis"]),
+    # analyze
+    (["analyze", "--worlds", str(10**21)], ["--worlds", "1,000,000"]),
+    (["analyze", "--batch", "0"], ["--batch"]),
+    (["analyze", "--seed", str(2**64)], ["--seed"]),
+    (["analyze", "--position", "{tmp}/latin1.json"], ["UTF-8"]),
+    (["analyze", "--position", "{tmp}/bad.json"], ["not valid JSON"]),
+    (["analyze", "--position", "{tmp}/missing.json"], ["--position"]),
+    (["analyze", "--set", f"target={HUGE}", "--seat", "0", "--hand", "2-5", "--ends", "5,5", "--played", "5-5",
+      "--counts", "1,1", "--boneyard", "14", "--scores", "0,0"], ["target"]),
+    (["analyze", "--seat", "0", "--hand", "2-5", "--ends", "5,5", "--played", "5-5", "--counts", "1,1",
+      "--boneyard", "14", "--scores", f"0,{HUGE}"], ["scores"]),
+]
+
+
+@pytest.mark.parametrize("argv, words", CASES, ids=[" ".join(a)[:60] for a, _ in CASES])
+def test_hostile_input_gets_one_line_and_status_2(capsys, place, argv, words):
+    argv = [a.replace("{tmp}", str(place)) for a in argv]
+    before = sorted(p.name for p in place.iterdir())
+    status, out, err = run(capsys, *argv)
+    assert status == 2, err
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("bergen-sim: error:") and "Traceback" not in err
+    for word in words:
+        assert word in lines[0], lines[0]
+    assert sorted(p.name for p in place.iterdir()) == before  # nothing created
+
+
+def test_limits_are_exact_in_int64():
+    """The documented worst case fits int64: squared hands per match summed over the most matches."""
+    most_hands = 4 * (limits.MAX_TARGET - 1) + 1
+    assert limits.MAX_MATCHES * most_hands**2 < 2**63
+    assert limits.MAX_MATCHES == limits.MAX_CHUNKS * limits.MAX_CHUNK_SIZE
+
+
+# --- writes that fail after the run: the summary is still printed ----------------------------------
+
+def test_full_device_keeps_the_summary_and_the_device(capsys):
+    before = os.stat("/dev/full")
+    status, out, err = run(capsys, "simulate", "--matches", "300", "--workers", "1", "--out", "/dev/full")
+    assert status == 2
+    assert "300 matches" in out  # the summary table of the finished run
+    assert err.strip().splitlines() == ["bergen-sim: error: --out /dev/full: write failed (No space left on device)"]
+    after = os.stat("/dev/full")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+
+
+def test_full_device_for_a_trace(capsys):
+    status, out, err = run(capsys, "trace", "--matches", "50", "-o", "/dev/full")
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "No space left" in err
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_json_summary_survives_a_failed_out(capsys):
+    status, out, err = run(capsys, "simulate", "--matches", "200", "--workers", "1", "--json", "--out", "/dev/full")
+    assert status == 2 and json.loads(out)["matches"] == 200 and len(err.strip().splitlines()) == 1
+
+
+def test_compare_tables_survive_a_failed_out(capsys):
+    status, out, err = run(capsys, "compare", "--policies", "random,first", "--matches", "40", "--workers", "1",
+                           "--out", "/dev/full")
+    assert status == 2 and "40 deal sets" in out and len(err.strip().splitlines()) == 1
+
+
+# --- what a path points to is written, never replaced -----------------------------------------------
+
+def test_symlink_target_is_written_and_link_kept(capsys, tmp_path):
+    target = tmp_path / "real.parquet"
+    link = tmp_path / "link.parquet"
+    link.symlink_to(target)
+    status, _, err = run(capsys, "simulate", "--matches", "30", "--workers", "1", "--out", str(link))
+    assert status == 0, err
+    assert link.is_symlink() and len(pd.read_parquet(target)) == 30
+    trace_target, trace_link = tmp_path / "t.jsonl", tmp_path / "l.jsonl"
+    trace_link.symlink_to(trace_target)
+    assert run(capsys, "trace", "-o", str(trace_link))[0] == 0
+    assert trace_link.is_symlink() and trace_target.read_text().startswith('{"type":"match"')
+
+
+def test_dev_null_stays_a_device(capsys):
+    for argv in (["simulate", "--matches", "20", "--workers", "1", "--out", "/dev/null"],
+                 ["trace", "-o", "/dev/null"],
+                 ["compare", "--policies", "random,first", "--matches", "10", "--workers", "1", "--out", "/dev/null"]):
+        assert run(capsys, *argv)[0] == 0
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_fifo_is_written_in_place(capsys, tmp_path):
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    status, _, err = run(capsys, "trace", "--matches", "2", "-o", str(fifo))
+    reader.join(timeout=60)
+    assert status == 0, err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert received and received[0].count('"type":"match"') == 2
+
+
+def test_dash_means_standard_output(capfd):
+    """``-`` writes to descriptor 1 itself (capfd sees it; the summary moves to stderr)."""
+    status = main(["trace", "--matches", "2", "-o", "-"])
+    out, err = capfd.readouterr()
+    assert status == 0 and out.count('"type":"match"') == 2 and "standard output" in err
+    status = main(["simulate", "--matches", "25", "--workers", "1", "--out", "-"])
+    out, err = capfd.readouterr()
+    assert status == 0 and out.splitlines()[0].startswith("match,winner") and len(out.splitlines()) == 26
+    assert "25 matches" in err
+
+
+def test_csv_extension_writes_csv(capsys, tmp_path):
+    path = tmp_path / "m.csv"
+    assert run(capsys, "simulate", "--matches", "40", "--workers", "1", "--out", str(path))[0] == 0
+    assert len(pd.read_csv(path)) == 40
+
+
+def test_a_failed_write_leaves_an_existing_file_alone(capsys, tmp_path, monkeypatch):
+    """A write that fails midway (here: the disk 'fills' on the second row group) keeps the old file whole."""
+    from bergen_sim import match_table
+
+    path = tmp_path / "m.parquet"
+    path.write_bytes(b"precious")
+    calls = {"n": 0}
+    original = match_table.FrameSink.write
+
+    def failing(self, frame):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            self._handle.write = lambda data: (_ for _ in ()).throw(OSError(28, "No space left on device"))
+        return original(self, frame)
+
+    monkeypatch.setattr(match_table.FrameSink, "write", failing)
+    status, out, err = run(capsys, "simulate", "--matches", "3000", "--chunk-size", "1000", "--workers", "1",
+                           "--out", str(path))
+    assert status == 2 and "No space left" in err and "3,000 matches" in out
+    assert path.read_bytes() == b"precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.parquet"]  # no partial file
+
+
+# --- checkpoints: lock, foreign chunks, a folder removed mid-run ------------------------------------
+
+def test_second_run_on_a_locked_checkpoint_is_refused(capsys, tmp_path):
+    holder = Checkpoint(tmp_path / "ck", {"anything": 1})
+    try:
+        status, out, err = run(capsys, "simulate", "--matches", "100", "--workers", "1",
+                               "--checkpoint", str(tmp_path / "ck"))
+    finally:
+        holder.close()
+    assert status == 2 and err.strip().splitlines() == [
+        f"bergen-sim: error: checkpoint {tmp_path / 'ck'} is in use by another run (process {os.getpid()}); "
+        "wait for it to finish, or use another folder"]
+
+
+def test_chunk_copied_from_another_run_is_refused(capsys, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    argv = ["simulate", "--matches", "200", "--chunk-size", "100", "--workers", "1", "--json"]
+    assert run(capsys, *argv, "--seed", "4", "--checkpoint", str(a))[0] == 0
+    assert run(capsys, *argv, "--seed", "5", "--checkpoint", str(b))[0] == 0
+    name = "chunk-000000000100-100.npz"
+    (b / name).write_bytes((a / name).read_bytes())  # seed 4's second chunk into seed 5's folder
+    status, out, err = run(capsys, *argv, "--seed", "5", "--checkpoint", str(b))
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "belongs to another run" in err and name in err
+
+
+def test_checkpoint_folder_removed_mid_run_keeps_the_summary(capsys, tmp_path, monkeypatch):
+    import shutil
+
+    folder = tmp_path / "ck"
+    original = Checkpoint.save
+    saved = {"n": 0}
+
+    def save_then_vanish(self, chunk):
+        saved["n"] += 1
+        if saved["n"] == 2:
+            shutil.rmtree(self.folder)
+        return original(self, chunk)
+
+    monkeypatch.setattr(Checkpoint, "save", save_then_vanish)
+    status, out, err = run(capsys, "simulate", "--matches", "3000", "--chunk-size", "1000", "--workers", "1",
+                           "--json", "--checkpoint", str(folder))
+    assert status == 2
+    assert json.loads(out)["matches"] == 3000  # every match was played and summarised
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "cannot save chunks" in lines[0] and "went on without it" in lines[0]
+
+
+# --- plug-ins ----------------------------------------------------------------------------------------
+
+def test_shadowed_plugin_is_announced(capsys, monkeypatch):
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"greedy": "mypkg.fast:choose"})
+    monkeypatch.setattr(registry, "_CHECKED", set())
+    status, out, err = run(capsys, "policies")
+    assert status == 0
+    assert any("hidden by the built-in 'greedy'" in line and "mypkg.fast:choose" in line for line in out.splitlines())
+    registry.resolve("greedy")
+    assert "the installed plug-in of that name is hidden" in capsys.readouterr().err
+
+
+def _write_analysis(folder: Path, name: str, body: str) -> None:
+    (folder / f"{name}.py").write_text(body)
+
+
+GOOD_ANALYSIS = ('import pandas as pd\nTITLE = "Good"\n\ndef run(ctx):\n    return {"t": pd.DataFrame({"a": [1]})}\n\n'
+                 'def findings(tables):\n    return ["it works"]\n')
+BROKEN_ANALYSES = {
+    "syntax": ("def run(:\n", "SyntaxError"),
+    "imports": ("import no_such_module_at_all\n", "ModuleNotFoundError"),
+    "raises": ('TITLE = "R"\ndef run(ctx):\n    raise ValueError("boom")\ndef findings(t):\n    return []\n',
+               "run() raised ValueError: boom"),
+    "wrongtype": ('TITLE = "W"\ndef run(ctx):\n    return 42\ndef findings(t):\n    return []\n',
+                  "must return a dict"),
+    "badfindings": ('import pandas as pd\nTITLE = "F"\ndef run(ctx):\n    return {"t": pd.DataFrame()}\n'
+                    'def findings(t):\n    return 7\n', "findings() must return a list"),
+    "missing": ('TITLE = "M"\n', "must define run, findings"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_ANALYSES))
+def test_broken_analysis_is_one_line_naming_the_file(capsys, tmp_path, name):
+    body, words = BROKEN_ANALYSES[name]
+    _write_analysis(tmp_path, name, body)
+    status, out, err = run(capsys, "report", name, "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"))
+    assert status == 2 and "Traceback" not in err
+    failed = [line for line in err.splitlines() if line.startswith(f"{name}: failed:")]
+    assert len(failed) == 1 and f"{name}.py" in failed[0] and words in failed[0]
+    assert err.strip().splitlines()[-1].startswith("bergen-sim: error: 1 of 1 analyses failed")
+
+
+def test_report_all_goes_on_past_broken_analyses(capsys, tmp_path):
+    for name, (body, _) in BROKEN_ANALYSES.items():
+        _write_analysis(tmp_path, name, body)
+    _write_analysis(tmp_path, "good", GOOD_ANALYSIS)
+    names = sorted(BROKEN_ANALYSES) + ["good"]
+    status, out, err = run(capsys, "report", *names, "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"))
+    assert status == 2
+    assert (tmp_path / "rep" / "good.md").exists() and (tmp_path / "rep" / "README.md").exists()
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"bergen-sim: error: {len(BROKEN_ANALYSES)} of {len(names)} analyses failed")
+    assert all(name in last for name in BROKEN_ANALYSES)
+
+
+def test_report_verbose_shows_the_traceback(capsys, tmp_path):
+    _write_analysis(tmp_path, "raises", BROKEN_ANALYSES["raises"][0])
+    status, out, err = run(capsys, "report", "raises", "--analyses-dir", str(tmp_path), "--out",
+                           str(tmp_path / "rep"), "--verbose")
+    assert status == 2 and "Traceback" in err and 'raise ValueError("boom")' in err
+
+
+# --- plug-ins that write into their arrays or return the wrong type (each compiles its own kernel) -----
+
+@pytest.fixture
+def from_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT))
+
+
+def _summary(capsys, *policies: str) -> dict:
+    argv = ["simulate", "--matches", "300", "--workers", "1", "--seed", "3", "--json"]
+    for policy in policies:
+        argv += ["--policy", policy]
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    summary = json.loads(out)
+    return {key: summary[key] for key in ("hands", "plays", "draws", "points_by_source", "match_wins")}
+
+
+@pytest.mark.slow
+def test_policy_writing_its_move_list_cannot_change_the_game(capsys, from_root):
+    """It scribbles a tile nobody holds over every move, then picks move 0: the game is first's."""
+    assert _summary(capsys, "tests.plugins_bad:writes_moves", "greedy") == _summary(capsys, "first", "greedy")
+
+
+@pytest.mark.slow
+def test_policy_writing_its_view_cannot_change_the_game(capsys, from_root):
+    """It overwrites the whole view with -1: the engine and the other seat's policy play on unharmed."""
+    assert _summary(capsys, "tests.plugins_bad:writes_view", "expert") == _summary(capsys, "first", "expert")
+
+
+@pytest.mark.slow
+def test_policy_returning_a_float_is_told_an_integer_is_required(capsys, from_root):
+    status, out, err = run(capsys, "simulate", "--matches", "10", "--workers", "1",
+                           "--policy", "tests.plugins_bad:returns_float")
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "returns float64" in err and "integer index" in err
+
+
+# --- the output module's checks that the command lines above cannot reach as root ---------------------
+
+def test_block_device_is_refused():
+    from bergen_sim.output import OutputError, check_file
+
+    devices = [Path("/dev") / name for name in sorted(os.listdir("/dev"))
+               if stat.S_ISBLK(os.stat(Path("/dev") / name).st_mode)] if Path("/dev").is_dir() else []
+    if not devices:
+        pytest.skip("no block device visible")
+    with pytest.raises(OutputError, match="block device"):
+        check_file(devices[0], "--out", (".parquet",))
+
+
+def test_folder_without_write_permission_is_refused(tmp_path, monkeypatch):
+    """Root may write anywhere, so the permission answer is faked; the message is what is checked."""
+    from bergen_sim import output
+
+    real_access = os.access
+    monkeypatch.setattr(output.os, "access", lambda path, mode: False if Path(path) == tmp_path else
+                        real_access(path, mode))
+    with pytest.raises(output.OutputError, match="no permission to write in folder"):
+        output.check_file(tmp_path / "m.parquet", "--out", (".parquet",))
+    with pytest.raises(output.OutputError, match="no permission to write in"):
+        output.check_folder(tmp_path / "ck", "--checkpoint")
+
+
+def test_dev_stdout_writes_to_the_open_descriptor():
+    from bergen_sim.output import check_file
+
+    target = check_file("/dev/stdout", "-o", (".jsonl",), stdout=True)
+    assert target.how == "fd" and target.fd == 1 and target.to_stdout
+
+
+def test_existing_file_keeps_its_permissions(capsys, tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("old")
+    path.chmod(0o640)
+    assert run(capsys, "simulate", "--matches", "20", "--workers", "1", "--out", str(path))[0] == 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640 and len(pd.read_csv(path)) == 20
