@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import importlib
+import importlib.resources
 import importlib.util
 import json
 import math
@@ -70,8 +71,24 @@ TABLES: dict[str, tuple[int, bool]] = {
 }
 #: rows of a table printed in the Markdown before pointing to the Parquet file
 MAX_ROWS = 40
-#: the folder of analyses that ships with the project (beside the package)
-PROJECT_ANALYSES = Path(__file__).resolve().parent.parent / "analyses"
+
+
+def _shipped_analyses() -> Path:
+    """The folder of analyses that ships with the project.
+
+    The repository keeps them in its top-level ``analyses/`` folder; the build
+    maps that folder into the package as ``bergen_sim.analyses`` (setup.py),
+    so an installed wheel and an editable checkout both find them here.  A
+    source tree run without installing falls back to the folder beside the package.
+    """
+    try:
+        return Path(str(importlib.resources.files("bergen_sim.analyses")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "analyses"
+
+
+#: the folder of analyses that ships with the project (inside the installed package)
+PROJECT_ANALYSES = _shipped_analyses()
 
 
 class AnalysisError(BergenError, ValueError):
