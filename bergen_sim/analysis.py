@@ -46,7 +46,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bergen_sim import __version__
+from bergen_sim import __version__, provenance
 from bergen_sim import figures as figs
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
@@ -376,6 +376,7 @@ def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
     folder = out / result.name
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     result.meta["command"] = _command_with_out(result.meta["command"], out)
+    result.meta["provenance"] = provenance.record()
     for table_name, frame in result.tables.items():
         _write_parquet(frame, folder / "tables" / f"{table_name}.parquet", {**result.meta, "table": table_name})
     sidecar = {**result.meta, "question": result.question, "findings": result.findings,

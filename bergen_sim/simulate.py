@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import __version__
-from bergen_sim import stats
+from bergen_sim import provenance, stats
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import seat_policy_names
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
@@ -34,6 +34,8 @@ class SimulationResult:
 
     summary: dict[str, Any]
     matches: pd.DataFrame | None = None
+    #: identifies this run: in the provenance of its outputs and in every row of its ``out`` file
+    run_id: str | None = None
 
 
 def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: int, elapsed: float) -> dict[str, Any]:
@@ -112,7 +114,9 @@ def simulate(
     options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     totals = np.zeros(L.S_SIZE, dtype=np.int64)
     frames: list[pd.DataFrame] = []
-    meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed})}
+    run_id = provenance.new_run_id()
+    meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed,
+                                      "provenance": provenance.record(run_id)})}
     start = time.perf_counter()
     engine_for(rules, seat_names)  # compile or load the kernel before timing the play
     run = run_job(job, matches, chunk_size, options)
@@ -124,7 +128,7 @@ def simulate(
             if job.match_rows:
                 frame = match_frame(chunk.match_rows, rules.sides)
                 if sink:
-                    sink.write(frame)
+                    sink.write(frame.assign(run_id=run_id))
                 if rows:
                     frames.append(frame)
     elapsed = time.perf_counter() - start
@@ -133,4 +137,4 @@ def simulate(
     summary["matches_per_s"] = int(played[L.S_MATCHES]) / elapsed if elapsed > 0 else None
     summary["hands_per_s"] = int(played[L.S_HANDS]) / elapsed if elapsed > 0 else None
     summary.update(startup_s=startup, workers=run.workers, scheduler=scheduler, resumed_matches=run.resumed)
-    return SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None)
+    return SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None, run_id)

@@ -49,7 +49,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bergen_sim import __version__
+from bergen_sim import __version__, provenance
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
@@ -272,9 +272,9 @@ class TournamentResult:
             elif suffix == ".parquet":
                 table = pa.Table.from_pandas(self.results, preserve_index=False)
                 pq.write_table(table.replace_schema_metadata(
-                    {**(table.schema.metadata or {}), b"bergen_sim": json.dumps(self.meta).encode()}), tmp)
+                    {**(table.schema.metadata or {}), b"bergen_sim": json.dumps({**self.meta, "provenance": provenance.record()}).encode()}), tmp)
             else:
-                tmp.write_text(json.dumps(self.to_json(), indent=1) + "\n")
+                tmp.write_text(json.dumps({**self.to_json(), "provenance": provenance.record()}, indent=1) + "\n")
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)

@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from bergen_sim import __version__
+from bergen_sim import __version__, feedback, provenance
 from bergen_sim.errors import BergenError
 
 
@@ -23,6 +23,26 @@ def cli() -> None:
     """Monte Carlo strategy analyzer for Bergen, a scoring domino game."""
 
 
+def _set_feedback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """--quiet / --verbose: set how much the run says on stderr (see bergen_sim.feedback)."""
+    if not value:
+        return
+    chosen = ctx.meta.setdefault("bergen_sim.feedback", param.name)
+    if chosen != param.name:
+        raise click.UsageError("--quiet and --verbose cannot be used together", ctx)
+    feedback.set_level(feedback.QUIET if param.name == "quiet" else feedback.VERBOSE)
+
+
+def feedback_options() -> list[click.Option]:
+    """--quiet and --verbose, added to every command (so new commands get them too)."""
+    return [
+        click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, callback=_set_feedback,
+                     help="Print only results and errors (no progress, no notices)."),
+        click.Option(["-v", "--verbose"], is_flag=True, expose_value=False, callback=_set_feedback,
+                     help="Also print notices when not on a terminal, and details (kernels, caches)."),
+    ]
+
+
 def _register_commands() -> None:
     """Add every module of this package that defines ``command`` (a click command)."""
     import bergen_sim.cli as package
@@ -30,6 +50,7 @@ def _register_commands() -> None:
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         if isinstance(getattr(module, "command", None), click.Command):
+            module.command.params.extend(feedback_options())
             cli.add_command(module.command)
 
 
@@ -38,6 +59,8 @@ _register_commands()
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    feedback.set_level(feedback.NORMAL)  # each call starts from the default (tests call main repeatedly)
+    provenance.set_command(["bergen-sim", *(sys.argv[1:] if argv is None else argv)])
     try:
         cli.main(args=argv, prog_name="bergen-sim", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import click
 import pandas as pd
-from rich.console import Console
 from rich.table import Table
 
+from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.cli.options import rule_options, run_options
 from bergen_sim.rules import parse_settings
 from bergen_sim.tournament import OUT_FORMATS, TournamentResult, check_out_path, compare
@@ -100,9 +99,9 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
     if out:
         result.write(out)
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        print_json(result.to_json())
     else:
-        console = Console()
+        console = results_console()
         console.print(pairs_table(result))
         console.print(standings_table(result))
         if out:

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import click
 
+from bergen_sim import feedback
 from bergen_sim.execution import RunOptions
 from bergen_sim.progress import on_terminal
 from bergen_sim.rules import PRESETS, SETTINGS, Rules, parse_settings
@@ -68,7 +69,8 @@ def run_options(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def wrapper(workers: int | None, scheduler: str | None, checkpoint: str | None, **kwargs: Any):
-        run = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=on_terminal())
+        run = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                         progress=on_terminal() and feedback.progress_bar_allowed())
         return command(run=run, **kwargs)
 
     for option in reversed(options):

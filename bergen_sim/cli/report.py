@@ -6,12 +6,11 @@ import time
 
 import click
 
-from bergen_sim import analysis
+from bergen_sim import analysis, feedback
+from bergen_sim.cli.output import print_json
 from bergen_sim.execution import RunOptions
 
 
-def _echo(text: str) -> None:
-    click.echo(text, err=True)
 
 
 @click.command("report")
@@ -34,11 +33,15 @@ def _echo(text: str) -> None:
 @click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
               help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one.")
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
-def command(names, matches, quick, out, seed, strategies, analyses_dir, workers, scheduler, list_only):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (the analyses found, or each report written with its findings).")
+def command(names, matches, quick, out, seed, strategies, analyses_dir, workers, scheduler, list_only, as_json):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings."""
     known = analysis.discover(analyses_dir)
     if list_only:
-        for name, path in known.items():
+        if as_json:
+            print_json({"analyses": [{"name": name, "path": str(path)} for name, path in known.items()]})
+        for name, path in ({} if as_json else known).items():
             click.echo(f"{name}  ({path})")
         return
     chosen = list(known) if not names or "all" in names else list(dict.fromkeys(names))
@@ -48,11 +51,20 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, workers,
     picked = [s.strip() for s in strategies.split(",")] if strategies else None
     options = RunOptions(workers=workers, scheduler=scheduler)
     start = time.perf_counter()
+    written = []
     for name in chosen:
-        _echo(f"{name}: running")
+        feedback.info(f"{name}: running")
         result = analysis.run(name, matches=matches, seed=seed, quick=quick, strategies=picked,
-                              analyses_dir=analyses_dir, options=options, log=_echo)
+                              analyses_dir=analyses_dir, options=options, log=feedback.info)
         page = analysis.save(result, out)
-        _echo(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, {result.meta['elapsed_s']:,.0f} s)")
+        feedback.info(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, "
+                      f"{result.meta['elapsed_s']:,.0f} s)")
+        written.append({"analysis": name, "title": result.title, "page": str(page), "findings": result.findings,
+                        "total_matches": result.meta["total_matches"], "elapsed_s": result.meta["elapsed_s"],
+                        "tables": {table: str(page.parent / name / "tables" / f"{table}.parquet")
+                                   for table in result.tables}})
     index = analysis.write_index(out)
-    click.echo(f"wrote {index} and {len(chosen)} report(s) in {time.perf_counter() - start:,.0f} s")
+    if as_json:
+        print_json({"index": str(index), "reports": written})
+    else:
+        click.echo(f"wrote {index} and {len(chosen)} report(s) in {time.perf_counter() - start:,.0f} s")

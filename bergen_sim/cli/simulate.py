@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.cli.options import policy_option, rule_options, run_options
 from bergen_sim.rules import parse_settings
 from bergen_sim.simulate import simulate
@@ -73,8 +72,8 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint, progress=run.progress,
     )
     if as_json:
-        click.echo(json.dumps(result.summary))
+        print_json(result.summary, result.run_id)
     else:
-        Console().print(summary_table(result.summary))
+        results_console().print(summary_table(result.summary))
         if out:
             click.echo(f"wrote {result.summary['matches']:,} match rows to {out}")

@@ -15,7 +15,8 @@ import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int
-from bergen_sim.engine.kernel_build import load_kernel
+from bergen_sim import feedback
+from bergen_sim.engine.kernel_build import is_compiled, load_kernel
 from bergen_sim.errors import PolicyError, TraceError
 from bergen_sim.policies.registry import PolicyRef, resolve
 from bergen_sim.rules import Rules
@@ -72,6 +73,10 @@ class Engine:
         self.seat_policy = np.array([distinct.index(n) for n in self.policy_names], dtype=np.int64)
         self._rules_vec = rules.to_array()
         self._kernel = load_kernel(self.refs, rules)
+        names = ", ".join(dict.fromkeys([*self.policy_names, *distinct]))  # seat order first
+        if is_compiled(self._kernel) is False:
+            feedback.compiling(names)
+        feedback.detail(f"kernel {self._kernel.__file__} for policies {names}")
         # a zero-match call compiles the kernel, or loads it from Numba's disk cache, now
         try:
             self._call(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)
