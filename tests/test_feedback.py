@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+import click
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
@@ -25,9 +26,23 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_every_command_has_quiet_and_verbose():
-    for name, command in cli.commands.items():
-        flags = {opt for param in command.params for opt in param.opts}
+    ctx = click.Context(cli)
+    names = cli.list_commands(ctx)
+    assert {"simulate", "compare", "analyze", "policies", "report", "trace"} <= set(names)
+    for name in names:
+        flags = {opt for param in cli.get_command(ctx, name).params for opt in param.opts}
         assert {"--quiet", "-q", "--verbose", "-v"} <= flags, name
+
+
+def test_help_and_import_stay_light():
+    """``bergen-sim --help`` and ``import bergen_sim`` load no engine, Numba, pandas, matplotlib or Dask."""
+    code = ("import sys, bergen_sim; from bergen_sim.cli import main; status = main(['--help']); "
+            "heavy = ('numba', 'numpy', 'pandas', 'matplotlib', 'pyarrow', 'dask', 'distributed', 'bergen_sim.engine'); "
+            "print(status, [m for m in heavy if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Commands:" in done.stdout and "simulate" in done.stdout
+    assert done.stdout.splitlines()[-1] == "0 []"
 
 
 def test_quiet_and_verbose_together_is_a_usage_error(capsys):
