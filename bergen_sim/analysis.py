@@ -47,6 +47,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bergen_sim import __version__, provenance
+from bergen_sim.display import html_card
 from bergen_sim import figures as figs
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
@@ -277,6 +278,30 @@ class AnalysisResult:
         """The analysis's figures drawn from its tables (matplotlib figures; empty if it has none)."""
         return list(self.draw(self.tables)) if self.draw else []
 
+    def __repr__(self) -> str:
+        return (f"AnalysisResult({self.name!r}: {len(self.tables)} tables ({', '.join(self.tables)}), "
+                f"{len(self.findings)} findings, {self.meta['total_matches']:,} matches)")
+
+    def _repr_html_(self) -> str:
+        shown = {name.replace("_", " "): display_frame(self.tables[name].head(MAX_ROWS)) for name in self.show}
+        return html_card(f"{self.title} ({self.meta['total_matches']:,} matches)", self.findings, shown)
+
+
+@dataclass
+class Reports:
+    """What :func:`report` wrote: each analysis's result and Markdown page, and the folder's index page."""
+
+    index: Path
+    results: list[AnalysisResult]
+    pages: list[Path]
+
+    def __repr__(self) -> str:
+        return f"Reports({len(self.results)} written, index {os.fspath(self.index)!r})"
+
+    def _repr_html_(self) -> str:
+        notes = [f"{r.title}: {page} ({r.meta['total_matches']:,} matches)" for r, page in zip(self.results, self.pages)]
+        return html_card(f"reports indexed in {self.index}", notes)
+
 
 def _command(name: str, matches: int, seed: int, quick: bool, strategies: Sequence[str],
              analyses_dir: str | os.PathLike | None, out: str | os.PathLike | None = None) -> str:
@@ -346,6 +371,36 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
     show = dict(getattr(module, "SHOW", {table: "" for table in tables}))
     return AnalysisResult(name, module.TITLE, doc, tables, found, meta, show, getattr(module, "METHOD", "").strip(),
                           getattr(module, "figures", None))
+
+
+def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports", *, quick: bool = False,
+           matches: int | None = None, seed: int = 0, strategies: Sequence[str] | None = None,
+           analyses_dir: str | os.PathLike | None = None, options: RunOptions | None = None,
+           log: Callable[[str], None] | None = None) -> Reports:
+    """Run analyses ``names`` (``"all"``, one name or a list) and write their reports under ``out``.
+
+    Each analysis is :func:`run` with these arguments and :func:`save`-d, then
+    the folder's index page is rewritten; ``log`` receives progress lines.
+    This is ``bergen-sim report``'s Python face.
+    """
+    known = discover(analyses_dir)
+    wanted = [names] if isinstance(names, str) else list(names)
+    chosen = list(known) if not wanted or "all" in wanted else list(dict.fromkeys(wanted))
+    for name in chosen:
+        if name not in known:
+            raise AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
+    results, pages = [], []
+    for name in chosen:
+        if log:
+            log(f"{name}: running")
+        result = run(name, matches=matches, seed=seed, quick=quick, strategies=strategies,
+                     analyses_dir=analyses_dir, options=options, log=log)
+        page = save(result, out)
+        if log:
+            log(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, {result.meta['elapsed_s']:,.0f} s)")
+        results.append(result)
+        pages.append(page)
+    return Reports(write_index(out), results, pages)
 
 
 # --- saving -----------------------------------------------------------------------------------

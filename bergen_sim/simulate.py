@@ -20,6 +20,8 @@ import pandas as pd
 
 from bergen_sim import __version__
 from bergen_sim import provenance, stats
+from bergen_sim.arguments import flag, optional_text, optional_whole, policy_names, settings_mapping, whole
+from bergen_sim.display import ci, html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import seat_policy_names
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
@@ -36,6 +38,27 @@ class SimulationResult:
     matches: pd.DataFrame | None = None
     #: identifies this run: in the provenance of its outputs and in every row of its ``out`` file
     run_id: str | None = None
+
+    def _headline(self) -> str:
+        s = self.summary
+        rules = s["rules"]
+        return (f"{s['matches']:,} matches, {rules['players']} players"
+                f"{' (partnerships)' if rules['partnerships'] else ''}, policies {', '.join(s['policies'])}, "
+                f"seed {s['seed']}")
+
+    def __repr__(self) -> str:
+        wins = ", ".join(f"{100 * r['rate']:.1f}%" for r in self.summary["match_win_rate"])
+        rows = "" if self.matches is None else f"; rows: {len(self.matches):,}"
+        return f"SimulationResult({self._headline()}; side match wins {wins}{rows})"
+
+    def _repr_html_(self) -> str:
+        s = self.summary
+        notes = [f"side {side} wins {s['match_wins'][side]:,} matches: {ci(record)}"
+                 for side, record in enumerate(s["match_win_rate"])]
+        notes += [f"hands per match: {ci(s['hands_per_match'], 'mean', percent=False)}",
+                  f"leader's side wins a decided hand: {ci(s['leader_side_hand_win_rate'])}",
+                  "95% intervals in brackets; .summary has every count, .matches the rows (rows=True)"]
+        return html_card(self._headline(), notes)
 
 
 def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: int, elapsed: float) -> dict[str, Any]:
@@ -98,7 +121,8 @@ def simulate(
 ) -> SimulationResult:
     """Play ``matches`` matches and summarise them.
 
-    ``policies``: one name for every seat or one per seat in seat order.
+    ``policies``: one name for every seat or one per seat in seat order
+    (a list, or one string with names separated by commas).
     ``rows``: also return the per-match rows as a DataFrame; ``out``: stream
     them to a Parquet file (written atomically).  ``workers`` (default: every
     core), ``scheduler`` (``"local"`` or a Dask ``tcp://HOST:PORT``),
@@ -106,9 +130,15 @@ def simulate(
     ``progress`` say how the run is carried out, never what it finds: the
     same arguments and seed always give the same result.
     """
+    players, matches, seed = whole("players", players), whole("matches", matches), whole("seed", seed)
+    partnerships, rows, progress = flag("partnerships", partnerships), flag("rows", rows), flag("progress", progress)
+    policies, settings = policy_names(policies), settings_mapping(settings)
+    chunk_size, workers = optional_whole("chunk_size", chunk_size), optional_whole("workers", workers)
+    out, scheduler = optional_text("out", out), optional_text("scheduler", scheduler)
+    checkpoint = optional_text("checkpoint", checkpoint)
     if matches < 1:
         raise BergenError(f"matches must be at least 1, not {matches}")
-    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
+    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **settings)
     seat_names = tuple(seat_policy_names(policies, rules.players))
     job = Job(rules, seat_names, seed, match_rows=rows or out is not None)
     options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)

@@ -50,6 +50,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bergen_sim import __version__, provenance
+from bergen_sim.arguments import flag, policy_names, settings_mapping, whole
+from bergen_sim.display import html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
@@ -253,6 +255,23 @@ class TournamentResult:
         field = self.results[self.results["opponent"] == FIELD]
         return field.sort_values(["rank", "policy"]).reset_index(drop=True)
 
+    def __repr__(self) -> str:
+        best = self.standings.iloc[0]
+        return (f"TournamentResult(policies {', '.join(self.meta['policies'])}; {self.meta['matches']:,} matches; "
+                f"best: {best['policy']} {100 * best['win_rate']:.1f}% against the field)")
+
+    def _repr_html_(self) -> str:
+        meta = self.meta
+        columns = ["rank", "policy", "win_rate", "win_rate_low", "win_rate_high", "points_margin", "win_p_value"]
+        pair_columns = ["policy", "opponent", "win_rate", "win_rate_low", "win_rate_high", "win_p_value"]
+        return html_card(
+            f"{meta['design']} round-robin of {', '.join(meta['policies'])}: {meta['matches']:,} matches, "
+            f"seed {meta['seed']}",
+            ["match win rates with 95% intervals; .results has every column"],
+            {"standings (each policy against the field)": self.standings[columns],
+             "pairs (from the first policy's side)": self.pairs[pair_columns]},
+        )
+
     def to_json(self) -> dict[str, Any]:
         """One JSON-ready object: ``meta`` plus the ``pairs`` and ``standings`` records."""
         return {
@@ -330,7 +349,10 @@ def compare(
     the matches are run, never what they find: the same arguments and seed
     always give the same result.
     """
-    names = check_policies(policies)
+    players, matches, seed = whole("players", players), whole("matches", matches), whole("seed", seed)
+    partnerships, independent = flag("partnerships", partnerships), flag("independent", independent)
+    settings = settings_mapping(settings)
+    names = check_policies(policy_names(policies))
     if matches < 1:
         raise CompareError(f"matches (deal sets per pair) must be at least 1, not {matches}")
     rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))

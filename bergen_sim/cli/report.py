@@ -37,34 +37,24 @@ from bergen_sim.execution import RunOptions
               help="Print one JSON object (the analyses found, or each report written with its findings).")
 def command(names, matches, quick, out, seed, strategies, analyses_dir, workers, scheduler, list_only, as_json):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings."""
-    known = analysis.discover(analyses_dir)
     if list_only:
+        known = analysis.discover(analyses_dir)
         if as_json:
             print_json({"analyses": [{"name": name, "path": str(path)} for name, path in known.items()]})
         for name, path in ({} if as_json else known).items():
             click.echo(f"{name}  ({path})")
         return
-    chosen = list(known) if not names or "all" in names else list(dict.fromkeys(names))
-    for name in chosen:
-        if name not in known:
-            raise analysis.AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
     picked = [s.strip() for s in strategies.split(",")] if strategies else None
     options = RunOptions(workers=workers, scheduler=scheduler)
     start = time.perf_counter()
-    written = []
-    for name in chosen:
-        feedback.info(f"{name}: running")
-        result = analysis.run(name, matches=matches, seed=seed, quick=quick, strategies=picked,
-                              analyses_dir=analyses_dir, options=options, log=feedback.info)
-        page = analysis.save(result, out)
-        feedback.info(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, "
-                      f"{result.meta['elapsed_s']:,.0f} s)")
-        written.append({"analysis": name, "title": result.title, "page": str(page), "findings": result.findings,
-                        "total_matches": result.meta["total_matches"], "elapsed_s": result.meta["elapsed_s"],
-                        "tables": {table: str(page.parent / name / "tables" / f"{table}.parquet")
-                                   for table in result.tables}})
-    index = analysis.write_index(out)
+    done = analysis.report(list(names), out, quick=quick, matches=matches, seed=seed, strategies=picked,
+                           analyses_dir=analyses_dir, options=options, log=feedback.info)
     if as_json:
-        print_json({"index": str(index), "reports": written})
+        print_json({"index": str(done.index), "reports": [
+            {"analysis": result.name, "title": result.title, "page": str(page), "findings": result.findings,
+             "total_matches": result.meta["total_matches"], "elapsed_s": result.meta["elapsed_s"],
+             "tables": {table: str(page.parent / result.name / "tables" / f"{table}.parquet")
+                        for table in result.tables}}
+            for result, page in zip(done.results, done.pages)]})
     else:
-        click.echo(f"wrote {index} and {len(chosen)} report(s) in {time.perf_counter() - start:,.0f} s")
+        click.echo(f"wrote {done.index} and {len(done.results)} report(s) in {time.perf_counter() - start:,.0f} s")
