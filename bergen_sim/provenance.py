@@ -51,7 +51,7 @@ def git_state() -> dict[str, Any] | None:
     try:
         commit = subprocess.run(["git", "-C", str(_SOURCE_ROOT), "rev-parse", "HEAD"], capture_output=True,
                                 text=True, timeout=10, check=True).stdout.strip()
-        status = subprocess.run(["git", "-C", str(_SOURCE_ROOT), "status", "--porcelain", "--untracked-files=no"],
+        status = subprocess.run(["git", "-C", str(_SOURCE_ROOT), "status", "--porcelain"],
                                 capture_output=True, text=True, timeout=10, check=True).stdout
     except (OSError, subprocess.SubprocessError):  # no git program, or not a repository after all
         return None

@@ -49,6 +49,22 @@ def with_rules(command: Callable) -> Callable:
     return rule_options(wrapper)
 
 
+#: --workers and --scheduler: where chunks are played (every command that plays has them)
+PLACEMENT_OPTIONS = (
+    click.option("--workers", type=click.IntRange(min=1), default=None,
+                 help="Worker processes (default: every core); with --scheduler local, the cluster's size."),
+    click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
+                 help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one."),
+)
+
+
+def placement_options(command: Callable) -> Callable:
+    """Add --workers and --scheduler, passed on as ``workers`` and ``scheduler``."""
+    for option in reversed(PLACEMENT_OPTIONS):
+        command = option(command)
+    return command
+
+
 def run_options(command: Callable) -> Callable:
     """Add --workers, --scheduler, --checkpoint and --chunk-size, collapsed into one ``run`` keyword.
 
@@ -57,10 +73,7 @@ def run_options(command: Callable) -> Callable:
     ``chunk_size`` is passed on as given.  None of these options changes results.
     """
     options = [
-        click.option("--workers", type=click.IntRange(min=1), default=None,
-                     help="Worker processes (default: every core); with --scheduler local, the cluster's size."),
-        click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
-                     help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one."),
+        *PLACEMENT_OPTIONS,
         click.option("--checkpoint", type=click.Path(file_okay=False), default=None, metavar="DIR",
                      help="Keep finished chunks in DIR; the same command run again resumes from them."),
         click.option("--chunk-size", type=click.IntRange(min=1), default=None,

@@ -7,6 +7,7 @@ import time
 import click
 
 from bergen_sim import analysis, feedback
+from bergen_sim.cli.options import placement_options
 from bergen_sim.cli.output import print_json
 from bergen_sim.execution import RunOptions
 
@@ -28,10 +29,7 @@ from bergen_sim.execution import RunOptions
               help="Strategies to compare (default: every built-in heuristic; the quick subset with --quick).")
 @click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with more analyses (searched before ./analyses and the project's).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: every core); with --scheduler local, the cluster's size.")
-@click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
-              help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one.")
+@placement_options
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (the analyses found, or each report written with its findings).")
