@@ -71,7 +71,8 @@ def check_scheduler(scheduler: str | None) -> None:
             f"scheduler must be 'local' or a Dask scheduler address like tcp://HOST:PORT, not {scheduler!r}"
         )
     if scheduler is not None and not dask_installed():
-        raise BergenError("--scheduler needs Dask, an optional extra: pip install 'bergen-sim[dask]'")
+        raise BergenError("--scheduler needs Dask, an optional extra: pip install 'bergen-sim[dask]' "
+                          "(in a checkout: pip install -e '.[dask]')")
 
 
 class InlineExecutor(Executor):
