@@ -34,7 +34,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from bergen_sim import stats
+from bergen_sim import feedback, stats
+from bergen_sim.compile_cache import in_disk_cache
 from bergen_sim.display import ci, html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int, stream_state
@@ -399,6 +400,8 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     points = np.zeros((worlds, n), dtype=np.float64)
     mirror = _mirrors(position, move_tiles, move_ends, n)
     z = _z_separation(n)
+    if in_disk_cache(evaluate_worlds) is False:
+        feedback.compiling("the position analyzer's rollouts")
     done = 0
     stopped = "budget"
     consistent = 0.0

@@ -66,6 +66,6 @@ def progress_bar_allowed() -> bool:
 COMPILE_NOTE = "first run only, about 20 s"
 
 
-def compiling(policies: str) -> None:
-    """Say that the match loop for ``policies`` is being compiled (a cache miss)."""
-    waiting(f"compiling the match loop for {policies} ({COMPILE_NOTE})")
+def compiling(what: str) -> None:
+    """Say that ``what`` (e.g. "the match loop for greedy, expert") is being compiled: a cache miss."""
+    waiting(f"compiling {what} ({COMPILE_NOTE})")

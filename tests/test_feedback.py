@@ -16,7 +16,7 @@ import pytest
 from bergen_sim import feedback, provenance
 from bergen_sim.cli import cli, main
 from bergen_sim.engine import runner
-from bergen_sim.engine.kernel_build import is_compiled
+from bergen_sim.compile_cache import in_disk_cache
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -56,14 +56,12 @@ def test_verbose_says_which_kernel_and_quiet_says_nothing(capsys):
     assert status == 0 and "kernel " in err and "for policies random" in err
     status, out, err = run(capsys, "simulate", "--matches", "20", "--workers", "1", "--quiet")
     assert status == 0 and err == "" and "20 matches" in out
-    assert feedback.level() == feedback.QUIET  # set for this run ...
-    run(capsys, "policies")
-    assert feedback.level() == feedback.NORMAL  # ... and each run starts from the default
+    assert feedback.level() == feedback.NORMAL  # --quiet lasted for that command only
 
 
 def test_compile_notice_on_a_terminal_only(capsys, monkeypatch):
     """A cache miss says it is compiling, naming the policies in seat order, on a terminal (or with -v)."""
-    monkeypatch.setattr(runner, "is_compiled", lambda kernel: False)
+    monkeypatch.setattr(runner, "in_disk_cache", lambda function: False)
     runner.Engine(runner.Rules.make(players=2), ["random", "first"])
     assert capsys.readouterr().err == ""  # stderr is not a terminal under pytest
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
@@ -77,7 +75,7 @@ def test_compile_notice_on_a_terminal_only(capsys, monkeypatch):
         feedback.set_level(feedback.NORMAL)
 
 
-def test_is_compiled_reads_numbas_cache_index(tmp_path):
+def test_in_disk_cache_reads_numbas_cache_index(tmp_path):
     """A fresh cached function is not compiled; after its first call it is (what a second process would load)."""
     path = tmp_path / "fresh_kernel.py"
     path.write_text(textwrap.dedent("""
@@ -90,10 +88,10 @@ def test_is_compiled_reads_numbas_cache_index(tmp_path):
     spec = importlib.util.spec_from_file_location("fresh_kernel_for_test", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert is_compiled(module) is False
+    assert in_disk_cache(module.run_matches) is False
     assert module.run_matches(1) == 2
-    assert is_compiled(module) is True
-    assert is_compiled(object()) is None  # not a kernel: no claim either way
+    assert in_disk_cache(module.run_matches) is True
+    assert in_disk_cache(print) is None  # not a cached compiled function: no claim either way
 
 
 def test_piped_tables_are_not_cut(capsys):
@@ -163,3 +161,14 @@ def test_compare_files_carry_provenance(capsys, tmp_path):
         meta = (json.loads(path.read_text()) if suffix == ".json"
                 else json.loads(pq.read_schema(path).metadata[b"bergen_sim"]))
         assert meta["provenance"]["command"].startswith("bergen-sim compare")
+
+
+def test_the_position_analyzer_says_when_it_compiles(capsys, monkeypatch):
+    analyze_module = importlib.import_module("bergen_sim.analyze")  # bergen_sim.analyze is the function
+    monkeypatch.setattr(analyze_module, "in_disk_cache", lambda function: False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    position = analyze_module.Position.from_mapping({
+        "seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,5",
+        "boneyard": 16, "scores": "14,12"})
+    analyze_module.analyze(position, runner.Rules.make(players=2), base="first", worlds=50, batch=50)
+    assert capsys.readouterr().err == "compiling the position analyzer's rollouts (first run only, about 20 s)\n"

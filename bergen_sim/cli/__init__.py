@@ -88,6 +88,7 @@ def _set_feedback(ctx: click.Context, param: click.Parameter, value: bool) -> No
     if chosen != param.name:
         raise click.UsageError("--quiet and --verbose cannot be used together", ctx)
     feedback.set_level(feedback.QUIET if param.name == "quiet" else feedback.VERBOSE)
+    ctx.call_on_close(lambda: feedback.set_level(feedback.NORMAL))  # for this command only, however it ends
 
 
 def feedback_options() -> list[click.Option]:

@@ -108,20 +108,6 @@ def _dependency_digest(policies: Sequence[PolicyRef]) -> str:
     return digest.hexdigest()
 
 
-def is_compiled(kernel: ModuleType) -> bool | None:
-    """Whether Numba's disk cache holds the kernel's match loop (None when that cannot be told).
-
-    A generated kernel's file name changes with everything its machine code
-    depends on, so an index with any entry means the next call loads rather
-    than compiles.  This reads Numba's cache index through its internal
-    ``_cache`` attributes, which is why any surprise answers "cannot tell".
-    """
-    try:
-        return bool(kernel.run_matches._cache._cache_file._load_index())
-    except Exception:  # a Numba whose cache internals differ: no claim either way
-        return None
-
-
 def load_kernel(policies: Sequence[PolicyRef], rules: Rules | None = None) -> ModuleType:
     """The generated kernel module for these policies (in this order), built if needed.
 

@@ -16,7 +16,8 @@ import numpy as np
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int
 from bergen_sim import feedback
-from bergen_sim.engine.kernel_build import is_compiled, load_kernel
+from bergen_sim.compile_cache import in_disk_cache
+from bergen_sim.engine.kernel_build import load_kernel
 from bergen_sim.errors import PolicyError, TraceError
 from bergen_sim.policies.registry import PolicyRef, resolve
 from bergen_sim.rules import Rules
@@ -74,8 +75,8 @@ class Engine:
         self._rules_vec = rules.to_array()
         self._kernel = load_kernel(self.refs, rules)
         names = ", ".join(dict.fromkeys([*self.policy_names, *distinct]))  # seat order first
-        if is_compiled(self._kernel) is False:
-            feedback.compiling(names)
+        if in_disk_cache(self._kernel.run_matches) is False:
+            feedback.compiling(f"the match loop for {names}")
         feedback.detail(f"kernel {self._kernel.__file__} for policies {names}")
         # a zero-match call compiles the kernel, or loads it from Numba's disk cache, now
         try:
