@@ -41,7 +41,7 @@ import os
 import re
 import shutil
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -109,7 +109,6 @@ class Experiment:
     rows: bool = False
     chunk_size: int | None = None
     source: str = ""
-    done: list[str] = field(default_factory=list)
 
     def cell_file(self, cell: Cell) -> Path:
         return self.out / "cells" / f"{cell.key(self)}.json"
