@@ -70,7 +70,9 @@ def _command_modules() -> dict[str, tuple[str, str]]:
 def _load_command(module_name: str) -> click.Command:
     """Import a command's module and give the command the options every command has."""
     command = importlib.import_module(module_name).command
-    command.params.extend(feedback_options())
+    taken = {opt for param in command.params for opt in param.opts}
+    # a command that declares one of these flags itself keeps its own (and should read bergen_sim.feedback)
+    command.params.extend(option for option in feedback_options() if not taken & set(option.opts))
     return command
 
 
