@@ -317,6 +317,13 @@ class ExperimentResult:
         return (f"ExperimentResult({len(self.played) + len(self.reused)} cells: {len(self.played)} played, "
                 f"{len(self.reused)} reused; {len(self.table)} rows)")
 
+    def _repr_html_(self) -> str:
+        from bergen_sim.analysis import display_frame
+        from bergen_sim.display import html_card
+
+        return html_card(repr(self), [f"written to {', '.join(map(str, self.files))}"],
+                         {"results (95% intervals in brackets)": display_frame(self.table)})
+
 
 def run(experiment: Experiment, *, workers: int | None = None, scheduler: str | None = None,
         progress: bool = False, log: Callable[[str], None] | None = None) -> ExperimentResult:

@@ -129,6 +129,14 @@ def test_a_missing_file_is_one_line(capsys, tmp_path):
     assert status == 2 and "no such file" in err
 
 
+def test_the_python_face_returns_the_table(tmp_path):
+    plan = experiment.parse({"matches": 30, "policies": {"duel": ["first", "random"]}}, "inline")
+    plan.out = tmp_path / "py"
+    done = experiment.run(plan, workers=1)
+    assert repr(done) == "ExperimentResult(1 cells: 1 played, 0 reused; 2 rows)"
+    assert "<table" in done._repr_html_() and done.table["matches"].tolist() == [30, 30]
+
+
 def test_the_example_experiment_file_is_valid():
     plan = experiment.load(ROOT / "examples" / "experiment.toml")
     assert plan.kind == "simulate" and len(plan.cells) == 8 and plan.out == Path("experiment-out")
