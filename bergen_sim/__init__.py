@@ -1,20 +1,75 @@
 """bergen-sim: a Monte Carlo strategy analyzer for Bergen, a scoring domino game.
 
-The public API:
+The public API (imported on first use, so ``import bergen_sim`` and
+``bergen-sim --help`` stay light):
 
 - :func:`simulate` plays many matches and returns a summary (and per-match rows);
+- :func:`compare` plays a duplicate-deal round-robin of policies;
+- :func:`analyze` ranks the legal moves of a position (:class:`Position`);
+- :func:`run_analysis` runs one analysis of ``analyses/`` and returns its tables,
+  :func:`report` runs analyses and writes their Markdown reports
+  (:mod:`bergen_sim.analysis` is the whole analysis API);
 - :class:`Rules` is one rule set (``Rules.make(players=3, preset="classic")``);
 - :class:`Engine` is the compiled engine for one rule set and seat policies.
 """
 
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import Any
+
 __version__ = "0.1.0"
 
-from bergen_sim.compile_cache import use_source_keyed_numba_cache  # noqa: E402
+#: public name -> (module, attribute), or (module, None) for the module itself; imported on first use
+_EXPORTS: dict[str, tuple[str, str | None]] = {
+    "simulate": ("bergen_sim.simulate", "simulate"),
+    "SimulationResult": ("bergen_sim.simulate", "SimulationResult"),
+    "compare": ("bergen_sim.tournament", "compare"),
+    "TournamentResult": ("bergen_sim.tournament", "TournamentResult"),
+    "analyze": ("bergen_sim.analyze", "analyze"),
+    "Position": ("bergen_sim.analyze", "Position"),
+    "Analysis": ("bergen_sim.analyze", "Analysis"),
+    "run_analysis": ("bergen_sim.analysis", "run"),
+    "report": ("bergen_sim.analysis", "report"),
+    "analysis": ("bergen_sim.analysis", None),
+    "Rules": ("bergen_sim.rules", "Rules"),
+    "Engine": ("bergen_sim.engine.runner", "Engine"),
+}
 
-use_source_keyed_numba_cache()  # before any compiled function is defined: see compile_cache
+__all__ = [*_EXPORTS, "__version__"]
 
-from bergen_sim.rules import Rules  # noqa: E402
-from bergen_sim.engine.runner import Engine  # noqa: E402
-from bergen_sim.simulate import SimulationResult, simulate  # noqa: E402
 
-__all__ = ["Engine", "Rules", "SimulationResult", "simulate", "__version__"]
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use (PEP 562)."""
+    try:
+        module_name, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'bergen_sim' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
+
+class _Package(types.ModuleType):
+    """This package, keeping ``bergen_sim.simulate`` / ``bergen_sim.analyze`` the functions.
+
+    Importing the submodule ``bergen_sim.simulate`` makes Python set it as the
+    package's attribute ``simulate``, which would hide the function of that
+    name; the public name wins (the submodule stays in ``sys.modules``).
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        export = _EXPORTS.get(name)
+        if export and export[1] is not None and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import importlib
+import importlib.resources
 import importlib.util
 import json
 import math
@@ -45,7 +46,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bergen_sim import __version__
+from bergen_sim import __version__, provenance
+from bergen_sim.display import html_card
 from bergen_sim import figures as figs
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
@@ -70,8 +72,24 @@ TABLES: dict[str, tuple[int, bool]] = {
 }
 #: rows of a table printed in the Markdown before pointing to the Parquet file
 MAX_ROWS = 40
-#: the folder of analyses that ships with the project (beside the package)
-PROJECT_ANALYSES = Path(__file__).resolve().parent.parent / "analyses"
+
+
+def _shipped_analyses() -> Path:
+    """The folder of analyses that ships with the project.
+
+    The repository keeps them in its top-level ``analyses/`` folder; the build
+    maps that folder into the package as ``bergen_sim.analyses`` (setup.py),
+    so an installed wheel and an editable checkout both find them here.  A
+    source tree run without installing falls back to the folder beside the package.
+    """
+    try:
+        return Path(str(importlib.resources.files("bergen_sim.analyses")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "analyses"
+
+
+#: the folder of analyses that ships with the project (inside the installed package)
+PROJECT_ANALYSES = _shipped_analyses()
 
 
 class AnalysisError(BergenError, ValueError):
@@ -264,6 +282,32 @@ class AnalysisResult:
         """The analysis's figures drawn from its tables (matplotlib figures; empty if it has none)."""
         return list(self.draw(self.tables)) if self.draw else []
 
+    def __repr__(self) -> str:
+        return (f"AnalysisResult({self.name!r}: {len(self.tables)} tables ({', '.join(self.tables)}), "
+                f"{len(self.findings)} findings, {self.meta['total_matches']:,} matches)")
+
+    def _repr_html_(self) -> str:
+        shown = {name.replace("_", " "): display_frame(self.tables[name].head(MAX_ROWS)) for name in self.show}
+        return html_card(f"{self.title} ({self.meta['total_matches']:,} matches)", self.findings, shown)
+
+
+@dataclass
+class Reports:
+    """What :func:`report` wrote: each analysis's result and Markdown page, and the folder's index page."""
+
+    index: Path | None  # None when no analysis succeeded
+    results: list[AnalysisResult]
+    pages: list[Path]
+    failed: dict[str, str] = field(default_factory=dict)  # analysis name -> why it failed
+
+    def __repr__(self) -> str:
+        failed = f", {len(self.failed)} failed" if self.failed else ""
+        return f"Reports({len(self.results)} written{failed}, index {os.fspath(self.index) if self.index else None!r})"
+
+    def _repr_html_(self) -> str:
+        notes = [f"{r.title}: {page} ({r.meta['total_matches']:,} matches)" for r, page in zip(self.results, self.pages)]
+        return html_card(f"reports indexed in {self.index}", notes)
+
 
 def _command(name: str, matches: int, seed: int, quick: bool, strategies: Sequence[str],
              analyses_dir: str | os.PathLike | None, out: str | os.PathLike | None = None) -> str:
@@ -365,6 +409,67 @@ def _call(module: ModuleType, name: str, function: str, argument: Any) -> Any:
         raise AnalysisError(f"analysis {name!r} ({module.__file__}): {function}() raised {_one_line(exc)}") from exc
 
 
+def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports", *, quick: bool = False,
+           matches: int | None = None, seed: int = 0, strategies: Sequence[str] | None = None,
+           analyses_dir: str | os.PathLike | None = None, options: RunOptions | None = None,
+           log: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None,
+           tracebacks: bool = False) -> Reports:
+    """Run analyses ``names`` (``"all"``, one name or a list) and write their reports under ``out``.
+
+    Each analysis is :func:`run` with these arguments and :func:`save`-d, then
+    the folder's index page is rewritten; ``log`` receives progress lines.
+    An analysis that fails (cannot be imported, raises, returns the wrong
+    type) is named on one line (given to ``warn``, by default a Python
+    warning; with ``tracebacks`` its traceback follows) and the others still
+    run: :attr:`Reports.failed` lists them.  A report that cannot be written raises
+    :class:`~bergen_sim.output.OutputError`.  This is ``bergen-sim report``'s
+    Python face.
+    """
+    import traceback
+    import warnings
+
+    from bergen_sim.output import STDOUT, OutputError, check_folder
+
+    say = log or (lambda text: None)
+    warn = warn or (lambda text: warnings.warn(text, stacklevel=3))
+    known = discover(analyses_dir)
+    wanted = [names] if isinstance(names, str) else list(names)
+    chosen = list(known) if not wanted or "all" in wanted else list(dict.fromkeys(wanted))
+    for name in chosen:
+        if name not in known:
+            raise AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
+    if os.fspath(out) == STDOUT:
+        raise OutputError("--out -: a report is a folder of files, it cannot go to standard output")
+    check_folder(out, "--out")  # before anything runs
+    results, pages, failed = [], [], {}
+    for name in chosen:
+        say(f"{name}: running")
+        try:
+            result = run(name, matches=matches, seed=seed, quick=quick, strategies=strategies,
+                         analyses_dir=analyses_dir, options=options, log=log)
+        except AnalysisError as exc:  # a broken analysis: say so, go on with the others
+            failed[name] = str(exc)
+            warn(f"{name}: failed: {exc}")
+            if tracebacks and exc.__cause__ is not None:
+                warn("".join(traceback.format_exception(exc.__cause__)).rstrip())
+            continue
+        try:
+            page = save(result, out)
+        except OSError as exc:
+            raise OutputError(f"--out {out}: cannot write the report of {name} "
+                              f"({exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''})") from None
+        say(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, {result.meta['elapsed_s']:,.0f} s)")
+        results.append(result)
+        pages.append(page)
+    index = None
+    if results:
+        try:
+            index = write_index(out)
+        except OSError as exc:
+            raise OutputError(f"--out {out}: cannot write the index ({exc.strerror or exc})") from None
+    return Reports(index, results, pages, failed)
+
+
 # --- saving -----------------------------------------------------------------------------------
 
 def _write_parquet(frame: pd.DataFrame, path: Path, meta: Mapping[str, Any]) -> None:
@@ -393,6 +498,7 @@ def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
     folder = out / result.name
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     result.meta["command"] = _command_with_out(result.meta["command"], out)
+    result.meta["provenance"] = provenance.record()
     for table_name, frame in result.tables.items():
         _write_parquet(frame, folder / "tables" / f"{table_name}.parquet", {**result.meta, "table": table_name})
     sidecar = {**result.meta, "question": result.question, "findings": result.findings,

@@ -34,7 +34,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from bergen_sim import stats
+from bergen_sim import feedback, stats
+from bergen_sim.compile_cache import in_disk_cache
+from bergen_sim.display import ci, html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import legal_moves, other_half
@@ -337,6 +339,19 @@ class Analysis:
     position: Position
     rules: Rules
 
+    def __repr__(self) -> str:
+        best = self.moves[0]
+        return (f"Analysis(seat {self.position.seat}, {len(self.moves)} legal moves, best {best['tile']} "
+                f"{best['end']} with {100 * best['win']['mean']:.1f}% match win; {self.worlds:,} worlds, {self.stopped})")
+
+    def _repr_html_(self) -> str:
+        import pandas as pd
+
+        frame = pd.DataFrame([{"rank": m["rank"], "move": f"{m['tile']} {m['end']}", "ends after": m["ends_after"],
+                               "match win": ci(m["win"], "mean"), "points this hand": ci(m["points"], "mean", False)}
+                              for m in self.moves])
+        return html_card(repr(self), ["95% intervals in brackets; .to_dict() has every estimate"], {"moves": frame})
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready result."""
         p = self.position
@@ -387,6 +402,8 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     points = np.zeros((worlds, n), dtype=np.float64)
     mirror = _mirrors(position, move_tiles, move_ends, n)
     z = _z_separation(n)
+    if in_disk_cache(evaluate_worlds) is False:
+        feedback.compiling("the position analyzer's rollouts")
     done = 0
     stopped = "budget"
     consistent = 0.0

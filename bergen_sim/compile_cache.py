@@ -5,7 +5,8 @@ cached function keeps the machine code of whatever it calls as it was when it
 was compiled, so editing ``policies/base.py`` would leave ``expert`` (and every
 kernel built on it) silently stale.  Pointing Numba's cache at a folder named
 by a hash of every source file of this package makes any edit start from a
-clean cache instead.  This runs when :mod:`bergen_sim` is imported, before any
+clean cache instead.  This runs when :mod:`bergen_sim.engine` is imported
+(every module with compiled code imports it first), before any
 ``@njit(cache=True)`` function is defined, and is inherited by worker
 processes through ``NUMBA_CACHE_DIR``.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _MARK = "bergen-sim-src-"
@@ -39,6 +41,21 @@ def source_digest() -> str:
         digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def in_disk_cache(function: Any) -> bool | None:
+    """Whether Numba's disk cache holds compiled code of an ``@njit(cache=True)`` function (None: cannot tell).
+
+    Used to say "compiling" only when a wait is coming.  The cache folder and
+    generated kernels are keyed by every source they depend on, so an index
+    with any entry means the next call loads rather than compiles.  This reads
+    Numba's cache index through its internal ``_cache`` attributes, which is
+    why any surprise answers "cannot tell".
+    """
+    try:
+        return bool(function._cache._cache_file._load_index())
+    except Exception:  # not a cached dispatcher, or a Numba whose cache internals differ: no claim either way
+        return None
 
 
 def use_source_keyed_numba_cache() -> None:

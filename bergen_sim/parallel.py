@@ -27,6 +27,7 @@ is the same for all of them, and their results are identical.
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import logging
 import multiprocessing
 import multiprocessing.context as mp
@@ -56,12 +57,23 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+def dask_installed() -> bool:
+    """Whether Dask's ``distributed`` can be imported (without importing it: that is slow)."""
+    return importlib.util.find_spec("distributed") is not None
+
+
 def check_scheduler(scheduler: str | None) -> None:
-    """Refuse a ``--scheduler`` value that is neither ``local`` nor a Dask address."""
+    """Refuse a ``--scheduler`` value that is neither ``local`` nor a Dask address, or without Dask installed.
+
+    Dask is an optional extra (``bergen-sim[dask]``): most runs use this machine's cores only.
+    """
     if scheduler is not None and scheduler != "local" and "://" not in scheduler:
         raise BergenError(
             f"scheduler must be 'local' or a Dask scheduler address like tcp://HOST:PORT, not {scheduler!r}"
         )
+    if scheduler is not None and not dask_installed():
+        raise BergenError("--scheduler needs Dask, an optional extra: pip install 'bergen-sim[dask]' "
+                          "(in a checkout: pip install -e '.[dask]')")
 
 
 class InlineExecutor(Executor):

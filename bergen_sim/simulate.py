@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import __version__
-from bergen_sim import stats
+from bergen_sim import provenance, stats
+from bergen_sim.arguments import flag, optional_text, optional_whole, policy_names, settings_mapping, whole
+from bergen_sim.display import ci, html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.runner import seat_policy_names
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
@@ -34,6 +36,29 @@ class SimulationResult:
 
     summary: dict[str, Any]
     matches: pd.DataFrame | None = None
+    #: identifies this run: in the provenance of its outputs and in every row of its ``out`` file
+    run_id: str | None = None
+
+    def _headline(self) -> str:
+        s = self.summary
+        rules = s["rules"]
+        return (f"{s['matches']:,} matches, {rules['players']} players"
+                f"{' (partnerships)' if rules['partnerships'] else ''}, policies {', '.join(s['policies'])}, "
+                f"seed {s['seed']}")
+
+    def __repr__(self) -> str:
+        wins = ", ".join(f"{100 * r['rate']:.1f}%" for r in self.summary["match_win_rate"])
+        rows = "" if self.matches is None else f"; rows: {len(self.matches):,}"
+        return f"SimulationResult({self._headline()}; side match wins {wins}{rows})"
+
+    def _repr_html_(self) -> str:
+        s = self.summary
+        notes = [f"side {side} wins {s['match_wins'][side]:,} matches: {ci(record)}"
+                 for side, record in enumerate(s["match_win_rate"])]
+        notes += [f"hands per match: {ci(s['hands_per_match'], 'mean', percent=False)}",
+                  f"leader's side wins a decided hand: {ci(s['leader_side_hand_win_rate'])}",
+                  "95% intervals in brackets; .summary has every count, .matches the rows (rows=True)"]
+        return html_card(self._headline(), notes)
 
 
 def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: int, elapsed: float) -> dict[str, Any]:
@@ -96,7 +121,8 @@ def simulate(
 ) -> SimulationResult:
     """Play ``matches`` matches and summarise them.
 
-    ``policies``: one name for every seat or one per seat in seat order.
+    ``policies``: one name for every seat or one per seat in seat order
+    (a list, or one string with names separated by commas).
     ``rows``: also return the per-match rows as a DataFrame; ``out``: stream
     them to a ``.parquet`` or ``.csv`` file (checked before the run, written
     atomically; ``-`` is CSV on standard output, see :mod:`bergen_sim.output`).
@@ -108,9 +134,15 @@ def simulate(
     ``progress`` say how the run is carried out, never what it finds: the
     same arguments and seed always give the same result.
     """
+    players, matches, seed = whole("players", players), whole("matches", matches), whole("seed", seed)
+    partnerships, rows, progress = flag("partnerships", partnerships), flag("rows", rows), flag("progress", progress)
+    policies, settings = policy_names(policies), settings_mapping(settings)
+    chunk_size, workers = optional_whole("chunk_size", chunk_size), optional_whole("workers", workers)
+    out, scheduler = optional_text("out", out), optional_text("scheduler", scheduler)
+    checkpoint = optional_text("checkpoint", checkpoint)
     check_range("matches", matches, 1, MAX_MATCHES)
     check_seed(seed)
-    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
+    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **settings)
     seat_names = tuple(seat_policy_names(policies, rules.players))
     target = check_rows_path(out) if out is not None else None  # a bad path fails before anything is played
     if checkpoint is not None:
@@ -119,7 +151,9 @@ def simulate(
     options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     totals = np.zeros(L.S_SIZE, dtype=np.int64)
     frames: list[pd.DataFrame] = []
-    meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed})}
+    run_id = provenance.new_run_id()
+    meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed,
+                                      "provenance": provenance.record(run_id)})}
     start = time.perf_counter()
     engine_for(rules, seat_names)  # compile or load the kernel before timing the play
     run = run_job(job, matches, chunk_size, options)
@@ -134,7 +168,7 @@ def simulate(
                 frame = match_frame(chunk.match_rows, rules.sides)
                 if sink:
                     try:
-                        sink.write(frame)
+                        sink.write(frame.assign(run_id=run_id))
                     except OutputError as exc:  # keep playing: the summary of a finished run is never lost
                         failures.append(str(exc))
                         sink = None
@@ -154,6 +188,6 @@ def simulate(
     summary["matches_per_s"] = int(played[L.S_MATCHES]) / elapsed if elapsed > 0 else None
     summary["hands_per_s"] = int(played[L.S_HANDS]) / elapsed if elapsed > 0 else None
     summary.update(startup_s=startup, workers=run.workers, scheduler=scheduler, resumed_matches=run.resumed)
-    result = SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None)
+    result = SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None, run_id)
     raise_failures(([run.failure] if run.failure else []) + failures, result)
     return result

@@ -49,7 +49,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bergen_sim import __version__
+from bergen_sim import __version__, provenance
+from bergen_sim.arguments import flag, policy_names, settings_mapping, whole
+from bergen_sim.display import html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
@@ -258,6 +260,23 @@ class TournamentResult:
         field = self.results[self.results["opponent"] == FIELD]
         return field.sort_values(["rank", "policy"]).reset_index(drop=True)
 
+    def __repr__(self) -> str:
+        best = self.standings.iloc[0]
+        return (f"TournamentResult(policies {', '.join(self.meta['policies'])}; {self.meta['matches']:,} matches; "
+                f"best: {best['policy']} {100 * best['win_rate']:.1f}% against the field)")
+
+    def _repr_html_(self) -> str:
+        meta = self.meta
+        columns = ["rank", "policy", "win_rate", "win_rate_low", "win_rate_high", "points_margin", "win_p_value"]
+        pair_columns = ["policy", "opponent", "win_rate", "win_rate_low", "win_rate_high", "win_p_value"]
+        return html_card(
+            f"{meta['design']} round-robin of {', '.join(meta['policies'])}: {meta['matches']:,} matches, "
+            f"seed {meta['seed']}",
+            ["match win rates with 95% intervals; .results has every column"],
+            {"standings (each policy against the field)": self.standings[columns],
+             "pairs (from the first policy's side)": self.pairs[pair_columns]},
+        )
+
     def to_json(self) -> dict[str, Any]:
         """One JSON-ready object: ``meta`` plus the ``pairs`` and ``standings`` records."""
         return {
@@ -276,9 +295,9 @@ class TournamentResult:
             if target.suffix == ".parquet":
                 table = pa.Table.from_pandas(self.results, preserve_index=False)
                 pq.write_table(table.replace_schema_metadata(
-                    {**(table.schema.metadata or {}), b"bergen_sim": json.dumps(self.meta).encode()}), handle)
+                    {**(table.schema.metadata or {}), b"bergen_sim": json.dumps({**self.meta, "provenance": provenance.record()}).encode()}), handle)
             elif target.suffix == ".json":
-                handle.write((json.dumps(self.to_json(), indent=1) + "\n").encode())
+                handle.write((json.dumps({**self.to_json(), "provenance": provenance.record()}, indent=1) + "\n").encode())
             else:
                 handle.write(self.results.to_csv(index=False).encode())
 
@@ -329,7 +348,10 @@ def compare(
     the matches are run, never what they find: the same arguments and seed
     always give the same result.
     """
-    names = check_policies(policies)
+    players, matches, seed = whole("players", players), whole("matches", matches), whole("seed", seed)
+    partnerships, independent = flag("partnerships", partnerships), flag("independent", independent)
+    settings = settings_mapping(settings)
+    names = check_policies(policy_names(policies))
     check_range("matches (deal sets per pair)", matches, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
     check_seed(seed)
     rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))

@@ -1,8 +1,10 @@
 """An example policy plug-in: score when you can, otherwise leave no header to answer.
 
-Run it from the project root (no installation needed)::
+Run it from any folder once bergen-sim is installed (it ships in the package)::
 
-    bergen-sim simulate --policy examples.cautious:choose --policy random --matches 20000
+    bergen-sim simulate --policy bergen_sim.examples.cautious:choose --policy random --matches 20000
+
+or, from the repository's root, as ``--policy examples.cautious:choose``.
 
 A policy is a Numba ``@njit`` function with this exact signature.  It is
 called only when the seat has two or more legal moves and returns the index

@@ -122,7 +122,9 @@ def test_resumed_parquet_equals_uninterrupted(tmp_path):
     assert resumed.summary["resumed_matches"] >= 3 * CHUNK
     assert {k: v for k, v in resumed.summary.items() if k not in HOW} == \
         {k: v for k, v in plain.summary.items() if k not in HOW}
-    assert pd.read_parquet(out).equals(plain.matches)
+    written = pd.read_parquet(out)
+    assert set(written["run_id"]) == {resumed.run_id}
+    assert written.drop(columns="run_id").equals(plain.matches)
 
 
 def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):

@@ -92,7 +92,9 @@ def test_bad_arguments_raise_one_line_errors(kwargs, error, text):
 def test_out_writes_the_rows_it_returns(tmp_path):
     path = tmp_path / "m.parquet"
     result = bergen_sim.simulate(matches=120, seed=8, rows=True, out=str(path), chunk_size=50, workers=1)
-    pd.testing.assert_frame_equal(pd.read_parquet(path), result.matches)
+    written = pd.read_parquet(path)
+    assert set(written["run_id"]) == {result.run_id}  # the file's rows name the run that wrote them
+    pd.testing.assert_frame_equal(written.drop(columns="run_id"), result.matches)
 
 
 def test_a_run_failing_midway_leaves_no_parquet_file(tmp_path, monkeypatch):

@@ -7,37 +7,106 @@ anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
 import pkgutil
 import sys
+from pathlib import Path
 
 import click
 
-from bergen_sim import __version__
+from bergen_sim import __version__, feedback, provenance
 from bergen_sim.errors import BergenError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """The commands are the modules of this package that define one; each is imported only when used.
+
+    ``bergen-sim --help`` lists every command from the modules' source
+    (:func:`_command_modules`) without importing them, so it does not load
+    the engine, Numba, pandas or matplotlib; running a command, or asking for
+    its own help, imports just that module.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_command_modules())
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        found = _command_modules().get(name)
+        return _load_command(found[0]) if found else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(map(len, names))
+        # a bare Command with the same docstring gives exactly click's short help, without importing the module
+        rows = [(name, click.Command(name, help=_command_modules()[name][1]).get_short_help_str(limit))
+                for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@functools.cache
+def _command_modules() -> dict[str, tuple[str, str]]:
+    """Command name -> (module, docstring) for every module here with ``@click.command("NAME") def command``."""
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        path = Path(__file__).with_name(f"{info.name}.py")
+        if not path.is_file():
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if not (isinstance(node, ast.FunctionDef) and node.name == "command"):
+                continue
+            for deco in node.decorator_list:
+                if (isinstance(deco, ast.Call) and getattr(deco.func, "attr", None) == "command" and deco.args
+                        and isinstance(deco.args[0], ast.Constant)):
+                    found[deco.args[0].value] = (f"{__name__}.{info.name}", ast.get_docstring(node) or "")
+    return found
+
+
+@functools.cache
+def _load_command(module_name: str) -> click.Command:
+    """Import a command's module and give the command the options every command has."""
+    command = importlib.import_module(module_name).command
+    taken = {opt for param in command.params for opt in param.opts}
+    # a command that declares one of these flags itself keeps its own (and should read bergen_sim.feedback)
+    command.params.extend(option for option in feedback_options() if not taken & set(option.opts))
+    return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="bergen-sim")
 def cli() -> None:
     """Monte Carlo strategy analyzer for Bergen, a scoring domino game."""
 
 
-def _register_commands() -> None:
-    """Add every module of this package that defines ``command`` (a click command)."""
-    import bergen_sim.cli as package
+def _set_feedback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """--quiet / --verbose: set how much the run says on stderr (see bergen_sim.feedback)."""
+    if not value:
+        return
+    chosen = ctx.meta.setdefault("bergen_sim.feedback", param.name)
+    if chosen != param.name:
+        raise click.UsageError("--quiet and --verbose cannot be used together", ctx)
+    feedback.set_level(feedback.QUIET if param.name == "quiet" else feedback.VERBOSE)
+    ctx.call_on_close(lambda: feedback.set_level(feedback.NORMAL))  # for this command only, however it ends
 
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        if isinstance(getattr(module, "command", None), click.Command):
-            cli.add_command(module.command)
 
-
-_register_commands()
+def feedback_options() -> list[click.Option]:
+    """--quiet and --verbose, added to every command (so new commands get them too)."""
+    return [
+        click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, callback=_set_feedback,
+                     help="Print only results and errors (no progress, no notices)."),
+        click.Option(["-v", "--verbose"], is_flag=True, expose_value=False, callback=_set_feedback,
+                     help="Also print notices when not on a terminal, and details (kernels, caches)."),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    feedback.set_level(feedback.NORMAL)  # each call starts from the default (tests call main repeatedly)
+    provenance.set_command(["bergen-sim", *(sys.argv[1:] if argv is None else argv)])
     try:
         cli.main(args=argv, prog_name="bergen-sim", standalone_mode=False)
     except click.exceptions.Exit as exc:

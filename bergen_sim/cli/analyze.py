@@ -9,11 +9,11 @@ from typing import Any
 
 import click
 from click.core import ParameterSource
-from rich.console import Console
 from rich.table import Table
 
 from bergen_sim.analyze import DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_WORLDS, Analysis, Position, PositionError, analyze
 from bergen_sim.cli.bounds import SEED, Bounded
+from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.engine.rollout import BASE_POLICIES
 from bergen_sim.limits import MAX_WORLDS
@@ -132,6 +132,6 @@ def command(players, partnerships, preset, settings, position_file, seat, hand, 
         rules = rules_from(players, partnerships, preset, settings)
     result = analyze(Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed)
     if as_json:
-        click.echo(json.dumps(result.to_dict()))
+        print_json(result.to_dict())
     else:
-        Console().print(analysis_table(result))
+        results_console().print(analysis_table(result))

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import click
 import pandas as pd
-from rich.console import Console
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
+from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.cli.options import rule_options, run_options
 from bergen_sim.limits import MAX_DEAL_SETS
 from bergen_sim.output import OutputError
@@ -119,8 +118,8 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
 
 def _show(result: TournamentResult, as_json: bool, to_stderr: bool) -> None:
     if as_json:
-        click.echo(json.dumps(result.to_json()), err=to_stderr)
+        print_json(result.to_json(), err=to_stderr)
     else:
-        console = Console(stderr=to_stderr)
+        console = results_console(stderr=to_stderr)
         console.print(pairs_table(result))
         console.print(standings_table(result))

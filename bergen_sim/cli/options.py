@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import click
 
+from bergen_sim import feedback
 from bergen_sim.cli.bounds import Bounded
 from bergen_sim.execution import RunOptions
 from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_WORKERS
@@ -50,6 +51,22 @@ def with_rules(command: Callable) -> Callable:
     return rule_options(wrapper)
 
 
+#: --workers and --scheduler: where chunks are played (every command that plays has them)
+PLACEMENT_OPTIONS = (
+    click.option("--workers", type=Bounded(1, MAX_WORKERS), default=None,
+                 help="Worker processes (default: every core); with --scheduler local, the cluster's size."),
+    click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
+                 help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one."),
+)
+
+
+def placement_options(command: Callable) -> Callable:
+    """Add --workers and --scheduler, passed on as ``workers`` and ``scheduler``."""
+    for option in reversed(PLACEMENT_OPTIONS):
+        command = option(command)
+    return command
+
+
 def run_options(command: Callable) -> Callable:
     """Add --workers, --scheduler, --checkpoint and --chunk-size, collapsed into one ``run`` keyword.
 
@@ -58,10 +75,7 @@ def run_options(command: Callable) -> Callable:
     ``chunk_size`` is passed on as given.  None of these options changes results.
     """
     options = [
-        click.option("--workers", type=Bounded(1, MAX_WORKERS), default=None,
-                     help="Worker processes (default: every core); with --scheduler local, the cluster's size."),
-        click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
-                     help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one."),
+        *PLACEMENT_OPTIONS,
         click.option("--checkpoint", type=click.Path(file_okay=False), default=None, metavar="DIR",
                      help="Keep finished chunks in DIR; the same command run again resumes from them."),
         click.option("--chunk-size", type=Bounded(1, MAX_CHUNK_SIZE), default=None,
@@ -70,7 +84,8 @@ def run_options(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def wrapper(workers: int | None, scheduler: str | None, checkpoint: str | None, **kwargs: Any):
-        run = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=on_terminal())
+        run = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                         progress=on_terminal() and feedback.progress_bar_allowed())
         return command(run=run, **kwargs)
 
     for option in reversed(options):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from bergen_sim.cli.output import print_json
 from bergen_sim.errors import PolicyError
 from bergen_sim.policies.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve, shadowed
 
@@ -36,9 +37,14 @@ def policy_lines() -> list[tuple[str, str, str]]:
 
 
 @click.command("policies")
-def command():
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of lines.")
+def command(as_json):
     """List the available policies: built-ins and installed plug-ins."""
     lines = policy_lines()
+    if as_json:
+        print_json({"policies": [{"name": name, "kind": kind, "description": description}
+                                 for name, kind, description in lines]})
+        return
     width = max(len(name) for name, _, _ in lines)
     for name, kind, description in lines:
         click.echo(f"{name:<{width}}  {kind:<8}  {description}")

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import time
-import traceback
 
 import click
 
-from bergen_sim import analysis
+from bergen_sim import analysis, feedback
 from bergen_sim.cli.bounds import SEED, Bounded
+from bergen_sim.cli.options import placement_options
+from bergen_sim.cli.output import print_json
 from bergen_sim.execution import RunOptions
-from bergen_sim.limits import MAX_MATCHES, MAX_WORKERS
-from bergen_sim.output import STDOUT, OutputError, check_folder
+from bergen_sim.limits import MAX_MATCHES
 
 
-def _echo(text: str) -> None:
+def _warn(text: str) -> None:
+    """A failure line: on standard error even with --quiet."""
     click.echo(text, err=True)
 
 
@@ -33,59 +34,41 @@ def _echo(text: str) -> None:
               help="Strategies to compare (default: every built-in heuristic; the quick subset with --quick).")
 @click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with more analyses (searched before ./analyses and the project's).")
-@click.option("--workers", type=Bounded(1, MAX_WORKERS), default=None,
-              help="Worker processes (default: every core); with --scheduler local, the cluster's size.")
-@click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
-              help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one.")
+@placement_options
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
-@click.option("--verbose", is_flag=True, help="Show the traceback of an analysis that fails.")
-def command(names, matches, quick, out, seed, strategies, analyses_dir, workers, scheduler, list_only, verbose):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (the analyses found, or each report written with its findings).")
+def command(names, matches, quick, out, seed, strategies, analyses_dir, workers, scheduler, list_only, as_json):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings.
 
     An analysis that fails (cannot be imported, raises, returns the wrong
     type) is named on one line and the others still run; the command then
-    lists the failures and exits with status 2.
+    lists the failures and exits with status 2 (--verbose shows tracebacks).
     """
-    known = analysis.discover(analyses_dir)
     if list_only:
-        for name, path in known.items():
+        known = analysis.discover(analyses_dir)
+        if as_json:
+            print_json({"analyses": [{"name": name, "path": str(path)} for name, path in known.items()]})
+        for name, path in ({} if as_json else known).items():
             click.echo(f"{name}  ({path})")
         return
-    if out == STDOUT:
-        raise OutputError("--out -: a report is a folder of files, it cannot go to standard output")
-    check_folder(out, "--out")  # before anything runs
-    chosen = list(known) if not names or "all" in names else list(dict.fromkeys(names))
-    for name in chosen:
-        if name not in known:
-            raise analysis.AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
     picked = [s.strip() for s in strategies.split(",")] if strategies else None
     options = RunOptions(workers=workers, scheduler=scheduler)
     start = time.perf_counter()
-    failed: list[str] = []
-    for name in chosen:
-        _echo(f"{name}: running")
-        try:
-            result = analysis.run(name, matches=matches, seed=seed, quick=quick, strategies=picked,
-                                  analyses_dir=analyses_dir, options=options, log=_echo)
-        except analysis.AnalysisError as exc:  # a broken analysis: say so, go on with the others
-            _echo(f"{name}: failed: {exc}")
-            if verbose and exc.__cause__ is not None:
-                _echo("".join(traceback.format_exception(exc.__cause__)).rstrip())
-            failed.append(name)
-            continue
-        try:
-            page = analysis.save(result, out)
-        except OSError as exc:
-            raise OutputError(f"--out {out}: cannot write the report of {name} "
-                              f"({exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''})") from None
-        _echo(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, {result.meta['elapsed_s']:,.0f} s)")
-    done = len(chosen) - len(failed)
-    if done:
-        try:
-            index = analysis.write_index(out)
-        except OSError as exc:
-            raise OutputError(f"--out {out}: cannot write the index ({exc.strerror or exc})") from None
-        click.echo(f"wrote {index} and {done} report(s) in {time.perf_counter() - start:,.0f} s")
-    if failed:
-        raise analysis.AnalysisError(f"{len(failed)} of {len(chosen)} analyses failed: {', '.join(failed)} "
-                                     f"(see the lines above{'' if verbose else '; --verbose shows tracebacks'})")
+    done = analysis.report(list(names), out, quick=quick, matches=matches, seed=seed, strategies=picked,
+                           analyses_dir=analyses_dir, options=options, log=feedback.info, warn=_warn,
+                           tracebacks=feedback.level() >= feedback.VERBOSE)
+    if as_json:
+        print_json({"index": str(done.index) if done.index else None, "failed": done.failed, "reports": [
+            {"analysis": result.name, "title": result.title, "page": str(page), "findings": result.findings,
+             "total_matches": result.meta["total_matches"], "elapsed_s": result.meta["elapsed_s"],
+             "tables": {table: str(page.parent / result.name / "tables" / f"{table}.parquet")
+                        for table in result.tables}}
+            for result, page in zip(done.results, done.pages)]})
+    elif done.results:
+        click.echo(f"wrote {done.index} and {len(done.results)} report(s) in {time.perf_counter() - start:,.0f} s")
+    if done.failed:
+        chosen = len(done.results) + len(done.failed)
+        raise analysis.AnalysisError(
+            f"{len(done.failed)} of {chosen} analyses failed: {', '.join(done.failed)} "
+            f"(see the lines above{'' if feedback.level() >= feedback.VERBOSE else '; --verbose shows tracebacks'})")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
+from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.cli.options import policy_option, rule_options, run_options
 from bergen_sim.limits import MAX_MATCHES
 from bergen_sim.match_table import check_rows_path
@@ -81,17 +80,17 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         )
     except OutputError as exc:  # the run finished but its file or checkpoint failed: show what was played
         if exc.result is not None:
-            _show(exc.result.summary, as_json, rows_to_stdout)
+            _show(exc.result, as_json, rows_to_stdout)
         raise
-    _show(result.summary, as_json, rows_to_stdout)
+    _show(result, as_json, rows_to_stdout)
     if out and not as_json:
         click.echo(f"wrote {result.summary['matches']:,} match rows to {'standard output' if rows_to_stdout else out}",
                    err=rows_to_stdout)
 
 
-def _show(summary: dict, as_json: bool, to_stderr: bool) -> None:
-    """The summary on standard output (standard error when the rows went there)."""
+def _show(result, as_json: bool, to_stderr: bool) -> None:
+    """A run's summary on standard output (standard error when the rows went there)."""
     if as_json:
-        click.echo(json.dumps(summary), err=to_stderr)
+        print_json(result.summary, result.run_id, err=to_stderr)
     else:
-        Console(stderr=to_stderr).print(summary_table(summary))
+        results_console(stderr=to_stderr).print(summary_table(result.summary))

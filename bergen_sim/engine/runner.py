@@ -17,6 +17,8 @@ import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int
+from bergen_sim import feedback
+from bergen_sim.compile_cache import in_disk_cache
 from bergen_sim.engine.kernel_build import load_kernel
 from bergen_sim.errors import PolicyError, TraceError
 from bergen_sim.policies.registry import PolicyRef, resolve
@@ -91,6 +93,10 @@ class Engine:
         self.seat_policy = np.array([distinct.index(n) for n in self.policy_names], dtype=np.int64)
         self._rules_vec = rules.to_array()
         self._kernel = load_kernel(self.refs, rules)
+        names = ", ".join(dict.fromkeys([*self.policy_names, *distinct]))  # seat order first
+        if in_disk_cache(self._kernel.run_matches) is False:
+            feedback.compiling(f"the match loop for {names}")
+        feedback.detail(f"kernel {self._kernel.__file__} for policies {names}")
         # a zero-match call compiles the kernel, or loads it from Numba's disk cache, now
         try:
             self._call(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)

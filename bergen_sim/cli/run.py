@@ -1,0 +1,56 @@
+"""``bergen-sim run``: play a batch declared in an experiment file, resumably, and print one results table."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.table import Table
+
+from bergen_sim import feedback
+from bergen_sim.cli.options import placement_options
+from bergen_sim.cli.output import print_json, results_console
+from bergen_sim.execution import RunOptions
+from bergen_sim.progress import on_terminal
+
+
+def results_table(result, kind: str, title: str) -> Table:
+    """The headline columns of the results, each estimate with its 95% interval in brackets."""
+    from bergen_sim.analysis import display_frame
+    from bergen_sim.experiment import headline_columns
+
+    frame = display_frame(result.table[[c for c in headline_columns(kind) if c in result.table.columns]])
+    table = Table(title=title, header_style="bold")
+    for column in frame.columns:
+        table.add_column(column, justify="left" if frame[column].str.contains("[a-z]", regex=True).any() else "right")
+    for row in frame.itertuples(index=False):
+        table.add_row(*map(str, row))
+    return table
+
+
+@click.command("run")
+@click.argument("experiment_file", metavar="EXPERIMENT.toml", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Folder for the cells and the results table (default: the file's `out`, else experiment-out).")
+@placement_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every row) instead of a table.")
+def command(experiment_file, out, workers, scheduler, as_json):
+    """Play every cell of EXPERIMENT.toml (rule sets x sizes x policy sets x seeds) not already finished."""
+    from bergen_sim import experiment
+
+    plan = experiment.load(experiment_file, out)
+    RunOptions(workers=workers, scheduler=scheduler)  # refuse bad options before playing
+    feedback.info(f"{experiment_file}: {len(plan.cells)} cells of {plan.matches:,} matches ({plan.kind}) "
+                  f"into {plan.out}")
+    done = experiment.run(plan, workers=workers, scheduler=scheduler,
+                          progress=on_terminal() and feedback.progress_bar_allowed() and not as_json,
+                          log=feedback.info)
+    if as_json:
+        print_json({"kind": plan.kind, "cells": len(plan.cells), "played": len(done.played),
+                    "reused": len(done.reused), "files": [str(path) for path in done.files],
+                    "results": json.loads(done.table.to_json(orient="records", double_precision=15))})
+        return
+    title = (f"{plan.kind}: {len(plan.cells)} cells ({len(done.played)} played, {len(done.reused)} reused), "
+             f"{plan.matches:,} matches per cell{' (deal sets per pair)' if plan.kind == 'compare' else ''}")
+    results_console().print(results_table(done, plan.kind, title))
+    click.echo(f"wrote {', '.join(str(path) for path in done.files)}")

@@ -1,0 +1,380 @@
+"""Experiment files: a declared batch of runs (rule sets x sizes x policy sets x seeds), resumable.
+
+An experiment is a TOML file (``bergen-sim run FILE``; documented with a
+worked example in docs/experiments.md and examples/experiment.toml)::
+
+    kind = "simulate"          # or "compare": a duplicate-deal round-robin of each policy set
+    matches = 2000             # per cell (compare: deal sets per pair)
+    sizes = [2, 3, "4 partnerships"]
+    seeds = [0, 1]
+    out = "experiment-out"     # folder of the results (relative to the current directory)
+    rows = false               # simulate: also keep each cell's per-match rows as Parquet
+
+    [rules.standard]           # a named rule set: a preset and any rule settings
+    [rules.no-reserve]
+    boneyard_reserve = 0
+
+    [policies]                 # named policy sets: one name for every seat, or one per seat
+    random = ["random"]
+    greedy = ["greedy"]
+
+Every combination is one *cell*.  A finished cell is saved at once as
+``OUT/cells/CELL.json`` (its rows, the cell's full description and the
+provenance) and is not played again when the same file is run again: an
+interrupted batch resumes where it stopped, and a cell whose description
+changed (more matches, another setting) is played anew.  A cell interrupted
+midway resumes from its checkpoint (``OUT/checkpoints/CELL``).  At the end
+the rows of every cell form one results table, ``OUT/results.csv`` and
+``OUT/results.parquet`` (provenance in its metadata), estimates as ``x``,
+``x_lo``, ``x_hi`` (95% intervals) with their sample sizes.
+
+Everything in the file is checked before anything is played, and anything
+unknown or wrong is refused in one line (:class:`ExperimentError`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from bergen_sim import provenance
+from bergen_sim.errors import BergenError
+
+KINDS = ("simulate", "compare")
+#: the table sizes an experiment can name: players and partnerships
+SIZES: dict[str, tuple[int, bool]] = {
+    "2": (2, False), "3": (3, False), "4": (4, False), "4 partnerships": (4, True),
+}
+TOP_KEYS = {"kind", "matches", "sizes", "seeds", "out", "rows", "rules", "policies", "chunk_size"}
+DEFAULT_OUT = "experiment-out"
+RESULTS = "results"  # OUT/results.csv and OUT/results.parquet
+
+
+class ExperimentError(BergenError, ValueError):
+    """An experiment file that cannot be run as written."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run of the batch: a rule set, a table size, a policy set and a seed."""
+
+    rule_set: str
+    size: str
+    policy_set: str
+    seed: int
+    rules: Mapping[str, Any]  # preset and settings, as in the file
+    policies: tuple[str, ...]
+
+    @property
+    def players(self) -> int:
+        return SIZES[self.size][0]
+
+    @property
+    def partnerships(self) -> bool:
+        return SIZES[self.size][1]
+
+    def describe(self, experiment: "Experiment") -> dict[str, Any]:
+        """Everything the cell's result depends on: a saved cell is reused only if this is unchanged."""
+        return {"kind": experiment.kind, "rule_set": self.rule_set, "rules": dict(self.rules), "size": self.size,
+                "policy_set": self.policy_set, "policies": list(self.policies), "seed": self.seed,
+                "matches": experiment.matches, "rows": experiment.rows}
+
+    def key(self, experiment: "Experiment") -> str:
+        """A file name for the cell: readable names, then a hash of its description."""
+        digest = hashlib.sha256(json.dumps(self.describe(experiment), sort_keys=True).encode()).hexdigest()[:10]
+        readable = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{self.rule_set}_{self.size}p_{self.policy_set}_seed{self.seed}")
+        return f"{readable}_{digest}"
+
+    def label(self) -> dict[str, Any]:
+        """The columns that name the cell in the results table."""
+        return {"rule_set": self.rule_set, "size": self.size, "policy_set": self.policy_set, "seed": self.seed}
+
+
+@dataclass
+class Experiment:
+    """A parsed, checked experiment file."""
+
+    kind: str
+    matches: int
+    cells: list[Cell]
+    out: Path
+    rows: bool = False
+    chunk_size: int | None = None
+    source: str = ""
+
+    def cell_file(self, cell: Cell) -> Path:
+        return self.out / "cells" / f"{cell.key(self)}.json"
+
+
+def _fail(source: str, message: str) -> ExperimentError:
+    return ExperimentError(f"{source}: {message}")
+
+
+def _whole(source: str, name: str, value: Any, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(source, f"{name} must be a whole number, not {value!r}")
+    if minimum is not None and value < minimum:
+        raise _fail(source, f"{name} must be at least {minimum}, not {value}")
+    return value
+
+
+def _names(source: str, key: str, table: Any) -> dict[str, Any]:
+    if not isinstance(table, dict) or not table:
+        raise _fail(source, f"[{key}] must name at least one set, e.g. [{key}.standard]")
+    return table
+
+
+def _size_label(source: str, value: Any) -> str:
+    label = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if label not in SIZES:
+        raise _fail(source, f"sizes: {value!r} is not a table size; use {', '.join(repr(s) for s in (2, 3, 4))} "
+                            "or '4 partnerships'")
+    return label
+
+
+def _rule_set(source: str, name: str, table: Any) -> dict[str, Any]:
+    """A rule set's preset and typed settings (read as ``--set KEY=VALUE`` would be); sizes are checked later."""
+    from bergen_sim.rules import parse_setting
+
+    if not isinstance(table, dict):
+        raise _fail(source, f"rules.{name} must be a table of a preset and settings")
+    preset = table.get("preset", "standard")
+    if not isinstance(preset, str):
+        raise _fail(source, f"rules.{name}: preset must be a name, not {preset!r}")
+    try:
+        settings = {key: parse_setting(key, str(value)) for key, value in table.items() if key != "preset"}
+    except BergenError as exc:
+        raise _fail(source, f"rules.{name}: {exc}") from None
+    return {"preset": preset, **settings}
+
+
+def _policy_set(source: str, name: str, value: Any) -> tuple[str, ...]:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+        raise _fail(source, f"policies.{name} must be a policy name or a list of them, not {value!r}")
+    return tuple(n.strip() for n in names)
+
+
+def parse(data: Mapping[str, Any], source: str = "experiment") -> Experiment:
+    """An :class:`Experiment` from a parsed TOML mapping, every value checked (rules and policies included)."""
+    from bergen_sim.policies.registry import resolve  # the registry imports the engine: only when parsing
+    from bergen_sim.rules import Rules
+
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise _fail(source, f"unknown key {unknown[0]!r}; an experiment has {', '.join(sorted(TOP_KEYS))}")
+    kind = data.get("kind", "simulate")
+    if kind not in KINDS:
+        raise _fail(source, f"kind must be {' or '.join(repr(k) for k in KINDS)}, not {kind!r}")
+    matches = _whole(source, "matches", data.get("matches", 10_000), 1)
+    chunk_size = data.get("chunk_size")
+    if chunk_size is not None:
+        chunk_size = _whole(source, "chunk_size", chunk_size, 1)
+    rows = data.get("rows", False)
+    if not isinstance(rows, bool):
+        raise _fail(source, f"rows must be true or false, not {rows!r}")
+    if rows and kind != "simulate":
+        raise _fail(source, "rows = true keeps per-match rows of simulate cells; a compare has none")
+    sizes = data.get("sizes", [2])
+    seeds = data.get("seeds", [0])
+    if not isinstance(sizes, list) or not sizes:
+        raise _fail(source, f"sizes must be a list of table sizes, e.g. [2, 3], not {sizes!r}")
+    if not isinstance(seeds, list) or not seeds:
+        raise _fail(source, f"seeds must be a list of whole numbers, e.g. [0, 1], not {seeds!r}")
+    sizes = list(dict.fromkeys(_size_label(source, s) for s in sizes))
+    seeds = list(dict.fromkeys(_whole(source, "seeds", s) for s in seeds))
+    out = data.get("out", DEFAULT_OUT)
+    if not isinstance(out, str) or not out.strip():
+        raise _fail(source, f"out must be a folder name, not {out!r}")
+    rule_sets = {name: _rule_set(source, name, table)
+                 for name, table in _names(source, "rules", data.get("rules", {"standard": {}})).items()}
+    policy_sets = {name: _policy_set(source, name, value)
+                   for name, value in _names(source, "policies", data.get("policies")).items()}
+    for name, policies in policy_sets.items():
+        for policy in policies:
+            try:
+                resolve(policy)
+            except BergenError as exc:
+                raise _fail(source, f"policies.{name}: {exc}") from None
+    cells = []
+    for rule_name, table in rule_sets.items():
+        for size in sizes:
+            players, partnerships = SIZES[size]
+            settings = {k: v for k, v in table.items() if k != "preset"}
+            try:
+                Rules.make(players=players, partnerships=partnerships, preset=table["preset"], **settings)
+            except BergenError as exc:
+                raise _fail(source, f"rules.{rule_name} at size {size}: {exc}") from None
+            for policy_name, policies in policy_sets.items():
+                if kind == "simulate" and len(policies) not in (1, players):
+                    raise _fail(source, f"policies.{policy_name} has {len(policies)} names: give one for every "
+                                        f"seat or one per seat, and size {size} has {players} seats")
+                if kind == "compare" and len(policies) < 2:
+                    raise _fail(source, f"policies.{policy_name}: a compare needs at least 2 policies")
+                for seed in seeds:
+                    cells.append(Cell(rule_name, size, policy_name, seed, table, policies))
+    return Experiment(kind, matches, cells, Path(out), rows, chunk_size, source)
+
+
+def load(path: str | os.PathLike, out: str | os.PathLike | None = None) -> Experiment:
+    """Read and check an experiment file (``out`` overrides the file's output folder)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ExperimentError(f"{path}: no such file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
+    experiment = parse(data, str(path))
+    if out is not None:
+        experiment.out = Path(out)
+    return experiment
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, path)  # a cell file is whole or absent: an interrupted batch never reads half a cell
+
+
+def saved_rows(experiment: Experiment, cell: Cell) -> list[dict[str, Any]] | None:
+    """The saved rows of a finished cell, or None if it must be played (absent, damaged or described otherwise)."""
+    path = experiment.cell_file(cell)
+    try:
+        saved = json.loads(path.read_text())
+    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(saved, dict) or saved.get("cell") != cell.describe(experiment):
+        return None
+    return saved.get("rows")
+
+
+def _simulate_rows(experiment: Experiment, cell: Cell, checkpoint: Path, options: Mapping[str, Any]) -> list[dict]:
+    from bergen_sim.simulate import simulate
+
+    rows_file = experiment.out / "rows" / f"{cell.key(experiment)}.parquet" if experiment.rows else None
+    if rows_file:
+        rows_file.parent.mkdir(parents=True, exist_ok=True)
+    settings = {k: v for k, v in cell.rules.items() if k != "preset"}
+    result = simulate(players=cell.players, partnerships=cell.partnerships, preset=cell.rules["preset"],
+                      settings=settings, policies=list(cell.policies), matches=experiment.matches, seed=cell.seed,
+                      out=None if rows_file is None else str(rows_file), chunk_size=experiment.chunk_size,
+                      checkpoint=str(checkpoint), **options)
+    s = result.summary
+    seats = s["policies"]
+    sides = len(s["match_wins"])
+    rows = []
+    for side in range(sides):
+        win = s["match_win_rate"][side]
+        rows.append({
+            **cell.label(), "side": side, "seats": ",".join(seats[side::sides]), "matches": s["matches"],
+            "match_wins": s["match_wins"][side], "match_win_rate": win["rate"],
+            "match_win_rate_lo": win["ci95"][0], "match_win_rate_hi": win["ci95"][1],
+            "hands_per_match": s["hands_per_match"]["mean"], "hands_per_match_lo": s["hands_per_match"]["ci95"][0],
+            "hands_per_match_hi": s["hands_per_match"]["ci95"][1], "run_id": result.run_id,
+        })
+    return rows
+
+
+def _compare_rows(experiment: Experiment, cell: Cell, checkpoint: Path, options: Mapping[str, Any]) -> list[dict]:
+    from bergen_sim.tournament import compare
+
+    settings = {k: v for k, v in cell.rules.items() if k != "preset"}
+    result = compare(players=cell.players, partnerships=cell.partnerships, preset=cell.rules["preset"],
+                     settings=settings, policies=list(cell.policies), matches=experiment.matches, seed=cell.seed,
+                     chunk_size=experiment.chunk_size, checkpoint=str(checkpoint), **options)
+    rows = []
+    for _, row in result.standings.iterrows():
+        rows.append({
+            **cell.label(), "policy": row["policy"], "rank": int(row["rank"]), "matches": int(result.meta["matches"]),
+            "win_rate": float(row["win_rate"]), "win_rate_lo": float(row["win_rate_low"]),
+            "win_rate_hi": float(row["win_rate_high"]), "points_margin": float(row["points_margin"]),
+            "points_margin_lo": float(row["points_margin_low"]), "points_margin_hi": float(row["points_margin_high"]),
+            "win_p_value": float(row["win_p_value"]),
+        })
+    return rows
+
+
+@dataclass
+class ExperimentResult:
+    """The results table of a batch and what happened to its cells."""
+
+    table: Any  # pandas DataFrame: the rows of every cell
+    played: list[str]
+    reused: list[str]
+    files: list[Path]
+
+    def __repr__(self) -> str:
+        return (f"ExperimentResult({len(self.played) + len(self.reused)} cells: {len(self.played)} played, "
+                f"{len(self.reused)} reused; {len(self.table)} rows)")
+
+    def _repr_html_(self) -> str:
+        from bergen_sim.analysis import display_frame
+        from bergen_sim.display import html_card
+
+        return html_card(repr(self), [f"written to {', '.join(map(str, self.files))}"],
+                         {"results (95% intervals in brackets)": display_frame(self.table)})
+
+
+def run(experiment: Experiment, *, workers: int | None = None, scheduler: str | None = None,
+        progress: bool = False, log: Callable[[str], None] | None = None) -> ExperimentResult:
+    """Play every cell not already saved, then write and return the results table.
+
+    ``workers`` and ``scheduler`` say where cells are played (never what they find).
+    """
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    options = {"workers": workers, "scheduler": scheduler, "progress": progress}
+    play = _simulate_rows if experiment.kind == "simulate" else _compare_rows
+    all_rows, played, reused = [], [], []
+    for number, cell in enumerate(experiment.cells, 1):
+        name = f"{cell.rule_set} / {cell.size} / {cell.policy_set} / seed {cell.seed}"
+        rows = saved_rows(experiment, cell)
+        if rows is not None:
+            reused.append(name)
+            if log:
+                log(f"[{number}/{len(experiment.cells)}] {name}: done before, reused")
+        else:
+            if log:
+                log(f"[{number}/{len(experiment.cells)}] {name}: playing {experiment.matches:,} matches")
+            checkpoint = experiment.out / "checkpoints" / cell.key(experiment)
+            rows = play(experiment, cell, checkpoint, options)
+            _write_json(experiment.cell_file(cell), {"cell": cell.describe(experiment), "rows": rows,
+                                                     "provenance": provenance.record()})
+            shutil.rmtree(checkpoint, ignore_errors=True)  # the cell file now holds the result
+            played.append(name)
+        all_rows.extend(rows)
+    with contextlib.suppress(OSError):  # every cell finished: no checkpoint is left to keep
+        (experiment.out / "checkpoints").rmdir()
+    table = pd.DataFrame(all_rows)
+    csv_path, parquet_path = experiment.out / f"{RESULTS}.csv", experiment.out / f"{RESULTS}.parquet"
+    meta = {"experiment": experiment.source, "kind": experiment.kind, "matches_per_cell": experiment.matches,
+            "cells": len(experiment.cells), "provenance": provenance.record()}
+    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), b"bergen_sim": json.dumps(meta).encode()})
+    for path, write in ((parquet_path, lambda tmp: pq.write_table(arrow, tmp)),
+                        (csv_path, lambda tmp: table.to_csv(tmp, index=False))):
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        write(tmp)
+        os.replace(tmp, path)
+    return ExperimentResult(table, played, reused, [csv_path, parquet_path])
+
+
+def headline_columns(kind: str) -> Sequence[str]:
+    """The columns the command prints (the files keep them all)."""
+    if kind == "simulate":
+        return ("rule_set", "size", "policy_set", "seed", "side", "seats", "matches", "match_win_rate",
+                "match_win_rate_lo", "match_win_rate_hi", "hands_per_match", "hands_per_match_lo", "hands_per_match_hi")
+    return ("rule_set", "size", "policy_set", "seed", "rank", "policy", "matches", "win_rate", "win_rate_lo",
+            "win_rate_hi", "points_margin", "points_margin_lo", "points_margin_hi")

@@ -1,0 +1,143 @@
+"""Experiment files: a declared batch is checked up front, played cell by cell, resumed, and tabled."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import bergen_sim
+from bergen_sim import experiment
+from bergen_sim.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SIMULATE = """
+kind = "simulate"
+matches = 60
+sizes = [2, 3]
+seeds = [4]
+chunk_size = 25
+
+[rules.standard]
+[rules.short]
+target = 8
+
+[policies]
+first = ["first"]
+random = "random"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "exp.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_a_batch_is_played_tabled_and_matches_direct_runs(capsys, tmp_path):
+    out = tmp_path / "out"
+    status, stdout, err = run(capsys, "run", str(write(tmp_path, SIMULATE)), "--out", str(out), "--workers", "1",
+                              "--json")
+    assert status == 0, err
+    data = json.loads(stdout)
+    assert data["cells"] == 8 and data["played"] == 8 and data["reused"] == 0  # 2 rule sets x 2 sizes x 2 sets x 1 seed
+    table = pd.read_parquet(out / "results.parquet")
+    assert len(table) == 2 * (2 + 3) * 2  # one row per side: 2 sides at size 2, 3 at size 3
+    pd.testing.assert_frame_equal(table, pd.DataFrame(data["results"]))
+    assert len(pd.read_csv(out / "results.csv")) == len(table)
+    cell = table[(table["rule_set"] == "short") & (table["size"] == "3") & (table["policy_set"] == "random")]
+    direct = bergen_sim.simulate(players=3, settings={"target": 8}, policies="random", matches=60, seed=4, workers=1)
+    assert cell["match_wins"].tolist() == direct.summary["match_wins"]
+    assert cell["hands_per_match"].iloc[0] == pytest.approx(direct.summary["hands_per_match"]["mean"])
+    meta = json.loads(pq.read_schema(out / "results.parquet").metadata[b"bergen_sim"])
+    assert meta["cells"] == 8 and meta["provenance"]["command"].startswith("bergen-sim run")
+    assert not (out / "checkpoints").exists()
+
+
+def test_finished_cells_are_not_played_again(capsys, tmp_path):
+    path, out = write(tmp_path, SIMULATE), tmp_path / "out"
+    assert run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--quiet")[0] == 0
+    first = pd.read_csv(out / "results.csv")
+    status, stdout, err = run(capsys, "run", str(path), "--out", str(out), "--workers", "1")
+    assert status == 0 and "8 cells (0 played, 8 reused)" in stdout and "playing" not in err
+    pd.testing.assert_frame_equal(pd.read_csv(out / "results.csv"), first)
+    # an interrupted batch lost one cell: only that one is played
+    next((out / "cells").glob("short_3p_first_*.json")).unlink()
+    status, stdout, _ = run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--json")
+    assert json.loads(stdout)["played"] == 1
+    again = pd.read_csv(out / "results.csv")
+    pd.testing.assert_frame_equal(again.drop(columns="run_id"), first.drop(columns="run_id"))  # same numbers
+    assert (again["run_id"] != first["run_id"]).sum() == 3  # the 3 sides of the one cell played again
+    # a changed description (more matches) is a different cell: played anew, never mixed with the old one
+    write(tmp_path, SIMULATE.replace("matches = 60", "matches = 70"))
+    status, stdout, _ = run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--json")
+    assert json.loads(stdout)["played"] == 8 and set(pd.read_csv(out / "results.csv")["matches"]) == {70}
+
+
+def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
+    text = 'kind = "compare"\nmatches = 12\n[policies]\nduel = ["first", "random"]\n'
+    status, stdout, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "c"),
+                              "--workers", "1", "--json")
+    assert status == 0, err
+    rows = json.loads(stdout)["results"]
+    direct = bergen_sim.compare(policies=["first", "random"], matches=12, workers=1).standings
+    assert [r["policy"] for r in rows] == direct["policy"].tolist()
+    assert [r["win_rate"] for r in rows] == pytest.approx(direct["win_rate"].tolist())
+    text = 'matches = 30\nrows = true\n[policies]\nduel = ["first", "random"]\n'
+    status, stdout, err = run(capsys, "run", str(write(tmp_path, text, "rows.toml")), "--out", str(tmp_path / "r"),
+                              "--workers", "1", "--json")
+    assert status == 0, err
+    [rows_file] = (tmp_path / "r" / "rows").glob("*.parquet")
+    frame = pd.read_parquet(rows_file)
+    assert len(frame) == 30 and set(frame["run_id"]) == {json.loads(stdout)["results"][0]["run_id"]}
+
+
+@pytest.mark.parametrize("text, message", [
+    ('colour = "red"\n[policies]\na = "first"\n', "unknown key 'colour'"),
+    ('kind = "tournament"\n[policies]\na = "first"\n', "kind must be 'simulate' or 'compare'"),
+    ('sizes = [5]\n[policies]\na = "first"\n', "sizes: 5 is not a table size"),
+    ('matches = 0\n[policies]\na = "first"\n', "matches must be at least 1"),
+    ('matches = "many"\n[policies]\na = "first"\n', "matches must be a whole number"),
+    ('seeds = []\n[policies]\na = "first"\n', "seeds must be a list"),
+    ('sizes = [3]\n[policies]\nduel = ["first", "random"]\n', "policies.duel has 2 names"),
+    ('[policies]\na = ["nosuch"]\n', "policies.a: unknown policy 'nosuch'"),
+    ('[rules.odd]\ntarget = "high"\n[policies]\na = "first"\n', "rules.odd: setting target takes a whole number"),
+    ('[rules.odd]\ncolour = 1\n[policies]\na = "first"\n', "rules.odd: unknown setting 'colour'"),
+    ('kind = "compare"\n[policies]\na = "first"\n', "a compare needs at least 2 policies"),
+    ('rows = true\nkind = "compare"\n[policies]\na = ["first", "random"]\n', "a compare has none"),
+    ("matches = [\n", "not valid TOML"),
+    ('matches = 5\n', "[policies] must name at least one set"),
+])
+def test_a_bad_file_is_refused_in_one_line_before_anything_is_played(capsys, tmp_path, text, message):
+    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
+    assert status == 2 and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_missing_file_is_one_line(capsys, tmp_path):
+    status, _, err = run(capsys, "run", str(tmp_path / "none.toml"))
+    assert status == 2 and "no such file" in err
+
+
+def test_the_python_face_returns_the_table(tmp_path):
+    plan = experiment.parse({"matches": 30, "policies": {"duel": ["first", "random"]}}, "inline")
+    plan.out = tmp_path / "py"
+    done = experiment.run(plan, workers=1)
+    assert repr(done) == "ExperimentResult(1 cells: 1 played, 0 reused; 2 rows)"
+    assert "<table" in done._repr_html_() and done.table["matches"].tolist() == [30, 30]
+
+
+def test_the_example_experiment_file_is_valid():
+    plan = experiment.load(ROOT / "examples" / "experiment.toml")
+    assert plan.kind == "simulate" and len(plan.cells) == 8 and plan.out == Path("experiment-out")
+    assert {cell.rule_set for cell in plan.cells} == {"standard", "no-reserve"}

@@ -1,0 +1,174 @@
+"""What commands say besides results: --quiet/--verbose, the first-compile notice, --json, piped tables, provenance."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+
+import click
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from bergen_sim import feedback, provenance
+from bergen_sim.cli import cli, main
+from bergen_sim.engine import runner
+from bergen_sim.compile_cache import in_disk_cache
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_every_command_has_quiet_and_verbose():
+    ctx = click.Context(cli)
+    names = cli.list_commands(ctx)
+    assert {"simulate", "compare", "analyze", "policies", "report", "trace"} <= set(names)
+    for name in names:
+        flags = {opt for param in cli.get_command(ctx, name).params for opt in param.opts}
+        assert {"--quiet", "-q", "--verbose", "-v"} <= flags, name
+
+
+def test_help_and_import_stay_light():
+    """``bergen-sim --help`` and ``import bergen_sim`` load no engine, Numba, pandas, matplotlib or Dask."""
+    code = ("import sys, bergen_sim; from bergen_sim.cli import main; status = main(['--help']); "
+            "heavy = ('numba', 'numpy', 'pandas', 'matplotlib', 'pyarrow', 'dask', 'distributed', 'bergen_sim.engine'); "
+            "print(status, [m for m in heavy if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Commands:" in done.stdout and "simulate" in done.stdout
+    assert done.stdout.splitlines()[-1] == "0 []"
+
+
+def test_quiet_and_verbose_together_is_a_usage_error(capsys):
+    status, _, err = run(capsys, "policies", "--quiet", "--verbose")
+    assert status == 2 and "cannot be used together" in err
+
+
+def test_verbose_says_which_kernel_and_quiet_says_nothing(capsys):
+    # rules no other test plays, so this process makes a new engine (engines are cached per rules and policies)
+    status, out, err = run(capsys, "simulate", "--matches", "20", "--workers", "1", "--set", "target=13", "--verbose")
+    assert status == 0 and "kernel " in err and "for policies random" in err
+    status, out, err = run(capsys, "simulate", "--matches", "20", "--workers", "1", "--quiet")
+    assert status == 0 and err == "" and "20 matches" in out
+    assert feedback.level() == feedback.NORMAL  # --quiet lasted for that command only
+
+
+def test_compile_notice_on_a_terminal_only(capsys, monkeypatch):
+    """A cache miss says it is compiling, naming the policies in seat order, on a terminal (or with -v)."""
+    monkeypatch.setattr(runner, "in_disk_cache", lambda function: False)
+    runner.Engine(runner.Rules.make(players=2), ["random", "first"])
+    assert capsys.readouterr().err == ""  # stderr is not a terminal under pytest
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    runner.Engine(runner.Rules.make(players=2), ["random", "first"])
+    assert capsys.readouterr().err == "compiling the match loop for random, first (first run only, about 20 s)\n"
+    feedback.set_level(feedback.QUIET)
+    try:
+        runner.Engine(runner.Rules.make(players=2), ["random", "first"])
+        assert capsys.readouterr().err == ""
+    finally:
+        feedback.set_level(feedback.NORMAL)
+
+
+def test_in_disk_cache_reads_numbas_cache_index(tmp_path):
+    """A fresh cached function is not compiled; after its first call it is (what a second process would load)."""
+    path = tmp_path / "fresh_kernel.py"
+    path.write_text(textwrap.dedent("""
+        from numba import njit
+
+        @njit(cache=True)
+        def run_matches(x):
+            return x + 1
+    """))
+    spec = importlib.util.spec_from_file_location("fresh_kernel_for_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert in_disk_cache(module.run_matches) is False
+    assert module.run_matches(1) == 2
+    assert in_disk_cache(module.run_matches) is True
+    assert in_disk_cache(print) is None  # not a cached compiled function: no claim either way
+
+
+def test_piped_tables_are_not_cut(capsys):
+    status, out, _ = run(capsys, "simulate", "--matches", "30", "--workers", "1", "--policy", "first")
+    assert status == 0
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert max(len(line) for line in out.splitlines()) > 80  # the speed row alone is wider than 80 columns
+    assert any("matches/s" in line and "worker(s)" in line for line in rows)  # ... and it is on one line
+
+
+def test_policies_json(capsys):
+    status, out, _ = run(capsys, "policies", "--json")
+    data = json.loads(out)
+    assert status == 0
+    names = [p["name"] for p in data["policies"]]
+    assert {"random", "first", "greedy", "expert"} <= set(names)
+    assert all(p["kind"] in ("built-in", "plug-in") for p in data["policies"])
+    assert data["provenance"]["command"] == "bergen-sim policies --json"
+
+
+def test_report_json(capsys, tmp_path):
+    status, out, _ = run(capsys, "report", "--list", "--json")
+    assert status == 0 and "lead_advantage" in [a["name"] for a in json.loads(out)["analyses"]]
+    status, out, err = run(capsys, "report", "header_frequency", "--quick", "--matches", "60", "--workers", "1",
+                           "--out", str(tmp_path / "r"), "--json", "--quiet")
+    assert status == 0 and err == ""
+    data = json.loads(out)
+    [report] = data["reports"]
+    assert report["analysis"] == "header_frequency" and report["findings"]
+    assert all(pd.read_parquet(path).shape[0] > 0 for path in report["tables"].values())
+    meta = json.loads(pq.read_schema(next(iter(report["tables"].values()))).metadata[b"bergen_sim"])
+    assert meta["provenance"]["version"] == provenance.record()["version"]
+    sidecar = json.loads((tmp_path / "r" / "header_frequency" / "metadata.json").read_text())
+    assert sidecar["provenance"]["command"].startswith("bergen-sim report header_frequency")
+
+
+def test_json_and_parquet_carry_provenance_and_rows_a_run_id(capsys, tmp_path):
+    path = tmp_path / "m.parquet"
+    status, out, _ = run(capsys, "simulate", "--matches", "40", "--workers", "1", "--json", "--out", str(path))
+    assert status == 0
+    record = json.loads(out)["provenance"]
+    assert record["command"] == f"bergen-sim simulate --matches 40 --workers 1 --json --out {path}"
+    assert record["created_utc"].endswith("+00:00") and record["version"]
+    meta = json.loads(pq.read_schema(path).metadata[b"bergen_sim"])
+    assert meta["provenance"]["run_id"] == record["run_id"]
+    frame = pd.read_parquet(path)
+    assert set(frame["run_id"]) == {record["run_id"]} and len(frame) == 40
+    status, out, _ = run(capsys, "simulate", "--matches", "40", "--workers", "1", "--json")
+    assert json.loads(out)["provenance"]["run_id"] != record["run_id"]  # each run its own
+
+
+def test_git_commit_is_told_from_a_checkout():
+    state = provenance.git_state()
+    if state is None:
+        pytest.skip("not running from a git checkout (an installed package has no commit to tell)")
+    head = subprocess.run(["git", "-C", str(provenance._SOURCE_ROOT), "rev-parse", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    assert state["commit"] == head and isinstance(state["dirty"], bool)
+
+
+def test_compare_files_carry_provenance(capsys, tmp_path):
+    for suffix in (".json", ".parquet"):
+        path = tmp_path / f"c{suffix}"
+        status, _, err = run(capsys, "compare", "--policies", "first,random", "--matches", "30", "--workers", "1",
+                             "--out", str(path), "--quiet")
+        assert status == 0, err
+        meta = (json.loads(path.read_text()) if suffix == ".json"
+                else json.loads(pq.read_schema(path).metadata[b"bergen_sim"]))
+        assert meta["provenance"]["command"].startswith("bergen-sim compare")
+
+
+def test_the_position_analyzer_says_when_it_compiles(capsys, monkeypatch):
+    analyze_module = importlib.import_module("bergen_sim.analyze")  # bergen_sim.analyze is the function
+    monkeypatch.setattr(analyze_module, "in_disk_cache", lambda function: False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    position = analyze_module.Position.from_mapping({
+        "seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,5",
+        "boneyard": 16, "scores": "14,12"})
+    analyze_module.analyze(position, runner.Rules.make(players=2), base="first", worlds=50, batch=50)
+    assert capsys.readouterr().err == "compiling the position analyzer's rollouts (first run only, about 20 s)\n"

@@ -1,0 +1,75 @@
+"""What a wheel must carry: the analyses and the example plug-in inside the package, metadata, py.typed.
+
+The CI script also builds the wheel and the sdist, installs the wheel in a
+fresh environment and runs ``report all --quick`` and the example plug-in
+from outside the source tree; these tests check the same things cheaply in
+the installed (editable) package.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.resources
+from pathlib import Path
+
+import pytest
+
+from bergen_sim import analysis, parallel
+from bergen_sim.cli import main
+from bergen_sim.policies import registry
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_analyses_are_found_through_the_package_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no ./analyses here
+    shipped = Path(str(importlib.resources.files("bergen_sim.analyses")))
+    assert analysis.PROJECT_ANALYSES == shipped
+    found = analysis.discover()
+    assert {"lead_advantage", "header_frequency", "settlement", "strategy_table", "variants"} <= set(found)
+    assert all(path.parent == shipped for path in found.values())
+    assert "__init__" not in found
+
+
+def test_example_plugin_resolves_through_the_package_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ref = registry.resolve("bergen_sim.examples.cautious:choose")
+    assert Path(ref.source_file).name == "cautious.py"
+    assert Path(ref.source_file).parent == Path(str(importlib.resources.files("bergen_sim.examples")))
+
+
+def test_metadata_is_complete():
+    meta = importlib.metadata.metadata("bergen-sim")
+    assert meta["License-Expression"] == "MIT"
+    assert "LICENSE" in (meta.get_all("License-File") or [])
+    classifiers = meta.get_all("Classifier") or []
+    assert "Typing :: Typed" in classifiers and any(c.startswith("Topic ::") for c in classifiers)
+    assert "dominoes" in meta["Keywords"]
+    assert set(meta.get_all("Provides-Extra")) >= {"dask", "test"}
+    requires = meta.get_all("Requires-Dist")
+    assert not any(r.startswith("dask") and "extra ==" not in r for r in requires), "Dask must be an extra"
+    assert (Path(str(importlib.resources.files("bergen_sim"))) / "py.typed").is_file()
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+
+
+def test_sdist_manifest_carries_the_tests_and_their_data():
+    manifest = (ROOT / "MANIFEST.in").read_text()
+    assert "recursive-include tests *.py *.jsonl" in manifest
+    assert any((ROOT / "tests" / "golden").glob("*.jsonl"))
+
+
+def test_scheduler_without_dask_says_what_to_install(capsys, monkeypatch):
+    monkeypatch.setattr(parallel, "dask_installed", lambda: False)
+    status = main(["simulate", "--matches", "10", "--scheduler", "tcp://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.strip().count("\n") == 0
+    assert "pip install 'bergen-sim[dask]'" in err
+
+
+@pytest.mark.parametrize("argv", [["report", "lead_advantage", "--quick", "--scheduler", "local"],
+                                  ["compare", "--policies", "first,random", "--scheduler", "local"]])
+def test_every_command_with_scheduler_refuses_without_dask(capsys, monkeypatch, tmp_path, argv):
+    monkeypatch.setattr(parallel, "dask_installed", lambda: False)
+    assert main(argv + (["--out", str(tmp_path / "r")] if argv[0] == "report" else [])) == 2
+    assert "bergen-sim[dask]" in capsys.readouterr().err
