@@ -47,7 +47,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import STREAM_POLICY, seed_to_int, shuffled_set, stream_state
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
 from bergen_sim.errors import BergenError
-from bergen_sim.reference import DEAL, PLAY, MatchState, halves
+from bergen_sim.reference import DEAL, DRAW, PLAY, MatchState, halves
 from bergen_sim.rules import Rules
 
 #: the ends a tile can be played on, by letter (a spinner would add U and D)
@@ -228,10 +228,17 @@ class Game:
     a trace).  ``policies`` are only the names written in the trace's match
     event.  Hands are dealt by themselves: the game is always either over or
     waiting for the move of :attr:`to_move`, forced moves included.
+
+    With ``chance=True`` the caller is the dealer instead (a game tree's
+    chance player): the game also stops when a hand must be dealt
+    (:attr:`chance_phase` ``"deal"``, answer with :meth:`deal`) and at every
+    draw (``"draw"``, answer with :meth:`draw`), the boneyard's order being
+    decided one drawn tile at a time.
     """
 
     def __init__(self, rules: Rules | None = None, seed: int = 0, match: int = 0,
-                 policies: Sequence[str] | None = None, deal_source: DealSource | None = None):
+                 policies: Sequence[str] | None = None, deal_source: DealSource | None = None,
+                 chance: bool = False):
         self.rules = rules if rules is not None else Rules.make()
         if not isinstance(self.rules, Rules):
             raise BergenError(f"rules must be a bergen_sim.rules.Rules, not {type(self.rules).__name__}")
@@ -241,6 +248,9 @@ class Game:
         names = list(policies) if policies is not None else ["step"] * players
         if len(names) != players:
             raise BergenError(f"give one policy name per seat ({players}), not {len(names)}")
+        if chance and deal_source is not None:
+            raise BergenError("a game whose caller deals (chance=True) takes no deal_source")
+        self._chance = chance
         self._deal_source = deal_source
         self._state = MatchState(self.rules.to_dict(), match_index=match, seed=seed, policies=names)
         seed64 = np.uint64(seed_to_int(seed))
@@ -275,7 +285,7 @@ class Game:
         """Deal every hand that needs dealing and fold the new events into the view."""
         while True:
             self._fold_events()
-            if self._state.phase != DEAL:
+            if self._state.phase != DEAL or self._chance:
                 break
             source = self._deal_source or (lambda hand, attempt: keyed_deal(self.rules, self.seed, self.match,
                                                                               hand, attempt))
@@ -284,6 +294,31 @@ class Game:
             # the seat drew until a tile fitted: everybody saw it had nothing for these ends
             view_void_moment(self._view, self._state.seat, self._drawn, self._drawn - 1)
             self._drawn = 0
+
+    @property
+    def chance_phase(self) -> str | None:
+        """With ``chance=True``: ``"deal"`` or ``"draw"`` when the dealer must act, else None."""
+        phase = self._state.phase
+        return phase if phase in (DEAL, DRAW) else None
+
+    def deal(self, hands: Sequence[Sequence[str]]) -> None:
+        """Deal this hand's ``hands`` (``chance=True`` only); the boneyard's order stays open."""
+        if not self._chance:
+            raise BergenError("this game deals by itself (it was not made with chance=True)")
+        self._state.deal([list(h) for h in hands], None)
+        self._advance()
+
+    def draw(self, tile: str) -> None:
+        """The seat that must draw draws ``tile`` (``chance=True`` only)."""
+        if not self._chance:
+            raise BergenError("this game draws by itself (it was not made with chance=True)")
+        self._state.draw(tile)
+        self._advance()
+
+    @property
+    def drawing_seat(self) -> int | None:
+        """The seat that must draw in chance phase ``"draw"``."""
+        return self._state.seat if self._state.phase == DRAW else None
 
     def _fold_events(self) -> None:
         """Apply the public side of each new event to the match's view, as the compiled loop does."""
@@ -326,8 +361,8 @@ class Game:
 
     @property
     def to_move(self) -> int | None:
-        """The seat that must move now, or None once the match is over."""
-        return None if self.is_over else self._state.seat
+        """The seat that must move now, or None once the match is over (or while the dealer must act)."""
+        return self._state.seat if self._state.phase == PLAY else None
 
     @property
     def is_over(self) -> bool:
