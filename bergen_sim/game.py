@@ -53,6 +53,9 @@ from bergen_sim.rules import Rules
 #: the ends a tile can be played on, by letter (a spinner would add U and D)
 ENDS = L.END_NAMES
 
+#: moves as action numbers (OpenSpiel, Gymnasium): action ``len(ENDS) * tile + end``
+N_ACTIONS = L.N_TILES * len(ENDS)
+
 #: a deal source: ``(hand_number, attempt) -> (hands per seat, boneyard in draw order)``
 DealSource = Callable[[int, int], tuple[list[list[str]], list[str]]]
 
@@ -93,6 +96,21 @@ class Move:
             raise MoveError(f"{end!r} is not an end; ends are {', '.join(ENDS)}")
         lo, hi = sorted((int(a), int(b)))
         return cls(f"{lo}-{hi}", end.upper())
+
+    @property
+    def action(self) -> int:
+        """The move's action number, ``len(ENDS) * tile index + end index`` (``Move("0-1", "R").action == 3``)."""
+        return L.TILE_INDEX[self.tile] * len(ENDS) + ENDS.index(self.end)
+
+    @classmethod
+    def from_action(cls, action: int) -> "Move":
+        """The move an action number stands for (legal or not).
+
+        >>> [str(Move.from_action(a)) for a in (0, 3, 55)]
+        ['0-0 L', '0-1 R', '6-6 R']
+        """
+        tile, end = divmod(int(action), len(ENDS))
+        return cls(L.TILE_NAMES[tile], ENDS[end])
 
     @classmethod
     def of(cls, move: "Move | str | tuple[str, str]") -> "Move":
@@ -398,6 +416,10 @@ class Game:
     def line(self) -> list[tuple[int, int]]:
         """The line of tiles on the table, left to right, each as it lies (its halves in line order)."""
         return list(self._line)
+
+    def line_text(self) -> str:
+        """The line as text, ``[4|2][2|2][2|5]``."""
+        return "".join(f"[{a}|{b}]" for a, b in self._line)
 
     def hand(self, seat: int) -> list[str]:
         """Seat ``seat``'s tiles in tile order (everything: for a viewer, not for a policy)."""

@@ -7,7 +7,7 @@ itself between the agent's turns.
 
 * **Actions**: ``Discrete(28 * 2)``; action ``2 * t + e`` plays tile ``t``
   (tile index, ``bergen_sim.engine.layout.TILE_NAMES``) on end ``e`` (0 = L,
-  1 = R).  Only legal moves may be played: the observation's
+  1 = R): :attr:`bergen_sim.game.Move.action` and ``Move.from_action``.  Only legal moves may be played: the observation's
   ``action_mask`` (also ``info["action_mask"]`` and :meth:`BergenEnv.action_masks`,
   the method maskable learners call) marks them.  An illegal action ends the
   episode with reward -1 and ``info["illegal_action"] = True`` (the convention
@@ -38,22 +38,10 @@ import numpy as np
 from gymnasium import spaces
 
 from bergen_sim.engine import layout as L
-from bergen_sim.game import ENDS, Game, Move
+from bergen_sim.game import N_ACTIONS, Game, Move
 from bergen_sim.rules import Rules
 
-N_ACTIONS = L.N_TILES * len(ENDS)
 ENV_ID = "bergen_sim/Bergen-v0"
-
-
-def action_of(move: Move) -> int:
-    """The action number of a move."""
-    return L.TILE_INDEX[move.tile] * len(ENDS) + ENDS.index(move.end)
-
-
-def move_of(action: int) -> Move:
-    """The move an action number stands for (legal or not)."""
-    tile, end = divmod(int(action), len(ENDS))
-    return Move(L.TILE_NAMES[tile], ENDS[end])
 
 
 class BergenEnv(gymnasium.Env):
@@ -118,7 +106,7 @@ class BergenEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step()")
         if self.game.is_over:
             raise RuntimeError("the match is over: call reset()")
-        move = move_of(action)
+        move = Move.from_action(action)
         if move not in self.game.legal_moves():
             self.illegal = True
             return self._observation(), -1.0, True, False, self._info()
@@ -132,15 +120,14 @@ class BergenEnv(gymnasium.Env):
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.game is None:
             return None
-        line = "".join(f"[{a}|{b}]" for a, b in self.game.line)
-        return f"{line}\n{self.game.view(self.seat)!r}\n"
+        return f"{self.game.line_text()}\n{self.game.view(self.seat)!r}\n"
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now (1 = legal), for maskable learners."""
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
         if self.game is not None and self.game.to_move == self.seat:
             for move in self.game.legal_moves():
-                mask[action_of(move)] = 1
+                mask[move.action] = 1
         return mask
 
     # --- helpers -----------------------------------------------------------------

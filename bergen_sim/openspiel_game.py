@@ -47,11 +47,10 @@ import pyspiel
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.worlds import prepare, sample_world
-from bergen_sim.game import ENDS, Game, Move
+from bergen_sim.game import ENDS, N_ACTIONS, Game, Move
 from bergen_sim.rules import SETTINGS, Rules, parse_setting
 
 SHORT_NAME = "bergen"
-N_ACTIONS = L.N_TILES * len(ENDS)
 MAX_PLAYERS = L.MAX_SEATS
 #: plays after the lead in one hand at most (every other tile)
 MAX_PLAYS_PER_HAND = L.N_TILES - 1
@@ -89,15 +88,6 @@ def rules_from_params(params: dict) -> Rules:
     settings = {key: parse_setting(key, str(values[key])) for key in SETTINGS if values[key] not in (-1, "default")}
     return Rules.make(players=int(values["players"]), partnerships=bool(values["partnerships"]),
                       preset=str(values["preset"]), **settings)
-
-
-def action_of(move: Move) -> int:
-    return L.TILE_INDEX[move.tile] * len(ENDS) + ENDS.index(move.end)
-
-
-def move_of(action: int) -> Move:
-    tile, end = divmod(int(action), len(ENDS))
-    return Move(L.TILE_NAMES[tile], ENDS[end])
 
 
 def deal_outcomes(rules: Rules, dealt: list[int]) -> list[tuple[int, float]]:
@@ -165,7 +155,7 @@ class BergenState(pyspiel.State):
         return self.game.to_move
 
     def _legal_actions(self, player):
-        return sorted(action_of(m) for m in self.game.legal_moves()) if player == self.game.to_move else []
+        return sorted(m.action for m in self.game.legal_moves()) if player == self.game.to_move else []
 
     def chance_outcomes(self):
         if self.game.chance_phase == "deal":
@@ -188,13 +178,13 @@ class BergenState(pyspiel.State):
         elif self.game.chance_phase == "draw":
             self.game.draw(L.TILE_NAMES[action])
         else:
-            self.game.play(move_of(action))
+            self.game.play(Move.from_action(action))
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             verb = "deal" if self.game.chance_phase == "deal" else "draw"
             return f"{verb} {L.TILE_NAMES[action]}"
-        return str(move_of(action))
+        return str(Move.from_action(action))
 
     def is_terminal(self):
         return self.game.is_over
@@ -236,7 +226,7 @@ class BergenState(pyspiel.State):
     def __str__(self):
         game = self.game
         hands = " / ".join(" ".join(game.hand(s)) for s in range(self.rules.players))
-        line = "".join(f"[{a}|{b}]" for a, b in game.line)
+        line = game.line_text()
         dealing = f" dealing {' '.join(L.TILE_NAMES[t] for t in self._dealt)}" if self._dealt else ""
         return (f"hand {game.hand_number} phase {game._state.phase} seat {game._state.seat}; hands {hands}; "
                 f"line {line}; boneyard {game.boneyard_count}; scores {list(game.scores)}{dealing}")
@@ -334,7 +324,7 @@ class BergenObserver:
             seen = "; ".join(_seen(e, player) for e in state.game._state.events[1:])
             return f"p{player}: {seen}; holds {' '.join(state.game.hand(player))}"
         game = state.game
-        line = "".join(f"[{a}|{b}]" for a, b in game.line)
+        line = game.line_text()
         hand = " ".join(game.hand(player))
         if state.game._state.phase in ("deal",) or not line:
             return f"p{player}: hand {game.hand_number} {hand}; scores {list(game.scores)}"

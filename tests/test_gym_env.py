@@ -12,7 +12,8 @@ gymnasium = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from bergen_sim.game import Game, play_out, replay  # noqa: E402
-from bergen_sim.gym_env import ENV_ID, N_ACTIONS, BergenEnv, action_of, move_of  # noqa: E402
+from bergen_sim.game import N_ACTIONS, Move  # noqa: E402
+from bergen_sim.gym_env import ENV_ID, BergenEnv  # noqa: E402
 from bergen_sim.rules import Rules  # noqa: E402
 
 
@@ -44,7 +45,7 @@ def test_hand_size_1_is_refused():
 
 
 def test_actions_round_trip():
-    assert [action_of(move_of(a)) for a in range(N_ACTIONS)] == list(range(N_ACTIONS))
+    assert [Move.from_action(a).action for a in range(N_ACTIONS)] == list(range(N_ACTIONS))
 
 
 def _episode(env, seed, rng):
@@ -53,7 +54,7 @@ def _episode(env, seed, rng):
     while True:
         legal = np.flatnonzero(obs["action_mask"])
         assert np.array_equal(obs["action_mask"], info["action_mask"]) and np.array_equal(legal, np.flatnonzero(env.action_masks()))
-        assert [move_of(a) for a in legal] == env.game.legal_moves()  # both in tile order, L before R
+        assert [Move.from_action(a) for a in legal] == env.game.legal_moves()  # both in tile order, L before R
         obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
         total += reward
         steps += 1
@@ -91,7 +92,7 @@ def test_an_episode_is_the_step_apis_match():
     obs, _ = env.reset(seed=5)
     seed = env.game.seed
     while True:
-        obs, reward, terminated, _, _ = env.step(action_of(env.game.policy_move("first")))
+        obs, reward, terminated, _, _ = env.step(env.game.policy_move("first").action)
         if terminated:
             break
     assert env.game.events[1:] == play_out(Game(Rules.make(), seed=seed), "first").events[1:]

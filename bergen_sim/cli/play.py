@@ -17,14 +17,16 @@ import io
 import random
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import click
 
 from bergen_sim.cli.options import with_rules
 from bergen_sim.errors import BergenError, PolicyError
-from bergen_sim.game import Game, Move, MoveError, View
 from bergen_sim.rules import Rules
+
+if TYPE_CHECKING:  # the game (and Numba) is imported when a match starts, not for `bergen-sim --help`
+    from bergen_sim.game import Game, Move, View
 
 HUMAN = "human"
 DEFAULT_OPPONENT = "expert"
@@ -47,7 +49,7 @@ def opponent_names(rules: Rules, seat: int, opponents: Sequence[str]) -> list[st
     return names
 
 
-def _ends(view: View) -> str:
+def _ends(view: "View") -> str:
     (left, right), (dl, dr) = view.ends, view.double_ends
     return f"{left}{'d' if dl else ''} | {right}{'d' if dr else ''}"
 
@@ -55,7 +57,7 @@ def _ends(view: View) -> str:
 class Session:
     """One terminal match: the game, who sits where, what has been told, and the trace file."""
 
-    def __init__(self, game: Game, seat: int, policies: list[str], out: Path, hint_worlds: int):
+    def __init__(self, game: "Game", seat: int, policies: list[str], out: Path, hint_worlds: int):
         self.game = game
         self.seat = seat
         self.policies = policies
@@ -122,7 +124,7 @@ class Session:
         """The table before one of your moves, ending with the numbered legal moves."""
         game = self.game
         view = game.view(self.seat)
-        line = "".join(f"[{a}|{b}]" for a, b in game.line)
+        line = game.line_text()
         counts = ", ".join(f"{self.who(s)} {n}" for s, n in enumerate(view.hand_counts))
         lines = [
             "",
@@ -163,8 +165,10 @@ class Session:
         write_jsonl(self.game.events, self.out)
 
 
-def _read_choice(session: Session) -> Move | str | None:
+def _read_choice(session: Session) -> "Move | str | None":
     """Your next input: a Move, ``"hint"``, or None at ``q`` or the end of input; hostile input re-prompts."""
+    from bergen_sim.game import Move, MoveError
+
     moves = session.game.legal_moves()
     while True:
         click.echo(f"your move [1-{len(moves)}, h hint, q quit]: ", nl=False)
@@ -248,6 +252,8 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     path = Path(out or f"bergen-play-{seed}.jsonl")
+    from bergen_sim.game import Game
+
     game = Game(rules, seed=seed, match=match_index, policies=policies)
     session = Session(game, seat, policies, path, hint_worlds)
     click.echo(f"Bergen, {rules.players} players{' in partnerships' if rules.partnerships else ''}, "
