@@ -37,6 +37,18 @@ def test_a_whole_match_by_numbers_is_saved_and_replays_like_a_golden_trace(tmp_p
         assert part in result.output
 
 
+def test_partnerships_name_the_sides_and_replay(tmp_path):
+    out = tmp_path / "p.jsonl"
+    result = run(["--players", "4", "--partnerships", "--seat", "1", "--seed", "9", "--opponent", "first",
+                  "-o", str(out)], "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    assert "scores their side " in result.output and ", your side " in result.output
+    assert ("== your side wins the match" in result.output) != ("== their side wins the match" in result.output)
+    events = read_jsonl(out)
+    assert events[0]["policies"] == ["first", "human", "first", "first"]
+    assert json.dumps(replay_match(events)) == json.dumps(events)
+
+
 def test_hostile_input_reprompts_and_eof_keeps_the_match_so_far(tmp_path):
     out = tmp_path / "partial.jsonl"
     result = run(["--seed", "1", "-o", str(out)], "x\n99\n0\n-1\n\n3-3 Q\n6-6 L\n2-4 R\n")

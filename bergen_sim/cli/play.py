@@ -49,6 +49,11 @@ def opponent_names(rules: Rules, seat: int, opponents: Sequence[str]) -> list[st
     return names
 
 
+def _says(subject: str, verb: str, third: str = "") -> str:
+    """``you win``, ``seat 1 (expert) wins`` (``third`` for irregular forms: ``goes``, ``passes``)."""
+    return f"{subject} {verb if subject == 'you' else third or verb + 's'}"
+
+
 def _ends(view: "View") -> str:
     (left, right), (dl, dr) = view.ends, view.double_ends
     return f"{left}{'d' if dl else ''} | {right}{'d' if dr else ''}"
@@ -94,27 +99,23 @@ class Session:
             return f"-- hand {event['hand']}: you are dealt {' '.join(event['hands'][self.seat])}"
         if kind == "redeal":
             return "   no hand holds a double: the hand is dealt again"
+        who = self.who(event.get("seat", -1))
         if kind == "lead":
-            return f"{self.who(event['seat'])} lead{'s' if event['seat'] != self.seat else ''} {event['tile']}{plus}"
+            return f"{_says(who, 'lead')} {event['tile']}{plus}"
         if kind == "draw":
-            if event["seat"] == self.seat:
-                return f"you draw {event['tile']}"
-            return f"{self.who(event['seat'])} draws a tile"
+            return f"{_says(who, 'draw')} {event['tile'] if event['seat'] == self.seat else 'a tile'}"
         if kind == "play":
-            verb = "play" if event["seat"] == self.seat else "plays"
-            return f"{self.who(event['seat'])} {verb} {event['tile']} on {event['end']}{plus}"
+            return f"{_says(who, 'play')} {event['tile']} on {event['end']}{plus}"
         if kind == "pass":
-            return f"{self.who(event['seat'])} pass{'es' if event['seat'] != self.seat else ''}"
+            return _says(who, "pass", "passes")
         if kind == "out":
-            verb = "go" if event["seat"] == self.seat else "goes"
-            return f"{self.who(event['seat'])} {verb} out{plus}"
+            return f"{_says(who, 'go', 'goes')} out{plus}"
         if kind == "blocked":
             if event["winner"] is None:
                 return "the hand is blocked: nobody wins the settlement"
-            return f"the hand is blocked: {self.side_name(event['winner'])} win{'s' if 'you' not in self.side_name(event['winner']) else ''} the settlement{plus}"
+            return f"the hand is blocked: {_says(self.side_name(event['winner']), 'win')} the settlement{plus}"
         if kind == "match_end":
-            mine = self.game.rules.side_of(self.seat) == event["winner"]
-            return f"== {'you win' if mine else self.side_name(event['winner']) + ' wins'} the match, {self.score_line()}"
+            return f"== {_says(self.side_name(event['winner']), 'win')} the match, {self.score_line()}"
         return None
 
     def score_line(self) -> str:
