@@ -35,8 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the probe fixture is imported as tests.plugins_probe
 PROBE = "tests.plugins_probe:record"
-#: one compiled kernel serves every engine here (the seating and the rules are not part of it)
-KERNEL = ["random", "greedy", "expert", PROBE]
+#: one compiled kernel serves every engine here (the seating and the rules are not part of it); the same
+#: policy set as tests/test_policies.py, so the two files share one kernel in Numba's cache
+KERNEL = ["greedy", "defensive", "doubles-first", "heavy-first", "expert", PROBE]
 
 RULE_SETS = {
     "2p-standard": Rules.make(players=2),
@@ -62,7 +63,8 @@ def test_stepping_golden_moves_reproduces_every_event(path):
 @pytest.mark.parametrize("name", sorted(RULE_SETS))
 def test_policies_stepped_here_write_the_compiled_engines_trace(name):
     rules = RULE_SETS[name]
-    for seats in (["random"], ["expert", "greedy"], ["greedy", "random"]):
+    # the probe plays uniformly at random from the seat's keyed stream: the streams must match too
+    for seats in ([PROBE], ["expert", "greedy"], ["defensive", PROBE]):
         names = seats * rules.players if len(seats) == 1 else [seats[s % 2] for s in range(rules.players)]
         engine = Engine(rules, names, kernel_policies=KERNEL)
         compiled = list(split_matches(generate(engine, 7, 0, 4)))
@@ -100,7 +102,7 @@ def test_views_equal_what_the_compiled_engine_hands_a_policy(name):
 
 def test_keyed_deal_is_the_compiled_deal():
     rules = Rules.make(players=3)
-    events = generate(Engine(rules, ["random"], kernel_policies=KERNEL), 5, 0, 2)
+    events = generate(Engine(rules, ["expert"], kernel_policies=KERNEL), 5, 0, 2)
     for event in events:
         if event["type"] == "match":
             match, attempts = event["match"], {}

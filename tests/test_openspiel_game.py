@@ -17,6 +17,8 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -58,6 +60,17 @@ def test_doctests():
 
     failed, tried = doctest.testmod(og)
     assert tried > 0 and failed == 0
+
+
+@settings(max_examples=12, deadline=None)
+@given(players=st.integers(2, 4), partnerships=st.booleans(), hand_size=st.integers(1, 7),
+       target=st.integers(1, 6), reserve=st.integers(0, 3), preset=st.sampled_from(["standard", "classic"]))
+def test_random_rule_sets_pass_random_sim_test(players, partnerships, hand_size, target, reserve, preset):
+    hand_size = min(hand_size, 28 // players)
+    params = {"players": players, "partnerships": partnerships and players == 4, "preset": preset,
+              "hand_size": hand_size, "target": target,
+              "boneyard_reserve": min(reserve, 28 - players * hand_size)}
+    pyspiel.random_sim_test(pyspiel.load_game(og.SHORT_NAME, params), num_sims=1, serialize=True, verbose=False)
 
 
 def test_loaded_by_name_with_parameters():

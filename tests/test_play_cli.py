@@ -95,6 +95,12 @@ def test_bad_options_are_one_line_and_status_2(args, message, capsys, tmp_path):
     assert not (tmp_path / "x.jsonl").exists()
 
 
+def test_an_unwritable_trace_path_is_one_line_and_status_2(tmp_path, capsys):
+    assert main(["play", "--seed", "1", "-o", str(tmp_path / "no-such-dir" / "m.jsonl")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bergen-sim: error: cannot write the trace to") and len(err.splitlines()) == 1
+
+
 def test_console_module_with_a_real_pipe(tmp_path):
     out = tmp_path / "pipe.jsonl"
     entry = "import sys; from bergen_sim.cli import main; sys.exit(main())"  # the console script's entry point

@@ -262,10 +262,12 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
     click.echo("opponents: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(policies) if s != seat))
     try:
         finished = run_session(session)
+        session.save()
     except KeyboardInterrupt:
         session.save()
         raise click.exceptions.Abort() from None
-    session.save()
+    except OSError as exc:  # the trace cannot be written: say so in one line, before or during the match
+        raise click.ClickException(f"cannot write the trace to {path}: {exc.strerror or exc}") from None
     if finished:
         click.echo(f"trace saved to {path} (review it with any bergen-trace reader)")
     else:
