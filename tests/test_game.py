@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import bergen_sim.errors
 import bergen_sim.game
 import bergen_sim.reference
 from bergen_sim.engine import layout as L
@@ -198,3 +199,26 @@ def test_same_seed_same_match(seed, match):
     one = play_out(Game(rules, seed=seed, match=match), "random")
     two = play_out(Game(rules, seed=seed, match=match), "random")
     assert one.events == two.events
+
+
+def test_a_game_dealt_by_its_caller_plays_the_same_match():
+    """chance=True: dealing the keyed hands and drawing the keyed boneyard in order gives the keyed match
+    (the deal events then say the boneyard's order was left open)."""
+    rules = Rules.make(players=3)
+    keyed = play_out(Game(rules, seed=8), "expert")
+    game = Game(rules, seed=8, chance=True)
+    boneyard: list[str] = []
+    while not game.is_over:
+        if game.chance_phase == "deal":
+            hands, boneyard = keyed_deal(rules, 8, 0, game.hand_number, game._state.attempt)
+            game.deal(hands)
+        elif game.chance_phase == "draw":
+            game.draw(boneyard.pop(0))
+        else:
+            game.play(game.policy_move("expert"))
+    expected = [dict(e, boneyard=None) if e["type"] == "deal" else e for e in keyed.events]
+    assert game.events == expected
+    with pytest.raises(bergen_sim.errors.BergenError, match="deals by itself"):
+        keyed.deal([[]])
+    with pytest.raises(bergen_sim.errors.BergenError, match="takes no deal_source"):
+        Game(rules, chance=True, deal_source=lambda hand, attempt: None)
