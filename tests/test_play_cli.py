@@ -105,7 +105,9 @@ def test_console_module_with_a_real_pipe(tmp_path):
     out = tmp_path / "pipe.jsonl"
     entry = "import sys; from bergen_sim.cli import main; sys.exit(main())"  # the console script's entry point
     done = subprocess.run([sys.executable, "-c", entry, "play", "--seed", "2", "-o", str(out)],
-                          input="1\nnonsense\n", capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "'nonsense' is not a move" in done.stdout and "stopped" in done.stdout
+                          input=b"1\nnonsense\n\xff\xfe\x00\n", capture_output=True, timeout=300)
+    stdout = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()
+    assert "'nonsense' is not a move" in stdout and "stopped" in stdout
+    assert stdout.count("is not a move") == 2  # the bytes that are not text too, then the end of input
     assert read_jsonl(out)[0]["type"] == "match"

@@ -201,6 +201,8 @@ def _read_choice(session: Session) -> "Move | str | None":
 def run_session(session: Session) -> bool:
     """Play until the match ends (True) or you stop (False); the trace is saved after every move."""
     game = session.game
+    if hasattr(sys.stdin, "reconfigure"):  # bytes that are not text become "not a move", not a traceback
+        sys.stdin.reconfigure(errors="replace")
     session.save()
     while not game.is_over:
         for line in session.narrate():
