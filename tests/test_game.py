@@ -168,7 +168,8 @@ def _check_invariants(game: Game) -> None:
 rule_sets = st.builds(
     lambda players, hand_size, reserve, partnerships, preset: Rules.make(
         players=players, partnerships=partnerships and players == 4, preset=preset,
-        hand_size=min(hand_size, 28 // players), boneyard_reserve=min(reserve, 28 - players * min(hand_size, 28 // players))),
+        hand_size=min(hand_size, 28 // players),
+        boneyard_reserve=min(reserve, 28 - players * min(hand_size, 28 // players))),
     st.integers(2, 4), st.integers(1, 9), st.integers(0, 3), st.booleans(), st.sampled_from(["standard", "classic"]))
 
 

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 
-import bergen_sim.openspiel_game as og  # noqa: E402
-from bergen_sim.engine import layout as L  # noqa: E402
-from bergen_sim.rules import Rules  # noqa: E402
+import bergen_sim.openspiel_game as og
+from bergen_sim.engine import layout as L
+from bergen_sim.rules import Rules
 
 PARAMS = {
     "2p-standard": {},
@@ -209,8 +209,7 @@ def test_outcome_sampling_mccfr_runs():
     for _ in range(30):
         solver.iteration()
     policy = solver.average_policy()
-    state = game.new_initial_state()
-    for state in play_randomly(state, random.Random(4)):
+    for state in play_randomly(game.new_initial_state(), random.Random(4)):
         if not state.is_chance_node():
             probs = policy.action_probabilities(state)
             assert set(probs) == set(state.legal_actions()) and sum(probs.values()) == pytest.approx(1.0)

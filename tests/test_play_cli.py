@@ -87,6 +87,9 @@ def test_hint_prints_the_analyze_ranking(tmp_path):
     (["--opponent", "random", "--opponent", "greedy"], "one per other seat (1), not 2"),
     (["--players", "5"], "--players"),
     (["--set", "target=x"], "target"),
+    (["--match", str(2**70)], "--match"),
+    (["--hint-worlds", "0"], "--hint-worlds"),
+    (["--seed", "x"], "--seed"),
 ])
 def test_bad_options_are_one_line_and_status_2(args, message, capsys, tmp_path):
     assert main(["play", "-o", str(tmp_path / "x.jsonl"), *args]) == 2

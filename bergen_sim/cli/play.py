@@ -16,8 +16,9 @@ from __future__ import annotations
 import io
 import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # the game (and Numba) is imported when a match starts, not f
 HUMAN = "human"
 DEFAULT_OPPONENT = "expert"
 DEFAULT_HINT_WORLDS = 2_000
+MOST_HINT_WORLDS = 100_000  # the analyze default: a hint's sample table stays a few MB
 
 
 def opponent_names(rules: Rules, seat: int, opponents: Sequence[str]) -> list[str]:
@@ -54,7 +56,7 @@ def _says(subject: str, verb: str, third: str = "") -> str:
     return f"{subject} {verb if subject == 'you' else third or verb + 's'}"
 
 
-def _ends(view: "View") -> str:
+def _ends(view: View) -> str:
     (left, right), (dl, dr) = view.ends, view.double_ends
     return f"{left}{'d' if dl else ''} | {right}{'d' if dr else ''}"
 
@@ -62,7 +64,7 @@ def _ends(view: "View") -> str:
 class Session:
     """One terminal match: the game, who sits where, what has been told, and the trace file."""
 
-    def __init__(self, game: "Game", seat: int, policies: list[str], out: Path, hint_worlds: int):
+    def __init__(self, game: Game, seat: int, policies: list[str], out: Path, hint_worlds: int):
         self.game = game
         self.seat = seat
         self.policies = policies
@@ -166,7 +168,7 @@ class Session:
         write_jsonl(self.game.events, self.out)
 
 
-def _read_choice(session: Session) -> "Move | str | None":
+def _read_choice(session: Session) -> Move | str | None:
     """Your next input: a Move, ``"hint"``, or None at ``q`` or the end of input; hostile input re-prompts."""
     from bergen_sim.game import Move, MoveError
 
@@ -239,11 +241,12 @@ def run_session(session: Session) -> bool:
               help=f"Policy of the other seats: once for all, or once per other seat in seat order.  "
                    f"[default: {DEFAULT_OPPONENT}]")
 @click.option("--seed", type=int, default=None, help="Seed of the deals (default: a new one, shown at the start).")
-@click.option("--match", "match_index", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--match", "match_index", type=click.IntRange(0, 2**62), default=0, show_default=True,
               help="Match index within the seed (the deals of `bergen-sim trace --seed S` match M).")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Trace file to write (default: bergen-play-SEED.jsonl).")
-@click.option("--hint-worlds", type=click.IntRange(min=1), default=DEFAULT_HINT_WORLDS, show_default=True,
+@click.option("--hint-worlds", type=click.IntRange(1, MOST_HINT_WORLDS), default=DEFAULT_HINT_WORLDS,
+              show_default=True,
               help="Most worlds a hint samples.")
 def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | None, match_index: int,
             out: str | None, hint_worlds: int) -> None:
