@@ -214,3 +214,21 @@ def test_outcome_sampling_mccfr_runs():
             probs = policy.action_probabilities(state)
             assert set(probs) == set(state.legal_actions()) and sum(probs.values()) == pytest.approx(1.0)
             break
+
+
+def test_rl_environment_runs_episodes_with_a_tabular_learner():
+    """OpenSpiel's RL environment (what DQN, NFSP, policy-gradient agents use) drives the game."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.algorithms import tabular_qlearner
+
+    env = rl_environment.Environment("bergen(hand_size=2,target=3)")
+    actions = env.action_spec()["num_actions"]
+    agents = [tabular_qlearner.QLearner(player_id=p, num_actions=actions) for p in range(2)]
+    for _ in range(10):
+        step = env.reset()
+        while not step.last():
+            player = step.observations["current_player"]
+            step = env.step([agents[player].step(step).action])
+        for agent in agents:
+            agent.step(step)
+        assert sorted(step.rewards) == [-1.0, 1.0]
