@@ -201,12 +201,14 @@ def test_mcts_bots_run():
     assert sorted(returns) == [-1.0, 1.0]
 
 
-def test_outcome_sampling_mccfr_runs():
-    from open_spiel.python.algorithms import outcome_sampling_mccfr
+@pytest.mark.parametrize("kind, iterations", [("outcome", 30), ("external", 2)])
+def test_sampling_mccfr_runs(kind, iterations):
+    from open_spiel.python.algorithms import external_sampling_mccfr, outcome_sampling_mccfr
 
     game = pyspiel.load_game(og.SHORT_NAME, SMALL)
-    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
-    for _ in range(30):
+    solver = (outcome_sampling_mccfr.OutcomeSamplingSolver(game) if kind == "outcome"
+              else external_sampling_mccfr.ExternalSamplingSolver(game))
+    for _ in range(iterations):
         solver.iteration()
     policy = solver.average_policy()
     for state in play_randomly(game.new_initial_state(), random.Random(4)):
