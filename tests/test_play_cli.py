@@ -114,3 +114,25 @@ def test_console_module_with_a_real_pipe(tmp_path):
     assert "'nonsense' is not a move" in stdout and "stopped" in stdout
     assert stdout.count("is not a move") == 2  # the bytes that are not text too, then the end of input
     assert read_jsonl(out)[0]["type"] == "match"
+
+
+def test_the_opponents_hidden_tiles_are_never_shown(tmp_path):
+    """In each hand's output, no tile the opponent held without playing it appears (its draws stay face down)."""
+    out = tmp_path / "secret.jsonl"
+    result = run(["--seed", "12", "--opponent", "random", "-o", str(out)], "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    segments = result.output.split("-- hand ")[1:]  # one per deal event, redeals included
+    hands = [[]]
+    for event in read_jsonl(out)[1:]:
+        if event["type"] == "deal" and hands[-1]:
+            hands.append([])
+        hands[-1].append(event)
+    checked = 0
+    for segment, events in zip(segments, hands):
+        deal = [e for e in events if e["type"] == "deal"][-1]
+        theirs = set(deal["hands"][1]) | {e["tile"] for e in events if e["type"] == "draw" and e["seat"] == 1}
+        played = {e["tile"] for e in events if e["type"] in ("lead", "play")}
+        for tile in theirs - played:
+            assert tile not in segment, f"{tile} shown"
+            checked += 1
+    assert checked > 0
