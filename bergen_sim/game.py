@@ -38,8 +38,9 @@ View(seat=1, hand=0-4 1-3 1-4 2-5 4-6, ends=4|2d, counts=[5, 5], boneyard=16, sc
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +84,7 @@ class Move:
         return f"{self.tile} {self.end}"
 
     @classmethod
-    def parse(cls, text: str) -> "Move":
+    def parse(cls, text: str) -> Move:
         """``"3-5 L"`` (or ``"5-3 l"``) -> ``Move("3-5", "L")``; :class:`MoveError` on anything else."""
         parts = str(text).split()
         if len(parts) != 2:
@@ -103,7 +104,7 @@ class Move:
         return L.TILE_INDEX[self.tile] * len(ENDS) + ENDS.index(self.end)
 
     @classmethod
-    def from_action(cls, action: int) -> "Move":
+    def from_action(cls, action: int) -> Move:
         """The move an action number stands for (legal or not).
 
         >>> [str(Move.from_action(a)) for a in (0, 3, 55)]
@@ -113,7 +114,7 @@ class Move:
         return cls(L.TILE_NAMES[tile], ENDS[end])
 
     @classmethod
-    def of(cls, move: "Move | str | tuple[str, str]") -> "Move":
+    def of(cls, move: Move | str | tuple[str, str]) -> Move:
         """A Move from a Move, its text or a ``(tile, end)`` pair."""
         if isinstance(move, Move):
             return move
@@ -288,7 +289,7 @@ class Game:
         """The moves :attr:`to_move` may make, by tile index, L before R (empty once the match is over)."""
         return [Move(tile, end) for tile, end in self._state.moves]
 
-    def play(self, move: "Move | str | tuple[str, str]") -> None:
+    def play(self, move: Move | str | tuple[str, str]) -> None:
         """Make a move (a :class:`Move`, its text or a ``(tile, end)`` pair) for :attr:`to_move`."""
         if self.is_over:
             raise MoveError("the match is over: there is no move to make")
@@ -459,7 +460,7 @@ class Game:
             raise MoveError(f"policy {name!r} returned move {k}, but only moves 0..{len(moves) - 1} are legal")
         return moves[k]
 
-    def clone(self) -> "Game":
+    def clone(self) -> Game:
         """An independent copy (its moves, draws and random streams go their own way)."""
         return copy.deepcopy(self)
 

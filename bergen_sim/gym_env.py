@@ -7,9 +7,10 @@ itself between the agent's turns.
 
 * **Actions**: ``Discrete(28 * 2)``; action ``2 * t + e`` plays tile ``t``
   (tile index, ``bergen_sim.engine.layout.TILE_NAMES``) on end ``e`` (0 = L,
-  1 = R): :attr:`bergen_sim.game.Move.action` and ``Move.from_action``.  Only legal moves may be played: the observation's
-  ``action_mask`` (also ``info["action_mask"]`` and :meth:`BergenEnv.action_masks`,
-  the method maskable learners call) marks them.  An illegal action ends the
+  1 = R): :attr:`bergen_sim.game.Move.action` and ``Move.from_action``.
+  Only legal moves may be played: the observation's ``action_mask`` (also
+  ``info["action_mask"]`` and :meth:`BergenEnv.action_masks`, the method
+  maskable learners call) marks them.  An illegal action ends the
   episode with reward -1 and ``info["illegal_action"] = True`` (the convention
   of PettingZoo's classic games), so a random action never hangs a run.
 * **Observations**: what the agent's seat may know, read from the policy view
@@ -31,7 +32,8 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np

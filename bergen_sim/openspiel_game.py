@@ -38,7 +38,6 @@ enter it only through the scores (they are independent deals).
 
 from __future__ import annotations
 
-import copy
 import random
 from math import comb
 

@@ -6,6 +6,11 @@ it, and every event is written in ``bergen-trace/1`` form with the same key
 order as the golden traces.  Faster engines are checked against this one (and
 both against the golden traces), so clarity wins over speed everywhere here.
 
+The rules live in :class:`MatchState`, a match stepped one deal, draw or move
+at a time; :func:`play_match_reference` drives it in a loop, and the step API
+(:mod:`bergen_sim.game`) drives it move by move, so Python has one
+implementation of the rules.
+
 The engine itself is deterministic: all randomness lives in the two callables
 it is given, ``deal_source`` (which tiles each seat gets, and the boneyard's
 draw order) and ``choose`` (which legal move a seat makes).  Replaying a trace

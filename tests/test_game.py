@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import bergen_sim.errors
 import bergen_sim.game
 import bergen_sim.reference
 from bergen_sim.engine import layout as L
@@ -35,8 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the probe fixture is imported as tests.plugins_probe
 PROBE = "tests.plugins_probe:record"
-#: one compiled kernel serves every engine here (the seating and the rules are not part of it)
-KERNEL = ["random", "greedy", "expert", PROBE]
+#: one compiled kernel serves every engine here (the seating and the rules are not part of it); the same
+#: policy set as tests/test_policies.py, so the two files share one kernel in Numba's cache
+KERNEL = ["greedy", "defensive", "doubles-first", "heavy-first", "expert", PROBE]
 
 RULE_SETS = {
     "2p-standard": Rules.make(players=2),
@@ -62,7 +64,8 @@ def test_stepping_golden_moves_reproduces_every_event(path):
 @pytest.mark.parametrize("name", sorted(RULE_SETS))
 def test_policies_stepped_here_write_the_compiled_engines_trace(name):
     rules = RULE_SETS[name]
-    for seats in (["random"], ["expert", "greedy"], ["greedy", "random"]):
+    # the probe plays uniformly at random from the seat's keyed stream: the streams must match too
+    for seats in ([PROBE], ["expert", "greedy"], ["defensive", PROBE]):
         names = seats * rules.players if len(seats) == 1 else [seats[s % 2] for s in range(rules.players)]
         engine = Engine(rules, names, kernel_policies=KERNEL)
         compiled = list(split_matches(generate(engine, 7, 0, 4)))
@@ -100,7 +103,7 @@ def test_views_equal_what_the_compiled_engine_hands_a_policy(name):
 
 def test_keyed_deal_is_the_compiled_deal():
     rules = Rules.make(players=3)
-    events = generate(Engine(rules, ["random"], kernel_policies=KERNEL), 5, 0, 2)
+    events = generate(Engine(rules, ["expert"], kernel_policies=KERNEL), 5, 0, 2)
     for event in events:
         if event["type"] == "match":
             match, attempts = event["match"], {}
@@ -165,7 +168,8 @@ def _check_invariants(game: Game) -> None:
 rule_sets = st.builds(
     lambda players, hand_size, reserve, partnerships, preset: Rules.make(
         players=players, partnerships=partnerships and players == 4, preset=preset,
-        hand_size=min(hand_size, 28 // players), boneyard_reserve=min(reserve, 28 - players * min(hand_size, 28 // players))),
+        hand_size=min(hand_size, 28 // players),
+        boneyard_reserve=min(reserve, 28 - players * min(hand_size, 28 // players))),
     st.integers(2, 4), st.integers(1, 9), st.integers(0, 3), st.booleans(), st.sampled_from(["standard", "classic"]))
 
 
@@ -196,3 +200,26 @@ def test_same_seed_same_match(seed, match):
     one = play_out(Game(rules, seed=seed, match=match), "random")
     two = play_out(Game(rules, seed=seed, match=match), "random")
     assert one.events == two.events
+
+
+def test_a_game_dealt_by_its_caller_plays_the_same_match():
+    """chance=True: dealing the keyed hands and drawing the keyed boneyard in order gives the keyed match
+    (the deal events then say the boneyard's order was left open)."""
+    rules = Rules.make(players=3)
+    keyed = play_out(Game(rules, seed=8), "expert")
+    game = Game(rules, seed=8, chance=True)
+    boneyard: list[str] = []
+    while not game.is_over:
+        if game.chance_phase == "deal":
+            hands, boneyard = keyed_deal(rules, 8, 0, game.hand_number, game._state.attempt)
+            game.deal(hands)
+        elif game.chance_phase == "draw":
+            game.draw(boneyard.pop(0))
+        else:
+            game.play(game.policy_move("expert"))
+    expected = [dict(e, boneyard=None) if e["type"] == "deal" else e for e in keyed.events]
+    assert game.events == expected
+    with pytest.raises(bergen_sim.errors.BergenError, match="deals by itself"):
+        keyed.deal([[]])
+    with pytest.raises(bergen_sim.errors.BergenError, match="takes no deal_source"):
+        Game(rules, chance=True, deal_source=lambda hand, attempt: None)

@@ -9,12 +9,11 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
 
-from gymnasium.utils.env_checker import check_env  # noqa: E402
+from gymnasium.utils.env_checker import check_env
 
-from bergen_sim.game import Game, play_out, replay  # noqa: E402
-from bergen_sim.game import N_ACTIONS, Move  # noqa: E402
-from bergen_sim.gym_env import ENV_ID, BergenEnv  # noqa: E402
-from bergen_sim.rules import Rules  # noqa: E402
+from bergen_sim.game import N_ACTIONS, Game, Move, play_out, replay
+from bergen_sim.gym_env import ENV_ID, BergenEnv
+from bergen_sim.rules import Rules
 
 
 @pytest.mark.parametrize("rules", [Rules.make(players=2), Rules.make(players=4, partnerships=True),
@@ -53,7 +52,8 @@ def _episode(env, seed, rng):
     total, steps = 0.0, 0
     while True:
         legal = np.flatnonzero(obs["action_mask"])
-        assert np.array_equal(obs["action_mask"], info["action_mask"]) and np.array_equal(legal, np.flatnonzero(env.action_masks()))
+        assert np.array_equal(obs["action_mask"], info["action_mask"])
+        assert np.array_equal(legal, np.flatnonzero(env.action_masks()))
         assert [Move.from_action(a) for a in legal] == env.game.legal_moves()  # both in tile order, L before R
         obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
         total += reward

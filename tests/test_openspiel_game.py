@@ -17,12 +17,14 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 
-import bergen_sim.openspiel_game as og  # noqa: E402
-from bergen_sim.engine import layout as L  # noqa: E402
-from bergen_sim.rules import Rules  # noqa: E402
+import bergen_sim.openspiel_game as og
+from bergen_sim.engine import layout as L
+from bergen_sim.rules import Rules
 
 PARAMS = {
     "2p-standard": {},
@@ -58,6 +60,17 @@ def test_doctests():
 
     failed, tried = doctest.testmod(og)
     assert tried > 0 and failed == 0
+
+
+@settings(max_examples=12, deadline=None)
+@given(players=st.integers(2, 4), partnerships=st.booleans(), hand_size=st.integers(1, 7),
+       target=st.integers(1, 6), reserve=st.integers(0, 3), preset=st.sampled_from(["standard", "classic"]))
+def test_random_rule_sets_pass_random_sim_test(players, partnerships, hand_size, target, reserve, preset):
+    hand_size = min(hand_size, 28 // players)
+    params = {"players": players, "partnerships": partnerships and players == 4, "preset": preset,
+              "hand_size": hand_size, "target": target,
+              "boneyard_reserve": min(reserve, 28 - players * hand_size)}
+    pyspiel.random_sim_test(pyspiel.load_game(og.SHORT_NAME, params), num_sims=1, serialize=True, verbose=False)
 
 
 def test_loaded_by_name_with_parameters():
@@ -188,17 +201,36 @@ def test_mcts_bots_run():
     assert sorted(returns) == [-1.0, 1.0]
 
 
-def test_outcome_sampling_mccfr_runs():
-    from open_spiel.python.algorithms import outcome_sampling_mccfr
+@pytest.mark.parametrize("kind, iterations", [("outcome", 30), ("external", 2)])
+def test_sampling_mccfr_runs(kind, iterations):
+    from open_spiel.python.algorithms import external_sampling_mccfr, outcome_sampling_mccfr
 
     game = pyspiel.load_game(og.SHORT_NAME, SMALL)
-    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
-    for _ in range(30):
+    solver = (outcome_sampling_mccfr.OutcomeSamplingSolver(game) if kind == "outcome"
+              else external_sampling_mccfr.ExternalSamplingSolver(game))
+    for _ in range(iterations):
         solver.iteration()
     policy = solver.average_policy()
-    state = game.new_initial_state()
-    for state in play_randomly(state, random.Random(4)):
+    for state in play_randomly(game.new_initial_state(), random.Random(4)):
         if not state.is_chance_node():
             probs = policy.action_probabilities(state)
             assert set(probs) == set(state.legal_actions()) and sum(probs.values()) == pytest.approx(1.0)
             break
+
+
+def test_rl_environment_runs_episodes_with_a_tabular_learner():
+    """OpenSpiel's RL environment (what DQN, NFSP, policy-gradient agents use) drives the game."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.algorithms import tabular_qlearner
+
+    env = rl_environment.Environment("bergen(hand_size=2,target=3)")
+    actions = env.action_spec()["num_actions"]
+    agents = [tabular_qlearner.QLearner(player_id=p, num_actions=actions) for p in range(2)]
+    for _ in range(10):
+        step = env.reset()
+        while not step.last():
+            player = step.observations["current_player"]
+            step = env.step([agents[player].step(step).action])
+        for agent in agents:
+            agent.step(step)
+        assert sorted(step.rewards) == [-1.0, 1.0]

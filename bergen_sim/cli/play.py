@@ -16,8 +16,9 @@ from __future__ import annotations
 import io
 import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # the game (and Numba) is imported when a match starts, not f
 HUMAN = "human"
 DEFAULT_OPPONENT = "expert"
 DEFAULT_HINT_WORLDS = 2_000
+MOST_HINT_WORLDS = 100_000  # the analyze default: a hint's sample table stays a few MB
 
 
 def opponent_names(rules: Rules, seat: int, opponents: Sequence[str]) -> list[str]:
@@ -49,7 +51,12 @@ def opponent_names(rules: Rules, seat: int, opponents: Sequence[str]) -> list[st
     return names
 
 
-def _ends(view: "View") -> str:
+def _says(subject: str, verb: str, third: str = "") -> str:
+    """``you win``, ``seat 1 (expert) wins`` (``third`` for irregular forms: ``goes``, ``passes``)."""
+    return f"{subject} {verb if subject == 'you' else third or verb + 's'}"
+
+
+def _ends(view: View) -> str:
     (left, right), (dl, dr) = view.ends, view.double_ends
     return f"{left}{'d' if dl else ''} | {right}{'d' if dr else ''}"
 
@@ -57,7 +64,7 @@ def _ends(view: "View") -> str:
 class Session:
     """One terminal match: the game, who sits where, what has been told, and the trace file."""
 
-    def __init__(self, game: "Game", seat: int, policies: list[str], out: Path, hint_worlds: int):
+    def __init__(self, game: Game, seat: int, policies: list[str], out: Path, hint_worlds: int):
         self.game = game
         self.seat = seat
         self.policies = policies
@@ -94,27 +101,23 @@ class Session:
             return f"-- hand {event['hand']}: you are dealt {' '.join(event['hands'][self.seat])}"
         if kind == "redeal":
             return "   no hand holds a double: the hand is dealt again"
+        who = self.who(event.get("seat", -1))
         if kind == "lead":
-            return f"{self.who(event['seat'])} lead{'s' if event['seat'] != self.seat else ''} {event['tile']}{plus}"
+            return f"{_says(who, 'lead')} {event['tile']}{plus}"
         if kind == "draw":
-            if event["seat"] == self.seat:
-                return f"you draw {event['tile']}"
-            return f"{self.who(event['seat'])} draws a tile"
+            return f"{_says(who, 'draw')} {event['tile'] if event['seat'] == self.seat else 'a tile'}"
         if kind == "play":
-            verb = "play" if event["seat"] == self.seat else "plays"
-            return f"{self.who(event['seat'])} {verb} {event['tile']} on {event['end']}{plus}"
+            return f"{_says(who, 'play')} {event['tile']} on {event['end']}{plus}"
         if kind == "pass":
-            return f"{self.who(event['seat'])} pass{'es' if event['seat'] != self.seat else ''}"
+            return _says(who, "pass", "passes")
         if kind == "out":
-            verb = "go" if event["seat"] == self.seat else "goes"
-            return f"{self.who(event['seat'])} {verb} out{plus}"
+            return f"{_says(who, 'go', 'goes')} out{plus}"
         if kind == "blocked":
             if event["winner"] is None:
                 return "the hand is blocked: nobody wins the settlement"
-            return f"the hand is blocked: {self.side_name(event['winner'])} win{'s' if 'you' not in self.side_name(event['winner']) else ''} the settlement{plus}"
+            return f"the hand is blocked: {_says(self.side_name(event['winner']), 'win')} the settlement{plus}"
         if kind == "match_end":
-            mine = self.game.rules.side_of(self.seat) == event["winner"]
-            return f"== {'you win' if mine else self.side_name(event['winner']) + ' wins'} the match, {self.score_line()}"
+            return f"== {_says(self.side_name(event['winner']), 'win')} the match, {self.score_line()}"
         return None
 
     def score_line(self) -> str:
@@ -165,7 +168,7 @@ class Session:
         write_jsonl(self.game.events, self.out)
 
 
-def _read_choice(session: Session) -> "Move | str | None":
+def _read_choice(session: Session) -> Move | str | None:
     """Your next input: a Move, ``"hint"``, or None at ``q`` or the end of input; hostile input re-prompts."""
     from bergen_sim.game import Move, MoveError
 
@@ -200,6 +203,8 @@ def _read_choice(session: Session) -> "Move | str | None":
 def run_session(session: Session) -> bool:
     """Play until the match ends (True) or you stop (False); the trace is saved after every move."""
     game = session.game
+    if hasattr(sys.stdin, "reconfigure"):  # bytes that are not text become "not a move", not a traceback
+        sys.stdin.reconfigure(errors="replace")
     session.save()
     while not game.is_over:
         for line in session.narrate():
@@ -236,11 +241,12 @@ def run_session(session: Session) -> bool:
               help=f"Policy of the other seats: once for all, or once per other seat in seat order.  "
                    f"[default: {DEFAULT_OPPONENT}]")
 @click.option("--seed", type=int, default=None, help="Seed of the deals (default: a new one, shown at the start).")
-@click.option("--match", "match_index", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--match", "match_index", type=click.IntRange(0, 2**62), default=0, show_default=True,
               help="Match index within the seed (the deals of `bergen-sim trace --seed S` match M).")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Trace file to write (default: bergen-play-SEED.jsonl).")
-@click.option("--hint-worlds", type=click.IntRange(min=1), default=DEFAULT_HINT_WORLDS, show_default=True,
+@click.option("--hint-worlds", type=click.IntRange(1, MOST_HINT_WORLDS), default=DEFAULT_HINT_WORLDS,
+              show_default=True,
               help="Most worlds a hint samples.")
 def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | None, match_index: int,
             out: str | None, hint_worlds: int) -> None:
@@ -261,10 +267,12 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
     click.echo("opponents: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(policies) if s != seat))
     try:
         finished = run_session(session)
+        session.save()
     except KeyboardInterrupt:
         session.save()
         raise click.exceptions.Abort() from None
-    session.save()
+    except OSError as exc:  # the trace cannot be written: say so in one line, before or during the match
+        raise click.ClickException(f"cannot write the trace to {path}: {exc.strerror or exc}") from None
     if finished:
         click.echo(f"trace saved to {path} (review it with any bergen-trace reader)")
     else:
