@@ -206,6 +206,19 @@ class View:
         """Per seat, the numbers it surely holds no tile of."""
         return [[n for n in range(L.N_NUMBERS) if self._get(L.V_VOID + s) >> n & 1] for s in range(self.players)]
 
+    def position(self):
+        """This view as the position analyzer's :class:`~bergen_sim.analyze.Position` (what ``analyze`` ranks)."""
+        from bergen_sim.analyze import Position
+
+        (left, right), (left_double, right_double) = self.ends, self.double_ends
+        return Position(
+            seat=self.seat, hand=tuple(self.hand), left=left, right=right, left_double=left_double,
+            right_double=right_double, played=tuple(self.played), counts=tuple(self.hand_counts),
+            boneyard=self.boneyard, scores=tuple(self.scores),
+            played_by={s: tuple(tiles) for s, tiles in enumerate(self.played_by) if tiles},
+            voids={s: tuple(v) for s, v in enumerate(self.voids) if v and s != self.seat},
+        )
+
     def __repr__(self) -> str:
         left, right = self.ends
         dl, dr = ("d" if d else "" for d in self.double_ends)

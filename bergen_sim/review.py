@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from bergen_sim.analyze import DEFAULT_BASE, Position, analyze
+from bergen_sim.analyze import DEFAULT_BASE, analyze
 from bergen_sim.errors import BergenError
 from bergen_sim.record import Action, WrittenGame, drive
 from bergen_sim.stats import Z95
@@ -37,18 +37,6 @@ from bergen_sim.stats import Z95
 DEFAULT_WORLDS = 20_000
 DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
-
-
-def position_from_view(view) -> Position:
-    """The analyzer's :class:`Position` for what a seat knows (a :class:`bergen_sim.game.View`)."""
-    (left, right), (left_double, right_double) = view.ends, view.double_ends
-    return Position(
-        seat=view.seat, hand=tuple(view.hand), left=left, right=right, left_double=left_double,
-        right_double=right_double, played=tuple(view.played), counts=tuple(view.hand_counts),
-        boneyard=view.boneyard, scores=tuple(view.scores),
-        played_by={s: tuple(tiles) for s, tiles in enumerate(view.played_by) if tiles},
-        voids={s: tuple(v) for s, v in enumerate(view.voids) if v and s != view.seat},
-    )
 
 
 @dataclass(frozen=True)
@@ -157,7 +145,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
         if action.seat not in wanted or len(moves) < 2:
             return
         view = game.view(action.seat)
-        result = analyze(position_from_view(view), rules, base=base, worlds=worlds, batch=min(batch, worlds),
+        result = analyze(view.position(), rules, base=base, worlds=worlds, batch=min(batch, worlds),
                          seed=seed + 1000 * len(decisions))
         ranked = result.moves
         best = ranked[0]

@@ -144,18 +144,10 @@ class Session:
         """The ``analyze`` ranking of the legal moves, from this seat's view."""
         from rich.console import Console
 
-        from bergen_sim.analyze import Position, analyze
+        from bergen_sim.analyze import analyze
         from bergen_sim.cli.analyze import analysis_table
 
-        view = self.game.view(self.seat)
-        (left, right), (dl, dr) = view.ends, view.double_ends
-        position = Position(
-            seat=self.seat, hand=tuple(view.hand), left=left, right=right, left_double=dl, right_double=dr,
-            played=tuple(view.played), counts=tuple(view.hand_counts), boneyard=view.boneyard,
-            scores=tuple(view.scores),
-            played_by={s: tuple(tiles) for s, tiles in enumerate(view.played_by) if tiles},
-            voids={s: tuple(v) for s, v in enumerate(view.voids) if v and s != self.seat},
-        )
+        position = self.game.view(self.seat).position()
         result = analyze(position, self.game.rules, worlds=self.hint_worlds, batch=min(500, self.hint_worlds),
                          seed=self.game.seed)
         text = io.StringIO()
