@@ -6,6 +6,11 @@ it, and every event is written in ``bergen-trace/1`` form with the same key
 order as the golden traces.  Faster engines are checked against this one (and
 both against the golden traces), so clarity wins over speed everywhere here.
 
+The rules live in :class:`MatchState`, a match stepped one deal, draw or move
+at a time; :func:`play_match_reference` drives it in a loop, and the step API
+(:mod:`bergen_sim.game`) drives it move by move, so Python has one
+implementation of the rules.
+
 The engine itself is deterministic: all randomness lives in the two callables
 it is given, ``deal_source`` (which tiles each seat gets, and the boneyard's
 draw order) and ``choose`` (which legal move a seat makes).  Replaying a trace
@@ -27,6 +32,7 @@ RULE_KEYS = ("players", "partnerships", "hand_size", "target", "lead", "settleme
 # The double-six set in index order: lexicographic by (a, b) with a <= b.
 TILES: list[str] = [f"{a}-{b}" for a in range(7) for b in range(a, 7)]
 TILE_INDEX: dict[str, int] = {t: i for i, t in enumerate(TILES)}
+N_TILES = len(TILES)
 
 
 def halves(tile: str) -> tuple[int, int]:
@@ -132,8 +138,248 @@ def find_lead(rules: dict, hands: list[list[str]]) -> tuple[int, str] | None:
     return seat, tile
 
 
-class _MatchOver(Exception):
-    """Raised internally the moment a side reaches the target."""
+#: phases of a match in progress: what the next step must be
+DEAL = "deal"  # the hand (or its redeal) needs a deal: MatchState.deal
+DRAW = "draw"  # a seat must draw and the boneyard order is not known yet: MatchState.draw
+PLAY = "play"  # a seat holds a playable tile and must choose a move: MatchState.play
+OVER = "over"  # a side reached the target
+
+
+class MatchState:
+    """One match in progress, stepped one deal, draw or move at a time.
+
+    This is the rule book's one implementation in Python: the reference loop
+    (:func:`play_match_reference`) and the step API (:mod:`bergen_sim.game`)
+    both drive it.  After every step the state runs on by itself through
+    everything that needs no decision (the lead, draws from a known boneyard,
+    passes, going out, blocked settlements, the next hand) and stops at the
+    next step that needs input, named by :attr:`phase`:
+
+    * ``DEAL``: call :meth:`deal` with the hands (and the boneyard in draw
+      order, or None to give the drawn tiles one by one later);
+    * ``DRAW``: (only after a deal without a boneyard order) call :meth:`draw`
+      with the tile that :attr:`seat` draws next;
+    * ``PLAY``: :attr:`seat` must play one of :attr:`moves` with :meth:`play`;
+    * ``OVER``: a side reached the target.
+
+    Every event is appended to :attr:`events` in ``bergen-trace/1`` form.
+
+    >>> state = MatchState(dict(players=2, partnerships=False, hand_size=2, target=15,
+    ...     lead="lowest-double", settlement="german", blocked_points=2, out_points=2,
+    ...     boneyard_reserve=2, reduced_headers=True))
+    >>> state.phase
+    'deal'
+    >>> state.deal([["1-1", "1-2"], ["2-3", "4-4"]], [t for t in TILES if t not in ("1-1", "1-2", "2-3", "4-4")])
+    >>> [(e["type"], e.get("tile")) for e in state.events[2:]]  # the lead, then seat 1 draws until a tile fits
+    [('lead', '1-1'), ('draw', '0-0'), ('draw', '0-1')]
+    >>> state.phase, state.seat, state.moves
+    ('play', 1, [('0-1', 'L'), ('0-1', 'R')])
+    """
+
+    def __init__(self, rules: dict, *, match_index: int = 0, seed: int = 0,
+                 policies: list[str] | None = None):
+        if set(rules) != set(RULE_KEYS):
+            raise ValueError(f"rules must have exactly the keys {RULE_KEYS}, got {sorted(rules)}")
+        self.rules = {key: rules[key] for key in RULE_KEYS}  # canonical order for the match event
+        self.players = self.rules["players"]
+        if policies is None:
+            policies = ["reference"] * self.players
+        self.events: list[dict] = [{
+            "type": "match", "format": FORMAT, "match": match_index, "rules": dict(self.rules),
+            "policies": list(policies), "seed": seed,
+        }]
+        self.scores = [0] * side_count(self.rules)
+        self.hand_number = 1
+        self.attempt = 0  # redeals of this hand so far
+        self.hands: list[list[str]] = [[] for _ in range(self.players)]
+        self.boneyard: list[str] | None = []  # draw order; None while it is given tile by tile
+        self.boneyard_size = 0
+        self.left = self.right = -1
+        self.left_double = self.right_double = False
+        self.seat = -1  # the seat to move (or to draw)
+        self.moves: list[tuple[str, str]] = []  # its legal moves in phase PLAY
+        self.drawn = 0  # tiles it drew this turn
+        self.passes = 0
+        self.phase = DEAL
+
+    # --- the steps ---------------------------------------------------------
+
+    def deal(self, hands: list[list[str]], boneyard: list[str] | None) -> None:
+        """Deal this hand: ``hands`` per seat and the ``boneyard`` in draw order.
+
+        With ``boneyard=None`` the undealt tiles' order is left open and every
+        draw stops in phase ``DRAW`` for :meth:`draw` (the deal event then has
+        ``"boneyard": None``).  A deal without a double is recorded and
+        followed by a redeal event; the state stays in phase ``DEAL``.
+        """
+        self._expect(DEAL)
+        hands = [list(h) for h in hands]
+        self.events.append({"type": "deal", "hand": self.hand_number, "hands": [list(h) for h in hands],
+                            "boneyard": None if boneyard is None else list(boneyard)})
+        lead = find_lead(self.rules, hands)
+        if lead is None:
+            self.events.append({"type": "redeal", "hand": self.hand_number})
+            self.attempt += 1
+            return
+        self.hands = hands
+        self.boneyard = None if boneyard is None else list(boneyard)
+        self.boneyard_size = N_TILES - self.players * self.rules["hand_size"]
+        # The lead: a double-header for the leader's side, subject to the cut.
+        seat, tile = lead
+        self.hands[seat].remove(tile)
+        self.left = self.right = halves(tile)[0]
+        self.left_double = self.right_double = True
+        self.seat = seat
+        self.passes = 0
+        points = cut_header(self.rules, 2, self.scores[side_of(self.rules, seat)])
+        self._add_points(seat, points)
+        self.events.append({"type": "lead", "seat": seat, "tile": tile, "points": points,
+                            "score": list(self.scores)})
+        if self._reached_target():
+            return
+        if not self.hands[seat]:  # hand size 1: the leader goes out on the lead
+            self._go_out(seat)
+            return
+        self._next_turn()
+
+    def draw(self, tile: str) -> None:
+        """The seat to move draws ``tile`` (phase ``DRAW``, after a deal without boneyard order)."""
+        self._expect(DRAW)
+        if tile not in TILE_INDEX or tile in self.out_of_boneyard():
+            raise ValueError(f"{tile!r} cannot be drawn: it is not an undealt tile")
+        self._take(tile)
+
+    def play(self, tile: str, end: str) -> None:
+        """The seat to move plays ``tile`` on ``end`` (one of :attr:`moves`)."""
+        self._expect(PLAY)
+        seat = self.seat
+        move = (tile, end)
+        if move not in self.moves:
+            raise ValueError(f"seat {seat} chose illegal move {move!r}; legal: {self.moves}")
+        self.hands[seat].remove(tile)
+        a, b = halves(tile)
+        shown = self.left if end == "L" else self.right
+        new_number = b if a == shown else a
+        if end == "L":
+            self.left, self.left_double = new_number, a == b
+        else:
+            self.right, self.right_double = new_number, a == b
+        points = 0
+        if self.left == self.right:
+            value = 3 if (self.left_double or self.right_double) else 2
+            points = cut_header(self.rules, value, self.scores[side_of(self.rules, seat)])
+        self._add_points(seat, points)
+        self.events.append({"type": "play", "seat": seat, "tile": tile, "end": end,
+                            "points": points, "score": list(self.scores)})
+        self.moves = []
+        if self._reached_target():  # a header may end the match before going out
+            return
+        if not self.hands[seat]:
+            self._go_out(seat)
+            return
+        self._next_turn()
+
+    # --- what a caller may ask ---------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def info(self) -> dict:
+        """The public layout and scores, as the reference loop's ``choose`` receives them."""
+        return {"left": self.left, "right": self.right, "left_double": self.left_double,
+                "right_double": self.right_double, "scores": list(self.scores), "hand_number": self.hand_number}
+
+    def out_of_boneyard(self) -> set[str]:
+        """Tiles in a hand or on the table this hand: every tile not in the boneyard."""
+        held = {t for hand in self.hands for t in hand}
+        return held | self.table()
+
+    def table(self) -> set[str]:
+        """Tiles on the table this hand: the lead and every play since the last deal."""
+        tiles: set[str] = set()
+        for event in reversed(self.events):
+            if event["type"] == "deal":
+                break
+            if event["type"] in ("lead", "play"):
+                tiles.add(event["tile"])
+        return tiles
+
+    # --- the rules that run by themselves -----------------------------------
+
+    def _expect(self, phase: str) -> None:
+        if self.phase != phase:
+            raise ValueError(f"the match is in phase {self.phase!r}, not {phase!r}")
+
+    def _add_points(self, seat: int, points: int) -> None:
+        self.scores[side_of(self.rules, seat)] += points
+
+    def _reached_target(self) -> bool:
+        """End the match right after the scoring event that reached the target."""
+        for side, score in enumerate(self.scores):
+            if score >= self.rules["target"]:
+                self.events.append({"type": "match_end", "winner": side, "score": list(self.scores)})
+                self.phase = OVER
+                self.moves = []
+                return True
+        return False
+
+    def _go_out(self, seat: int) -> None:
+        self._add_points(seat, self.rules["out_points"])
+        self.events.append({"type": "out", "seat": seat, "points": self.rules["out_points"],
+                            "score": list(self.scores)})
+        if not self._reached_target():
+            self._next_hand()
+
+    def _next_hand(self) -> None:
+        self.hand_number += 1
+        self.attempt = 0
+        self.seat = -1
+        self.phase = DEAL
+
+    def _next_turn(self) -> None:
+        """Play passes to the next seat; run on until it must choose (or draw from an open boneyard)."""
+        self.seat = (self.seat + 1) % self.players
+        self.drawn = 0
+        self._offer(legal_moves(self.hands[self.seat], self.left, self.right))
+
+    def _offer(self, moves: list[tuple[str, str]]) -> None:
+        """The seat to move has ``moves``; without any it draws (one tile at a time
+        until a drawn tile fits or only the reserve is left) and then passes."""
+        if moves:
+            self.passes = 0
+            self.moves = moves
+            self.phase = PLAY
+            return
+        if self.boneyard_size > self.rules["boneyard_reserve"]:
+            if self.boneyard is None:
+                self.phase = DRAW
+                return
+            self._take(self.boneyard[0])
+            return
+        self.events.append({"type": "pass", "seat": self.seat})
+        self.passes += 1
+        if self.passes == self.players:
+            winner = settle_blocked(self.rules, self.hands)
+            points = 0 if winner is None else self.rules["blocked_points"]
+            if winner is not None:
+                self.scores[winner] += points
+            self.events.append({"type": "blocked", "winner": winner, "points": points,
+                                "score": list(self.scores)})
+            if not self._reached_target():
+                self._next_hand()
+            return
+        self._next_turn()
+
+    def _take(self, tile: str) -> None:
+        """The seat to move draws ``tile``; a drawn playable tile is the only one, so only its ends are offered."""
+        if self.boneyard is not None:
+            self.boneyard.remove(tile)
+        self.boneyard_size -= 1
+        self.hands[self.seat].append(tile)
+        self.drawn += 1
+        self.events.append({"type": "draw", "seat": self.seat, "tile": tile})
+        self._offer(legal_moves([tile], self.left, self.right))
 
 
 def play_match_reference(rules: dict, deal_source, choose, *, match_index: int = 0,
@@ -145,128 +391,14 @@ def play_match_reference(rules: dict, deal_source, choose, *, match_index: int =
     moves, info)`` returns one of ``moves``; it is called for every play after
     the lead, forced ones included, so a scripted policy stays in step.
     """
-    if set(rules) != set(RULE_KEYS):
-        raise ValueError(f"rules must have exactly the keys {RULE_KEYS}, got {sorted(rules)}")
-    rules = {key: rules[key] for key in RULE_KEYS}  # canonical order for the match event
-    players = rules["players"]
-    if policies is None:
-        policies = ["reference"] * players
-    events: list[dict] = [{
-        "type": "match", "format": FORMAT, "match": match_index, "rules": dict(rules),
-        "policies": list(policies), "seed": seed,
-    }]
-    scores = [0] * side_count(rules)
-
-    def add_points(seat: int, points: int) -> None:
-        scores[side_of(rules, seat)] += points
-
-    def check_target() -> None:
-        """End the match right after the scoring event that reached the target."""
-        for side, score in enumerate(scores):
-            if score >= rules["target"]:
-                events.append({"type": "match_end", "winner": side, "score": list(scores)})
-                raise _MatchOver
-
-    def go_out(seat: int) -> None:
-        add_points(seat, rules["out_points"])
-        events.append({"type": "out", "seat": seat, "points": rules["out_points"],
-                       "score": list(scores)})
-        check_target()
-
-    def play_hand(hand_number: int) -> None:
-        # Deal, redealing (same hand number) until some hand holds a double.
-        attempt = 0
-        while True:
-            dealt, boneyard_in = deal_source(hand_number, attempt)
-            hands = [list(h) for h in dealt]
-            boneyard = list(boneyard_in)
-            events.append({"type": "deal", "hand": hand_number,
-                           "hands": [list(h) for h in hands], "boneyard": list(boneyard)})
-            lead = find_lead(rules, hands)
-            if lead is not None:
-                break
-            events.append({"type": "redeal", "hand": hand_number})
-            attempt += 1
-
-        # The lead: a double-header for the leader's side, subject to the cut.
-        seat, tile = lead
-        hands[seat].remove(tile)
-        number = halves(tile)[0]
-        left = right = number
-        left_double = right_double = True
-        points = cut_header(rules, 2, scores[side_of(rules, seat)])
-        add_points(seat, points)
-        events.append({"type": "lead", "seat": seat, "tile": tile, "points": points,
-                       "score": list(scores)})
-        check_target()
-        if not hands[seat]:  # hand size 1: the leader goes out on the lead
-            go_out(seat)
-            return
-
-        passes = 0
-        while True:
-            seat = (seat + 1) % players
-            moves = legal_moves(hands[seat], left, right)
-            # No playable tile: draw one at a time until one fits or only the
-            # reserve is left.  A drawn playable tile is the only one, so only
-            # its ends are offered.
-            while not moves and len(boneyard) > rules["boneyard_reserve"]:
-                drawn = boneyard.pop(0)
-                hands[seat].append(drawn)
-                events.append({"type": "draw", "seat": seat, "tile": drawn})
-                moves = legal_moves([drawn], left, right)
-            if not moves:
-                events.append({"type": "pass", "seat": seat})
-                passes += 1
-                if passes == players:
-                    winner = settle_blocked(rules, hands)
-                    points = 0 if winner is None else rules["blocked_points"]
-                    if winner is not None:
-                        scores[winner] += points
-                    events.append({"type": "blocked", "winner": winner, "points": points,
-                                   "score": list(scores)})
-                    check_target()
-                    return
-                continue
-
-            passes = 0
-            info = {"left": left, "right": right, "left_double": left_double,
-                    "right_double": right_double, "scores": list(scores),
-                    "hand_number": hand_number}
-            move = choose(seat, list(hands[seat]), list(moves), info)
-            move = tuple(move)
-            if move not in moves:
-                raise ValueError(f"seat {seat} chose illegal move {move!r}; legal: {moves}")
-            tile, end = move
-            hands[seat].remove(tile)
-            a, b = halves(tile)
-            shown = left if end == "L" else right
-            new_number = b if a == shown else a
-            if end == "L":
-                left, left_double = new_number, a == b
-            else:
-                right, right_double = new_number, a == b
-
-            points = 0
-            if left == right:
-                value = 3 if (left_double or right_double) else 2
-                points = cut_header(rules, value, scores[side_of(rules, seat)])
-            add_points(seat, points)
-            events.append({"type": "play", "seat": seat, "tile": tile, "end": end,
-                           "points": points, "score": list(scores)})
-            check_target()  # a header may end the match before going out
-            if not hands[seat]:
-                go_out(seat)
-                return
-
-    hand_number = 1
-    try:
-        while True:
-            play_hand(hand_number)
-            hand_number += 1
-    except _MatchOver:
-        pass
-    return events
+    state = MatchState(rules, match_index=match_index, seed=seed, policies=policies)
+    while not state.is_over:
+        if state.phase == DEAL:
+            state.deal(*deal_source(state.hand_number, state.attempt))
+        else:
+            move = choose(state.seat, list(state.hands[state.seat]), list(state.moves), state.info())
+            state.play(*tuple(move))
+    return state.events
 
 
 # --- helpers: replaying traces and the naive random baseline ---------------

@@ -1,0 +1,84 @@
+"""``bergen-sim review``: every decision of a played game against the best move (see bergen_sim.review)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+DEFAULT_WORLDS = 20_000  # the same defaults as bergen_sim.review (kept here so --help imports no engine)
+DEFAULT_BATCH = 1_000
+DEFAULT_BLUNDER = 0.05
+
+
+def _pct(record: dict) -> str:
+    lo, hi = record["ci95"]
+    return f"{100 * record['mean']:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+@click.command("review")
+@click.argument("game", type=click.Path(dir_okay=False))
+@click.option("--seat", "seats", type=int, multiple=True, help="Review only this seat's decisions. Repeatable.")
+@click.option("--match", "matches", type=int, multiple=True,
+              help="Review only this match of a trace (its index in the file, from 0). Repeatable.")
+@click.option("--worlds", type=click.IntRange(1, 10_000_000), default=DEFAULT_WORLDS, show_default=True,
+              help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).")
+@click.option("--batch", type=click.IntRange(1, 10_000_000), default=DEFAULT_BATCH, show_default=True,
+              help="Worlds between checks whether the best move is separated.")
+@click.option("--base", default="expert", show_default=True, help="Policy that plays every seat in the rollouts.")
+@click.option("--blunder", type=click.FloatRange(0, 1), default=DEFAULT_BLUNDER, show_default=True,
+              help="An error losing at least this much match-win probability is a blunder.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
+              help="Seed of the sampled worlds.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="Also write a Markdown report here, with a figure (PNG) beside it.")
+def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, out):
+    """Review a played game: for every decision, the move made, the best move and the loss.
+
+    GAME is a bergen-trace file (JSON Lines, e.g. from `bergen-sim trace` or
+    `bergen-sim play`) or a game record written at a table (`bergen-record 1`,
+    see docs/review.md).  Losses are in points of match-win probability, with
+    95% intervals.
+    """
+    from bergen_sim.errors import BergenError
+    from bergen_sim.record import read_games
+    from bergen_sim.review import markdown, review, win_probability_figure
+
+    games = read_games(game)
+    if matches:
+        missing = [m for m in matches if not 0 <= m < len(games)]
+        if missing:
+            raise BergenError(f"--match {missing[0]}: {game} holds matches 0..{len(games) - 1}")
+        games = [games[m] for m in matches]
+    if out and not Path(out).parent.resolve().is_dir():
+        raise BergenError(f"--out {out}: the folder {Path(out).parent} does not exist")
+    result = review(games, seats=seats, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder)
+    if out:
+        figure = Path(out).with_suffix(".png")
+        win_probability_figure(result, figure)
+        Path(out).write_text(markdown(result, figure.name, source=Path(game).name))
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{len(result.decisions)} decisions (loss: points of match-win probability, 95% interval)")
+    for name in ("#", "match", "hand", "seat", "scores", "played", "best", "loss", "verdict"):
+        table.add_column(name, justify="right" if name in ("#", "match", "hand", "seat", "loss") else "left")
+    for k, d in enumerate(result.decisions, 1):
+        table.add_row(str(k), str(d.match), str(d.hand), str(d.seat), "-".join(map(str, d.scores)), d.played,
+                      d.best, _pct(d.loss), d.verdict)
+    console.print(table)
+    summary = Table(title="per player")
+    for name in ("seat", "player", "decisions", "best", "errors", "blunders", "unclear", "total loss"):
+        summary.add_column(name)
+    for s in (seat.to_dict() for seat in result.seats):
+        summary.add_row(str(s["seat"]), s["name"], str(s["decisions"]), str(s["best"]), str(s["errors"]),
+                        str(s["blunders"]), str(s["unclear"]), _pct(s["total_loss"]))
+    console.print(summary)
+    if out:
+        console.print(f"report written to {out} (figure {Path(out).with_suffix('.png')})")

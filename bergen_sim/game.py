@@ -1,0 +1,508 @@
+"""Step through a match of Bergen from Python, one move at a time.
+
+:class:`Game` is the step API in the style of OpenSpiel's ``State``: ask for
+:meth:`Game.legal_moves`, make one with :meth:`Game.play`, look at the match
+from one seat with :meth:`Game.view`, and read :attr:`Game.scores`,
+:attr:`Game.is_over` and :attr:`Game.events` (the match's ``bergen-trace/1``
+events).  The rules come from the reference engine's
+:class:`bergen_sim.reference.MatchState` (the one Python implementation of
+the rule book); this module adds what a caller needs around it:
+
+* **the compiled engine's deals**: hand ``h`` of match ``i`` (redeal attempt
+  ``r``) is shuffled from the keyed stream ``(seed, i, h, r)`` exactly as the
+  compiled match loop does, so the same seed, match index and moves give the
+  same trace as ``bergen-sim trace``;
+* **the compiled engine's policy view**: :meth:`Game.view` keeps the ``V_*``
+  vector (docs/policies.md) with the engine's own view functions, so a view
+  holds what that seat may know and nothing more, and a compiled policy can
+  be called on it (:meth:`Game.policy_move`, with the seat's keyed random
+  stream, as the compiled loop calls it);
+* **moves as values** with a text round trip (``Move.parse("3-5 L")``).
+
+>>> from bergen_sim.rules import Rules
+>>> game = Game(Rules.make(players=2), seed=1)
+>>> game.to_move, [str(m) for m in game.legal_moves()]
+(0, ['2-4 L', '2-4 R'])
+>>> game.play("2-4 L")
+>>> game.view(1)
+View(seat=1, hand=0-4 1-3 1-4 2-5 4-6, ends=4|2d, counts=[5, 5], boneyard=16, scores=[0, 2])
+>>> game.line, game.scores
+([(4, 2), (2, 2)], (0, 2))
+>>> copy = game.clone()
+>>> while not copy.is_over:
+...     copy.play(copy.policy_move("first"))
+>>> copy.winner, game.is_over
+(0, False)
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.keyed_random import STREAM_POLICY, seed_to_int, shuffled_set, stream_state
+from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
+from bergen_sim.errors import BergenError
+from bergen_sim.reference import DEAL, DRAW, PLAY, MatchState, halves
+from bergen_sim.rules import Rules
+
+#: the ends a tile can be played on, by letter (a spinner would add U and D)
+ENDS = L.END_NAMES
+
+#: moves as action numbers (OpenSpiel, Gymnasium): action ``len(ENDS) * tile + end``
+N_ACTIONS = L.N_TILES * len(ENDS)
+
+#: a deal source: ``(hand_number, attempt) -> (hands per seat, boneyard in draw order)``
+DealSource = Callable[[int, int], tuple[list[list[str]], list[str]]]
+
+
+class MoveError(BergenError, ValueError):
+    """A move that cannot be read, or that is not legal now (the message lists the legal ones)."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """A play: ``tile`` (``a-b`` with a <= b) on the end named ``end``.
+
+    >>> Move.parse("5-3 r")
+    Move(tile='3-5', end='R')
+    >>> str(Move("3-5", "R"))
+    '3-5 R'
+    >>> Move.parse(str(Move("0-6", "L"))) == Move("0-6", "L")
+    True
+    """
+
+    tile: str
+    end: str
+
+    def __str__(self) -> str:
+        return f"{self.tile} {self.end}"
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """``"3-5 L"`` (or ``"5-3 l"``) -> ``Move("3-5", "L")``; :class:`MoveError` on anything else."""
+        parts = str(text).split()
+        if len(parts) != 2:
+            raise MoveError(f"a move is a tile and an end, e.g. '3-5 L' (ends: {', '.join(ENDS)}), not {text!r}")
+        tile, end = parts
+        a, sep, b = tile.partition("-")
+        if not sep or not a.isdigit() or not b.isdigit() or max(int(a), int(b)) >= L.N_NUMBERS:
+            raise MoveError(f"{tile!r} is not a tile; write tiles as a-b with 0 <= a, b <= {L.N_NUMBERS - 1}")
+        if end.upper() not in ENDS:
+            raise MoveError(f"{end!r} is not an end; ends are {', '.join(ENDS)}")
+        lo, hi = sorted((int(a), int(b)))
+        return cls(f"{lo}-{hi}", end.upper())
+
+    @property
+    def action(self) -> int:
+        """The move's action number, ``len(ENDS) * tile index + end index`` (``Move("0-1", "R").action == 3``)."""
+        return L.TILE_INDEX[self.tile] * len(ENDS) + ENDS.index(self.end)
+
+    @classmethod
+    def from_action(cls, action: int) -> Move:
+        """The move an action number stands for (legal or not).
+
+        >>> [str(Move.from_action(a)) for a in (0, 3, 55)]
+        ['0-0 L', '0-1 R', '6-6 R']
+        """
+        tile, end = divmod(int(action), len(ENDS))
+        return cls(L.TILE_NAMES[tile], ENDS[end])
+
+    @classmethod
+    def of(cls, move: Move | str | tuple[str, str]) -> Move:
+        """A Move from a Move, its text or a ``(tile, end)`` pair."""
+        if isinstance(move, Move):
+            return move
+        if isinstance(move, tuple) and len(move) == 2:
+            return cls.parse(f"{move[0]} {move[1]}")
+        if isinstance(move, str):
+            return cls.parse(move)
+        raise MoveError(f"a move is a Move, a text such as '3-5 L' or a (tile, end) pair, not {move!r}")
+
+
+def keyed_deal(rules: Rules, seed: int, match: int, hand: int, attempt: int) -> tuple[list[list[str]], list[str]]:
+    """The compiled engine's deal of ``hand`` in ``match`` (redeal ``attempt``): hands per seat, then the boneyard.
+
+    >>> hands, boneyard = keyed_deal(Rules.make(players=2), seed=1, match=0, hand=1, attempt=0)
+    >>> len(hands[0]), len(boneyard)
+    (6, 16)
+    """
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = stream_state(np.uint64(seed_to_int(seed)), np.int64(match), np.int64(hand), np.int64(attempt))
+    order = np.zeros(L.N_TILES, dtype=np.int64)
+    shuffled_set(rng, order)
+    names = [L.TILE_NAMES[t] for t in order.tolist()]
+    k = rules.hand_size
+    return [names[s * k : (s + 1) * k] for s in range(rules.players)], names[rules.players * k :]
+
+
+class View:
+    """What one seat may know (docs/policies.md): the compiled engine's policy view, readable.
+
+    :attr:`array` is the ``V_*`` vector exactly as the compiled engine hands
+    it to a policy for this seat; the properties decode it.
+    """
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def _get(self, at: int) -> int:
+        return int(self.array[at])
+
+    seat = property(lambda self: self._get(L.V_SEAT), doc="The seat whose view this is.")
+    side = property(lambda self: self._get(L.V_SIDE), doc="Its side.")
+    boneyard = property(lambda self: self._get(L.V_BONEYARD), doc="Tiles left in the boneyard.")
+    hand_number = property(lambda self: self._get(L.V_HAND_NO), doc="Hand of the match, from 1.")
+    play_number = property(lambda self: self._get(L.V_PLAY_NO), doc="Plays after the lead so far.")
+    leader = property(lambda self: self._get(L.V_LEADER), doc="The seat that led this hand.")
+
+    @property
+    def hand(self) -> list[str]:
+        """The seat's own tiles, in tile order."""
+        return L.mask_tiles(self._get(L.V_HAND))
+
+    @property
+    def ends(self) -> tuple[int, int]:
+        """The numbers on the left and right ends."""
+        return self._get(L.V_LEFT), self._get(L.V_RIGHT)
+
+    @property
+    def double_ends(self) -> tuple[bool, bool]:
+        """Whether the left and right ends are double ends."""
+        return bool(self.array[L.V_LEFT_DOUBLE]), bool(self.array[L.V_RIGHT_DOUBLE])
+
+    @property
+    def played(self) -> list[str]:
+        """Every tile on the table this hand, the lead included."""
+        return L.mask_tiles(self._get(L.V_PLAYED))
+
+    @property
+    def players(self) -> int:
+        return self._get(L.V_PLAYERS)
+
+    @property
+    def played_by(self) -> list[list[str]]:
+        """Per seat, the tiles it played this hand."""
+        return [L.mask_tiles(self._get(L.V_PLAYED_BY + s)) for s in range(self.players)]
+
+    @property
+    def hand_counts(self) -> list[int]:
+        """Per seat, how many tiles it holds."""
+        return [self._get(L.V_HAND_COUNT + s) for s in range(self.players)]
+
+    @property
+    def scores(self) -> list[int]:
+        """Per side, its score."""
+        sides = 2 if self.array[L.V_PARTNERSHIPS] else self.players
+        return [self._get(L.V_SCORE + side) for side in range(sides)]
+
+    @property
+    def voids(self) -> list[list[int]]:
+        """Per seat, the numbers it surely holds no tile of."""
+        return [[n for n in range(L.N_NUMBERS) if self._get(L.V_VOID + s) >> n & 1] for s in range(self.players)]
+
+    def position(self):
+        """This view as the position analyzer's :class:`~bergen_sim.analyze.Position` (what ``analyze`` ranks)."""
+        from bergen_sim.analyze import Position
+
+        (left, right), (left_double, right_double) = self.ends, self.double_ends
+        return Position(
+            seat=self.seat, hand=tuple(self.hand), left=left, right=right, left_double=left_double,
+            right_double=right_double, played=tuple(self.played), counts=tuple(self.hand_counts),
+            boneyard=self.boneyard, scores=tuple(self.scores),
+            played_by={s: tuple(tiles) for s, tiles in enumerate(self.played_by) if tiles},
+            voids={s: tuple(v) for s, v in enumerate(self.voids) if v and s != self.seat},
+        )
+
+    def __repr__(self) -> str:
+        left, right = self.ends
+        dl, dr = ("d" if d else "" for d in self.double_ends)
+        return (f"View(seat={self.seat}, hand={' '.join(self.hand)}, ends={left}{dl}|{right}{dr}, "
+                f"counts={self.hand_counts}, boneyard={self.boneyard}, scores={self.scores})")
+
+
+_POLICIES: dict[tuple[str, Rules], Callable] = {}
+
+
+def compiled_policy(name: str, rules: Rules) -> Callable[..., int]:
+    """A policy by its ``--policy`` name as a Python callable ``f(view, move_tiles, move_ends, n_moves, rng)``.
+
+    Built-in settings and constant arrays (``pimc``'s) are bound as the
+    compiled kernel binds them, so the policy chooses what it would choose there.
+    """
+    key = (name, rules)
+    if key not in _POLICIES:
+        import importlib
+
+        from bergen_sim.policies.registry import resolve
+
+        ref = resolve(name)
+        module = importlib.import_module(ref.module)
+        function = getattr(module, ref.function)
+        extra: tuple = tuple(np.int64(p) for p in ref.params)
+        if ref.params and hasattr(module, "kernel_arrays"):
+            extra += tuple(module.kernel_arrays(rules, ref.params))
+        _POLICIES[key] = lambda view, tiles, ends, n, rng: int(function(view, tiles, ends, n, rng, *extra))
+    return _POLICIES[key]
+
+
+class Game:
+    """One match of Bergen, stepped move by move (see the module note).
+
+    ``rules`` defaults to the standard 2-player game.  Deals are the compiled
+    engine's keyed deals for ``seed`` and ``match`` unless ``deal_source``
+    gives them (e.g. :func:`bergen_sim.reference.deals_from_trace` to replay
+    a trace).  ``policies`` are only the names written in the trace's match
+    event.  Hands are dealt by themselves: the game is always either over or
+    waiting for the move of :attr:`to_move`, forced moves included.
+
+    With ``chance=True`` the caller is the dealer instead (a game tree's
+    chance player): the game also stops when a hand must be dealt
+    (:attr:`chance_phase` ``"deal"``, answer with :meth:`deal`) and at every
+    draw (``"draw"``, answer with :meth:`draw`), the boneyard's order being
+    decided one drawn tile at a time.
+    """
+
+    def __init__(self, rules: Rules | None = None, seed: int = 0, match: int = 0,
+                 policies: Sequence[str] | None = None, deal_source: DealSource | None = None,
+                 chance: bool = False):
+        self.rules = rules if rules is not None else Rules.make()
+        if not isinstance(self.rules, Rules):
+            raise BergenError(f"rules must be a bergen_sim.rules.Rules, not {type(self.rules).__name__}")
+        self.seed = seed
+        self.match = match
+        players = self.rules.players
+        names = list(policies) if policies is not None else ["step"] * players
+        if len(names) != players:
+            raise BergenError(f"give one policy name per seat ({players}), not {len(names)}")
+        if chance and deal_source is not None:
+            raise BergenError("a game whose caller deals (chance=True) takes no deal_source")
+        self._chance = chance
+        self._deal_source = deal_source
+        self._state = MatchState(self.rules.to_dict(), match_index=match, seed=seed, policies=names)
+        seed64 = np.uint64(seed_to_int(seed))
+        self._rngs = np.array([stream_state(seed64, np.int64(match), np.int64(STREAM_POLICY + s), np.int64(0))
+                               for s in range(L.MAX_SEATS)], dtype=np.uint64)
+        self._view = np.zeros(L.V_SIZE, dtype=np.int64)
+        view_start_match(self._view, self.rules.to_array())
+        self._seen = 0  # events already folded into the view
+        self._dealt_hand = 0  # the hand of the last deal event folded
+        self._drawn = 0  # tiles drawn by the seat to move, not yet logged as a draw/pass moment
+        self._line: list[tuple[int, int]] = []
+        self._advance()
+
+    # --- stepping ------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """The moves :attr:`to_move` may make, by tile index, L before R (empty once the match is over)."""
+        return [Move(tile, end) for tile, end in self._state.moves]
+
+    def play(self, move: Move | str | tuple[str, str]) -> None:
+        """Make a move (a :class:`Move`, its text or a ``(tile, end)`` pair) for :attr:`to_move`."""
+        if self.is_over:
+            raise MoveError("the match is over: there is no move to make")
+        move = Move.of(move)
+        if (move.tile, move.end) not in self._state.moves:
+            legal = ", ".join(str(m) for m in self.legal_moves())
+            raise MoveError(f"{move} is not legal for seat {self.to_move}; legal: {legal}")
+        self._state.play(move.tile, move.end)
+        self._advance()
+
+    def _advance(self) -> None:
+        """Deal every hand that needs dealing and fold the new events into the view."""
+        while True:
+            self._fold_events()
+            if self._state.phase != DEAL or self._chance:
+                break
+            source = self._deal_source or (lambda hand, attempt: keyed_deal(self.rules, self.seed, self.match,
+                                                                              hand, attempt))
+            self._state.deal(*source(self._state.hand_number, self._state.attempt))
+        if self._state.phase == PLAY and self._drawn:
+            # the seat drew until a tile fitted: everybody saw it had nothing for these ends
+            view_void_moment(self._view, self._state.seat, self._drawn, self._drawn - 1)
+            self._drawn = 0
+
+    @property
+    def chance_phase(self) -> str | None:
+        """With ``chance=True``: ``"deal"`` or ``"draw"`` when the dealer must act, else None."""
+        phase = self._state.phase
+        return phase if phase in (DEAL, DRAW) else None
+
+    def deal(self, hands: Sequence[Sequence[str]]) -> None:
+        """Deal this hand's ``hands`` (``chance=True`` only); the boneyard's order stays open."""
+        if not self._chance:
+            raise BergenError("this game deals by itself (it was not made with chance=True)")
+        self._state.deal([list(h) for h in hands], None)
+        self._advance()
+
+    def draw(self, tile: str) -> None:
+        """The seat that must draw draws ``tile`` (``chance=True`` only)."""
+        if not self._chance:
+            raise BergenError("this game draws by itself (it was not made with chance=True)")
+        self._state.draw(tile)
+        self._advance()
+
+    @property
+    def drawing_seat(self) -> int | None:
+        """The seat that must draw in chance phase ``"draw"``."""
+        return self._state.seat if self._state.phase == DRAW else None
+
+    def _fold_events(self) -> None:
+        """Apply the public side of each new event to the match's view, as the compiled loop does."""
+        view = self._view
+        players = self.rules.players
+        for event in self._state.events[self._seen :]:
+            kind = event["type"]
+            if kind == "deal":
+                self._dealt_hand = event["hand"]
+            elif kind == "lead":
+                number = halves(event["tile"])[0]
+                view_start_hand(view, players, self.rules.hand_size, L.N_TILES - players * self.rules.hand_size,
+                                self._dealt_hand, event["seat"], number)
+                self._line = [(number, number)]
+                self._drawn = 0
+            elif kind == "draw":
+                view_draw(view, event["seat"])
+                self._drawn += 1
+            elif kind == "pass":
+                view_void_moment(view, event["seat"], self._drawn, self._drawn)
+                self._drawn = 0
+            elif kind == "play":
+                self._fold_play(event["seat"], event["tile"], event["end"])
+            if "score" in event and kind != "match_end":
+                view[L.V_SCORE : L.V_SCORE + len(event["score"])] = event["score"]
+        self._seen = len(self._state.events)
+
+    def _fold_play(self, seat: int, tile: str, end: str) -> None:
+        a, b = halves(tile)
+        at = L.V_LEFT if end == "L" else L.V_RIGHT
+        shown = int(self._view[at])
+        new = b if a == shown else a
+        view_play(self._view, seat, L.TILE_INDEX[tile], ENDS.index(end), new, int(a == b))
+        if end == "L":
+            self._line.insert(0, (new, shown))
+        else:
+            self._line.append((shown, new))
+
+    # --- what the game shows ---------------------------------------------------
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat that must move now, or None once the match is over (or while the dealer must act)."""
+        return self._state.seat if self._state.phase == PLAY else None
+
+    @property
+    def is_over(self) -> bool:
+        return self._state.is_over
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Side scores (one per side: seats, or the two partnerships)."""
+        return tuple(self._state.scores)
+
+    @property
+    def winner(self) -> int | None:
+        """The side that reached the target, or None while the match goes on."""
+        if not self.is_over:
+            return None
+        return self._state.events[-1]["winner"]
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The match so far as ``bergen-trace/1`` events (a copy)."""
+        return copy.deepcopy(self._state.events)
+
+    @property
+    def hand_number(self) -> int:
+        return self._state.hand_number
+
+    @property
+    def boneyard_count(self) -> int:
+        """Tiles left in the boneyard this hand."""
+        return self._state.boneyard_size
+
+    @property
+    def line(self) -> list[tuple[int, int]]:
+        """The line of tiles on the table, left to right, each as it lies (its halves in line order)."""
+        return list(self._line)
+
+    def line_text(self) -> str:
+        """The line as text, ``[4|2][2|2][2|5]``."""
+        return "".join(f"[{a}|{b}]" for a, b in self._line)
+
+    def hand(self, seat: int) -> list[str]:
+        """Seat ``seat``'s tiles in tile order (everything: for a viewer, not for a policy)."""
+        return sorted(self._state.hands[seat], key=L.TILE_INDEX.__getitem__)
+
+    def view(self, seat: int | None = None) -> View:
+        """What ``seat`` (default: the seat to move) may know now, as the compiled engine would show it."""
+        seat = self.to_move if seat is None else seat
+        if seat is None or not 0 <= seat < self.rules.players:
+            raise BergenError(f"seat must be 0..{self.rules.players - 1}, not {seat}")
+        array = self._view.copy()
+        array[L.V_SEAT] = seat
+        array[L.V_SIDE] = self.rules.side_of(seat)
+        array[L.V_HAND] = L.tile_mask(self._state.hands[seat])
+        return View(array)
+
+    def policy_move(self, name: str) -> Move:
+        """The move the compiled policy ``name`` makes for the seat to move.
+
+        As in the compiled loop, a forced move calls no policy, and the policy
+        draws from the seat's own keyed random stream, so a match played by
+        policies here repeats the compiled engine's match for the same seed.
+        """
+        moves = self.legal_moves()
+        if not moves:
+            raise MoveError("the match is over: there is no move to make")
+        if len(moves) == 1:
+            return moves[0]
+        seat = self.to_move
+        tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        for k, move in enumerate(moves):
+            tiles[k], ends[k] = L.TILE_INDEX[move.tile], ENDS.index(move.end)
+        choose = compiled_policy(name, self.rules)
+        k = choose(self.view(seat).array, tiles, ends, len(moves), self._rngs[seat : seat + 1])
+        if not 0 <= k < len(moves):
+            raise MoveError(f"policy {name!r} returned move {k}, but only moves 0..{len(moves) - 1} are legal")
+        return moves[k]
+
+    def clone(self) -> Game:
+        """An independent copy (its moves, draws and random streams go their own way)."""
+        return copy.deepcopy(self)
+
+    def __repr__(self) -> str:
+        state = "over" if self.is_over else f"seat {self.to_move} to move"
+        return f"Game(players={self.rules.players}, hand {self.hand_number}, scores {self.scores}, {state})"
+
+
+def play_out(game: Game, policies: Sequence[str] | str) -> Game:
+    """Play ``game`` to its end with compiled policies (one name for every seat, or one per seat)."""
+    names = [policies] * game.rules.players if isinstance(policies, str) else list(policies)
+    while not game.is_over:
+        game.play(game.policy_move(names[game.to_move]))
+    return game
+
+
+def replay(events: Iterable[dict[str, Any]]) -> Game:
+    """Step one recorded match (its ``match`` event first) through a :class:`Game`; returns the game.
+
+    The recorded deals and plays go in; every other event comes out of the
+    rules, so ``replay(m).events == m`` exactly when the recording is a valid match.
+    """
+    from bergen_sim.reference import deals_from_trace
+
+    events = list(events)
+    head = events[0]
+    game = Game(Rules.from_trace(head["rules"]), seed=head["seed"], match=head["match"],
+                policies=head["policies"], deal_source=deals_from_trace(events))
+    for event in events:
+        if event["type"] == "play":
+            game.play((event["tile"], event["end"]))
+    return game

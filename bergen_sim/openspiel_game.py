@@ -1,0 +1,349 @@
+"""Bergen as an OpenSpiel game (``pip install bergen-sim[openspiel]``): ``pyspiel.load_game("bergen")``.
+
+Importing this module registers the game.  A state wraps a
+:class:`bergen_sim.game.Game` made with ``chance=True``, so the rules are the
+reference engine's and the views are the compiled engine's.
+
+Game tree
+---------
+* **Chance nodes deal tile by tile**: one node per dealt tile (seat 0's
+  tiles first, then seat 1's, ...), outcome = tile index 0..27.  The rule
+  book redeals until some hand holds a double; instead of redeal nodes (which
+  would make the tree infinite), each dealt tile is drawn from the deal
+  distribution *conditioned on some hand holding a double*, which is exactly
+  the distribution of the deal that is finally played.  Outcomes that would
+  leave no double possible get no probability.
+* **Chance nodes draw**: a seat with no playable tile draws, one chance node
+  per tile, uniform over the tiles still in the boneyard (the boneyard's
+  order is decided as it is drawn, which is the same as a shuffled boneyard).
+* **Decisions**: action ``2 * tile + end`` (end 0 = L, 1 = R); 56 distinct
+  actions.  Forced moves are decisions with one legal action; the lead,
+  passes, going out and settlements happen by themselves.
+* **Returns**: zero-sum, +1 for each seat of the side that reaches the
+  target, -1 for the others (with more than two sides, -1/(sides-1) each).
+
+Parameters: ``players`` (2-4), ``partnerships`` (bool), ``preset``
+(``standard``/``classic``) and every rule setting that ``--set`` takes, by its
+name (``hand_size``, ``target``, ``lead``, ``settlement``, ``blocked_points``,
+``out_points``, ``boneyard_reserve``, ``reduced_headers``; -1 or
+``"default"`` keeps the preset's value): ``pyspiel.load_game("bergen(players=3,target=5)")``.
+
+Observations (tensors declared by name and shape, see :class:`BergenObserver`)
+hold what the seat may know (the policy view, docs/policies.md).  The
+information state string is perfect recall (every event of the match as the
+seat saw it); the information state *tensor* is the observation plus this
+hand's play sequence and the seat's own dealt and drawn tiles: earlier hands
+enter it only through the scores (they are independent deals).
+"""
+
+from __future__ import annotations
+
+import random
+from math import comb
+
+import numpy as np
+import pyspiel
+
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.worlds import prepare, sample_world
+from bergen_sim.game import ENDS, N_ACTIONS, Game, Move
+from bergen_sim.rules import SETTINGS, Rules, parse_setting
+
+SHORT_NAME = "bergen"
+MAX_PLAYERS = L.MAX_SEATS
+#: plays after the lead in one hand at most (every other tile)
+MAX_PLAYS_PER_HAND = L.N_TILES - 1
+
+#: the game's parameters: players, partnerships, preset, then every rule setting (``--set`` keys), where
+#: -1 or "default" keeps the preset's value for the player count
+_DEFAULTS = {"players": 2, "partnerships": False, "preset": "standard",
+             **{key: -1 if kind is int else "default" for key, kind in SETTINGS.items()}}
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Bergen dominoes (bergen-sim)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS,
+)
+
+
+def rules_from_params(params: dict) -> Rules:
+    """The rules an OpenSpiel parameter dict describes.
+
+    >>> rules_from_params({"players": 3, "hand_size": 2, "reduced_headers": "off"}).to_dict()["reduced_headers"]
+    False
+    """
+    values = {**_DEFAULTS, **(params or {})}
+    settings = {key: parse_setting(key, str(values[key])) for key in SETTINGS if values[key] not in (-1, "default")}
+    return Rules.make(players=int(values["players"]), partnerships=bool(values["partnerships"]),
+                      preset=str(values["preset"]), **settings)
+
+
+def deal_outcomes(rules: Rules, dealt: list[int]) -> list[tuple[int, float]]:
+    """(tile, probability) of the next dealt tile, given the tiles dealt so far, conditioned on
+    some hand ending up with a double (see the module note).
+
+    >>> outcomes = deal_outcomes(Rules.make(players=2, hand_size=1), [L.TILE_INDEX["0-1"]])
+    >>> sorted(L.TILE_NAMES[t] for t, p in outcomes)  # the last hand slot must take a double
+    ['0-0', '1-1', '2-2', '3-3', '4-4', '5-5', '6-6']
+    """
+    remaining = [t for t in range(L.N_TILES) if t not in dealt]
+    if any(L.TILE_LO[t] == L.TILE_HI[t] for t in dealt):
+        return [(t, 1.0 / len(remaining)) for t in remaining]
+    slots = rules.players * rules.hand_size - len(dealt)  # hand slots left, this one included
+    rest = len(remaining) - 1
+    doubles = len(L.DOUBLE_TILE)  # none dealt yet: all remain
+    any_way = comb(rest, slots - 1)
+    weights = {t: any_way if L.TILE_LO[t] == L.TILE_HI[t] else any_way - comb(rest - doubles, slots - 1)
+               for t in remaining}
+    total = sum(weights.values())
+    return [(t, w / total) for t, w in weights.items() if w > 0]
+
+
+class BergenGame(pyspiel.Game):
+    """The OpenSpiel game (see the module note)."""
+
+    def __init__(self, params=None):
+        self.rules = rules_from_params(params or {})
+        rules = self.rules
+        most_hands = rules.sides * (rules.target - 1) + 1  # every hand scores at least one point
+        info = pyspiel.GameInfo(
+            num_distinct_actions=N_ACTIONS,
+            max_chance_outcomes=L.N_TILES,
+            num_players=rules.players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=most_hands * MAX_PLAYS_PER_HAND,
+        )
+        super().__init__(GAME_TYPE, info, params or {})
+
+    def new_initial_state(self):
+        return BergenState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return BergenObserver(self.rules, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class BergenState(pyspiel.State):
+    """A match in progress; the dealer (chance) deals and draws, the seats play."""
+
+    def __init__(self, game: BergenGame):
+        super().__init__(game)
+        self.rules = game.rules
+        self.game = Game(self.rules, policies=["openspiel"] * self.rules.players, chance=True)
+        self._dealt: list[int] = []  # tiles dealt so far in the current deal
+
+    # --- the OpenSpiel API ---------------------------------------------------------
+
+    def current_player(self):
+        if self.game.is_over:
+            return pyspiel.PlayerId.TERMINAL
+        if self.game.chance_phase is not None:
+            return pyspiel.PlayerId.CHANCE
+        return self.game.to_move
+
+    def _legal_actions(self, player):
+        return sorted(m.action for m in self.game.legal_moves()) if player == self.game.to_move else []
+
+    def chance_outcomes(self):
+        if self.game.chance_phase == "deal":
+            return deal_outcomes(self.rules, self._dealt)
+        tiles = self._boneyard()
+        return [(t, 1.0 / len(tiles)) for t in tiles]
+
+    def _boneyard(self) -> list[int]:
+        out = self.game._state.out_of_boneyard()
+        return [t for t in range(L.N_TILES) if L.TILE_NAMES[t] not in out]
+
+    def _apply_action(self, action):
+        if self.game.chance_phase == "deal":
+            self._dealt.append(int(action))
+            if len(self._dealt) == self.rules.players * self.rules.hand_size:
+                k = self.rules.hand_size
+                names = [L.TILE_NAMES[t] for t in self._dealt]
+                self._dealt = []
+                self.game.deal([names[s * k : (s + 1) * k] for s in range(self.rules.players)])
+        elif self.game.chance_phase == "draw":
+            self.game.draw(L.TILE_NAMES[action])
+        else:
+            self.game.play(Move.from_action(action))
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            verb = "deal" if self.game.chance_phase == "deal" else "draw"
+            return f"{verb} {L.TILE_NAMES[action]}"
+        return str(Move.from_action(action))
+
+    def is_terminal(self):
+        return self.game.is_over
+
+    def returns(self):
+        if not self.game.is_over:
+            return [0.0] * self.rules.players
+        sides = self.rules.sides
+        loss = -1.0 if self.rules.partnerships else -1.0 / (sides - 1)
+        return [1.0 if self.rules.side_of(p) == self.game.winner else loss for p in range(self.rules.players)]
+
+    def resample_from_infostate(self, player_id, probability_sampler=None):
+        """A state the seat cannot tell from this one: the other seats' hidden tiles drawn anew.
+
+        The worlds are :mod:`bergen_sim.engine.worlds`' (the ``pimc`` policy's):
+        uniform over the deals of the unseen tiles that give every seat its
+        tile count and break no void or lead evidence.  Only the present is
+        redrawn (past hands do not matter to what follows), so the sample's
+        recorded history keeps the original's actions.
+        """
+        sample = self.clone()
+        if self.game.chance_phase is not None or self.game.is_over:
+            return sample
+        view = self.game.view(player_id).array
+        rules_vec = self.rules.to_array()
+        spec, completions = prepare(view, rules_vec, 1)
+        rng = np.zeros(1, dtype=np.uint64)
+        unit = probability_sampler() if callable(probability_sampler) else random.random()
+        rng[0] = np.uint64(int(unit * 2**53))
+        hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+        bone = np.zeros(L.N_TILES, dtype=np.int64)
+        sample_world(view, spec, completions, rng, hands, bone)
+        state = sample.game._state
+        for seat in range(self.rules.players):
+            if seat != player_id:
+                state.hands[seat] = L.mask_tiles(int(hands[seat]))
+        return sample
+
+    def __str__(self):
+        game = self.game
+        hands = " / ".join(" ".join(game.hand(s)) for s in range(self.rules.players))
+        line = game.line_text()
+        dealing = f" dealing {' '.join(L.TILE_NAMES[t] for t in self._dealt)}" if self._dealt else ""
+        return (f"hand {game.hand_number} phase {game._state.phase} seat {game._state.seat}; hands {hands}; "
+                f"line {line}; boneyard {game.boneyard_count}; scores {list(game.scores)}{dealing}")
+
+
+class BergenObserver:
+    """Observation and information-state tensors and strings (PyObserver interface).
+
+    Tensor pieces (name, shape), all within [0, 1]:
+
+    ==================  ==============================  ===========================================
+    seat                (players,)                      one-hot of the observing seat
+    to_move             (players,)                      one-hot of the seat to move (none at chance)
+    hand                (28,)                           the seat's tiles
+    played              (28,)                           tiles on the table this hand
+    left_end, right_end (7,) each                       one-hot end numbers (none before a lead)
+    double_ends         (2,)                            left, right end is a double end
+    hand_counts         (players,)                      tiles per seat / 28
+    boneyard            (1,)                            boneyard size / 28
+    scores              (sides,)                        side score / target (capped at 1)
+    voids               (players, 7)                    numbers a seat surely holds none of
+    ==================  ==============================  ===========================================
+
+    With perfect recall (the information state) three more: ``dealt`` (28,)
+    the seat's tiles dealt this hand, ``drawn`` (28,) the tiles it drew this
+    hand, and ``plays`` (27, players + 28 + 2) this hand's plays in order
+    (seat, tile, end one-hot each).
+    """
+
+    def __init__(self, rules: Rules, iig_obs_type, params):
+        if params:
+            raise ValueError(f"observation parameters not supported; passed {params}")
+        self.rules = rules
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        n, sides = rules.players, rules.sides
+        pieces = [("seat", (n,)), ("to_move", (n,)), ("hand", (L.N_TILES,)), ("played", (L.N_TILES,)),
+                  ("left_end", (L.N_NUMBERS,)), ("right_end", (L.N_NUMBERS,)), ("double_ends", (2,)),
+                  ("hand_counts", (n,)), ("boneyard", (1,)), ("scores", (sides,)), ("voids", (n, L.N_NUMBERS))]
+        if self.perfect_recall:
+            pieces += [("dealt", (L.N_TILES,)), ("drawn", (L.N_TILES,)),
+                       ("plays", (MAX_PLAYS_PER_HAND, n + L.N_TILES + len(ENDS)))]
+        self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
+        self.dict = {}
+        at = 0
+        for name, shape in pieces:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[at : at + size].reshape(shape)
+            at += size
+
+    def set_from(self, state: BergenState, player: int) -> None:
+        self.tensor.fill(0)
+        d, game = self.dict, state.game
+        d["seat"][player] = 1
+        if game.to_move is not None:
+            d["to_move"][game.to_move] = 1
+        d["scores"][:] = np.minimum(np.array(game.scores) / self.rules.target, 1.0)
+        if not any(e["type"] == "lead" for e in game._state.events):
+            d["hand"][[L.TILE_INDEX[t] for t in game.hand(player)]] = 1
+            return  # nothing is on the table yet
+        view = game.view(player)
+        d["hand"][[L.TILE_INDEX[t] for t in view.hand]] = 1
+        d["played"][[L.TILE_INDEX[t] for t in view.played]] = 1
+        left, right = view.ends
+        d["left_end"][left] = 1
+        d["right_end"][right] = 1
+        d["double_ends"][:] = view.double_ends
+        d["hand_counts"][:] = np.array(view.hand_counts) / L.N_TILES
+        d["boneyard"][0] = view.boneyard / L.N_TILES
+        for seat, numbers in enumerate(view.voids):
+            d["voids"][seat, numbers] = 1
+        if self.perfect_recall:
+            self._set_this_hand(game, player)
+
+    def _set_this_hand(self, game: Game, player: int) -> None:
+        d, n = self.dict, self.rules.players
+        events = game._state.events
+        start = max(k for k, e in enumerate(events) if e["type"] == "deal")
+        plays = 0
+        for event in events[start:]:
+            if event["type"] == "deal":
+                d["dealt"][[L.TILE_INDEX[t] for t in event["hands"][player]]] = 1
+            elif event["type"] == "draw" and event["seat"] == player:
+                d["drawn"][L.TILE_INDEX[event["tile"]]] = 1
+            elif event["type"] == "play":
+                row = d["plays"][plays]
+                row[event["seat"]] = 1
+                row[n + L.TILE_INDEX[event["tile"]]] = 1
+                row[n + L.N_TILES + ENDS.index(event["end"])] = 1
+                plays += 1
+
+    def string_from(self, state: BergenState, player: int) -> str:
+        if self.perfect_recall:
+            # the events as the seat saw them, then what it holds now (a function of those events in a
+            # played game; in a resampled world it keeps every seat's key true to that seat's tiles)
+            seen = "; ".join(_seen(e, player) for e in state.game._state.events[1:])
+            return f"p{player}: {seen}; holds {' '.join(state.game.hand(player))}"
+        game = state.game
+        line = game.line_text()
+        hand = " ".join(game.hand(player))
+        if state.game._state.phase in ("deal",) or not line:
+            return f"p{player}: hand {game.hand_number} {hand}; scores {list(game.scores)}"
+        return f"p{player}: {game.view(player)!r} line {line} to move {game.to_move}"
+
+
+def _seen(event: dict, player: int) -> str:
+    """One event as ``player`` saw it: other seats' dealt and drawn tiles stay face down."""
+    kind = event["type"]
+    if kind == "deal":
+        return f"deal {event['hand']}: {' '.join(event['hands'][player])}"
+    if kind == "draw":
+        return f"{event['seat']} draws {event['tile'] if event['seat'] == player else 'a tile'}"
+    if kind in ("lead", "play"):
+        return f"{event['seat']} {kind}s {event['tile']}{' ' + event['end'] if kind == 'play' else ''}"
+    if kind in ("pass", "out"):
+        return f"{event['seat']} {kind}"
+    if kind == "blocked":
+        return f"blocked {event['winner']}"
+    return kind
+
+
+pyspiel.register_game(GAME_TYPE, BergenGame)

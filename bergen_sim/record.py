@@ -1,0 +1,309 @@
+"""Games as input: ``bergen-trace`` files and the short game record written at a real table.
+
+A whole game, however it was written down, becomes a list of :class:`Action`
+s (deals, draws and plays, plus checks of the leads and passes the record
+states) that :func:`drive` feeds to a :class:`bergen_sim.game.Game` whose
+caller deals (``chance=True``).  The rules themselves then produce the leads,
+points, passes, settlements and scores, so a record that breaks a rule is
+refused with the line that breaks it, and anything built on top (``bergen-sim
+review``) sees every decision exactly as the seat saw it.
+
+The game record (``bergen-record 1``), for games played at a table::
+
+    bergen-record 1
+    # comments start with '#'; blank lines are ignored
+    rules players=2 target=15          # players, partnerships, preset, any --set KEY=VALUE
+    names Ann Bob                      # optional: one name per seat
+    hand 1                             # optional: checks the hand number
+    deal 0-0 1-2 2-6 4-6 3-4 3-5 | 2-3 6-6 1-3 1-5 4-4 0-1
+    0: lead 0-0                        # optional: the lead follows from the rules
+    1: 0-1 R                           # seat 1 plays 0-1 on the right end
+    0: draw 2-4 5-6                    # seat 0 draws these tiles, in order
+    0: 5-6 R
+    1: pass                            # optional: a pass follows from the rules
+
+Each ``deal`` line gives every seat's hand in seat order, separated by ``|``
+(a deal with no double is followed by another ``deal`` line for the redeal).
+Seats count from 0.  The boneyard's order need not be known: each draw names
+the tile drawn.  A record may stop before the match ends.
+
+>>> text = '''bergen-record 1
+... rules players=2 hand_size=2 target=3
+... deal 1-1 1-2 | 2-3 4-4
+... 1: draw 0-0 0-1
+... 1: 0-1 L
+... '''
+>>> game = drive(parse_record(text))
+>>> [(e["type"], e.get("tile")) for e in game.events if e["type"] in ("lead", "draw", "play")]
+[('lead', '1-1'), ('draw', '0-0'), ('draw', '0-1'), ('play', '0-1')]
+>>> game.scores
+(2, 0)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from bergen_sim.errors import BergenError
+from bergen_sim.rules import Rules, parse_setting
+
+HEADER = "bergen-record 1"
+
+
+class RecordError(BergenError, ValueError):
+    """A game record or trace that cannot be read, or that breaks a rule (the message names the line)."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One step of a written game: what the record says happened, and where it says so.
+
+    ``kind`` is ``deal`` (``hands``), ``draw`` (``tiles``, in order),
+    ``play`` (``tile``, ``end``), or the checks ``lead``, ``pass`` and
+    ``hand`` (``number``).  ``where`` is ``line 12`` of a record or
+    ``event 40 of match 0`` of a trace, for messages.
+    """
+
+    kind: str
+    where: str
+    seat: int = -1
+    tile: str = ""
+    end: str = ""
+    hands: tuple[tuple[str, ...], ...] = ()
+    tiles: tuple[str, ...] = ()
+    number: int = 0
+
+
+@dataclass
+class WrittenGame:
+    """A game as written: its rules, what to call the seats, and its actions in order."""
+
+    rules: Rules
+    actions: list[Action]
+    names: list[str] = field(default_factory=list)
+    seed: int = 0
+    match: int = 0
+    policies: list[str] = field(default_factory=list)
+    source: str = "record"
+
+
+def _rules_line(words: list[str], where: str) -> Rules:
+    settings: dict[str, Any] = {}
+    players, partnerships, preset = 2, False, "standard"
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep:
+            raise RecordError(f"{where}: rules takes KEY=VALUE words, not {word!r}")
+        if key == "players":
+            if not value.isdigit():
+                raise RecordError(f"{where}: players must be a whole number, not {value!r}")
+            players = int(value)
+        elif key == "partnerships":
+            if value.lower() not in ("yes", "no", "true", "false", "on", "off"):
+                raise RecordError(f"{where}: partnerships is yes or no, not {value!r}")
+            partnerships = value.lower() in ("yes", "true", "on")
+        elif key == "preset":
+            preset = value
+        else:
+            settings[key] = value
+    try:
+        settings = {key: parse_setting(key, value) for key, value in settings.items()}
+        return Rules.make(players=players, partnerships=partnerships, preset=preset, **settings)
+    except BergenError as exc:
+        raise RecordError(f"{where}: {exc}") from None
+
+
+def parse_record(text: str) -> WrittenGame:
+    """A game record's rules and actions (see the module note for the format)."""
+    lines = text.splitlines()
+    body = [(k, line.split("#", 1)[0].strip()) for k, line in enumerate(lines, 1)]
+    body = [(k, line) for k, line in body if line]
+    if not body or body[0][1] != HEADER:
+        raise RecordError(f"a game record starts with the line {HEADER!r}")
+    rules = Rules.make()
+    names: list[str] = []
+    actions: list[Action] = []
+    seen_rules = False
+    for k, line in body[1:]:
+        where = f"line {k}"
+        head, _, rest = line.partition(" ")
+        words = rest.split()
+        if head == "rules":
+            if seen_rules or actions:
+                raise RecordError(f"{where}: the rules line comes once, before the first deal")
+            rules, seen_rules = _rules_line(words, where), True
+        elif head == "names":
+            names = words
+        elif head == "hand":
+            if len(words) != 1 or not words[0].isdigit():
+                raise RecordError(f"{where}: 'hand N' takes the hand's number")
+            actions.append(Action("hand", where, number=int(words[0])))
+        elif head == "deal":
+            hands = tuple(tuple(part.split()) for part in rest.split("|"))
+            actions.append(Action("deal", where, hands=hands))
+        elif head.endswith(":") and head[:-1].isdigit():
+            actions.append(_seat_action(int(head[:-1]), words, where))
+        else:
+            raise RecordError(f"{where}: expected rules, names, hand, deal or 'SEAT: move', not {line!r}")
+    if names and len(names) != rules.players:
+        raise RecordError(f"names: give one name per seat ({rules.players}), not {len(names)}")
+    return WrittenGame(rules, actions, names=names)
+
+
+def _seat_action(seat: int, words: list[str], where: str) -> Action:
+    if words[:1] == ["pass"] and len(words) == 1:
+        return Action("pass", where, seat=seat)
+    if words[:1] == ["lead"] and len(words) == 2:
+        return Action("lead", where, seat=seat, tile=words[1])
+    if words[:1] == ["draw"] and len(words) >= 2:
+        return Action("draw", where, seat=seat, tiles=tuple(words[1:]))
+    if len(words) == 2 and words[1] in ("L", "R"):
+        return Action("play", where, seat=seat, tile=words[0], end=words[1])
+    raise RecordError(f"{where}: a seat's line is 'TILE END' (e.g. 3-5 R), 'draw TILE ...', 'lead TILE' "
+                      f"or 'pass', not {' '.join(words)!r}")
+
+
+def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
+    """One traced match (its ``match`` event first) as a written game: its deals, draws and plays."""
+    head = events[0]
+    try:
+        rules = Rules.from_trace(head["rules"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RecordError(f"event 1: the match's rules cannot be read: {exc}") from None
+    actions = []
+    for k, event in enumerate(events, 1):
+        where = f"event {k} of match {head.get('match', 0)}"
+        kind = event.get("type")
+        if kind == "deal":
+            actions.append(Action("deal", where, hands=tuple(tuple(h) for h in event["hands"])))
+        elif kind == "draw":
+            actions.append(Action("draw", where, seat=event["seat"], tiles=(event["tile"],)))
+        elif kind == "play":
+            actions.append(Action("play", where, seat=event["seat"], tile=event["tile"], end=event["end"]))
+        elif kind in ("lead", "pass"):
+            actions.append(Action(kind, where, seat=event["seat"], tile=event.get("tile", "")))
+    return WrittenGame(rules, actions, seed=int(head.get("seed", 0)), match=int(head.get("match", 0)),
+                       policies=list(head.get("policies", [])), source="trace")
+
+
+def read_games(path: str | Path) -> list[WrittenGame]:
+    """Every game in a file: each match of a ``bergen-trace`` JSON Lines file, or one game record."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise RecordError(f"{path}: not a text file (UTF-8)") from None
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    if text.lstrip().startswith("{"):
+        from bergen_sim.reference import split_matches
+
+        events = []
+        for k, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    events.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise RecordError(f"{path}: line {k} is not JSON: {exc.msg}") from None
+        try:
+            matches = split_matches(events)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise RecordError(f"{path}: not a bergen-trace file: {exc}") from None
+        if not matches:
+            raise RecordError(f"{path}: the trace holds no match")
+        return [actions_from_trace(m) for m in matches]
+    return [parse_record(text)]
+
+
+def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | None = None):
+    """Play a written game through the rules; returns the :class:`~bergen_sim.game.Game` at its end.
+
+    ``before_play(game, action)`` is called before each play, with the game as
+    the seat saw it.  A deal, draw or play the rules do not allow, or a
+    stated lead or pass that did not happen, raises :class:`RecordError`
+    naming its place.
+    """
+    from bergen_sim.game import Game, MoveError
+
+    game = Game(written.rules, seed=written.seed, match=written.match,
+                policies=written.policies or None, chance=True)
+    checked = 0  # events already matched by a 'lead' or 'pass' check
+    for action in written.actions:
+        try:
+            checked = _apply(game, action, checked, before_play)
+        except (MoveError, ValueError) as exc:
+            if isinstance(exc, RecordError):
+                raise
+            raise RecordError(f"{action.where}: {exc}") from None
+    return game
+
+
+def _apply(game, action: Action, checked: int, before_play) -> int:
+    where, seat = action.where, action.seat
+    if action.kind in ("draw", "play") and game.is_over:
+        raise RecordError(f"{where}: the match is already over")
+    if action.kind == "hand":
+        if game.hand_number != action.number:
+            raise RecordError(f"{where}: this is hand {game.hand_number}, not hand {action.number}")
+    elif action.kind == "deal":
+        if game.chance_phase != "deal":
+            raise RecordError(f"{where}: no deal is due here ({_due(game)})")
+        _check_deal(game.rules, action.hands, where)
+        game.deal([list(h) for h in action.hands])
+    elif action.kind == "draw":
+        for tile in action.tiles:
+            if game.chance_phase != "draw" or game.drawing_seat != seat:
+                raise RecordError(f"{where}: seat {seat} cannot draw {tile} here ({_due(game)})")
+            game.draw(tile)
+    elif action.kind == "play":
+        if game.to_move != seat:
+            raise RecordError(f"{where}: seat {seat} cannot play here ({_due(game)})")
+        if before_play is not None:
+            before_play(game, action)
+        game.play((action.tile, action.end))
+    else:  # a stated lead or pass: it must be among the events since the last check
+        events = game.events
+        for k in range(checked, len(events)):
+            e = events[k]
+            if e["type"] == action.kind and e["seat"] == seat and (action.kind == "pass" or e["tile"] == action.tile):
+                return k + 1
+        what = f"lead {action.tile}" if action.kind == "lead" else "pass"
+        raise RecordError(f"{where}: seat {seat} did not {what} here")
+    return checked
+
+
+def _check_deal(rules: Rules, hands: tuple[tuple[str, ...], ...], where: str) -> None:
+    """A deal gives every seat ``hand_size`` different tiles of the set."""
+    from bergen_sim.reference import TILE_INDEX
+
+    if len(hands) != rules.players:
+        raise RecordError(f"{where}: a deal gives {rules.players} hands separated by '|', not {len(hands)}")
+    seen: set[str] = set()
+    for seat, hand in enumerate(hands):
+        if len(hand) != rules.hand_size:
+            raise RecordError(f"{where}: seat {seat} is dealt {len(hand)} tiles, not {rules.hand_size}")
+        for tile in hand:
+            if tile not in TILE_INDEX:
+                raise RecordError(f"{where}: {tile!r} is not a tile (tiles are written a-b with 0 <= a <= b <= 6)")
+            if tile in seen:
+                raise RecordError(f"{where}: {tile} is dealt twice")
+            seen.add(tile)
+
+
+def _due(game) -> str:
+    """What the game waits for, in words."""
+    if game.is_over:
+        return "the match is over"
+    if game.chance_phase == "deal":
+        return f"hand {game.hand_number} must be dealt"
+    if game.chance_phase == "draw":
+        return f"seat {game.drawing_seat} must draw"
+    return f"seat {game.to_move} is to play"
+
+
+def games(paths: Iterable[str | Path]) -> list[WrittenGame]:
+    """Every game of several files, in order."""
+    return [g for path in paths for g in read_games(path)]

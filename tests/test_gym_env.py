@@ -1,0 +1,98 @@
+"""The Gymnasium environment (``bergen-sim[gym]``): Gymnasium's own checker, masking, rewards, reproducibility."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+
+from gymnasium.utils.env_checker import check_env
+
+from bergen_sim.game import N_ACTIONS, Game, Move, play_out, replay
+from bergen_sim.gym_env import ENV_ID, BergenEnv
+from bergen_sim.rules import Rules
+
+
+@pytest.mark.parametrize("rules", [Rules.make(players=2), Rules.make(players=4, partnerships=True),
+                                   Rules.make(players=3, hand_size=2, target=3)], ids=["2p", "4p-partners", "3p-tiny"])
+def test_gymnasium_env_checker_passes(rules):
+    check_env(gymnasium.make(ENV_ID, rules=rules, opponents="expert").unwrapped, skip_render_check=False)
+
+
+def test_doctests():
+    import doctest
+
+    import bergen_sim.gym_env
+
+    failed, tried = doctest.testmod(bergen_sim.gym_env)
+    assert tried > 0 and failed == 0
+
+
+def test_registered_and_made_by_id():
+    env = gymnasium.make(ENV_ID, opponents="greedy", render_mode="ansi")
+    obs, info = env.reset(seed=1)
+    assert obs["action_mask"].shape == (N_ACTIONS,)
+    assert "[" in env.render()
+
+
+def test_hand_size_1_is_refused():
+    with pytest.raises(ValueError, match="never move"):
+        BergenEnv(Rules.make(players=2, hand_size=1))
+
+
+def test_actions_round_trip():
+    assert [Move.from_action(a).action for a in range(N_ACTIONS)] == list(range(N_ACTIONS))
+
+
+def _episode(env, seed, rng):
+    obs, info = env.reset(seed=seed)
+    total, steps = 0.0, 0
+    while True:
+        legal = np.flatnonzero(obs["action_mask"])
+        assert np.array_equal(obs["action_mask"], info["action_mask"])
+        assert np.array_equal(legal, np.flatnonzero(env.action_masks()))
+        assert [Move.from_action(a) for a in legal] == env.game.legal_moves()  # both in tile order, L before R
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+        total += reward
+        steps += 1
+        assert not truncated and not info["illegal_action"]
+        if terminated:
+            return total, steps
+
+
+def test_masked_random_episodes_end_with_the_match_and_the_right_reward():
+    env = BergenEnv(Rules.make(players=3), seat=1, opponents=["random", "greedy"])
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        total, _ = _episode(env, seed, rng)
+        game = env.game
+        assert game.is_over and total == (1.0 if game.winner == 1 else -1.0)
+        assert game.events[0]["policies"] == ["random", "agent", "greedy"]
+        assert json.dumps(replay(game.events).events) == json.dumps(game.events)
+
+
+def test_same_seed_same_episode_and_illegal_action_ends_it():
+    env = BergenEnv()
+    one, _ = env.reset(seed=11)
+    first = env.game.events
+    two, _ = env.reset(seed=11)
+    assert env.game.events == first and all(np.array_equal(one[k], two[k]) for k in one)
+    illegal = int(np.flatnonzero(one["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    assert env.game.events == first  # nothing was played
+
+
+def test_an_episode_is_the_step_apis_match():
+    """Agent and opponents all playing `first` give the step API's (and so the compiled engine's) match."""
+    env = BergenEnv(opponents="first")
+    obs, _ = env.reset(seed=5)
+    seed = env.game.seed
+    while True:
+        obs, reward, terminated, _, _ = env.step(env.game.policy_move("first").action)
+        if terminated:
+            break
+    assert env.game.events[1:] == play_out(Game(Rules.make(), seed=seed), "first").events[1:]

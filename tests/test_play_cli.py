@@ -1,0 +1,138 @@
+"""``bergen-sim play`` with scripted input: whole matches, hostile input, hints, the saved trace.
+
+Most tests run the command in-process with click's CliRunner (``input=``);
+one runs the console module in a subprocess with a real pipe for stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_sim.cli import cli, main
+from bergen_sim.game import replay
+from bergen_sim.trace import read_jsonl, replay_match
+
+
+def run(args: list[str], text: str):
+    return CliRunner().invoke(cli, ["play", *args], input=text, catch_exceptions=False)
+
+
+def test_a_whole_match_by_numbers_is_saved_and_replays_like_a_golden_trace(tmp_path):
+    out = tmp_path / "m.jsonl"
+    result = run(["--seed", "4", "--opponent", "greedy", "-o", str(out)], "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    assert "wins the match" in result.output or "you win the match" in result.output
+    assert f"trace saved to {out}" in result.output
+    events = read_jsonl(out)
+    assert events[0]["policies"] == ["human", "greedy"] and events[-1]["type"] == "match_end"
+    assert json.dumps(replay_match(events)) == json.dumps(events)  # the compiled engine agrees
+    assert json.dumps(replay(events).events) == json.dumps(events)
+    # the board, hand, scores, boneyard and numbered moves are shown before each move
+    for part in ("line    [", "ends    ", "scores you ", "boneyard ", "hand    ", "  1) "):
+        assert part in result.output
+
+
+def test_partnerships_name_the_sides_and_replay(tmp_path):
+    out = tmp_path / "p.jsonl"
+    result = run(["--players", "4", "--partnerships", "--seat", "1", "--seed", "9", "--opponent", "first",
+                  "-o", str(out)], "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    assert "scores their side " in result.output and ", your side " in result.output
+    assert ("== your side wins the match" in result.output) != ("== their side wins the match" in result.output)
+    events = read_jsonl(out)
+    assert events[0]["policies"] == ["first", "human", "first", "first"]
+    assert json.dumps(replay_match(events)) == json.dumps(events)
+
+
+def test_hostile_input_reprompts_and_eof_keeps_the_match_so_far(tmp_path):
+    out = tmp_path / "partial.jsonl"
+    result = run(["--seed", "1", "-o", str(out)], "x\n99\n0\n-1\n\n3-3 Q\n6-6 L\n2-4 R\n")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("your move [1-2, h hint, q quit]") == 7 + 1  # 7 refusals/moves, then EOF
+    assert "'x' is not a move" in result.output
+    assert "99 is not a move here: enter 1..2" in result.output
+    assert "0 is not a move here" in result.output
+    assert "6-6 L is not legal now" in result.output
+    assert "you play 2-4 on R" in result.output
+    assert f"stopped; the match so far is saved to {out}" in result.output
+    events = read_jsonl(out)
+    assert [e for e in events if e["type"] == "play"][0] == {
+        "type": "play", "seat": 0, "tile": "2-4", "end": "R", "points": 0, "score": [0, 2]}
+    # the partial trace is the start of the match: stepping its plays gives the same events
+    assert json.dumps(replay(events).events[: len(events)]) == json.dumps(events)
+
+
+def test_quit_and_move_text(tmp_path):
+    out = tmp_path / "q.jsonl"
+    result = run(["--seed", "1", "-o", str(out), "--players", "3", "--opponent", "random", "--seat", "2"],
+                 "q\n")
+    assert result.exit_code == 0 and "stopped" in result.output
+    assert read_jsonl(out)[0]["policies"] == ["random", "random", "human"]
+
+
+def test_hint_prints_the_analyze_ranking(tmp_path):
+    result = run(["--seed", "1", "-o", str(tmp_path / "h.jsonl"), "--hint-worlds", "40"], "h\nq\n")
+    assert result.exit_code == 0, result.output
+    assert "match win" in result.output and "2-4 L" in result.output and "rank" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seat", "2"], "--seat"),
+    (["--opponent", "nosuch"], "unknown policy 'nosuch'"),
+    (["--opponent", "random", "--opponent", "greedy"], "one per other seat (1), not 2"),
+    (["--players", "5"], "--players"),
+    (["--set", "target=x"], "target"),
+    (["--match", str(2**70)], "--match"),
+    (["--hint-worlds", "0"], "--hint-worlds"),
+    (["--seed", "x"], "--seed"),
+])
+def test_bad_options_are_one_line_and_status_2(args, message, capsys, tmp_path):
+    assert main(["play", "-o", str(tmp_path / "x.jsonl"), *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_an_unwritable_trace_path_is_one_line_and_status_2(tmp_path, capsys):
+    assert main(["play", "--seed", "1", "-o", str(tmp_path / "no-such-dir" / "m.jsonl")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bergen-sim: error: cannot write the trace to") and len(err.splitlines()) == 1
+
+
+def test_console_module_with_a_real_pipe(tmp_path):
+    out = tmp_path / "pipe.jsonl"
+    entry = "import sys; from bergen_sim.cli import main; sys.exit(main())"  # the console script's entry point
+    done = subprocess.run([sys.executable, "-c", entry, "play", "--seed", "2", "-o", str(out)],
+                          input=b"1\nnonsense\n\xff\xfe\x00\n", capture_output=True, timeout=300)
+    stdout = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()
+    assert "'nonsense' is not a move" in stdout and "stopped" in stdout
+    assert stdout.count("is not a move") == 2  # the bytes that are not text too, then the end of input
+    assert read_jsonl(out)[0]["type"] == "match"
+
+
+def test_the_opponents_hidden_tiles_are_never_shown(tmp_path):
+    """In each hand's output, no tile the opponent held without playing it appears (its draws stay face down)."""
+    out = tmp_path / "secret.jsonl"
+    result = run(["--seed", "12", "--opponent", "random", "-o", str(out)], "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    segments = result.output.split("-- hand ")[1:]  # one per deal event, redeals included
+    hands = [[]]
+    for event in read_jsonl(out)[1:]:
+        if event["type"] == "deal" and hands[-1]:
+            hands.append([])
+        hands[-1].append(event)
+    checked = 0
+    for segment, events in zip(segments, hands):
+        deal = [e for e in events if e["type"] == "deal"][-1]
+        theirs = set(deal["hands"][1]) | {e["tile"] for e in events if e["type"] == "draw" and e["seat"] == 1}
+        played = {e["tile"] for e in events if e["type"] in ("lead", "play")}
+        for tile in theirs - played:
+            assert tile not in segment, f"{tile} shown"
+            checked += 1
+    assert checked > 0

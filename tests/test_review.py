@@ -1,0 +1,139 @@
+"""Game records and ``bergen-sim review``: reading games, replaying them through the rules, judging decisions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bergen_sim.cli import main
+from bergen_sim.record import RecordError, drive, parse_record, read_games
+from bergen_sim.reference import split_matches
+from bergen_sim.review import review
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+#: seat 0 leads 1-1 (2 points of 3); later it can win at once with 3-4 on either end, and plays 3-5 instead
+BLUNDER = """bergen-record 1
+# target 3: the lead's 2 points leave seat 0 one point short
+rules players=2 hand_size=4 target=3
+names Ann Bob
+hand 1
+deal 1-1 1-3 3-4 3-5 | 1-2 2-4 5-6 6-6
+0: lead 1-1
+1: 1-2 R
+0: 1-3 L
+1: 2-4 R
+0: 3-5 L
+"""
+
+
+def _without_boneyard(events):
+    for event in events:
+        if event["type"] == "deal":
+            event["boneyard"] = None
+    return events
+
+
+def test_every_golden_match_read_as_a_written_game_replays_event_for_event():
+    """Deals, draws and plays go in; the rules give back every lead, pass, point, settlement and match end."""
+    count = 0
+    for path in sorted(GOLDEN.glob("*.jsonl")):
+        recorded = split_matches(json.loads(line) for line in path.read_text().splitlines() if line.strip())
+        for written, events in zip(read_games(path), recorded):
+            assert _without_boneyard(drive(written).events) == _without_boneyard(events), path.name
+            count += 1
+    assert count == 108
+
+
+def test_a_record_is_played_through_the_rules():
+    written = parse_record(BLUNDER)
+    assert written.names == ["Ann", "Bob"] and written.rules.hand_size == 4 and written.rules.target == 3
+    game = drive(written)
+    assert game.scores == (2, 0) and not game.is_over
+    assert [e["tile"] for e in game.events if e["type"] == "play"] == ["1-2", "1-3", "2-4", "3-5"]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda t: t.replace("bergen-record 1\n", ""), "starts with the line 'bergen-record 1'"),
+    (lambda t: t.replace("1: 1-2 R", "0: 1-2 R"), "line 8: seat 0 cannot play here (seat 1 is to play)"),
+    (lambda t: t.replace("1: 1-2 R", "1: 2-4 R"), "line 8: 2-4 R is not legal for seat 1"),
+    (lambda t: t.replace("0: lead 1-1", "1: lead 6-6"), "line 7: seat 1 did not lead 6-6 here"),
+    (lambda t: t.replace("1: 1-2 R", "1: pass\n1: 1-2 R"), "line 8: seat 1 did not pass here"),
+    (lambda t: t.replace("1: 1-2 R", "1: draw 0-0"), "line 8: seat 1 cannot draw 0-0 here (seat 1 is to play)"),
+    (lambda t: t.replace("hand 1", "hand 2"), "line 5: this is hand 1, not hand 2"),
+    (lambda t: t.replace("target=3", "target"), "line 3: rules takes KEY=VALUE words, not 'target'"),
+    (lambda t: t.replace("target=3", "colour=red"), "colour"),
+    (lambda t: t.replace("names Ann Bob", "names Ann"), "names: give one name per seat (2), not 1"),
+    (lambda t: t.replace("1: 1-2 R", "1: 1-2 up"), "line 8: a seat's line is 'TILE END'"),
+    (lambda t: t.replace("deal 1-1", "deal 1-1 1-1"), "line 6: seat 0 is dealt 5 tiles, not 4"),
+    (lambda t: t.replace("deal 1-1 1-3", "deal 1-1 1-2"), "line 6: 1-2 is dealt twice"),
+    (lambda t: t.replace("deal 1-1 1-3", "deal 1-1 7-7"), "line 6: '7-7' is not a tile"),
+    (lambda t: t.replace(" | 1-2 2-4 5-6 6-6", ""), "line 6: a deal gives 2 hands separated by '|', not 1"),
+    (lambda t: t + "deal 0-0 0-1 0-2 0-3 | 0-4 0-5 0-6 1-1\n", "line 12: no deal is due here (seat 1 is to play)"),
+])
+def test_a_record_that_breaks_a_rule_names_its_line(change, message):
+    with pytest.raises(RecordError) as caught:
+        drive(parse_record(change(BLUNDER)))
+    assert message in str(caught.value)
+
+
+def test_review_finds_the_blunder_and_passes_the_forced_and_mirrored_moves():
+    result = review([parse_record(BLUNDER)], worlds=400, batch=200)
+    # decisions: Bob's 1-2 on either end of 1d|1d (mirror images), Ann's 3-5 L; the rest were forced
+    assert [(d.seat, d.played) for d in result.decisions] == [(1, "1-2 R"), (0, "3-5 L")]
+    bob, ann = result.decisions
+    assert bob.verdict == "best" and bob.loss["mean"] == 0
+    assert ann.best in ("3-4 L", "3-4 R") and ann.win_best["mean"] == 1.0  # the header wins the match at once
+    assert ann.verdict == "blunder" and ann.loss["ci95"][0] > 0.05
+    seats = {s.seat: s.to_dict() for s in result.seats}
+    assert seats[0]["name"] == "Ann" and seats[0]["blunders"] == 1 and seats[0]["errors"] == 1
+    assert seats[1]["errors"] == 0 and seats[1]["total_loss"]["mean"] == 0
+    only_bob = review([parse_record(BLUNDER)], seats=[1], worlds=400, batch=200)
+    assert [d.seat for d in only_bob.decisions] == [1]
+
+
+def test_review_of_a_trace_judges_every_decision_of_more_than_one_move():
+    games = read_games(GOLDEN / "2p-standard.jsonl")[:1]
+    result = review(games, worlds=200, batch=100, seed=3)
+    chances = []
+    drive(games[0], lambda game, action: chances.append(len(game.legal_moves())))
+    assert len(result.decisions) == sum(1 for n in chances if n > 1) > 5
+    for d in result.decisions:
+        lo, hi = d.loss["ci95"]
+        assert lo <= d.loss["mean"] <= hi and d.worlds <= 200
+        assert d.verdict in ("best", "error", "blunder", "unclear")
+        assert (d.verdict in ("error", "blunder")) == (lo > 0 and d.verdict != "best")
+    assert sum(s.decisions for s in result.seats) == len(result.decisions)
+
+
+def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
+    record = tmp_path / "game.txt"
+    record.write_text(BLUNDER)
+    out = tmp_path / "review.md"
+    assert main(["review", str(record), "--worlds", "300", "--json", "--out", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["unit"] == "match-win probability (0..1)" and len(data["decisions"]) == 2
+    assert data["seats"][0]["blunders"] == 1
+    text = out.read_text()
+    assert "| 0 | Ann | 1 | 0 | 1 | 1 |" in text and "![match-win probability" in text
+    assert (tmp_path / "review.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("content, args, message", [
+    (None, [], "cannot read it"),
+    (b"\xff\xfe\x00bad", [], "not a text file (UTF-8)"),
+    (b"{not json\n", [], "line 1 is not JSON"),
+    (b"bergen-record 1\nrules players=9\n", [], "players"),
+    (BLUNDER.encode(), ["--seat", "5"], "seat 5 does not exist: seats are 0..1"),
+    (BLUNDER.encode(), ["--match", "3"], "--match 3: "),
+    (BLUNDER.encode(), ["--out", "/nonexistent-folder/r.md"], "does not exist"),
+])
+def test_review_of_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, args, message):
+    path = tmp_path / "game.txt"
+    if content is not None:
+        path.write_bytes(content)
+    assert main(["review", str(path), "--worlds", "50", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
