@@ -52,7 +52,9 @@ import pyarrow.parquet as pq
 from bergen_sim import __version__
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
-from bergen_sim.execution import Job, RunOptions, engine_for, run_job
+from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, run_job
+from bergen_sim.luck import ADJUSTMENTS, TracedRun, add_controls, adjusted_outcomes
+from bergen_sim.luck_kernel import CONTROLS
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
 from bergen_sim.policies.registry import resolve
@@ -109,6 +111,8 @@ class PairOutcomes:
     points: np.ndarray  # ``policy``'s points per side-hand in the deal set
     opponent_points: np.ndarray
     resumed: int = 0  # matches read back from a checkpoint rather than played
+    #: luck-adjusted (win share, points, opponent points) per deal set, with ``adjust="luck"``
+    adjusted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def rotation_jobs(rules: Rules, a: str, b: str, seed: int, *, independent: bool = False,
@@ -134,14 +138,16 @@ def _checkpoint_folder(checkpoint: str | None, job: Job) -> str | None:
 
 def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, independent: bool = False,
               chunk_size: int | None = None, options: RunOptions | None = None,
-              advance: Callable[[int], None] = lambda n: None, field: tuple[str, ...] = ()) -> PairOutcomes:
+              advance: Callable[[int], None] = lambda n: None, field: tuple[str, ...] = (),
+              adjust: str = "none") -> PairOutcomes:
     """Play every rotation of (a, b) on ``deal_sets`` match indices and reduce them per deal set.
 
     ``independent`` gives each rotation its own seed (fresh deals): the
     baseline that shows what duplicate deals buy.  ``options`` say how to run
     (workers, scheduler; its checkpoint folder gets one subfolder per
     rotation); ``advance(n)`` is called as matches finish; ``field`` as in
-    :func:`rotation_jobs`.
+    :func:`rotation_jobs`.  ``adjust="luck"`` plays traced matches and adds
+    the luck-adjusted outcomes (:mod:`bergen_sim.luck`).
     """
     options = options or RunOptions()
     jobs = rotation_jobs(rules, a, b, seed, independent=independent, field=field)
@@ -150,11 +156,18 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
     points = np.zeros((2, deal_sets))
     side_hands = np.zeros((2, deal_sets))
     resumed = 0
+    controls = np.zeros((2, deal_sets, CONTROLS)) if adjust == "luck" else None
     for job in jobs:
         side_policy = np.array([int(job.policies[s] == b) for s in side_seat])  # 0: a, 1: b, per side
-        run = run_job(job, deal_sets, chunk_size,
-                      dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)))
+        if controls is not None:
+            run = TracedRun(job, deal_sets, chunk_size or default_chunk_size(deal_sets), options.workers,
+                            options.scheduler)
+        else:
+            run = run_job(job, deal_sets, chunk_size,
+                          dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)))
         for chunk in run:
+            if controls is not None:
+                add_controls(controls, chunk, side_policy, rules.sides)
             rows = chunk.match_rows
             idx = rows[:, L.M_MATCH]
             wins[idx] += side_policy[rows[:, L.M_WINNER]] == 0
@@ -165,22 +178,35 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
                 side_hands[k, idx] += rows[:, L.M_HANDS] * int(mine.sum())
             advance(len(rows))
         resumed += run.resumed
-    return PairOutcomes(a, b, deal_sets * len(jobs), wins / len(jobs),
-                        points[0] / side_hands[0], points[1] / side_hands[1], resumed)
+    outcome = PairOutcomes(a, b, deal_sets * len(jobs), wins / len(jobs),
+                           points[0] / side_hands[0], points[1] / side_hands[1], resumed)
+    if controls is not None:
+        outcome.adjusted = adjusted_outcomes(outcome.win_share, outcome.points, outcome.opponent_points, controls)
+    return outcome
 
 
 def _row(policy: str, opponent: str, matches: int, share: np.ndarray, points: np.ndarray,
-         opponent_points: np.ndarray) -> dict[str, Any]:
-    """One result row: ``policy`` against ``opponent`` from per-deal-set outcomes."""
+         opponent_points: np.ndarray, adjusted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+         ) -> dict[str, Any]:
+    """One result row: ``policy`` against ``opponent`` from per-deal-set outcomes.
+
+    ``adjusted``: the luck-adjusted outcomes, reported beside the raw ones
+    under the same names with an ``adjusted_`` prefix.
+    """
+    row = {"policy": policy, "opponent": opponent, "deal_sets": len(share), "matches": matches,
+           **_figures(share, points, opponent_points)}
+    if adjusted is not None:
+        row.update({f"adjusted_{key}": value for key, value in _figures(*adjusted).items()})
+    return row
+
+
+def _figures(share: np.ndarray, points: np.ndarray, opponent_points: np.ndarray) -> dict[str, Any]:
+    """Win rate, points per hand and margin with their intervals and tests, from per-deal-set outcomes."""
     win = paired_interval(share, null=0.5)
     own = paired_interval(points)
     other = paired_interval(opponent_points)
     diff = paired_interval(points - opponent_points)
     return {
-        "policy": policy,
-        "opponent": opponent,
-        "deal_sets": win["n"],
-        "matches": matches,
         "win_rate": win["mean"],
         "win_rate_low": win["ci95"][0],
         "win_rate_high": win["ci95"][1],
@@ -209,18 +235,27 @@ def results_frame(names: Sequence[str], outcomes: Sequence[PairOutcomes]) -> pd.
     """
     rows: list[dict[str, Any]] = []
     field = {name: np.zeros((3, len(outcomes[0].win_share))) for name in names}  # win share, points, opponents'
+    adjusted = all(out.adjusted is not None for out in outcomes)
+    field_adjusted = {name: np.zeros((3, len(outcomes[0].win_share))) for name in names}
     played = dict.fromkeys(names, 0)
     for out in outcomes:
         a, b = out.policy, out.opponent
-        rows.append(_row(a, b, out.matches, out.win_share, out.points, out.opponent_points))
-        rows.append(_row(b, a, out.matches, 1.0 - out.win_share, out.opponent_points, out.points))
+        adj_a = adj_b = None
+        if adjusted:
+            share, points, opponent_points = out.adjusted
+            adj_a, adj_b = (share, points, opponent_points), (1.0 - share, opponent_points, points)
+            field_adjusted[a] += adj_a
+            field_adjusted[b] += adj_b
+        rows.append(_row(a, b, out.matches, out.win_share, out.points, out.opponent_points, adj_a))
+        rows.append(_row(b, a, out.matches, 1.0 - out.win_share, out.opponent_points, out.points, adj_b))
         field[a] += (out.win_share, out.points, out.opponent_points)
         field[b] += (1.0 - out.win_share, out.opponent_points, out.points)
         played[a] += out.matches
         played[b] += out.matches
     for name in names:
         share, points, opponent_points = field[name] / (len(names) - 1)
-        rows.append(_row(name, FIELD, played[name], share, points, opponent_points))
+        rows.append(_row(name, FIELD, played[name], share, points, opponent_points,
+                         tuple(field_adjusted[name] / (len(names) - 1)) if adjusted else None))
     results = pd.DataFrame(rows)
     overall = results["opponent"] == FIELD
     results["rank"] = pd.Series(pd.NA, index=results.index, dtype="Int64")
@@ -319,6 +354,7 @@ def compare(
     scheduler: str | None = None,
     checkpoint: str | None = None,
     progress: bool = False,
+    adjust: str = "none",
 ) -> TournamentResult:
     """Play a round-robin of ``policies`` on duplicate deals and analyse it per pair and overall.
 
@@ -328,11 +364,17 @@ def compare(
     ``scheduler``, ``checkpoint`` (a folder; one subfolder per rotation),
     ``chunk_size`` and ``progress`` (one bar for the whole tournament) say how
     the matches are run, never what they find: the same arguments and seed
-    always give the same result.
+    always give the same result.  ``adjust="luck"`` adds luck-adjusted
+    figures (``adjusted_*`` columns; :mod:`bergen_sim.luck`).
     """
     names = check_policies(policies)
     if matches < 1:
         raise CompareError(f"matches (deal sets per pair) must be at least 1, not {matches}")
+    if adjust not in ADJUSTMENTS:
+        raise CompareError(f"adjust: unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
+    if adjust == "luck" and checkpoint is not None:
+        raise CompareError("adjust luck: checkpoints are not kept for luck-adjusted runs; drop --checkpoint "
+                           "or use --adjust none")
     rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
     options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint)
     pairs = list(itertools.combinations(names, 2))
@@ -346,12 +388,13 @@ def compare(
     start = time.perf_counter()
     with match_progress(len(pairs) * len(rotations) * matches, 0, progress) as advance:
         outcomes = [play_pair(rules, a, b, matches, seed, independent=independent, chunk_size=chunk_size,
-                              options=options, advance=advance, field=names) for a, b in pairs]
+                              options=options, advance=advance, field=names, adjust=adjust) for a, b in pairs]
     elapsed = time.perf_counter() - start
     total = sum(out.matches for out in outcomes)
     resumed = sum(out.resumed for out in outcomes)
     meta = {
         "design": "independent" if independent else "duplicate",
+        "adjust": adjust,
         "deal_sets": matches,
         "rotations": ["".join("ab"[k] for k in pattern) for pattern in rotations],
         "matches": total,
