@@ -41,9 +41,9 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import lowest_tile
-from bergen_sim.engine.keyed_random import below, shuffled_set, stream_state
-from bergen_sim.engine.play_rules import DOUBLE_MASK, TILE_HI, TILE_LO, cut_points, lead_double, other_half
-from bergen_sim.engine.rollout import play_out_by_seat
+from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
+from bergen_sim.engine.play_rules import DOUBLE_MASK, TILE_HI, TILE_LO, other_half
+from bergen_sim.engine.rollout import play_out_by_seat, start_hand
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
 from bergen_sim.match_value import win_probability
 
@@ -81,9 +81,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
     for r in range(rollouts):
         rng[0] = stream_state(key[0], key[1], key[2], key[3] + np.uint64(r))
         shuffled[:] = bone[:n_bone]
-        for i in range(n_bone - 1, 0, -1):  # Fisher-Yates
-            k = below(rng, i + 1)
-            shuffled[i], shuffled[k] = shuffled[k], shuffled[i]
+        shuffle(rng, shuffled, n_bone)
         n = 0
         for i in range(n_bone):
             if shuffled[i] != exclude:
@@ -98,38 +96,24 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
 
 
 @njit(cache=True)
-def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone):
-    """Deal ``deal`` with seat ``s``'s hand given to seat ``s + shift`` and lead, in ``view``.
+def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated):
+    """Deal ``deal`` with seat ``s``'s hand given to seat ``s + shift``, and lead (``start_hand``).
 
     Fills the hands (the led double removed), the boneyard's tiles, the
-    points of the hand so far, and the view's hand part and scores; returns
+    points of the hand so far and the view's hand part and scores; returns
     the leader, or -1 when no hand holds a double.
     """
     players = rules[L.R_PLAYERS]
     size = rules[L.R_HAND_SIZE]
-    sides = 2 if rules[L.R_PARTNERSHIPS] else players
-    dealt = players * size
-    held = np.int64(0)
+    rotated[:] = deal
     for s in range(players):
-        seat = s + shift
-        if seat >= players:
-            seat -= players
-        hands[seat] = 0
-        for k in range(size):
-            hands[seat] |= np.int64(1) << deal[s * size + k]
-        held |= hands[seat]
-    for s in range(sides):
-        hand_points[s] = 0
-    if held & DOUBLE_MASK == 0:
-        return -1
-    bone[: L.N_TILES - dealt] = deal[dealt:]
-    leader, number = lead_double(hands, players, rules[L.R_LEAD] == L.LEAD_HIGHEST)
-    hands[leader] &= ~(np.int64(1) << L.DOUBLE_TILE[number])
-    view_start_hand(view, players, size, L.N_TILES - dealt, hand_no, leader, number)
-    side = leader % 2 if rules[L.R_PARTNERSHIPS] else leader
-    points = cut_points(2, view[L.V_SCORE + side], rules[L.R_TARGET], rules[L.R_REDUCED])
-    hand_points[side] = points
-    view[L.V_SCORE + side] += points
+        seat = (s + shift) % players
+        rotated[seat * size : (seat + 1) * size] = deal[s * size : (s + 1) * size]
+    for s in range(L.MAX_SEATS):
+        hand_points[s] = view[L.V_SCORE + s]
+    leader, _, _ = start_hand(rules, view, rotated, hand_no, hands, bone)
+    for s in range(L.MAX_SEATS):
+        hand_points[s] = view[L.V_SCORE + s] - hand_points[s]
     return leader
 
 
@@ -168,6 +152,7 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
     drawn_run = np.zeros(L.MAX_SEATS, dtype=np.int64)
     deal = np.zeros(L.N_TILES, dtype=np.int64)
     sample = np.zeros(L.N_TILES, dtype=np.int64)
+    rotated = np.zeros(L.N_TILES, dtype=np.int64)
     tiles = np.zeros(L.N_TILES, dtype=np.int64)
     bone = np.zeros(L.N_TILES, dtype=np.int64)
     view = np.zeros(L.V_SIZE, dtype=np.int64)
@@ -218,13 +203,13 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                         break
                 for shift in range(players):
                     alt_view[:] = view
-                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone)
+                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated)
                     key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
                     _evaluate(rules, table, alt_view, alt_hands, bone, L.N_TILES - dealt, -1, leader, seat_bases, 1,
                               key, alt_points, work_view, work_hands, roll_rng, mt, me, psi)
                     expected[:sides] += psi[:sides]
             key[3] = 0
-            leader = _deal(rules, deal, 0, hand_no, hands, hand_points, view, bone)
+            leader = _deal(rules, deal, 0, hand_no, hands, hand_points, view, bone, rotated)
             _evaluate(rules, table, view, hands, bone, L.N_TILES - dealt, -1, leader, seat_bases, rollouts, key,
                       hand_points, work_view, work_hands, roll_rng, mt, me, actual)
             weight = 1.0 / (deal_samples * players)

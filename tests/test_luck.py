@@ -172,3 +172,11 @@ def test_self_play_three_players_and_partnerships():
         result = paired_interval(adjusted, null=share)
         assert result["ci95"][0] < share < result["ci95"][1], (rules, result)
         assert _half_width(adjusted) < _half_width(won)
+
+
+def test_workers_and_chunks_do_not_change_adjusted_figures():
+    """The traced chunks merge in match order: processes and chunk sizes never change a number."""
+    args = dict(policies=["greedy", "random"], matches=30, seed=4, adjust="luck")
+    one = compare(**args, workers=1).results.drop(columns="rank").select_dtypes("number")
+    two = compare(**args, workers=2, chunk_size=7).results.drop(columns="rank").select_dtypes("number")
+    assert np.allclose(one.to_numpy(), two.to_numpy(), equal_nan=True)

@@ -105,8 +105,8 @@ def standings_table(result: TournamentResult) -> Table:
 @click.option("--independent-deals", "independent", is_flag=True,
               help="Give each rotation its own seed (no duplicate deals); for measuring what duplicates buy.")
 @click.option("--adjust", type=click.Choice(ADJUSTMENTS), default="none", show_default=True,
-              help="luck: add luck-adjusted win rates and points (control variates at every deal and draw; "
-                   "narrower intervals, about 40 ms more per match; see docs/compare.md).")
+              help="luck: add luck-adjusted win rates and points (control variates at every deal and draw: "
+                   "narrower intervals, but thousands of hand play-outs per match; see docs/compare.md).")
 @run_options
 def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, independent, adjust,
             run, chunk_size):
