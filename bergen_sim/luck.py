@@ -70,6 +70,8 @@ ROLLOUTS = 32
 TRACE_BATCH = 250
 #: most matches per traced chunk (a traced match costs thousands of hand play-outs: keep chunks short)
 LUCK_CHUNK = 500
+#: fewest deal sets per control in a fold for fitting coefficients (below, the adjustment is left out)
+MIN_FOLD_PER_CONTROL = 10
 #: ridge penalty relative to the mean diagonal of the controls' cross-product (the controls of the two
 #: sides of a 2-sided game are exact opposites; the penalty keeps the fit well posed)
 RIDGE = 1e-6
@@ -169,11 +171,12 @@ def add_controls(totals: np.ndarray, chunk: TracedChunk, side_policy: np.ndarray
 def _fit(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Ridge least-squares coefficients of ``y`` on ``z`` (both centred on their fold means).
 
-    The penalty changes the variance removed, never the unbiasedness (the
-    coefficients come from the other fold).
+    The penalty, and giving up (no adjustment) below
+    ``MIN_FOLD_PER_CONTROL`` deal sets per control, change the variance
+    removed, never the unbiasedness (the coefficients come from the other fold).
     """
     n, p = z.shape
-    if n < 2:
+    if n < MIN_FOLD_PER_CONTROL * p:  # too few deal sets to fit: no adjustment rather than a noisy one
         return np.zeros(p)
     zc = z - z.mean(axis=0)
     yc = y - y.mean()

@@ -106,16 +106,25 @@ def test_cross_fitting_is_unbiased_on_synthetic_data():
 def test_cross_fitting_never_uses_a_deal_sets_own_outcome():
     """Changing one deal set's outcome changes only that deal set's adjusted value among its own fold."""
     rng = np.random.default_rng(2)
-    z = rng.normal(size=(40, 3))
-    y = z @ np.array([1.0, 2.0, 3.0]) + rng.normal(size=40)
+    z = rng.normal(size=(100, 3))
+    y = z @ np.array([1.0, 2.0, 3.0]) + rng.normal(size=100)
     before = cross_fitted(y, z)
     y2 = y.copy()
     y2[4] += 10.0  # fold 0 (even deal sets)
     after = cross_fitted(y2, z)
-    even = np.arange(40) % 2 == 0
+    even = np.arange(100) % 2 == 0
     changed = np.flatnonzero(~np.isclose(before, after))
     assert 4 in changed
+    assert any(not even[i] for i in changed)  # the odd fold's coefficients came from the even one
     assert not any(even[i] and i != 4 for i in changed)
+
+
+def test_too_few_deal_sets_leave_the_outcomes_unadjusted():
+    """Fewer than MIN_FOLD_PER_CONTROL deal sets per control in a fold: no adjustment rather than a noisy one."""
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(30, 6))
+    y = rng.normal(size=30)
+    assert np.array_equal(cross_fitted(y, z), y)
 
 
 def test_rollout_policies_fall_back_to_expert():
@@ -133,6 +142,8 @@ def test_compare_reports_adjusted_figures_beside_raw():
             assert np.isfinite(row[f"adjusted_{name}{suffix}"])
     assert {"adjusted_win_p_value", "adjusted_win_significant", "adjusted_points_p_value"} <= set(row.index)
     assert result.meta["adjust"] == "luck"
+    # 40 deal sets are too few to fit the 6 controls' coefficients: the adjusted figures are the raw ones
+    assert row["adjusted_win_rate"] == pytest.approx(row["win_rate"])
     field = result.standings
     assert np.isfinite(field["adjusted_win_rate"]).all()
     # the two policies' adjusted win rates are complements, per pair and against the field
