@@ -24,6 +24,9 @@ Design (see ``docs/compare.md``):
   Intervals and p-values are Student-t over deal sets (:func:`bergen_sim.stats.paired_interval`),
   so the pairing is accounted for; a policy's result against the field is the
   per-deal-set mean over its opponents, analysed the same way.
+- ``adjust="luck"`` adds the same figures luck-adjusted (``adjusted_*``):
+  control variates at every deal and draw, cross-fitted over the deal sets
+  (:mod:`bergen_sim.luck`).
 
 >>> result = compare(policies=["first", "random"], matches=50, seed=3)
 >>> result.pairs[["policy", "opponent", "deal_sets", "matches"]].values.tolist()
