@@ -24,6 +24,9 @@ Design (see ``docs/compare.md``):
   Intervals and p-values are Student-t over deal sets (:func:`bergen_sim.stats.paired_interval`),
   so the pairing is accounted for; a policy's result against the field is the
   per-deal-set mean over its opponents, analysed the same way.
+- ``adjust="luck"`` adds the same figures luck-adjusted (``adjusted_*``):
+  control variates at every deal and draw, cross-fitted over the deal sets
+  (:mod:`bergen_sim.luck`).
 
 >>> result = compare(policies=["first", "random"], matches=50, seed=3)
 >>> result.pairs[["policy", "opponent", "deal_sets", "matches"]].values.tolist()
@@ -54,8 +57,10 @@ from bergen_sim.arguments import flag, policy_names, settings_mapping, whole
 from bergen_sim.display import html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
-from bergen_sim.execution import Job, RunOptions, engine_for, run_job
+from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, run_job
 from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
+from bergen_sim.luck import ADJUSTMENTS, TracedRun, add_controls, adjusted_outcomes
+from bergen_sim.luck_kernel import CONTROLS
 from bergen_sim.output import OutputFile, check_file, check_folder, open_output, raise_failures
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
@@ -114,6 +119,8 @@ class PairOutcomes:
     opponent_points: np.ndarray
     resumed: int = 0  # matches read back from a checkpoint rather than played
     failures: tuple[str, ...] = ()  # why the checkpoint could not be written (the play went on)
+    #: luck-adjusted (win share, points, opponent points) per deal set, with ``adjust="luck"``
+    adjusted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def rotation_jobs(rules: Rules, a: str, b: str, seed: int, *, independent: bool = False,
@@ -139,14 +146,16 @@ def _checkpoint_folder(checkpoint: str | None, job: Job) -> str | None:
 
 def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, independent: bool = False,
               chunk_size: int | None = None, options: RunOptions | None = None,
-              advance: Callable[[int], None] = lambda n: None, field: tuple[str, ...] = ()) -> PairOutcomes:
+              advance: Callable[[int], None] = lambda n: None, field: tuple[str, ...] = (),
+              adjust: str = "none") -> PairOutcomes:
     """Play every rotation of (a, b) on ``deal_sets`` match indices and reduce them per deal set.
 
     ``independent`` gives each rotation its own seed (fresh deals): the
     baseline that shows what duplicate deals buy.  ``options`` say how to run
     (workers, scheduler; its checkpoint folder gets one subfolder per
     rotation); ``advance(n)`` is called as matches finish; ``field`` as in
-    :func:`rotation_jobs`.
+    :func:`rotation_jobs`.  ``adjust="luck"`` plays traced matches and adds
+    the luck-adjusted outcomes (:mod:`bergen_sim.luck`).
     """
     options = options or RunOptions()
     jobs = rotation_jobs(rules, a, b, seed, independent=independent, field=field)
@@ -156,11 +165,18 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
     side_hands = np.zeros((2, deal_sets))
     resumed = 0
     failures: list[str] = []
+    controls = np.zeros((2, deal_sets, CONTROLS)) if adjust == "luck" else None
     for job in jobs:
         side_policy = np.array([int(job.policies[s] == b) for s in side_seat])  # 0: a, 1: b, per side
-        run = run_job(job, deal_sets, chunk_size,
-                      dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)))
+        if controls is not None:
+            run = TracedRun(job, deal_sets, chunk_size or default_chunk_size(deal_sets), options.workers,
+                            options.scheduler)
+        else:
+            run = run_job(job, deal_sets, chunk_size,
+                          dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)))
         for chunk in run:
+            if controls is not None:
+                add_controls(controls, chunk, side_policy, rules.sides)
             rows = chunk.match_rows
             idx = rows[:, L.M_MATCH]
             wins[idx] += side_policy[rows[:, L.M_WINNER]] == 0
@@ -172,22 +188,35 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
             advance(len(rows))
         resumed += run.resumed
         failures += [run.failure] if run.failure else []
-    return PairOutcomes(a, b, deal_sets * len(jobs), wins / len(jobs),
-                        points[0] / side_hands[0], points[1] / side_hands[1], resumed, tuple(failures))
+    outcome = PairOutcomes(a, b, deal_sets * len(jobs), wins / len(jobs),
+                           points[0] / side_hands[0], points[1] / side_hands[1], resumed, tuple(failures))
+    if controls is not None:
+        outcome.adjusted = adjusted_outcomes(outcome.win_share, outcome.points, outcome.opponent_points, controls)
+    return outcome
 
 
 def _row(policy: str, opponent: str, matches: int, share: np.ndarray, points: np.ndarray,
-         opponent_points: np.ndarray) -> dict[str, Any]:
-    """One result row: ``policy`` against ``opponent`` from per-deal-set outcomes."""
+         opponent_points: np.ndarray, adjusted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+         ) -> dict[str, Any]:
+    """One result row: ``policy`` against ``opponent`` from per-deal-set outcomes.
+
+    ``adjusted``: the luck-adjusted outcomes, reported beside the raw ones
+    under the same names with an ``adjusted_`` prefix.
+    """
+    row = {"policy": policy, "opponent": opponent, "deal_sets": len(share), "matches": matches,
+           **_figures(share, points, opponent_points)}
+    if adjusted is not None:
+        row.update({f"adjusted_{key}": value for key, value in _figures(*adjusted).items()})
+    return row
+
+
+def _figures(share: np.ndarray, points: np.ndarray, opponent_points: np.ndarray) -> dict[str, Any]:
+    """Win rate, points per hand and margin with their intervals and tests, from per-deal-set outcomes."""
     win = paired_interval(share, null=0.5)
     own = paired_interval(points)
     other = paired_interval(opponent_points)
     diff = paired_interval(points - opponent_points)
     return {
-        "policy": policy,
-        "opponent": opponent,
-        "deal_sets": win["n"],
-        "matches": matches,
         "win_rate": win["mean"],
         "win_rate_low": win["ci95"][0],
         "win_rate_high": win["ci95"][1],
@@ -216,18 +245,27 @@ def results_frame(names: Sequence[str], outcomes: Sequence[PairOutcomes]) -> pd.
     """
     rows: list[dict[str, Any]] = []
     field = {name: np.zeros((3, len(outcomes[0].win_share))) for name in names}  # win share, points, opponents'
+    adjusted = all(out.adjusted is not None for out in outcomes)
+    field_adjusted = {name: np.zeros((3, len(outcomes[0].win_share))) for name in names}
     played = dict.fromkeys(names, 0)
     for out in outcomes:
         a, b = out.policy, out.opponent
-        rows.append(_row(a, b, out.matches, out.win_share, out.points, out.opponent_points))
-        rows.append(_row(b, a, out.matches, 1.0 - out.win_share, out.opponent_points, out.points))
+        adj_a = adj_b = None
+        if adjusted:
+            share, points, opponent_points = out.adjusted
+            adj_a, adj_b = (share, points, opponent_points), (1.0 - share, opponent_points, points)
+            field_adjusted[a] += adj_a
+            field_adjusted[b] += adj_b
+        rows.append(_row(a, b, out.matches, out.win_share, out.points, out.opponent_points, adj_a))
+        rows.append(_row(b, a, out.matches, 1.0 - out.win_share, out.opponent_points, out.points, adj_b))
         field[a] += (out.win_share, out.points, out.opponent_points)
         field[b] += (1.0 - out.win_share, out.opponent_points, out.points)
         played[a] += out.matches
         played[b] += out.matches
     for name in names:
         share, points, opponent_points = field[name] / (len(names) - 1)
-        rows.append(_row(name, FIELD, played[name], share, points, opponent_points))
+        rows.append(_row(name, FIELD, played[name], share, points, opponent_points,
+                         tuple(field_adjusted[name] / (len(names) - 1)) if adjusted else None))
     results = pd.DataFrame(rows)
     overall = results["opponent"] == FIELD
     results["rank"] = pd.Series(pd.NA, index=results.index, dtype="Int64")
@@ -337,6 +375,7 @@ def compare(
     scheduler: str | None = None,
     checkpoint: str | None = None,
     progress: bool = False,
+    adjust: str = "none",
 ) -> TournamentResult:
     """Play a round-robin of ``policies`` on duplicate deals and analyse it per pair and overall.
 
@@ -346,7 +385,8 @@ def compare(
     ``scheduler``, ``checkpoint`` (a folder; one subfolder per rotation),
     ``chunk_size`` and ``progress`` (one bar for the whole tournament) say how
     the matches are run, never what they find: the same arguments and seed
-    always give the same result.
+    always give the same result.  ``adjust="luck"`` adds luck-adjusted
+    figures (``adjusted_*`` columns; :mod:`bergen_sim.luck`).
     """
     players, matches, seed = whole("players", players), whole("matches", matches), whole("seed", seed)
     partnerships, independent = flag("partnerships", partnerships), flag("independent", independent)
@@ -354,6 +394,11 @@ def compare(
     names = check_policies(policy_names(policies))
     check_range("matches (deal sets per pair)", matches, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
     check_seed(seed)
+    if adjust not in ADJUSTMENTS:
+        raise CompareError(f"adjust: unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
+    if adjust == "luck" and checkpoint is not None:
+        raise CompareError("adjust luck: checkpoints are not kept for luck-adjusted runs; drop --checkpoint "
+                           "or use --adjust none")
     rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
     if checkpoint is not None:
         check_folder(checkpoint, "--checkpoint")  # before the first pair plays
@@ -369,12 +414,13 @@ def compare(
     start = time.perf_counter()
     with match_progress(len(pairs) * len(rotations) * matches, 0, progress) as advance:
         outcomes = [play_pair(rules, a, b, matches, seed, independent=independent, chunk_size=chunk_size,
-                              options=options, advance=advance, field=names) for a, b in pairs]
+                              options=options, advance=advance, field=names, adjust=adjust) for a, b in pairs]
     elapsed = time.perf_counter() - start
     total = sum(out.matches for out in outcomes)
     resumed = sum(out.resumed for out in outcomes)
     meta = {
         "design": "independent" if independent else "duplicate",
+        "adjust": adjust,
         "deal_sets": matches,
         "rotations": ["".join("ab"[k] for k in pattern) for pattern in rotations],
         "matches": total,

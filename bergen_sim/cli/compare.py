@@ -14,7 +14,7 @@ from bergen_sim.cli.options import rule_options, run_options
 from bergen_sim.limits import MAX_DEAL_SETS
 from bergen_sim.output import OutputError
 from bergen_sim.rules import parse_settings
-from bergen_sim.tournament import OUT_FORMATS, TournamentResult, check_out_path, compare
+from bergen_sim.tournament import ADJUSTMENTS, OUT_FORMATS, TournamentResult, check_out_path, compare
 
 
 def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
@@ -28,11 +28,16 @@ def _p(value: float) -> str:
     return "p<1e-300" if value == 0 else f"p={value:.2g}"  # the t tail underflows to 0 below ~1e-308
 
 
-def _verdict(row: pd.Series) -> str:
-    if not row["win_significant"]:
-        return f"neither ({_p(row['win_p_value'])})"
-    better = row["policy"] if row["win_rate"] > 0.5 else row["opponent"]
-    return f"{better} ({_p(row['win_p_value'])})"
+def _verdict(row: pd.Series, prefix: str = "") -> str:
+    """The significantly better policy of a pair, from the raw or (``prefix="adjusted_"``) luck-adjusted test."""
+    if not row[f"{prefix}win_significant"]:
+        return f"neither ({_p(row[f'{prefix}win_p_value'])})"
+    better = row["policy"] if row[f"{prefix}win_rate"] > 0.5 else row["opponent"]
+    return f"{better} ({_p(row[f'{prefix}win_p_value'])})"
+
+
+def _adjusted(result: TournamentResult) -> bool:
+    return result.meta.get("adjust") == "luck"
 
 
 def pairs_table(result: TournamentResult) -> Table:
@@ -42,21 +47,28 @@ def pairs_table(result: TournamentResult) -> Table:
     table = Table(
         title=(f"{meta['design']} deals: {meta['deal_sets']:,} deal sets x {len(meta['rotations'])} rotations "
                f"({' '.join(meta['rotations'])}) per pair, {rules['players']} players"
-               f"{' (partnerships)' if rules['partnerships'] else ''}, seed {meta['seed']}"),
+               f"{' (partnerships)' if rules['partnerships'] else ''}, seed {meta['seed']}"
+               f"{'; adj. = luck-adjusted' if _adjusted(result) else ''}"),
         header_style="bold",
     )
-    for name, justify in (("a vs b", "left"), ("a match win rate", "right"), ("a points/hand", "right"),
-                          ("b points/hand", "right"), ("a - b points/hand", "right"), ("better", "left")):
+    adjusted = _adjusted(result)
+    columns = [("a vs b", "left"), ("a match win rate", "right"), ("a points/hand", "right"),
+               ("b points/hand", "right"), ("a - b points/hand", "right")]
+    if adjusted:
+        columns += [("a win rate (adj.)", "right"), ("a - b (adj.)", "right")]
+    for name, justify in columns + [("better", "left")]:
         table.add_column(name, justify=justify)
     for _, row in result.pairs.iterrows():
-        table.add_row(
+        cells = [
             f"{row['policy']} vs {row['opponent']}",
             _interval(row, "win_rate", percent=True),
             _interval(row, "points_per_hand"),
             _interval(row, "opponent_points_per_hand"),
             _interval(row, "points_margin"),
-            _verdict(row),
-        )
+        ]
+        if adjusted:
+            cells += [_interval(row, "adjusted_win_rate", percent=True), _interval(row, "adjusted_points_margin")]
+        table.add_row(*cells, _verdict(row, "adjusted_" if adjusted else ""))
     return table
 
 
@@ -65,13 +77,21 @@ def standings_table(result: TournamentResult) -> Table:
     meta = result.meta
     table = Table(title=f"standings: each policy against the field ({meta['matches']:,} matches, "
                         f"{meta['elapsed_s']:.2f} s + {meta['startup_s']:.2f} s start-up)", header_style="bold")
-    for name in ("rank", "policy", "match win rate vs field", "points/hand", "margin/hand", "vs even"):
+    adjusted = _adjusted(result)
+    prefix = "adjusted_" if adjusted else ""
+    names = ["rank", "policy", "match win rate vs field", "points/hand", "margin/hand"]
+    if adjusted:
+        names += ["win rate (adj.)", "margin (adj.)"]
+    for name in names + ["vs even"]:
         table.add_column(name, justify="left" if name in ("policy", "vs even") else "right")
     for _, row in result.standings.iterrows():
-        even = (("above" if row["win_rate"] > 0.5 else "below") if row["win_significant"]
-                else "not significant") + f" ({_p(row['win_p_value'])})"
-        table.add_row(str(row["rank"]), row["policy"], _interval(row, "win_rate", percent=True),
-                      _interval(row, "points_per_hand"), _interval(row, "points_margin"), even)
+        even = (("above" if row[f"{prefix}win_rate"] > 0.5 else "below") if row[f"{prefix}win_significant"]
+                else "not significant") + f" ({_p(row[f'{prefix}win_p_value'])})"
+        cells = [str(row["rank"]), row["policy"], _interval(row, "win_rate", percent=True),
+                 _interval(row, "points_per_hand"), _interval(row, "points_margin")]
+        if adjusted:
+            cells += [_interval(row, "adjusted_win_rate", percent=True), _interval(row, "adjusted_points_margin")]
+        table.add_row(*cells, even)
     return table
 
 
@@ -87,9 +107,12 @@ def standings_table(result: TournamentResult) -> Table:
                                             "output, the tables then go to standard error).")
 @click.option("--independent-deals", "independent", is_flag=True,
               help="Give each rotation its own seed (no duplicate deals); for measuring what duplicates buy.")
+@click.option("--adjust", type=click.Choice(ADJUSTMENTS), default="none", show_default=True,
+              help="luck: add luck-adjusted win rates and points (control variates at every deal and draw: "
+                   "narrower intervals, but thousands of hand play-outs per match; see docs/compare.md).")
 @run_options
-def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, independent, run,
-            chunk_size):
+def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, independent, adjust,
+            run, chunk_size):
     """Round-robin of POLICIES with seat rotation on duplicate deals."""
     target = check_out_path(out) if out is not None else None  # refuse a bad file name before playing
     to_stderr = bool(target and target.to_stdout)
@@ -100,7 +123,7 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
             players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
             policies=policies.split(","), matches=matches, seed=seed, independent=independent,
             chunk_size=chunk_size, workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint,
-            progress=run.progress,
+            progress=run.progress, adjust=adjust,
         )
     except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
         if exc.result is not None:

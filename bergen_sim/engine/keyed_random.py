@@ -63,15 +63,21 @@ def below(rng, n):
 
 
 @njit(cache=True, inline="always")
+def shuffle(rng, a, n):
+    """Shuffle ``a[:n]`` in place, uniformly (Fisher-Yates)."""
+    for i in range(n - 1, 0, -1):
+        j = below(rng, i + 1)
+        tmp = a[i]
+        a[i] = a[j]
+        a[j] = tmp
+
+
+@njit(cache=True, inline="always")
 def shuffled_set(rng, out):
     """Fill ``out`` (28 int64) with a uniformly shuffled tile set (Fisher-Yates)."""
     for t in range(L.N_TILES):
         out[t] = t
-    for i in range(L.N_TILES - 1, 0, -1):
-        j = below(rng, i + 1)
-        tmp = out[i]
-        out[i] = out[j]
-        out[j] = tmp
+    shuffle(rng, out, L.N_TILES)
 
 
 def seed_to_int(seed: int) -> int:

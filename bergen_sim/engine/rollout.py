@@ -105,6 +105,10 @@ def _settle(rules, view, hands):
     return _score(rules, view, winner, rules[L.R_BLOCKED_POINTS])
 
 
+#: ``seat_bases`` of a play-out where every seat plays the one base policy
+EVERY_SEAT = np.zeros(0, dtype=np.int64)
+
+
 @njit(cache=True)
 def play_out(rules, view, hands, bone, n_bone, seat, base, rng, move_tiles, move_ends):
     """Play a hand to its end; ``seat`` has just played (or led) and play passes on.
@@ -113,6 +117,17 @@ def play_out(rules, view, hands, bone, n_bone, seat, base, rng, move_tiles, move
     with more than one legal move is the base policy's (code ``base``).
     Returns 1 if the match ended in this hand, 0 otherwise; the view holds
     the final scores.
+    """
+    return play_out_by_seat(rules, view, hands, bone, n_bone, seat, base, EVERY_SEAT, rng, move_tiles, move_ends)
+
+
+@njit(cache=True)
+def play_out_by_seat(rules, view, hands, bone, n_bone, seat, base, seat_bases, rng, move_tiles, move_ends):
+    """:func:`play_out` where seat ``s`` plays the built-in with code ``seat_bases[s]`` (when given).
+
+    The luck adjustment (:mod:`bergen_sim.luck`) plays each seat's own policy
+    where it is a built-in, so its values are the expectations of the match
+    actually being played.
     """
     players = rules[L.R_PLAYERS]
     bone_stop = n_bone - rules[L.R_RESERVE]
@@ -148,7 +163,7 @@ def play_out(rules, view, hands, bone, n_bone, seat, base, rng, move_tiles, move
             view[L.V_SEAT] = seat
             view[L.V_SIDE] = side_of(view, seat)
             view[L.V_HAND] = hands[seat]
-            k = base_choose(base, view, move_tiles, move_ends, n, rng)
+            k = base_choose(seat_bases[seat] if seat_bases.shape[0] > 0 else base, view, move_tiles, move_ends, n, rng)
         if apply_play(rules, view, hands, seat, move_tiles[k], move_ends[k]):
             return 1
 

@@ -1,0 +1,282 @@
+"""Compiled half of the luck adjustment: per match, the zero-mean luck controls of every side.
+
+:mod:`bergen_sim.luck` explains the method; this module replays kernel trace
+rows (layout ``T_*``) and, at every chance event, adds to each side's
+controls ``psi(state after the event) - E[psi(state after the event)]``, the
+expectation taken over the event's outcome given everything before it:
+
+- the deal of a hand (the hands as sets, given the scores): the expectation
+  is an unbiased Monte Carlo average over ``deal_samples`` independent deals
+  drawn from the same distribution (uniform, redealt until a hand holds a
+  double), each used in every rotation of its hands around the table (the
+  distribution is exchangeable over seats, so every rotation is a draw from
+  it too); the samples come from a keyed stream of their own, never the
+  match's;
+- every draw: given the history, the next tile is uniform over the tiles
+  still in the boneyard (its order is a uniform shuffle), so the
+  expectation is computed exactly by enumerating them.
+
+``psi`` are the value function's three basis functions for side ``j``
+(``CONTROLS``, in this order):
+
+- ``C_TABLE``: the match-win table value ``T_j`` at the scores (it moves at
+  a deal, by the points of the lead);
+- ``C_WIN``: the mean over play-outs of the hand of ``T_j`` at the scores
+  where the hand ends (1 or 0 once a side reaches the target);
+- ``C_POINTS``: the mean over the same play-outs of side ``j``'s points in
+  the hand (those already scored in it included).
+
+A play-out plays the rest of the hand from the full position (every hand
+known) with each seat's own policy where it is a built-in, and a boneyard
+freshly shuffled for it: the actual order is the future's chance and is
+never looked at.  Each control is a sum of terms whose conditional
+expectation is zero, so its expectation is exactly zero, whatever the
+coefficients later put on it; the play-outs' noise only costs precision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.bits import lowest_tile
+from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
+from bergen_sim.engine.play_rules import DOUBLE_MASK, TILE_HI, TILE_LO, other_half
+from bergen_sim.engine.rollout import play_out_by_seat, start_hand
+from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
+from bergen_sim.match_value import win_probability
+
+#: the controls of a side, in ``controls[..., c]`` order
+C_TABLE = 0
+C_WIN = 1
+C_POINTS = 2
+CONTROLS = 3
+#: key mixed into the seed of the samples' and play-outs' streams (kept apart from every engine stream)
+SAMPLE_KEY = 0x6C75636B  # "luck"
+#: stream key stride per hand (event numbers within a hand stay below it)
+_HAND_STRIDE = 4096
+
+
+@njit(cache=True)
+def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases, rollouts, key, hand_points,
+              work_view, work_hands, rng, mt, me, out):
+    """``psi`` of a full position for every side into ``out[j, :]`` (``seat`` has just moved).
+
+    ``bone[:n_bone]`` holds the boneyard's tiles and ``exclude`` (when not
+    -1); each play-out shuffles them from the stream keyed ``key`` and drops
+    ``exclude``, so the positions after each possible tile of a draw, evaluated
+    with the same key, see the other tiles in the same order and the same
+    policy random numbers.
+    """
+    sides = 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
+    for j in range(sides):
+        out[j, C_TABLE] = win_probability(table, rules, view, j)
+        out[j, C_WIN] = 0.0
+        out[j, C_POINTS] = 0.0
+    if rollouts == 0:
+        return
+    shuffled = np.empty(n_bone, dtype=np.int64)
+    order = np.empty(n_bone, dtype=np.int64)
+    for r in range(rollouts):
+        rng[0] = stream_state(key[0], key[1], key[2], key[3] + np.uint64(r))
+        shuffled[:] = bone[:n_bone]
+        shuffle(rng, shuffled, n_bone)
+        n = 0
+        for i in range(n_bone):
+            if shuffled[i] != exclude:
+                order[n] = shuffled[i]
+                n += 1
+        work_view[:] = view
+        work_hands[:] = hands
+        play_out_by_seat(rules, work_view, work_hands, order, n, seat, seat_bases[0], seat_bases, rng, mt, me)
+        for j in range(sides):
+            out[j, C_WIN] += win_probability(table, rules, work_view, j) / rollouts
+            out[j, C_POINTS] += (hand_points[j] + work_view[L.V_SCORE + j] - view[L.V_SCORE + j]) / rollouts
+
+
+@njit(cache=True)
+def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated):
+    """Deal ``deal`` with seat ``s``'s hand given to seat ``s + shift``, and lead (``start_hand``).
+
+    Fills the hands (the led double removed), the boneyard's tiles, the
+    points of the hand so far and the view's hand part and scores; returns
+    the leader, or -1 when no hand holds a double.
+    """
+    players = rules[L.R_PLAYERS]
+    size = rules[L.R_HAND_SIZE]
+    rotated[:] = deal
+    for s in range(players):
+        seat = (s + shift) % players
+        rotated[seat * size : (seat + 1) * size] = deal[s * size : (s + 1) * size]
+    for s in range(L.MAX_SEATS):
+        hand_points[s] = view[L.V_SCORE + s]
+    leader, _, _ = start_hand(rules, view, rotated, hand_no, hands, bone)
+    for s in range(L.MAX_SEATS):
+        hand_points[s] = view[L.V_SCORE + s] - hand_points[s]
+    return leader
+
+
+@njit(cache=True)
+def _mask_tiles(mask, out):
+    """Write the tiles of a bitmask into ``out`` in index order; returns how many."""
+    n = 0
+    while mask:
+        out[n] = lowest_tile(mask)
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, controls, match_rows):
+    """Replay trace rows of whole matches; per match, every side's luck controls and its result.
+
+    ``controls`` (matches, MAX_SEATS, CONTROLS) receives the sums over
+    the match's chance events; ``match_rows`` (matches, M_WIDTH) the match
+    index, winner, scores and hands (layout ``M_*``).  ``rollouts``: hand
+    play-outs per evaluated position (seat ``s`` playing the built-in with
+    code ``seat_bases[s]``); the possible tiles of a draw share their
+    play-outs' random numbers, so their differences are not drowned in noise.
+    Returns the number of matches read.
+    """
+    players = rules[L.R_PLAYERS]
+    partners = rules[L.R_PARTNERSHIPS]
+    sides = 2 if partners else players
+    dealt = players * rules[L.R_HAND_SIZE]
+    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    alt_hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    work_hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    hand_points = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    alt_points = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    drawn_run = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    deal = np.zeros(L.N_TILES, dtype=np.int64)
+    sample = np.zeros(L.N_TILES, dtype=np.int64)
+    rotated = np.zeros(L.N_TILES, dtype=np.int64)
+    tiles = np.zeros(L.N_TILES, dtype=np.int64)
+    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    view = np.zeros(L.V_SIZE, dtype=np.int64)
+    alt_view = np.zeros(L.V_SIZE, dtype=np.int64)
+    work_view = np.zeros(L.V_SIZE, dtype=np.int64)
+    mt = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    me = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    actual = np.zeros((L.MAX_SEATS, CONTROLS), dtype=np.float64)
+    psi = np.zeros((L.MAX_SEATS, CONTROLS), dtype=np.float64)
+    expected = np.zeros((L.MAX_SEATS, CONTROLS), dtype=np.float64)
+    per_tile = np.zeros((L.N_TILES, L.MAX_SEATS, CONTROLS), dtype=np.float64)
+    rng = np.zeros(1, dtype=np.uint64)
+    roll_rng = np.zeros(1, dtype=np.uint64)
+    key = np.zeros(4, dtype=np.uint64)
+    m = -1
+    played = np.int64(0)
+    event = 0
+    for i in range(trace.shape[0]):
+        row = trace[i]
+        ev = row[L.T_TYPE]
+        match = row[L.T_MATCH]
+        hand_no = row[L.T_HAND]
+        event += 1
+        key[0] = sample_seed
+        key[1] = match
+        key[2] = hand_no * _HAND_STRIDE + event
+        key[3] = 0
+        if ev == L.EV_MATCH:
+            m += 1
+            controls[m, :, :] = 0.0
+            match_rows[m, :] = 0
+            match_rows[m, L.M_MATCH] = match
+            view_start_match(view, rules)
+            event = 0
+        elif ev == L.EV_DEAL:
+            deal[:] = row[L.T_DEAL : L.T_DEAL + L.N_TILES]
+        elif ev == L.EV_LEAD:
+            # the actual deal, against sampled deals each in every rotation around the table
+            expected[:, :] = 0.0
+            rng[0] = stream_state(sample_seed, match, hand_no, 0)
+            for n_sample in range(deal_samples):
+                while True:
+                    shuffled_set(rng, sample)
+                    held = np.int64(0)
+                    for k in range(dealt):
+                        held |= np.int64(1) << sample[k]
+                    if held & DOUBLE_MASK:
+                        break
+                for shift in range(players):
+                    alt_view[:] = view
+                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated)
+                    key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
+                    _evaluate(rules, table, alt_view, alt_hands, bone, L.N_TILES - dealt, -1, leader, seat_bases, 1,
+                              key, alt_points, work_view, work_hands, roll_rng, mt, me, psi)
+                    expected[:sides] += psi[:sides]
+            key[3] = 0
+            leader = _deal(rules, deal, 0, hand_no, hands, hand_points, view, bone, rotated)
+            _evaluate(rules, table, view, hands, bone, L.N_TILES - dealt, -1, leader, seat_bases, rollouts, key,
+                      hand_points, work_view, work_hands, roll_rng, mt, me, actual)
+            weight = 1.0 / (deal_samples * players)
+            for j in range(sides):
+                for c in range(CONTROLS):
+                    controls[m, j, c] += actual[j, c] - weight * expected[j, c]
+            played = np.int64(1) << row[L.T_TILE]
+            for s in range(L.MAX_SEATS):
+                drawn_run[s] = 0
+        elif ev == L.EV_DRAW:
+            # the draw: every tile still in the boneyard, each as likely as the drawn one; the
+            # play-outs restart the seat's turn holding it, its draws logged as a moment without a
+            # tile for these ends, so the view stays true for every seat's policy
+            seat = row[L.T_SEAT]
+            tile = row[L.T_TILE]
+            held = np.int64(0)
+            for s in range(players):
+                held |= hands[s]
+            options = _mask_tiles(~(held | played) & np.int64(L.FULL_SET), tiles)
+            mine = hands[seat]
+            alt_view[:] = view
+            view_draw(alt_view, seat)
+            view_void_moment(alt_view, seat, drawn_run[seat] + 1, drawn_run[seat] + 1)
+            before = seat - 1 if seat > 0 else players - 1
+            drawn_at = -1
+            for a in range(options):
+                hands[seat] = mine | (np.int64(1) << tiles[a])
+                _evaluate(rules, table, alt_view, hands, tiles, options, tiles[a], before, seat_bases, rollouts, key,
+                          hand_points, work_view, work_hands, roll_rng, mt, me, per_tile[a])
+                if tiles[a] == tile:
+                    drawn_at = a
+            if drawn_at < 0:
+                return -1  # a trace whose draw is not in the boneyard: not one of the engine's
+            for j in range(sides):
+                for c in range(CONTROLS):
+                    total = 0.0
+                    for a in range(options):
+                        total += per_tile[a, j, c]
+                    controls[m, j, c] += per_tile[drawn_at, j, c] - total / options
+            hands[seat] = mine | (np.int64(1) << tile)
+            drawn_run[seat] += 1
+            view_draw(view, seat)
+        elif ev == L.EV_PLAY:
+            seat = row[L.T_SEAT]
+            tile = row[L.T_TILE]
+            if drawn_run[seat] > 0:
+                view_void_moment(view, seat, drawn_run[seat], drawn_run[seat] - 1)
+                drawn_run[seat] = 0
+            hands[seat] &= ~(np.int64(1) << tile)
+            played |= np.int64(1) << tile
+            is_double = 1 if TILE_LO[tile] == TILE_HI[tile] else 0
+            end = row[L.T_END]
+            number = other_half(tile, view[L.V_LEFT] if end == L.END_L else view[L.V_RIGHT])
+            view_play(view, seat, tile, end, number, is_double)
+            hand_points[seat % 2 if partners else seat] += row[L.T_POINTS]
+            for s in range(sides):
+                view[L.V_SCORE + s] = row[L.T_SCORE + s]
+        elif ev == L.EV_PASS:
+            seat = row[L.T_SEAT]
+            view_void_moment(view, seat, drawn_run[seat], drawn_run[seat])
+            drawn_run[seat] = 0
+        elif ev == L.EV_OUT or ev == L.EV_BLOCKED:
+            for s in range(sides):
+                view[L.V_SCORE + s] = row[L.T_SCORE + s]
+        elif ev == L.EV_MATCH_END:
+            match_rows[m, L.M_WINNER] = row[L.T_WINNER]
+            for s in range(L.MAX_SEATS):
+                match_rows[m, L.M_SCORE + s] = row[L.T_SCORE + s] if s < sides else -1
+            match_rows[m, L.M_HANDS] = hand_no
+    return m + 1

@@ -1,0 +1,193 @@
+"""The luck-adjusted estimator of ``compare --adjust luck`` (bergen_sim.luck).
+
+What must hold whatever the value function: every control has expectation
+zero (so the adjusted estimate is unbiased), a policy against itself comes
+out even, and the cross-fitted adjustment never uses a deal set's own
+outcome to adjust it.  What should hold for a useful value function: the
+adjusted interval is narrower than the raw one.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bergen_sim.cli import main
+from bergen_sim.engine import layout as L
+from bergen_sim.execution import Job
+from bergen_sim.luck import cross_fitted, rollout_policies, traced_chunk
+from bergen_sim.luck_kernel import C_TABLE, C_WIN
+from bergen_sim.engine.rollout import BASE_POLICIES
+from bergen_sim.rules import Rules
+from bergen_sim.stats import paired_interval
+from bergen_sim.tournament import CompareError, compare
+
+#: few play-outs keep the tests quick; unbiasedness holds for any number
+FAST = dict(rollouts=2, deal_samples=4)
+
+
+def _half_width(values: np.ndarray) -> float:
+    low, high = paired_interval(values)["ci95"]
+    return (high - low) / 2
+
+
+def _self_play(matches: int, seed: int, rules: Rules | None = None):
+    """Greedy in every seat: by the symmetry of the deal and the lead, each seat wins exactly 1/n."""
+    rules = rules or Rules.make(players=2)
+    return traced_chunk(Job(rules, ("greedy",), seed, match_rows=True), 0, matches, **FAST)
+
+
+def test_traced_results_are_the_engines():
+    """The traced replay reads back the very matches ``simulate`` plays (winner, scores, hands)."""
+    from bergen_sim.execution import engine_for
+
+    rules = Rules.make(players=3)
+    chunk = _self_play(30, 5, rules)
+    played = engine_for(rules, ("greedy",) * 3).play(5, 0, 30).match_rows
+    for column in (L.M_MATCH, L.M_WINNER, L.M_HANDS):
+        assert np.array_equal(chunk.match_rows[:, column], played[:, column])
+    assert np.array_equal(chunk.match_rows[:, L.M_SCORE : L.M_SCORE + 3], played[:, L.M_SCORE : L.M_SCORE + 3])
+
+
+def test_controls_have_mean_zero():
+    """Each control is a sum of terms with conditional mean zero: its mean over matches is ~0.
+
+    (The table control moves only at deals, the play-out controls at deals and draws.)
+    """
+    chunk = _self_play(600, 11)
+    for side in (0, 1):
+        for control in range(chunk.controls.shape[2]):
+            x = chunk.controls[:, side, control]
+            assert x.std() > 0
+            assert abs(x.mean()) < 4.5 * x.std() / np.sqrt(len(x)), (side, control, x.mean(), x.std())
+
+
+def test_controls_explain_luck():
+    """The play-out win control of seat 0 correlates strongly with seat 0 winning."""
+    chunk = _self_play(300, 12)
+    won = (chunk.match_rows[:, L.M_WINNER] == 0).astype(float)
+    assert np.corrcoef(chunk.controls[:, 0, C_WIN], won)[0, 1] > 0.5
+    assert np.corrcoef(chunk.controls[:, 0, C_TABLE], won)[0, 1] > 0.2
+
+
+def test_self_play_adjusted_is_even_and_narrower():
+    """A policy against itself: the adjusted seat-0 win rate is 1/2 within its interval, which is narrower."""
+    chunk = _self_play(600, 13)
+    won = (chunk.match_rows[:, L.M_WINNER] == 0).astype(float)
+    z = chunk.controls.reshape(len(won), -1)
+    adjusted = cross_fitted(won, z)
+    result = paired_interval(adjusted, null=0.5)
+    assert result["ci95"][0] < 0.5 < result["ci95"][1]
+    assert _half_width(adjusted) < 0.8 * _half_width(won)
+
+
+def test_cross_fitting_is_unbiased_on_synthetic_data():
+    """y = 0.3 + controls @ b + noise with zero-mean controls: the adjusted mean stays 0.3 and the spread falls.
+
+    Over many replications the adjusted means average to the true mean (no
+    bias from fitting), and their spread is that of the noise alone.
+    """
+    rng = np.random.default_rng(1)
+    means, raw_sd, adjusted_sd = [], [], []
+    for _ in range(200):
+        z = rng.normal(size=(200, 6))
+        y = 0.3 + z @ np.array([1.0, -0.5, 0.2, 0.0, 0.0, 0.3]) + 0.3 * rng.normal(size=200)
+        adjusted = cross_fitted(y, z)
+        means.append(adjusted.mean())
+        raw_sd.append(y.std())
+        adjusted_sd.append(adjusted.std())
+    means = np.array(means)
+    assert abs(means.mean() - 0.3) < 4 * means.std() / np.sqrt(len(means))
+    assert np.mean(adjusted_sd) < 0.4 * np.mean(raw_sd)
+
+
+def test_cross_fitting_never_uses_a_deal_sets_own_outcome():
+    """Changing one deal set's outcome changes only that deal set's adjusted value among its own fold."""
+    rng = np.random.default_rng(2)
+    z = rng.normal(size=(100, 3))
+    y = z @ np.array([1.0, 2.0, 3.0]) + rng.normal(size=100)
+    before = cross_fitted(y, z)
+    y2 = y.copy()
+    y2[4] += 10.0  # fold 0 (even deal sets)
+    after = cross_fitted(y2, z)
+    even = np.arange(100) % 2 == 0
+    changed = np.flatnonzero(~np.isclose(before, after))
+    assert 4 in changed
+    assert any(not even[i] for i in changed)  # the odd fold's coefficients came from the even one
+    assert not any(even[i] and i != 4 for i in changed)
+
+
+def test_too_few_deal_sets_leave_the_outcomes_unadjusted():
+    """Fewer than MIN_FOLD_PER_CONTROL deal sets per control in a fold: no adjustment rather than a noisy one."""
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(30, 6))
+    y = rng.normal(size=30)
+    assert np.array_equal(cross_fitted(y, z), y)
+
+
+def test_rollout_policies_fall_back_to_expert():
+    codes = rollout_policies(["greedy", "pimc", "random", "mypkg.mod:choose"])
+    assert [BASE_POLICIES[c] for c in codes] == ["greedy", "expert", "random", "expert"]
+
+
+def test_compare_reports_adjusted_figures_beside_raw():
+    result = compare(policies=["greedy", "random"], matches=40, seed=3, adjust="luck", workers=1)
+    row = result.pairs.iloc[0]
+    raw = compare(policies=["greedy", "random"], matches=40, seed=3, workers=1).pairs.iloc[0]
+    for name in ("win_rate", "points_per_hand", "opponent_points_per_hand", "points_margin"):
+        assert row[name] == pytest.approx(raw[name])  # the raw figures are the same matches'
+        for suffix in ("", "_low", "_high"):
+            assert np.isfinite(row[f"adjusted_{name}{suffix}"])
+    assert {"adjusted_win_p_value", "adjusted_win_significant", "adjusted_points_p_value"} <= set(row.index)
+    assert result.meta["adjust"] == "luck"
+    # 40 deal sets are too few to fit the 6 controls' coefficients: the adjusted figures are the raw ones
+    assert row["adjusted_win_rate"] == pytest.approx(row["win_rate"])
+    field = result.standings
+    assert np.isfinite(field["adjusted_win_rate"]).all()
+    # the two policies' adjusted win rates are complements, per pair and against the field
+    assert field["adjusted_win_rate"].sum() == pytest.approx(1.0)
+
+
+def test_compare_refuses_bad_adjustments():
+    with pytest.raises(CompareError, match="unknown adjustment"):
+        compare(policies=["greedy", "random"], matches=5, adjust="skill")
+    with pytest.raises(CompareError, match="checkpoint"):
+        compare(policies=["greedy", "random"], matches=5, adjust="luck", checkpoint="somewhere")
+
+
+def test_cli_adjust_luck_json(capsys):
+    args = ["compare", "--policies", "greedy,random", "--matches", "20", "--seed", "2", "--adjust", "luck",
+            "--workers", "1"]
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["adjust"] == "luck"
+    pair = data["pairs"][0]
+    assert {"adjusted_win_rate", "adjusted_win_rate_low", "adjusted_win_rate_high",
+            "adjusted_points_per_hand", "adjusted_points_margin"} <= set(pair)
+    assert main(args) == 0
+    assert "luck-adjusted" in capsys.readouterr().out
+    assert main(["compare", "--policies", "greedy,random", "--adjust", "skill"]) == 2
+    err = capsys.readouterr().err
+    assert "skill" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_self_play_three_players_and_partnerships():
+    """The same symmetry check at 3 players (seat 0 wins 1/3) and in partnerships (side 0 wins 1/2)."""
+    for rules, share in ((Rules.make(players=3), 1 / 3), (Rules.make(players=4, partnerships=True), 1 / 2)):
+        chunk = _self_play(500, 21, rules)
+        won = (chunk.match_rows[:, L.M_WINNER] == 0).astype(float)
+        adjusted = cross_fitted(won, chunk.controls.reshape(len(won), -1))
+        result = paired_interval(adjusted, null=share)
+        assert result["ci95"][0] < share < result["ci95"][1], (rules, result)
+        assert _half_width(adjusted) < _half_width(won)
+
+
+def test_workers_and_chunks_do_not_change_adjusted_figures():
+    """The traced chunks merge in match order: processes and chunk sizes never change a number."""
+    args = dict(policies=["greedy", "random"], matches=30, seed=4, adjust="luck")
+    one = compare(**args, workers=1).results.drop(columns="rank").select_dtypes("number")
+    two = compare(**args, workers=2, chunk_size=7).results.drop(columns="rank").select_dtypes("number")
+    assert np.allclose(one.to_numpy(), two.to_numpy(), equal_nan=True)
