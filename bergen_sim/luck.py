@@ -129,10 +129,12 @@ class TracedRun:
     """A job's traced chunks in match order, on the workers or cluster asked for.
 
     Checkpoints are not kept for traced runs (``compare`` refuses the
-    combination), so ``resumed`` is always 0.
+    combination), so ``resumed`` is always 0 and no checkpoint ``failure``
+    can happen (the attributes a :class:`~bergen_sim.execution.JobRun` has).
     """
 
     resumed = 0
+    failure: str | None = None
 
     def __init__(self, job: Job, matches: int, chunk_size: int, workers: int | None, scheduler: str | None):
         self.job, self.matches, self.chunk_size = job, matches, max(1, min(chunk_size, LUCK_CHUNK))
