@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.analysis import TABLES, reference_strategy
+from bergen_sim.reporting import TABLES, reference_strategy
 from bergen_sim.engine import layout as L
 from bergen_sim.figures import Chart, finish, grouped, lines, panels, reference_line
 from bergen_sim.intervals import add_difference, add_mean, add_rate, phrase, signed_points, versus

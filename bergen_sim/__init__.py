@@ -7,14 +7,9 @@ The public API:
 - :class:`Engine` is the compiled engine for one rule set and seat policies.
 """
 
-__version__ = "0.1.0"
-
-from bergen_sim.compile_cache import use_source_keyed_numba_cache  # noqa: E402
-
-use_source_keyed_numba_cache()  # before any compiled function is defined: see compile_cache
-
-from bergen_sim.rules import Rules  # noqa: E402
-from bergen_sim.engine.runner import Engine  # noqa: E402
-from bergen_sim.simulate import SimulationResult, simulate  # noqa: E402
+from bergen_sim._version import __version__
+from bergen_sim.rules import Rules
+from bergen_sim.runtime.runner import Engine
+from bergen_sim.simulate import SimulationResult, simulate
 
 __all__ = ["Engine", "Rules", "SimulationResult", "simulate", "__version__"]

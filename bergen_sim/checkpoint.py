@@ -28,7 +28,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Chunk
+from bergen_sim.runtime.runner import Chunk
 from bergen_sim.errors import BergenError
 
 FORMAT = "bergen-sim-checkpoint/1"

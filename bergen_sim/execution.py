@@ -25,10 +25,10 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from bergen_sim import __version__
+from bergen_sim._version import __version__
 from bergen_sim.checkpoint import Checkpoint
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Chunk, Engine
+from bergen_sim.runtime.runner import Chunk, Engine
 from bergen_sim.errors import BergenError
 from bergen_sim.parallel import check_scheduler, default_workers, discard_pool, executor_for
 from bergen_sim.progress import match_progress

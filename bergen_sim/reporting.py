@@ -45,13 +45,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bergen_sim import __version__
+from bergen_sim._version import __version__
 from bergen_sim import figures as figs
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, run_job
 from bergen_sim.intervals import is_proportion, number
-from bergen_sim.policies.registry import BUILTINS, resolve
+from bergen_sim.runtime.registry import BUILTINS, resolve
 from bergen_sim.rules import Rules
 from bergen_sim.tournament import compare, rotation_patterns
 

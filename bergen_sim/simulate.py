@@ -18,10 +18,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from bergen_sim import __version__
+from bergen_sim._version import __version__
 from bergen_sim import stats
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import seat_policy_names
+from bergen_sim.runtime.runner import seat_policy_names
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
 from bergen_sim.match_table import ParquetSink, match_frame
 from bergen_sim.errors import BergenError

@@ -49,13 +49,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bergen_sim import __version__
+from bergen_sim._version import __version__
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, engine_for, run_job
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
-from bergen_sim.policies.registry import resolve
+from bergen_sim.runtime.registry import resolve
 from bergen_sim.rules import Rules
 from bergen_sim.stats import paired_interval
 

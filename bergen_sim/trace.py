@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Engine
+from bergen_sim.runtime.runner import Engine
 from bergen_sim.errors import TraceError
 from bergen_sim.rules import Rules
 

@@ -12,15 +12,15 @@ import pytest
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffled_set, stream_state
-from bergen_sim.engine.kernel_build import _dispatcher_source
+from bergen_sim.runtime.kernel_build import _dispatcher_source
 from bergen_sim.engine.play_rules import legal_moves
-from bergen_sim.engine.rollout import BASE_POLICIES, play_out, start_hand
+from bergen_sim.search.rollout import BASE_POLICIES, play_out, start_hand
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.errors import PolicyError
 from bergen_sim.execution import engine_for
-from bergen_sim.match_value import table_for, win_probability
-from bergen_sim.policies import pimc
-from bergen_sim.policies.registry import resolve
+from bergen_sim.search.match_value import table_for, win_probability
+from bergen_sim.search import pimc
+from bergen_sim.runtime.registry import resolve
 from bergen_sim.rules import Rules
 from test_worlds import real_views
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim.policies import registry
+from bergen_sim.runtime import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "examples.cautious:choose"

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Engine
+from bergen_sim.runtime.runner import Engine
 from bergen_sim.policies import base, defensive, doubles_first, expert, greedy, heavy_first
 from bergen_sim.reference import legal_moves
 from bergen_sim.rules import Rules

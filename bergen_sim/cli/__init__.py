@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from bergen_sim import __version__
+from bergen_sim._version import __version__
 from bergen_sim.errors import BergenError
 
 

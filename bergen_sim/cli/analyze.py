@@ -12,9 +12,9 @@ from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Table
 
-from bergen_sim.analyze import DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_WORLDS, Analysis, Position, PositionError, analyze
+from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_WORLDS, Analysis, Position, PositionError, analyze
 from bergen_sim.cli.options import rule_options, rules_from
-from bergen_sim.engine.rollout import BASE_POLICIES
+from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.rules import Rules, parse_setting
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")

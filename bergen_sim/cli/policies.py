@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from bergen_sim.errors import PolicyError
-from bergen_sim.policies.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve
+from bergen_sim.runtime.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve
 
 
 def _plugin_line(name: str) -> str:

@@ -6,7 +6,7 @@ import time
 
 import click
 
-from bergen_sim import analysis
+from bergen_sim import reporting
 from bergen_sim.execution import RunOptions
 
 
@@ -17,11 +17,11 @@ def _echo(text: str) -> None:
 @click.command("report")
 @click.argument("names", nargs=-1, metavar="[NAME ...|all]")
 @click.option("--matches", type=click.IntRange(min=1), default=None,
-              help=f"Matches per configuration (default {analysis.FULL_MATCHES:,}; "
-                   f"{analysis.QUICK_MATCHES:,} with --quick).")
+              help=f"Matches per configuration (default {reporting.FULL_MATCHES:,}; "
+                   f"{reporting.QUICK_MATCHES:,} with --quick).")
 @click.option("--quick", is_flag=True,
-              help=f"Small and fast: {analysis.QUICK_MATCHES:,} matches per configuration and only the "
-                   f"{', '.join(analysis.QUICK_STRATEGIES)} strategies.")
+              help=f"Small and fast: {reporting.QUICK_MATCHES:,} matches per configuration and only the "
+                   f"{', '.join(reporting.QUICK_STRATEGIES)} strategies.")
 @click.option("--out", type=click.Path(file_okay=False), default="reports", show_default=True,
               help="Folder for the reports (an index README.md, NAME.md and NAME/ per analysis).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every configuration.")
@@ -36,7 +36,7 @@ def _echo(text: str) -> None:
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
 def command(names, matches, quick, out, seed, strategies, analyses_dir, workers, scheduler, list_only):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings."""
-    known = analysis.discover(analyses_dir)
+    known = reporting.discover(analyses_dir)
     if list_only:
         for name, path in known.items():
             click.echo(f"{name}  ({path})")
@@ -44,15 +44,15 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, workers,
     chosen = list(known) if not names or "all" in names else list(dict.fromkeys(names))
     for name in chosen:
         if name not in known:
-            raise analysis.AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
+            raise reporting.AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
     picked = [s.strip() for s in strategies.split(",")] if strategies else None
     options = RunOptions(workers=workers, scheduler=scheduler)
     start = time.perf_counter()
     for name in chosen:
         _echo(f"{name}: running")
-        result = analysis.run(name, matches=matches, seed=seed, quick=quick, strategies=picked,
+        result = reporting.run(name, matches=matches, seed=seed, quick=quick, strategies=picked,
                               analyses_dir=analyses_dir, options=options, log=_echo)
-        page = analysis.save(result, out)
+        page = reporting.save(result, out)
         _echo(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, {result.meta['elapsed_s']:,.0f} s)")
-    index = analysis.write_index(out)
+    index = reporting.write_index(out)
     click.echo(f"wrote {index} and {len(chosen)} report(s) in {time.perf_counter() - start:,.0f} s")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bergen_sim.cli.options import policy_option, with_rules
-from bergen_sim.engine.runner import Engine
+from bergen_sim.runtime.runner import Engine
 from bergen_sim.trace import generate, write_jsonl
 
 

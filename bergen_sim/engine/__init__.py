@@ -1,1 +1,10 @@
-"""The compiled engine: data layout, rules as compiled functions, the match loop."""
+"""The compiled engine core: data layout, rules as compiled functions, the match loop, keyed randomness.
+
+This package imports nothing of ``bergen_sim`` outside itself except the
+foundation modules (``errors``, ``compile_cache``); policies, search, the
+runtime and the services all build on it (``tests/test_layers.py``).
+"""
+
+from bergen_sim.compile_cache import install_cache_locator
+
+install_cache_locator()  # before the first compiled function is defined: see compile_cache

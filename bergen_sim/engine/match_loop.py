@@ -1,6 +1,6 @@
 """TEMPLATE of the compiled match loop; never imported on its own.
 
-:mod:`bergen_sim.engine.kernel_build` writes this source into a generated
+:mod:`bergen_sim.runtime.kernel_build` writes this source into a generated
 module below a ``choose_move(policy_id, view, move_tiles, move_ends, n_moves,
 rng)`` dispatcher that calls the run's policies directly.  The policies are
 therefore globals of the compiled loop, not arguments, so Numba's disk cache

@@ -8,9 +8,18 @@ makes the view safe to hand to a policy.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
+
+FULL_SET = np.int64(L.FULL_SET)
+
+
+@njit(cache=True, inline="always")
+def unseen_tiles(view):
+    """Tiles the deciding seat cannot see: other hands and the boneyard."""
+    return FULL_SET & ~view[L.V_HAND] & ~view[L.V_PLAYED]
 
 
 @njit(cache=True)

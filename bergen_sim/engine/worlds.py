@@ -34,7 +34,8 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import lowest_tile, popcount
 from bergen_sim.engine.keyed_random import below, next_u64
-from bergen_sim.policies.base import number_tiles, unseen_tiles
+from bergen_sim.engine.play_rules import number_tiles
+from bergen_sim.engine.view import unseen_tiles
 
 DOUBLE_MASK = np.int64(L.DOUBLE_MASK)
 DOUBLE_TILE = L.DOUBLE_TILE

@@ -15,9 +15,9 @@ import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int
-from bergen_sim.engine.kernel_build import load_kernel
+from bergen_sim.runtime.kernel_build import load_kernel
 from bergen_sim.errors import PolicyError, TraceError
-from bergen_sim.policies.registry import PolicyRef, resolve
+from bergen_sim.runtime.registry import PolicyRef, resolve
 from bergen_sim.rules import Rules
 
 _NO_ROWS = np.zeros((0, 2), dtype=np.int64)

@@ -32,15 +32,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffled_set, stream_state
-from bergen_sim.compile_cache import cache_dir
-from bergen_sim.engine.rollout import BASE_POLICIES, play_out, start_hand
+from bergen_sim.compile_cache import cache_dir, source_digest
+from bergen_sim.search.rollout import BASE_POLICIES, play_out, start_hand
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.errors import PolicyError
 from bergen_sim.rules import Rules
@@ -119,11 +118,8 @@ def _estimate(rules, base, seed, hands_per_state, table):
 
 def _table_key(rules: Rules, base: str, hands_per_state: int) -> str:
     """Cache key: the rules, the policy, the budget and the source the numbers depend on."""
-    package = Path(__file__).resolve().parent
     digest = hashlib.sha256(repr((sorted(rules.to_dict().items()), base, hands_per_state, TABLE_SEED)).encode())
-    sources = [Path(__file__)] + sorted((package / "engine").glob("*.py")) + sorted((package / "policies").glob("*.py"))
-    for path in sources:
-        digest.update(path.read_bytes())
+    digest.update(source_digest().encode())  # the engine, policies and search (this module included)
     return digest.hexdigest()[:20]
 
 

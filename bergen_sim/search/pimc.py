@@ -3,9 +3,9 @@
 Idea: at each decision, deal the tiles the seat cannot see in many ways that
 agree with everything it knows (:mod:`bergen_sim.engine.worlds`), play the
 rest of the hand out in each of these worlds once per candidate move with a
-fast built-in policy for every seat (:mod:`bergen_sim.engine.rollout`), and
+fast built-in policy for every seat (:mod:`bergen_sim.search.rollout`), and
 make the move with the highest mean match-win probability at the end of the
-hand (:mod:`bergen_sim.match_value`), not the most hand points.
+hand (:mod:`bergen_sim.search.match_value`), not the most hand points.
 
 Every candidate move is played out in the *same* worlds with the *same*
 random stream for the rollout (common random numbers), so the comparison
@@ -31,13 +31,13 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
-from bergen_sim.engine.rollout import BASE_POLICIES, apply_play, play_out
+from bergen_sim.search.rollout import BASE_POLICIES, apply_play, play_out
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
-from bergen_sim.match_value import table_for, win_probability
+from bergen_sim.search.match_value import table_for, win_probability
 
 NAME = "pimc"
 
-#: settings: name -> (default, allowed values); see bergen_sim.policies.registry
+#: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
 PARAMS = {
     "worlds": (64, range(1, 100_001)),
     "base": ("expert", BASE_POLICIES),

@@ -5,7 +5,7 @@ their double flags, the tiles on the table (optionally who played them), the
 other seats' hand counts, the boneyard size, the scores and any numbers a
 seat is known to be void in.  :func:`analyze` plays every legal move out in
 sampled worlds with the ``pimc`` policy's own code
-(:func:`bergen_sim.policies.pimc.evaluate_worlds`: the same worlds and the
+(:func:`bergen_sim.search.pimc.evaluate_worlds`: the same worlds and the
 same rollout randomness for every move), in batches, until the best move is
 separated from every other or the world budget is spent, and reports each
 move's match-win probability and expected points with 95% intervals.
@@ -38,12 +38,12 @@ from bergen_sim import stats
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import legal_moves, other_half
-from bergen_sim.engine.rollout import BASE_POLICIES
+from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.errors import BergenError
-from bergen_sim.match_value import table_for
-from bergen_sim.policies.pimc import evaluate_worlds
+from bergen_sim.search.match_value import table_for
+from bergen_sim.search.pimc import evaluate_worlds
 from bergen_sim.rules import Rules
 
 DEFAULT_WORLDS = 100_000

@@ -4,7 +4,7 @@ A *rollout* continues a hand from a complete world (every hand, the
 boneyard order, the ends and the scores, all held in a policy view plus the
 hidden hands and boneyard) to the end of the hand, with a fast built-in
 policy choosing for every seat.  The ``pimc`` policy and the position
-analyzer roll out sampled worlds; :mod:`bergen_sim.match_value` rolls out
+analyzer roll out sampled worlds; :mod:`bergen_sim.search.match_value` rolls out
 freshly dealt hands from every score to estimate match-win probabilities.
 
 Every rule comes from :mod:`bergen_sim.engine.play_rules` and every change of
