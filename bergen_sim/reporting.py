@@ -158,6 +158,11 @@ class Played:
     totals: np.ndarray
     sums: Any
 
+    @property
+    def counts(self) -> L.Named:
+        """The totals by name: ``played.counts["hands"]``, ``played.counts["match_wins"][side]``."""
+        return L.TOTALS.named(self.totals)
+
 
 @dataclass
 class Context:

@@ -38,35 +38,20 @@ class SimulationResult:
 
 def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: int, elapsed: float) -> dict[str, Any]:
     """The summary of a run from its merged totals (layout ``S_*``)."""
-    t = [int(x) for x in totals]
-    matches, hands = t[L.S_MATCHES], t[L.S_HANDS]
-    wins = t[L.S_MATCH_WINS : L.S_MATCH_WINS + rules.sides]
+    t = L.TOTALS.decode(totals, widths={"match_wins": rules.sides})
+    matches, hands, wins = t["matches"], t["hands"], t["match_wins"]
     return {
-        "matches": matches,
-        "hands": hands,
-        "redeals": t[L.S_REDEALS],
-        "plays": t[L.S_PLAYS],
-        "draws": t[L.S_DRAWS],
-        "passes": t[L.S_PASSES],
-        "double_headers": t[L.S_DOUBLE_HEADERS],
-        "triple_headers": t[L.S_TRIPLE_HEADERS],
-        "blocked_hands": t[L.S_BLOCKED_HANDS],
-        "out_hands": t[L.S_OUT_HANDS],
-        "points_by_source": {
-            "lead": t[L.S_POINTS_LEAD],
-            "header": t[L.S_POINTS_HEADER],
-            "out": t[L.S_POINTS_OUT],
-            "blocked": t[L.S_POINTS_BLOCKED],
-        },
+        **{name: t[name] for name in L.TOTALS.names("count")},
+        "points_by_source": {name.removeprefix("points_"): t[name] for name in L.TOTALS.names("points")},
         "match_wins": wins,
         "match_win_rate": [stats.rate(w, matches) for w in wins],
-        "decided_hands": t[L.S_DECIDED_HANDS],
-        "leader_side_hand_wins": t[L.S_LEADER_SIDE_WINS],
-        "leader_side_hand_win_rate": stats.rate(t[L.S_LEADER_SIDE_WINS], t[L.S_DECIDED_HANDS]),
-        "hands_per_match": stats.mean(hands, t[L.S_HANDS_SQ], matches),
-        "double_headers_per_hand": stats.mean(t[L.S_DOUBLE_HEADERS], t[L.S_DOUBLE_HEADERS_SQ], hands),
-        "triple_headers_per_hand": stats.mean(t[L.S_TRIPLE_HEADERS], t[L.S_TRIPLE_HEADERS_SQ], hands),
-        "policy_calls": t[L.S_POLICY_CALLS],
+        "decided_hands": t["decided_hands"],
+        "leader_side_hand_wins": t["leader_side_wins"],
+        "leader_side_hand_win_rate": stats.rate(t["leader_side_wins"], t["decided_hands"]),
+        "hands_per_match": stats.mean(hands, t["hands_sq"], matches),
+        "double_headers_per_hand": stats.mean(t["double_headers"], t["double_headers_sq"], hands),
+        "triple_headers_per_hand": stats.mean(t["triple_headers"], t["triple_headers_sq"], hands),
+        "policy_calls": t["policy_calls"],
         "elapsed_s": elapsed,
         "matches_per_s": matches / elapsed if elapsed > 0 else None,
         "hands_per_s": hands / elapsed if elapsed > 0 else None,

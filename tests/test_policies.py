@@ -9,8 +9,6 @@ rules and the seating are not part of a kernel, so it serves every test.
 from __future__ import annotations
 
 import importlib
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +20,6 @@ from bergen_sim.reference import legal_moves
 from bergen_sim.rules import Rules
 from bergen_sim.trace import rows_to_events, split_matches
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # the fixtures are imported as tests.plugins_*, from the project root
 PROBE = "tests.plugins_probe:record"
 SHEDDERS = ["greedy", "defensive", "doubles-first", "heavy-first"]
 KERNEL = SHEDDERS + ["expert", PROBE]

@@ -35,6 +35,21 @@ class Chunk:
     match_rows: np.ndarray  # (matches, M_WIDTH) int64
     hand_rows: np.ndarray  # (hands, H_WIDTH) int64; empty unless asked for
 
+    @property
+    def counts(self) -> L.Named:
+        """The totals by name (layout ``TOTALS``): ``chunk.counts["hands"]``."""
+        return L.TOTALS.named(self.totals)
+
+    @property
+    def matches(self) -> L.Named:
+        """The match rows by column name (layout ``MATCH_ROW``): ``chunk.matches["winner"]``."""
+        return L.MATCH_ROW.named(self.match_rows)
+
+    @property
+    def hands(self) -> L.Named:
+        """The hand rows by column name (layout ``HAND_ROW``): ``chunk.hands["plays"]``, ``["seat_points"]``."""
+        return L.HAND_ROW.named(self.hand_rows)
+
 
 def seat_policy_names(policies: Sequence[str], players: int) -> list[str]:
     """One policy name per seat: a single name fills every seat."""
