@@ -429,7 +429,24 @@ ERROR = Vector("E", [
     Field("right"),
 ], title="kernel error slots")
 
-VECTORS = (RULES, LOG_ENTRY, VIEW, TRACE, TOTALS, MATCH_ROW, HAND_ROW, ERROR)
+#: where a hand stands between steps (engine/hand.py): whose turn, passes in a row, the boneyard
+TURN = Vector("TURN", [
+    Field("seat", meaning="the seat that played or led last, then the seat to move"),
+    Field("passes", meaning="passes in a row"),
+    Field("bone_pos", meaning="position of the next boneyard tile in the tile source"),
+    Field("bone_stop", meaning="drawing stops at this position (the reserve stays)"),
+    Field("match", meaning="match number, for trace rows"),
+    Field("tracing", meaning="1 to append trace rows"),
+], title="turn state")
+
+#: counters of a kernel call
+COUNTERS = Vector("C", [
+    Field("script", meaning="next row of the replay script"),
+    Field("trace", meaning="trace rows written (or that would have been)"),
+    Field("deal", meaning="next given deal"),
+], title="kernel counters")
+
+VECTORS = (RULES, LOG_ENTRY, VIEW, TRACE, TOTALS, MATCH_ROW, HAND_ROW, ERROR, TURN, COUNTERS)
 for _vector in VECTORS:
     globals().update(_vector.constants())
 #: the two ends under their old names (the line has a left and a right end)

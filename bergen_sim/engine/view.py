@@ -98,9 +98,9 @@ def view_void_moment(view, seat, drawn, kept):
         view[L.V_VOID + seat] |= both
     k = view[L.V_LOG_N]
     if k < L.V_LOG_CAPACITY:
-        base = L.V_LOG + 4 * k
-        view[base] = seat
-        view[base + 1] = left
-        view[base + 2] = right
-        view[base + 3] = drawn
+        base = L.V_LOG + L.LOG_SIZE * k
+        view[base + L.LOG_SEAT] = seat
+        view[base + L.LOG_LEFT] = left
+        view[base + L.LOG_RIGHT] = right
+        view[base + L.LOG_DRAWN] = drawn
         view[L.V_LOG_N] = k + 1

@@ -97,8 +97,8 @@ def has_drawn(view, seat):
     if n >= L.V_LOG_CAPACITY:
         return True
     for k in range(n):
-        base = L.V_LOG + 4 * k
-        if view[base] == seat and view[base + 3] > 0:
+        base = L.V_LOG + L.LOG_SIZE * k
+        if view[base + L.LOG_SEAT] == seat and view[base + L.LOG_DRAWN] > 0:
             return True
     return False
 

@@ -83,12 +83,12 @@ def could_hold(view, seat, tile):
     held = view[L.V_HAND_COUNT + seat]
     drawn_since = 0
     for k in range(view[L.V_LOG_N] - 1, -1, -1):
-        at = L.V_LOG + 4 * k
-        if view[at] != seat:
+        at = L.V_LOG + L.LOG_SIZE * k
+        if view[at + L.LOG_SEAT] != seat:
             continue
-        if ((1 << view[at + 1]) | (1 << view[at + 2])) & numbers:
+        if ((1 << view[at + L.LOG_LEFT]) | (1 << view[at + L.LOG_RIGHT])) & numbers:
             return min(drawn_since, held)
-        drawn_since += view[at + 3]
+        drawn_since += view[at + L.LOG_DRAWN]
     return held
 
 

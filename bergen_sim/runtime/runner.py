@@ -15,6 +15,7 @@ import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int
+from bergen_sim.engine.run_buffers import RunBuffers
 from bergen_sim.runtime.kernel_build import load_kernel
 from bergen_sim.errors import PolicyError, TraceError
 from bergen_sim.runtime.registry import PolicyRef, resolve
@@ -104,7 +105,7 @@ class Engine:
         try:
             played, n_hands, n_trace = self._kernel.run_matches(
                 self._rules_vec, self.seat_policy, np.uint64(seed_to_int(seed)), np.int64(first_match),
-                np.int64(n_matches), deals, script, trace, tracing, totals, match_rows, hand_rows, err,
+                np.int64(n_matches), tracing, RunBuffers(deals, script, trace, totals, match_rows, hand_rows, err),
             )
         except Exception as exc:  # raised inside a policy: name it, the seat and the position
             seat = int(err[L.E_SEAT])

@@ -31,7 +31,8 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
-from bergen_sim.search.rollout import BASE_POLICIES, apply_play, play_out
+from bergen_sim.engine.hand import begin_turns, play, scratch_buffers
+from bergen_sim.search.rollout import BASE_POLICIES, play_out
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.search.match_value import table_for, win_probability
 
@@ -70,14 +71,13 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     seat = view[L.V_SEAT]
     side = view[L.V_SIDE]
     start = view[L.V_SCORE + side]
-    used = L.V_LOG + 4 * view[L.V_LOG_N]  # the rest of the view is unused log space
+    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]  # the rest of the view is unused log space
     hands0 = np.zeros(L.MAX_SEATS, dtype=np.int64)
     bone0 = np.zeros(L.N_TILES, dtype=np.int64)
     hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
     bone = np.zeros(L.N_TILES, dtype=np.int64)
     world = np.zeros(L.V_SIZE, dtype=np.int64)
-    mt = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    me = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    b = scratch_buffers(world, hands, bone)
     world_rng = np.zeros(1, dtype=np.uint64)
     roll_rng = np.zeros(1, dtype=np.uint64)
     for i in range(count):
@@ -90,8 +90,9 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
             hands[:] = hands0
             bone[:n_bone] = bone0[:n_bone]
             roll_rng[0] = roll_start
-            if not apply_play(rules, world, hands, seat, move_tiles[k], move_ends[k]):
-                play_out(rules, world, hands, bone, n_bone, seat, base, roll_rng, mt, me)
+            begin_turns(b, seat, 0, n_bone - rules[L.R_RESERVE])
+            if not play(rules, b, seat, move_tiles[k], move_ends[k]):
+                play_out(rules, b, base, roll_rng)
             values[i, k] = win_probability(table, rules, world, side)
             points[i, k] = world[L.V_SCORE + side] - start
     return worlds

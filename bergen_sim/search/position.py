@@ -304,8 +304,11 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         for n in sorted(set(numbers)):
             view[L.V_VOID + seat] |= 1 << n
             # logged as a moment with ends n|n and no draw, which is exactly what a void says
-            base = L.V_LOG + 4 * log
-            view[base : base + 4] = (seat, n, n, 0)
+            entry = L.V_LOG + L.LOG_SIZE * log
+            view[entry + L.LOG_SEAT] = seat
+            view[entry + L.LOG_LEFT] = n
+            view[entry + L.LOG_RIGHT] = n
+            view[entry + L.LOG_DRAWN] = 0
             log += 1
     view[L.V_LOG_N] = log
     spec, completions = prepare(view, _readonly(rules.to_array()), 0)
