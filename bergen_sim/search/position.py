@@ -35,6 +35,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from bergen_sim import stats
+from bergen_sim.domain import Tile
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import legal_moves, other_half
@@ -132,14 +133,10 @@ def _seat_key(value: Any) -> int:
 
 def _names(value: Any, what: str) -> list[str]:
     """Tile names, normalised to ``a-b`` with a <= b."""
-    names = []
-    for item in _items(value):
-        text = str(item).strip()
-        a, sep, b = text.partition("-")
-        if not sep or not a.isdigit() or not b.isdigit() or int(a) > 6 or int(b) > 6:
-            raise PositionError(f"{what}: {text!r} is not a tile; write tiles as a-b with 0 <= a, b <= 6")
-        names.append(f"{min(int(a), int(b))}-{max(int(a), int(b))}")
-    return names
+    try:
+        return [str(Tile.parse(item)) for item in _items(value)]
+    except ValueError as exc:
+        raise PositionError(f"{what}: {exc}") from None
 
 
 def _numbers(value: Any, what: str) -> list[int]:
@@ -177,7 +174,7 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
     has even degree except the two ends (Euler); the double at an end number
     can be kept off that end only if the trail passes that number again.
     """
-    lo_hi = [tuple(int(x) for x in t.split("-")) for t in played]
+    lo_hi = [(tile.lo, tile.hi) for tile in map(Tile.parse, played)]
     doubles = {a for a, b in lo_hi if a == b}
     plain = [(a, b) for a, b in lo_hi if a != b]
     if not doubles:
