@@ -82,6 +82,18 @@ class RunOptions:
         check_scheduler(self.scheduler)
 
 
+def options_for(options: RunOptions | None = None, *, workers: int | None = None, scheduler: str | None = None,
+                checkpoint: str | None = None, progress: bool = False) -> RunOptions:
+    """How a service function runs: a :class:`RunOptions`, or the keywords that make one (not both)."""
+    if options is None:
+        return RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
+    if not isinstance(options, RunOptions):
+        raise BergenError(f"options must be a bergen_sim.execution.RunOptions, not {type(options).__name__}")
+    if (workers, scheduler, checkpoint, progress) != (None, None, None, False):
+        raise BergenError("give either options=RunOptions(...) or workers/scheduler/checkpoint/progress, not both")
+    return options
+
+
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C during a run; its message says what was kept and how to resume."""
 

@@ -22,10 +22,10 @@ from bergen_sim._version import __version__
 from bergen_sim import stats
 from bergen_sim.engine import layout as L
 from bergen_sim.runtime.runner import seat_policy_names
-from bergen_sim.execution import Job, RunOptions, engine_for, run_job
+from bergen_sim.execution import Job, RunOptions, engine_for, options_for, run_job
 from bergen_sim.match_table import ParquetSink, match_frame
 from bergen_sim.errors import BergenError
-from bergen_sim.rules import Rules
+from bergen_sim.rules import Rules, rules_for
 
 
 @dataclass
@@ -78,6 +78,8 @@ def simulate(
     scheduler: str | None = None,
     checkpoint: str | None = None,
     progress: bool = False,
+    rules: Rules | None = None,
+    options: RunOptions | None = None,
 ) -> SimulationResult:
     """Play ``matches`` matches and summarise them.
 
@@ -87,14 +89,16 @@ def simulate(
     core), ``scheduler`` (``"local"`` or a Dask ``tcp://HOST:PORT``),
     ``checkpoint`` (a folder that makes the run resumable), ``chunk_size`` and
     ``progress`` say how the run is carried out, never what it finds: the
-    same arguments and seed always give the same result.
+    same arguments and seed always give the same result.  ``rules`` (a
+    :class:`Rules`) and ``options`` (a :class:`RunOptions`) may replace the
+    rule keywords and the run keywords.
     """
     if matches < 1:
         raise BergenError(f"matches must be at least 1, not {matches}")
-    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
+    rules = rules_for(rules, players=players, partnerships=partnerships, preset=preset, settings=settings)
     seat_names = tuple(seat_policy_names(policies, rules.players))
     job = Job(rules, seat_names, seed, match_rows=rows or out is not None)
-    options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
+    options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     totals = np.zeros(L.S_SIZE, dtype=np.int64)
     frames: list[pd.DataFrame] = []
     meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed})}
@@ -117,5 +121,5 @@ def simulate(
     played = totals - run.resumed_totals  # chunks read back from a checkpoint took no time here
     summary["matches_per_s"] = int(played[L.S_MATCHES]) / elapsed if elapsed > 0 else None
     summary["hands_per_s"] = int(played[L.S_HANDS]) / elapsed if elapsed > 0 else None
-    summary.update(startup_s=startup, workers=run.workers, scheduler=scheduler, resumed_matches=run.resumed)
+    summary.update(startup_s=startup, workers=run.workers, scheduler=options.scheduler, resumed_matches=run.resumed)
     return SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None)

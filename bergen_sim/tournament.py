@@ -40,6 +40,7 @@ import json
 import os
 import re
 import time
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -52,11 +53,11 @@ import pyarrow.parquet as pq
 from bergen_sim._version import __version__
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
-from bergen_sim.execution import Job, RunOptions, engine_for, run_job
+from bergen_sim.execution import Job, RunOptions, engine_for, options_for, run_job
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
 from bergen_sim.runtime.registry import resolve
-from bergen_sim.rules import Rules
+from bergen_sim.rules import Rules, rules_for
 from bergen_sim.stats import paired_interval
 
 #: file types ``TournamentResult.write`` knows, by extension
@@ -319,6 +320,8 @@ def compare(
     scheduler: str | None = None,
     checkpoint: str | None = None,
     progress: bool = False,
+    rules: Rules | None = None,
+    options: RunOptions | None = None,
 ) -> TournamentResult:
     """Play a round-robin of ``policies`` on duplicate deals and analyse it per pair and overall.
 
@@ -328,13 +331,16 @@ def compare(
     ``scheduler``, ``checkpoint`` (a folder; one subfolder per rotation),
     ``chunk_size`` and ``progress`` (one bar for the whole tournament) say how
     the matches are run, never what they find: the same arguments and seed
-    always give the same result.
+    always give the same result.  ``rules`` (a :class:`Rules`) and ``options``
+    (a :class:`RunOptions`) may replace the rule keywords and the run keywords.
     """
     names = check_policies(policies)
     if matches < 1:
         raise CompareError(f"matches (deal sets per pair) must be at least 1, not {matches}")
-    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
-    options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint)
+    rules = rules_for(rules, players=players, partnerships=partnerships, preset=preset, settings=settings)
+    options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
+    progress = options.progress  # one bar for the whole tournament, drawn here, none per run
+    options = dataclasses.replace(options, progress=False)
     pairs = list(itertools.combinations(names, 2))
     rotations = rotation_patterns(rules)
     start = time.perf_counter()
@@ -362,7 +368,7 @@ def compare(
         "startup_s": startup,
         "matches_per_s": (total - resumed) / elapsed if elapsed > 0 else None,
         "workers": options.workers or default_workers(),
-        "scheduler": scheduler,
+        "scheduler": options.scheduler,
         "resumed_matches": resumed,
         "version": __version__,
     }

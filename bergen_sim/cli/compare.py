@@ -10,8 +10,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from bergen_sim.cli.options import rule_options, run_options
-from bergen_sim.rules import parse_settings
+from bergen_sim.cli.options import rule_options, rules_from, run_options
 from bergen_sim.tournament import OUT_FORMATS, TournamentResult, check_out_path, compare
 
 
@@ -93,9 +92,8 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
     if as_json:
         run = dataclasses.replace(run, progress=False)
     result = compare(
-        players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
-        policies=policies.split(","), matches=matches, seed=seed, independent=independent, chunk_size=chunk_size,
-        workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint, progress=run.progress,
+        rules=rules_from(players, partnerships, preset, settings), policies=policies.split(","), matches=matches,
+        seed=seed, independent=independent, chunk_size=chunk_size, options=run,
     )
     if out:
         result.write(out)

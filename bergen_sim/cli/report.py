@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import click
 
 from bergen_sim import reporting
-from bergen_sim.execution import RunOptions
+from bergen_sim.cli.options import run_options
 
 
 def _echo(text: str) -> None:
@@ -29,12 +30,9 @@ def _echo(text: str) -> None:
               help="Strategies to compare (default: every built-in heuristic; the quick subset with --quick).")
 @click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with more analyses (searched before ./analyses and the project's).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: every core); with --scheduler local, the cluster's size.")
-@click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
-              help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one.")
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
-def command(names, matches, quick, out, seed, strategies, analyses_dir, workers, scheduler, list_only):
+@run_options(resumable=False)
+def command(names, matches, quick, out, seed, strategies, analyses_dir, list_only, run, chunk_size):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings."""
     known = reporting.discover(analyses_dir)
     if list_only:
@@ -46,12 +44,12 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, workers,
         if name not in known:
             raise reporting.AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
     picked = [s.strip() for s in strategies.split(",")] if strategies else None
-    options = RunOptions(workers=workers, scheduler=scheduler)
+    run = dataclasses.replace(run, progress=False)  # one log line per analysis instead of a bar per run
     start = time.perf_counter()
     for name in chosen:
         _echo(f"{name}: running")
         result = reporting.run(name, matches=matches, seed=seed, quick=quick, strategies=picked,
-                              analyses_dir=analyses_dir, options=options, log=_echo)
+                              analyses_dir=analyses_dir, chunk_size=chunk_size, options=run, log=_echo)
         page = reporting.save(result, out)
         _echo(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, {result.meta['elapsed_s']:,.0f} s)")
     index = reporting.write_index(out)

@@ -9,8 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bergen_sim.cli.options import policy_option, rule_options, run_options
-from bergen_sim.rules import parse_settings
+from bergen_sim.cli.options import policy_option, rule_options, rules_from, run_options
 from bergen_sim.simulate import simulate
 
 
@@ -68,9 +67,8 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
     if as_json:
         run = dataclasses.replace(run, progress=False)
     result = simulate(
-        players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
-        policies=policies, matches=matches, seed=seed, out=out, chunk_size=chunk_size,
-        workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint, progress=run.progress,
+        rules=rules_from(players, partnerships, preset, settings), policies=policies, matches=matches, seed=seed,
+        out=out, chunk_size=chunk_size, options=run,
     )
     if as_json:
         click.echo(json.dumps(result.summary))
