@@ -114,7 +114,7 @@ def test_every_move_meets_the_same_worlds():
     def run(first, count):
         values = np.zeros((count, n + 1))
         points = np.zeros((count, n + 1))
-        pimc.evaluate_worlds(rules_vec, view, mt, me, n + 1, key, np.int64(first), np.int64(count), base, np.int64(1),
+        pimc.evaluate_worlds(rules_vec, view, mt, me, n + 1, pimc.world_batch(key, first, count, base, 1),
                              table, values, points)
         return values, points
 

@@ -26,6 +26,8 @@ reproducible from its seed like any other.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -50,10 +52,24 @@ def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarra
     return rules.to_array(), table_for(rules, BASE_POLICIES[params[1]])
 
 
+class WorldBatch(NamedTuple):
+    """Which worlds :func:`evaluate_worlds` plays: worlds ``first .. first + count - 1`` of the decision ``key``."""
+
+    key: np.uint64  # the decision's key: world w and its rollout stream are functions of (key, w)
+    first: np.int64
+    count: np.int64
+    base: np.int64  # the rollout policy's code (its index in BASE_POLICIES)
+    use_lead: np.int64  # 1: the lead is evidence about the hidden doubles (see engine/worlds.py)
+
+
+def world_batch(key: int, first: int, count: int, base: int, use_lead: int) -> WorldBatch:
+    """A :class:`WorldBatch` with the field types every caller must share (one compiled specialization)."""
+    return WorldBatch(np.uint64(key), np.int64(first), np.int64(count), np.int64(base), np.int64(use_lead))
+
+
 @njit(cache=True)
-def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, count, base, use_lead, table,
-                    values, points):
-    """Play every legal move out in worlds ``first .. first + count - 1`` of the decision keyed ``key``.
+def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points):
+    """Play every legal move out in the worlds of ``batch`` (a :class:`WorldBatch`).
 
     World ``w`` and the rollout stream it uses are pure functions of
     ``(key, w)``: every move meets the same worlds and the same randomness,
@@ -64,7 +80,8 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     Returns the number of consistent worlds (0: the view admits none and
     nothing was written).
     """
-    spec, completions = prepare(view, rules, use_lead)
+    key, first, count, base = batch.key, batch.first, batch.count, batch.base
+    spec, completions = prepare(view, rules, batch.use_lead)
     worlds = world_count(spec, completions)
     if worlds == 0.0:
         return worlds
@@ -105,8 +122,8 @@ def choose(view, move_tiles, move_ends, n_moves, rng, worlds, base, rules, table
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     # typed arguments, not literals, so the analyzer's calls share this compiled specialization
-    evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, np.int64(0), np.int64(worlds), np.int64(base),
-                    np.int64(1), table, values, points)
+    batch = WorldBatch(key, np.int64(0), np.int64(worlds), np.int64(base), np.int64(1))
+    evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points)
     best = 0
     best_value = -1.0
     best_points = -1.0

@@ -44,7 +44,7 @@ from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.errors import BergenError
 from bergen_sim.search.match_value import table_for
-from bergen_sim.search.pimc import evaluate_worlds
+from bergen_sim.search.pimc import evaluate_worlds, world_batch
 from bergen_sim.rules import Rules
 
 DEFAULT_WORLDS = 100_000
@@ -390,8 +390,8 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     consistent = 0.0
     while done < worlds:
         count = min(batch, worlds - done)
-        consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, key, np.int64(done),
-                                     np.int64(count), np.int64(BASE_POLICIES.index(base)), np.int64(0), table,
+        batch_spec = world_batch(key, done, count, BASE_POLICIES.index(base), 0)
+        consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, batch_spec, table,
                                      values[done : done + count], points[done : done + count])
         done += count
         verdict = _verdict(values[:done], points[:done], z, mirror)
