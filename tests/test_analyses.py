@@ -246,6 +246,7 @@ def test_a_figure_is_saved_as_a_valid_png_and_svg(tmp_path):
     assert "<svg" in svg.read_text()[:2000]
 
 
+@pytest.mark.slow
 def test_report_command_writes_the_index_pages_tables_and_figures(tmp_path, capsys):
     out = tmp_path / "reports"
     status = main(["report", "header_frequency", "variants", "--quick", "--matches", "200", "--seed", "3",
