@@ -162,7 +162,11 @@ def advance(rules, b):
     turn = b.turn
     hrow = b.hrow
     tracing = turn[L.TURN_TRACING]
+    # the turn state lives in locals inside the loop and goes back to ``turn`` on the way out
     seat = turn[L.TURN_SEAT]
+    passes = turn[L.TURN_PASSES]
+    pos = turn[L.TURN_BONE_POS]
+    stop = turn[L.TURN_BONE_STOP]
     while True:
         if hands[seat] == 0:
             # the seat just emptied its hand (the lead counts): it goes out
@@ -177,15 +181,12 @@ def advance(rules, b):
                 _record(b, L.EV_OUT, seat, 0, 0, out, -1, rules)
             return MATCH_OVER if view[L.V_SCORE + side] >= rules[L.R_TARGET] else HAND_OVER
         seat = seat + 1 if seat + 1 < players else 0
-        turn[L.TURN_SEAT] = seat
         left = view[L.V_LEFT]
         right = view[L.V_RIGHT]
         ends = NUMBER_MASK[left] | NUMBER_MASK[right]
         playable = hands[seat] & ends
         if playable == 0:
             drawn = 0
-            pos = turn[L.TURN_BONE_POS]
-            stop = turn[L.TURN_BONE_STOP]
             while pos < stop:
                 t = b.tiles[pos]
                 pos += 1
@@ -197,18 +198,22 @@ def advance(rules, b):
                 if (np.int64(1) << t) & ends:
                     playable = np.int64(1) << t
                     break
-            turn[L.TURN_BONE_POS] = pos
             hrow[L.H_DRAWS] += drawn
             view_void_moment(view, seat, drawn, drawn - 1 if playable else drawn)
             if playable == 0:
                 hrow[L.H_PASSES] += 1
                 if tracing:
                     _record(b, L.EV_PASS, seat, 0, 0, 0, -1, rules)
-                turn[L.TURN_PASSES] += 1
-                if turn[L.TURN_PASSES] == players:
+                passes += 1
+                if passes == players:
+                    turn[L.TURN_SEAT] = seat
+                    turn[L.TURN_PASSES] = passes
+                    turn[L.TURN_BONE_POS] = pos
                     return MATCH_OVER if settle(rules, b) else HAND_OVER
                 continue
+        turn[L.TURN_SEAT] = seat
         turn[L.TURN_PASSES] = 0
+        turn[L.TURN_BONE_POS] = pos
         return legal_moves(playable, left, right, b.move_tiles, b.move_ends)
 
 
