@@ -230,11 +230,13 @@ def play(rules, b, seat, tile, end):
         view_play(view, seat, tile, L.END_R, other_half(tile, view[L.V_RIGHT]), is_double)
     hrow[L.H_PLAYS] += 1
     value = header_value(view[L.V_LEFT], view[L.V_RIGHT], view[L.V_LEFT_DOUBLE], view[L.V_RIGHT_DOUBLE])
-    side = side_of_seat(rules, seat)
     pts = 0
+    score = 0
     if value > 0:
+        side = side_of_seat(rules, seat)
         pts = cut_points(value, view[L.V_SCORE + side], rules[L.R_TARGET], rules[L.R_REDUCED])
-        view[L.V_SCORE + side] += pts
+        score = view[L.V_SCORE + side] + pts
+        view[L.V_SCORE + side] = score
         hrow[L.H_SEAT_POINTS + seat] += pts
         b.totals[L.S_POINTS_HEADER] += pts
         play_no = min(hrow[L.H_PLAYS], L.MAX_PLAY_NO)
@@ -246,7 +248,8 @@ def play(rules, b, seat, tile, end):
             b.totals[L.S_HEADERS_BY_PLAY + 2 * play_no] += 1
     if b.turn[L.TURN_TRACING]:
         _record(b, L.EV_PLAY, seat, tile, end, pts, -1, rules)
-    if view[L.V_SCORE + side] >= rules[L.R_TARGET]:
+    # every score was below the target before this play, so only a header can end the match here
+    if pts > 0 and score >= rules[L.R_TARGET]:
         hrow[L.H_END] = L.HAND_CUT
         return 1
     return 0
