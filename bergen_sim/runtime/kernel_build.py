@@ -9,7 +9,7 @@ source of :mod:`bergen_sim.engine.match_loop`.  A built-in with settings
 arguments written into the dispatcher, and any constant arrays it asks for
 (``kernel_arrays``) as globals loaded from files named by their contents,
 which Numba freezes into the compiled code.  The module's file name is a hash
-of everything its machine code depends on (the package's sources, the
+of everything its machine code depends on (the source of engine/, policies/ and search/, the
 plug-in modules' sources, the Numba version, the settings and arrays), so a
 warm run loads it from Numba's cache and any edit produces a fresh kernel
 instead of a stale one (see also :mod:`bergen_sim.compile_cache`).
