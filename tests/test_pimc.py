@@ -50,7 +50,7 @@ def _rollout_match(rules: Rules, seed: int, match: int, base: int) -> tuple[list
             if ended != REDEAL:
                 break
             attempt += 1
-        if ended or play_out(rv, b, base, rng):
+        if ended or play_out(rv, b, b.hrow[L.H_LEADER], base, rng):
             return [int(x) for x in view[L.V_SCORE : L.V_SCORE + rules.sides]], hand_no
 
 

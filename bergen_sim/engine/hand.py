@@ -11,7 +11,7 @@ makes it.
 
 State lives in a :class:`HandBuffers` bundle: the policy view (ends, scores,
 hand counts, voids: the public state of the hand), the hidden hands, the
-tile source to draw from, the turn state (layout ``TURN``), the hand's
+tile source to draw from, the boneyard's bounds and tracing (layout ``TURN``), the hand's
 statistics (``H_*``), the run totals (``S_*``) and the trace.  A rollout gets
 scratch statistics and no trace (:func:`scratch_buffers`); the few extra
 additions cost nothing next to a policy's choice.
@@ -54,7 +54,7 @@ class HandBuffers(NamedTuple):
     policy_view: np.ndarray  # V_*: the public state of the hand, which policies read (``view`` is taken by Numba)
     hands: np.ndarray  # (MAX_SEATS,) bitmask of each seat's tiles
     tiles: np.ndarray  # the deal (hands in seat order, then the boneyard) or a boneyard, in draw order
-    turn: np.ndarray  # TURN_*: seat, passes in a row, boneyard position and stop, match, tracing
+    turn: np.ndarray  # TURN_*: where the boneyard starts and stops, match, tracing
     hrow: np.ndarray  # H_*: the hand's statistics
     totals: np.ndarray  # S_*: run totals
     trace: np.ndarray  # (capacity, T_WIDTH) trace rows
@@ -91,6 +91,8 @@ def start_hand(rules, b, hand_no):
 
     Returns :data:`REDEAL` when no hand holds a double (nothing else
     changed but the hands), 1 when the lead's points end the match, else 0.
+    The leader is then ``b.hrow[H_LEADER]`` and the boneyard starts at
+    ``b.turn[TURN_BONE_START]``.
     """
     players = rules[L.R_PLAYERS]
     hand_size = rules[L.R_HAND_SIZE]
@@ -103,7 +105,7 @@ def start_hand(rules, b, hand_no):
         held |= hands[s]
     if held & DOUBLE_MASK == 0:
         return REDEAL
-    b.turn[L.TURN_BONE_POS] = players * hand_size
+    b.turn[L.TURN_BONE_START] = players * hand_size
     b.turn[L.TURN_BONE_STOP] = L.N_TILES - rules[L.R_RESERVE]
     return lead(rules, b, hand_no)
 
@@ -119,10 +121,8 @@ def lead(rules, b, hand_no):
     hrow[L.H_LED_DOUBLE] = number
     hrow[L.H_WINNER] = -1
     b.hands[leader] &= ~(np.int64(1) << L.DOUBLE_TILE[number])
-    boneyard = b.turn[L.TURN_BONE_STOP] - b.turn[L.TURN_BONE_POS] + rules[L.R_RESERVE]
+    boneyard = b.turn[L.TURN_BONE_STOP] - b.turn[L.TURN_BONE_START] + rules[L.R_RESERVE]
     view_start_hand(view, players, rules[L.R_HAND_SIZE], boneyard, hand_no, leader, number)
-    b.turn[L.TURN_SEAT] = leader
-    b.turn[L.TURN_PASSES] = 0
     side = side_of_seat(rules, leader)
     pts = cut_points(2, view[L.V_SCORE + side], rules[L.R_TARGET], rules[L.R_REDUCED])
     view[L.V_SCORE + side] += pts
@@ -137,24 +137,23 @@ def lead(rules, b, hand_no):
 
 
 @njit(cache=True, inline="always")
-def begin_turns(b, seat, bone_pos, bone_stop):
-    """Continue a hand in which ``seat`` has just played: the boneyard is ``b.tiles[bone_pos:bone_stop]``."""
-    b.turn[L.TURN_SEAT] = seat
-    b.turn[L.TURN_PASSES] = 0
-    b.turn[L.TURN_BONE_POS] = bone_pos
+def begin_turns(b, bone_start, bone_stop):
+    """Continue a hand from a given state: the boneyard is ``b.tiles[bone_start:bone_stop]``."""
+    b.turn[L.TURN_BONE_START] = bone_start
     b.turn[L.TURN_BONE_STOP] = bone_stop
 
 
 @njit(cache=True, inline="always")
-def advance(rules, b):
-    """Play on from the last play (or the lead) until a seat must choose.
+def advance(rules, b, seat, pos):
+    """Play on from ``seat``'s play (or lead) until a seat must choose; ``pos``: the next boneyard tile.
 
     The seat that just played goes out if its hand is empty; otherwise the
     next seat draws until a tile fits (or the boneyard is down to the
     reserve) and passes if none does; when every seat has passed in a row
-    the hand is settled.  Returns the number of legal moves of the seat now
-    to move (``b.turn[TURN_SEAT]``), listed in ``b.move_tiles`` /
-    ``b.move_ends``, or :data:`HAND_OVER` / :data:`MATCH_OVER`.
+    the hand is settled.  Returns ``(n, seat, pos)``: the number of legal
+    moves of the seat now to move (listed in ``b.move_tiles`` /
+    ``b.move_ends``) or :data:`HAND_OVER` / :data:`MATCH_OVER`, that seat and
+    the next boneyard position.
     """
     players = rules[L.R_PLAYERS]
     view = b.policy_view
@@ -162,10 +161,7 @@ def advance(rules, b):
     turn = b.turn
     hrow = b.hrow
     tracing = turn[L.TURN_TRACING]
-    # the turn state lives in locals inside the loop and goes back to ``turn`` on the way out
-    seat = turn[L.TURN_SEAT]
-    passes = turn[L.TURN_PASSES]
-    pos = turn[L.TURN_BONE_POS]
+    passes = 0  # passes in a row: a play ends every run of passes, and advance starts after a play
     stop = turn[L.TURN_BONE_STOP]
     while True:
         if hands[seat] == 0:
@@ -179,7 +175,7 @@ def advance(rules, b):
             b.totals[L.S_POINTS_OUT] += out
             if tracing:
                 _record(b, L.EV_OUT, seat, 0, 0, out, -1, rules)
-            return MATCH_OVER if view[L.V_SCORE + side] >= rules[L.R_TARGET] else HAND_OVER
+            return (MATCH_OVER if view[L.V_SCORE + side] >= rules[L.R_TARGET] else HAND_OVER), seat, pos
         seat = seat + 1 if seat + 1 < players else 0
         left = view[L.V_LEFT]
         right = view[L.V_RIGHT]
@@ -206,15 +202,9 @@ def advance(rules, b):
                     _record(b, L.EV_PASS, seat, 0, 0, 0, -1, rules)
                 passes += 1
                 if passes == players:
-                    turn[L.TURN_SEAT] = seat
-                    turn[L.TURN_PASSES] = passes
-                    turn[L.TURN_BONE_POS] = pos
-                    return MATCH_OVER if settle(rules, b) else HAND_OVER
+                    return (MATCH_OVER if settle(rules, b) else HAND_OVER), seat, pos
                 continue
-        turn[L.TURN_SEAT] = seat
-        turn[L.TURN_PASSES] = 0
-        turn[L.TURN_BONE_POS] = pos
-        return legal_moves(playable, left, right, b.move_tiles, b.move_ends)
+        return legal_moves(playable, left, right, b.move_tiles, b.move_ends), seat, pos
 
 
 @njit(cache=True, inline="always")

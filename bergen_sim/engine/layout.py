@@ -429,11 +429,10 @@ ERROR = Vector("E", [
     Field("right"),
 ], title="kernel error slots")
 
-#: where a hand stands between steps (engine/hand.py): whose turn, passes in a row, the boneyard
+#: what the hand steps (engine/hand.py) read besides the view; the seat to move and the next
+#: boneyard position travel as arguments and results, so the hot loop keeps them in registers
 TURN = Vector("TURN", [
-    Field("seat", meaning="the seat that played or led last, then the seat to move"),
-    Field("passes", meaning="passes in a row"),
-    Field("bone_pos", meaning="position of the next boneyard tile in the tile source"),
+    Field("bone_start", meaning="position of the first boneyard tile in the tile source (set by start_hand)"),
     Field("bone_stop", meaning="drawing stops at this position (the reserve stays)"),
     Field("match", meaning="match number, for trace rows"),
     Field("tracing", meaning="1 to append trace rows"),

@@ -39,10 +39,9 @@ def _fail(err, code, choice, n_moves, hand, left, right):
 
 
 @njit(cache=True, inline="always")
-def _choose(rules, seat_policy, rngs, script, err, b, n):
-    """Index of the move the seat to move makes among ``n`` legal ones, or -1 after an error."""
+def _choose(rules, seat_policy, rngs, script, err, b, seat, n):
+    """Index of the move ``seat`` makes among its ``n`` legal ones, or -1 after an error."""
     view = b.policy_view
-    seat = b.turn[L.TURN_SEAT]
     hand = b.hands[seat]
     mt = b.move_tiles
     me = b.move_ends
@@ -80,16 +79,18 @@ def _play_turns(rules, seat_policy, rngs, script, err, b):
 
     Returns 1 if the match ended in this hand, 0 if not, -1 after an error.
     """
+    seat = b.hrow[L.H_LEADER]
+    pos = b.turn[L.TURN_BONE_START]
     while True:
-        n = advance(rules, b)
+        n, seat, pos = advance(rules, b, seat, pos)
         if n == HAND_OVER:
             return 0
         if n == MATCH_OVER:
             return 1
-        k = _choose(rules, seat_policy, rngs, script, err, b, n)
+        k = _choose(rules, seat_policy, rngs, script, err, b, seat, n)
         if k < 0:
             return -1
-        if play(rules, b, b.turn[L.TURN_SEAT], b.move_tiles[k], b.move_ends[k]):
+        if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
             return 1
 
 

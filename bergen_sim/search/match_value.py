@@ -110,7 +110,7 @@ def _estimate(rules, base, seed, hands_per_state, table):
                     break
                 attempt += 1
             if not ended:
-                play_out(rules, b, base, rng)
+                play_out(rules, b, b.hrow[L.H_LEADER], base, rng)
             total += win_probability(table, rules, view, 0)
         table[index] = total / hands_per_state
 

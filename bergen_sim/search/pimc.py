@@ -107,9 +107,9 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
             hands[:] = hands0
             bone[:n_bone] = bone0[:n_bone]
             roll_rng[0] = roll_start
-            begin_turns(b, seat, 0, n_bone - rules[L.R_RESERVE])
+            begin_turns(b, 0, n_bone - rules[L.R_RESERVE])
             if not play(rules, b, seat, move_tiles[k], move_ends[k]):
-                play_out(rules, b, base, roll_rng)
+                play_out(rules, b, seat, base, roll_rng)
             values[i, k] = win_probability(table, rules, world, side)
             points[i, k] = world[L.V_SCORE + side] - start
     return worlds

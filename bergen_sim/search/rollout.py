@@ -54,21 +54,22 @@ def base_choose(base, view, move_tiles, move_ends, n_moves, rng):
 
 
 @njit(cache=True)
-def play_out(rules, b, base, rng):
-    """Play a hand (engine/hand.py buffers ``b``) to its end from where ``b.turn`` stands.
+def play_out(rules, b, seat, base, rng):
+    """Play a hand (engine/hand.py buffers ``b``) to its end; ``seat`` has just played (or led).
 
-    Every choice with more than one legal move is the base policy's (code
+    The boneyard is ``b.tiles`` from ``b.turn[TURN_BONE_START]`` (set by
+    ``start_hand`` or ``begin_turns``).  Every choice with more than one legal move is the base policy's (code
     ``base``).  Returns 1 if the match ended in this hand, 0 otherwise; the
     view holds the final scores.
     """
     view = b.policy_view
+    pos = b.turn[L.TURN_BONE_START]
     while True:
-        n = advance(rules, b)
+        n, seat, pos = advance(rules, b, seat, pos)
         if n == HAND_OVER:
             return 0
         if n == MATCH_OVER:
             return 1
-        seat = b.turn[L.TURN_SEAT]
         k = 0
         if n > 1:
             view[L.V_SEAT] = seat
