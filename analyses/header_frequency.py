@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.analysis import TABLES, reference_strategy
-from bergen_sim.engine import layout as L
+from bergen_sim.reporting import TABLES, reference_strategy
+from bergen_sim.engine.layout import MAX_PLAY_NO
 from bergen_sim.figures import Chart, finish, grouped, lines, panels, stacked_shares
 from bergen_sim.intervals import add_mean, add_rate, phrase
 
@@ -40,10 +40,10 @@ SHOW = {
 
 def collect(chunk, rules) -> dict:
     """Per-chunk sums: hands by number of plays, squares of plays and headers per hand, point-source sums."""
-    plays = chunk.hand_rows[:, L.H_PLAYS]
-    headers = chunk.hand_rows[:, L.H_DOUBLE_HEADERS] + chunk.hand_rows[:, L.H_TRIPLE_HEADERS]
+    plays = chunk.hands["plays"]
+    headers = chunk.hands["double_headers"] + chunk.hands["triple_headers"]
     return {
-        "plays_hist": np.bincount(np.minimum(plays, L.MAX_PLAY_NO), minlength=L.MAX_PLAY_NO + 1),
+        "plays_hist": np.bincount(np.minimum(plays, MAX_PLAY_NO), minlength=MAX_PLAY_NO + 1),
         "plays_sq": np.array((plays * plays).sum()),
         "headers_sq": np.array((headers * headers).sum()),
         "sources": hs.source_sums(chunk.hand_rows, rules),
@@ -57,24 +57,24 @@ def run(ctx) -> dict[str, pd.DataFrame]:
         for strategy in ctx.strategies:
             rules = ctx.rules(table)
             played = ctx.play(rules, strategy, collect, hand_rows=True)
-            t = played.totals
+            t = played.counts
             key = {"table": table, "strategy": strategy}
-            per_hand.append({**key, "hands": int(t[L.S_HANDS]), "plays": int(t[L.S_PLAYS]),
+            per_hand.append({**key, "hands": int(t["hands"]), "plays": int(t["plays"]),
                              "plays_sq": int(played.sums["plays_sq"]),
-                             "double_headers": int(t[L.S_DOUBLE_HEADERS]),
-                             "double_headers_sq": int(t[L.S_DOUBLE_HEADERS_SQ]),
-                             "triple_headers": int(t[L.S_TRIPLE_HEADERS]),
-                             "triple_headers_sq": int(t[L.S_TRIPLE_HEADERS_SQ]),
-                             "headers": int(t[L.S_DOUBLE_HEADERS] + t[L.S_TRIPLE_HEADERS]),
+                             "double_headers": int(t["double_headers"]),
+                             "double_headers_sq": int(t["double_headers_sq"]),
+                             "triple_headers": int(t["triple_headers"]),
+                             "triple_headers_sq": int(t["triple_headers_sq"]),
+                             "headers": int(t["double_headers"] + t["triple_headers"]),
                              "headers_sq": int(played.sums["headers_sq"])})
             reaching = np.cumsum(played.sums["plays_hist"][::-1])[::-1]  # hands with at least p plays
-            for p in range(1, L.MAX_PLAY_NO + 1):
+            for p in range(1, MAX_PLAY_NO + 1):
                 if reaching[p] == 0:
                     break
                 by_play.append({**key, "play_number": p, "hands_reaching": int(reaching[p]),
-                                "double_headers": int(t[L.S_HEADERS_BY_PLAY + 2 * p]),
-                                "triple_headers": int(t[L.S_HEADERS_BY_PLAY + 2 * p + 1]),
-                                "headers": int(t[L.S_HEADERS_BY_PLAY + 2 * p] + t[L.S_HEADERS_BY_PLAY + 2 * p + 1])})
+                                "double_headers": int(t["headers_by_play"][2 * p]),
+                                "triple_headers": int(t["headers_by_play"][2 * p + 1]),
+                                "headers": int(t["headers_by_play"][2 * p] + t["headers_by_play"][2 * p + 1])})
             sources.append({**key, **hs.source_shares(played.sums["sources"])})
     hands = pd.DataFrame(per_hand)
     add_mean(hands, "plays_per_hand", "plays", "plays_sq", "hands")

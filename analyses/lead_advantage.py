@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.analysis import TABLES, reference_strategy
-from bergen_sim.engine import layout as L
+from bergen_sim.reporting import TABLES, reference_strategy
 from bergen_sim.figures import Chart, finish, grouped, lines, panels, reference_line
 from bergen_sim.intervals import add_difference, add_mean, add_rate, phrase, signed_points, versus
 
@@ -44,20 +43,21 @@ SHOW = {
 def collect(chunk, rules) -> dict[str, np.ndarray]:
     """Per-chunk sums: by led double, by seat from the leader, and first-hand leaders' match wins."""
     rows = chunk.hand_rows
-    led = rows[:, L.H_LED_DOUBLE]
-    decided = rows[:, L.H_WINNER] >= 0
-    won = decided & (hs.leader_side(rows, rules) == rows[:, L.H_WINNER])
+    hands = chunk.hands
+    led = hands["led_double"]
+    decided = hands["winner"] >= 0
+    won = decided & (hs.leader_side(rows, rules) == hands["winner"])
     by_double = np.stack([np.bincount(led, minlength=7), np.bincount(led, decided, 7), np.bincount(led, won, 7)])
 
-    leaders = rows[:, L.H_LEADER]
+    leaders = hands["leader"]
     seats = hs.from_leader(hs.seat_points(rows, rules), leaders)
     per_seat_side = hs.side_points(rows, rules)[:, hs.seat_side(np.arange(rules.players), rules)]
     sides = hs.from_leader(per_seat_side, leaders)
     seat = np.stack([seats.sum(0), (seats ** 2).sum(0), sides.sum(0), (sides ** 2).sum(0)])
 
-    matches = chunk.match_rows
-    first_double = rows[rows[:, L.H_HAND] == 1, L.H_LED_DOUBLE]  # one row per match, in match order
-    first_won = hs.seat_side(matches[:, L.M_FIRST_LEADER], rules) == matches[:, L.M_WINNER]
+    matches = chunk.matches
+    first_double = hands["led_double"][hands["hand"] == 1]  # one row per match, in match order
+    first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
     by_first = np.stack([np.bincount(first_double, minlength=7), np.bincount(first_double, first_won, 7)])
     return {"by_double": by_double.astype(np.int64), "seat": seat.astype(np.int64),
             "first": by_first.astype(np.int64)}

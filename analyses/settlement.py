@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.analysis import TABLES, reference_strategy
-from bergen_sim.engine import layout as L
+from bergen_sim.reporting import TABLES, reference_strategy
+from bergen_sim.engine.layout import HandEnd
 from bergen_sim.figures import Chart, finish, grouped, panels
 from bergen_sim.intervals import add_difference, add_mean, add_rate, difference, phrase, signed_points, versus
 
@@ -58,10 +58,11 @@ SHOW = {
 def collect(chunk, rules) -> dict:
     """Per-chunk sums: blocked end states settled three ways, first leaders' wins, point sources."""
     rows = chunk.hand_rows
-    blocked = rows[rows[:, L.H_END] == L.HAND_BLOCKED]
+    hands = chunk.hands
+    blocked = rows[hands["end"] == HandEnd.BLOCKED]
     winners = hs.settle_all_ways(blocked, rules)
-    matches = chunk.match_rows
-    first_won = hs.seat_side(matches[:, L.M_FIRST_LEADER], rules) == matches[:, L.M_WINNER]
+    matches = chunk.matches
+    first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
     return {
         "no_winner": (winners < 0).sum(axis=0),
         "differ": np.array([(winners[:, a] != winners[:, b]).sum() for a, b in PAIRS]),
@@ -80,11 +81,11 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             for settlement, reserve in [("german", 0), *((s, 2) for s in SETTLEMENTS)]:
                 rules = ctx.rules(table, settlement=settlement, boneyard_reserve=reserve)
                 played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
-                t, sums = played.totals, played.sums
+                t, sums = played.counts, played.sums
                 if settlement == "german":
-                    blocking.append({**key, "boneyard_reserve": reserve, "hands": int(t[L.S_HANDS]),
-                                     "blocked_hands": int(t[L.S_BLOCKED_HANDS])})
-                    record = {**key, "boneyard_reserve": reserve, "blocked_hands": int(t[L.S_BLOCKED_HANDS]),
+                    blocking.append({**key, "boneyard_reserve": reserve, "hands": int(t["hands"]),
+                                     "blocked_hands": int(t["blocked_hands"])})
+                    record = {**key, "boneyard_reserve": reserve, "blocked_hands": int(t["blocked_hands"]),
                               "any_differ": int(sums["any_differ"])}
                     for (a, b), count in zip(PAIRS, sums["differ"]):
                         record[f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}_differ"] = int(count)
@@ -94,8 +95,8 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 if reserve == 2:
                     shares = hs.source_shares(sums["sources"])
                     matches.append({**key, "settlement": settlement, "matches": played.matches,
-                                    "hands": int(t[L.S_HANDS]), "hands_sq": int(t[L.S_HANDS_SQ]),
-                                    "blocked_hands": int(t[L.S_BLOCKED_HANDS]),
+                                    "hands": int(t["hands"]), "hands_sq": int(t["hands_sq"]),
+                                    "blocked_hands": int(t["blocked_hands"]),
                                     "first_leader_match_wins": int(sums["first_won"]),
                                     **{k: v for k, v in shares.items() if k.startswith("blocked_share")}})
     block = pd.DataFrame(blocking)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim.analysis import AnalysisError
+from bergen_sim.reporting import AnalysisError
 from bergen_sim.figures import Chart, finish, panels, points
 from bergen_sim.intervals import phrase, versus
 

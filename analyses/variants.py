@@ -14,8 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.analysis import TABLES, reference_strategy
-from bergen_sim.engine import layout as L
+from bergen_sim.reporting import TABLES, reference_strategy
 from bergen_sim.figures import Chart, finish, grouped, panels, stacked_shares
 from bergen_sim.intervals import add_difference, add_mean, add_rate, phrase, signed_points, versus
 
@@ -42,8 +41,8 @@ _MEASURES = ("hands_per_match", "first_leader_match_win_rate", "blocked_rate",
 
 def collect(chunk, rules) -> dict:
     """Per-chunk sums: first leaders' match wins and point sources."""
-    matches = chunk.match_rows
-    first_won = hs.seat_side(matches[:, L.M_FIRST_LEADER], rules) == matches[:, L.M_WINNER]
+    matches = chunk.matches
+    first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
     return {"first_won": first_won.sum(), "sources": hs.source_sums(chunk.hand_rows, rules)}
 
 
@@ -55,15 +54,15 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             for variant, (preset, settings) in VARIANTS.items():
                 rules = ctx.rules(table, preset=preset, **settings)
                 played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
-                t = played.totals
+                t = played.counts
                 key = {"table": table, "strategy": strategy, "variant": variant}
-                summary.append({**key, "matches": played.matches, "hands": int(t[L.S_HANDS]),
-                                "hands_sq": int(t[L.S_HANDS_SQ]), "blocked_hands": int(t[L.S_BLOCKED_HANDS]),
+                summary.append({**key, "matches": played.matches, "hands": int(t["hands"]),
+                                "hands_sq": int(t["hands_sq"]), "blocked_hands": int(t["blocked_hands"]),
                                 "first_leader_match_wins": int(played.sums["first_won"]),
                                 "fair_share": 1 / rules.sides, **hs.source_shares(played.sums["sources"])})
                 for side in range(rules.sides):
                     seats.append({**key, "side": side, "matches": played.matches,
-                                  "match_wins": int(t[L.S_MATCH_WINS + side]), "fair_share": 1 / rules.sides})
+                                  "match_wins": int(t["match_wins"][side]), "fair_share": 1 / rules.sides})
     frame = pd.DataFrame(summary)
     add_mean(frame, "hands_per_match", "hands", "hands_sq", "matches")
     add_rate(frame, "first_leader_match_win_rate", "first_leader_match_wins", "matches")

@@ -46,12 +46,12 @@ import numba
 import numpy as np
 import psutil
 
-from bergen_sim import __version__
+from bergen_sim._version import __version__
 from bergen_sim import reference
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, run_job
 from bergen_sim.parallel import default_workers
-from bergen_sim.policies.registry import BUILTINS
+from bergen_sim.runtime.registry import BUILTINS
 from bergen_sim.rules import Rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -8,7 +8,7 @@ The public API (imported on first use, so ``import bergen_sim`` and
 - :func:`analyze` ranks the legal moves of a position (:class:`Position`);
 - :func:`run_analysis` runs one analysis of ``analyses/`` and returns its tables,
   :func:`report` runs analyses and writes their Markdown reports
-  (:mod:`bergen_sim.analysis` is the whole analysis API);
+  (:mod:`bergen_sim.reporting` is the whole analysis API);
 - :class:`Rules` is one rule set (``Rules.make(players=3, preset="classic")``);
 - :class:`Engine` is the compiled engine for one rule set and seat policies.
 """
@@ -20,7 +20,7 @@ import sys
 import types
 from typing import Any
 
-__version__ = "0.1.0"
+from bergen_sim._version import __version__
 
 #: public name -> (module, attribute), or (module, None) for the module itself; imported on first use
 _EXPORTS: dict[str, tuple[str, str | None]] = {
@@ -28,14 +28,14 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "SimulationResult": ("bergen_sim.simulate", "SimulationResult"),
     "compare": ("bergen_sim.tournament", "compare"),
     "TournamentResult": ("bergen_sim.tournament", "TournamentResult"),
-    "analyze": ("bergen_sim.analyze", "analyze"),
-    "Position": ("bergen_sim.analyze", "Position"),
-    "Analysis": ("bergen_sim.analyze", "Analysis"),
-    "run_analysis": ("bergen_sim.analysis", "run"),
-    "report": ("bergen_sim.analysis", "report"),
-    "analysis": ("bergen_sim.analysis", None),
+    "analyze": ("bergen_sim.search.position", "analyze"),
+    "Position": ("bergen_sim.search.position", "Position"),
+    "Analysis": ("bergen_sim.search.position", "Analysis"),
+    "run_analysis": ("bergen_sim.reporting", "run"),
+    "report": ("bergen_sim.reporting", "report"),
+    "analysis": ("bergen_sim.reporting", None),
     "Rules": ("bergen_sim.rules", "Rules"),
-    "Engine": ("bergen_sim.engine.runner", "Engine"),
+    "Engine": ("bergen_sim.runtime.runner", "Engine"),
 }
 
 __all__ = [*_EXPORTS, "__version__"]
@@ -58,7 +58,7 @@ def __dir__() -> list[str]:
 
 
 class _Package(types.ModuleType):
-    """This package, keeping ``bergen_sim.simulate`` / ``bergen_sim.analyze`` the functions.
+    """This package, keeping ``bergen_sim.simulate`` the function.
 
     Importing the submodule ``bergen_sim.simulate`` makes Python set it as the
     package's attribute ``simulate``, which would hide the function of that

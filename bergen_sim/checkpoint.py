@@ -35,7 +35,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Chunk
+from bergen_sim.runtime.runner import Chunk
 from bergen_sim.errors import BergenError
 from bergen_sim.output import check_folder
 

@@ -1,21 +1,29 @@
-"""Where compiled code and generated kernels are cached, keyed by the package's source.
+"""Where compiled code and generated kernels are cached, keyed by the source compiled code runs.
 
 Numba's disk cache checks only the source file of the function it caches: a
 cached function keeps the machine code of whatever it calls as it was when it
 was compiled, so editing ``policies/base.py`` would leave ``expert`` (and every
-kernel built on it) silently stale.  Pointing Numba's cache at a folder named
-by a hash of every source file of this package makes any edit start from a
-clean cache instead.  This runs when :mod:`bergen_sim.engine` is imported
-(every module with compiled code imports it first), before any
-``@njit(cache=True)`` function is defined, and is inherited by worker
-processes through ``NUMBA_CACHE_DIR``.
+kernel built on it) silently stale.  The compiled functions of this package
+are therefore cached in a folder named by a hash of the source of the
+packages compiled code can call (:data:`COMPILED_PACKAGES`: the engine, the
+policies and search), so any edit there starts from a clean cache, while
+editing anything else (a command's help text, a report) recompiles nothing.
+
+The folder is chosen by a Numba cache *locator* that applies only to this
+package's files and the generated kernels (:func:`install_cache_locator`,
+called by :mod:`bergen_sim.engine` before its first compiled function is
+defined).  Nothing is written to the environment, so other Numba code in the
+same process keeps Numba's own cache rules, and worker processes compute the
+same folder from the same source.
 
 ``$BERGEN_SIM_CACHE_DIR`` (default ``~/.cache/bergen-sim``) holds everything;
-deleting it is always safe.
+deleting it is always safe.  ``$NUMBA_CACHE_DIR``, when set, replaces its
+``numba`` subfolder as the base of the source-keyed folders.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -23,6 +31,8 @@ from typing import Any
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _MARK = "bergen-sim-src-"
+#: subpackages whose source compiled code may call; a compiled function elsewhere may call only into them
+COMPILED_PACKAGES = ("engine", "policies", "search")
 
 
 def cache_dir() -> Path:
@@ -34,12 +44,17 @@ def cache_dir() -> Path:
     return Path(base) / "bergen-sim"
 
 
+@functools.cache
 def source_digest() -> str:
-    """Hash of every Python source file of the package (names and contents)."""
+    """Hash of every Python source file of the compiled packages (names and contents).
+
+    Computed once per process: the source does not change under a running program.
+    """
     digest = hashlib.sha256()
-    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
-        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
-        digest.update(path.read_bytes())
+    for package in COMPILED_PACKAGES:
+        for path in sorted((_PACKAGE_DIR / package).rglob("*.py")):
+            digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
+            digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
@@ -58,15 +73,39 @@ def in_disk_cache(function: Any) -> bool | None:
         return None
 
 
-def use_source_keyed_numba_cache() -> None:
-    """Point Numba's disk cache at a folder keyed by the package source (see module note)."""
-    from numba.core import config
+def numba_cache_folder() -> str:
+    """The source-keyed folder that holds this package's compiled functions."""
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(cache_dir() / "numba")
+    return os.path.join(base, _MARK + source_digest()[:16])
 
-    current = os.environ.get("NUMBA_CACHE_DIR", "")
-    if _MARK in os.path.basename(current):
-        config.CACHE_DIR = current  # a worker process inherits its parent's folder
-        return
-    base = current or str(cache_dir() / "numba")
-    folder = os.path.join(base, _MARK + source_digest()[:16])
-    os.environ["NUMBA_CACHE_DIR"] = folder
-    config.CACHE_DIR = folder
+
+def _is_ours(py_file: str) -> bool:
+    """Whether a compiled function's file belongs to this package or is a generated kernel."""
+    path = Path(py_file).resolve()
+    return path.is_relative_to(_PACKAGE_DIR) or path.is_relative_to((cache_dir() / "kernels").resolve())
+
+
+@functools.cache
+def install_cache_locator() -> None:
+    """Make Numba cache this package's compiled functions in :func:`numba_cache_folder` (see module note).
+
+    Must run before the first ``@njit(cache=True)`` function of the package is
+    defined; idempotent.
+    """
+    from numba.core import caching
+
+    class SourceKeyedLocator(caching.UserProvidedCacheLocator):
+        """Numba's user-directory locator, pointed at the source-keyed folder, for our files only."""
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = os.path.join(numba_cache_folder(), self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not _is_ours(py_file):
+                return None
+            return super(caching.UserProvidedCacheLocator, cls).from_function(py_func, py_file)
+
+    caching.CacheImpl._locator_classes.insert(0, SourceKeyedLocator)

@@ -25,11 +25,12 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from bergen_sim import __version__
+from bergen_sim._version import __version__
 from bergen_sim.checkpoint import Checkpoint
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Chunk, Engine
 from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_MATCHES, MAX_WORKERS, check_chunks, check_range
+from bergen_sim.runtime.runner import Chunk, Engine
+from bergen_sim.errors import BergenError
 from bergen_sim.parallel import check_scheduler, default_workers, discard_pool, executor_for
 from bergen_sim.progress import match_progress
 from bergen_sim.rules import Rules
@@ -80,6 +81,18 @@ class RunOptions:
         if self.workers is not None:
             check_range("workers", self.workers, 1, MAX_WORKERS)
         check_scheduler(self.scheduler)
+
+
+def options_for(options: RunOptions | None = None, *, workers: int | None = None, scheduler: str | None = None,
+                checkpoint: str | None = None, progress: bool = False) -> RunOptions:
+    """How a service function runs: a :class:`RunOptions`, or the keywords that make one (not both)."""
+    if options is None:
+        return RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
+    if not isinstance(options, RunOptions):
+        raise BergenError(f"options must be a bergen_sim.execution.RunOptions, not {type(options).__name__}")
+    if (workers, scheduler, checkpoint, progress) != (None, None, None, False):
+        raise BergenError("give either options=RunOptions(...) or workers/scheduler/checkpoint/progress, not both")
+    return options
 
 
 class RunInterrupted(KeyboardInterrupt):

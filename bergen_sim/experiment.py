@@ -165,7 +165,7 @@ def _policy_set(source: str, name: str, value: Any) -> tuple[str, ...]:
 
 def parse(data: Mapping[str, Any], source: str = "experiment") -> Experiment:
     """An :class:`Experiment` from a parsed TOML mapping, every value checked (rules and policies included)."""
-    from bergen_sim.policies.registry import resolve  # the registry imports the engine: only when parsing
+    from bergen_sim.runtime.registry import resolve  # the registry imports the engine: only when parsing
     from bergen_sim.rules import Rules
 
     unknown = sorted(set(data) - TOP_KEYS)
@@ -318,7 +318,7 @@ class ExperimentResult:
                 f"{len(self.reused)} reused; {len(self.table)} rows)")
 
     def _repr_html_(self) -> str:
-        from bergen_sim.analysis import display_frame
+        from bergen_sim.reporting import display_frame
         from bergen_sim.display import html_card
 
         return html_card(repr(self), [f"written to {', '.join(map(str, self.files))}"],

@@ -207,8 +207,8 @@ class View:
         return [[n for n in range(L.N_NUMBERS) if self._get(L.V_VOID + s) >> n & 1] for s in range(self.players)]
 
     def position(self):
-        """This view as the position analyzer's :class:`~bergen_sim.analyze.Position` (what ``analyze`` ranks)."""
-        from bergen_sim.analyze import Position
+        """This view as the analyzer's :class:`~bergen_sim.search.position.Position` (what ``analyze`` ranks)."""
+        from bergen_sim.search.position import Position
 
         (left, right), (left_double, right_double) = self.ends, self.double_ends
         return Position(
@@ -239,7 +239,7 @@ def compiled_policy(name: str, rules: Rules) -> Callable[..., int]:
     if key not in _POLICIES:
         import importlib
 
-        from bergen_sim.policies.registry import resolve
+        from bergen_sim.runtime.registry import resolve
 
         ref = resolve(name)
         module = importlib.import_module(ref.module)

@@ -27,6 +27,11 @@ SOURCES = ("lead", "header", "out", "blocked")
 SETTLEMENTS = L.SETTLEMENT_NAMES
 
 
+def _hands(rows: np.ndarray) -> L.Named:
+    """Hand rows (layout ``HAND_ROW``) by column name."""
+    return L.HAND_ROW.named(rows)
+
+
 def seat_side(seats: np.ndarray, rules: Rules) -> np.ndarray:
     """The side each seat scores for (seat % 2 with partnerships, else the seat)."""
     return seats % 2 if rules.partnerships else seats
@@ -34,23 +39,23 @@ def seat_side(seats: np.ndarray, rules: Rules) -> np.ndarray:
 
 def leader_side(rows: np.ndarray, rules: Rules) -> np.ndarray:
     """Side of each hand's leader."""
-    return seat_side(rows[:, L.H_LEADER], rules)
+    return seat_side(_hands(rows)["leader"], rules)
 
 
 def blocked_points(rows: np.ndarray, rules: Rules) -> np.ndarray:
     """Points each hand's blocked settlement gave (0 unless blocked with a winner; never cut)."""
-    won = (rows[:, L.H_END] == L.HAND_BLOCKED) & (rows[:, L.H_WINNER] >= 0)
+    won = (_hands(rows)["end"] == L.HandEnd.BLOCKED) & (_hands(rows)["winner"] >= 0)
     return np.where(won, rules.blocked_points, 0)
 
 
 def side_points(rows: np.ndarray, rules: Rules) -> np.ndarray:
     """(hands, sides) points each side scored in each hand, blocked points included."""
-    seats = rows[:, L.H_SEAT_POINTS : L.H_SEAT_POINTS + rules.players]
+    seats = _hands(rows)["seat_points"][:, : rules.players]
     out = np.zeros((len(rows), rules.sides), dtype=np.int64)
     for seat in range(rules.players):
         out[:, rules.side_of(seat)] += seats[:, seat]
     won = blocked_points(rows, rules)
-    winner = rows[:, L.H_WINNER]
+    winner = _hands(rows)["winner"]
     for side in range(rules.sides):
         out[:, side] += np.where(winner == side, won, 0)
     return out
@@ -65,7 +70,7 @@ def from_leader(per_seat: np.ndarray, leaders: np.ndarray) -> np.ndarray:
 
 def seat_points(rows: np.ndarray, rules: Rules) -> np.ndarray:
     """(hands, players) points of each seat's own lead, headers and going out."""
-    return rows[:, L.H_SEAT_POINTS : L.H_SEAT_POINTS + rules.players]
+    return _hands(rows)["seat_points"][:, : rules.players]
 
 
 @njit(cache=True)
@@ -78,7 +83,7 @@ def _lead_points(score_before, leader_side, target, reduced):
 
 def lead_points(rows: np.ndarray, rules: Rules) -> np.ndarray:
     """Points each hand's led double scored (2, or less under the near-target cut)."""
-    before = np.ascontiguousarray(rows[:, L.H_SCORE_BEFORE : L.H_SCORE_BEFORE + L.MAX_SEATS])
+    before = np.ascontiguousarray(_hands(rows)["score_before"])
     sides = np.ascontiguousarray(leader_side(rows, rules))
     return _lead_points(before, sides, rules.target, rules.reduced_headers)
 
@@ -90,7 +95,7 @@ def points_by_source(rows: np.ndarray, rules: Rules) -> np.ndarray:
     the engine's cut, out points are fixed (never cut) and the rest are headers.
     """
     lead = lead_points(rows, rules)
-    out = np.where(rows[:, L.H_END] == L.HAND_OUT, rules.out_points, 0)
+    out = np.where(_hands(rows)["end"] == L.HandEnd.OUT, rules.out_points, 0)
     header = seat_points(rows, rules).sum(axis=1) - lead - out
     return np.column_stack([lead, header, out, blocked_points(rows, rules)])
 
@@ -109,10 +114,10 @@ def settle_all_ways(rows: np.ndarray, rules: Rules) -> np.ndarray:
 
     ``rows`` must be blocked hands: their per-side doubles and pips are the end state.
     """
-    def part(start: int) -> np.ndarray:
-        return np.ascontiguousarray(rows[:, start : start + L.MAX_SEATS])
+    def part(name: str) -> np.ndarray:
+        return np.ascontiguousarray(_hands(rows)[name])
 
-    return _settle_rows(part(L.H_SIDE_DOUBLES), part(L.H_SIDE_PIPS), part(L.H_SIDE_PLAIN_PIPS), rules.sides)
+    return _settle_rows(part("side_doubles"), part("side_pips"), part("side_plain_pips"), rules.sides)
 
 
 def match_sums(values: np.ndarray, matches: np.ndarray) -> np.ndarray:
@@ -131,7 +136,7 @@ def source_sums(rows: np.ndarray, rules: Rules) -> dict[str, np.ndarray]:
     The share of points from a source is sum(x) / sum(t); these sums give it
     an interval with the match as the independent unit (:func:`source_shares`).
     """
-    x = match_sums(points_by_source(rows, rules), rows[:, L.H_MATCH]).astype(np.int64)
+    x = match_sums(points_by_source(rows, rules), _hands(rows)["match"]).astype(np.int64)
     t = x.sum(axis=1)
     return {"n": np.array(len(x)), "x": x.sum(0), "xx": (x * x).sum(0), "t": t.sum(), "tt": (t * t).sum(),
             "xt": (x * t[:, None]).sum(0)}

@@ -51,10 +51,10 @@ from typing import Iterator
 import numpy as np
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.rollout import BASE_POLICIES
+from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.execution import Job, engine_for
 from bergen_sim.luck_kernel import CONTROLS, SAMPLE_KEY, luck_controls
-from bergen_sim.match_value import table_for
+from bergen_sim.search.match_value import table_for
 from bergen_sim.parallel import default_workers, executor_for
 
 #: the ``adjust`` choices of ``compare``

@@ -43,9 +43,10 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import lowest_tile
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import DOUBLE_MASK, TILE_HI, TILE_LO, other_half
-from bergen_sim.engine.rollout import play_out_by_seat, start_hand
-from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
-from bergen_sim.match_value import win_probability
+from bergen_sim.engine.hand import begin_turns, scratch_buffers, start_hand
+from bergen_sim.engine.view import view_draw, view_play, view_start_match, view_void_moment
+from bergen_sim.search.match_value import win_probability
+from bergen_sim.search.rollout import play_out_by_seat
 
 #: the controls of a side, in ``controls[..., c]`` order
 C_TABLE = 0
@@ -60,7 +61,7 @@ _HAND_STRIDE = 4096
 
 @njit(cache=True)
 def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases, rollouts, key, hand_points,
-              work_view, work_hands, rng, mt, me, out):
+              work_view, work_hands, rng, out):
     """``psi`` of a full position for every side into ``out[j, :]`` (``seat`` has just moved).
 
     ``bone[:n_bone]`` holds the boneyard's tiles and ``exclude`` (when not
@@ -78,6 +79,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
         return
     shuffled = np.empty(n_bone, dtype=np.int64)
     order = np.empty(n_bone, dtype=np.int64)
+    b = scratch_buffers(work_view, work_hands, order)
     for r in range(rollouts):
         rng[0] = stream_state(key[0], key[1], key[2], key[3] + np.uint64(r))
         shuffled[:] = bone[:n_bone]
@@ -89,7 +91,8 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
                 n += 1
         work_view[:] = view
         work_hands[:] = hands
-        play_out_by_seat(rules, work_view, work_hands, order, n, seat, seat_bases[0], seat_bases, rng, mt, me)
+        begin_turns(b, 0, n - rules[L.R_RESERVE])
+        play_out_by_seat(rules, b, seat, seat_bases[0], seat_bases, rng)
         for j in range(sides):
             out[j, C_WIN] += win_probability(table, rules, work_view, j) / rollouts
             out[j, C_POINTS] += (hand_points[j] + work_view[L.V_SCORE + j] - view[L.V_SCORE + j]) / rollouts
@@ -111,10 +114,13 @@ def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated):
         rotated[seat * size : (seat + 1) * size] = deal[s * size : (s + 1) * size]
     for s in range(L.MAX_SEATS):
         hand_points[s] = view[L.V_SCORE + s]
-    leader, _, _ = start_hand(rules, view, rotated, hand_no, hands, bone)
+    b = scratch_buffers(view, hands, rotated)
+    start_hand(rules, b, hand_no)
+    dealt = players * size
+    bone[: L.N_TILES - dealt] = rotated[dealt:]
     for s in range(L.MAX_SEATS):
         hand_points[s] = view[L.V_SCORE + s] - hand_points[s]
-    return leader
+    return b.hrow[L.H_LEADER]
 
 
 @njit(cache=True)
@@ -158,8 +164,6 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
     view = np.zeros(L.V_SIZE, dtype=np.int64)
     alt_view = np.zeros(L.V_SIZE, dtype=np.int64)
     work_view = np.zeros(L.V_SIZE, dtype=np.int64)
-    mt = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    me = np.zeros(L.MAX_MOVES, dtype=np.int64)
     actual = np.zeros((L.MAX_SEATS, CONTROLS), dtype=np.float64)
     psi = np.zeros((L.MAX_SEATS, CONTROLS), dtype=np.float64)
     expected = np.zeros((L.MAX_SEATS, CONTROLS), dtype=np.float64)
@@ -206,12 +210,12 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                     leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated)
                     key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
                     _evaluate(rules, table, alt_view, alt_hands, bone, L.N_TILES - dealt, -1, leader, seat_bases, 1,
-                              key, alt_points, work_view, work_hands, roll_rng, mt, me, psi)
+                              key, alt_points, work_view, work_hands, roll_rng, psi)
                     expected[:sides] += psi[:sides]
             key[3] = 0
             leader = _deal(rules, deal, 0, hand_no, hands, hand_points, view, bone, rotated)
             _evaluate(rules, table, view, hands, bone, L.N_TILES - dealt, -1, leader, seat_bases, rollouts, key,
-                      hand_points, work_view, work_hands, roll_rng, mt, me, actual)
+                      hand_points, work_view, work_hands, roll_rng, actual)
             weight = 1.0 / (deal_samples * players)
             for j in range(sides):
                 for c in range(CONTROLS):
@@ -238,7 +242,7 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             for a in range(options):
                 hands[seat] = mine | (np.int64(1) << tiles[a])
                 _evaluate(rules, table, alt_view, hands, tiles, options, tiles[a], before, seat_bases, rollouts, key,
-                          hand_points, work_view, work_hands, roll_rng, mt, me, per_tile[a])
+                          hand_points, work_view, work_hands, roll_rng, per_tile[a])
                 if tiles[a] == tile:
                     drawn_at = a
             if drawn_at < 0:

@@ -28,23 +28,7 @@ ROW_FORMATS = (".parquet", ".csv")
 
 def match_frame(rows: np.ndarray, sides: int) -> pd.DataFrame:
     """Kernel match rows (layout ``M_*``) as a DataFrame with named columns."""
-    columns = {
-        "match": rows[:, L.M_MATCH],
-        "winner": rows[:, L.M_WINNER],
-    }
-    for side in range(sides):
-        columns[f"score_{side}"] = rows[:, L.M_SCORE + side]
-    columns.update({
-        "hands": rows[:, L.M_HANDS],
-        "redeals": rows[:, L.M_REDEALS],
-        "first_leader": rows[:, L.M_FIRST_LEADER],
-        "double_headers": rows[:, L.M_DOUBLE_HEADERS],
-        "triple_headers": rows[:, L.M_TRIPLE_HEADERS],
-        "plays": rows[:, L.M_PLAYS],
-        "draws": rows[:, L.M_DRAWS],
-        "blocked_hands": rows[:, L.M_BLOCKED_HANDS],
-    })
-    return pd.DataFrame(columns)
+    return pd.DataFrame(L.MATCH_ROW.columns(rows, widths={"score": sides}))
 
 
 def check_rows_path(path: str | os.PathLike) -> OutputFile:

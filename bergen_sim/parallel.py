@@ -39,7 +39,8 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from bergen_sim import __version__, lifeline
+from bergen_sim import lifeline
+from bergen_sim._version import __version__
 from bergen_sim.errors import BergenError
 
 #: seconds to wait for a Dask scheduler before giving up

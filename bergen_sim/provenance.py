@@ -21,7 +21,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Sequence
 
-from bergen_sim import __version__
+from bergen_sim._version import __version__
 
 _SOURCE_ROOT = Path(__file__).resolve().parent.parent
 _command: list[str] | None = None

@@ -3,7 +3,7 @@
 A game (a ``bergen-trace`` match or a table record, :mod:`bergen_sim.record`)
 is played again through the rules.  At each decision with more than one
 legal move, the deciding seat's view, exactly what it knew then, becomes an
-:class:`~bergen_sim.analyze.Position` and :func:`~bergen_sim.analyze.analyze`
+:class:`~bergen_sim.search.position.Position` and :func:`~bergen_sim.search.position.analyze`
 ranks its moves by match-win probability in sampled worlds, stopping as soon
 as the best move is separated from every other (or the world budget is
 spent).  The loss of the move made is its paired difference to the best move
@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from bergen_sim.analyze import DEFAULT_BASE, analyze
+from bergen_sim.search.position import DEFAULT_BASE, analyze
 from bergen_sim.errors import BergenError
 from bergen_sim.record import Action, WrittenGame, drive
 from bergen_sim.stats import Z95

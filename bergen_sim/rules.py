@@ -177,6 +177,25 @@ class Rules:
         return vec
 
 
+def rules_for(rules: "Rules | None" = None, *, players: int = 2, partnerships: bool = False,
+              preset: str = "standard", settings: Mapping[str, Any] | None = None) -> Rules:
+    """The rules a service function plays: a :class:`Rules` object, or the keyword settings that make one.
+
+    Every public entry point (``simulate``, ``compare``, ...) takes either form,
+    never both (a RuleError says so):
+
+    >>> rules_for(Rules.make(players=3)).players, rules_for(players=3).players
+    (3, 3)
+    """
+    if rules is None:
+        return Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
+    if not isinstance(rules, Rules):
+        raise RuleError(f"rules must be a bergen_sim.Rules (Rules.make(...)), not {type(rules).__name__}")
+    if (players, partnerships, preset, settings) != (2, False, "standard", None):
+        raise RuleError("give either rules=Rules.make(...) or players/partnerships/preset/settings, not both")
+    return rules
+
+
 def parse_setting(key: str, text: str) -> Any:
     """Parse one ``KEY=VALUE`` setting from the command line."""
     if key not in SETTINGS:

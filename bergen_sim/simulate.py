@@ -17,17 +17,17 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from bergen_sim import __version__
 from bergen_sim import provenance, stats
+from bergen_sim._version import __version__
 from bergen_sim.arguments import flag, optional_text, optional_whole, policy_names, settings_mapping, whole
 from bergen_sim.display import ci, html_card
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import seat_policy_names
-from bergen_sim.execution import Job, RunOptions, engine_for, run_job
-from bergen_sim.match_table import FrameSink, check_rows_path, match_frame
+from bergen_sim.execution import Job, RunOptions, engine_for, options_for, run_job
 from bergen_sim.limits import MAX_MATCHES, check_range, check_seed
+from bergen_sim.match_table import FrameSink, check_rows_path, match_frame
 from bergen_sim.output import OutputError, check_folder, raise_failures
-from bergen_sim.rules import Rules
+from bergen_sim.rules import Rules, rules_for
+from bergen_sim.runtime.runner import seat_policy_names
 
 
 @dataclass
@@ -63,35 +63,20 @@ class SimulationResult:
 
 def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: int, elapsed: float) -> dict[str, Any]:
     """The summary of a run from its merged totals (layout ``S_*``)."""
-    t = [int(x) for x in totals]
-    matches, hands = t[L.S_MATCHES], t[L.S_HANDS]
-    wins = t[L.S_MATCH_WINS : L.S_MATCH_WINS + rules.sides]
+    t = L.TOTALS.decode(totals, widths={"match_wins": rules.sides})
+    matches, hands, wins = t["matches"], t["hands"], t["match_wins"]
     return {
-        "matches": matches,
-        "hands": hands,
-        "redeals": t[L.S_REDEALS],
-        "plays": t[L.S_PLAYS],
-        "draws": t[L.S_DRAWS],
-        "passes": t[L.S_PASSES],
-        "double_headers": t[L.S_DOUBLE_HEADERS],
-        "triple_headers": t[L.S_TRIPLE_HEADERS],
-        "blocked_hands": t[L.S_BLOCKED_HANDS],
-        "out_hands": t[L.S_OUT_HANDS],
-        "points_by_source": {
-            "lead": t[L.S_POINTS_LEAD],
-            "header": t[L.S_POINTS_HEADER],
-            "out": t[L.S_POINTS_OUT],
-            "blocked": t[L.S_POINTS_BLOCKED],
-        },
+        **{name: t[name] for name in L.TOTALS.names("count")},
+        "points_by_source": {name.removeprefix("points_"): t[name] for name in L.TOTALS.names("points")},
         "match_wins": wins,
         "match_win_rate": [stats.rate(w, matches) for w in wins],
-        "decided_hands": t[L.S_DECIDED_HANDS],
-        "leader_side_hand_wins": t[L.S_LEADER_SIDE_WINS],
-        "leader_side_hand_win_rate": stats.rate(t[L.S_LEADER_SIDE_WINS], t[L.S_DECIDED_HANDS]),
-        "hands_per_match": stats.mean(hands, t[L.S_HANDS_SQ], matches),
-        "double_headers_per_hand": stats.mean(t[L.S_DOUBLE_HEADERS], t[L.S_DOUBLE_HEADERS_SQ], hands),
-        "triple_headers_per_hand": stats.mean(t[L.S_TRIPLE_HEADERS], t[L.S_TRIPLE_HEADERS_SQ], hands),
-        "policy_calls": t[L.S_POLICY_CALLS],
+        "decided_hands": t["decided_hands"],
+        "leader_side_hand_wins": t["leader_side_wins"],
+        "leader_side_hand_win_rate": stats.rate(t["leader_side_wins"], t["decided_hands"]),
+        "hands_per_match": stats.mean(hands, t["hands_sq"], matches),
+        "double_headers_per_hand": stats.mean(t["double_headers"], t["double_headers_sq"], hands),
+        "triple_headers_per_hand": stats.mean(t["triple_headers"], t["triple_headers_sq"], hands),
+        "policy_calls": t["policy_calls"],
         "elapsed_s": elapsed,
         "matches_per_s": matches / elapsed if elapsed > 0 else None,
         "hands_per_s": hands / elapsed if elapsed > 0 else None,
@@ -118,6 +103,8 @@ def simulate(
     scheduler: str | None = None,
     checkpoint: str | None = None,
     progress: bool = False,
+    rules: Rules | None = None,
+    options: RunOptions | None = None,
 ) -> SimulationResult:
     """Play ``matches`` matches and summarise them.
 
@@ -132,23 +119,29 @@ def simulate(
     core), ``scheduler`` (``"local"`` or a Dask ``tcp://HOST:PORT``),
     ``checkpoint`` (a folder that makes the run resumable), ``chunk_size`` and
     ``progress`` say how the run is carried out, never what it finds: the
-    same arguments and seed always give the same result.
+    same arguments and seed always give the same result.  ``rules`` (a
+    :class:`Rules`) and ``options`` (a :class:`RunOptions`) may replace the
+    rule keywords and the run keywords.
     """
-    players, matches, seed = whole("players", players), whole("matches", matches), whole("seed", seed)
-    partnerships, rows, progress = flag("partnerships", partnerships), flag("rows", rows), flag("progress", progress)
-    policies, settings = policy_names(policies), settings_mapping(settings)
+    matches, seed = whole("matches", matches), whole("seed", seed)
+    rows, progress = flag("rows", rows), flag("progress", progress)
+    policies = policy_names(policies)
     chunk_size, workers = optional_whole("chunk_size", chunk_size), optional_whole("workers", workers)
     out, scheduler = optional_text("out", out), optional_text("scheduler", scheduler)
     checkpoint = optional_text("checkpoint", checkpoint)
     check_range("matches", matches, 1, MAX_MATCHES)
     check_seed(seed)
-    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **settings)
+    if rules is None:
+        rules = rules_for(players=whole("players", players), partnerships=flag("partnerships", partnerships),
+                          preset=preset, settings=settings_mapping(settings))
+    else:
+        rules = rules_for(rules, players=players, partnerships=partnerships, preset=preset, settings=settings)
+    options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     seat_names = tuple(seat_policy_names(policies, rules.players))
     target = check_rows_path(out) if out is not None else None  # a bad path fails before anything is played
-    if checkpoint is not None:
-        check_folder(checkpoint, "--checkpoint")  # ... and before the kernel compiles
+    if options.checkpoint is not None:
+        check_folder(options.checkpoint, "--checkpoint")  # ... and before the kernel compiles
     job = Job(rules, seat_names, seed, match_rows=rows or out is not None)
-    options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     totals = np.zeros(L.S_SIZE, dtype=np.int64)
     frames: list[pd.DataFrame] = []
     run_id = provenance.new_run_id()
@@ -187,7 +180,7 @@ def simulate(
     played = totals - run.resumed_totals  # chunks read back from a checkpoint took no time here
     summary["matches_per_s"] = int(played[L.S_MATCHES]) / elapsed if elapsed > 0 else None
     summary["hands_per_s"] = int(played[L.S_HANDS]) / elapsed if elapsed > 0 else None
-    summary.update(startup_s=startup, workers=run.workers, scheduler=scheduler, resumed_matches=run.resumed)
+    summary.update(startup_s=startup, workers=run.workers, scheduler=options.scheduler, resumed_matches=run.resumed)
     result = SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None, run_id)
     raise_failures(([run.failure] if run.failure else []) + failures, result)
     return result

@@ -43,6 +43,7 @@ import json
 import os
 import re
 import time
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -52,20 +53,21 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bergen_sim import __version__, provenance
+from bergen_sim import provenance
+from bergen_sim._version import __version__
 from bergen_sim.arguments import flag, policy_names, settings_mapping, whole
 from bergen_sim.display import html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
-from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, run_job
+from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, options_for, run_job
 from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.luck import ADJUSTMENTS, TracedRun, add_controls, adjusted_outcomes
 from bergen_sim.luck_kernel import CONTROLS
 from bergen_sim.output import OutputFile, check_file, check_folder, open_output, raise_failures
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
-from bergen_sim.policies.registry import resolve
-from bergen_sim.rules import Rules
+from bergen_sim.runtime.registry import resolve
+from bergen_sim.rules import Rules, rules_for
 from bergen_sim.stats import paired_interval
 
 #: file types ``TournamentResult.write`` knows, by extension
@@ -376,6 +378,8 @@ def compare(
     checkpoint: str | None = None,
     progress: bool = False,
     adjust: str = "none",
+    rules: Rules | None = None,
+    options: RunOptions | None = None,
 ) -> TournamentResult:
     """Play a round-robin of ``policies`` on duplicate deals and analyse it per pair and overall.
 
@@ -386,23 +390,30 @@ def compare(
     ``chunk_size`` and ``progress`` (one bar for the whole tournament) say how
     the matches are run, never what they find: the same arguments and seed
     always give the same result.  ``adjust="luck"`` adds luck-adjusted
-    figures (``adjusted_*`` columns; :mod:`bergen_sim.luck`).
+    figures (``adjusted_*`` columns; :mod:`bergen_sim.luck`).  ``rules`` (a
+    :class:`Rules`) and ``options`` (a :class:`RunOptions`) may replace the
+    rule keywords and the run keywords.
     """
-    players, matches, seed = whole("players", players), whole("matches", matches), whole("seed", seed)
-    partnerships, independent = flag("partnerships", partnerships), flag("independent", independent)
-    settings = settings_mapping(settings)
+    matches, seed = whole("matches", matches), whole("seed", seed)
+    independent = flag("independent", independent)
     names = check_policies(policy_names(policies))
     check_range("matches (deal sets per pair)", matches, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
     check_seed(seed)
+    if rules is None:
+        rules = rules_for(players=whole("players", players), partnerships=flag("partnerships", partnerships),
+                          preset=preset, settings=settings_mapping(settings))
+    else:
+        rules = rules_for(rules, players=players, partnerships=partnerships, preset=preset, settings=settings)
+    options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     if adjust not in ADJUSTMENTS:
         raise CompareError(f"adjust: unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
-    if adjust == "luck" and checkpoint is not None:
+    if adjust == "luck" and options.checkpoint is not None:
         raise CompareError("adjust luck: checkpoints are not kept for luck-adjusted runs; drop --checkpoint "
                            "or use --adjust none")
-    rules = Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
-    if checkpoint is not None:
-        check_folder(checkpoint, "--checkpoint")  # before the first pair plays
-    options = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint)
+    if options.checkpoint is not None:
+        check_folder(options.checkpoint, "--checkpoint")  # before the first pair plays
+    progress = options.progress  # one bar for the whole tournament, drawn here, none per run
+    options = dataclasses.replace(options, progress=False)
     pairs = list(itertools.combinations(names, 2))
     rotations = rotation_patterns(rules)
     start = time.perf_counter()
@@ -431,7 +442,7 @@ def compare(
         "startup_s": startup,
         "matches_per_s": (total - resumed) / elapsed if elapsed > 0 else None,
         "workers": options.workers or default_workers(),
-        "scheduler": scheduler,
+        "scheduler": options.scheduler,
         "resumed_matches": resumed,
         "version": __version__,
     }

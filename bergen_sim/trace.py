@@ -14,8 +14,22 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from bergen_sim.domain import (
+    BlockedEvent,
+    DealEvent,
+    DrawEvent,
+    LeadEvent,
+    MatchEndEvent,
+    MatchEvent,
+    OutEvent,
+    PassEvent,
+    PlayEvent,
+    RedealEvent,
+    Tile,
+    TraceEvent,
+)
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Engine
+from bergen_sim.runtime.runner import Engine
 from bergen_sim.errors import TraceError
 from bergen_sim.output import OutputFile, check_file, open_output
 from bergen_sim.rules import Rules
@@ -28,45 +42,36 @@ TRACE_FORMATS = (".jsonl",)
 TRACE_BATCH = 64
 
 
+def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: int) -> TraceEvent:
+    """One kernel trace row (layout ``TRACE``) as a trace event."""
+    r = L.TRACE.decode(row, widths={"score": rules.sides})
+    kind, score = L.Event(r["type"]), r["score"]
+    if kind == L.Event.MATCH:
+        return MatchEvent(FORMAT, r["match"], rules.to_dict(), list(policies), seed)
+    if kind == L.Event.DEAL:
+        deal = [Tile.from_index(t) for t in r["deal"]]
+        k = rules.hand_size
+        return DealEvent(r["hand"], [deal[s * k : (s + 1) * k] for s in range(rules.players)], deal[rules.players * k :])
+    if kind == L.Event.REDEAL:
+        return RedealEvent(r["hand"])
+    if kind == L.Event.LEAD:
+        return LeadEvent(r["seat"], Tile.from_index(r["tile"]), r["points"], score)
+    if kind == L.Event.DRAW:
+        return DrawEvent(r["seat"], Tile.from_index(r["tile"]))
+    if kind == L.Event.PLAY:
+        return PlayEvent(r["seat"], Tile.from_index(r["tile"]), L.End(r["end"]), r["points"], score)
+    if kind == L.Event.PASS:
+        return PassEvent(r["seat"])
+    if kind == L.Event.OUT:
+        return OutEvent(r["seat"], r["points"], score)
+    if kind == L.Event.BLOCKED:
+        return BlockedEvent(None if r["winner"] < 0 else r["winner"], r["points"], score)
+    return MatchEndEvent(r["winner"], score)
+
+
 def rows_to_events(rows: np.ndarray, rules: Rules, policies: Sequence[str], seed: int) -> list[dict[str, Any]]:
     """Turn kernel trace rows into trace events (dicts in the format's key order)."""
-    sides = rules.sides
-    events: list[dict[str, Any]] = []
-    names = L.TILE_NAMES
-    for row in rows.tolist():
-        ev = row[L.T_TYPE]
-        score = row[L.T_SCORE : L.T_SCORE + sides]
-        if ev == L.EV_MATCH:
-            events.append({
-                "type": "match", "format": FORMAT, "match": row[L.T_MATCH], "rules": rules.to_dict(),
-                "policies": list(policies), "seed": seed,
-            })
-        elif ev == L.EV_DEAL:
-            deal = [names[t] for t in row[L.T_DEAL : L.T_DEAL + L.N_TILES]]
-            k = rules.hand_size
-            hands = [deal[s * k : (s + 1) * k] for s in range(rules.players)]
-            events.append({"type": "deal", "hand": row[L.T_HAND], "hands": hands, "boneyard": deal[rules.players * k :]})
-        elif ev == L.EV_REDEAL:
-            events.append({"type": "redeal", "hand": row[L.T_HAND]})
-        elif ev == L.EV_LEAD:
-            events.append({"type": "lead", "seat": row[L.T_SEAT], "tile": names[row[L.T_TILE]],
-                           "points": row[L.T_POINTS], "score": score})
-        elif ev == L.EV_DRAW:
-            events.append({"type": "draw", "seat": row[L.T_SEAT], "tile": names[row[L.T_TILE]]})
-        elif ev == L.EV_PLAY:
-            events.append({"type": "play", "seat": row[L.T_SEAT], "tile": names[row[L.T_TILE]],
-                           "end": L.END_NAMES[row[L.T_END]], "points": row[L.T_POINTS], "score": score})
-        elif ev == L.EV_PASS:
-            events.append({"type": "pass", "seat": row[L.T_SEAT]})
-        elif ev == L.EV_OUT:
-            events.append({"type": "out", "seat": row[L.T_SEAT], "points": row[L.T_POINTS], "score": score})
-        elif ev == L.EV_BLOCKED:
-            winner = row[L.T_WINNER]
-            events.append({"type": "blocked", "winner": None if winner < 0 else winner,
-                           "points": row[L.T_POINTS], "score": score})
-        else:
-            events.append({"type": "match_end", "winner": row[L.T_WINNER], "score": score})
-    return events
+    return [row_event(row, rules, policies, seed).to_dict() for row in rows.tolist()]
 
 
 def iter_events(engine: Engine, seed: int, first_match: int, n_matches: int) -> Iterator[dict[str, Any]]:
@@ -129,12 +134,19 @@ def split_matches(events: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, A
 def _deal_tiles(event: dict[str, Any]) -> list[int]:
     tiles = [t for hand in event["hands"] for t in hand] + list(event["boneyard"])
     try:
-        idx = [L.TILE_INDEX[t] for t in tiles]
-    except KeyError as exc:
-        raise TraceError(f"unknown tile {exc.args[0]!r} in deal of hand {event.get('hand')}") from None
+        idx = [Tile.parse(t).index for t in tiles]
+    except ValueError as exc:
+        raise TraceError(f"deal of hand {event.get('hand')}: {exc}") from None
     if sorted(idx) != list(range(L.N_TILES)):
         raise TraceError(f"deal of hand {event.get('hand')} is not a full double-six set")
     return idx
+
+
+def _script(events: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    try:
+        return [PlayEvent.from_dict(e).move.kernel() for e in events if e["type"] == "play"]
+    except ValueError as exc:
+        raise TraceError(f"recorded play: {exc}") from None
 
 
 def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -149,7 +161,7 @@ def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         raise TraceError(f"a match must start with a {FORMAT} match event")
     rules = Rules.from_trace(head["rules"])
     deals = [_deal_tiles(e) for e in events if e["type"] == "deal"]
-    script = [(L.TILE_INDEX[e["tile"]], L.END_NAMES.index(e["end"])) for e in events if e["type"] == "play"]
+    script = _script(events)
     engine = Engine(rules, ["first"])
     rows = engine.trace_rows(head["seed"], head["match"], 1, deals=np.array(deals), script=np.array(script))
     return rows_to_events(rows, rules, head["policies"], head["seed"])

@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from bergen_sim import analysis, hand_stats
+from bergen_sim import hand_stats, reporting
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Chunk
+from bergen_sim.runtime.runner import Chunk
 from bergen_sim.execution import Job, RunOptions, run_job
 from bergen_sim.figures import Chart, finish, grouped, panels, save
 from bergen_sim.intervals import difference, ratio_interval
@@ -68,14 +68,14 @@ REQUIRED = {
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, analysis.AnalysisResult]:
+def results() -> dict[str, reporting.AnalysisResult]:
     """Every shipped analysis, run once at a small size."""
-    return {name: analysis.run(name, matches=MATCHES, seed=5, quick=True, options=ONE_WORKER)
+    return {name: reporting.run(name, matches=MATCHES, seed=5, quick=True, options=ONE_WORKER)
             for name in REQUIRED}
 
 
 def test_every_shipped_analysis_is_discovered():
-    assert set(REQUIRED) <= set(analysis.discover())
+    assert set(REQUIRED) <= set(reporting.discover())
 
 
 @pytest.mark.parametrize("name", sorted(REQUIRED))
@@ -131,7 +131,7 @@ def test_lead_advantage_counts_agree_with_the_engine_totals(results):
 
 
 def test_same_arguments_give_the_same_tables(results):
-    again = analysis.run("header_frequency", matches=MATCHES, seed=5, quick=True, options=ONE_WORKER)
+    again = reporting.run("header_frequency", matches=MATCHES, seed=5, quick=True, options=ONE_WORKER)
     for name, frame in results["header_frequency"].tables.items():
         pd.testing.assert_frame_equal(frame, again.tables[name])
 
@@ -204,7 +204,7 @@ def test_paired_settlement_agrees_with_settling_by_hand(sides, expected):
 
 def test_settlement_analysis_counts_disagreements_as_settled_by_hand():
     """The analysis's own per-chunk reduction on hand-built blocked hands of two players."""
-    module = analysis.load("settlement")
+    module = reporting.load("settlement")
     states = [s for s, _ in END_STATES if len(s) == 2]
     expected = np.array([w for s, w in END_STATES if len(s) == 2])
     rules = Rules.make(players=2)
@@ -246,6 +246,7 @@ def test_a_figure_is_saved_as_a_valid_png_and_svg(tmp_path):
     assert "<svg" in svg.read_text()[:2000]
 
 
+@pytest.mark.slow
 def test_report_command_writes_the_index_pages_tables_and_figures(tmp_path, capsys):
     out = tmp_path / "reports"
     status = main(["report", "header_frequency", "variants", "--quick", "--matches", "200", "--seed", "3",
@@ -260,7 +261,7 @@ def test_report_command_writes_the_index_pages_tables_and_figures(tmp_path, caps
         for image in re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", page):
             assert (out / image).read_bytes()[:8] == PNG_SIGNATURE
             assert (out / image).with_suffix(".svg").exists()
-        frame, meta = analysis.read_table(next((out / name / "tables").glob("*.parquet")))
+        frame, meta = reporting.read_table(next((out / name / "tables").glob("*.parquet")))
         assert len(frame) and meta["seed"] == 3 and meta["matches_per_configuration"] == 200
         assert meta["version"] and meta["runs"][0]["rules"]["players"] in (2, 3, 4)
         sidecar = json.loads((out / name / "metadata.json").read_text())
@@ -269,7 +270,7 @@ def test_report_command_writes_the_index_pages_tables_and_figures(tmp_path, caps
 
 def test_an_analysis_added_as_a_file_runs_without_touching_the_package(tmp_path):
     """The example module of analyses/README.md, dropped into a folder of its own."""
-    readme = (analysis.PROJECT_ANALYSES / "README.md").read_text()
+    readme = (reporting.PROJECT_ANALYSES / "README.md").read_text()
     code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
     folder = tmp_path / "mine"
     folder.mkdir()

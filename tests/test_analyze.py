@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from bergen_sim.analyze import Position, PositionError, analyze, line_problem
+from bergen_sim.search.position import Position, PositionError, analyze, line_problem
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
 from bergen_sim.rules import Rules

@@ -127,6 +127,7 @@ def test_resumed_parquet_equals_uninterrupted(tmp_path):
     assert written.drop(columns="run_id").equals(plain.matches)
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):
     """A real interruption: SIGINT to a CLI run in a subprocess, then the same run again."""
     folder = tmp_path / "ckpt"

@@ -44,6 +44,7 @@ def cluster():
         parallel.shutdown()  # the clients connected to it
 
 
+@pytest.mark.slow
 def test_existing_cluster_gives_the_local_result(cluster, local):
     result = simulate(rows=True, scheduler=cluster.scheduler_address, **ARGS)
     assert what(result.summary) == what(local.summary)
@@ -51,6 +52,7 @@ def test_existing_cluster_gives_the_local_result(cluster, local):
     assert result.summary["scheduler"] == cluster.scheduler_address
 
 
+@pytest.mark.slow
 def test_cli_scheduler_local_gives_the_local_result(capsys, local):
     args = ["simulate", "--matches", str(ARGS["matches"]), "--seed", str(ARGS["seed"]),
             "--chunk-size", "1000", "--scheduler", "local", "--workers", "2", "--json"]

@@ -26,7 +26,7 @@ from bergen_sim.execution import engine_for
 from bergen_sim.reference import deals_from_trace, play_match_reference, random_choose, random_deal_source
 from bergen_sim.rules import SETTINGS, Rules
 from bergen_sim.trace import generate, split_matches
-from conftest import walk_match
+from tests.helpers import walk_match
 
 RULE_SETS = {
     "2p-standard": dict(players=2),

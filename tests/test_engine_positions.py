@@ -6,7 +6,7 @@ out by hand from RULES.md.  The points and scores below were worked out on
 paper, not taken from either engine; as a second opinion every position is
 also replayed through the plain-Python reference engine.
 
-Conventions: the boneyard is whatever :func:`conftest.deal` leaves (given head
+Conventions: the boneyard is whatever :func:`tests.helpers.deal` leaves (given head
 first, then the remaining tiles in index order).  Most positions use a target
 the scripted hand reaches, so that one hand is the whole match.
 """
@@ -20,7 +20,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.play_rules import legal_moves
 from bergen_sim.reference import deals_from_trace, moves_from_trace, play_match_reference
 from bergen_sim.rules import Rules
-from conftest import compiled_events, deal, walk_match
+from tests.helpers import compiled_events, deal, walk_match
 
 ZEROS = ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"]
 

@@ -3,7 +3,7 @@
 Hypothesis draws rule sets (2-4 players, partnerships, every settlement,
 reserve 0..2, both leads, the cut on and off, out/blocked points, target and
 hand size) and seeds; every trace the engine writes is walked by
-:func:`conftest.walk_match`, which asserts that tiles are conserved, that no
+:func:`tests.helpers.walk_match`, which asserts that tiles are conserved, that no
 tile is drawn at or below the reserve, that scores never fall and that the
 match ends exactly when a side reaches the target.  The trace must also add
 up to the same totals, match rows and hand rows as an untraced run.
@@ -26,7 +26,7 @@ from bergen_sim.execution import engine_for
 from bergen_sim.rules import Rules
 from bergen_sim.simulate import simulate
 from bergen_sim.trace import generate, split_matches
-from conftest import summary_counts, trace_summary, walk_match
+from tests.helpers import summary_counts, trace_summary, walk_match
 
 PROPERTY_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                              suppress_health_check=[HealthCheck.too_slow])

@@ -164,7 +164,7 @@ def test_compare_files_carry_provenance(capsys, tmp_path):
 
 
 def test_the_position_analyzer_says_when_it_compiles(capsys, monkeypatch):
-    analyze_module = importlib.import_module("bergen_sim.analyze")  # bergen_sim.analyze is the function
+    analyze_module = importlib.import_module("bergen_sim.search.position")
     monkeypatch.setattr(analyze_module, "in_disk_cache", lambda function: False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     position = analyze_module.Position.from_mapping({

@@ -25,7 +25,7 @@ import bergen_sim.errors
 import bergen_sim.game
 import bergen_sim.reference
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Engine
+from bergen_sim.runtime.runner import Engine
 from bergen_sim.game import Game, Move, MoveError, keyed_deal, play_out, replay
 from bergen_sim.reference import legal_moves, split_matches
 from bergen_sim.rules import Rules

@@ -18,7 +18,7 @@ import pytest
 from bergen_sim.errors import TraceError
 from bergen_sim.rules import Rules
 from bergen_sim.trace import read_jsonl, replay_match, split_matches
-from conftest import walk_match
+from tests.helpers import walk_match
 
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("*.jsonl"))

@@ -19,9 +19,9 @@ SMALL = dict(matches=40, seed=3, workers=1)
 
 def test_top_level_names_are_the_functions():
     importlib.import_module("bergen_sim.simulate")  # importing the submodule must not hide the function
-    importlib.import_module("bergen_sim.analyze")
-    from bergen_sim.analysis import report, run
-    from bergen_sim.analyze import analyze
+    importlib.import_module("bergen_sim.search.position")
+    from bergen_sim.reporting import report, run
+    from bergen_sim.search.position import analyze
     from bergen_sim.simulate import simulate
     from bergen_sim.tournament import compare
 

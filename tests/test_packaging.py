@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim import analysis, parallel
+from bergen_sim import parallel, reporting as analysis
 from bergen_sim.cli import main
 from bergen_sim.policies import registry
 

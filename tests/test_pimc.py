@@ -12,17 +12,18 @@ import pytest
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffled_set, stream_state
-from bergen_sim.engine.kernel_build import _dispatcher_source
+from bergen_sim.runtime.kernel_build import _dispatcher_source
 from bergen_sim.engine.play_rules import legal_moves
-from bergen_sim.engine.rollout import BASE_POLICIES, play_out, start_hand
+from bergen_sim.engine.hand import REDEAL, scratch_buffers, start_hand
+from bergen_sim.search.rollout import BASE_POLICIES, play_out
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.errors import PolicyError
 from bergen_sim.execution import engine_for
-from bergen_sim.match_value import table_for, win_probability
-from bergen_sim.policies import pimc
-from bergen_sim.policies.registry import resolve
+from bergen_sim.search.match_value import table_for, win_probability
+from bergen_sim.search import pimc
+from bergen_sim.runtime.registry import resolve
 from bergen_sim.rules import Rules
-from test_worlds import real_views
+from tests.test_worlds import real_views
 
 PIMC = "pimc:worlds=6:base=first"
 TWO = Rules.make(players=2)
@@ -34,10 +35,8 @@ def _rollout_match(rules: Rules, seed: int, match: int, base: int) -> tuple[list
     view = np.zeros(L.V_SIZE, dtype=np.int64)
     view_start_match(view, rv)
     hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
     deal = np.zeros(L.N_TILES, dtype=np.int64)
-    mt = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    me = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    b = scratch_buffers(view, hands, deal)
     rng = np.zeros(1, dtype=np.uint64)
     deal_rng = np.zeros(1, dtype=np.uint64)
     hand_no = 0
@@ -47,11 +46,11 @@ def _rollout_match(rules: Rules, seed: int, match: int, base: int) -> tuple[list
         while True:
             deal_rng[0] = stream_state(np.uint64(seed), match, hand_no, attempt)
             shuffled_set(deal_rng, deal)
-            leader, n_bone, ended = start_hand(rv, view, deal, hand_no, hands, bone)
-            if leader >= 0:
+            ended = start_hand(rv, b, hand_no)
+            if ended != REDEAL:
                 break
             attempt += 1
-        if ended or play_out(rv, view, hands, bone, n_bone, leader, base, rng, mt, me):
+        if ended or play_out(rv, b, b.hrow[L.H_LEADER], base, rng):
             return [int(x) for x in view[L.V_SCORE : L.V_SCORE + rules.sides]], hand_no
 
 
@@ -115,7 +114,7 @@ def test_every_move_meets_the_same_worlds():
     def run(first, count):
         values = np.zeros((count, n + 1))
         points = np.zeros((count, n + 1))
-        pimc.evaluate_worlds(rules_vec, view, mt, me, n + 1, key, np.int64(first), np.int64(count), base, np.int64(1),
+        pimc.evaluate_worlds(rules_vec, view, mt, me, n + 1, pimc.world_batch(key, first, count, base, 1),
                              table, values, points)
         return values, points
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim.policies import registry
+from bergen_sim.runtime import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "examples.cautious:choose"
@@ -50,6 +50,7 @@ def plugin_dist(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_example_plugin_runs_by_module_and_function():
     done = bergen_sim("simulate", "--policy", EXAMPLE, "--policy", "random", "--matches", "3000", "--seed", "4",
                       "--json")
@@ -86,6 +87,7 @@ def test_entry_point_names_resolve_through_the_registry(plugin_dist, monkeypatch
     (("bad-illegal", "bad-raises"), "bad-illegal", "returned move 2, but only moves 0..1 are legal"),
     (("bad-raises", "bad-illegal"), "bad-raises", "raised ValueError: this plug-in always fails"),
 ])
+@pytest.mark.slow
 def test_a_misbehaving_plugin_stops_the_run_with_one_line(plugin_dist, tmp_path, seats, policy, what):
     """The same deals in both seat orders: the seat deciding first is the same, its policy's error differs."""
     out = tmp_path / "rows.parquet"

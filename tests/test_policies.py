@@ -9,22 +9,17 @@ rules and the seating are not part of a kernel, so it serves every test.
 from __future__ import annotations
 
 import importlib
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.runner import Engine
+from bergen_sim.runtime.runner import Engine
 from bergen_sim.policies import base, defensive, doubles_first, expert, greedy, heavy_first
 from bergen_sim.reference import legal_moves
 from bergen_sim.rules import Rules
 from bergen_sim.trace import rows_to_events, split_matches
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # the fixtures are imported as tests.plugins_*, from the project root
 PROBE = "tests.plugins_probe:record"
 SHEDDERS = ["greedy", "defensive", "doubles-first", "heavy-first"]
 KERNEL = SHEDDERS + ["expert", PROBE]

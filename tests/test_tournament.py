@@ -132,6 +132,7 @@ def test_the_field_is_the_per_deal_set_mean_over_opponents():
 
 # --- the real engine ----------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", SHAPES[:3], ids=["2p", "3p", "4p-partners"])
 def test_two_copies_of_one_policy_come_out_exactly_even_on_duplicate_deals(shape):
     # same deals and (seat-keyed) same random streams: the rotations replay the same matches,

@@ -22,7 +22,7 @@ from bergen_sim.cli import main
 from bergen_sim.errors import PolicyError
 from bergen_sim.rules import Rules
 from bergen_sim.trace import read_jsonl
-from conftest import summary_counts, trace_summary
+from tests.helpers import summary_counts, trace_summary
 
 simulate_module = importlib.import_module("bergen_sim.simulate")  # the package's `simulate` is the function
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import click
 
-from bergen_sim import __version__, feedback, provenance
+from bergen_sim import feedback, provenance
+from bergen_sim._version import __version__
 from bergen_sim.errors import BergenError
 
 

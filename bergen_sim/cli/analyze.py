@@ -11,12 +11,13 @@ import click
 from click.core import ParameterSource
 from rich.table import Table
 
-from bergen_sim.analyze import DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_WORLDS, Analysis, Position, PositionError, analyze
 from bergen_sim.cli.bounds import SEED, Bounded
-from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.cli.options import rule_options, rules_from
-from bergen_sim.engine.rollout import BASE_POLICIES
+from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.limits import MAX_WORLDS
+from bergen_sim.search.position import (DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_WORLDS, Analysis, Position,
+                                        PositionError, analyze)
+from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.rules import Rules, parse_setting
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")

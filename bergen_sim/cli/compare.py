@@ -9,11 +9,10 @@ import pandas as pd
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
+from bergen_sim.cli.options import rule_options, rules_from, run_options
 from bergen_sim.cli.output import print_json, results_console
-from bergen_sim.cli.options import rule_options, run_options
 from bergen_sim.limits import MAX_DEAL_SETS
 from bergen_sim.output import OutputError
-from bergen_sim.rules import parse_settings
 from bergen_sim.tournament import ADJUSTMENTS, OUT_FORMATS, TournamentResult, check_out_path, compare
 
 
@@ -120,10 +119,8 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         run = dataclasses.replace(run, progress=False)
     try:
         result = compare(
-            players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
-            policies=policies.split(","), matches=matches, seed=seed, independent=independent,
-            chunk_size=chunk_size, workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint,
-            progress=run.progress, adjust=adjust,
+            rules=rules_from(players, partnerships, preset, settings), policies=policies.split(","),
+            matches=matches, seed=seed, independent=independent, chunk_size=chunk_size, options=run, adjust=adjust,
         )
     except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
         if exc.result is not None:

@@ -67,13 +67,17 @@ def placement_options(command: Callable) -> Callable:
     return command
 
 
-def run_options(command: Callable) -> Callable:
+def run_options(command: Callable | None = None, *, resumable: bool = True) -> Callable:
     """Add --workers, --scheduler, --checkpoint and --chunk-size, collapsed into one ``run`` keyword.
 
     ``run`` is a :class:`bergen_sim.execution.RunOptions` (progress bar on when
     stdout and stderr are terminals; a command printing JSON turns it off) and
     ``chunk_size`` is passed on as given.  None of these options changes results.
+    ``@run_options(resumable=False)`` leaves out --checkpoint (a command that
+    plays many different runs, like ``report``, has no single run to resume).
     """
+    if command is None:
+        return functools.partial(run_options, resumable=resumable)
     options = [
         *PLACEMENT_OPTIONS,
         click.option("--checkpoint", type=click.Path(file_okay=False), default=None, metavar="DIR",
@@ -81,9 +85,11 @@ def run_options(command: Callable) -> Callable:
         click.option("--chunk-size", type=Bounded(1, MAX_CHUNK_SIZE), default=None,
                      help="Matches per chunk (default: about 1/32 of the run, 1,000 to 20,000)."),
     ]
+    if not resumable:
+        del options[2]
 
     @functools.wraps(command)
-    def wrapper(workers: int | None, scheduler: str | None, checkpoint: str | None, **kwargs: Any):
+    def wrapper(workers: int | None, scheduler: str | None, checkpoint: str | None = None, **kwargs: Any):
         run = RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint,
                          progress=on_terminal() and feedback.progress_bar_allowed())
         return command(run=run, **kwargs)

@@ -37,7 +37,7 @@ MOST_HINT_WORLDS = 100_000  # the analyze default: a hint's sample table stays a
 
 def opponent_names(rules: Rules, seat: int, opponents: Sequence[str]) -> list[str]:
     """Policy names per seat, ``human`` at ``seat``: one opponent for every other seat, or one per other seat."""
-    from bergen_sim.policies.registry import resolve
+    from bergen_sim.runtime.registry import resolve
 
     others = rules.players - 1
     names = list(opponents) or [DEFAULT_OPPONENT]
@@ -144,7 +144,7 @@ class Session:
         """The ``analyze`` ranking of the legal moves, from this seat's view."""
         from rich.console import Console
 
-        from bergen_sim.analyze import analyze
+        from bergen_sim.search.position import analyze
         from bergen_sim.cli.analyze import analysis_table
 
         position = self.game.view(self.seat).position()

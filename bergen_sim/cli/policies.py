@@ -12,7 +12,7 @@ import click
 
 from bergen_sim.cli.output import print_json
 from bergen_sim.errors import PolicyError
-from bergen_sim.policies.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve, shadowed
+from bergen_sim.runtime.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve, shadowed
 
 
 def _plugin_line(name: str) -> str:

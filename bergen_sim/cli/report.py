@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import click
 
-from bergen_sim import analysis, feedback
+from bergen_sim import feedback, reporting
 from bergen_sim.cli.bounds import SEED, Bounded
-from bergen_sim.cli.options import placement_options
+from bergen_sim.cli.options import run_options
 from bergen_sim.cli.output import print_json
-from bergen_sim.execution import RunOptions
 from bergen_sim.limits import MAX_MATCHES
 
 
@@ -22,11 +22,11 @@ def _warn(text: str) -> None:
 @click.command("report")
 @click.argument("names", nargs=-1, metavar="[NAME ...|all]")
 @click.option("--matches", type=Bounded(1, MAX_MATCHES), default=None,
-              help=f"Matches per configuration (default {analysis.FULL_MATCHES:,}; "
-                   f"{analysis.QUICK_MATCHES:,} with --quick).")
+              help=f"Matches per configuration (default {reporting.FULL_MATCHES:,}; "
+                   f"{reporting.QUICK_MATCHES:,} with --quick).")
 @click.option("--quick", is_flag=True,
-              help=f"Small and fast: {analysis.QUICK_MATCHES:,} matches per configuration and only the "
-                   f"{', '.join(analysis.QUICK_STRATEGIES)} strategies.")
+              help=f"Small and fast: {reporting.QUICK_MATCHES:,} matches per configuration and only the "
+                   f"{', '.join(reporting.QUICK_STRATEGIES)} strategies.")
 @click.option("--out", metavar="DIR", default="reports", show_default=True,
               help="Folder for the reports (an index README.md, NAME.md and NAME/ per analysis).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of every configuration (0..2^64-1).")
@@ -34,11 +34,11 @@ def _warn(text: str) -> None:
               help="Strategies to compare (default: every built-in heuristic; the quick subset with --quick).")
 @click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with more analyses (searched before ./analyses and the project's).")
-@placement_options
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (the analyses found, or each report written with its findings).")
-def command(names, matches, quick, out, seed, strategies, analyses_dir, workers, scheduler, list_only, as_json):
+@run_options(resumable=False)
+def command(names, matches, quick, out, seed, strategies, analyses_dir, list_only, as_json, run, chunk_size):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings.
 
     An analysis that fails (cannot be imported, raises, returns the wrong
@@ -46,18 +46,18 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, workers,
     lists the failures and exits with status 2 (--verbose shows tracebacks).
     """
     if list_only:
-        known = analysis.discover(analyses_dir)
+        known = reporting.discover(analyses_dir)
         if as_json:
             print_json({"analyses": [{"name": name, "path": str(path)} for name, path in known.items()]})
         for name, path in ({} if as_json else known).items():
             click.echo(f"{name}  ({path})")
         return
     picked = [s.strip() for s in strategies.split(",")] if strategies else None
-    options = RunOptions(workers=workers, scheduler=scheduler)
+    run = dataclasses.replace(run, progress=False)  # one log line per analysis instead of a bar per run
     start = time.perf_counter()
-    done = analysis.report(list(names), out, quick=quick, matches=matches, seed=seed, strategies=picked,
-                           analyses_dir=analyses_dir, options=options, log=feedback.info, warn=_warn,
-                           tracebacks=feedback.level() >= feedback.VERBOSE)
+    done = reporting.report(list(names), out, quick=quick, matches=matches, seed=seed, strategies=picked,
+                            analyses_dir=analyses_dir, chunk_size=chunk_size, options=run, log=feedback.info,
+                            warn=_warn, tracebacks=feedback.level() >= feedback.VERBOSE)
     if as_json:
         print_json({"index": str(done.index) if done.index else None, "failed": done.failed, "reports": [
             {"analysis": result.name, "title": result.title, "page": str(page), "findings": result.findings,
@@ -69,6 +69,6 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, workers,
         click.echo(f"wrote {done.index} and {len(done.results)} report(s) in {time.perf_counter() - start:,.0f} s")
     if done.failed:
         chosen = len(done.results) + len(done.failed)
-        raise analysis.AnalysisError(
+        raise reporting.AnalysisError(
             f"{len(done.failed)} of {chosen} analyses failed: {', '.join(done.failed)} "
             f"(see the lines above{'' if feedback.level() >= feedback.VERBOSE else '; --verbose shows tracebacks'})")

@@ -16,7 +16,7 @@ from bergen_sim.progress import on_terminal
 
 def results_table(result, kind: str, title: str) -> Table:
     """The headline columns of the results, each estimate with its 95% interval in brackets."""
-    from bergen_sim.analysis import display_frame
+    from bergen_sim.reporting import display_frame
     from bergen_sim.experiment import headline_columns
 
     frame = display_frame(result.table[[c for c in headline_columns(kind) if c in result.table.columns]])

@@ -8,12 +8,11 @@ import click
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
+from bergen_sim.cli.options import policy_option, rule_options, rules_from, run_options
 from bergen_sim.cli.output import print_json, results_console
-from bergen_sim.cli.options import policy_option, rule_options, run_options
 from bergen_sim.limits import MAX_MATCHES
 from bergen_sim.match_table import check_rows_path
 from bergen_sim.output import OutputError
-from bergen_sim.rules import parse_settings
 from bergen_sim.simulate import simulate
 
 
@@ -74,9 +73,8 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         run = dataclasses.replace(run, progress=False)
     try:
         result = simulate(
-            players=players, partnerships=partnerships, preset=preset, settings=parse_settings(settings),
-            policies=policies, matches=matches, seed=seed, out=out, chunk_size=chunk_size,
-            workers=run.workers, scheduler=run.scheduler, checkpoint=run.checkpoint, progress=run.progress,
+            rules=rules_from(players, partnerships, preset, settings), policies=policies, matches=matches,
+            seed=seed, out=out, chunk_size=chunk_size, options=run,
         )
     except OutputError as exc:  # the run finished but its file or checkpoint failed: show what was played
         if exc.result is not None:

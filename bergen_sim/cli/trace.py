@@ -6,8 +6,8 @@ import click
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import policy_option, with_rules
-from bergen_sim.engine.runner import Engine
 from bergen_sim.limits import MAX_TRACE_MATCHES
+from bergen_sim.runtime.runner import Engine
 from bergen_sim.trace import check_trace_path, iter_events, write_jsonl
 
 

@@ -1,12 +1,10 @@
-"""The compiled engine: data layout, rules as compiled functions, the match loop.
+"""The compiled engine core: data layout, rules as compiled functions, the match loop, keyed randomness.
 
-Every module that defines a compiled (``@njit(cache=True)``) function imports
-this package first, the built-in policies and plug-ins included (they read
-``bergen_sim.engine.layout``), so pointing Numba's disk cache at the
-source-keyed folder here happens before any of them is defined (see
-:mod:`bergen_sim.compile_cache`), and only when compiled code is needed.
+This package imports nothing of ``bergen_sim`` outside itself except the
+foundation modules (``errors``, ``compile_cache``); policies, search, the
+runtime and the services all build on it (``tests/test_layers.py``).
 """
 
-from bergen_sim.compile_cache import use_source_keyed_numba_cache
+from bergen_sim.compile_cache import install_cache_locator
 
-use_source_keyed_numba_cache()
+install_cache_locator()  # before the first compiled function is defined: see compile_cache

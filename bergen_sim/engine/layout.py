@@ -1,8 +1,17 @@
-"""The engine's data layout, documented in one place.
+"""The engine's data layout, declared in one place.
 
 Everything the compiled engine touches is a plain integer or a NumPy array of
-integers; this module names every position in those arrays so that no other
-module uses a bare index.
+integers.  Each ``int64`` vector is *declared* here once, as a
+:class:`Vector` of :class:`Field` (name, width, meaning); from that
+declaration come the offsets the kernels use (module constants such as
+``H_PLAYS``, which Numba freezes into the machine code), the Python decoders
+(:meth:`Vector.decode`, :meth:`Vector.named`), DataFrame columns
+(:meth:`Vector.columns`) and summary keys.  Widths derive from
+:data:`MAX_SEATS`, :data:`N_ENDS`, :data:`HAND_WORDS` and :data:`N_TILES`, so
+a larger game changes them in one place.  Codes (events, ends, leads,
+settlements, how a hand ended, kernel errors) are ``IntEnum`` classes, which
+compiled code reads as constants; ``EV_PLAY``, ``END_L`` ... are the same
+members under the names the kernels use.
 
 Tiles and hands
 ---------------
@@ -51,12 +60,17 @@ per match and, when asked, one row per hand with the hand's end state.
 
 from __future__ import annotations
 
+from enum import IntEnum
+from typing import Mapping, NamedTuple, Sequence
+
 import numpy as np
 
 # --- tiles ------------------------------------------------------------------
 N_TILES = 28
 N_NUMBERS = 7
 MAX_SEATS = 4
+#: int64 words per set of tiles (a hand, the played tiles); 1 while N_TILES <= 64
+HAND_WORDS = (N_TILES + 63) // 64
 
 TILE_LO = np.array([a for a in range(7) for b in range(a, 7)], dtype=np.int64)
 TILE_HI = np.array([b for a in range(7) for b in range(a, 7)], dtype=np.int64)
@@ -74,173 +88,371 @@ NUMBER_MASK = np.array(
 )
 FULL_SET = (1 << N_TILES) - 1
 
-END_L = 0
-END_R = 1
-END_NAMES = ("L", "R")
+
+# --- codes ------------------------------------------------------------------
+class End(IntEnum):
+    """An open end of the line; its name is how traces and moves write it."""
+
+    L = 0
+    R = 1
+
+
+class Lead(IntEnum):
+    """Which double leads a hand (the ``lead`` setting)."""
+
+    LOWEST_DOUBLE = 0
+    HIGHEST_DOUBLE = 1
+
+
+class Settlement(IntEnum):
+    """How a blocked hand is settled (the ``settlement`` setting)."""
+
+    GERMAN = 0
+    PIPS = 1
+    AMERICAN = 2
+
+
+class Event(IntEnum):
+    """Type of a trace row (and of a ``bergen-trace`` event: the lower-case name)."""
+
+    MATCH = 0
+    DEAL = 1
+    REDEAL = 2
+    LEAD = 3
+    DRAW = 4
+    PLAY = 5
+    PASS = 6
+    OUT = 7
+    BLOCKED = 8
+    MATCH_END = 9
+
+
+class HandEnd(IntEnum):
+    """How a hand ended (hand rows' ``end``)."""
+
+    OUT = 0  # a seat went out
+    BLOCKED = 1  # every seat passed in turn: settled
+    CUT = 2  # the match ended inside the hand (a side reached the target)
+
+
+class KernelError(IntEnum):
+    """Why a kernel call stopped early (error slot ``code``)."""
+
+    NONE = 0
+    ILLEGAL_CHOICE = 1  # a policy returned an index outside the legal moves
+    SCRIPT = 2  # a replayed move is not legal in the replayed position
+    SCRIPT_SHORT = 3  # the replay script ran out of moves
+    DEALS_SHORT = 4  # the given deals ran out
+    TRACE_FULL = 5  # the trace buffer is too small
+
+
+def code_name(code: IntEnum) -> str:
+    """The text form of a code in traces and settings: ``Lead.LOWEST_DOUBLE`` -> ``lowest-double``."""
+    return code.name.lower().replace("_", "-") if isinstance(code, Lead) else code.name.lower()
+
+
+N_ENDS = len(End)
+END_NAMES = tuple(e.name for e in End)
+LEAD_NAMES = tuple(code_name(c) for c in Lead)
+SETTLEMENT_NAMES = tuple(code_name(c) for c in Settlement)
+EVENT_NAMES = tuple(code_name(c) for c in Event)
+#: the names the kernels use for the codes: END_L, LEAD_LOWEST, SETTLE_GERMAN, EV_PLAY, HAND_OUT, ERR_SCRIPT ...
+_CODE_ALIASES = {"END": End, "SETTLE": Settlement, "EV": Event, "HAND": HandEnd, "ERR": KernelError}
+for _prefix, _enum in _CODE_ALIASES.items():
+    globals().update({f"{_prefix}_{member.name}": member for member in _enum})
+LEAD_LOWEST = Lead.LOWEST_DOUBLE
+LEAD_HIGHEST = Lead.HIGHEST_DOUBLE
+
 #: most legal moves a hand can have: 13 tiles show one of two numbers, each on up to 2 ends
 MAX_MOVES = 32
 
-# --- rules vector -----------------------------------------------------------
-R_PLAYERS = 0
-R_PARTNERSHIPS = 1
-R_HAND_SIZE = 2
-R_TARGET = 3
-R_LEAD = 4
-R_SETTLEMENT = 5
-R_BLOCKED_POINTS = 6
-R_OUT_POINTS = 7
-R_RESERVE = 8
-R_REDUCED = 9
-R_SIZE = 10
 
-LEAD_LOWEST = 0
-LEAD_HIGHEST = 1
-LEAD_NAMES = ("lowest-double", "highest-double")
+# --- vector declarations ----------------------------------------------------
+class Field(NamedTuple):
+    """One named run of slots in an ``int64`` vector."""
 
-SETTLE_GERMAN = 0
-SETTLE_PIPS = 1
-SETTLE_AMERICAN = 2
-SETTLEMENT_NAMES = ("german", "pips", "american")
+    name: str  # lower_snake: the column / summary key; the kernels' constant is PREFIX_NAME
+    width: int = 1  # slots; a field wider than 1 is indexed by what ``per`` names
+    meaning: str = ""
+    per: str = ""  # what the slots count: "seat", "side", "end", "word", ...
+    group: str = ""  # fields reported together (the run summary's plain "count"s and "points" by source)
 
-# --- policy view ------------------------------------------------------------
-V_SEAT = 0  # the deciding seat
-V_SIDE = 1  # its side
-V_PLAYERS = 2
-V_PARTNERSHIPS = 3
-V_TARGET = 4
-V_RESERVE = 5  # boneyard tiles that are never drawn
-V_HAND = 6  # the deciding seat's own hand (bitmask)
-V_LEFT = 7  # number showing on the left end
-V_RIGHT = 8
-V_LEFT_DOUBLE = 9  # 1 when the left end is a double end
-V_RIGHT_DOUBLE = 10
-V_PLAYED = 11  # bitmask of every tile on the table (the lead included)
-V_BONEYARD = 12  # tiles left in the boneyard
-V_HAND_NO = 13  # hand number in the match (1-based)
-V_PLAY_NO = 14  # plays after the lead so far in this hand
-V_LEADER = 15  # seat that led this hand
-V_OUT_POINTS = 16
-V_BLOCKED_POINTS = 17
-V_SETTLEMENT = 18
-V_REDUCED = 19
-V_SCORE = 20  # + side: side scores (4 slots)
-V_PLAYED_BY = 24  # + seat: bitmask of the tiles that seat has played this hand
-V_HAND_COUNT = 28  # + seat: tiles in that seat's hand
-V_VOID = 32  # + seat: 7-bit mask of numbers that seat surely holds none of now
-V_LOG_N = 36  # number of draw/pass moments logged this hand
-V_LOG = 37  # + 4*k: (seat, left, right, tiles drawn) of the k-th moment
+
+class Vector:
+    """An ``int64`` vector's layout: fields in order, offsets counted from their widths.
+
+    >>> v = Vector("X", [Field("a"), Field("b", 3, per="seat"), Field("c")])
+    >>> v.offset("c"), v.size, v.constants()["X_B"]
+    (4, 5, 1)
+    >>> v.decode([7, 1, 2, 3, 9], widths={"b": 2})
+    {'a': 7, 'b': [1, 2], 'c': 9}
+    """
+
+    def __init__(self, prefix: str, fields: Sequence[Field], size_name: str | None = None, title: str = ""):
+        self.prefix = prefix
+        self.title = title
+        self.fields = tuple(fields)
+        self.size_name = size_name or f"{prefix}_SIZE"
+        self._offsets: dict[str, int] = {}
+        at = 0
+        for field in self.fields:
+            if field.name in self._offsets:
+                raise ValueError(f"{prefix}: field {field.name!r} declared twice")
+            self._offsets[field.name] = at
+            at += field.width
+        self.size = at
+
+    def offset(self, name: str) -> int:
+        return self._offsets[name]
+
+    def field(self, name: str) -> Field:
+        return self.fields[list(self._offsets).index(name)]
+
+    def names(self, group: str | None = None) -> list[str]:
+        """Field names in order; only those of ``group`` when given."""
+        return [f.name for f in self.fields if group is None or f.group == group]
+
+    def slots(self, name: str) -> slice:
+        """The slots of field ``name`` as a slice."""
+        at = self._offsets[name]
+        return slice(at, at + self.field(name).width)
+
+    def constants(self) -> dict[str, int]:
+        """The kernels' names for the offsets (``PREFIX_NAME``) and for the size."""
+        out = {f"{self.prefix}_{f.name.upper()}": self._offsets[f.name] for f in self.fields}
+        out[self.size_name] = self.size
+        return out
+
+    def column_names(self, widths: Mapping[str, int] | None = None) -> list[str]:
+        """Flat column names in field order; a wide field ``x`` gives ``x_0``, ``x_1`` ... (``widths`` may cut it)."""
+        widths = widths or {}
+        names = []
+        for f in self.fields:
+            if f.width == 1:
+                names.append(f.name)
+            else:
+                names.extend(f"{f.name}_{i}" for i in range(widths.get(f.name, f.width)))
+        return names
+
+    def columns(self, rows: np.ndarray, widths: Mapping[str, int] | None = None,
+                fields: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+        """Rows of this layout as named columns (views, no copies), for a DataFrame."""
+        widths = widths or {}
+        out: dict[str, np.ndarray] = {}
+        for f in self.fields:
+            if fields is not None and f.name not in fields:
+                continue
+            at = self._offsets[f.name]
+            if f.width == 1:
+                out[f.name] = rows[:, at]
+            else:
+                for i in range(widths.get(f.name, f.width)):
+                    out[f"{f.name}_{i}"] = rows[:, at + i]
+        return out
+
+    def decode(self, vector, widths: Mapping[str, int] | None = None) -> dict[str, int | list[int]]:
+        """One vector as Python ints by field name; a wide field is a list (``widths`` may cut it)."""
+        widths = widths or {}
+        out: dict[str, int | list[int]] = {}
+        for f in self.fields:
+            at = self._offsets[f.name]
+            if f.width == 1:
+                out[f.name] = int(vector[at])
+            else:
+                out[f.name] = [int(x) for x in vector[at : at + widths.get(f.name, f.width)]]
+        return out
+
+    def named(self, array: np.ndarray) -> "Named":
+        """Field access by name on a vector or on rows of this layout: ``named["plays"]``."""
+        return Named(self, array)
+
+    def describe(self) -> str:
+        """The layout as a Markdown table (offset, name, width, meaning)."""
+        lines = [f"| offset | {self.prefix}_ | width | meaning |", "|---|---|---|---|"]
+        for f in self.fields:
+            width = f"{f.width}" + (f" (per {f.per})" if f.per else "")
+            lines.append(f"| {self._offsets[f.name]} | {f.name} | {width} | {f.meaning} |")
+        return "\n".join(lines)
+
+
+class Named:
+    """A vector (1-D) or rows (2-D) read by field name; a wide field gives its slots, a narrow one its value."""
+
+    def __init__(self, layout: Vector, array: np.ndarray):
+        if array.shape[-1] != layout.size:
+            raise ValueError(f"{layout.prefix} rows have {layout.size} slots, not {array.shape[-1]}")
+        self.layout = layout
+        self.array = array
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        f = self.layout.field(name)
+        at = self.layout.offset(name)
+        return self.array[..., at] if f.width == 1 else self.array[..., at : at + f.width]
+
+    def __len__(self) -> int:
+        return self.array.shape[0] if self.array.ndim == 2 else 1
+
+
+RULES = Vector("R", [
+    Field("players", meaning="seats at the table"),
+    Field("partnerships", meaning="1 when 4 players form two sides (seats 0+2, 1+3)"),
+    Field("hand_size"),
+    Field("target", meaning="points that win the match"),
+    Field("lead", meaning="a Lead code"),
+    Field("settlement", meaning="a Settlement code"),
+    Field("blocked_points"),
+    Field("out_points"),
+    Field("reserve", meaning="boneyard tiles that are never drawn"),
+    Field("reduced", meaning="1 with the near-target cut of headers"),
+], title="rules")
+
+#: entries of the policy view's draw/pass log (one per moment a seat drew or passed)
+LOG_ENTRY = Vector("LOG", [
+    Field("seat"),
+    Field("left", meaning="the ends when it drew or passed"),
+    Field("right"),
+    Field("drawn", meaning="tiles drawn at that moment"),
+], title="draw/pass log entry")
 V_LOG_CAPACITY = 160
-V_SIZE = V_LOG + 4 * V_LOG_CAPACITY
 
-# --- trace rows -------------------------------------------------------------
-EV_MATCH = 0
-EV_DEAL = 1
-EV_REDEAL = 2
-EV_LEAD = 3
-EV_DRAW = 4
-EV_PLAY = 5
-EV_PASS = 6
-EV_OUT = 7
-EV_BLOCKED = 8
-EV_MATCH_END = 9
-EVENT_NAMES = ("match", "deal", "redeal", "lead", "draw", "play", "pass", "out", "blocked", "match_end")
+VIEW = Vector("V", [
+    Field("seat", meaning="the deciding seat"),
+    Field("side", meaning="its side"),
+    Field("players"),
+    Field("partnerships"),
+    Field("target"),
+    Field("reserve", meaning="boneyard tiles that are never drawn"),
+    Field("hand", HAND_WORDS, "the deciding seat's own hand (bitmask)", per="word"),
+    Field("end", N_ENDS, "number showing on each end (End order)", per="end"),
+    Field("end_double", N_ENDS, "1 when that end is a double end", per="end"),
+    Field("played", HAND_WORDS, "bitmask of every tile on the table (the lead included)", per="word"),
+    Field("boneyard", meaning="tiles left in the boneyard"),
+    Field("hand_no", meaning="hand number in the match (1-based)"),
+    Field("play_no", meaning="plays after the lead so far in this hand"),
+    Field("leader", meaning="seat that led this hand"),
+    Field("out_points"),
+    Field("blocked_points"),
+    Field("settlement"),
+    Field("reduced"),
+    Field("score", MAX_SEATS, "side scores", per="side"),
+    Field("played_by", MAX_SEATS * HAND_WORDS, "bitmask of the tiles that seat has played this hand", per="seat"),
+    Field("hand_count", MAX_SEATS, "tiles in that seat's hand", per="seat"),
+    Field("void", MAX_SEATS, "mask of numbers that seat surely holds none of now", per="seat"),
+    Field("log_n", meaning="number of draw/pass moments logged this hand"),
+    Field("log", LOG_ENTRY.size * V_LOG_CAPACITY, "the draw/pass log (LOG_ENTRY each)", per="entry slot"),
+], title="policy view")
 
-T_TYPE = 0
-T_MATCH = 1
-T_HAND = 2
-T_SEAT = 3
-T_TILE = 4
-T_END = 5
-T_POINTS = 6
-T_WINNER = 7  # side, or -1 for none
-T_SCORE = 8  # + side (4 slots)
-T_DEAL = 12  # + k: the 28 tiles of a deal (hands in seat order, then boneyard)
-T_WIDTH = T_DEAL + N_TILES
+TRACE = Vector("T", [
+    Field("type", meaning="an Event code"),
+    Field("match"),
+    Field("hand"),
+    Field("seat"),
+    Field("tile"),
+    Field("end", meaning="an End code"),
+    Field("points"),
+    Field("winner", meaning="side, or -1 for none"),
+    Field("score", MAX_SEATS, "side scores after the event", per="side"),
+    Field("deal", N_TILES, "a deal's tiles: hands in seat order, then the boneyard", per="tile"),
+], size_name="T_WIDTH", title="trace row")
 
-# --- totals -----------------------------------------------------------------
-S_MATCHES = 0
-S_HANDS = 1
-S_REDEALS = 2
-S_PLAYS = 3
-S_DRAWS = 4
-S_PASSES = 5
-S_DOUBLE_HEADERS = 6
-S_TRIPLE_HEADERS = 7
-S_BLOCKED_HANDS = 8
-S_OUT_HANDS = 9
-S_POINTS_LEAD = 10
-S_POINTS_HEADER = 11
-S_POINTS_OUT = 12
-S_POINTS_BLOCKED = 13
-S_DECIDED_HANDS = 14
-S_LEADER_SIDE_WINS = 15
-S_MATCH_WINS = 16  # + side (4 slots)
-S_POLICY_CALLS = 20
-S_DOUBLE_HEADERS_SQ = 21  # sum over hands of (double headers in the hand)^2, for intervals
-S_TRIPLE_HEADERS_SQ = 22
-S_HANDS_SQ = 23  # sum over matches of (hands in the match)^2
-#: S_HEADERS_BY_PLAY + 2*p + k: headers of kind k (0 double, 1 triple) on play p (1-based, capped)
-S_HEADERS_BY_PLAY = 24
 MAX_PLAY_NO = 28
-S_SIZE = S_HEADERS_BY_PLAY + 2 * (MAX_PLAY_NO + 1)
+TOTALS = Vector("S", [
+    Field("matches", group="count"),
+    Field("hands", group="count"),
+    Field("redeals", group="count"),
+    Field("plays", group="count"),
+    Field("draws", group="count"),
+    Field("passes", group="count"),
+    Field("double_headers", group="count"),
+    Field("triple_headers", group="count"),
+    Field("blocked_hands", group="count"),
+    Field("out_hands", group="count"),
+    Field("points_lead", meaning="points scored by leading a double", group="points"),
+    Field("points_header", meaning="points scored by headers", group="points"),
+    Field("points_out", meaning="points scored by going out", group="points"),
+    Field("points_blocked", meaning="points won in blocked settlements", group="points"),
+    Field("decided_hands"),
+    Field("leader_side_wins", meaning="decided hands won by the leader's side"),
+    Field("match_wins", MAX_SEATS, "matches won", per="side"),
+    Field("policy_calls"),
+    Field("double_headers_sq", meaning="sum over hands of (double headers in the hand)^2, for intervals"),
+    Field("triple_headers_sq"),
+    Field("hands_sq", meaning="sum over matches of (hands in the match)^2"),
+    Field("headers_by_play", 2 * (MAX_PLAY_NO + 1),
+          "+ 2*p + k: headers of kind k (0 double, 1 triple) on play p (1-based, capped)", per="play and kind"),
+], title="run totals")
 
+MATCH_ROW = Vector("M", [
+    Field("match"),
+    Field("winner"),
+    Field("score", MAX_SEATS, "final scores, -1 for sides that do not exist", per="side"),
+    Field("hands"),
+    Field("redeals"),
+    Field("first_leader"),
+    Field("double_headers"),
+    Field("triple_headers"),
+    Field("plays"),
+    Field("draws"),
+    Field("blocked_hands"),
+], size_name="M_WIDTH", title="match row")
 
-# --- match rows -------------------------------------------------------------
-M_MATCH = 0
-M_WINNER = 1
-M_SCORE = 2  # + side (4 slots, -1 for sides that do not exist)
-M_HANDS = 6
-M_REDEALS = 7
-M_FIRST_LEADER = 8
-M_DOUBLE_HEADERS = 9
-M_TRIPLE_HEADERS = 10
-M_PLAYS = 11
-M_DRAWS = 12
-M_BLOCKED_HANDS = 13
-M_WIDTH = 14
+HAND_ROW = Vector("H", [
+    Field("match"),
+    Field("hand"),
+    Field("leader"),
+    Field("led_double", meaning="the number of the led double"),
+    Field("end", meaning="a HandEnd code"),
+    Field("winner", meaning="side that went out or won the settlement, -1 for none"),
+    Field("seat_points", MAX_SEATS,
+          "points of that seat's lead, headers and going out (a settlement's go to side winner)", per="seat"),
+    Field("double_headers"),
+    Field("triple_headers"),
+    Field("plays"),
+    Field("draws"),
+    Field("passes"),
+    Field("redeals"),
+    Field("side_doubles", MAX_SEATS, "doubles left in the side's hands at the end", per="side"),
+    Field("side_pips", MAX_SEATS, "pips left, doubles included", per="side"),
+    Field("side_plain_pips", MAX_SEATS, "pips left on non-double tiles", per="side"),
+    Field("score_before", MAX_SEATS, "scores when the hand was dealt", per="side"),
+], size_name="H_WIDTH", title="hand row")
 
-# --- hand rows --------------------------------------------------------------
-H_MATCH = 0
-H_HAND = 1
-H_LEADER = 2
-H_LED_DOUBLE = 3  # the number of the led double
-H_END = 4  # HAND_OUT, HAND_BLOCKED or HAND_CUT (the match ended inside the hand)
-H_WINNER = 5  # side that went out or won the settlement, -1 for none
-H_SEAT_POINTS = 6  # + seat: points of that seat's lead, headers and going out (a settlement's go to side H_WINNER)
-H_DOUBLE_HEADERS = 10
-H_TRIPLE_HEADERS = 11
-H_PLAYS = 12
-H_DRAWS = 13
-H_PASSES = 14
-H_REDEALS = 15
-H_SIDE_DOUBLES = 16  # + side: doubles left in the side's hands at the end
-H_SIDE_PIPS = 20  # + side: pips left, doubles included
-H_SIDE_PLAIN_PIPS = 24  # + side: pips left on non-double tiles
-H_SCORE_BEFORE = 28  # + side: scores when the hand was dealt
-H_WIDTH = 32
+ERROR = Vector("E", [
+    Field("code", meaning="a KernelError code"),
+    Field("match"),
+    Field("seat"),
+    Field("policy"),
+    Field("choice"),
+    Field("n_moves"),
+    Field("hand"),
+    Field("left"),
+    Field("right"),
+], title="kernel error slots")
 
-HAND_OUT = 0
-HAND_BLOCKED = 1
-HAND_CUT = 2
+#: what the hand steps (engine/hand.py) read besides the view; the seat to move and the next
+#: boneyard position travel as arguments and results, so the hot loop keeps them in registers
+TURN = Vector("TURN", [
+    Field("bone_start", meaning="position of the first boneyard tile in the tile source (set by start_hand)"),
+    Field("bone_stop", meaning="drawing stops at this position (the reserve stays)"),
+    Field("match", meaning="match number, for trace rows"),
+    Field("tracing", meaning="1 to append trace rows"),
+], title="turn state")
 
-# --- kernel error slots -----------------------------------------------------
-E_CODE = 0
-E_MATCH = 1
-E_SEAT = 2
-E_POLICY = 3
-E_CHOICE = 4
-E_N_MOVES = 5
-E_HAND = 6
-E_LEFT = 7
-E_RIGHT = 8
-E_SIZE = 9
+#: counters of a kernel call
+COUNTERS = Vector("C", [
+    Field("script", meaning="next row of the replay script"),
+    Field("trace", meaning="trace rows written (or that would have been)"),
+    Field("deal", meaning="next given deal"),
+], title="kernel counters")
 
-ERR_NONE = 0
-ERR_ILLEGAL_CHOICE = 1  # a policy returned an index outside the legal moves
-ERR_SCRIPT = 2  # a replayed move is not legal in the replayed position
-ERR_SCRIPT_SHORT = 3  # the replay script ran out of moves
-ERR_DEALS_SHORT = 4  # the given deals ran out
-ERR_TRACE_FULL = 5  # the trace buffer is too small
+VECTORS = (RULES, LOG_ENTRY, VIEW, TRACE, TOTALS, MATCH_ROW, HAND_ROW, ERROR, TURN, COUNTERS)
+for _vector in VECTORS:
+    globals().update(_vector.constants())
+#: the two ends under their old names (the line has a left and a right end)
+V_LEFT = V_END + End.L  # noqa: F821 (generated above)
+V_RIGHT = V_END + End.R  # noqa: F821
+V_LEFT_DOUBLE = V_END_DOUBLE + End.L  # noqa: F821
+V_RIGHT_DOUBLE = V_END_DOUBLE + End.R  # noqa: F821
 
 
 def tile_mask(names) -> int:

@@ -70,6 +70,16 @@ def legal_moves(hand, left, right, move_tiles, move_ends):
 
 
 @njit(cache=True, inline="always")
+def number_tiles(numbers):
+    """The tiles showing any number in a 7-bit mask of numbers."""
+    tiles = np.int64(0)
+    for n in range(7):
+        if numbers >> n & 1:
+            tiles |= NUMBER_MASK[n]
+    return tiles
+
+
+@njit(cache=True, inline="always")
 def other_half(tile, number):
     """The half of ``tile`` that is not ``number`` (the number itself for a double)."""
     if TILE_LO[tile] == number:

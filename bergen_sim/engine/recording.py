@@ -11,10 +11,10 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 
-C_SCRIPT = 0  # next row of the replay script
-C_TRACE = 1  # trace rows written (or that would have been)
-C_DEAL = 2  # next given deal
-C_SIZE = 3
+C_SCRIPT = L.C_SCRIPT  # counters of a kernel call: layout COUNTERS
+C_TRACE = L.C_TRACE
+C_DEAL = L.C_DEAL
+C_SIZE = L.C_SIZE
 
 
 @njit(cache=True)

@@ -8,9 +8,18 @@ makes the view safe to hand to a policy.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
+
+FULL_SET = np.int64(L.FULL_SET)
+
+
+@njit(cache=True, inline="always")
+def unseen_tiles(view):
+    """Tiles the deciding seat cannot see: other hands and the boneyard."""
+    return FULL_SET & ~view[L.V_HAND] & ~view[L.V_PLAYED]
 
 
 @njit(cache=True)
@@ -89,9 +98,9 @@ def view_void_moment(view, seat, drawn, kept):
         view[L.V_VOID + seat] |= both
     k = view[L.V_LOG_N]
     if k < L.V_LOG_CAPACITY:
-        base = L.V_LOG + 4 * k
-        view[base] = seat
-        view[base + 1] = left
-        view[base + 2] = right
-        view[base + 3] = drawn
+        base = L.V_LOG + L.LOG_SIZE * k
+        view[base + L.LOG_SEAT] = seat
+        view[base + L.LOG_LEFT] = left
+        view[base + L.LOG_RIGHT] = right
+        view[base + L.LOG_DRAWN] = drawn
         view[L.V_LOG_N] = k + 1

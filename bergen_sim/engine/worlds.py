@@ -34,7 +34,8 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import lowest_tile, popcount
 from bergen_sim.engine.keyed_random import below, next_u64
-from bergen_sim.policies.base import number_tiles, unseen_tiles
+from bergen_sim.engine.play_rules import number_tiles
+from bergen_sim.engine.view import unseen_tiles
 
 DOUBLE_MASK = np.int64(L.DOUBLE_MASK)
 DOUBLE_TILE = L.DOUBLE_TILE
@@ -42,17 +43,21 @@ DOUBLE_TILE = L.DOUBLE_TILE
 #: n! for n = 0..28, as floats (completion counts exceed int64)
 _FACTORIAL = np.array([float(np.prod(np.arange(1, n + 1, dtype=np.float64))) for n in range(L.N_TILES + 1)])
 
-# layout of the int64 ``spec`` vector that :func:`prepare` fills
-W_OTHERS = 0  # number of other seats m (0..3)
-W_SEAT = 1  # + j: seat of the j-th other seat
-W_CAP = 4  # + j: its hand count
-W_BONEYARD = 7  # tiles in the boneyard
-W_RADIX = 8  # + j: stride of remaining-count j in a state index
-W_STATES = 11  # number of states (product of cap + 1)
-W_CLASSES = 12  # number of non-empty tile classes K
-W_CLASS_SEATS = 13  # + k: bit j set when other seat j may hold the class's tiles
-W_CLASS_TILES = 21  # + k: bitmask of the class's tiles
-W_SIZE = 29
+#: the int64 ``spec`` vector that :func:`prepare` fills (constants ``W_*``)
+OTHERS = L.MAX_SEATS - 1
+MAX_CLASSES = 1 << OTHERS  # a class is the set of other seats that may hold its tiles
+WORLD_SPEC = L.Vector("W", [
+    L.Field("others", meaning="number of other seats m"),
+    L.Field("seat", OTHERS, "seat of the j-th other seat", per="other seat"),
+    L.Field("cap", OTHERS, "its hand count", per="other seat"),
+    L.Field("boneyard", meaning="tiles in the boneyard"),
+    L.Field("radix", OTHERS, "stride of remaining-count j in a state index", per="other seat"),
+    L.Field("states", meaning="number of states (product of cap + 1)"),
+    L.Field("classes", meaning="number of non-empty tile classes K"),
+    L.Field("class_seats", MAX_CLASSES, "bit j set when other seat j may hold the class's tiles", per="class"),
+    L.Field("class_tiles", MAX_CLASSES, "bitmask of the class's tiles", per="class"),
+], title="world spec")
+globals().update(WORLD_SPEC.constants())
 
 
 @njit(cache=True)
@@ -92,8 +97,8 @@ def has_drawn(view, seat):
     if n >= L.V_LOG_CAPACITY:
         return True
     for k in range(n):
-        base = L.V_LOG + 4 * k
-        if view[base] == seat and view[base + 3] > 0:
+        base = L.V_LOG + L.LOG_SIZE * k
+        if view[base + L.LOG_SEAT] == seat and view[base + L.LOG_DRAWN] > 0:
             return True
     return False
 

@@ -1,1 +1,5 @@
-"""Policies: the plug-ins that choose moves (see registry.py and base.py)."""
+"""Policies: the built-in heuristic strategies that choose moves (shared move features in base.py).
+
+Names resolve to these functions in :mod:`bergen_sim.runtime.registry`; the
+search policy ``pimc`` lives in :mod:`bergen_sim.search.pimc`.
+"""

@@ -20,13 +20,13 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import popcount
-from bergen_sim.engine.play_rules import cut_points, header_value, other_half
+from bergen_sim.engine.play_rules import cut_points, header_value, number_tiles, other_half
+from bergen_sim.engine.view import unseen_tiles  # noqa: F401 (part of the policies' toolkit)
 
 TILE_LO = L.TILE_LO
 TILE_HI = L.TILE_HI
 TILE_PIPS = L.TILE_PIPS
 NUMBER_MASK = L.NUMBER_MASK
-FULL_SET = np.int64(L.FULL_SET)
 #: TILE_AT[a, b]: index of the tile showing a and b (either order)
 TILE_AT = np.array([[L.TILE_INDEX[f"{min(a, b)}-{max(a, b)}"] for b in range(7)] for a in range(7)], dtype=np.int64)
 
@@ -69,22 +69,6 @@ def header_points(view, side, left, right, left_double, right_double):
     return cut_points(value, view[L.V_SCORE + side], view[L.V_TARGET], view[L.V_REDUCED])
 
 
-@njit(cache=True, inline="always")
-def unseen_tiles(view):
-    """Tiles the deciding seat cannot see: other hands and the boneyard."""
-    return FULL_SET & ~view[L.V_HAND] & ~view[L.V_PLAYED]
-
-
-@njit(cache=True, inline="always")
-def number_tiles(numbers):
-    """The tiles showing any number in a 7-bit mask of numbers."""
-    tiles = np.int64(0)
-    for n in range(7):
-        if numbers >> n & 1:
-            tiles |= NUMBER_MASK[n]
-    return tiles
-
-
 @njit(cache=True)
 def could_hold(view, seat, tile):
     """How many of ``seat``'s hidden tiles could be ``tile``, by what its draws and passes showed.
@@ -99,12 +83,12 @@ def could_hold(view, seat, tile):
     held = view[L.V_HAND_COUNT + seat]
     drawn_since = 0
     for k in range(view[L.V_LOG_N] - 1, -1, -1):
-        at = L.V_LOG + 4 * k
-        if view[at] != seat:
+        at = L.V_LOG + L.LOG_SIZE * k
+        if view[at + L.LOG_SEAT] != seat:
             continue
-        if ((1 << view[at + 1]) | (1 << view[at + 2])) & numbers:
+        if ((1 << view[at + L.LOG_LEFT]) | (1 << view[at + L.LOG_RIGHT])) & numbers:
             return min(drawn_since, held)
-        drawn_since += view[at + 3]
+        drawn_since += view[at + L.LOG_DRAWN]
     return held
 
 

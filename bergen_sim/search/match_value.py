@@ -32,15 +32,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffled_set, stream_state
-from bergen_sim.compile_cache import cache_dir
-from bergen_sim.engine.rollout import BASE_POLICIES, play_out, start_hand
+from bergen_sim.compile_cache import cache_dir, source_digest
+from bergen_sim.engine.hand import REDEAL, scratch_buffers, start_hand
+from bergen_sim.search.rollout import BASE_POLICIES, play_out
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.errors import PolicyError
 from bergen_sim.rules import Rules
@@ -84,10 +84,8 @@ def _estimate(rules, base, seed, hands_per_state, table):
     sides = 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
     view = np.zeros(L.V_SIZE, dtype=np.int64)
     hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
     deal = np.zeros(L.N_TILES, dtype=np.int64)
-    move_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    move_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    b = scratch_buffers(view, hands, deal)
     scores = np.zeros(L.MAX_SEATS, dtype=np.int64)
     deal_rng = np.zeros(1, dtype=np.uint64)
     rng = np.zeros(1, dtype=np.uint64)
@@ -107,23 +105,20 @@ def _estimate(rules, base, seed, hands_per_state, table):
             while True:
                 deal_rng[0] = stream_state(seed, index, j, attempt)
                 shuffled_set(deal_rng, deal)
-                leader, n_bone, ended = start_hand(rules, view, deal, 1, hands, bone)
-                if leader >= 0:
+                ended = start_hand(rules, b, 1)
+                if ended != REDEAL:
                     break
                 attempt += 1
             if not ended:
-                play_out(rules, view, hands, bone, n_bone, leader, base, rng, move_tiles, move_ends)
+                play_out(rules, b, b.hrow[L.H_LEADER], base, rng)
             total += win_probability(table, rules, view, 0)
         table[index] = total / hands_per_state
 
 
 def _table_key(rules: Rules, base: str, hands_per_state: int) -> str:
     """Cache key: the rules, the policy, the budget and the source the numbers depend on."""
-    package = Path(__file__).resolve().parent
     digest = hashlib.sha256(repr((sorted(rules.to_dict().items()), base, hands_per_state, TABLE_SEED)).encode())
-    sources = [Path(__file__)] + sorted((package / "engine").glob("*.py")) + sorted((package / "policies").glob("*.py"))
-    for path in sources:
-        digest.update(path.read_bytes())
+    digest.update(source_digest().encode())  # the engine, policies and search (this module included)
     return digest.hexdigest()[:20]
 
 

@@ -5,7 +5,7 @@ their double flags, the tiles on the table (optionally who played them), the
 other seats' hand counts, the boneyard size, the scores and any numbers a
 seat is known to be void in.  :func:`analyze` plays every legal move out in
 sampled worlds with the ``pimc`` policy's own code
-(:func:`bergen_sim.policies.pimc.evaluate_worlds`: the same worlds and the
+(:func:`bergen_sim.search.pimc.evaluate_worlds`: the same worlds and the
 same rollout randomness for every move), in batches, until the best move is
 separated from every other or the world budget is spent, and reports each
 move's match-win probability and expected points with 95% intervals.
@@ -37,16 +37,17 @@ import numpy as np
 from bergen_sim import feedback, stats
 from bergen_sim.compile_cache import in_disk_cache
 from bergen_sim.display import ci, html_card
+from bergen_sim.domain import Tile
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import legal_moves, other_half
-from bergen_sim.engine.rollout import BASE_POLICIES
+from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.errors import BergenError
 from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
-from bergen_sim.match_value import table_for
-from bergen_sim.policies.pimc import evaluate_worlds
+from bergen_sim.search.match_value import table_for
+from bergen_sim.search.pimc import evaluate_worlds, world_batch
 from bergen_sim.rules import Rules
 
 DEFAULT_WORLDS = 100_000
@@ -135,14 +136,10 @@ def _seat_key(value: Any) -> int:
 
 def _names(value: Any, what: str) -> list[str]:
     """Tile names, normalised to ``a-b`` with a <= b."""
-    names = []
-    for item in _items(value):
-        text = str(item).strip()
-        a, sep, b = text.partition("-")
-        if not sep or not a.isdigit() or not b.isdigit() or int(a) > 6 or int(b) > 6:
-            raise PositionError(f"{what}: {text!r} is not a tile; write tiles as a-b with 0 <= a, b <= 6")
-        names.append(f"{min(int(a), int(b))}-{max(int(a), int(b))}")
-    return names
+    try:
+        return [str(Tile.parse(item)) for item in _items(value)]
+    except ValueError as exc:
+        raise PositionError(f"{what}: {exc}") from None
 
 
 def _numbers(value: Any, what: str) -> list[int]:
@@ -180,7 +177,7 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
     has even degree except the two ends (Euler); the double at an end number
     can be kept off that end only if the trail passes that number again.
     """
-    lo_hi = [tuple(int(x) for x in t.split("-")) for t in played]
+    lo_hi = [(tile.lo, tile.hi) for tile in map(Tile.parse, played)]
     doubles = {a for a, b in lo_hi if a == b}
     plain = [(a, b) for a, b in lo_hi if a != b]
     if not doubles:
@@ -307,8 +304,11 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         for n in sorted(set(numbers)):
             view[L.V_VOID + seat] |= 1 << n
             # logged as a moment with ends n|n and no draw, which is exactly what a void says
-            base = L.V_LOG + 4 * log
-            view[base : base + 4] = (seat, n, n, 0)
+            entry = L.V_LOG + L.LOG_SIZE * log
+            view[entry + L.LOG_SEAT] = seat
+            view[entry + L.LOG_LEFT] = n
+            view[entry + L.LOG_RIGHT] = n
+            view[entry + L.LOG_DRAWN] = 0
             log += 1
     view[L.V_LOG_N] = log
     spec, completions = prepare(view, _readonly(rules.to_array()), 0)
@@ -409,8 +409,8 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     consistent = 0.0
     while done < worlds:
         count = min(batch, worlds - done)
-        consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, key, np.int64(done),
-                                     np.int64(count), np.int64(BASE_POLICIES.index(base)), np.int64(0), table,
+        batch_spec = world_batch(key, done, count, BASE_POLICIES.index(base), 0)
+        consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, batch_spec, table,
                                      values[done : done + count], points[done : done + count])
         done += count
         verdict = _verdict(values[:done], points[:done], z, mirror)

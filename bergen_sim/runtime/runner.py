@@ -19,9 +19,10 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int
 from bergen_sim import feedback
 from bergen_sim.compile_cache import in_disk_cache
-from bergen_sim.engine.kernel_build import load_kernel
+from bergen_sim.engine.run_buffers import RunBuffers
+from bergen_sim.runtime.kernel_build import load_kernel
 from bergen_sim.errors import PolicyError, TraceError
-from bergen_sim.policies.registry import PolicyRef, resolve
+from bergen_sim.runtime.registry import PolicyRef, resolve
 from bergen_sim.rules import Rules
 
 _NO_ROWS = np.zeros((0, 2), dtype=np.int64)
@@ -38,6 +39,21 @@ class Chunk:
     totals: np.ndarray  # (S_SIZE,) int64
     match_rows: np.ndarray  # (matches, M_WIDTH) int64
     hand_rows: np.ndarray  # (hands, H_WIDTH) int64; empty unless asked for
+
+    @property
+    def counts(self) -> L.Named:
+        """The totals by name (layout ``TOTALS``): ``chunk.counts["hands"]``."""
+        return L.TOTALS.named(self.totals)
+
+    @property
+    def matches(self) -> L.Named:
+        """The match rows by column name (layout ``MATCH_ROW``): ``chunk.matches["winner"]``."""
+        return L.MATCH_ROW.named(self.match_rows)
+
+    @property
+    def hands(self) -> L.Named:
+        """The hand rows by column name (layout ``HAND_ROW``): ``chunk.hands["plays"]``, ``["seat_points"]``."""
+        return L.HAND_ROW.named(self.hand_rows)
 
 
 def seat_policy_names(policies: Sequence[str], players: int) -> list[str]:
@@ -116,8 +132,8 @@ class Engine:
         key, first, count = np.uint64(seed_to_int(seed)), np.int64(first_match), np.int64(n_matches)
         try:
             played, n_hands, n_trace = self._kernel.run_matches(
-                self._rules_vec, self.seat_policy, key, first, count, deals, script, trace, tracing, totals,
-                match_rows, hand_rows, err,
+                self._rules_vec, self.seat_policy, key, first, count, tracing,
+                RunBuffers(deals, script, trace, totals, match_rows, hand_rows, err),
             )
         except Exception as exc:  # raised inside a policy: name it, the seat and the position
             seat = int(err[L.E_SEAT])

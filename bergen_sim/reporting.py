@@ -46,14 +46,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bergen_sim import __version__, provenance
+from bergen_sim import provenance
+from bergen_sim._version import __version__
 from bergen_sim.display import html_card
 from bergen_sim import figures as figs
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, run_job
 from bergen_sim.intervals import is_proportion, number
-from bergen_sim.policies.registry import BUILTINS, resolve
+from bergen_sim.runtime.registry import BUILTINS, resolve
 from bergen_sim.rules import Rules
 from bergen_sim.tournament import compare, rotation_patterns
 
@@ -179,6 +180,11 @@ class Played:
     matches: int
     totals: np.ndarray
     sums: Any
+
+    @property
+    def counts(self) -> L.Named:
+        """The totals by name: ``played.counts["hands"]``, ``played.counts["match_wins"][side]``."""
+        return L.TOTALS.named(self.totals)
 
 
 @dataclass
@@ -411,9 +417,9 @@ def _call(module: ModuleType, name: str, function: str, argument: Any) -> Any:
 
 def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports", *, quick: bool = False,
            matches: int | None = None, seed: int = 0, strategies: Sequence[str] | None = None,
-           analyses_dir: str | os.PathLike | None = None, options: RunOptions | None = None,
-           log: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None,
-           tracebacks: bool = False) -> Reports:
+           analyses_dir: str | os.PathLike | None = None, chunk_size: int | None = None,
+           options: RunOptions | None = None, log: Callable[[str], None] | None = None,
+           warn: Callable[[str], None] | None = None, tracebacks: bool = False) -> Reports:
     """Run analyses ``names`` (``"all"``, one name or a list) and write their reports under ``out``.
 
     Each analysis is :func:`run` with these arguments and :func:`save`-d, then
@@ -446,7 +452,7 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
         say(f"{name}: running")
         try:
             result = run(name, matches=matches, seed=seed, quick=quick, strategies=strategies,
-                         analyses_dir=analyses_dir, options=options, log=log)
+                         analyses_dir=analyses_dir, chunk_size=chunk_size, options=options, log=log)
         except AnalysisError as exc:  # a broken analysis: say so, go on with the others
             failed[name] = str(exc)
             warn(f"{name}: failed: {exc}")

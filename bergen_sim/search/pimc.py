@@ -3,9 +3,9 @@
 Idea: at each decision, deal the tiles the seat cannot see in many ways that
 agree with everything it knows (:mod:`bergen_sim.engine.worlds`), play the
 rest of the hand out in each of these worlds once per candidate move with a
-fast built-in policy for every seat (:mod:`bergen_sim.engine.rollout`), and
+fast built-in policy for every seat (:mod:`bergen_sim.search.rollout`), and
 make the move with the highest mean match-win probability at the end of the
-hand (:mod:`bergen_sim.match_value`), not the most hand points.
+hand (:mod:`bergen_sim.search.match_value`), not the most hand points.
 
 Every candidate move is played out in the *same* worlds with the *same*
 random stream for the rollout (common random numbers), so the comparison
@@ -26,18 +26,21 @@ reproducible from its seed like any other.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
-from bergen_sim.engine.rollout import BASE_POLICIES, apply_play, play_out
+from bergen_sim.engine.hand import begin_turns, play, scratch_buffers
+from bergen_sim.search.rollout import BASE_POLICIES, play_out
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
-from bergen_sim.match_value import table_for, win_probability
+from bergen_sim.search.match_value import table_for, win_probability
 
 NAME = "pimc"
 
-#: settings: name -> (default, allowed values); see bergen_sim.policies.registry
+#: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
 PARAMS = {
     "worlds": (64, range(1, 100_001)),
     "base": ("expert", BASE_POLICIES),
@@ -49,10 +52,24 @@ def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarra
     return rules.to_array(), table_for(rules, BASE_POLICIES[params[1]])
 
 
+class WorldBatch(NamedTuple):
+    """Which worlds :func:`evaluate_worlds` plays: worlds ``first .. first + count - 1`` of the decision ``key``."""
+
+    key: np.uint64  # the decision's key: world w and its rollout stream are functions of (key, w)
+    first: np.int64
+    count: np.int64
+    base: np.int64  # the rollout policy's code (its index in BASE_POLICIES)
+    use_lead: np.int64  # 1: the lead is evidence about the hidden doubles (see engine/worlds.py)
+
+
+def world_batch(key: int, first: int, count: int, base: int, use_lead: int) -> WorldBatch:
+    """A :class:`WorldBatch` with the field types every caller must share (one compiled specialization)."""
+    return WorldBatch(np.uint64(key), np.int64(first), np.int64(count), np.int64(base), np.int64(use_lead))
+
+
 @njit(cache=True)
-def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, count, base, use_lead, table,
-                    values, points):
-    """Play every legal move out in worlds ``first .. first + count - 1`` of the decision keyed ``key``.
+def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points):
+    """Play every legal move out in the worlds of ``batch`` (a :class:`WorldBatch`).
 
     World ``w`` and the rollout stream it uses are pure functions of
     ``(key, w)``: every move meets the same worlds and the same randomness,
@@ -63,21 +80,21 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     Returns the number of consistent worlds (0: the view admits none and
     nothing was written).
     """
-    spec, completions = prepare(view, rules, use_lead)
+    key, first, count, base = batch.key, batch.first, batch.count, batch.base
+    spec, completions = prepare(view, rules, batch.use_lead)
     worlds = world_count(spec, completions)
     if worlds == 0.0:
         return worlds
     seat = view[L.V_SEAT]
     side = view[L.V_SIDE]
     start = view[L.V_SCORE + side]
-    used = L.V_LOG + 4 * view[L.V_LOG_N]  # the rest of the view is unused log space
+    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]  # the rest of the view is unused log space
     hands0 = np.zeros(L.MAX_SEATS, dtype=np.int64)
     bone0 = np.zeros(L.N_TILES, dtype=np.int64)
     hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
     bone = np.zeros(L.N_TILES, dtype=np.int64)
     world = np.zeros(L.V_SIZE, dtype=np.int64)
-    mt = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    me = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    b = scratch_buffers(world, hands, bone)
     world_rng = np.zeros(1, dtype=np.uint64)
     roll_rng = np.zeros(1, dtype=np.uint64)
     for i in range(count):
@@ -90,8 +107,9 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
             hands[:] = hands0
             bone[:n_bone] = bone0[:n_bone]
             roll_rng[0] = roll_start
-            if not apply_play(rules, world, hands, seat, move_tiles[k], move_ends[k]):
-                play_out(rules, world, hands, bone, n_bone, seat, base, roll_rng, mt, me)
+            begin_turns(b, 0, n_bone - rules[L.R_RESERVE])
+            if not play(rules, b, seat, move_tiles[k], move_ends[k]):
+                play_out(rules, b, seat, base, roll_rng)
             values[i, k] = win_probability(table, rules, world, side)
             points[i, k] = world[L.V_SCORE + side] - start
     return worlds
@@ -104,8 +122,8 @@ def choose(view, move_tiles, move_ends, n_moves, rng, worlds, base, rules, table
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     # typed arguments, not literals, so the analyzer's calls share this compiled specialization
-    evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, np.int64(0), np.int64(worlds), np.int64(base),
-                    np.int64(1), table, values, points)
+    batch = WorldBatch(key, np.int64(0), np.int64(worlds), np.int64(base), np.int64(1))
+    evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points)
     best = 0
     best_value = -1.0
     best_points = -1.0

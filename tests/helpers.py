@@ -1,7 +1,7 @@
 """Helpers shared by the engine tests: hand-built deals, compiled replays, a trace checker.
 
-The test modules import these functions directly (``from conftest import ...``):
-pytest puts this folder on ``sys.path`` before collecting it.
+The test modules import them as ``from tests.helpers import ...``: ``tests`` is a
+package, so pytest puts the project root on ``sys.path`` (no path edits needed).
 
 :func:`walk_match` is an independent reading of a match's events: it moves
 every tile between hands, boneyard and line, asserts the invariants RULES.md

@@ -38,22 +38,26 @@ from bergen_sim.errors import PolicyError
 ENTRY_POINT_GROUP = "bergen_sim.policies"
 
 
+#: packages whose modules with a ``NAME`` and a ``choose`` are built-in policies: the heuristics and search
+BUILTIN_PACKAGES = ("bergen_sim.policies", "bergen_sim.search")
+
+
 def _builtins() -> dict[str, tuple[str, str, str]]:
-    """Built-in policies: every module of this package with a ``NAME`` and a ``choose``.
+    """Built-in policies: every module of :data:`BUILTIN_PACKAGES` with a ``NAME`` and a ``choose``.
 
     Returns name -> (module, function, one-line description from the module docstring).
     """
-    import bergen_sim.policies as package
-
     found: dict[str, tuple[str, str, str]] = {}
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        name = getattr(module, "NAME", None)
-        if name and hasattr(module, "choose"):
-            doc = (module.__doc__ or "").strip().splitlines()
-            found[name] = (module.__name__, "choose", doc[0].split(":", 1)[-1].strip() if doc else "")
-            if hasattr(module, "PARAMS"):
-                _PARAMS[name] = module.PARAMS
+    for package_name in BUILTIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package_name}.{info.name}")
+            name = getattr(module, "NAME", None)
+            if name and hasattr(module, "choose"):
+                doc = (module.__doc__ or "").strip().splitlines()
+                found[name] = (module.__name__, "choose", doc[0].split(":", 1)[-1].strip() if doc else "")
+                if hasattr(module, "PARAMS"):
+                    _PARAMS[name] = module.PARAMS
     return dict(sorted(found.items(), key=lambda item: (item[0] not in ("random", "first"), item[0])))
 
 

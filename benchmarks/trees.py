@@ -1,0 +1,144 @@
+"""Speed of two source trees of bergen-sim in one run, interleaved: the "before and after" of a change.
+
+    python benchmarks/trees.py --old /path/to/old/tree            # the new tree is this checkout
+    python benchmarks/trees.py --old /work/main --rounds 7 --seconds 3
+
+One long-lived worker process per tree imports that tree's package (the
+tree first on ``PYTHONPATH``, its own compile cache), compiles its kernels
+and then, on request, plays 2-player matches on one core for about
+``--seconds`` and reports hands/s.  Requests alternate between the trees
+(old, new, new, old, ...) for ``--rounds`` rounds, so both see the same
+machine load; the report gives each tree's median and the median of the
+per-round ratios new/old.  Warm start is the wall time of a fresh
+``bergen-sim simulate --matches 1000 --workers 1`` process with a filled
+compile cache, alternated the same way.
+
+Only public names present in both trees are used (``bergen_sim.Engine``,
+``bergen_sim.Rules``, layout ``S_HANDS``).  A shared machine gives noisy
+numbers: read the ratio, and repeat on a quiet machine before concluding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+NEW = Path(__file__).resolve().parent.parent
+POLICIES = ("random", "expert")
+CLI = "import sys; from bergen_sim.cli import main; sys.exit(main())"
+
+WORKER = r'''
+import json, sys, time
+import numpy as np
+import bergen_sim
+from bergen_sim.engine import layout as L
+rules = bergen_sim.Rules.make(players=2)
+engines = {p: bergen_sim.Engine(rules, [p]) for p in sys.argv[1].split(",")}
+for engine in engines.values():
+    engine.play(seed=1, first_match=0, n_matches=2000, match_rows=False)
+print(json.dumps({"ready": bergen_sim.__file__}), flush=True)
+first = 0
+for line in sys.stdin:
+    policy, seconds = line.split()
+    engine, budget = engines[policy], float(seconds)
+    matches, hands, start = 0, 0, time.perf_counter()
+    size = 2000
+    while time.perf_counter() - start < budget:
+        chunk = engine.play(seed=7, first_match=first, n_matches=size, match_rows=False)
+        first += size
+        matches += size
+        hands += int(chunk.totals[L.S_HANDS])
+        size = min(size * 2, 200_000)
+    elapsed = time.perf_counter() - start
+    print(json.dumps({"hands_per_s": hands / elapsed, "matches": matches, "seconds": elapsed}), flush=True)
+'''
+
+
+def _env(tree: Path, cache: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree), "BERGEN_SIM_CACHE_DIR": str(cache)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    return env
+
+
+def start_worker(tree: Path, cache: Path) -> subprocess.Popen:
+    process = subprocess.Popen([sys.executable, "-c", WORKER, ",".join(POLICIES)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, env=_env(tree, cache), cwd=cache)
+    ready = json.loads(process.stdout.readline())
+    if not ready["ready"].startswith(str(tree)):
+        raise SystemExit(f"worker for {tree} imported {ready['ready']}")
+    return process
+
+
+def measure(worker: subprocess.Popen, policy: str, seconds: float) -> float:
+    worker.stdin.write(f"{policy} {seconds}\n")
+    worker.stdin.flush()
+    return json.loads(worker.stdout.readline())["hands_per_s"]
+
+
+def warm_start(tree: Path, cache: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", CLI, "simulate", "--matches", "1000", "--workers", "1", "--json"],
+                   env=_env(tree, cache), cwd=cache, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old", type=Path, required=True, help="the tree before the change")
+    parser.add_argument("--new", type=Path, default=NEW, help="the tree after the change (default: this one)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=2.0, help="timed play per measurement")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    opts = parser.parse_args()
+    trees = {"old": opts.old.resolve(), "new": opts.new.resolve()}
+    with tempfile.TemporaryDirectory() as folder:
+        caches = {name: Path(folder) / name for name in trees}
+        for cache in caches.values():
+            cache.mkdir()
+        workers = {name: start_worker(tree, caches[name]) for name, tree in trees.items()}
+        results: dict = {"rounds": opts.rounds, "seconds": opts.seconds, "load_average": os.getloadavg(),
+                         "trees": {k: str(v) for k, v in trees.items()}}
+        try:
+            for policy in POLICIES:
+                runs: dict[str, list[float]] = {"old": [], "new": []}
+                for r in range(opts.rounds):
+                    for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                        runs[name].append(measure(workers[name], policy, opts.seconds))
+                ratios = [n / o for n, o in zip(runs["new"], runs["old"])]
+                results[f"2p {policy} hands/s"] = {
+                    "old": statistics.median(runs["old"]), "new": statistics.median(runs["new"]),
+                    "ratio": statistics.median(ratios), "runs": runs}
+        finally:
+            for worker in workers.values():
+                worker.stdin.close()
+                worker.wait()
+        for name, tree in trees.items():
+            warm_start(tree, caches[name])  # the simulate kernel is compiled and cached once
+        starts: dict[str, list[float]] = {"old": [], "new": []}
+        for r in range(opts.rounds):
+            for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                starts[name].append(warm_start(trees[name], caches[name]))
+        results["warm start s"] = {"old": statistics.median(starts["old"]), "new": statistics.median(starts["new"]),
+                                   "ratio": statistics.median(starts["new"]) / statistics.median(starts["old"]),
+                                   "runs": starts}
+    if opts.json:
+        print(json.dumps(results, indent=1))
+        return 0
+    print(f"old: {trees['old']}\nnew: {trees['new']}\n{opts.rounds} rounds, load average at start "
+          f"{', '.join(f'{x:.2f}' for x in results['load_average'])}")
+    print(f"{'measure':<24}{'old':>14}{'new':>14}{'new/old':>10}")
+    for key in [k for k in results if k.startswith("2p ")] + ["warm start s"]:
+        row = results[key]
+        print(f"{key:<24}{row['old']:>14,.2f}{row['new']:>14,.2f}{row['ratio']:>10.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""The game's nouns in Python: tiles, moves and trace events, each with its text form in one place.
+
+The compiled engine works on tile indices and codes (:mod:`bergen_sim.engine.layout`);
+everything that reads or writes what people type or files hold (the trace
+format, the position analyzer, the reference engine, the tests) goes through
+these types, so ``"3-5"`` is parsed and printed by exactly one function.
+
+>>> Tile.parse("5-3"), str(Tile.parse("3-5")), Tile.parse("6-6").is_double
+(Tile(lo=3, hi=5), '3-5', True)
+>>> Tile.parse("3-5").index == Tile.from_index(Tile.parse("3-5").index).index
+True
+>>> m = Move.parse("2-5 R"); (str(m), m.kernel())
+('2-5 R', (16, 1))
+>>> PlayEvent.from_dict({"type": "play", "seat": 1, "tile": "2-5", "end": "R", "points": 0, "score": [3, 4]})
+PlayEvent(seat=1, tile=Tile(lo=2, hi=5), end=<End.R: 1>, points=0, score=[3, 4])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping
+
+from bergen_sim.engine.layout import N_NUMBERS, TILE_HI, TILE_INDEX, TILE_LO, End, Event
+
+HIGHEST = N_NUMBERS - 1
+
+
+@dataclass(frozen=True, order=True)
+class Tile:
+    """A domino ``lo-hi`` with ``0 <= lo <= hi <= HIGHEST``; its text is ``"lo-hi"``."""
+
+    lo: int
+    hi: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.lo <= self.hi <= HIGHEST:
+            raise ValueError(f"no tile {self.lo}-{self.hi} in a double-{HIGHEST} set")
+
+    @classmethod
+    def parse(cls, text: str) -> "Tile":
+        """``"3-5"`` (or ``"5-3"``) -> ``Tile(3, 5)``; anything else raises ValueError saying what is allowed."""
+        a, sep, b = str(text).strip().partition("-")
+        if not sep or not a.strip().isdigit() or not b.strip().isdigit():
+            raise ValueError(f"{text!r} is not a tile; write tiles as a-b with numbers 0..{HIGHEST}, e.g. 3-5")
+        x, y = int(a), int(b)
+        if max(x, y) > HIGHEST:
+            raise ValueError(f"{text!r} is not a tile; numbers go from 0 to {HIGHEST}")
+        return cls(min(x, y), max(x, y))
+
+    @classmethod
+    def from_index(cls, index: int) -> "Tile":
+        return cls(int(TILE_LO[index]), int(TILE_HI[index]))
+
+    @property
+    def index(self) -> int:
+        """The engine's tile index (lexicographic order)."""
+        return TILE_INDEX[str(self)]
+
+    @property
+    def is_double(self) -> bool:
+        return self.lo == self.hi
+
+    @property
+    def pips(self) -> int:
+        return self.lo + self.hi
+
+    def shows(self, number: int) -> bool:
+        return number in (self.lo, self.hi)
+
+    def other_half(self, number: int) -> int:
+        """The number left open when this tile is played on an end showing ``number``."""
+        return self.hi if number == self.lo else self.lo
+
+    def __str__(self) -> str:
+        return f"{self.lo}-{self.hi}"
+
+
+def parse_end(text: str) -> End:
+    """``"L"`` -> ``End.L``; the ends' names are the trace format's."""
+    try:
+        return End[str(text).strip().upper()]
+    except KeyError:
+        raise ValueError(f"{text!r} is not an end; ends are {', '.join(e.name for e in End)}") from None
+
+
+@dataclass(frozen=True)
+class Move:
+    """A tile played on an end; its text is ``"3-5 L"``."""
+
+    tile: Tile
+    end: End
+
+    @classmethod
+    def parse(cls, text: str) -> "Move":
+        tile, _, end = str(text).strip().partition(" ")
+        return cls(Tile.parse(tile), parse_end(end))
+
+    @classmethod
+    def from_kernel(cls, tile: int, end: int) -> "Move":
+        return cls(Tile.from_index(int(tile)), End(int(end)))
+
+    def kernel(self) -> tuple[int, int]:
+        """(tile index, end code) as the kernel lists moves."""
+        return self.tile.index, int(self.end)
+
+    def __str__(self) -> str:
+        return f"{self.tile} {self.end.name}"
+
+
+# --- trace events (the bergen-trace format; field order is the format's key order) -----------------
+def _text(value: Any) -> Any:
+    if isinstance(value, Tile):
+        return str(value)
+    if isinstance(value, End):
+        return value.name
+    if isinstance(value, list):
+        return [_text(v) for v in value]
+    return value
+
+
+def _tiles(values: Any) -> list[Tile]:
+    return [Tile.parse(t) for t in values]
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One event of a trace; :meth:`to_dict` gives the format's JSON object, :meth:`from_dict` reads one."""
+
+    TYPE: ClassVar[Event]
+    #: field name -> parser of its JSON value (fields not listed are plain JSON values)
+    PARSERS: ClassVar[Mapping[str, Any]] = {}
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.TYPE.name.lower()}
+        for f in dataclasses.fields(self):
+            out[f.name] = _text(getattr(self, f.name))
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "TraceEvent":
+        kind = EVENT_TYPES.get(data.get("type"))
+        if kind is None:
+            raise ValueError(f"unknown event type {data.get('type')!r}; types are {', '.join(EVENT_TYPES)}")
+        names = [f.name for f in dataclasses.fields(kind)]
+        missing = [n for n in names if n not in data]
+        if missing:
+            raise ValueError(f"{data['type']} event lacks {', '.join(missing)}")
+        return kind(**{n: kind.PARSERS.get(n, lambda v: v)(data[n]) for n in names})
+
+
+@dataclass(frozen=True)
+class MatchEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.MATCH
+    format: str
+    match: int
+    rules: dict
+    policies: list
+    seed: int
+
+
+@dataclass(frozen=True)
+class DealEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.DEAL
+    PARSERS: ClassVar[Mapping[str, Any]] = {"hands": lambda v: [_tiles(h) for h in v], "boneyard": _tiles}
+    hand: int
+    hands: list
+    boneyard: list
+
+
+@dataclass(frozen=True)
+class RedealEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.REDEAL
+    hand: int
+
+
+@dataclass(frozen=True)
+class LeadEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.LEAD
+    PARSERS: ClassVar[Mapping[str, Any]] = {"tile": Tile.parse}
+    seat: int
+    tile: Tile
+    points: int
+    score: list
+
+
+@dataclass(frozen=True)
+class DrawEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.DRAW
+    PARSERS: ClassVar[Mapping[str, Any]] = {"tile": Tile.parse}
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class PlayEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.PLAY
+    PARSERS: ClassVar[Mapping[str, Any]] = {"tile": Tile.parse, "end": parse_end}
+    seat: int
+    tile: Tile
+    end: End
+    points: int
+    score: list
+
+    @property
+    def move(self) -> Move:
+        return Move(self.tile, self.end)
+
+
+@dataclass(frozen=True)
+class PassEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.PASS
+    seat: int
+
+
+@dataclass(frozen=True)
+class OutEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.OUT
+    seat: int
+    points: int
+    score: list
+
+
+@dataclass(frozen=True)
+class BlockedEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.BLOCKED
+    winner: int | None  # the winning side, None when nobody wins the settlement
+    points: int
+    score: list
+
+
+@dataclass(frozen=True)
+class MatchEndEvent(TraceEvent):
+    TYPE: ClassVar[Event] = Event.MATCH_END
+    winner: int
+    score: list
+
+
+#: the format's ``type`` -> event class
+EVENT_TYPES: dict[str, type[TraceEvent]] = {
+    cls.TYPE.name.lower(): cls
+    for cls in (MatchEvent, DealEvent, RedealEvent, LeadEvent, DrawEvent, PlayEvent, PassEvent, OutEvent,
+                BlockedEvent, MatchEndEvent)
+}
+
+
+def parse_event(data: Mapping[str, Any]) -> TraceEvent:
+    """A trace event object from its JSON object (ValueError naming what is wrong)."""
+    return TraceEvent.from_dict(data)

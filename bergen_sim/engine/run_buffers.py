@@ -1,0 +1,19 @@
+"""The arrays one kernel call reads and fills, bundled so the kernel takes them as one argument."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class RunBuffers(NamedTuple):
+    """Inputs and outputs of :func:`run_matches` (layouts in :mod:`bergen_sim.engine.layout`)."""
+
+    given_deals: np.ndarray  # (K, N_TILES): deals to replay in order; K = 0 deals from the keyed streams
+    script: np.ndarray  # (P, 2): (tile, end) of every play to replay; P = 0 lets the policies choose
+    trace: np.ndarray  # (capacity, T_WIDTH): trace rows, when tracing
+    totals: np.ndarray  # (S_SIZE,): run totals, added to
+    match_rows: np.ndarray  # (matches or 1, M_WIDTH): one row per match (1 row: scratch)
+    hand_rows: np.ndarray  # (capacity, H_WIDTH): one row per hand, when it has rows
+    err: np.ndarray  # (E_SIZE,): why the call stopped early

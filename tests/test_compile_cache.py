@@ -1,0 +1,41 @@
+"""The compile cache: keyed by what machine code depends on, and no side effect on import."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bergen_sim import compile_cache
+
+PACKAGE = Path(compile_cache.__file__).resolve().parent
+
+
+def test_cache_key_reads_only_the_compiled_packages(monkeypatch):
+    """Editing a command's help text or a report cannot change the key, so nothing recompiles."""
+    read: list[Path] = []
+    original = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self) or original(self))
+    compile_cache.source_digest.cache_clear()
+    try:
+        compile_cache.source_digest()
+    finally:
+        compile_cache.source_digest.cache_clear()
+    folders = {p.resolve().relative_to(PACKAGE).parts[0] for p in read}
+    assert folders == set(compile_cache.COMPILED_PACKAGES)
+    assert any(p.name == "hand.py" for p in read) and not any(p.parts[-2] == "cli" for p in read)
+
+
+def test_locator_applies_to_package_files_and_kernels_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
+    assert compile_cache._is_ours(str(PACKAGE / "engine" / "hand.py"))
+    assert compile_cache._is_ours(str(tmp_path / "kernels" / "kernel_abc.py"))
+    assert not compile_cache._is_ours(str(tmp_path / "elsewhere.py"))
+
+
+def test_importing_the_package_leaves_the_environment_alone():
+    code = "import os, bergen_sim, bergen_sim.engine.hand; print(os.environ.get('NUMBA_CACHE_DIR'))"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "None"

@@ -1,0 +1,97 @@
+"""The domain model (tiles, moves, trace events) and the declared layouts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit
+
+from bergen_sim.domain import EVENT_TYPES, Move, Tile, parse_end, parse_event
+from bergen_sim.engine import layout as L
+from bergen_sim.trace import read_jsonl
+
+GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.jsonl"))
+
+
+def test_every_tile_round_trips_through_text_and_index():
+    for index, name in enumerate(L.TILE_NAMES):
+        tile = Tile.parse(name)
+        assert str(tile) == name and tile.index == index and Tile.from_index(index) == tile
+    assert Tile.parse(" 5-3 ") == Tile(3, 5)
+
+
+@pytest.mark.parametrize("text", ["", "3", "3-", "a-b", "7-1", "3-5-1", "-1-2"])
+def test_tile_parse_refuses_with_what_is_allowed(text):
+    with pytest.raises(ValueError, match="not a tile"):
+        Tile.parse(text)
+
+
+def test_moves_round_trip_and_match_the_kernel_codes():
+    for tile in L.TILE_NAMES:
+        for end in L.End:
+            move = Move.parse(f"{tile} {end.name}")
+            assert str(move) == f"{tile} {end.name}"
+            assert Move.from_kernel(*move.kernel()) == move
+    with pytest.raises(ValueError, match="ends are L, R"):
+        parse_end("U")
+
+
+def test_golden_trace_events_round_trip_through_the_event_types():
+    """Every event of every golden trace parses into its type and writes back to the same JSON object."""
+    seen = set()
+    for path in GOLDEN:
+        for event in read_jsonl(path):
+            parsed = parse_event(event)
+            assert parsed.to_dict() == event and list(parsed.to_dict()) == list(event)
+            seen.add(event["type"])
+    assert seen <= set(EVENT_TYPES) and {"match", "deal", "lead", "play", "draw", "pass", "match_end"} <= seen
+
+
+def test_unknown_event_type_is_named():
+    with pytest.raises(ValueError, match="unknown event type 'jump'"):
+        parse_event({"type": "jump"})
+
+
+@pytest.mark.parametrize("vector", L.VECTORS, ids=lambda v: v.prefix)
+def test_declared_vectors_tile_their_slots(vector):
+    """Offsets are contiguous from 0 in declaration order and every kernel constant matches its field."""
+    at = 0
+    constants = vector.constants()
+    for f in vector.fields:
+        assert vector.offset(f.name) == at == constants[f"{vector.prefix}_{f.name.upper()}"]
+        at += f.width
+    assert vector.size == at == constants[vector.size_name]
+    assert getattr(L, vector.size_name) == vector.size
+
+
+def test_named_reads_rows_and_vectors_by_field():
+    rows = np.arange(3 * L.H_WIDTH, dtype=np.int64).reshape(3, L.H_WIDTH)
+    hands = L.HAND_ROW.named(rows)
+    assert hands["plays"].tolist() == rows[:, L.H_PLAYS].tolist()
+    assert hands["seat_points"].shape == (3, L.MAX_SEATS)
+    totals = L.TOTALS.named(np.arange(L.S_SIZE))
+    assert totals["match_wins"].tolist() == list(range(L.S_MATCH_WINS, L.S_MATCH_WINS + L.MAX_SEATS))
+    with pytest.raises(ValueError, match="slots"):
+        L.HAND_ROW.named(np.zeros((1, 3), dtype=np.int64))
+
+
+def test_code_enums_work_inside_compiled_code():
+    @njit
+    def probe(out, code):
+        out[0] = L.Event.PLAY
+        out[1] = 1 if code == L.End.R else 0
+        out[L.HandEnd.CUT] = L.EV_MATCH_END
+        return out[0] + L.KernelError.SCRIPT
+
+    out = np.zeros(3, dtype=np.int64)
+    assert probe(out, np.int64(1)) == L.Event.PLAY + L.KernelError.SCRIPT
+    assert out.tolist() == [int(L.Event.PLAY), 1, int(L.Event.MATCH_END)]
+
+
+def test_code_names_are_the_formats():
+    assert L.END_NAMES == ("L", "R")
+    assert L.LEAD_NAMES == ("lowest-double", "highest-double")
+    assert L.SETTLEMENT_NAMES == ("german", "pips", "american")
+    assert L.EVENT_NAMES[L.EV_MATCH_END] == "match_end"
