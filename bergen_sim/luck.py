@@ -15,7 +15,7 @@ value function makes the terms cancel most of the luck.
 The chance events of Bergen are the deals (the hands as sets, given the
 scores) and the draws (given the history, the next tile is uniform over the
 tiles still in the boneyard, whose order is a uniform shuffle).
-:mod:`bergen_sim.luck_kernel` replays the compiled engine's trace of every
+:mod:`bergen_sim.search.luck_controls` replays the compiled engine's trace of every
 match and, at each chance event, evaluates the position after the actual
 outcome and after every possible outcome (all tiles of a draw exactly;
 sampled deals for a deal) with three basis functions per side: the
@@ -53,7 +53,7 @@ import numpy as np
 from bergen_sim.engine import layout as L
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.execution import Job, engine_for
-from bergen_sim.luck_kernel import CONTROLS, SAMPLE_KEY, luck_controls
+from bergen_sim.search.luck_controls import CONTROLS, SAMPLE_KEY, luck_controls
 from bergen_sim.search.match_value import table_for
 from bergen_sim.parallel import default_workers, executor_for
 

@@ -62,7 +62,7 @@ from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, options_for, run_job
 from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.luck import ADJUSTMENTS, TracedRun, add_controls, adjusted_outcomes
-from bergen_sim.luck_kernel import CONTROLS
+from bergen_sim.search.luck_controls import CONTROLS
 from bergen_sim.output import OutputFile, check_file, check_folder, open_output, raise_failures
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress

@@ -15,7 +15,7 @@ import pytest
 
 from bergen_sim import feedback, provenance
 from bergen_sim.cli import cli, main
-from bergen_sim.engine import runner
+from bergen_sim.runtime import runner
 from bergen_sim.compile_cache import in_disk_cache
 
 

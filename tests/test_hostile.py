@@ -21,7 +21,7 @@ import pytest
 from bergen_sim import limits
 from bergen_sim.checkpoint import Checkpoint
 from bergen_sim.cli import main
-from bergen_sim.policies import registry
+from bergen_sim.runtime import registry
 
 HUGE = str(10**30)
 INT64_MAX = str(2**63 - 1)

@@ -27,7 +27,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "bergen_sim"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("bergen_sim._version", "bergen_sim.errors", "bergen_sim.compile_cache", "bergen_sim.stats")),
+    # the bounds of every setting, what users are told, and result cards are read by every layer
+    ("foundation", ("bergen_sim._version", "bergen_sim.errors", "bergen_sim.compile_cache", "bergen_sim.stats",
+                    "bergen_sim.limits", "bergen_sim.feedback", "bergen_sim.display")),
     ("engine", ("bergen_sim.engine",)),
     ("model", ("bergen_sim.rules", "bergen_sim.domain", "bergen_sim.reference")),
     ("policies", ("bergen_sim.policies",)),
@@ -110,10 +112,11 @@ def test_the_walk_sees_upward_imports() -> None:
     assert upward_imports("from bergen_sim.engine import layout", "bergen_sim.policies.base") == []
 
 
-def test_foundation_imports_nothing_of_the_project() -> None:
-    for prefix in LAYERS[0][1]:
+def test_foundation_imports_nothing_of_the_project_but_the_foundation() -> None:
+    foundation = set(LAYERS[0][1])
+    for prefix in foundation:
         path = PACKAGE / (prefix.split(".", 1)[1] + ".py")
-        assert project_imports(path.read_text(), prefix) == set(), f"{prefix} must stay free of project imports"
+        assert project_imports(path.read_text(), prefix) <= foundation, f"{prefix} must import only the foundation"
 
 
 def test_every_module_is_placed() -> None:

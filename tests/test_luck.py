@@ -18,7 +18,7 @@ from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import Job
 from bergen_sim.luck import cross_fitted, rollout_policies, traced_chunk
-from bergen_sim.luck_kernel import C_TABLE, C_WIN
+from bergen_sim.search.luck_controls import C_TABLE, C_WIN
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.rules import Rules
 from bergen_sim.stats import paired_interval

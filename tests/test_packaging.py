@@ -16,7 +16,7 @@ import pytest
 
 from bergen_sim import parallel, reporting as analysis
 from bergen_sim.cli import main
-from bergen_sim.policies import registry
+from bergen_sim.runtime import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -92,9 +92,12 @@ def _dispatcher_source(policies: Sequence[PolicyRef], rules: Rules | None) -> st
         "def choose_move(policy_id, view, move_tiles, move_ends, n_moves, rng):",
         '    """Call the policy with this id (its index in the kernel\'s policy list) with its settings."""',
     ]
-    for i in range(len(policies)):
+    for i, ref in enumerate(policies):
         lines.append(f"    if policy_id == {i}:")
-        lines.append(f"        return _policy_{i}(view, move_tiles, move_ends, n_moves, rng{extra[i]})")
+        if ref.source_file:  # a plug-in gets copies: writing into them cannot change the game or hang the engine
+            lines.append(f"        return _policy_{i}(view.copy(), move_tiles.copy(), move_ends.copy(), n_moves, rng{extra[i]})")
+        else:  # a built-in (this package's own code, which only reads them) gets the engine's arrays
+            lines.append(f"        return _policy_{i}(view, move_tiles, move_ends, n_moves, rng{extra[i]})")
     lines += ["    return -1", "", ""]
     return "\n".join(lines)
 
