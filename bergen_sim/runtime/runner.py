@@ -72,6 +72,11 @@ def _where(err: np.ndarray) -> str:
             f"ends {int(err[L.E_LEFT])}|{int(err[L.E_RIGHT])}")
 
 
+#: the argument types a plug-in is called with: copies of the view and moves, their count, its random stream
+_PLUGIN_SIGNATURE = (numba.types.int64[::1], numba.types.int64[::1], numba.types.int64[::1], numba.types.int64,
+                     numba.types.uint64[::1])
+
+
 def _check_returns(refs: Sequence[PolicyRef]) -> None:
     """Raise a PolicyError for a policy whose compiled return type is not an integer (its move's index).
 
@@ -80,6 +85,11 @@ def _check_returns(refs: Sequence[PolicyRef]) -> None:
     """
     for ref in refs:
         function = getattr(importlib.import_module(ref.module), ref.function, None)
+        if ref.source_file and hasattr(function, "compile") and not getattr(function, "nopython_signatures", ()):
+            try:  # the kernel failed before typing it: type it alone, as the dispatcher calls a plug-in
+                function.compile(_PLUGIN_SIGNATURE)
+            except Exception:  # it does not compile by itself either: the kernel's message says why
+                continue
         for signature in getattr(function, "nopython_signatures", ()):
             returned = signature.return_type
             if not isinstance(returned, numba.types.Integer):
