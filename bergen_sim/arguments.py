@@ -75,3 +75,13 @@ def optional_text(name: str, value: Any) -> str | None:
     if hasattr(value, "__fspath__"):
         return str(value.__fspath__())
     raise ArgumentError(f"{name} must be a string, not the {_shown(value)}")
+
+
+def checked_rules(rules: Any, players: Any, partnerships: Any, preset: Any, settings: Any):
+    """The rules a service plays (:func:`bergen_sim.rules.rules_for`), the keyword forms' types checked first."""
+    from bergen_sim.rules import rules_for
+
+    if rules is None:
+        return rules_for(players=whole("players", players), partnerships=flag("partnerships", partnerships),
+                         preset=preset, settings=settings_mapping(settings))
+    return rules_for(rules, players=players, partnerships=partnerships, preset=preset, settings=settings)

@@ -19,14 +19,14 @@ import pandas as pd
 
 from bergen_sim import provenance, stats
 from bergen_sim._version import __version__
-from bergen_sim.arguments import flag, optional_text, optional_whole, policy_names, settings_mapping, whole
+from bergen_sim.arguments import checked_rules, flag, optional_text, optional_whole, policy_names, whole
 from bergen_sim.display import ci, html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import Job, RunOptions, engine_for, options_for, run_job
 from bergen_sim.limits import MAX_MATCHES, check_range, check_seed
 from bergen_sim.match_table import FrameSink, check_rows_path, match_frame
 from bergen_sim.output import OutputError, check_folder, raise_failures
-from bergen_sim.rules import Rules, rules_for
+from bergen_sim.rules import Rules
 from bergen_sim.runtime.runner import seat_policy_names
 
 
@@ -131,11 +131,7 @@ def simulate(
     checkpoint = optional_text("checkpoint", checkpoint)
     check_range("matches", matches, 1, MAX_MATCHES)
     check_seed(seed)
-    if rules is None:
-        rules = rules_for(players=whole("players", players), partnerships=flag("partnerships", partnerships),
-                          preset=preset, settings=settings_mapping(settings))
-    else:
-        rules = rules_for(rules, players=players, partnerships=partnerships, preset=preset, settings=settings)
+    rules = checked_rules(rules, players, partnerships, preset, settings)
     options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     seat_names = tuple(seat_policy_names(policies, rules.players))
     target = check_rows_path(out) if out is not None else None  # a bad path fails before anything is played

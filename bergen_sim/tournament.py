@@ -43,7 +43,6 @@ import json
 import os
 import re
 import time
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -55,7 +54,7 @@ import pyarrow.parquet as pq
 
 from bergen_sim import provenance
 from bergen_sim._version import __version__
-from bergen_sim.arguments import flag, policy_names, settings_mapping, whole
+from bergen_sim.arguments import checked_rules, flag, policy_names, whole
 from bergen_sim.display import html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
@@ -67,7 +66,7 @@ from bergen_sim.output import OutputFile, check_file, check_folder, open_output,
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
 from bergen_sim.runtime.registry import resolve
-from bergen_sim.rules import Rules, rules_for
+from bergen_sim.rules import Rules
 from bergen_sim.stats import paired_interval
 
 #: file types ``TournamentResult.write`` knows, by extension
@@ -399,11 +398,7 @@ def compare(
     names = check_policies(policy_names(policies))
     check_range("matches (deal sets per pair)", matches, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
     check_seed(seed)
-    if rules is None:
-        rules = rules_for(players=whole("players", players), partnerships=flag("partnerships", partnerships),
-                          preset=preset, settings=settings_mapping(settings))
-    else:
-        rules = rules_for(rules, players=players, partnerships=partnerships, preset=preset, settings=settings)
+    rules = checked_rules(rules, players, partnerships, preset, settings)
     options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     if adjust not in ADJUSTMENTS:
         raise CompareError(f"adjust: unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
