@@ -166,8 +166,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     int t = 0;
-    for (int a = 0; a < 7; a++)
-        for (int b = a; b < 7; b++, t++) {
+    for (int b = 0; b < 7; b++)  /* tile order of bergen_sim.engine.layout: by high half, then low */
+        for (int a = 0; a <= b; a++, t++) {
             tile_lo[t] = a; tile_hi[t] = b;
             if (a == b) { double_tile[a] = t; double_mask |= 1ULL << t; }
         }

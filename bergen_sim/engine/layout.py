@@ -15,10 +15,15 @@ members under the names the kernels use.
 
 Tiles and hands
 ---------------
-A double-six set has 28 tiles ``a-b`` with ``0 <= a <= b <= 6``.  Tile index
-``t`` orders them lexicographically by ``(a, b)``::
+A double-N set has the tiles ``a-b`` with ``0 <= a <= b <= N``.  Tile index
+``t`` orders every tile up to double-eighteen by its high half, then its low
+half (``t = b * (b + 1) / 2 + a``)::
 
-    0:0-0  1:0-1 ... 6:0-6  7:1-1  8:1-2 ... 27:6-6
+    0:0-0  1:0-1  2:1-1  3:0-2  4:1-2  5:2-2  6:0-3 ... 27:6-6 ... 54:9-9 ... 189:18-18
+
+so every set is a prefix of the next: double-six is tiles 0..27, double-nine
+0..54, double-twelve 0..90, double-fifteen 0..135, double-eighteen 0..189, and
+one table of halves, pips and names serves them all.
 
 A *hand* (or any set of tiles) is an ``int64`` bitmask with bit ``t`` set when
 tile ``t`` is in it.  ``NUMBER_MASK[n]`` is the set of tiles showing ``n`` on
@@ -66,21 +71,34 @@ from typing import Mapping, NamedTuple, Sequence
 import numpy as np
 
 # --- tiles ------------------------------------------------------------------
+#: the largest set the rule book names is double-eighteen
+MAX_NUMBER = 18
+#: every tile up to double-eighteen, in index order (see "Tiles and hands")
+MAX_TILES = (MAX_NUMBER + 1) * (MAX_NUMBER + 2) // 2
+#: the domino sets by name: the highest number on a tile
+DOMINO_SETS = {"double-six": 6, "double-nine": 9, "double-twelve": 12, "double-fifteen": 15, "double-eighteen": 18}
+
+
+def set_size(max_number: int) -> int:
+    """Tiles in a double-``max_number`` set (its tiles are indices ``0 .. set_size - 1``)."""
+    return (max_number + 1) * (max_number + 2) // 2
+
+
 N_TILES = 28
 N_NUMBERS = 7
 MAX_SEATS = 4
 #: int64 words per set of tiles (a hand, the played tiles); 1 while N_TILES <= 64
 HAND_WORDS = (N_TILES + 63) // 64
 
-TILE_LO = np.array([a for a in range(7) for b in range(a, 7)], dtype=np.int64)
-TILE_HI = np.array([b for a in range(7) for b in range(a, 7)], dtype=np.int64)
+TILE_LO = np.array([a for b in range(MAX_NUMBER + 1) for a in range(b + 1)], dtype=np.int64)
+TILE_HI = np.array([b for b in range(MAX_NUMBER + 1) for a in range(b + 1)], dtype=np.int64)
 TILE_PIPS = TILE_LO + TILE_HI
 TILE_NAMES = tuple(f"{a}-{b}" for a, b in zip(TILE_LO.tolist(), TILE_HI.tolist()))
 TILE_INDEX = {name: t for t, name in enumerate(TILE_NAMES)}
 #: tile index of the double ``n-n``
-DOUBLE_TILE = np.array([TILE_INDEX[f"{n}-{n}"] for n in range(7)], dtype=np.int64)
-#: bitmask of all seven doubles
-DOUBLE_MASK = int(sum(1 << int(t) for t in DOUBLE_TILE))
+DOUBLE_TILE = np.array([TILE_INDEX[f"{n}-{n}"] for n in range(MAX_NUMBER + 1)], dtype=np.int64)
+#: bitmask of the seven doubles of double-six
+DOUBLE_MASK = int(sum(1 << int(t) for t in DOUBLE_TILE[:N_NUMBERS]))
 #: NUMBER_MASK[n]: bitmask of the tiles showing n on either half
 NUMBER_MASK = np.array(
     [sum(1 << t for t in range(N_TILES) if n in (TILE_LO[t], TILE_HI[t])) for n in range(7)],
@@ -95,6 +113,8 @@ class End(IntEnum):
 
     L = 0
     R = 1
+    U = 2  # the spinner's up and down arms (spinner on)
+    D = 3
 
 
 class Lead(IntEnum):
@@ -102,6 +122,7 @@ class Lead(IntEnum):
 
     LOWEST_DOUBLE = 0
     HIGHEST_DOUBLE = 1
+    ANY_DOUBLE = 2  # the first seat from the opening seat that holds a double leads one of its choice
 
 
 class Settlement(IntEnum):
