@@ -21,9 +21,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
-from bergen_sim.engine.layout import N_NUMBERS, TILE_HI, TILE_INDEX, TILE_LO, End, Event
+from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_INDEX, TILE_LO, End, Event
 
-HIGHEST = N_NUMBERS - 1
+HIGHEST = MAX_NUMBER
 
 
 @dataclass(frozen=True, order=True)

@@ -38,6 +38,8 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 #: settings a user may set with ``--set KEY=VALUE`` and their kinds
 SETTINGS = {
+    "domino_set": tuple(L.DOMINO_SETS),
+    "spinner": bool,
     "hand_size": int,
     "target": int,
     "lead": L.LEAD_NAMES,
@@ -56,6 +58,8 @@ _FALSE = {"0", "false", "off", "no"}
 class Rules:
     """One complete rule set, validated on construction (field names as in the trace)."""
 
+    domino_set: str = "double-six"
+    spinner: bool = False
     players: int = 2
     partnerships: bool = False
     hand_size: int = 6
@@ -80,11 +84,11 @@ class Rules:
             if not isinstance(value, (bool, np.bool_)):
                 raise RuleError(f"{name} must be true or false, not {value!r}")
             object.__setattr__(self, name, bool(value))
-        if self.players not in (2, 3, 4):
-            raise RuleError(f"players must be 2, 3 or 4, not {self.players}")
-        if self.partnerships and self.players != 4:
-            raise RuleError(f"partnerships need 4 players, not {self.players}")
-        most = L.N_TILES // self.players
+        if self.players not in range(2, L.MAX_SEATS + 1):
+            raise RuleError(f"players must be 2..{L.MAX_SEATS}, not {self.players}")
+        if self.partnerships and self.players not in (4, 6, 8):
+            raise RuleError(f"partnerships need 4, 6 or 8 players, not {self.players}")
+        most = self.n_tiles // self.players
         if not 1 <= self.hand_size <= most:
             raise RuleError(
                 f"hand_size must be 1..{most} with {self.players} players (28 tiles), not {short_number(self.hand_size)}"
@@ -103,12 +107,22 @@ class Rules:
         for name in ("blocked_points", "out_points"):
             if getattr(self, name) > MAX_POINTS:
                 raise RuleError(f"{name} must be 0..{MAX_POINTS:,}, not {short_number(getattr(self, name))}")
-        boneyard = L.N_TILES - self.players * self.hand_size
+        boneyard = self.n_tiles - self.players * self.hand_size
         if self.boneyard_reserve > boneyard:
             raise RuleError(
                 f"boneyard_reserve must be 0..{boneyard} (the boneyard holds {boneyard} tiles), "
                 f"not {short_number(self.boneyard_reserve)}"
             )
+
+    @property
+    def max_number(self) -> int:
+        """The set's highest number (6 for double-six)."""
+        return L.DOMINO_SETS[self.domino_set]
+
+    @property
+    def n_tiles(self) -> int:
+        """Tiles in the set."""
+        return L.set_size(self.max_number)
 
     @property
     def sides(self) -> int:
@@ -137,15 +151,14 @@ class Rules:
         for key in settings:
             if key not in SETTINGS:
                 raise RuleError(f"unknown setting {key!r}; settings are {', '.join(SETTINGS)}")
-        if players not in (2, 3, 4):
-            raise RuleError(f"players must be 2, 3 or 4, not {players}")
-        two_sides = players == 2 or (players == 4 and partnerships)
+        two_sides = players == 2 or partnerships
         values: dict[str, Any] = {
-            "hand_size": 5 if players == 4 else 6,
+            "hand_size": 5 if players >= 4 else 6,
             "target": 15 if two_sides else 10,
         }
         values.update(PRESETS[preset])
         values.update(settings)
+        values.setdefault("spinner", values.get("domino_set", "double-six") != "double-six")
         return cls(players=players, partnerships=partnerships, **values)
 
     @classmethod
@@ -174,6 +187,9 @@ class Rules:
         vec[L.R_OUT_POINTS] = self.out_points
         vec[L.R_RESERVE] = self.boneyard_reserve
         vec[L.R_REDUCED] = int(self.reduced_headers)
+        vec[L.R_MAX_NUMBER] = self.max_number
+        vec[L.R_N_TILES] = self.n_tiles
+        vec[L.R_SPINNER] = int(self.spinner)
         return vec
 
 

@@ -29,12 +29,15 @@ from bergen_sim.domain import (
     TraceEvent,
 )
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.runtime.runner import Engine
 from bergen_sim.errors import TraceError
 from bergen_sim.output import OutputFile, check_file, open_output
 from bergen_sim.rules import Rules
 
-FORMAT = "bergen-trace/1"
+FORMAT = "bergen-trace/2"
+#: the first rule book's format: no domino_set or spinner (read as double-six without a spinner)
+FORMAT_1 = "bergen-trace/1"
 #: file type of a trace (``-`` writes it to standard output)
 TRACE_FORMATS = (".jsonl",)
 #: matches per kernel call when streaming a standard game; fewer when the target allows longer matches,
@@ -44,7 +47,7 @@ TRACE_BATCH = 64
 
 def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: int) -> TraceEvent:
     """One kernel trace row (layout ``TRACE``) as a trace event."""
-    r = L.TRACE.decode(row, widths={"score": rules.sides})
+    r = L.TRACE.decode(row, widths={"score": rules.sides, "deal": rules.n_tiles})
     kind, score = L.Event(r["type"]), r["score"]
     if kind == L.Event.MATCH:
         return MatchEvent(FORMAT, r["match"], rules.to_dict(), list(policies), seed)
@@ -131,22 +134,30 @@ def split_matches(events: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, A
         yield current
 
 
-def _deal_tiles(event: dict[str, Any]) -> list[int]:
+def _deal_tiles(event: dict[str, Any], rules: Rules) -> list[int]:
     tiles = [t for hand in event["hands"] for t in hand] + list(event["boneyard"])
     try:
         idx = [Tile.parse(t).index for t in tiles]
     except ValueError as exc:
         raise TraceError(f"deal of hand {event.get('hand')}: {exc}") from None
-    if sorted(idx) != list(range(L.N_TILES)):
-        raise TraceError(f"deal of hand {event.get('hand')} is not a full double-six set")
-    return idx
+    if sorted(idx) != list(range(rules.n_tiles)):
+        raise TraceError(f"deal of hand {event.get('hand')} is not a full {rules.domino_set} set")
+    return idx + [0] * (L.MAX_TILES - len(idx))
 
 
-def _script(events: list[dict[str, Any]]) -> list[tuple[int, int]]:
+def _script(events: list[dict[str, Any]], rules: Rules) -> list[tuple[int, int]]:
+    """The recorded decisions in order: every play, and with ``any-double`` every lead (end LEAD_CHOICE)."""
+    leads = rules.lead == "any-double"
+    script = []
     try:
-        return [PlayEvent.from_dict(e).move.kernel() for e in events if e["type"] == "play"]
+        for e in events:
+            if e["type"] == "play":
+                script.append(PlayEvent.from_dict(e).move.kernel())
+            elif e["type"] == "lead" and leads:
+                script.append((Tile.parse(e["tile"]).index, LEAD_CHOICE))
     except ValueError as exc:
         raise TraceError(f"recorded play: {exc}") from None
+    return script
 
 
 def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -157,11 +168,15 @@ def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     is the engine's own.
     """
     head = events[0]
-    if head.get("type") != "match" or head.get("format") != FORMAT:
-        raise TraceError(f"a match must start with a {FORMAT} match event")
+    if head.get("type") != "match" or head.get("format") not in (FORMAT, FORMAT_1):
+        raise TraceError(f"a match must start with a {FORMAT} (or {FORMAT_1}) match event")
     rules = Rules.from_trace(head["rules"])
-    deals = [_deal_tiles(e) for e in events if e["type"] == "deal"]
-    script = _script(events)
+    deals = [_deal_tiles(e, rules) for e in events if e["type"] == "deal"]
+    script = _script(events, rules)
     engine = Engine(rules, ["first"])
     rows = engine.trace_rows(head["seed"], head["match"], 1, deals=np.array(deals), script=np.array(script))
-    return rows_to_events(rows, rules, head["policies"], head["seed"])
+    replayed = rows_to_events(rows, rules, head["policies"], head["seed"])
+    if head["format"] == FORMAT_1:  # answer in the file's own version
+        replayed[0]["format"] = FORMAT_1
+        replayed[0]["rules"] = {k: v for k, v in replayed[0]["rules"].items() if k not in ("domino_set", "spinner")}
+    return replayed

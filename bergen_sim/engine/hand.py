@@ -26,25 +26,29 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.play_rules import (
-    DOUBLE_MASK,
-    NUMBER_MASK,
+    LEAD_CHOICE,
     TILE_HI,
     TILE_LO,
+    any_double_leader,
     cut_points,
-    header_value,
+    ends_header,
+    hand_of,
     lead_double,
     legal_moves,
+    open_end_tiles,
     other_half,
+    set_hand,
     settle_blocked,
     side_holdings,
 )
 from bergen_sim.engine.recording import C_SIZE, record
-from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_void_moment
+from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, has, is_empty, lowest, minus, union
+from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_void_moment
 
 #: :func:`advance` results that are not a number of legal moves
 HAND_OVER = -1  # the hand ended and the match goes on
 MATCH_OVER = -2  # the hand ended the match
-#: :func:`start_hand` result when no hand holds a double (the deal must be redone)
+#: :func:`deal_hand` / :func:`start_hand` result when no hand holds a double (the deal must be redone)
 REDEAL = -1
 
 
@@ -52,7 +56,7 @@ class HandBuffers(NamedTuple):
     """The arrays one hand is played on (compiled code receives them as one argument)."""
 
     policy_view: np.ndarray  # V_*: the public state of the hand, which policies read (``view`` is taken by Numba)
-    hands: np.ndarray  # (MAX_SEATS,) bitmask of each seat's tiles
+    hands: np.ndarray  # (MAX_SEATS * SET_WORDS,) each seat's tiles (play_rules.hand_of)
     tiles: np.ndarray  # the deal (hands in seat order, then the boneyard) or a boneyard, in draw order
     turn: np.ndarray  # TURN_*: where the boneyard starts and stops, match, tracing
     hrow: np.ndarray  # H_*: the hand's statistics
@@ -61,15 +65,16 @@ class HandBuffers(NamedTuple):
     ctr: np.ndarray  # C_*: trace rows counted, script and deal positions
     move_tiles: np.ndarray  # (MAX_MOVES,) the legal moves :func:`advance` listed
     move_ends: np.ndarray
+    no_tiles: object  # the empty tile set of the game's width (engine/tileset.py): int64 or a tuple of words
 
 
 @njit(cache=True)
-def scratch_buffers(view, hands, tiles):
+def scratch_buffers(view, hands, tiles, no_tiles):
     """Buffers for hands whose statistics nobody reads and that are not traced (rollouts)."""
     return HandBuffers(view, hands, tiles, np.zeros(L.TURN_SIZE, dtype=np.int64),
                        np.zeros(L.H_WIDTH, dtype=np.int64), np.zeros(L.S_SIZE, dtype=np.int64),
                        np.zeros((0, L.T_WIDTH), dtype=np.int64), np.zeros(C_SIZE, dtype=np.int64),
-                       np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64))
+                       np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64), no_tiles)
 
 
 @njit(cache=True, inline="always")
@@ -86,50 +91,87 @@ def _record(b, ev, seat, tile, end, points, winner, rules):
 
 
 @njit(cache=True, inline="always")
-def start_hand(rules, b, hand_no):
-    """Deal ``b.tiles`` (a whole deal) into the hands and lead; the rest of the deal is the boneyard.
+def deal_hand(rules, b, hand_no):
+    """Deal ``b.tiles`` (a whole deal) into the hands and find who leads; the rest of the deal is the boneyard.
 
-    Returns :data:`REDEAL` when no hand holds a double (nothing else
-    changed but the hands), 1 when the lead's points end the match, else 0.
-    The leader is then ``b.hrow[H_LEADER]`` and the boneyard starts at
-    ``b.turn[TURN_BONE_START]``.
+    Returns :data:`REDEAL` when no hand holds a double (nothing else changed
+    but the hands), else the number of doubles the leader may lead, listed in
+    ``b.move_tiles`` (with end ``LEAD_CHOICE``): one with the lowest- and
+    highest-double leads, every double the leader holds with ``any-double``
+    (the leader is the first seat from the opening seat, ``(hand_no - 1) mod
+    players``, that holds one).  The leader is then ``b.hrow[H_LEADER]``;
+    :func:`lead` plays the chosen double.
     """
     players = rules[L.R_PLAYERS]
     hand_size = rules[L.R_HAND_SIZE]
-    hands = b.hands
-    held = np.int64(0)
+    no_tiles = b.no_tiles
+    held = no_tiles
     for s in range(players):
-        hands[s] = 0
+        h = no_tiles
         for k in range(hand_size):
-            hands[s] |= np.int64(1) << b.tiles[s * hand_size + k]
-        held |= hands[s]
-    if held & DOUBLE_MASK == 0:
+            h = union(h, bit(b.tiles[s * hand_size + k], no_tiles))
+        set_hand(b.hands, s, h)
+        held = union(held, h)
+    if is_empty(both(held, double_tiles(no_tiles))):
         return REDEAL
     b.turn[L.TURN_BONE_START] = players * hand_size
-    b.turn[L.TURN_BONE_STOP] = L.N_TILES - rules[L.R_RESERVE]
-    return lead(rules, b, hand_no)
+    b.turn[L.TURN_BONE_STOP] = rules[L.R_N_TILES] - rules[L.R_RESERVE]
+    max_number = rules[L.R_MAX_NUMBER]
+    if rules[L.R_LEAD] == L.LEAD_ANY_DOUBLE:
+        leader = any_double_leader(b.hands, players, (hand_no - 1) % players, max_number, no_tiles)
+        view_deal(b.policy_view, players, hand_size, rules[L.R_N_TILES] - players * hand_size, hand_no, leader,
+                  no_tiles)
+        doubles = both(hand_of(b.hands, leader, no_tiles), double_tiles(no_tiles))
+        n = 0
+        while not is_empty(doubles):
+            b.move_tiles[n] = lowest(doubles)
+            b.move_ends[n] = LEAD_CHOICE
+            doubles = drop_lowest(doubles)
+            n += 1
+    else:
+        leader, number = lead_double(b.hands, players, max_number, rules[L.R_LEAD] == L.LEAD_HIGHEST, no_tiles)
+        b.move_tiles[0] = L.DOUBLE_TILE[number]
+        b.move_ends[0] = LEAD_CHOICE
+        n = 1
+    b.hrow[L.H_LEADER] = leader
+    return n
 
 
 @njit(cache=True, inline="always")
-def lead(rules, b, hand_no):
-    """The holder of the lowest (highest) double leads it and scores it; 1 if that ends the match."""
+def start_hand(rules, b, hand_no):
+    """Deal and lead, for callers that do not model the lead choice: the leader leads its lowest double.
+
+    Returns :data:`REDEAL` when no hand holds a double, 1 when the lead's
+    points end the match, else 0.  (With ``any-double`` the match loop asks
+    the leader's policy instead: :func:`deal_hand`, then :func:`lead`.)
+    """
+    n = deal_hand(rules, b, hand_no)
+    if n == REDEAL:
+        return REDEAL
+    return lead(rules, b, hand_no, b.move_tiles[0])
+
+
+@njit(cache=True, inline="always")
+def lead(rules, b, hand_no, tile):
+    """The leader (``b.hrow[H_LEADER]``) leads the double ``tile`` and scores it; 1 if that ends the match."""
     players = rules[L.R_PLAYERS]
     view = b.policy_view
     hrow = b.hrow
-    leader, number = lead_double(b.hands, players, rules[L.R_LEAD] == L.LEAD_HIGHEST)
-    hrow[L.H_LEADER] = leader
+    leader = hrow[L.H_LEADER]
+    number = TILE_LO[tile]
     hrow[L.H_LED_DOUBLE] = number
     hrow[L.H_WINNER] = -1
-    b.hands[leader] &= ~(np.int64(1) << L.DOUBLE_TILE[number])
+    set_hand(b.hands, leader, minus(hand_of(b.hands, leader, b.no_tiles), bit(tile, b.no_tiles)))
     boneyard = b.turn[L.TURN_BONE_STOP] - b.turn[L.TURN_BONE_START] + rules[L.R_RESERVE]
-    view_start_hand(view, players, rules[L.R_HAND_SIZE], boneyard, hand_no, leader, number)
+    view_start_hand(view, players, rules[L.R_HAND_SIZE], boneyard, hand_no, leader, number, rules[L.R_SPINNER],
+                    b.no_tiles)
     side = side_of_seat(rules, leader)
     pts = cut_points(2, view[L.V_SCORE + side], rules[L.R_TARGET], rules[L.R_REDUCED])
     view[L.V_SCORE + side] += pts
     hrow[L.H_SEAT_POINTS + leader] += pts
     b.totals[L.S_POINTS_LEAD] += pts
     if b.turn[L.TURN_TRACING]:
-        _record(b, L.EV_LEAD, leader, L.DOUBLE_TILE[number], 0, pts, -1, rules)
+        _record(b, L.EV_LEAD, leader, tile, 0, pts, -1, rules)
     if view[L.V_SCORE + side] >= rules[L.R_TARGET]:
         hrow[L.H_END] = L.HAND_CUT
         return 1
@@ -158,13 +200,14 @@ def advance(rules, b, seat, pos):
     players = rules[L.R_PLAYERS]
     view = b.policy_view
     hands = b.hands
+    no_tiles = b.no_tiles
     turn = b.turn
     hrow = b.hrow
     tracing = turn[L.TURN_TRACING]
     passes = 0  # passes in a row: a play ends every run of passes, and advance starts after a play
     stop = turn[L.TURN_BONE_STOP]
     while True:
-        if hands[seat] == 0:
+        if is_empty(hand_of(hands, seat, no_tiles)):
             # the seat just emptied its hand (the lead counts): it goes out
             side = side_of_seat(rules, seat)
             out = rules[L.R_OUT_POINTS]
@@ -177,26 +220,26 @@ def advance(rules, b, seat, pos):
                 _record(b, L.EV_OUT, seat, 0, 0, out, -1, rules)
             return (MATCH_OVER if view[L.V_SCORE + side] >= rules[L.R_TARGET] else HAND_OVER), seat, pos
         seat = seat + 1 if seat + 1 < players else 0
-        left = view[L.V_LEFT]
-        right = view[L.V_RIGHT]
-        ends = NUMBER_MASK[left] | NUMBER_MASK[right]
-        playable = hands[seat] & ends
-        if playable == 0:
+        ends = open_end_tiles(view, no_tiles)
+        hand = hand_of(hands, seat, no_tiles)
+        playable = both(hand, ends)
+        if is_empty(playable):
             drawn = 0
             while pos < stop:
                 t = b.tiles[pos]
                 pos += 1
                 drawn += 1
-                hands[seat] |= np.int64(1) << t
+                hand = union(hand, bit(t, no_tiles))
                 view_draw(view, seat)
                 if tracing:
                     _record(b, L.EV_DRAW, seat, t, 0, 0, -1, rules)
-                if (np.int64(1) << t) & ends:
-                    playable = np.int64(1) << t
+                if has(ends, t):
+                    playable = bit(t, no_tiles)
                     break
+            set_hand(hands, seat, hand)
             hrow[L.H_DRAWS] += drawn
-            view_void_moment(view, seat, drawn, drawn - 1 if playable else drawn)
-            if playable == 0:
+            view_void_moment(view, seat, drawn, drawn - 1 if not is_empty(playable) else drawn)
+            if is_empty(playable):
                 hrow[L.H_PASSES] += 1
                 if tracing:
                     _record(b, L.EV_PASS, seat, 0, 0, 0, -1, rules)
@@ -204,7 +247,7 @@ def advance(rules, b, seat, pos):
                 if passes == players:
                     return (MATCH_OVER if settle(rules, b) else HAND_OVER), seat, pos
                 continue
-        return legal_moves(playable, left, right, b.move_tiles, b.move_ends), seat, pos
+        return legal_moves(playable, view, b.move_tiles, b.move_ends), seat, pos
 
 
 @njit(cache=True, inline="always")
@@ -212,14 +255,12 @@ def play(rules, b, seat, tile, end):
     """``seat`` plays ``tile`` on ``end``: the ends move and a header scores.  Returns 1 if the match ended."""
     view = b.policy_view
     hrow = b.hrow
-    b.hands[seat] &= ~(np.int64(1) << tile)
+    set_hand(b.hands, seat, minus(hand_of(b.hands, seat, b.no_tiles), bit(tile, b.no_tiles)))
     is_double = 1 if TILE_LO[tile] == TILE_HI[tile] else 0
-    if end == L.END_L:
-        view_play(view, seat, tile, L.END_L, other_half(tile, view[L.V_LEFT]), is_double)
-    else:
-        view_play(view, seat, tile, L.END_R, other_half(tile, view[L.V_RIGHT]), is_double)
+    view_play(view, seat, tile, end, other_half(tile, view[L.V_END + end]), is_double, b.no_tiles)
     hrow[L.H_PLAYS] += 1
-    value = header_value(view[L.V_LEFT], view[L.V_RIGHT], view[L.V_LEFT_DOUBLE], view[L.V_RIGHT_DOUBLE])
+    value = ends_header(view[L.V_END : L.V_END + L.N_ENDS], view[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS],
+                        view[L.V_COUNTING])
     pts = 0
     score = 0
     if value > 0:
@@ -255,7 +296,7 @@ def settle(rules, b):
     doubles = hrow[L.H_SIDE_DOUBLES : L.H_SIDE_DOUBLES + L.MAX_SEATS]
     pips = hrow[L.H_SIDE_PIPS : L.H_SIDE_PIPS + L.MAX_SEATS]
     plain = hrow[L.H_SIDE_PLAIN_PIPS : L.H_SIDE_PLAIN_PIPS + L.MAX_SEATS]
-    side_holdings(b.hands, players, partners, doubles, pips, plain)
+    side_holdings(b.hands, players, partners, b.no_tiles, doubles, pips, plain)
     winner = settle_blocked(rules[L.R_SETTLEMENT], doubles, pips, plain, sides)
     hrow[L.H_END] = L.HAND_BLOCKED
     hrow[L.H_WINNER] = winner

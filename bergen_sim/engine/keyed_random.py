@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bergen_sim.engine import layout as L
 from bergen_sim.limits import check_seed
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -73,11 +72,11 @@ def shuffle(rng, a, n):
 
 
 @njit(cache=True, inline="always")
-def shuffled_set(rng, out):
-    """Fill ``out`` (28 int64) with a uniformly shuffled tile set (Fisher-Yates)."""
-    for t in range(L.N_TILES):
+def shuffled_set(rng, out, n_tiles):
+    """Fill ``out[:n_tiles]`` with a uniformly shuffled set of tiles ``0 .. n_tiles - 1`` (Fisher-Yates)."""
+    for t in range(n_tiles):
         out[t] = t
-    shuffle(rng, out, L.N_TILES)
+    shuffle(rng, out, n_tiles)
 
 
 def seed_to_int(seed: int) -> int:

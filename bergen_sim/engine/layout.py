@@ -7,7 +7,7 @@ declaration come the offsets the kernels use (module constants such as
 ``H_PLAYS``, which Numba freezes into the machine code), the Python decoders
 (:meth:`Vector.decode`, :meth:`Vector.named`), DataFrame columns
 (:meth:`Vector.columns`) and summary keys.  Widths derive from
-:data:`MAX_SEATS`, :data:`N_ENDS`, :data:`HAND_WORDS` and :data:`N_TILES`, so
+:data:`MAX_SEATS`, :data:`N_ENDS`, :data:`SET_WORDS` and :data:`MAX_TILES`, so
 a larger game changes them in one place.  Codes (events, ends, leads,
 settlements, how a hand ended, kernel errors) are ``IntEnum`` classes, which
 compiled code reads as constants; ``EV_PLAY``, ``END_L`` ... are the same
@@ -84,11 +84,15 @@ def set_size(max_number: int) -> int:
     return (max_number + 1) * (max_number + 2) // 2
 
 
-N_TILES = 28
+#: seats at the table, at most
+MAX_SEATS = 8
+#: int64 words a set of tiles takes in a vector (a hand, the played tiles): enough for 190 tiles.
+#: Compiled code holds a set as one int64 (sets of up to 64 tiles: double-six, double-nine) or a
+#: tuple of SET_WORDS int64 (larger sets); see :mod:`bergen_sim.engine.tileset`.
+SET_WORDS = (MAX_TILES + 63) // 64
+#: the double-six set of the first rule book (the shapes of the step API's observations)
+N_TILES = set_size(6)
 N_NUMBERS = 7
-MAX_SEATS = 4
-#: int64 words per set of tiles (a hand, the played tiles); 1 while N_TILES <= 64
-HAND_WORDS = (N_TILES + 63) // 64
 
 TILE_LO = np.array([a for b in range(MAX_NUMBER + 1) for a in range(b + 1)], dtype=np.int64)
 TILE_HI = np.array([b for b in range(MAX_NUMBER + 1) for a in range(b + 1)], dtype=np.int64)
@@ -97,14 +101,18 @@ TILE_NAMES = tuple(f"{a}-{b}" for a, b in zip(TILE_LO.tolist(), TILE_HI.tolist()
 TILE_INDEX = {name: t for t, name in enumerate(TILE_NAMES)}
 #: tile index of the double ``n-n``
 DOUBLE_TILE = np.array([TILE_INDEX[f"{n}-{n}"] for n in range(MAX_NUMBER + 1)], dtype=np.int64)
-#: bitmask of the seven doubles of double-six
-DOUBLE_MASK = int(sum(1 << int(t) for t in DOUBLE_TILE[:N_NUMBERS]))
-#: NUMBER_MASK[n]: bitmask of the tiles showing n on either half
-NUMBER_MASK = np.array(
-    [sum(1 << t for t in range(N_TILES) if n in (TILE_LO[t], TILE_HI[t])) for n in range(7)],
-    dtype=np.int64,
-)
-FULL_SET = (1 << N_TILES) - 1
+#: NUMBER_TILES[n]: the tiles showing n on either half, as SET_WORDS words (bit t of word t // 64)
+NUMBER_TILES = np.array(
+    [[sum(1 << (t % 64) for t in range(MAX_TILES) if t // 64 == w and n in (TILE_LO[t], TILE_HI[t]))
+      for w in range(SET_WORDS)] for n in range(MAX_NUMBER + 1)],
+    dtype=np.uint64,
+).view(np.int64)
+#: every double, as SET_WORDS words
+DOUBLE_TILES = np.array([sum(1 << (int(t) % 64) for t in DOUBLE_TILE if int(t) // 64 == w) for w in range(SET_WORDS)],
+                        dtype=np.uint64).view(np.int64)
+#: TILE_AT[a, b]: index of the tile showing a and b (either order)
+TILE_AT = np.array([[TILE_INDEX[f"{min(a, b)}-{max(a, b)}"] for b in range(MAX_NUMBER + 1)]
+                    for a in range(MAX_NUMBER + 1)], dtype=np.int64)
 
 
 # --- codes ------------------------------------------------------------------
@@ -183,9 +191,10 @@ for _prefix, _enum in _CODE_ALIASES.items():
     globals().update({f"{_prefix}_{member.name}": member for member in _enum})
 LEAD_LOWEST = Lead.LOWEST_DOUBLE
 LEAD_HIGHEST = Lead.HIGHEST_DOUBLE
+LEAD_ANY_DOUBLE = Lead.ANY_DOUBLE
 
-#: most legal moves a hand can have: 13 tiles show one of two numbers, each on up to 2 ends
-MAX_MOVES = 32
+#: most legal moves a hand can have: on each of the 4 ends, the 19 tiles showing its number
+MAX_MOVES = N_ENDS * (MAX_NUMBER + 1)
 
 
 # --- vector declarations ----------------------------------------------------
@@ -325,16 +334,19 @@ RULES = Vector("R", [
     Field("out_points"),
     Field("reserve", meaning="boneyard tiles that are never drawn"),
     Field("reduced", meaning="1 with the near-target cut of headers"),
+    Field("max_number", meaning="the set's highest number (6 for double-six ... 18 for double-eighteen)"),
+    Field("n_tiles", meaning="tiles in the set: indices 0 .. n_tiles - 1"),
+    Field("spinner", meaning="1 when the led double is a spinner (four arms)"),
 ], title="rules")
 
 #: entries of the policy view's draw/pass log (one per moment a seat drew or passed)
 LOG_ENTRY = Vector("LOG", [
     Field("seat"),
-    Field("left", meaning="the ends when it drew or passed"),
-    Field("right"),
+    Field("numbers", meaning="bit n set when an open end showed n at that moment (it held none of them)"),
     Field("drawn", meaning="tiles drawn at that moment"),
 ], title="draw/pass log entry")
-V_LOG_CAPACITY = 160
+#: moments kept per hand; later ones are dropped (a policy then knows a little less, never wrong)
+V_LOG_CAPACITY = 256
 
 VIEW = Vector("V", [
     Field("seat", meaning="the deciding seat"),
@@ -343,10 +355,16 @@ VIEW = Vector("V", [
     Field("partnerships"),
     Field("target"),
     Field("reserve", meaning="boneyard tiles that are never drawn"),
-    Field("hand", HAND_WORDS, "the deciding seat's own hand (bitmask)", per="word"),
-    Field("end", N_ENDS, "number showing on each end (End order)", per="end"),
+    Field("max_number", meaning="the set's highest number"),
+    Field("n_tiles", meaning="tiles in the set"),
+    Field("hand", SET_WORDS, "the deciding seat's own hand (bitmask, word w holds tiles 64w ..)", per="word"),
+    Field("end", N_ENDS, "number showing on each end (End order); an empty open arm shows the spinner's", per="end"),
     Field("end_double", N_ENDS, "1 when that end is a double end", per="end"),
-    Field("played", HAND_WORDS, "bitmask of every tile on the table (the lead included)", per="word"),
+    Field("end_tiles", N_ENDS, "tiles played on that end (arm) this hand", per="end"),
+    Field("open_ends", meaning="ends a tile may be played on: 2 (L, R) or 4 (L, R, U, D once the spinner's arms open)"),
+    Field("counting", meaning="bit e set when end e counts for headers (L, R; U, D once a tile lies on them)"),
+    Field("spinner", meaning="number of the led double when it is a spinner, else -1"),
+    Field("played", SET_WORDS, "bitmask of every tile on the table (the lead included)", per="word"),
     Field("boneyard", meaning="tiles left in the boneyard"),
     Field("hand_no", meaning="hand number in the match (1-based)"),
     Field("play_no", meaning="plays after the lead so far in this hand"),
@@ -356,9 +374,10 @@ VIEW = Vector("V", [
     Field("settlement"),
     Field("reduced"),
     Field("score", MAX_SEATS, "side scores", per="side"),
-    Field("played_by", MAX_SEATS * HAND_WORDS, "bitmask of the tiles that seat has played this hand", per="seat"),
+    Field("played_by", MAX_SEATS * SET_WORDS, "bitmask of the tiles that seat has played this hand (SET_WORDS each)",
+          per="seat and word"),
     Field("hand_count", MAX_SEATS, "tiles in that seat's hand", per="seat"),
-    Field("void", MAX_SEATS, "mask of numbers that seat surely holds none of now", per="seat"),
+    Field("void", MAX_SEATS, "mask of numbers (bit n) that seat surely holds none of now", per="seat"),
     Field("log_n", meaning="number of draw/pass moments logged this hand"),
     Field("log", LOG_ENTRY.size * V_LOG_CAPACITY, "the draw/pass log (LOG_ENTRY each)", per="entry slot"),
 ], title="policy view")
@@ -373,7 +392,7 @@ TRACE = Vector("T", [
     Field("points"),
     Field("winner", meaning="side, or -1 for none"),
     Field("score", MAX_SEATS, "side scores after the event", per="side"),
-    Field("deal", N_TILES, "a deal's tiles: hands in seat order, then the boneyard", per="tile"),
+    Field("deal", MAX_TILES, "a deal's tiles: hands in seat order, then the boneyard (n_tiles used)", per="tile"),
 ], size_name="T_WIDTH", title="trace row")
 
 MAX_PLAY_NO = 28
@@ -445,9 +464,8 @@ ERROR = Vector("E", [
     Field("policy"),
     Field("choice"),
     Field("n_moves"),
-    Field("hand"),
-    Field("left"),
-    Field("right"),
+    Field("hand", SET_WORDS, "the seat's hand", per="word"),
+    Field("end", N_ENDS, "the ends' numbers", per="end"),
 ], title="kernel error slots")
 
 #: what the hand steps (engine/hand.py) read besides the view; the seat to move and the next
@@ -477,7 +495,7 @@ V_RIGHT_DOUBLE = V_END_DOUBLE + End.R  # noqa: F821
 
 
 def tile_mask(names) -> int:
-    """Bitmask of the named tiles (``["0-0", "3-5"]`` -> ``0b...``)."""
+    """Bitmask of the named tiles as a Python int (``["0-0", "3-5"]`` -> ``0b...``; bit t for tile t)."""
     mask = 0
     for name in names:
         mask |= 1 << TILE_INDEX[name]
@@ -485,5 +503,5 @@ def tile_mask(names) -> int:
 
 
 def mask_tiles(mask: int) -> list[str]:
-    """Names of the tiles in a bitmask, in tile-index order."""
-    return [TILE_NAMES[t] for t in range(N_TILES) if mask >> t & 1]
+    """Names of the tiles in a bitmask (a Python int), in tile-index order."""
+    return [TILE_NAMES[t] for t in range(MAX_TILES) if mask >> t & 1]

@@ -20,56 +20,61 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow
-from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, REDEAL, HandBuffers, advance, play, start_hand
+from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, REDEAL, HandBuffers, advance, deal_hand, lead, play
+from bergen_sim.engine.play_rules import hand_of
 from bergen_sim.engine.keyed_random import STREAM_POLICY, shuffled_set, stream_state
 from bergen_sim.engine.recording import C_DEAL, C_SCRIPT, C_SIZE, C_TRACE, record, record_deal
+from bergen_sim.engine.tileset import store
 from bergen_sim.engine.view import view_start_match
 
 
 @njit(cache=True)
-def _fail(err, code, choice, n_moves, hand, left, right):
-    """Note why the run stopped; the seat, match and policy were noted before the call."""
+def _fail(err, code, choice, n_moves, hand, view):
+    """Note why the run stopped (and the position); the seat, match and policy were noted before the call."""
     err[L.E_CODE] = code
     err[L.E_CHOICE] = choice
     err[L.E_N_MOVES] = n_moves
-    err[L.E_HAND] = hand
-    err[L.E_LEFT] = left
-    err[L.E_RIGHT] = right
+    store(err, L.E_HAND, hand)
+    for e in range(L.N_ENDS):
+        err[L.E_END + e] = view[L.V_END + e] if e < view[L.V_OPEN_ENDS] else -1
     return -1
 
 
 @njit(cache=True, inline="always")
-def _choose(rules, seat_policy, rngs, script, err, b, seat, n):
-    """Index of the move ``seat`` makes among its ``n`` legal ones, or -1 after an error."""
+def _choose(rules, seat_policy, rngs, script, err, b, seat, n, leading):
+    """Index of the move ``seat`` makes among its ``n`` legal ones, or -1 after an error.
+
+    ``leading``: the moves are the doubles the seat may lead (``any-double``);
+    its policy is asked even when it holds one, as RULES.md says.
+    """
     view = b.policy_view
-    hand = b.hands[seat]
+    hand = hand_of(b.hands, seat, b.no_tiles)
     mt = b.move_tiles
     me = b.move_ends
-    left = view[L.V_LEFT]
-    right = view[L.V_RIGHT]
     if script.shape[0] > 0:
         i = b.ctr[C_SCRIPT]
         if i >= script.shape[0]:
-            return _fail(err, L.ERR_SCRIPT_SHORT, -1, n, hand, left, right)
+            return _fail(err, L.ERR_SCRIPT_SHORT, -1, n, hand, view)
         b.ctr[C_SCRIPT] = i + 1
         for k in range(n):
             if mt[k] == script[i, 0] and me[k] == script[i, 1]:
                 return k
-        return _fail(err, L.ERR_SCRIPT, i, n, hand, left, right)
-    if n == 1:
+        return _fail(err, L.ERR_SCRIPT, i, n, hand, view)
+    if n == 1 and not leading:
         return 0
     err[L.E_SEAT] = seat
     err[L.E_POLICY] = seat_policy[seat]
-    err[L.E_HAND] = hand  # the position, for the message if the policy raises
-    err[L.E_LEFT] = left
-    err[L.E_RIGHT] = right
+    store(err, L.E_HAND, hand)  # the position, for the message if the policy raises
     view[L.V_SEAT] = seat
     view[L.V_SIDE] = seat % 2 if rules[L.R_PARTNERSHIPS] else seat
-    view[L.V_HAND] = hand
+    store(view, L.V_HAND, hand)
     b.totals[L.S_POLICY_CALLS] += 1
-    k = choose_move(seat_policy[seat], view, mt, me, n, rngs[seat : seat + 1])  # noqa: F821 (bound by kernel_build)
+    if leading:
+        k = choose_lead(seat_policy[seat], view, mt, me, n, rngs[seat : seat + 1], b.no_tiles)  # noqa: F821
+    else:
+        k = choose_move(seat_policy[seat], view, mt, me, n, rngs[seat : seat + 1], b.no_tiles)  # noqa: F821 (bound by kernel_build)
     if k < 0 or k >= n:
-        return _fail(err, L.ERR_ILLEGAL_CHOICE, k, n, hand, left, right)
+        return _fail(err, L.ERR_ILLEGAL_CHOICE, k, n, hand, view)
     return k
 
 
@@ -87,7 +92,7 @@ def _play_turns(rules, seat_policy, rngs, script, err, b):
             return 0
         if n == MATCH_OVER:
             return 1
-        k = _choose(rules, seat_policy, rngs, script, err, b, seat, n)
+        k = _choose(rules, seat_policy, rngs, script, err, b, seat, n, False)
         if k < 0:
             return -1
         if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
@@ -95,13 +100,16 @@ def _play_turns(rules, seat_policy, rngs, script, err, b):
 
 
 @njit(cache=True)
-def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffers):
+def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, no_tiles):
     """Play matches ``first_match .. first_match + n_matches - 1``.
 
+    ``no_tiles`` is the empty tile set of the game's width (engine/tileset.py:
+    one word up to double-nine, three above), which picks the compiled code.
     ``buffers`` is a :class:`~bergen_sim.engine.run_buffers.RunBuffers`:
-    ``given_deals`` (K, 28): when K > 0, deals are taken from it in order
+    ``given_deals`` (K, MAX_TILES): when K > 0, deals are taken from it in order
     instead of from the keyed streams (replay).  ``script`` (P, 2): when P > 0,
-    every play after the lead is taken from it as (tile, end) and checked
+    every play after the lead (and every lead with ``any-double``, end
+    ``LEAD_CHOICE``) is taken from it as (tile, end) and checked
     against the legal moves, and no policy is called.  ``match_rows`` receives
     one row per match (or, when it has a single row, scratch for it);
     ``hand_rows``, when it has rows, one per hand.
@@ -112,28 +120,31 @@ def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffe
     owned = np.zeros(_SCRATCH_SIZE, dtype=np.int64)
     owned_rng = np.zeros(L.MAX_SEATS + 1, dtype=np.uint64)
     # the owners stay alive in this frame while _run uses borrowed views of them
-    return _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, owned, owned_rng)
+    return _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, owned, owned_rng, no_tiles)
 
 
-_SCRATCH_SIZE = L.MAX_SEATS + L.V_SIZE + L.N_TILES + L.H_WIDTH + 2 * L.MAX_MOVES + C_SIZE + L.TURN_SIZE
+_HANDS_SIZE = L.MAX_SEATS * L.SET_WORDS
+_SCRATCH_SIZE = _HANDS_SIZE + L.V_SIZE + L.MAX_TILES + L.H_WIDTH + 2 * L.MAX_MOVES + C_SIZE + L.TURN_SIZE
 
 
 @njit(cache=True)
-def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, owned, owned_rng):
+def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, owned, owned_rng, no_tiles):
     """The body of :func:`run_matches`, on borrowed views of every array (see bits.borrow)."""
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
     hand_size = rules[L.R_HAND_SIZE]
     target = rules[L.R_TARGET]
+    n_tiles = rules[L.R_N_TILES]
+    any_double = rules[L.R_LEAD] == L.LEAD_ANY_DOUBLE
     sides = 2 if partners else players
 
     scratch = borrow(owned)
-    hands = scratch[0 : L.MAX_SEATS]
-    at = L.MAX_SEATS
+    hands = scratch[0:_HANDS_SIZE]
+    at = _HANDS_SIZE
     view = scratch[at : at + L.V_SIZE]
     at += L.V_SIZE
-    deal = scratch[at : at + L.N_TILES]
-    at += L.N_TILES
+    deal = scratch[at : at + L.MAX_TILES]
+    at += L.MAX_TILES
     hrow = scratch[at : at + L.H_WIDTH]
     at += L.H_WIDTH
     mt = scratch[at : at + L.MAX_MOVES]
@@ -156,7 +167,7 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
     err = borrow(buffers.err)
     keep_hands = hand_rows.shape[0] > 0
     keep_matches = match_rows.shape[0] > 1 or n_matches == 1
-    b = HandBuffers(view, hands, deal, turn, hrow, totals, trace, ctr, mt, me)
+    b = HandBuffers(view, hands, deal, turn, hrow, totals, trace, ctr, mt, me, no_tiles)
     turn[L.TURN_TRACING] = 1 if tracing else 0
     n_hand_rows = 0
     most_hands = sides * (target - 1) + 1  # every lead scores at least 1 point
@@ -189,18 +200,24 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
             while True:
                 if given_deals.shape[0] > 0:
                     if ctr[C_DEAL] >= given_deals.shape[0]:
-                        _fail(err, L.ERR_DEALS_SHORT, -1, 0, 0, 0, 0)
+                        _fail(err, L.ERR_DEALS_SHORT, -1, 0, no_tiles, view)
                         return -1, n_hand_rows, ctr[C_TRACE]
-                    deal[:] = given_deals[ctr[C_DEAL]]
+                    deal[:n_tiles] = given_deals[ctr[C_DEAL], :n_tiles]
                     ctr[C_DEAL] += 1
                 else:
                     deal_rng[0] = stream_state(seed, match, hand_no, attempt)
-                    shuffled_set(deal_rng, deal)
+                    shuffled_set(deal_rng, deal, n_tiles)
                 if tracing:
-                    record_deal(trace, ctr, match, hand_no, deal)
+                    record_deal(trace, ctr, match, hand_no, deal, n_tiles)
                 hrow[L.H_REDEALS] = attempt
-                over = start_hand(rules, b, hand_no)
-                if over != REDEAL:
+                options = deal_hand(rules, b, hand_no)
+                if options != REDEAL:
+                    k = 0
+                    if any_double:
+                        k = _choose(rules, seat_policy, rngs, script, err, b, hrow[L.H_LEADER], options, True)
+                        if k < 0:
+                            return -1, n_hand_rows, ctr[C_TRACE]
+                    over = lead(rules, b, hand_no, mt[k])
                     break
                 attempt += 1
                 if tracing:

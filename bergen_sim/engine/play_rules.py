@@ -10,14 +10,24 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.bits import lowest_tile
+from bergen_sim.engine.tileset import (
+    bit,
+    drop_lowest,
+    has,
+    is_empty,
+    load,
+    lowest,
+    number_tiles,
+    store,
+    union,
+)
 
 TILE_LO = L.TILE_LO
 TILE_HI = L.TILE_HI
 TILE_PIPS = L.TILE_PIPS
-NUMBER_MASK = L.NUMBER_MASK
 DOUBLE_TILE = L.DOUBLE_TILE
-DOUBLE_MASK = np.int64(L.DOUBLE_MASK)
+#: a lead choice in the move arrays: the tile is a double the leader may lead, on no end
+LEAD_CHOICE = -1
 
 
 @njit(cache=True, inline="always")
@@ -38,7 +48,7 @@ def cut_points(value, score, target, reduced):
 
 @njit(cache=True, inline="always")
 def header_value(left, right, left_double, right_double):
-    """Points of the layout's header before the cut: 0, 2 (double) or 3 (triple)."""
+    """Points of a two-end header before the cut: 0, 2 (double) or 3 (triple)."""
     if left != right:
         return 0
     if left_double or right_double:
@@ -47,35 +57,91 @@ def header_value(left, right, left_double, right_double):
 
 
 @njit(cache=True, inline="always")
-def legal_moves(hand, left, right, move_tiles, move_ends):
-    """Fill the move arrays with the legal (tile, end) pairs; return how many.
+def ends_header(ends, doubles, counting):
+    """Points of the header the counting ends make (bit e of ``counting``): 0, 2 or 3.
 
-    Ordered by tile index, L before R; a tile that fits both ends is listed
-    twice even when both ends show the same number.
+    Every counting end must show the same number; one double end among them
+    makes it a triple-header.  With L and R only this is :func:`header_value`.
     """
-    playable = hand & (NUMBER_MASK[left] | NUMBER_MASK[right])
+    if counting == 3:
+        return header_value(ends[0], ends[1], doubles[0], doubles[1])
+    number = ends[0]
+    triple = False
+    for e in range(L.N_ENDS):
+        if counting >> e & 1:
+            if ends[e] != number:
+                return 0
+            if doubles[e]:
+                triple = True
+    return 3 if triple else 2
+
+
+@njit(cache=True, inline="always")
+def hand_of(hands, seat, no_tiles):
+    """A seat's hand from the hands array (``SET_WORDS`` slots per seat, the width of ``no_tiles`` used)."""
+    return load(hands, seat * L.SET_WORDS, no_tiles)
+
+
+@njit(cache=True, inline="always")
+def set_hand(hands, seat, tiles):
+    store(hands, seat * L.SET_WORDS, tiles)
+
+
+@njit(cache=True, inline="always")
+def open_end_tiles(view, no_tiles):
+    """The tiles that fit some open end."""
+    tiles = union(number_tiles(view[L.V_LEFT], no_tiles), number_tiles(view[L.V_RIGHT], no_tiles))
+    if view[L.V_OPEN_ENDS] > 2:
+        tiles = union(tiles, union(number_tiles(view[L.V_END + L.END_U], no_tiles),
+                                   number_tiles(view[L.V_END + L.END_D], no_tiles)))
+    return tiles
+
+
+@njit(cache=True, inline="always")
+def legal_moves(playable, view, move_tiles, move_ends):
+    """Fill the move arrays with the legal (tile, end) pairs of the tiles ``playable``; return how many.
+
+    Ordered by tile index, then by end (L, R, U, D); a tile that fits two
+    ends is listed once per end even when they show the same number.
+    """
+    left = view[L.V_LEFT]
+    right = view[L.V_RIGHT]
+    four = view[L.V_OPEN_ENDS] > 2
+    up = view[L.V_END + L.END_U]
+    down = view[L.V_END + L.END_D]
     n = 0
-    while playable:
-        t = lowest_tile(playable)
-        playable &= playable - 1
-        if TILE_LO[t] == left or TILE_HI[t] == left:
+    while not is_empty(playable):
+        t = lowest(playable)
+        playable = drop_lowest(playable)
+        lo = TILE_LO[t]
+        hi = TILE_HI[t]
+        if lo == left or hi == left:
             move_tiles[n] = t
             move_ends[n] = L.END_L
             n += 1
-        if TILE_LO[t] == right or TILE_HI[t] == right:
+        if lo == right or hi == right:
             move_tiles[n] = t
             move_ends[n] = L.END_R
             n += 1
+        if four:
+            if lo == up or hi == up:
+                move_tiles[n] = t
+                move_ends[n] = L.END_U
+                n += 1
+            if lo == down or hi == down:
+                move_tiles[n] = t
+                move_ends[n] = L.END_D
+                n += 1
     return n
 
 
 @njit(cache=True, inline="always")
-def number_tiles(numbers):
-    """The tiles showing any number in a 7-bit mask of numbers."""
-    tiles = np.int64(0)
-    for n in range(7):
+def numbers_tiles(numbers, max_number, no_tiles):
+    """The tiles showing any number in a mask of numbers (bit n for number n)."""
+    tiles = no_tiles
+    for n in range(max_number + 1):
         if numbers >> n & 1:
-            tiles |= NUMBER_MASK[n]
+            tiles = union(tiles, number_tiles(n, no_tiles))
     return tiles
 
 
@@ -88,22 +154,44 @@ def other_half(tile, number):
 
 
 @njit(cache=True, inline="always")
-def lead_double(hands, players, lead_highest):
+def doubles_of(tiles, max_number, no_tiles):
+    """The doubles among ``tiles``."""
+    out = no_tiles
+    for n in range(max_number + 1):
+        if has(tiles, DOUBLE_TILE[n]):
+            out = union(out, bit(DOUBLE_TILE[n], no_tiles))
+    return out
+
+
+@njit(cache=True, inline="always")
+def lead_double(hands, players, max_number, lead_highest, no_tiles):
     """(seat, number) of the double that leads: the lowest (or highest) one dealt.
 
     Returns (-1, -1) when no hand holds a double (the deal must be redone).
     """
-    for k in range(7):
-        n = 6 - k if lead_highest else k
-        bit = np.int64(1) << DOUBLE_TILE[n]
+    for k in range(max_number + 1):
+        n = max_number - k if lead_highest else k
+        t = DOUBLE_TILE[n]
         for s in range(players):
-            if hands[s] & bit:
+            if has(hand_of(hands, s, no_tiles), t):
                 return s, n
     return -1, -1
 
 
+@njit(cache=True, inline="always")
+def any_double_leader(hands, players, opening, max_number, no_tiles):
+    """The seat that leads with ``lead = any-double``: the first from ``opening`` holding a double (-1: none)."""
+    for k in range(players):
+        s = opening + k
+        if s >= players:
+            s -= players
+        if not is_empty(doubles_of(hand_of(hands, s, no_tiles), max_number, no_tiles)):
+            return s
+    return -1
+
+
 @njit(cache=True)
-def side_holdings(hands, players, partnerships, doubles, pips, plain_pips):
+def side_holdings(hands, players, partnerships, no_tiles, doubles, pips, plain_pips):
     """Per side: doubles, pips and non-double pips left in its players' hands."""
     sides = 2 if partnerships else players
     for side in range(sides):
@@ -112,10 +200,10 @@ def side_holdings(hands, players, partnerships, doubles, pips, plain_pips):
         plain_pips[side] = 0
     for s in range(players):
         side = s % 2 if partnerships else s
-        h = hands[s]
-        while h:
-            t = lowest_tile(h)
-            h &= h - 1
+        h = hand_of(hands, s, no_tiles)
+        while not is_empty(h):
+            t = lowest(h)
+            h = drop_lowest(h)
             pips[side] += TILE_PIPS[t]
             if TILE_LO[t] == TILE_HI[t]:
                 doubles[side] += 1

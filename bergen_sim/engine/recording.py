@@ -39,8 +39,8 @@ def record(trace, ctr, ev, match, hand, seat, tile, end, points, winner, scores,
 
 
 @njit(cache=True)
-def record_deal(trace, ctr, match, hand, deal):
-    """Append a deal row carrying the whole 28-tile deal."""
+def record_deal(trace, ctr, match, hand, deal, n_tiles):
+    """Append a deal row carrying the whole deal (``n_tiles`` tiles)."""
     i = ctr[C_TRACE]
     ctr[C_TRACE] = i + 1
     if i >= trace.shape[0]:
@@ -50,5 +50,5 @@ def record_deal(trace, ctr, match, hand, deal):
     row[L.T_TYPE] = L.EV_DEAL
     row[L.T_MATCH] = match
     row[L.T_HAND] = hand
-    for k in range(L.N_TILES):
+    for k in range(n_tiles):
         row[L.T_DEAL + k] = deal[k]

@@ -10,7 +10,7 @@ import numpy as np
 class RunBuffers(NamedTuple):
     """Inputs and outputs of :func:`run_matches` (layouts in :mod:`bergen_sim.engine.layout`)."""
 
-    given_deals: np.ndarray  # (K, N_TILES): deals to replay in order; K = 0 deals from the keyed streams
+    given_deals: np.ndarray  # (K, MAX_TILES): deals to replay in order; K = 0 deals from the keyed streams
     script: np.ndarray  # (P, 2): (tile, end) of every play to replay; P = 0 lets the policies choose
     trace: np.ndarray  # (capacity, T_WIDTH): trace rows, when tracing
     totals: np.ndarray  # (S_SIZE,): run totals, added to

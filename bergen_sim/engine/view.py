@@ -4,22 +4,24 @@ The kernel keeps one view vector per match and updates it as public events
 happen; before a policy is called it writes the deciding seat and that seat's
 own hand into it.  Nothing here ever reads another seat's hand, which is what
 makes the view safe to hand to a policy.
+
+Sets of tiles in the view take ``SET_WORDS`` slots each; ``no_tiles`` (see
+:mod:`bergen_sim.engine.tileset`) says how many of them a game uses.
 """
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-
-FULL_SET = np.int64(L.FULL_SET)
+from bergen_sim.engine.tileset import bit, first_tiles, load, minus, store, union
 
 
 @njit(cache=True, inline="always")
-def unseen_tiles(view):
+def unseen_tiles(view, no_tiles):
     """Tiles the deciding seat cannot see: other hands and the boneyard."""
-    return FULL_SET & ~view[L.V_HAND] & ~view[L.V_PLAYED]
+    tiles = first_tiles(view[L.V_N_TILES], no_tiles)
+    return minus(minus(tiles, load(view, L.V_HAND, no_tiles)), load(view, L.V_PLAYED, no_tiles))
 
 
 @njit(cache=True)
@@ -34,44 +36,74 @@ def view_start_match(view, rules):
     view[L.V_BLOCKED_POINTS] = rules[L.R_BLOCKED_POINTS]
     view[L.V_SETTLEMENT] = rules[L.R_SETTLEMENT]
     view[L.V_REDUCED] = rules[L.R_REDUCED]
+    view[L.V_MAX_NUMBER] = rules[L.R_MAX_NUMBER]
+    view[L.V_N_TILES] = rules[L.R_N_TILES]
+    view[L.V_SPINNER] = -1
 
 
 @njit(cache=True, inline="always")
-def view_start_hand(view, players, hand_size, boneyard, hand_no, leader, number):
-    """Reset the per-hand part of the view right after ``leader`` led ``number-number``."""
+def view_deal(view, players, hand_size, boneyard, hand_no, leader, no_tiles):
+    """Reset the per-hand part of the view for a new deal, before the lead: nothing on the table, no end open.
+
+    This is what a leader choosing its double (``lead = any-double``) sees.
+    """
     view[L.V_HAND_NO] = hand_no
     view[L.V_LEADER] = leader
     view[L.V_PLAY_NO] = 0
     view[L.V_BONEYARD] = boneyard
     view[L.V_LOG_N] = 0
-    view[L.V_LEFT] = number
-    view[L.V_RIGHT] = number
-    view[L.V_LEFT_DOUBLE] = 1
-    view[L.V_RIGHT_DOUBLE] = 1
-    lead_bit = 1 << L.DOUBLE_TILE[number]
-    view[L.V_PLAYED] = lead_bit
+    view[L.V_OPEN_ENDS] = 0
+    view[L.V_COUNTING] = 0
+    view[L.V_SPINNER] = -1
+    store(view, L.V_PLAYED, no_tiles)
     for s in range(L.MAX_SEATS):
-        view[L.V_PLAYED_BY + s] = 0
+        store(view, L.V_PLAYED_BY + s * L.SET_WORDS, no_tiles)
         view[L.V_HAND_COUNT + s] = hand_size if s < players else 0
         view[L.V_VOID + s] = 0
-    view[L.V_PLAYED_BY + leader] = lead_bit
+
+
+@njit(cache=True, inline="always")
+def view_start_hand(view, players, hand_size, boneyard, hand_no, leader, number, spinner, no_tiles):
+    """Reset the per-hand part of the view right after ``leader`` led ``number-number``.
+
+    Both ends (and, with the spinner, its two closed arms) show the double and
+    are double ends; only L and R are open and count.
+    """
+    view_deal(view, players, hand_size, boneyard, hand_no, leader, no_tiles)
+    for e in range(L.N_ENDS):
+        view[L.V_END + e] = number
+        view[L.V_END_DOUBLE + e] = 1
+        view[L.V_END_TILES + e] = 0
+    view[L.V_OPEN_ENDS] = 2
+    view[L.V_COUNTING] = (1 << L.END_L) | (1 << L.END_R)
+    view[L.V_SPINNER] = number if spinner else -1
+    lead = bit(L.DOUBLE_TILE[number], no_tiles)
+    store(view, L.V_PLAYED, lead)
+    store(view, L.V_PLAYED_BY + leader * L.SET_WORDS, lead)
     view[L.V_HAND_COUNT + leader] = hand_size - 1
 
 
 @njit(cache=True, inline="always")
-def view_play(view, seat, tile, end, new_number, is_double):
-    """A seat played ``tile`` on ``end``, which now shows ``new_number``."""
-    bit = 1 << tile
-    view[L.V_PLAYED] |= bit
-    view[L.V_PLAYED_BY + seat] |= bit
+def view_play(view, seat, tile, end, new_number, is_double, no_tiles):
+    """A seat played ``tile`` on ``end``, which now shows ``new_number``.
+
+    The end now counts for headers; with the spinner, U and D open the moment
+    L and R both hold a tile (they count once a tile lies on them).
+    """
+    t = bit(tile, no_tiles)
+    store(view, L.V_PLAYED, union(load(view, L.V_PLAYED, no_tiles), t))
+    at = L.V_PLAYED_BY + seat * L.SET_WORDS
+    store(view, at, union(load(view, at, no_tiles), t))
     view[L.V_HAND_COUNT + seat] -= 1
     view[L.V_PLAY_NO] += 1
-    if end == L.END_L:
-        view[L.V_LEFT] = new_number
-        view[L.V_LEFT_DOUBLE] = is_double
-    else:
-        view[L.V_RIGHT] = new_number
-        view[L.V_RIGHT_DOUBLE] = is_double
+    view[L.V_END + end] = new_number
+    view[L.V_END_DOUBLE + end] = is_double
+    view[L.V_END_TILES + end] += 1
+    if end > L.END_R:
+        view[L.V_COUNTING] |= 1 << end
+    elif (view[L.V_SPINNER] >= 0 and view[L.V_OPEN_ENDS] == 2 and view[L.V_END_TILES + L.END_L] > 0
+          and view[L.V_END_TILES + L.END_R] > 0):
+        view[L.V_OPEN_ENDS] = 4
 
 
 @njit(cache=True, inline="always")
@@ -82,25 +114,32 @@ def view_draw(view, seat):
 
 
 @njit(cache=True, inline="always")
-def view_void_moment(view, seat, drawn, kept):
-    """A seat had no tile for the ends: log it and update what it is known to lack.
+def open_numbers(view):
+    """Mask of the numbers the open ends show (bit n for number n)."""
+    numbers = (1 << view[L.V_LEFT]) | (1 << view[L.V_RIGHT])
+    if view[L.V_OPEN_ENDS] > 2:
+        numbers |= (1 << view[L.V_END + L.END_U]) | (1 << view[L.V_END + L.END_D])
+    return numbers
 
-    It held no tile showing either end number, and every tile it drew and kept
-    doesn't show them either.  If it kept a drawn tile, earlier voids no longer
-    hold (the kept tiles are unseen), so the void mask restarts from these two.
+
+@njit(cache=True, inline="always")
+def view_void_moment(view, seat, drawn, kept):
+    """A seat had no tile for the open ends: log it and update what it is known to lack.
+
+    It held no tile showing an open end's number, and every tile it drew and
+    kept doesn't show them either.  If it kept a drawn tile, earlier voids no
+    longer hold (the kept tiles are unseen), so the void mask restarts from
+    these numbers.
     """
-    left = view[L.V_LEFT]
-    right = view[L.V_RIGHT]
-    both = (1 << left) | (1 << right)
+    numbers = open_numbers(view)
     if kept > 0:
-        view[L.V_VOID + seat] = both
+        view[L.V_VOID + seat] = numbers
     else:
-        view[L.V_VOID + seat] |= both
+        view[L.V_VOID + seat] |= numbers
     k = view[L.V_LOG_N]
     if k < L.V_LOG_CAPACITY:
         base = L.V_LOG + L.LOG_SIZE * k
         view[base + L.LOG_SEAT] = seat
-        view[base + L.LOG_LEFT] = left
-        view[base + L.LOG_RIGHT] = right
+        view[base + L.LOG_NUMBERS] = numbers
         view[base + L.LOG_DRAWN] = drawn
         view[L.V_LOG_N] = k + 1

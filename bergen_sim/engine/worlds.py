@@ -34,17 +34,21 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import lowest_tile, popcount
 from bergen_sim.engine.keyed_random import below, next_u64
-from bergen_sim.engine.play_rules import number_tiles
+from bergen_sim.engine.play_rules import numbers_tiles, set_hand
+from bergen_sim.engine.tileset import NARROW_TILES, double_tiles
 from bergen_sim.engine.view import unseen_tiles
 
-DOUBLE_MASK = np.int64(L.DOUBLE_MASK)
 DOUBLE_TILE = L.DOUBLE_TILE
+#: worlds are sampled for games with one-word tile sets (up to double-nine) ...
+NARROW = np.int64(0)
+#: ... and up to four seats (the dynamic programme below enumerates three other seats)
+WORLD_SEATS = 4
 
-#: n! for n = 0..28, as floats (completion counts exceed int64)
-_FACTORIAL = np.array([float(np.prod(np.arange(1, n + 1, dtype=np.float64))) for n in range(L.N_TILES + 1)])
+#: n! for n = 0..64, as floats (completion counts exceed int64)
+_FACTORIAL = np.array([float(np.prod(np.arange(1, n + 1, dtype=np.float64))) for n in range(NARROW_TILES + 1)])
 
 #: the int64 ``spec`` vector that :func:`prepare` fills (constants ``W_*``)
-OTHERS = L.MAX_SEATS - 1
+OTHERS = WORLD_SEATS - 1
 MAX_CLASSES = 1 << OTHERS  # a class is the set of other seats that may hold its tiles
 WORLD_SPEC = L.Vector("W", [
     L.Field("others", meaning="number of other seats m"),
@@ -71,19 +75,19 @@ def undealt_doubles(view, lead_highest):
     leader = view[L.V_LEADER]
     if leader < 0 or leader >= view[L.V_PLAYERS]:
         return np.int64(0)
-    led = view[L.V_PLAYED_BY + leader] & DOUBLE_MASK
+    led = view[L.V_PLAYED_BY + leader * L.SET_WORDS] & double_tiles(NARROW)
     if led == 0:
         return np.int64(0)
     out = np.int64(0)
     if lead_highest:
         top = -1
-        for n in range(7):
+        for n in range(view[L.V_MAX_NUMBER] + 1):
             if led & (np.int64(1) << DOUBLE_TILE[n]):
                 top = n
-        for n in range(top + 1, 7):
+        for n in range(top + 1, view[L.V_MAX_NUMBER] + 1):
             out |= np.int64(1) << DOUBLE_TILE[n]
     else:
-        for n in range(7):
+        for n in range(view[L.V_MAX_NUMBER] + 1):
             if led & (np.int64(1) << DOUBLE_TILE[n]):
                 break
             out |= np.int64(1) << DOUBLE_TILE[n]
@@ -106,8 +110,8 @@ def has_drawn(view, seat):
 @njit(cache=True)
 def allowed_tiles(view, rules, use_lead, seat):
     """The unseen tiles ``seat`` may hold according to the view (voids and, if asked, the lead)."""
-    allowed = unseen_tiles(view) & ~number_tiles(view[L.V_VOID + seat])
-    if use_lead and not has_drawn(view, seat):
+    allowed = unseen_tiles(view, NARROW) & ~numbers_tiles(view[L.V_VOID + seat], view[L.V_MAX_NUMBER], NARROW)
+    if use_lead and rules[L.R_LEAD] != L.LEAD_ANY_DOUBLE and not has_drawn(view, seat):
         allowed &= ~undealt_doubles(view, rules[L.R_LEAD] == L.LEAD_HIGHEST)
     return allowed
 
@@ -143,7 +147,7 @@ def prepare(view, rules, use_lead):
     spec[W_STATES] = states
 
     # tiles grouped by the set of other seats allowed to hold them
-    unseen = unseen_tiles(view)
+    unseen = unseen_tiles(view, NARROW)
     n_classes = 0
     for cls in range(1 << m):
         tiles = unseen
@@ -246,12 +250,11 @@ def sample_world(view, spec, completions, rng, hands, bone):
     m = spec[W_OTHERS]
     states = spec[W_STATES]
     n_classes = spec[W_CLASSES]
-    for s in range(L.MAX_SEATS):
-        hands[s] = 0
-    hands[view[L.V_SEAT]] = view[L.V_HAND]
+    hands[:] = 0
+    set_hand(hands, view[L.V_SEAT], view[L.V_HAND])
     rem = np.zeros(3, dtype=np.int64)
     split = np.zeros(3, dtype=np.int64)
-    tiles = np.zeros(L.N_TILES, dtype=np.int64)
+    tiles = np.zeros(NARROW_TILES, dtype=np.int64)
     r = 0
     for j in range(m):
         r += spec[W_CAP + j] * spec[W_RADIX + j]
@@ -277,7 +280,7 @@ def sample_world(view, spec, completions, rng, hands, bone):
         for j in range(m):
             seat = spec[W_SEAT + j]
             for _ in range(split[j]):
-                hands[seat] |= np.int64(1) << tiles[at]
+                hands[seat * L.SET_WORDS] |= np.int64(1) << tiles[at]
                 at += 1
             r -= split[j] * spec[W_RADIX + j]
         while at < size:

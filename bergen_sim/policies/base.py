@@ -1,13 +1,17 @@
 """Compiled features of a move that the built-in strategies share.
 
 A policy is an ``@njit`` function ``choose(view, move_tiles, move_ends,
-n_moves, rng) -> int`` that returns the index ``k < n_moves`` of the legal
-move ``(move_tiles[k], move_ends[k])`` it makes (see docs/policies.md for the
-view, layout ``V_*`` in :mod:`bergen_sim.engine.layout`).  The strategies
-differ only in how they rank moves; what a move *does* (the ends it leaves,
-its points, the chance that the next seat answers with a header) is computed
-here once, from the view alone, so every strategy measures it the same way
-and a rule lives only in :mod:`bergen_sim.engine.play_rules`.
+n_moves, rng, no_tiles) -> int`` that returns the index ``k < n_moves`` of
+the legal move ``(move_tiles[k], move_ends[k])`` it makes, and
+``choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles)`` that
+returns which of the listed doubles it leads under ``lead = any-double`` (see
+docs/policies.md for the view, layout ``V_*`` in
+:mod:`bergen_sim.engine.layout`; ``no_tiles`` is the empty tile set of the
+game's width, :mod:`bergen_sim.engine.tileset`).  The strategies differ only
+in how they rank moves; what a move *does* (the ends it leaves, its points,
+the chance that the next seat answers with a header) is computed here once,
+from the view alone, so every strategy measures it the same way and a rule
+lives only in :mod:`bergen_sim.engine.play_rules`.
 
 Everything is scalar and allocation-free: policies run in the hot loop, once
 per decision, and a NumPy allocation there would cost more than the choice.
@@ -19,16 +23,14 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.bits import popcount
-from bergen_sim.engine.play_rules import cut_points, header_value, number_tiles, other_half
+from bergen_sim.engine.play_rules import cut_points, ends_header, numbers_tiles, other_half
+from bergen_sim.engine.tileset import bit, both, count, has, load, minus, number_tiles, union
 from bergen_sim.engine.view import unseen_tiles  # noqa: F401 (part of the policies' toolkit)
 
 TILE_LO = L.TILE_LO
 TILE_HI = L.TILE_HI
 TILE_PIPS = L.TILE_PIPS
-NUMBER_MASK = L.NUMBER_MASK
-#: TILE_AT[a, b]: index of the tile showing a and b (either order)
-TILE_AT = np.array([[L.TILE_INDEX[f"{min(a, b)}-{max(a, b)}"] for b in range(7)] for a in range(7)], dtype=np.int64)
+TILE_AT = L.TILE_AT
 
 
 @njit(cache=True, inline="always")
@@ -45,28 +47,71 @@ def side_of(view, seat):
 
 @njit(cache=True, inline="always")
 def next_seat(view):
-    """The seat that plays after the deciding one (always an opponent)."""
+    """The seat that plays after the deciding one (an opponent unless partners sit next to each other)."""
     seat = view[L.V_SEAT] + 1
     return 0 if seat == view[L.V_PLAYERS] else seat
 
 
 @njit(cache=True, inline="always")
-def ends_after(view, tile, end):
-    """The layout after playing ``tile`` on ``end``: (left, right, left_double, right_double)."""
-    left = view[L.V_LEFT]
-    right = view[L.V_RIGHT]
-    if end == L.END_L:
-        return other_half(tile, left), right, is_double(tile), view[L.V_RIGHT_DOUBLE]
-    return left, other_half(tile, right), view[L.V_LEFT_DOUBLE], is_double(tile)
+def own_hand(view, no_tiles):
+    """The deciding seat's hand."""
+    return load(view, L.V_HAND, no_tiles)
 
 
 @njit(cache=True, inline="always")
-def header_points(view, side, left, right, left_double, right_double):
+def ends_after(view, tile, end):
+    """The layout after playing ``tile`` on ``end``: ``(ends, doubles, counting, open_ends)``.
+
+    ``ends`` and ``doubles`` are the four ends' numbers and double flags (End
+    order), ``counting`` the mask of ends that count for headers and
+    ``open_ends`` how many ends are open, all after the move.
+
+    With the spinner, U and D open when this play gives the second of L and R
+    its first tile; they then show the spinner's number and do not count yet.
+    """
+    e0 = view[L.V_END]
+    e1 = view[L.V_END + 1]
+    e2 = view[L.V_END + 2]
+    e3 = view[L.V_END + 3]
+    d0 = view[L.V_END_DOUBLE]
+    d1 = view[L.V_END_DOUBLE + 1]
+    d2 = view[L.V_END_DOUBLE + 2]
+    d3 = view[L.V_END_DOUBLE + 3]
+    new = other_half(tile, view[L.V_END + end])
+    dbl = is_double(tile)
+    if end == 0:
+        e0, d0 = new, dbl
+    elif end == 1:
+        e1, d1 = new, dbl
+    elif end == 2:
+        e2, d2 = new, dbl
+    else:
+        e3, d3 = new, dbl
+    counting = view[L.V_COUNTING] | (1 << end)
+    open_ends = view[L.V_OPEN_ENDS]
+    if open_ends == 2 and view[L.V_SPINNER] >= 0 and end <= 1:
+        other = view[L.V_END_TILES + 1 - end]
+        if other > 0:
+            open_ends = 4
+    return (e0, e1, e2, e3), (d0, d1, d2, d3), counting, open_ends
+
+
+@njit(cache=True, inline="always")
+def header_points(view, side, ends, doubles, counting):
     """Points ``side`` scores for the header these ends make, after the near-target cut."""
-    value = header_value(left, right, left_double, right_double)
+    value = ends_header(ends, doubles, counting)
     if value == 0:
         return 0
     return cut_points(value, view[L.V_SCORE + side], view[L.V_TARGET], view[L.V_REDUCED])
+
+
+@njit(cache=True, inline="always")
+def open_tiles(ends, open_ends, no_tiles):
+    """The tiles that fit one of the open ends."""
+    tiles = union(number_tiles(ends[0], no_tiles), number_tiles(ends[1], no_tiles))
+    if open_ends > 2:
+        tiles = union(tiles, union(number_tiles(ends[2], no_tiles), number_tiles(ends[3], no_tiles)))
+    return tiles
 
 
 @njit(cache=True)
@@ -74,10 +119,11 @@ def could_hold(view, seat, tile):
     """How many of ``seat``'s hidden tiles could be ``tile``, by what its draws and passes showed.
 
     A draw/pass moment (``V_LOG``) proves the seat then held no tile showing
-    either end; so if some moment's ends included a number of ``tile``, only
-    tiles the seat drew after the last such moment can be ``tile``.  With no
-    such moment it is any of the seat's tiles.  (``V_VOID`` is the summary of
-    the same log for the case "no draw since"; the log also counts the draws.)
+    an open end's number; so if some moment's numbers included a number of
+    ``tile``, only tiles the seat drew after the last such moment can be
+    ``tile``.  With no such moment it is any of the seat's tiles.
+    (``V_VOID`` is the summary of the same log for the case "no draw since";
+    the log also counts the draws.)
     """
     numbers = (1 << TILE_LO[tile]) | (1 << TILE_HI[tile])
     held = view[L.V_HAND_COUNT + seat]
@@ -86,59 +132,119 @@ def could_hold(view, seat, tile):
         at = L.V_LOG + L.LOG_SIZE * k
         if view[at + L.LOG_SEAT] != seat:
             continue
-        if ((1 << view[at + L.LOG_LEFT]) | (1 << view[at + L.LOG_RIGHT])) & numbers:
+        if view[at + L.LOG_NUMBERS] & numbers:
             return min(drawn_since, held)
         drawn_since += view[at + L.LOG_DRAWN]
     return held
 
 
 @njit(cache=True)
-def holding_probability(view, seat, tile, unseen):
+def holding_probability(view, seat, tile, unseen, no_tiles):
     """Estimated chance that ``seat`` holds ``tile``, treating unseen tiles as equally likely.
 
     The seat's candidate tiles (:func:`could_hold`) are spread over the unseen
     tiles it may hold (those not showing a number it is known void in).
     """
-    if not unseen >> tile & 1:
+    if not has(unseen, tile):
         return 0.0
     candidates = could_hold(view, seat, tile)
     if candidates == 0:
         return 0.0
-    pool = popcount(unseen & ~number_tiles(view[L.V_VOID + seat]))
+    pool = count(minus(unseen, numbers_tiles(view[L.V_VOID + seat], view[L.V_MAX_NUMBER], no_tiles)))
     return min(1.0, candidates / pool)
 
 
 @njit(cache=True)
-def threat(view, left, right, left_double, right_double, unseen):
+def threat(view, ends, doubles, counting, open_ends, unseen, no_tiles):
     """Expected header points the next seat scores at once on this layout.
 
-    Exactly one tile makes a header on ends ``left|right``: the tile showing
-    both numbers (the double when they are equal).  Played, it makes a
-    triple-header when the end it does not cover is a double end, or when it
-    is itself the double; the next seat's side gets the cut value of that.
+    On two counting ends ``a|b`` exactly one tile makes a header: the tile
+    showing both numbers (the double when they are equal); played, it makes
+    a triple-header when the end it does not cover is a double end, or when
+    it is itself the double.  With the spinner's arms, an answer on end ``f``
+    makes a header when the other counting ends all show one number ``v``:
+    the tile showing ``f``'s number and ``v``; the most valuable such answer
+    counts.  The next seat's side gets the cut value.
     """
     seat = next_seat(view)
-    p = holding_probability(view, seat, TILE_AT[left, right], unseen)
-    if p == 0.0:
-        return 0.0
-    value = 3 if left == right or left_double or right_double else 2
     score = view[L.V_SCORE + side_of(view, seat)]
-    return p * cut_points(value, score, view[L.V_TARGET], view[L.V_REDUCED])
+    if counting == 3 and open_ends == 2:
+        left = ends[0]
+        right = ends[1]
+        p = holding_probability(view, seat, TILE_AT[left, right], unseen, no_tiles)
+        if p == 0.0:
+            return 0.0
+        value = 3 if left == right or doubles[0] or doubles[1] else 2
+        return p * cut_points(value, score, view[L.V_TARGET], view[L.V_REDUCED])
+    best = 0.0
+    for f in range(open_ends):
+        number = -1
+        triple = False
+        same = True
+        for e in range(L.N_ENDS):
+            if e == f or not (counting >> e & 1):
+                continue
+            if number < 0:
+                number = ends[e]
+            elif ends[e] != number:
+                same = False
+            if doubles[e]:
+                triple = True
+        if not same or number < 0:
+            continue
+        tile = TILE_AT[ends[f], number]
+        p = holding_probability(view, seat, tile, unseen, no_tiles)
+        if p == 0.0:
+            continue
+        value = 3 if triple or is_double(tile) else 2
+        expected = p * cut_points(value, score, view[L.V_TARGET], view[L.V_REDUCED])
+        best = max(best, expected)
+    return best
 
 
 @njit(cache=True, inline="always")
-def playable_after(hand, tile, left, right):
-    """How many tiles of ``hand`` without ``tile`` fit the ends ``left|right``."""
-    rest = hand & ~(np.int64(1) << tile)
-    return popcount(rest & (NUMBER_MASK[left] | NUMBER_MASK[right]))
+def playable_after(hand, tile, ends, open_ends, no_tiles):
+    """How many tiles of ``hand`` without ``tile`` fit the open ends after the move."""
+    rest = minus(hand, bit(tile, no_tiles))
+    return count(both(rest, open_tiles(ends, open_ends, no_tiles)))
 
 
 @njit(cache=True, inline="always")
-def blocks_next(view, left, right):
-    """1 when the next seat is known to hold nothing for ``left|right`` (it must draw or pass)."""
+def blocks_next(view, ends, open_ends):
+    """1 when the next seat is known to hold nothing for the open ends (it must draw or pass)."""
     void = view[L.V_VOID + next_seat(view)]
-    return 1 if void >> left & 1 and void >> right & 1 else 0
+    for e in range(open_ends):
+        if not void >> ends[e] & 1:
+            return 0
+    return 1
 
+
+# --- which double to lead (lead = any-double) ----------------------------------
+#: the lowest double
+LEAD_LOWEST = 0
+#: the highest double (sheds the most pips at once)
+LEAD_HIGHEST = 1
+#: the double whose number the rest of the hand shows most often (ties: the higher double)
+LEAD_FOLLOW = 2
+
+
+@njit(cache=True)
+def lead_by(view, move_tiles, n_moves, rule, no_tiles):
+    """Index of the double to lead under one of the LEAD_* rules (the doubles are listed lowest first)."""
+    if rule == LEAD_LOWEST:
+        return 0
+    if rule == LEAD_HIGHEST:
+        return n_moves - 1
+    hand = own_hand(view, no_tiles)
+    best = 0
+    best_count = -1
+    for k in range(n_moves):
+        tile = move_tiles[k]
+        followers = count(minus(both(hand, number_tiles(TILE_LO[tile], no_tiles)), bit(tile, no_tiles)))
+        if followers >= best_count:
+            best = k
+            best_count = followers
+    return best
 
 
 # --- lexicographic rankings of the simple strategies --------------------------
@@ -151,7 +257,7 @@ RANK_DOUBLES = 2
 
 
 @njit(cache=True)
-def move_rank(view, tile, end, order):
+def move_rank(view, tile, end, order, no_tiles):
     """A move's rank under one of the RANK_* orders, packed into one integer (larger is better).
 
     The "keeps a tile" guard of the shedding orders exists because of a
@@ -159,25 +265,25 @@ def move_rank(view, tile, end, order):
     matches on duplicate deals) by opening ends that the lighter tiles left
     in hand cannot follow, which costs draws and passes.
     """
-    left, right, left_double, right_double = ends_after(view, tile, end)
-    points = header_points(view, view[L.V_SIDE], left, right, left_double, right_double)
+    ends, doubles, counting, open_ends = ends_after(view, tile, end)
+    points = header_points(view, view[L.V_SIDE], ends, doubles, counting)
     double = is_double(tile)
     if order == RANK_GREEDY:
-        return points * 32 + double * 16 + TILE_PIPS[tile]  # points 0..3, pips 0..12 < 16
-    keeps = 1 if playable_after(view[L.V_HAND], tile, left, right) > 0 else 0
-    rank = keeps * 128 + TILE_PIPS[tile] * 8 + double * 4 + points  # 12*8 + 4 + 3 < 128
+        return points * 128 + double * 64 + TILE_PIPS[tile]  # points 0..3, pips 0..36 < 64
+    keeps = 1 if playable_after(own_hand(view, no_tiles), tile, ends, open_ends, no_tiles) > 0 else 0
+    rank = keeps * 512 + TILE_PIPS[tile] * 8 + double * 4 + points  # 36*8 + 4 + 3 < 512
     if order == RANK_DOUBLES:
-        rank += double * 256
+        rank += double * 1024
     return rank
 
 
 @njit(cache=True)
-def best_ranked(view, move_tiles, move_ends, n_moves, order):
+def best_ranked(view, move_tiles, move_ends, n_moves, order, no_tiles):
     """Index of the first listed move with the highest :func:`move_rank`."""
     best = 0
     best_rank = -1
     for k in range(n_moves):
-        rank = move_rank(view, move_tiles[k], move_ends[k], order)
+        rank = move_rank(view, move_tiles[k], move_ends[k], order, no_tiles)
         if rank > best_rank:
             best = k
             best_rank = rank

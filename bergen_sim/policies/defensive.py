@@ -17,26 +17,43 @@ the first listed move.
 
 from numba import njit
 
-from bergen_sim.policies.base import RANK_GREEDY, ends_after, move_rank, threat, unseen_tiles
+from bergen_sim.policies.base import (
+    LEAD_FOLLOW,
+    RANK_GREEDY,
+    ends_after,
+    lead_by,
+    move_rank,
+    threat,
+    unseen_tiles,
+)
+
+#: which double it leads under lead = any-double (base.LEAD_*)
+LEAD_RULE = LEAD_FOLLOW
 
 NAME = "defensive"
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Smallest expected answer by the next seat; ties: more points, a double, more pips, the first listed."""
-    unseen = unseen_tiles(view)
+    unseen = unseen_tiles(view, no_tiles)
     best = 0
     best_risk = 0.0
     best_rank = -1
     for k in range(n_moves):
         tile = move_tiles[k]
         end = move_ends[k]
-        left, right, left_double, right_double = ends_after(view, tile, end)
-        risk = threat(view, left, right, left_double, right_double, unseen)
-        rank = move_rank(view, tile, end, RANK_GREEDY)
+        ends, doubles, counting, open_ends = ends_after(view, tile, end)
+        risk = threat(view, ends, doubles, counting, open_ends, unseen, no_tiles)
+        rank = move_rank(view, tile, end, RANK_GREEDY, no_tiles)
         if k == 0 or risk < best_risk or (risk == best_risk and rank > best_rank):
             best = k
             best_risk = risk
             best_rank = rank
     return best
+
+
+@njit(cache=True)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
+    """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
+    return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

@@ -17,12 +17,21 @@ same tile); then the first listed move.
 
 from numba import njit
 
-from bergen_sim.policies.base import RANK_DOUBLES, best_ranked
+from bergen_sim.policies.base import LEAD_FOLLOW, RANK_DOUBLES, best_ranked, lead_by
+
+#: which double it leads under lead = any-double (base.LEAD_*)
+LEAD_RULE = LEAD_FOLLOW
 
 NAME = "doubles-first"
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """A double if any, else heavy-first's choice; ties: more pips, more points, the first listed."""
-    return best_ranked(view, move_tiles, move_ends, n_moves, RANK_DOUBLES)
+    return best_ranked(view, move_tiles, move_ends, n_moves, RANK_DOUBLES, no_tiles)
+
+
+@njit(cache=True)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
+    """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
+    return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

@@ -31,10 +31,13 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.policies.base import (
+    LEAD_FOLLOW,
     blocks_next,
     ends_after,
     header_points,
     is_double,
+    lead_by,
+    own_hand,
     playable_after,
     threat,
     unseen_tiles,
@@ -45,25 +48,27 @@ NAME = "expert"
 FEATURES = ("points", "threat", "double", "follow", "block")
 #: one weight per feature, in FEATURES order (the table above, as printed by tools/tune_expert.py)
 WEIGHTS = np.array([1.0, -1.25, 0.5, 0.2, 0.125])
+#: which double it leads under lead = any-double (base.LEAD_*)
+LEAD_RULE = LEAD_FOLLOW
 
 
 @njit(cache=True)
-def best_move(view, move_tiles, move_ends, n_moves, weights):
+def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
     """Index of the first move with the highest weighted feature sum."""
     side = view[L.V_SIDE]
-    hand = view[L.V_HAND]
-    unseen = unseen_tiles(view)
+    hand = own_hand(view, no_tiles)
+    unseen = unseen_tiles(view, no_tiles)
     best = 0
     best_value = -np.inf
     for k in range(n_moves):
         tile = move_tiles[k]
-        left, right, left_double, right_double = ends_after(view, tile, move_ends[k])
+        ends, doubles, counting, open_ends = ends_after(view, tile, move_ends[k])
         value = (
-            weights[0] * header_points(view, side, left, right, left_double, right_double)
-            + weights[1] * threat(view, left, right, left_double, right_double, unseen)
+            weights[0] * header_points(view, side, ends, doubles, counting)
+            + weights[1] * threat(view, ends, doubles, counting, open_ends, unseen, no_tiles)
             + weights[2] * is_double(tile)
-            + weights[3] * playable_after(hand, tile, left, right)
-            + weights[4] * blocks_next(view, left, right)
+            + weights[3] * playable_after(hand, tile, ends, open_ends, no_tiles)
+            + weights[4] * blocks_next(view, ends, open_ends)
         )
         if value > best_value:
             best = k
@@ -72,6 +77,12 @@ def best_move(view, move_tiles, move_ends, n_moves, weights):
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """The move with the highest weighted feature sum (weights: WEIGHTS)."""
-    return best_move(view, move_tiles, move_ends, n_moves, WEIGHTS)
+    return best_move(view, move_tiles, move_ends, n_moves, WEIGHTS, no_tiles)
+
+
+@njit(cache=True)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
+    """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
+    return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

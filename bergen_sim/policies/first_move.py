@@ -11,6 +11,12 @@ NAME = "first"
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Lowest tile index, L before R (the first listed move)."""
+    return 0
+
+
+@njit(cache=True)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
+    """The lowest double (the first listed)."""
     return 0

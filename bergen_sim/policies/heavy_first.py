@@ -18,12 +18,21 @@ ends for the same tile); then the first listed move.
 
 from numba import njit
 
-from bergen_sim.policies.base import RANK_SHEDDING, best_ranked
+from bergen_sim.policies.base import LEAD_FOLLOW, RANK_SHEDDING, best_ranked, lead_by
+
+#: which double it leads under lead = any-double (base.LEAD_*)
+LEAD_RULE = LEAD_FOLLOW
 
 NAME = "heavy-first"
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Keeps a playable tile, then most pips, a double, more points, the first listed."""
-    return best_ranked(view, move_tiles, move_ends, n_moves, RANK_SHEDDING)
+    return best_ranked(view, move_tiles, move_ends, n_moves, RANK_SHEDDING, no_tiles)
+
+
+@njit(cache=True)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
+    """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
+    return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

@@ -14,6 +14,12 @@ NAME = "random"
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Uniform over the legal (tile, end) pairs."""
+    return below(rng, n_moves)
+
+
+@njit(cache=True)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
+    """Uniform over the doubles it may lead (RULES.md: the uniform-random policy)."""
     return below(rng, n_moves)

@@ -20,13 +20,14 @@ from bergen_sim.engine.keyed_random import seed_to_int
 from bergen_sim import feedback
 from bergen_sim.compile_cache import in_disk_cache
 from bergen_sim.engine.run_buffers import RunBuffers
+from bergen_sim.engine.tileset import from_words, no_tiles_for
 from bergen_sim.runtime.kernel_build import load_kernel
 from bergen_sim.errors import PolicyError, TraceError
 from bergen_sim.runtime.registry import PolicyRef, resolve
 from bergen_sim.rules import Rules
 
 _NO_ROWS = np.zeros((0, 2), dtype=np.int64)
-_NO_DEALS = np.zeros((0, L.N_TILES), dtype=np.int64)
+_NO_DEALS = np.zeros((0, L.MAX_TILES), dtype=np.int64)
 _NO_TRACE = np.zeros((0, L.T_WIDTH), dtype=np.int64)
 _NO_HANDS = np.zeros((0, L.H_WIDTH), dtype=np.int64)
 
@@ -67,9 +68,10 @@ def seat_policy_names(policies: Sequence[str], players: int) -> list[str]:
 
 
 def _where(err: np.ndarray) -> str:
-    """The position the kernel noted in its error slots: match, the seat's hand, the ends."""
-    return (f"match {int(err[L.E_MATCH])}, hand {' '.join(L.mask_tiles(int(err[L.E_HAND])))}, "
-            f"ends {int(err[L.E_LEFT])}|{int(err[L.E_RIGHT])}")
+    """The position the kernel noted in its error slots: match, the seat's hand, the open ends."""
+    hand = from_words(err[L.E_HAND : L.E_HAND + L.SET_WORDS])
+    ends = [f"{L.END_NAMES[e]} {int(n)}" for e, n in enumerate(err[L.E_END : L.E_END + L.N_ENDS]) if n >= 0]
+    return f"match {int(err[L.E_MATCH])}, hand {' '.join(L.mask_tiles(hand))}, ends {', '.join(ends)}"
 
 
 #: the argument types a plug-in is called with: copies of the view and moves, their count, its random stream
@@ -118,6 +120,7 @@ class Engine:
         self.refs: list[PolicyRef] = [resolve(name) for name in distinct]
         self.seat_policy = np.array([distinct.index(n) for n in self.policy_names], dtype=np.int64)
         self._rules_vec = rules.to_array()
+        self._no_tiles = no_tiles_for(rules.n_tiles)
         self._kernel = load_kernel(self.refs, rules)
         names = ", ".join(dict.fromkeys([*self.policy_names, *distinct]))  # seat order first
         if in_disk_cache(self._kernel.run_matches) is False:
@@ -143,7 +146,7 @@ class Engine:
         try:
             played, n_hands, n_trace = self._kernel.run_matches(
                 self._rules_vec, self.seat_policy, key, first, count, tracing,
-                RunBuffers(deals, script, trace, totals, match_rows, hand_rows, err),
+                RunBuffers(deals, script, trace, totals, match_rows, hand_rows, err), self._no_tiles,
             )
         except Exception as exc:  # raised inside a policy: name it, the seat and the position
             seat = int(err[L.E_SEAT])

@@ -40,14 +40,16 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.bits import lowest_tile
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
-from bergen_sim.engine.play_rules import DOUBLE_MASK, TILE_HI, TILE_LO, other_half
-from bergen_sim.engine.hand import begin_turns, scratch_buffers, start_hand
+from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_of, other_half, set_hand
+from bergen_sim.engine.hand import begin_turns, deal_hand, lead, scratch_buffers
+from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
 from bergen_sim.engine.view import view_draw, view_play, view_start_match, view_void_moment
 from bergen_sim.search.match_value import win_probability
 from bergen_sim.search.rollout import play_out_by_seat
 
+#: the luck controls play one-word tile sets: games up to double-nine (bergen_sim.luck refuses larger ones)
+NARROW = np.int64(0)
 #: the controls of a side, in ``controls[..., c]`` order
 C_TABLE = 0
 C_WIN = 1
@@ -79,7 +81,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
         return
     shuffled = np.empty(n_bone, dtype=np.int64)
     order = np.empty(n_bone, dtype=np.int64)
-    b = scratch_buffers(work_view, work_hands, order)
+    b = scratch_buffers(work_view, work_hands, order, NARROW)
     for r in range(rollouts):
         rng[0] = stream_state(key[0], key[1], key[2], key[3] + np.uint64(r))
         shuffled[:] = bone[:n_bone]
@@ -99,8 +101,9 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
 
 
 @njit(cache=True)
-def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated):
-    """Deal ``deal`` with seat ``s``'s hand given to seat ``s + shift``, and lead (``start_hand``).
+def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated, led):
+    """Deal ``deal`` with seat ``s``'s hand given to seat ``s + shift``, and lead: the double ``led``
+    when it is among the leader's choices (the actual deal), else the leader's lowest (a sampled deal).
 
     Fills the hands (the led double removed), the boneyard's tiles, the
     points of the hand so far and the view's hand part and scores; returns
@@ -114,10 +117,15 @@ def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated):
         rotated[seat * size : (seat + 1) * size] = deal[s * size : (s + 1) * size]
     for s in range(L.MAX_SEATS):
         hand_points[s] = view[L.V_SCORE + s]
-    b = scratch_buffers(view, hands, rotated)
-    start_hand(rules, b, hand_no)
+    b = scratch_buffers(view, hands, rotated, NARROW)
+    n = deal_hand(rules, b, hand_no)
+    k = 0
+    for i in range(n):
+        if b.move_tiles[i] == led:
+            k = i
+    lead(rules, b, hand_no, b.move_tiles[k])
     dealt = players * size
-    bone[: L.N_TILES - dealt] = rotated[dealt:]
+    bone[: rules[L.R_N_TILES] - dealt] = rotated[dealt : rules[L.R_N_TILES]]
     for s in range(L.MAX_SEATS):
         hand_points[s] = view[L.V_SCORE + s] - hand_points[s]
     return b.hrow[L.H_LEADER]
@@ -127,9 +135,9 @@ def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated):
 def _mask_tiles(mask, out):
     """Write the tiles of a bitmask into ``out`` in index order; returns how many."""
     n = 0
-    while mask:
-        out[n] = lowest_tile(mask)
-        mask &= mask - 1
+    while not is_empty(mask):
+        out[n] = lowest(mask)
+        mask = drop_lowest(mask)
         n += 1
     return n
 
@@ -150,29 +158,30 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
     partners = rules[L.R_PARTNERSHIPS]
     sides = 2 if partners else players
     dealt = players * rules[L.R_HAND_SIZE]
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    alt_hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    work_hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    n_tiles = rules[L.R_N_TILES]
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    alt_hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    work_hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     hand_points = np.zeros(L.MAX_SEATS, dtype=np.int64)
     alt_points = np.zeros(L.MAX_SEATS, dtype=np.int64)
     drawn_run = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    deal = np.zeros(L.N_TILES, dtype=np.int64)
-    sample = np.zeros(L.N_TILES, dtype=np.int64)
-    rotated = np.zeros(L.N_TILES, dtype=np.int64)
-    tiles = np.zeros(L.N_TILES, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    deal = np.zeros(L.MAX_TILES, dtype=np.int64)
+    sample = np.zeros(L.MAX_TILES, dtype=np.int64)
+    rotated = np.zeros(L.MAX_TILES, dtype=np.int64)
+    tiles = np.zeros(L.MAX_TILES, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     view = np.zeros(L.V_SIZE, dtype=np.int64)
     alt_view = np.zeros(L.V_SIZE, dtype=np.int64)
     work_view = np.zeros(L.V_SIZE, dtype=np.int64)
     actual = np.zeros((L.MAX_SEATS, CONTROLS), dtype=np.float64)
     psi = np.zeros((L.MAX_SEATS, CONTROLS), dtype=np.float64)
     expected = np.zeros((L.MAX_SEATS, CONTROLS), dtype=np.float64)
-    per_tile = np.zeros((L.N_TILES, L.MAX_SEATS, CONTROLS), dtype=np.float64)
+    per_tile = np.zeros((L.MAX_TILES, L.MAX_SEATS, CONTROLS), dtype=np.float64)
     rng = np.zeros(1, dtype=np.uint64)
     roll_rng = np.zeros(1, dtype=np.uint64)
     key = np.zeros(4, dtype=np.uint64)
     m = -1
-    played = np.int64(0)
+    played = NARROW
     event = 0
     for i in range(trace.shape[0]):
         row = trace[i]
@@ -192,35 +201,35 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             view_start_match(view, rules)
             event = 0
         elif ev == L.EV_DEAL:
-            deal[:] = row[L.T_DEAL : L.T_DEAL + L.N_TILES]
+            deal[:n_tiles] = row[L.T_DEAL : L.T_DEAL + n_tiles]
         elif ev == L.EV_LEAD:
             # the actual deal, against sampled deals each in every rotation around the table
             expected[:, :] = 0.0
             rng[0] = stream_state(sample_seed, match, hand_no, 0)
             for n_sample in range(deal_samples):
                 while True:
-                    shuffled_set(rng, sample)
-                    held = np.int64(0)
+                    shuffled_set(rng, sample, n_tiles)
+                    held = NARROW
                     for k in range(dealt):
-                        held |= np.int64(1) << sample[k]
-                    if held & DOUBLE_MASK:
+                        held = union(held, bit(sample[k], NARROW))
+                    if not is_empty(both(held, double_tiles(NARROW))):
                         break
                 for shift in range(players):
                     alt_view[:] = view
-                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated)
+                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated, -1)
                     key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
-                    _evaluate(rules, table, alt_view, alt_hands, bone, L.N_TILES - dealt, -1, leader, seat_bases, 1,
+                    _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, -1, leader, seat_bases, 1,
                               key, alt_points, work_view, work_hands, roll_rng, psi)
                     expected[:sides] += psi[:sides]
             key[3] = 0
-            leader = _deal(rules, deal, 0, hand_no, hands, hand_points, view, bone, rotated)
-            _evaluate(rules, table, view, hands, bone, L.N_TILES - dealt, -1, leader, seat_bases, rollouts, key,
+            leader = _deal(rules, deal, 0, hand_no, hands, hand_points, view, bone, rotated, row[L.T_TILE])
+            _evaluate(rules, table, view, hands, bone, n_tiles - dealt, -1, leader, seat_bases, rollouts, key,
                       hand_points, work_view, work_hands, roll_rng, actual)
             weight = 1.0 / (deal_samples * players)
             for j in range(sides):
                 for c in range(CONTROLS):
                     controls[m, j, c] += actual[j, c] - weight * expected[j, c]
-            played = np.int64(1) << row[L.T_TILE]
+            played = bit(row[L.T_TILE], NARROW)
             for s in range(L.MAX_SEATS):
                 drawn_run[s] = 0
         elif ev == L.EV_DRAW:
@@ -229,18 +238,18 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             # tile for these ends, so the view stays true for every seat's policy
             seat = row[L.T_SEAT]
             tile = row[L.T_TILE]
-            held = np.int64(0)
+            held = NARROW
             for s in range(players):
-                held |= hands[s]
-            options = _mask_tiles(~(held | played) & np.int64(L.FULL_SET), tiles)
-            mine = hands[seat]
+                held = union(held, hand_of(hands, s, NARROW))
+            options = _mask_tiles(minus(first_tiles(n_tiles, NARROW), union(held, played)), tiles)
+            mine = hand_of(hands, seat, NARROW)
             alt_view[:] = view
             view_draw(alt_view, seat)
             view_void_moment(alt_view, seat, drawn_run[seat] + 1, drawn_run[seat] + 1)
             before = seat - 1 if seat > 0 else players - 1
             drawn_at = -1
             for a in range(options):
-                hands[seat] = mine | (np.int64(1) << tiles[a])
+                set_hand(hands, seat, union(mine, bit(tiles[a], NARROW)))
                 _evaluate(rules, table, alt_view, hands, tiles, options, tiles[a], before, seat_bases, rollouts, key,
                           hand_points, work_view, work_hands, roll_rng, per_tile[a])
                 if tiles[a] == tile:
@@ -253,7 +262,7 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                     for a in range(options):
                         total += per_tile[a, j, c]
                     controls[m, j, c] += per_tile[drawn_at, j, c] - total / options
-            hands[seat] = mine | (np.int64(1) << tile)
+            set_hand(hands, seat, union(mine, bit(tile, NARROW)))
             drawn_run[seat] += 1
             view_draw(view, seat)
         elif ev == L.EV_PLAY:
@@ -262,12 +271,11 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             if drawn_run[seat] > 0:
                 view_void_moment(view, seat, drawn_run[seat], drawn_run[seat] - 1)
                 drawn_run[seat] = 0
-            hands[seat] &= ~(np.int64(1) << tile)
-            played |= np.int64(1) << tile
+            set_hand(hands, seat, minus(hand_of(hands, seat, NARROW), bit(tile, NARROW)))
+            played = union(played, bit(tile, NARROW))
             is_double = 1 if TILE_LO[tile] == TILE_HI[tile] else 0
             end = row[L.T_END]
-            number = other_half(tile, view[L.V_LEFT] if end == L.END_L else view[L.V_RIGHT])
-            view_play(view, seat, tile, end, number, is_double)
+            view_play(view, seat, tile, end, other_half(tile, view[L.V_END + end]), is_double, NARROW)
             hand_points[seat % 2 if partners else seat] += row[L.T_POINTS]
             for s in range(sides):
                 view[L.V_SCORE + s] = row[L.T_SCORE + s]

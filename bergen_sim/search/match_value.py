@@ -39,6 +39,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffled_set, stream_state
 from bergen_sim.compile_cache import cache_dir, source_digest
+from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.engine.hand import REDEAL, scratch_buffers, start_hand
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
 from bergen_sim.engine.view import view_start_match
@@ -78,14 +79,14 @@ def win_probability(table, rules, view, side):
 
 
 @njit(cache=True)
-def _estimate(rules, base, seed, hands_per_state, table):
+def _estimate(rules, base, seed, hands_per_state, table, no_tiles):
     """Fill ``table`` (P(side 0 wins) per score vector) by the backward pass of the module note."""
     target = rules[L.R_TARGET]
     sides = 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
     view = np.zeros(L.V_SIZE, dtype=np.int64)
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    deal = np.zeros(L.N_TILES, dtype=np.int64)
-    b = scratch_buffers(view, hands, deal)
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    deal = np.zeros(L.MAX_TILES, dtype=np.int64)
+    b = scratch_buffers(view, hands, deal, no_tiles)
     scores = np.zeros(L.MAX_SEATS, dtype=np.int64)
     deal_rng = np.zeros(1, dtype=np.uint64)
     rng = np.zeros(1, dtype=np.uint64)
@@ -104,7 +105,7 @@ def _estimate(rules, base, seed, hands_per_state, table):
             attempt = 0
             while True:
                 deal_rng[0] = stream_state(seed, index, j, attempt)
-                shuffled_set(deal_rng, deal)
+                shuffled_set(deal_rng, deal, rules[L.R_N_TILES])
                 ended = start_hand(rules, b, 1)
                 if ended != REDEAL:
                     break
@@ -156,7 +157,8 @@ def table_for(rules: Rules, base: str = "greedy") -> np.ndarray:
     if path.exists():
         return np.load(path)
     table = np.zeros(states, dtype=np.float64)
-    _estimate(rules.to_array(), BASE_POLICIES.index(base), np.uint64(TABLE_SEED), hands_per_state, table)
+    _estimate(rules.to_array(), BASE_POLICIES.index(base), np.uint64(TABLE_SEED), hands_per_state, table,
+              no_tiles_for(rules.n_tiles))
     table = _normalized(table, rules.target, rules.sides)
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{path.name}.{os.getpid()}.tmp"

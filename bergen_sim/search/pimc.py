@@ -35,7 +35,9 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.hand import begin_turns, play, scratch_buffers
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
-from bergen_sim.engine.worlds import prepare, sample_world, world_count
+from bergen_sim.engine.worlds import NARROW, WORLD_SEATS, prepare, sample_world, world_count
+from bergen_sim.errors import PolicyError
+from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.match_value import table_for, win_probability
 
 NAME = "pimc"
@@ -47,8 +49,16 @@ PARAMS = {
 }
 
 
+def check_game(rules) -> None:
+    """Refuse (one line) a game the world sampler does not cover: more than four seats or three-word sets."""
+    if rules.players > WORLD_SEATS or rules.n_tiles > 64:
+        raise PolicyError(f"pimc samples worlds for games of 2 to {WORLD_SEATS} players up to double-nine, "
+                          f"not {rules.players} players with {rules.domino_set}: use expert there")
+
+
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
+    check_game(rules)
     return rules.to_array(), table_for(rules, BASE_POLICIES[params[1]])
 
 
@@ -89,12 +99,12 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
     side = view[L.V_SIDE]
     start = view[L.V_SCORE + side]
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]  # the rest of the view is unused log space
-    hands0 = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone0 = np.zeros(L.N_TILES, dtype=np.int64)
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    hands0 = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone0 = np.zeros(L.MAX_TILES, dtype=np.int64)
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     world = np.zeros(L.V_SIZE, dtype=np.int64)
-    b = scratch_buffers(world, hands, bone)
+    b = scratch_buffers(world, hands, bone, NARROW)
     world_rng = np.zeros(1, dtype=np.uint64)
     roll_rng = np.zeros(1, dtype=np.uint64)
     for i in range(count):
@@ -116,7 +126,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, worlds, base, rules, table):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, rules, table):
     """The move with the best mean match-win probability over ``worlds`` sampled worlds."""
     key = next_u64(rng)
     values = np.zeros((worlds, n_moves), dtype=np.float64)
@@ -136,3 +146,9 @@ def choose(view, move_tiles, move_ends, n_moves, rng, worlds, base, rules, table
             best_points = pts
     return best
 
+
+
+@njit(cache=True)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, rules, table):
+    """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_*)."""
+    return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

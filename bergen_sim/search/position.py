@@ -43,7 +43,8 @@ from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import legal_moves, other_half
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.engine.view import view_start_match
-from bergen_sim.engine.worlds import prepare, world_count
+from bergen_sim.engine.tileset import NARROW_TILES
+from bergen_sim.engine.worlds import WORLD_SEATS, prepare, world_count
 from bergen_sim.errors import BergenError
 from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
 from bergen_sim.search.match_value import table_for
@@ -252,14 +253,18 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         raise PositionError(f"scores: give one score per side ({sides}), not {len(p.scores)}")
     if min(p.scores) < 0 or max(p.scores) >= rules.target:
         raise PositionError(f"scores must be 0..{rules.target - 1} (a side at the target {rules.target} has won)")
-    dealt_boneyard = L.N_TILES - rules.players * rules.hand_size
+    if rules.spinner or rules.players > WORLD_SEATS or rules.n_tiles > NARROW_TILES:
+        raise PositionError(f"analyze reads line positions (no spinner) of 2 to {WORLD_SEATS} players up to "
+                            f"double-nine; not {rules.players} players, {rules.domino_set}, spinner "
+                            f"{'on' if rules.spinner else 'off'}")
+    dealt_boneyard = rules.n_tiles - rules.players * rules.hand_size
     if not rules.boneyard_reserve <= p.boneyard <= dealt_boneyard:
         raise PositionError(f"boneyard must be {rules.boneyard_reserve}..{dealt_boneyard} tiles with these rules, "
                             f"not {p.boneyard}")
     total = sum(p.counts) + p.boneyard + len(p.played)
-    if total != L.N_TILES:
+    if total != rules.n_tiles:
         raise PositionError(f"hands ({sum(p.counts)}) + boneyard ({p.boneyard}) + table ({len(p.played)}) "
-                            f"= {total} tiles, not 28")
+                            f"= {total} tiles, not the {rules.n_tiles} of {rules.domino_set}")
     problem = line_problem(set(p.played), p.left, p.right, p.left_double, p.right_double)
     if problem:
         raise PositionError(f"ends {p.left}{'d' if p.left_double else ''}|{p.right}{'d' if p.right_double else ''}: "
@@ -289,6 +294,8 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
     view[L.V_HAND] = L.tile_mask(p.hand)
     view[L.V_LEFT], view[L.V_RIGHT] = p.left, p.right
     view[L.V_LEFT_DOUBLE], view[L.V_RIGHT_DOUBLE] = int(p.left_double), int(p.right_double)
+    view[L.V_OPEN_ENDS] = 2
+    view[L.V_COUNTING] = (1 << L.END_L) | (1 << L.END_R)
     view[L.V_PLAYED] = L.tile_mask(p.played)
     view[L.V_BONEYARD] = p.boneyard
     view[L.V_HAND_NO] = 1
@@ -298,16 +305,15 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         view[L.V_SCORE + side] = p.scores[side]
     for seat in range(rules.players):
         view[L.V_HAND_COUNT + seat] = p.counts[seat]
-        view[L.V_PLAYED_BY + seat] = L.tile_mask(p.played_by.get(seat, ()))
+        view[L.V_PLAYED_BY + seat * L.SET_WORDS] = L.tile_mask(p.played_by.get(seat, ()))
     log = 0
     for seat, numbers in sorted(p.voids.items()):
         for n in sorted(set(numbers)):
             view[L.V_VOID + seat] |= 1 << n
-            # logged as a moment with ends n|n and no draw, which is exactly what a void says
+            # logged as a moment with ends showing n and no draw, which is exactly what a void says
             entry = L.V_LOG + L.LOG_SIZE * log
             view[entry + L.LOG_SEAT] = seat
-            view[entry + L.LOG_LEFT] = n
-            view[entry + L.LOG_RIGHT] = n
+            view[entry + L.LOG_NUMBERS] = 1 << n
             view[entry + L.LOG_DRAWN] = 0
             log += 1
     view[L.V_LOG_N] = log
@@ -392,7 +398,8 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     rules_vec = _readonly(rules.to_array())
     move_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     move_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    n = legal_moves(view[L.V_HAND], view[L.V_LEFT], view[L.V_RIGHT], move_tiles, move_ends)
+    playable = view[L.V_HAND] & (L.NUMBER_TILES[position.left, 0] | L.NUMBER_TILES[position.right, 0])
+    n = legal_moves(playable, view, move_tiles, move_ends)
     if n == 0:
         raise PositionError(f"no tile in the hand fits the ends {position.left}|{position.right}: "
                             "the seat must draw, there is no move to choose")

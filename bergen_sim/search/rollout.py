@@ -23,6 +23,8 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, play, scratch_buffers, start_hand
+from bergen_sim.engine.play_rules import hand_of
+from bergen_sim.engine.tileset import store
 from bergen_sim.policies import defensive, doubles_first, expert, first_move, greedy, heavy_first, random_move
 from bergen_sim.policies.base import side_of
 
@@ -34,25 +36,25 @@ BASE_POLICIES = tuple(m.NAME for m in (random_move, first_move, greedy, defensiv
 
 
 @njit(cache=True)
-def base_choose(base, view, move_tiles, move_ends, n_moves, rng):
+def base_choose(base, view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Call the built-in policy with code ``base`` (its index in ``BASE_POLICIES``).
 
     The policies are globals here, not arguments, for the same reason as in
     the match loop: Numba's disk cache then serves every later process.
     """
     if base == 0:
-        return random_move.choose(view, move_tiles, move_ends, n_moves, rng)
+        return random_move.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
     if base == 1:
-        return first_move.choose(view, move_tiles, move_ends, n_moves, rng)
+        return first_move.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
     if base == 2:
-        return greedy.choose(view, move_tiles, move_ends, n_moves, rng)
+        return greedy.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
     if base == 3:
-        return defensive.choose(view, move_tiles, move_ends, n_moves, rng)
+        return defensive.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
     if base == 4:
-        return doubles_first.choose(view, move_tiles, move_ends, n_moves, rng)
+        return doubles_first.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
     if base == 5:
-        return heavy_first.choose(view, move_tiles, move_ends, n_moves, rng)
-    return expert.choose(view, move_tiles, move_ends, n_moves, rng)
+        return heavy_first.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
+    return expert.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
 
 
 #: ``seat_bases`` of a play-out where every seat plays the one base policy
@@ -91,8 +93,8 @@ def play_out_by_seat(rules, b, seat, base, seat_bases, rng):
         if n > 1:
             view[L.V_SEAT] = seat
             view[L.V_SIDE] = side_of(view, seat)
-            view[L.V_HAND] = b.hands[seat]
+            store(view, L.V_HAND, hand_of(b.hands, seat, b.no_tiles))
             k = base_choose(seat_bases[seat] if seat_bases.shape[0] > 0 else base, view, b.move_tiles,
-                            b.move_ends, n, rng)
+                            b.move_ends, n, rng, b.no_tiles)
         if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
             return 1
