@@ -46,6 +46,7 @@ import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import STREAM_POLICY, seed_to_int, shuffled_set, stream_state
+from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
 from bergen_sim.errors import BergenError
 from bergen_sim.reference import DEAL, DRAW, PLAY, MatchState, halves
@@ -134,8 +135,8 @@ def keyed_deal(rules: Rules, seed: int, match: int, hand: int, attempt: int) -> 
     """
     rng = np.zeros(1, dtype=np.uint64)
     rng[0] = stream_state(np.uint64(seed_to_int(seed)), np.int64(match), np.int64(hand), np.int64(attempt))
-    order = np.zeros(L.N_TILES, dtype=np.int64)
-    shuffled_set(rng, order)
+    order = np.zeros(rules.n_tiles, dtype=np.int64)
+    shuffled_set(rng, order, rules.n_tiles)
     names = [L.TILE_NAMES[t] for t in order.tolist()]
     k = rules.hand_size
     return [names[s * k : (s + 1) * k] for s in range(rules.players)], names[rules.players * k :]
@@ -164,7 +165,7 @@ class View:
     @property
     def hand(self) -> list[str]:
         """The seat's own tiles, in tile order."""
-        return L.mask_tiles(self._get(L.V_HAND))
+        return L.mask_tiles(from_words(self.array[L.V_HAND : L.V_HAND + L.SET_WORDS]))
 
     @property
     def ends(self) -> tuple[int, int]:
@@ -179,7 +180,7 @@ class View:
     @property
     def played(self) -> list[str]:
         """Every tile on the table this hand, the lead included."""
-        return L.mask_tiles(self._get(L.V_PLAYED))
+        return L.mask_tiles(from_words(self.array[L.V_PLAYED : L.V_PLAYED + L.SET_WORDS]))
 
     @property
     def players(self) -> int:
@@ -188,7 +189,10 @@ class View:
     @property
     def played_by(self) -> list[list[str]]:
         """Per seat, the tiles it played this hand."""
-        return [L.mask_tiles(self._get(L.V_PLAYED_BY + s)) for s in range(self.players)]
+        high = L.SET_WORDS - 1
+        return [L.mask_tiles(from_words([self.array[L.V_PLAYED_BY + s],
+                                         *self.array[L.V_PLAYED_BY_HIGH + s * high : L.V_PLAYED_BY_HIGH + (s + 1) * high]]))
+                for s in range(self.players)]
 
     @property
     def hand_counts(self) -> list[int]:
@@ -229,6 +233,11 @@ class View:
 _POLICIES: dict[tuple[str, Rules], Callable] = {}
 
 
+def _takes_no_tiles(function) -> bool:
+    """Whether a plug-in's function takes the sixth argument ``no_tiles`` (reads sets of any width)."""
+    return getattr(function, "py_func", function).__code__.co_argcount >= 6
+
+
 def compiled_policy(name: str, rules: Rules) -> Callable[..., int]:
     """A policy by its ``--policy`` name as a Python callable ``f(view, move_tiles, move_ends, n_moves, rng)``.
 
@@ -247,6 +256,9 @@ def compiled_policy(name: str, rules: Rules) -> Callable[..., int]:
         extra: tuple = tuple(np.int64(p) for p in ref.params)
         if ref.params and hasattr(module, "kernel_arrays"):
             extra += tuple(module.kernel_arrays(rules, ref.params))
+        if not ref.source_file or _takes_no_tiles(function):  # built-ins and plug-ins that read any width
+            no_tiles = no_tiles_for(rules.n_tiles)
+            extra = (no_tiles, *extra)
         _POLICIES[key] = lambda view, tiles, ends, n, rng: int(function(view, tiles, ends, n, rng, *extra))
     return _POLICIES[key]
 
@@ -289,6 +301,7 @@ class Game:
         self._rngs = np.array([stream_state(seed64, np.int64(match), np.int64(STREAM_POLICY + s), np.int64(0))
                                for s in range(L.MAX_SEATS)], dtype=np.uint64)
         self._view = np.zeros(L.V_SIZE, dtype=np.int64)
+        self._no_tiles = no_tiles_for(self.rules.n_tiles)
         view_start_match(self._view, self.rules.to_array())
         self._seen = 0  # events already folded into the view
         self._dealt_hand = 0  # the hand of the last deal event folded
@@ -362,8 +375,9 @@ class Game:
                 self._dealt_hand = event["hand"]
             elif kind == "lead":
                 number = halves(event["tile"])[0]
-                view_start_hand(view, players, self.rules.hand_size, L.N_TILES - players * self.rules.hand_size,
-                                self._dealt_hand, event["seat"], number)
+                view_start_hand(view, players, self.rules.hand_size,
+                                self.rules.n_tiles - players * self.rules.hand_size, self._dealt_hand, event["seat"],
+                                number, int(self.rules.spinner), self._no_tiles)
                 self._line = [(number, number)]
                 self._drawn = 0
             elif kind == "draw":
@@ -380,10 +394,9 @@ class Game:
 
     def _fold_play(self, seat: int, tile: str, end: str) -> None:
         a, b = halves(tile)
-        at = L.V_LEFT if end == "L" else L.V_RIGHT
-        shown = int(self._view[at])
+        shown = int(self._view[L.V_END + ENDS.index(end)])
         new = b if a == shown else a
-        view_play(self._view, seat, L.TILE_INDEX[tile], ENDS.index(end), new, int(a == b))
+        view_play(self._view, seat, L.TILE_INDEX[tile], ENDS.index(end), new, int(a == b), self._no_tiles)
         if end == "L":
             self._line.insert(0, (new, shown))
         else:
@@ -447,7 +460,7 @@ class Game:
         array = self._view.copy()
         array[L.V_SEAT] = seat
         array[L.V_SIDE] = self.rules.side_of(seat)
-        array[L.V_HAND] = L.tile_mask(self._state.hands[seat])
+        array[L.V_HAND : L.V_HAND + L.SET_WORDS] = to_words(L.tile_mask(self._state.hands[seat]))
         return View(array)
 
     def policy_move(self, name: str) -> Move:

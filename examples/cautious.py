@@ -9,44 +9,36 @@ or, from the repository's root, as ``--policy examples.cautious:choose``.
 A policy is a Numba ``@njit`` function with this exact signature.  It is
 called only when the seat has two or more legal moves and returns the index
 ``k < n_moves`` of the move it makes: tile ``move_tiles[k]`` on end
-``move_ends[k]`` (0 = left, 1 = right).  ``view`` is an ``int64`` vector of
-what the seat may know, indexed by the ``V_*`` names of
-``bergen_sim.engine.layout`` (documented with a worked example in
-docs/policies.md); ``rng`` is the seat's random stream, for
-``bergen_sim.engine.keyed_random.below``.  Keep it allocation-free: it runs
-millions of times per run.
+``move_ends[k]`` (0 = L, 1 = R, 2 = U, 3 = D: the spinner's arms).
+``view`` is an ``int64`` vector of what the seat may know, indexed by the
+``V_*`` names of ``bergen_sim.engine.layout`` (documented with a worked
+example in docs/policies.md); ``rng`` is the seat's random stream, for
+``bergen_sim.engine.keyed_random.below``; ``no_tiles`` is the empty set of
+tiles of the game's width (one ``int64`` up to double-nine, three words
+above), from which ``bergen_sim.engine.tileset`` builds and reads every set,
+so the same source plays every domino set.  Keep it allocation-free: it runs
+millions of times per run.  Without ``choose_lead`` a plug-in leads its
+lowest double when ``lead = any-double`` lets it choose.
 """
 
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.play_rules import header_value, other_half
+from bergen_sim.engine.play_rules import ends_header
+from bergen_sim.engine.tileset import has, load, union
+from bergen_sim.policies.base import ends_after
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Score if you can; else leave ends whose closing tile no opponent can hold; else the first move."""
-    seen = view[L.V_HAND] | view[L.V_PLAYED]  # tiles that are surely in no other hand
+    seen = union(load(view, L.V_HAND, no_tiles), load(view, L.V_PLAYED, no_tiles))  # surely in no other hand
     safe = -1
     for k in range(n_moves):
-        tile = move_tiles[k]
-        left = view[L.V_LEFT]
-        right = view[L.V_RIGHT]
-        left_double = view[L.V_LEFT_DOUBLE]
-        right_double = view[L.V_RIGHT_DOUBLE]
-        double = 1 if L.TILE_LO[tile] == L.TILE_HI[tile] else 0
-        if move_ends[k] == L.END_L:
-            left = other_half(tile, left)
-            left_double = double
-        else:
-            right = other_half(tile, right)
-            right_double = double
-        if header_value(left, right, left_double, right_double) > 0:
+        ends, doubles, counting, open_ends = ends_after(view, move_tiles[k], move_ends[k])
+        if ends_header(ends, doubles, counting) > 0:
             return k  # a header: points now
-        # the one tile that answers ends left|right with a header shows both numbers
-        closing = L.NUMBER_MASK[left] & L.NUMBER_MASK[right]
-        if left == right:
-            closing = 1 << L.DOUBLE_TILE[left]
-        if safe < 0 and closing & ~seen == 0:
+        # on two counting ends the one tile that answers with a header shows both numbers
+        if safe < 0 and counting == 3 and has(seen, L.TILE_AT[ends[0], ends[1]]):
             safe = k
     return safe if safe >= 0 else 0

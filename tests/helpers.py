@@ -106,7 +106,7 @@ def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counte
                 assert reached == (events[k + 1]["type"] == "match_end"), f"event {k}: match end misplaced"
         if kind == "deal":
             tiles = [t for h in ev["hands"] for t in h] + ev["boneyard"]
-            assert sorted(L.TILE_INDEX[t] for t in tiles) == list(range(L.N_TILES)), "deal is not a permutation"
+            assert sorted(L.TILE_INDEX[t] for t in tiles) == list(range(rules.n_tiles)), "deal is not a permutation"
             assert [len(h) for h in ev["hands"]] == [rules.hand_size] * players
             assert ev["hand"] == (hand_no if redealt else hand_no + 1)
             if not redealt:  # a new hand (a redeal's deal belongs to the hand it replaces)
@@ -123,14 +123,22 @@ def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counte
             redealt = True
             bump("redeals")
         elif kind == "lead":
-            doubles = [t for h in hands for t in h if _halves(t)[0] == _halves(t)[1]]
-            pick = min if rules.lead == "lowest-double" else max
-            assert ev["tile"] == pick(doubles, key=L.TILE_INDEX.__getitem__)
+            def doubles_of(seat: int) -> list[str]:
+                return [t for t in hands[seat] if _halves(t)[0] == _halves(t)[1]]
+            if rules.lead == "any-double":  # the first seat from the opening seat holding a double, any of them
+                opening = (hand_no - 1) % players
+                holder = next(s % players for s in range(opening, opening + players) if doubles_of(s % players))
+                assert ev["seat"] == holder and ev["tile"] in doubles_of(holder), f"event {k}: wrong leader"
+            else:
+                doubles = [t for s in range(players) for t in doubles_of(s)]
+                pick = min if rules.lead == "lowest-double" else max
+                assert ev["tile"] == pick(doubles, key=L.TILE_INDEX.__getitem__)
             assert ev["tile"] in hands[ev["seat"]]
             hands[ev["seat"]].remove(ev["tile"])
             line.append(ev["tile"])
             n = _halves(ev["tile"])[0]
-            ends = [(n, True), (n, True)]
+            ends = [(n, True), (n, True)]  # the open ends (L, R; U, D once the spinner's arms open)
+            on_arm = [0, 0, 0, 0]
             turn, leader_side = ev["seat"], rules.side_of(ev["seat"])
             hand_counts["leader"] = ev["seat"]
             hand_counts[f"seat_points_{ev['seat']}"] += ev["points"]
@@ -146,14 +154,18 @@ def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counte
         elif kind == "play":
             seat, tile, end = ev["seat"], ev["tile"], L.END_NAMES.index(ev["end"])
             assert seat == (turn + 1) % players, f"event {k}: out of turn"
-            assert tile in hands[seat] and _fits(tile, ends[end][0]), f"event {k}: illegal play"
+            assert end < len(ends) and tile in hands[seat] and _fits(tile, ends[end][0]), f"event {k}: illegal play"
             hands[seat].remove(tile)
             line.append(tile)
             a, b = _halves(tile)
             ends[end] = (b if a == ends[end][0] else a, a == b)
-            if ends[0][0] == ends[1][0]:
-                bump("triple_headers" if ends[0][1] or ends[1][1] else "double_headers")
+            on_arm[end] += 1
+            counting = [ends[e] for e in range(len(ends)) if e < 2 or on_arm[e]]
+            if len({number for number, _ in counting}) == 1:
+                bump("triple_headers" if any(double for _, double in counting) else "double_headers")
                 assert ev["points"] > 0
+            if rules.spinner and len(ends) == 2 and on_arm[0] and on_arm[1]:  # U and D open, showing the spinner
+                ends += [(_halves(line[0])[0], True)] * 2
             else:
                 assert ev["points"] == 0
             counts["points_header"] += ev["points"]
@@ -195,10 +207,10 @@ def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counte
         # conservation: every tile is in exactly one hand, the boneyard or the line.  Each move above
         # takes its tile from where it must be, so counting suffices between the full checks at hand ends.
         if hands:
-            assert sum(map(len, hands)) + len(boneyard) + len(line) == L.N_TILES, f"event {k}: tiles not conserved"
+            assert sum(map(len, hands)) + len(boneyard) + len(line) == rules.n_tiles, f"event {k}: tiles not conserved"
             if kind in ("out", "blocked", "match_end"):
                 held = {t for h in hands for t in h} | set(boneyard) | set(line)
-                assert len(held) == L.N_TILES, f"event {k}: tiles not conserved"
+                assert len(held) == rules.n_tiles, f"event {k}: tiles not conserved"
     assert ended, "match has no match_end"
     return counts
 
@@ -220,3 +232,15 @@ def summary_counts(summary: dict[str, Any]) -> dict[str, Any]:
     counts["points_by_source"] = dict(summary["points_by_source"])
     counts["match_wins"] = list(summary["match_wins"])
     return counts
+
+
+def line_view(left: int, right: int, rules: Rules | None = None) -> np.ndarray:
+    """A policy view of a line (no spinner) whose open ends show ``left`` and ``right``."""
+    from bergen_sim.engine.view import view_start_match
+
+    view = np.zeros(L.V_SIZE, dtype=np.int64)
+    view_start_match(view, (rules or Rules.make(players=2)).to_array())
+    view[L.V_LEFT], view[L.V_RIGHT] = left, right
+    view[L.V_OPEN_ENDS] = 2
+    view[L.V_COUNTING] = (1 << L.END_L) | (1 << L.END_R)
+    return view

@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.play_rules import legal_moves
+from bergen_sim.errors import TraceError
+from bergen_sim.engine.play_rules import hand_moves
 from bergen_sim.reference import deals_from_trace, moves_from_trace, play_match_reference
 from bergen_sim.rules import Rules
-from tests.helpers import compiled_events, deal, walk_match
+from tests.helpers import compiled_events, deal, line_view, walk_match
 
 ZEROS = ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"]
 
@@ -28,7 +29,7 @@ ZEROS = ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"]
 # --- expected events, written the way the trace format spells them ------------------------------
 
 def match_ev(rules):
-    return {"type": "match", "format": "bergen-trace/1", "match": 0, "rules": rules.to_dict(),
+    return {"type": "match", "format": "bergen-trace/2", "match": 0, "rules": rules.to_dict(),
             "policies": ["first"] * rules.players, "seed": 0}
 
 
@@ -479,9 +480,39 @@ def test_a_tile_fitting_both_ends_is_two_moves_even_on_equal_ends():
     tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
     hand = np.int64(L.tile_mask(["2-5", "3-4"]))
-    n = legal_moves(hand, 2, 2, tiles, ends)
+    n = hand_moves(hand, line_view(2, 2), tiles, ends)
     assert n == 2
     assert [(L.TILE_NAMES[t], L.END_NAMES[e]) for t, e in zip(tiles[:n], ends[:n])] == [("2-5", "L"), ("2-5", "R")]
-    n = legal_moves(np.int64(L.tile_mask(["2-5", "2-2", "5-6"])), 5, 2, tiles, ends)
+    n = hand_moves(np.int64(L.tile_mask(["2-5", "2-2", "5-6"])), line_view(5, 2), tiles, ends)
     assert [(L.TILE_NAMES[t], L.END_NAMES[e]) for t, e in zip(tiles[:n], ends[:n])] == [
         ("2-2", "R"), ("2-5", "L"), ("2-5", "R"), ("5-6", "L")]
+
+
+# --- the spinner ------------------------------------------------------------------------------------
+
+def test_spinner_arms_open_after_both_sides_and_count_only_once_played_on():
+    # seat 0 leads 3-3 as the spinner.  U and D open when L and R each hold a tile (seat 0's 3-6 on R);
+    # they show 3 but, empty, do not count: 5-6 on L makes L = R = 6, a double-header although U and D
+    # show 3.  Once 2-3 lies on U it counts (6, 6, 2: nothing), and 2-6 on U makes three counting ends
+    # show 6: a double-header over three ends, which ends the match at 4.
+    rules = Rules.make(players=2, hand_size=4, target=4, spinner=True, reduced_headers=False)
+    d = deal(["3-3", "3-6", "2-3", "3-4"], ["3-5", "5-6", "2-6", "0-4"])
+    script = [("3-5", "L"), ("3-6", "R"), ("5-6", "L"), ("2-3", "U"), ("2-6", "U")]
+    got = compiled_events(rules, [d], script)
+    assert got == [match_ev(rules), deal_ev(1, d, rules),
+                   lead(0, "3-3", 2, [2, 0]),
+                   play(1, "3-5", "L", 0, [2, 0]),
+                   play(0, "3-6", "R", 0, [2, 0]),
+                   play(1, "5-6", "L", 2, [2, 2]),
+                   play(0, "2-3", "U", 0, [2, 2]),
+                   play(1, "2-6", "U", 2, [2, 4]),
+                   match_end(1, [2, 4])]
+    walk_match(got, rules)
+
+
+def test_spinner_arms_are_closed_before_both_sides_hold_a_tile():
+    # after the lead only L and R are open: a tile showing the spinner's number is two moves, not four
+    rules = Rules.make(players=2, hand_size=4, target=4, spinner=True)
+    d = deal(["3-3", "3-6", "2-3", "3-4"], ["3-5", "5-6", "2-6", "0-4"])
+    with pytest.raises(TraceError, match="not legal"):
+        compiled_events(rules, [d], [("3-5", "U")])

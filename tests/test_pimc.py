@@ -13,7 +13,7 @@ import pytest
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffled_set, stream_state
 from bergen_sim.runtime.kernel_build import _dispatcher_source
-from bergen_sim.engine.play_rules import legal_moves
+from bergen_sim.engine.play_rules import hand_moves
 from bergen_sim.engine.hand import REDEAL, scratch_buffers, start_hand
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
 from bergen_sim.engine.view import view_start_match
@@ -34,9 +34,9 @@ def _rollout_match(rules: Rules, seed: int, match: int, base: int) -> tuple[list
     rv = rules.to_array()
     view = np.zeros(L.V_SIZE, dtype=np.int64)
     view_start_match(view, rv)
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    deal = np.zeros(L.N_TILES, dtype=np.int64)
-    b = scratch_buffers(view, hands, deal)
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    deal = np.zeros(L.MAX_TILES, dtype=np.int64)
+    b = scratch_buffers(view, hands, deal, np.int64(0))
     rng = np.zeros(1, dtype=np.uint64)
     deal_rng = np.zeros(1, dtype=np.uint64)
     hand_no = 0
@@ -45,7 +45,7 @@ def _rollout_match(rules: Rules, seed: int, match: int, base: int) -> tuple[list
         attempt = 0
         while True:
             deal_rng[0] = stream_state(np.uint64(seed), match, hand_no, attempt)
-            shuffled_set(deal_rng, deal)
+            shuffled_set(deal_rng, deal, rules.n_tiles)
             ended = start_hand(rv, b, hand_no)
             if ended != REDEAL:
                 break
@@ -87,11 +87,12 @@ def test_pimc_returns_a_legal_index_on_real_views():
     rng = np.zeros(1, dtype=np.uint64)
     calls = 0
     for i, (view, _, _) in enumerate(real_views(TWO, matches=6)):
-        n = legal_moves(view[L.V_HAND], view[L.V_LEFT], view[L.V_RIGHT], mt, me)
+        n = hand_moves(view[L.V_HAND], view, mt, me)
         if n < 2:
             continue
         rng[0] = stream_state(np.uint64(1), i, 0, 0)
-        k = pimc.choose(view, mt, me, n, rng, np.int64(ref.params[0]), np.int64(ref.params[1]), rules_vec, table)
+        k = pimc.choose(view, mt, me, n, rng, np.int64(0), np.int64(ref.params[0]), np.int64(ref.params[1]),
+                        rules_vec, table)
         assert 0 <= k < n
         calls += 1
     assert calls > 20
@@ -106,7 +107,7 @@ def test_every_move_meets_the_same_worlds():
     view = next(v for v, _, _ in real_views(TWO, matches=2) if v[L.V_PLAY_NO] >= 2)
     mt = np.zeros(L.MAX_MOVES, dtype=np.int64)
     me = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    n = legal_moves(view[L.V_HAND], view[L.V_LEFT], view[L.V_RIGHT], mt, me)
+    n = hand_moves(view[L.V_HAND], view, mt, me)
     mt[n], me[n] = mt[0], me[0]  # the first move once more
     base = np.int64(BASE_POLICIES.index("random"))
     key = np.uint64(12345)

@@ -25,10 +25,13 @@ so every set is a prefix of the next: double-six is tiles 0..27, double-nine
 0..54, double-twelve 0..90, double-fifteen 0..135, double-eighteen 0..189, and
 one table of halves, pips and names serves them all.
 
-A *hand* (or any set of tiles) is an ``int64`` bitmask with bit ``t`` set when
-tile ``t`` is in it.  ``NUMBER_MASK[n]`` is the set of tiles showing ``n`` on
-either half, so the playable tiles of a hand on ends ``(x, y)`` are
-``hand & (NUMBER_MASK[x] | NUMBER_MASK[y])``.
+A *hand* (or any set of tiles) is a bitmask with bit ``t`` set when tile
+``t`` is in it: one ``int64`` for sets of up to 64 tiles (double-six,
+double-nine), three words for the larger ones; :mod:`bergen_sim.engine.tileset`
+holds the operations for both widths, and in a vector a set takes
+``SET_WORDS`` slots.  ``NUMBER_TILES[n]`` is the set of tiles showing ``n`` on
+either half, so the playable tiles of a hand are the hand and the union of
+the open ends' ``NUMBER_TILES``.
 
 Rules vector (``R_*``)
 ----------------------
@@ -46,15 +49,17 @@ the boneyard order.
 
 Moves
 -----
-A legal move is ``(tile, end)`` with ``end`` ``END_L`` (0) or ``END_R`` (1).
-The kernel lists them in two arrays ordered by tile index, L before R; a tile
-that fits both ends is listed twice.
+A legal move is ``(tile, end)`` with ``end`` ``END_L`` (0), ``END_R`` (1) or,
+once the spinner's arms are open, ``END_U`` (2), ``END_D`` (3).  The kernel
+lists them in two arrays ordered by tile index, then end; a tile that fits
+two ends is listed once per end.  A lead choice (``lead = any-double``) lists
+the leader's doubles with end ``LEAD_CHOICE`` (-1, in play_rules.py).
 
 Trace rows (``T_*``)
 --------------------
 When tracing, the kernel appends one ``int64`` row of width ``T_WIDTH`` per
-event; :mod:`bergen_sim.trace` turns them into ``bergen-trace/1`` JSON.  A deal
-row carries the 28-tile deal (hands in seat order, then the boneyard) in
+event; :mod:`bergen_sim.trace` turns them into ``bergen-trace/2`` JSON.  A deal
+row carries the whole deal (hands in seat order, then the boneyard) in
 columns ``T_DEAL ...``.
 
 Totals (``S_*``), match rows (``M_*``) and hand rows (``H_*``)
@@ -110,6 +115,8 @@ NUMBER_TILES = np.array(
 #: every double, as SET_WORDS words
 DOUBLE_TILES = np.array([sum(1 << (int(t) % 64) for t in DOUBLE_TILE if int(t) // 64 == w) for w in range(SET_WORDS)],
                         dtype=np.uint64).view(np.int64)
+#: NUMBER_MASK[n]: the tiles showing n among tiles 0..63, one word (one-word sets: up to double-nine)
+NUMBER_MASK = NUMBER_TILES[:, 0].copy()
 #: TILE_AT[a, b]: index of the tile showing a and b (either order)
 TILE_AT = np.array([[TILE_INDEX[f"{min(a, b)}-{max(a, b)}"] for b in range(MAX_NUMBER + 1)]
                     for a in range(MAX_NUMBER + 1)], dtype=np.int64)
@@ -374,7 +381,9 @@ VIEW = Vector("V", [
     Field("settlement"),
     Field("reduced"),
     Field("score", MAX_SEATS, "side scores", per="side"),
-    Field("played_by", MAX_SEATS * SET_WORDS, "bitmask of the tiles that seat has played this hand (SET_WORDS each)",
+    Field("played_by", MAX_SEATS, "the tiles that seat has played this hand (bitmask; word 0 of its set)",
+          per="seat"),
+    Field("played_by_high", MAX_SEATS * (SET_WORDS - 1), "words 1.. of each seat's played set (three-word sets)",
           per="seat and word"),
     Field("hand_count", MAX_SEATS, "tiles in that seat's hand", per="seat"),
     Field("void", MAX_SEATS, "mask of numbers (bit n) that seat surely holds none of now", per="seat"),

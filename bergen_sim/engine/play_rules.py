@@ -12,6 +12,8 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import (
     bit,
+    both,
+    minus,
     drop_lowest,
     has,
     is_empty,
@@ -133,6 +135,13 @@ def legal_moves(playable, view, move_tiles, move_ends):
                 move_ends[n] = L.END_D
                 n += 1
     return n
+
+
+@njit(cache=True)
+def hand_moves(hand, view, move_tiles, move_ends):
+    """:func:`legal_moves` of a whole ``hand`` on the view's open ends (for callers outside the hand loop)."""
+    no_tiles = minus(hand, hand)  # the empty set of the hand's width
+    return legal_moves(both(hand, open_end_tiles(view, no_tiles)), view, move_tiles, move_ends)
 
 
 @njit(cache=True, inline="always")

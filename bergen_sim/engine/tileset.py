@@ -135,6 +135,18 @@ def load(vector, at, no_tiles):
     return from_words(vector[at : at + WORDS])
 
 
+def load_split(vector, first, high, no_tiles):
+    """The set whose word 0 is ``vector[first]`` and whose words 1.. follow ``vector[high]`` (per-seat fields)."""
+    return from_words([vector[first], *vector[high : high + WORDS - 1]])
+
+
+def store_split(vector, first, high, a):
+    """Store a set as :func:`load_split` reads it."""
+    words_ = to_words(a)
+    vector[first] = words_[0]
+    vector[high : high + WORDS - 1] = words_[1:]
+
+
 def store(vector, at, a):
     """Store a set at ``vector[at : at + SET_WORDS]``."""
     vector[at : at + WORDS] = to_words(a)
@@ -272,6 +284,27 @@ def _load(vector, at, no_tiles):
     if _is_wide(no_tiles):
         return lambda vector, at, no_tiles: (vector[at], vector[at + 1], vector[at + 2])
     return lambda vector, at, no_tiles: vector[at]
+
+
+@overload(load_split)
+def _load_split(vector, first, high, no_tiles):
+    if _is_wide(no_tiles):
+        return lambda vector, first, high, no_tiles: (vector[first], vector[high], vector[high + 1])
+    return lambda vector, first, high, no_tiles: vector[first]
+
+
+@overload(store_split)
+def _store_split(vector, first, high, a):
+    if _is_wide(a):
+        def impl(vector, first, high, a):
+            vector[first] = a[0]
+            vector[high] = a[1]
+            vector[high + 1] = a[2]
+        return impl
+
+    def narrow(vector, first, high, a):
+        vector[first] = a
+    return narrow
 
 
 @overload(store)

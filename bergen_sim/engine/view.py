@@ -14,7 +14,18 @@ from __future__ import annotations
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.tileset import bit, first_tiles, load, minus, store, union
+from bergen_sim.engine.tileset import bit, first_tiles, load, load_split, minus, store, store_split, union
+
+
+@njit(cache=True, inline="always")
+def played_by(view, seat, no_tiles):
+    """The tiles ``seat`` has played this hand (word 0 at ``V_PLAYED_BY + seat``, as with one-word sets)."""
+    return load_split(view, L.V_PLAYED_BY + seat, L.V_PLAYED_BY_HIGH + seat * (L.SET_WORDS - 1), no_tiles)
+
+
+@njit(cache=True, inline="always")
+def store_played_by(view, seat, tiles):
+    store_split(view, L.V_PLAYED_BY + seat, L.V_PLAYED_BY_HIGH + seat * (L.SET_WORDS - 1), tiles)
 
 
 @njit(cache=True, inline="always")
@@ -57,7 +68,7 @@ def view_deal(view, players, hand_size, boneyard, hand_no, leader, no_tiles):
     view[L.V_SPINNER] = -1
     store(view, L.V_PLAYED, no_tiles)
     for s in range(L.MAX_SEATS):
-        store(view, L.V_PLAYED_BY + s * L.SET_WORDS, no_tiles)
+        store_played_by(view, s, no_tiles)
         view[L.V_HAND_COUNT + s] = hand_size if s < players else 0
         view[L.V_VOID + s] = 0
 
@@ -79,7 +90,7 @@ def view_start_hand(view, players, hand_size, boneyard, hand_no, leader, number,
     view[L.V_SPINNER] = number if spinner else -1
     lead = bit(L.DOUBLE_TILE[number], no_tiles)
     store(view, L.V_PLAYED, lead)
-    store(view, L.V_PLAYED_BY + leader * L.SET_WORDS, lead)
+    store_played_by(view, leader, lead)
     view[L.V_HAND_COUNT + leader] = hand_size - 1
 
 
@@ -92,8 +103,7 @@ def view_play(view, seat, tile, end, new_number, is_double, no_tiles):
     """
     t = bit(tile, no_tiles)
     store(view, L.V_PLAYED, union(load(view, L.V_PLAYED, no_tiles), t))
-    at = L.V_PLAYED_BY + seat * L.SET_WORDS
-    store(view, at, union(load(view, at, no_tiles), t))
+    store_played_by(view, seat, union(played_by(view, seat, no_tiles), t))
     view[L.V_HAND_COUNT + seat] -= 1
     view[L.V_PLAY_NO] += 1
     view[L.V_END + end] = new_number

@@ -75,7 +75,7 @@ def undealt_doubles(view, lead_highest):
     leader = view[L.V_LEADER]
     if leader < 0 or leader >= view[L.V_PLAYERS]:
         return np.int64(0)
-    led = view[L.V_PLAYED_BY + leader * L.SET_WORDS] & double_tiles(NARROW)
+    led = view[L.V_PLAYED_BY + leader] & double_tiles(NARROW)
     if led == 0:
         return np.int64(0)
     out = np.int64(0)

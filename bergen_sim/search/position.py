@@ -305,7 +305,7 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         view[L.V_SCORE + side] = p.scores[side]
     for seat in range(rules.players):
         view[L.V_HAND_COUNT + seat] = p.counts[seat]
-        view[L.V_PLAYED_BY + seat * L.SET_WORDS] = L.tile_mask(p.played_by.get(seat, ()))
+        view[L.V_PLAYED_BY + seat] = L.tile_mask(p.played_by.get(seat, ()))
     log = 0
     for seat, numbers in sorted(p.voids.items()):
         for n in sorted(set(numbers)):
