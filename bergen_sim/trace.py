@@ -1,4 +1,9 @@
-"""The ``bergen-trace/1`` format: kernel trace rows to JSON events, and replay.
+"""The ``bergen-trace`` format: kernel trace rows to JSON events, reading and checking files, and replay.
+
+Writers write ``bergen-trace/2`` (RULES.md); version-1 files (double-six, no
+spinner, ends L and R only, a ten-key rules object) are still read, checked
+and replayed, and a replay writes each match in its recording's version, so a
+valid file of either version comes back identical.
 
 The events come from the same compiled engine that runs batch simulations
 (its trace buffer), never from the reference engine.  Replaying a recorded
@@ -15,6 +20,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from bergen_sim.domain import (
+    FORMAT_V2,
+    FORMATS,
     BlockedEvent,
     DealEvent,
     DrawEvent,
@@ -27,14 +34,17 @@ from bergen_sim.domain import (
     RedealEvent,
     Tile,
     TraceEvent,
+    parse_event,
 )
 from bergen_sim.engine import layout as L
 from bergen_sim.runtime.runner import Engine
 from bergen_sim.errors import TraceError
 from bergen_sim.output import OutputFile, check_file, open_output
+from bergen_sim.errors import RuleError
 from bergen_sim.rules import Rules
 
-FORMAT = "bergen-trace/1"
+#: the version writers write
+FORMAT = FORMAT_V2
 #: file type of a trace (``-`` writes it to standard output)
 TRACE_FORMATS = (".jsonl",)
 #: matches per kernel call when streaming a standard game; fewer when the target allows longer matches,
@@ -42,12 +52,18 @@ TRACE_FORMATS = (".jsonl",)
 TRACE_BATCH = 64
 
 
-def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: int) -> TraceEvent:
-    """One kernel trace row (layout ``TRACE``) as a trace event."""
+def format_version(format: str) -> int:
+    """``"bergen-trace/2"`` -> 2."""
+    return FORMATS.index(format) + 1
+
+
+def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: int,
+              format: str = FORMAT) -> TraceEvent:
+    """One kernel trace row (layout ``TRACE``) as a trace event (a match event in version ``format``)."""
     r = L.TRACE.decode(row, widths={"score": rules.sides})
     kind, score = L.Event(r["type"]), r["score"]
     if kind == L.Event.MATCH:
-        return MatchEvent(FORMAT, r["match"], rules.to_dict(), list(policies), seed)
+        return MatchEvent(format, r["match"], rules.to_dict(format_version(format)), list(policies), seed)
     if kind == L.Event.DEAL:
         deal = [Tile.from_index(t) for t in r["deal"]]
         k = rules.hand_size
@@ -69,9 +85,10 @@ def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: i
     return MatchEndEvent(r["winner"], score)
 
 
-def rows_to_events(rows: np.ndarray, rules: Rules, policies: Sequence[str], seed: int) -> list[dict[str, Any]]:
+def rows_to_events(rows: np.ndarray, rules: Rules, policies: Sequence[str], seed: int,
+                   format: str = FORMAT) -> list[dict[str, Any]]:
     """Turn kernel trace rows into trace events (dicts in the format's key order)."""
-    return [row_event(row, rules, policies, seed).to_dict() for row in rows.tolist()]
+    return [row_event(row, rules, policies, seed, format).to_dict() for row in rows.tolist()]
 
 
 def iter_events(engine: Engine, seed: int, first_match: int, n_matches: int) -> Iterator[dict[str, Any]]:
@@ -131,22 +148,78 @@ def split_matches(events: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, A
         yield current
 
 
-def _deal_tiles(event: dict[str, Any]) -> list[int]:
-    tiles = [t for hand in event["hands"] for t in hand] + list(event["boneyard"])
+def check_match(events: list[dict[str, Any]]) -> tuple[Rules, list[TraceEvent]]:
+    """Check one recorded match's events as a file of its version may hold them; returns its rules and events.
+
+    The first event is a ``match`` event of a known version whose rules
+    object has exactly that version's keys; every event parses; tiles belong
+    to the match's set; ends are L or R (and U or D only with the spinner);
+    seats count up to the players, scores have one entry per side, and every
+    deal deals the whole set.  Whether the events follow the rules is the
+    replay's business.  Raises TraceError naming the event.
+    """
+    head = events[0] if events else {}
+    if not isinstance(head, dict) or head.get("type") != "match" or head.get("format") not in FORMATS:
+        raise TraceError(f"a match must start with a match event of format {' or '.join(FORMATS)}")
+    rules_object = head.get("rules")
     try:
-        idx = [Tile.parse(t).index for t in tiles]
-    except ValueError as exc:
-        raise TraceError(f"deal of hand {event.get('hand')}: {exc}") from None
-    if sorted(idx) != list(range(L.N_TILES)):
-        raise TraceError(f"deal of hand {event.get('hand')} is not a full double-six set")
-    return idx
+        rules = Rules.from_trace(rules_object)
+        if list(rules_object) != list(rules.to_dict(format_version(head["format"]))):
+            raise RuleError(f"a {head['format']} rules object has the keys "
+                            f"{', '.join(rules.to_dict(format_version(head['format'])))} in that order")
+    except RuleError as exc:
+        raise TraceError(f"match {head.get('match')}: {exc}") from None
+    ends = L.END_NAMES if rules.spinner else L.END_NAMES[:2]
+    parsed = []
+    for k, event in enumerate(events):
+        where = f"match {head.get('match')} event {k + 1}"
+        try:
+            if not isinstance(event, dict):
+                raise ValueError(f"an event is a JSON object, not {event!r}")
+            item = parse_event(event)
+        except (ValueError, TypeError) as exc:
+            raise TraceError(f"{where}: {exc}") from None
+        problem = _event_problem(item, rules, ends)
+        if problem:
+            raise TraceError(f"{where}: {problem}")
+        parsed.append(item)
+    return rules, parsed
 
 
-def _script(events: list[dict[str, Any]]) -> list[tuple[int, int]]:
-    try:
-        return [PlayEvent.from_dict(e).move.kernel() for e in events if e["type"] == "play"]
-    except ValueError as exc:
-        raise TraceError(f"recorded play: {exc}") from None
+def _event_problem(item: TraceEvent, rules: Rules, ends: Sequence[str]) -> str | None:
+    """What makes one parsed event impossible in a match of ``rules`` (None when nothing does)."""
+    seat = getattr(item, "seat", 0)
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < rules.players:
+        return f"seat must be 0..{rules.players - 1}, not {seat!r}"
+    score = getattr(item, "score", [0] * rules.sides)
+    if not isinstance(score, list) or len(score) != rules.sides:
+        return f"score must list {rules.sides} side scores, not {score!r}"
+    winner = getattr(item, "winner", None)
+    if winner is not None and (not isinstance(winner, int) or isinstance(winner, bool) or
+                               not 0 <= winner < rules.sides):
+        return f"winner must be a side 0..{rules.sides - 1}, not {winner!r}"
+    tiles = [t for name in ("tile", "hands", "boneyard") for t in _flat(getattr(item, name, []))]
+    outside = [str(t) for t in tiles if not t.in_set(rules.max_number)]
+    if outside:
+        return f"tile {outside[0]} is not in the {rules.domino_set} set"
+    if isinstance(item, PlayEvent) and item.end.name not in ends:
+        return f"end must be {' or '.join(ends)}{'' if rules.spinner else ' (the spinner is off)'}, not {item.end.name}"
+    if isinstance(item, DealEvent):
+        if len(item.hands) != rules.players or any(len(h) != rules.hand_size for h in item.hands):
+            return f"a deal gives {rules.players} hands of {rules.hand_size} tiles"
+        if sorted(t.index for t in tiles) != list(range(rules.n_tiles)):
+            return f"the deal is not the {rules.domino_set} set ({rules.n_tiles} tiles), each tile once"
+    return None
+
+
+def _flat(value: Any) -> list[Tile]:
+    if isinstance(value, Tile):
+        return [value]
+    return [t for v in value for t in _flat(v)] if isinstance(value, list) else []
+
+
+def _script(events: list[TraceEvent]) -> list[tuple[int, int]]:
+    return [e.move.kernel() for e in events if isinstance(e, PlayEvent)]
 
 
 def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -156,12 +229,11 @@ def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     other event (leads, draws, passes, points, scores, settlements, the end)
     is the engine's own.
     """
+    rules, parsed = check_match(events)
     head = events[0]
-    if head.get("type") != "match" or head.get("format") != FORMAT:
-        raise TraceError(f"a match must start with a {FORMAT} match event")
-    rules = Rules.from_trace(head["rules"])
-    deals = [_deal_tiles(e) for e in events if e["type"] == "deal"]
-    script = _script(events)
+    deals = [[t.index for hand in e.hands for t in hand] + [t.index for t in e.boneyard]
+             for e in parsed if isinstance(e, DealEvent)]
+    script = _script(parsed)
     engine = Engine(rules, ["first"])
     rows = engine.trace_rows(head["seed"], head["match"], 1, deals=np.array(deals), script=np.array(script))
-    return rows_to_events(rows, rules, head["policies"], head["seed"])
+    return rows_to_events(rows, rules, head["policies"], head["seed"], head["format"])
