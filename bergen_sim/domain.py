@@ -10,7 +10,9 @@ these types, so ``"3-5"`` is parsed and printed by exactly one function.
 >>> Tile.parse("3-5").index == Tile.from_index(Tile.parse("3-5").index).index
 True
 >>> m = Move.parse("2-5 R"); (str(m), m.kernel())
-('2-5 R', (16, 1))
+('2-5 R', (17, 1))
+>>> str(Move.parse("9-12 u")), [str(t) for t in tiles_of_set(1)]
+('9-12 U', ['0-0', '0-1', '1-1'])
 >>> PlayEvent.from_dict({"type": "play", "seat": 1, "tile": "2-5", "end": "R", "points": 0, "score": [3, 4]})
 PlayEvent(seat=1, tile=Tile(lo=2, hi=5), end=<End.R: 1>, points=0, score=[3, 4])
 """
@@ -21,14 +23,24 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
-from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_INDEX, TILE_LO, End, Event
+from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_INDEX, TILE_LO, End, Event, set_size
 
+#: the highest number on any tile (double-eighteen's); a tile's set is checked where the set is known
 HIGHEST = MAX_NUMBER
+#: the trace formats: version 1 (double-six, L and R only) is still read; writers write version 2
+FORMAT_V1 = "bergen-trace/1"
+FORMAT_V2 = "bergen-trace/2"
+FORMATS = (FORMAT_V1, FORMAT_V2)
 
 
 @dataclass(frozen=True, order=True)
 class Tile:
-    """A domino ``lo-hi`` with ``0 <= lo <= hi <= HIGHEST``; its text is ``"lo-hi"``."""
+    """A domino ``lo-hi`` with ``0 <= lo <= hi <= HIGHEST``; its text is ``"lo-hi"``.
+
+    Any tile up to double-eighteen is a Tile; whether it belongs to the set a
+    game plays is :meth:`in_set` (checked where the set is known: trace
+    reading, the reference engine).
+    """
 
     lo: int
     hi: int
@@ -54,8 +66,12 @@ class Tile:
 
     @property
     def index(self) -> int:
-        """The engine's tile index (lexicographic order)."""
+        """The engine's tile index (by high half, then low half: every set is a prefix of the next)."""
         return TILE_INDEX[str(self)]
+
+    def in_set(self, max_number: int) -> bool:
+        """Whether this tile belongs to the double-``max_number`` set."""
+        return self.hi <= max_number
 
     @property
     def is_double(self) -> bool:
@@ -76,8 +92,13 @@ class Tile:
         return f"{self.lo}-{self.hi}"
 
 
+def tiles_of_set(max_number: int) -> list[Tile]:
+    """The tiles of the double-``max_number`` set in tile-index order (``set_size(max_number)`` of them)."""
+    return [Tile.from_index(t) for t in range(set_size(max_number))]
+
+
 def parse_end(text: str) -> End:
-    """``"L"`` -> ``End.L``; the ends' names are the trace format's."""
+    """``"L"`` -> ``End.L``; the ends' names are the trace format's (L, R, and the spinner's U and D)."""
     try:
         return End[str(text).strip().upper()]
     except KeyError:

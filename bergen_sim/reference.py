@@ -2,20 +2,39 @@
 
 This module is the executable form of the project's rule book (RULES.md).
 Every rule is applied in one obvious place, in the order the rule book states
-it, and every event is written in ``bergen-trace/1`` form with the same key
-order as the golden traces.  Faster engines are checked against this one (and
-both against the golden traces), so clarity wins over speed everywhere here.
+it, and every event is written in ``bergen-trace/2`` form (or, replaying a
+version-1 file, ``bergen-trace/1``) with the same key order as the golden
+traces.  Faster engines are checked against this one (and both against the
+golden traces), so clarity wins over speed everywhere here.
 
-The rules live in :class:`MatchState`, a match stepped one deal, draw or move
-at a time; :func:`play_match_reference` drives it in a loop, and the step API
-(:mod:`bergen_sim.game`) drives it move by move, so Python has one
-implementation of the rules.
+It plays every game the rule book names: the five sets (double-six to
+double-eighteen), the spinner (the led double's four arms L, R, U and D), the
+three lead rules (lowest, highest and any double), 2 to 8 players and
+partnerships of 4, 6 or 8.  It shares no rule with the compiled engine: only
+the tile names and their index order (by high half, then low half, so that
+every set is a prefix of the next and moves are listed in the same order).
+
+The rules live in :class:`MatchState`, a match stepped one deal, lead choice,
+draw or move at a time; :func:`play_match_reference` drives it in a loop, and
+the step API (:mod:`bergen_sim.game`) drives it move by move, so Python has
+one implementation of the rules.
 
 The engine itself is deterministic: all randomness lives in the two callables
 it is given, ``deal_source`` (which tiles each seat gets, and the boneyard's
-draw order) and ``choose`` (which legal move a seat makes).  Replaying a trace
-is therefore just a matter of feeding back the recorded deals and moves, see
-``deals_from_trace`` and ``moves_from_trace``.
+draw order) and ``choose`` (which legal move a seat makes, and with
+``lead = any-double`` which double the leader leads).  Replaying a trace is
+therefore just a matter of feeding back the recorded deals and decisions, see
+:func:`deals_from_trace`, :func:`moves_from_trace` and :func:`replay_reference`.
+
+Readings of the rule book this engine makes (where the text leaves a detail open):
+
+* an open but empty U or D arm is a double end (it shows the spinner, a
+  double); it never matters, since an empty arm does not count for headers;
+* the lead decision with ``any-double`` is offered to ``choose`` as moves
+  ``(double, "L")``, one per double the leader holds, in tile order, with
+  ``info["phase"] == "lead"``; the end is nominal (the led double opens L and
+  R at once);
+* moves are listed by tile index, and for one tile in end order L, R, U, D.
 """
 
 from __future__ import annotations
@@ -24,17 +43,29 @@ import functools
 import random
 from typing import Callable, Iterable
 
-from bergen_sim.domain import Tile
+from bergen_sim.domain import FORMAT_V1, FORMAT_V2, FORMATS, Tile
+from bergen_sim.engine.layout import DOMINO_SETS, MAX_NUMBER
 
-FORMAT = "bergen-trace/1"
+FORMAT = FORMAT_V2
 
-# The keys of a trace's ``rules`` object, in the order the format writes them.
-RULE_KEYS = ("players", "partnerships", "hand_size", "target", "lead", "settlement",
+# The keys of a trace's ``rules`` object, in the order the format writes them (version 1: the last ten).
+RULE_KEYS = ("domino_set", "spinner", "players", "partnerships", "hand_size", "target", "lead", "settlement",
              "blocked_points", "out_points", "boneyard_reserve", "reduced_headers")
+RULE_KEYS_V1 = RULE_KEYS[2:]
 
-# The double-six set in index order: lexicographic by (a, b) with a <= b.
-TILES: list[str] = [f"{a}-{b}" for a in range(7) for b in range(a, 7)]
-TILE_INDEX: dict[str, int] = {t: i for i, t in enumerate(TILES)}
+#: the ends in the order moves list them: the line's L and R, then the spinner's U and D
+ENDS = ("L", "R", "U", "D")
+
+
+def tile_names(max_number: int) -> list[str]:
+    """The double-``max_number`` set in index order: by high half, then low half (each set a prefix of the next)."""
+    return [f"{a}-{b}" for b in range(max_number + 1) for a in range(b + 1)]
+
+
+#: the double-six set in index order
+TILES: list[str] = tile_names(6)
+#: every tile up to double-eighteen -> its index (a set's tiles are indices 0 .. its size - 1)
+TILE_INDEX: dict[str, int] = {t: i for i, t in enumerate(tile_names(MAX_NUMBER))}
 N_TILES = len(TILES)
 
 
@@ -55,26 +86,25 @@ def pips(tile: str) -> int:
     return a + b
 
 
-def legal_moves(hand, left: int, right: int) -> list[tuple[str, str]]:
-    """All legal ``(tile, end)`` moves for ``hand`` on a layout showing ``left``/``right``.
+def legal_moves(hand, left: int, right: int, up: int | None = None, down: int | None = None) -> list[tuple[str, str]]:
+    """All legal ``(tile, end)`` moves for ``hand`` on a layout whose open ends show these numbers.
 
-    Ordered by tile index, ``"L"`` before ``"R"`` for the same tile.  A tile
-    that fits both ends is listed once per end, even when both ends show the
-    same number: the two placements can differ (one end may be a double end),
-    and a uniform policy must see both.
+    ``up`` and ``down`` are the spinner's arms, None while closed.  Ordered by
+    tile index, then L, R, U, D for the same tile.  A tile that fits several
+    ends is listed once per end, even when they show the same number: the
+    placements can differ (one end may be a double end), and a uniform policy
+    must see each.
     """
+    ends = [(name, number) for name, number in zip(ENDS, (left, right, up, down)) if number is not None]
     moves = []
     for tile in sorted(hand, key=TILE_INDEX.__getitem__):
         numbers = halves(tile)
-        if left in numbers:
-            moves.append((tile, "L"))
-        if right in numbers:
-            moves.append((tile, "R"))
+        moves.extend((tile, name) for name, number in ends if number in numbers)
     return moves
 
 
 def side_of(rules: dict, seat: int) -> int:
-    """Partners (4 players only) share a side: seats 0,2 -> 0 and 1,3 -> 1."""
+    """Partners (4, 6 or 8 players) share a side: even seats side 0, odd seats side 1."""
     return seat % 2 if rules["partnerships"] else seat
 
 
@@ -131,46 +161,94 @@ def settle_blocked(rules: dict, hands: list[list[str]]) -> int | None:
     return keys.index(best)
 
 
-def find_lead(rules: dict, hands: list[list[str]]) -> tuple[int, str] | None:
-    """The ``(seat, double)`` that must lead, or None if no hand holds a double."""
-    doubles = [(TILE_INDEX[t], seat, t) for seat, hand in enumerate(hands)
-               for t in hand if is_double(t)]
+def opening_seat(rules: dict, hand_number: int) -> int:
+    """With ``lead = any-double``: the seat from which the search for a leader starts, ``(h - 1) mod n``."""
+    return (hand_number - 1) % rules["players"]
+
+
+def find_leader(rules: dict, hands: list[list[str]], hand_number: int) -> tuple[int, list[str]] | None:
+    """The seat that leads and the doubles it may lead, or None if no hand holds a double.
+
+    ``lowest-double`` / ``highest-double``: the holder of that double, which
+    must lead it (one choice).  ``any-double``: the first seat from the opening
+    seat, in turn order, holding a double; it may lead any of them (tile order).
+    """
+    players = rules["players"]
+    if rules["lead"] == "any-double":
+        start = opening_seat(rules, hand_number)
+        for k in range(players):
+            seat = (start + k) % players
+            doubles = sorted((t for t in hands[seat] if is_double(t)), key=TILE_INDEX.__getitem__)
+            if doubles:
+                return seat, doubles
+        return None
+    doubles = [(TILE_INDEX[t], seat, t) for seat, hand in enumerate(hands) for t in hand if is_double(t)]
     if not doubles:
         return None
+    if rules["lead"] not in ("lowest-double", "highest-double"):
+        raise ValueError(f"unknown lead rule {rules['lead']!r}")
     pick = min if rules["lead"] == "lowest-double" else max
     _, seat, tile = pick(doubles)
-    return seat, tile
+    return seat, [tile]
+
+
+def find_lead(rules: dict, hands: list[list[str]], hand_number: int = 1) -> tuple[int, str] | None:
+    """The ``(seat, double)`` that must lead under lowest/highest-double, or None if no hand holds a double."""
+    found = find_leader(rules, hands, hand_number)
+    return None if found is None else (found[0], found[1][0])
+
+
+def canonical_rules(rules: dict) -> dict:
+    """A trace's rules object with all twelve keys in format order (a version-1 object is double-six, no spinner)."""
+    if set(rules) == set(RULE_KEYS_V1):
+        rules = {"domino_set": "double-six", "spinner": False, **rules}
+    if set(rules) != set(RULE_KEYS):
+        raise ValueError(f"rules must have exactly the keys {RULE_KEYS} (version 1: {RULE_KEYS_V1}), "
+                         f"got {sorted(rules)}")
+    if rules["domino_set"] not in DOMINO_SETS:
+        raise ValueError(f"unknown domino_set {rules['domino_set']!r}")
+    return {key: rules[key] for key in RULE_KEYS}
 
 
 #: phases of a match in progress: what the next step must be
 DEAL = "deal"  # the hand (or its redeal) needs a deal: MatchState.deal
+LEAD = "lead"  # lead = any-double: the leader must choose its double: MatchState.lead
 DRAW = "draw"  # a seat must draw and the boneyard order is not known yet: MatchState.draw
 PLAY = "play"  # a seat holds a playable tile and must choose a move: MatchState.play
 OVER = "over"  # a side reached the target
 
 
 class MatchState:
-    """One match in progress, stepped one deal, draw or move at a time.
+    """One match in progress, stepped one deal, lead choice, draw or move at a time.
 
     This is the rule book's one implementation in Python: the reference loop
     (:func:`play_match_reference`) and the step API (:mod:`bergen_sim.game`)
     both drive it.  After every step the state runs on by itself through
-    everything that needs no decision (the lead, draws from a known boneyard,
-    passes, going out, blocked settlements, the next hand) and stops at the
-    next step that needs input, named by :attr:`phase`:
+    everything that needs no decision (a forced lead, draws from a known
+    boneyard, passes, going out, blocked settlements, the next hand) and stops
+    at the next step that needs input, named by :attr:`phase`:
 
     * ``DEAL``: call :meth:`deal` with the hands (and the boneyard in draw
       order, or None to give the drawn tiles one by one later);
+    * ``LEAD``: (``lead = any-double`` only) :attr:`seat` must choose which of
+      its doubles to lead, one of :attr:`moves` ``(double, "L")``, with :meth:`lead`;
     * ``DRAW``: (only after a deal without a boneyard order) call :meth:`draw`
       with the tile that :attr:`seat` draws next;
     * ``PLAY``: :attr:`seat` must play one of :attr:`moves` with :meth:`play`;
     * ``OVER``: a side reached the target.
 
-    Every event is appended to :attr:`events` in ``bergen-trace/1`` form.
+    ``rules`` is a trace's rules object (version 1 or 2 keys).  Every event is
+    appended to :attr:`events` in the form of ``format`` (version 2 unless a
+    version-1 file is being replayed).
+
+    The layout is :attr:`numbers` (open end -> the number it shows),
+    :attr:`double_ends` (open end -> whether it is a double end) and
+    :attr:`arm_tiles` (open end -> tiles played on it); U and D are open only
+    with the spinner, once L and R each hold a tile.
 
     >>> state = MatchState(dict(players=2, partnerships=False, hand_size=2, target=15,
     ...     lead="lowest-double", settlement="german", blocked_points=2, out_points=2,
-    ...     boneyard_reserve=2, reduced_headers=True))
+    ...     boneyard_reserve=2, reduced_headers=True), format="bergen-trace/1")
     >>> state.phase
     'deal'
     >>> state.deal([["1-1", "1-2"], ["2-3", "4-4"]], [t for t in TILES if t not in ("1-1", "1-2", "2-3", "4-4")])
@@ -181,15 +259,20 @@ class MatchState:
     """
 
     def __init__(self, rules: dict, *, match_index: int = 0, seed: int = 0,
-                 policies: list[str] | None = None):
-        if set(rules) != set(RULE_KEYS):
-            raise ValueError(f"rules must have exactly the keys {RULE_KEYS}, got {sorted(rules)}")
-        self.rules = {key: rules[key] for key in RULE_KEYS}  # canonical order for the match event
+                 policies: list[str] | None = None, format: str = FORMAT):
+        if format not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+        self.rules = canonical_rules(rules)
+        if format == FORMAT_V1 and (self.rules["domino_set"], self.rules["spinner"]) != ("double-six", False):
+            raise ValueError(f"{FORMAT_V1} describes double-six without the spinner only")
+        self.format = format
         self.players = self.rules["players"]
+        self.set_tiles = tile_names(DOMINO_SETS[self.rules["domino_set"]])
         if policies is None:
             policies = ["reference"] * self.players
+        written = self.rules if format == FORMAT_V2 else {key: self.rules[key] for key in RULE_KEYS_V1}
         self.events: list[dict] = [{
-            "type": "match", "format": FORMAT, "match": match_index, "rules": dict(self.rules),
+            "type": "match", "format": format, "match": match_index, "rules": dict(written),
             "policies": list(policies), "seed": seed,
         }]
         self.scores = [0] * side_count(self.rules)
@@ -198,10 +281,12 @@ class MatchState:
         self.hands: list[list[str]] = [[] for _ in range(self.players)]
         self.boneyard: list[str] | None = []  # draw order; None while it is given tile by tile
         self.boneyard_size = 0
-        self.left = self.right = -1
-        self.left_double = self.right_double = False
-        self.seat = -1  # the seat to move (or to draw)
-        self.moves: list[tuple[str, str]] = []  # its legal moves in phase PLAY
+        self.numbers: dict[str, int] = {}
+        self.double_ends: dict[str, bool] = {}
+        self.arm_tiles: dict[str, int] = {}
+        self.spinner_number = -1  # the led double's number
+        self.seat = -1  # the seat to move (or to draw, or to lead)
+        self.moves: list[tuple[str, str]] = []  # its legal moves in phase PLAY (its doubles in phase LEAD)
         self.drawn = 0  # tiles it drew this turn
         self.passes = 0
         self.phase = DEAL
@@ -214,42 +299,42 @@ class MatchState:
         With ``boneyard=None`` the undealt tiles' order is left open and every
         draw stops in phase ``DRAW`` for :meth:`draw` (the deal event then has
         ``"boneyard": None``).  A deal without a double is recorded and
-        followed by a redeal event; the state stays in phase ``DEAL``.
+        followed by a redeal event; the state stays in phase ``DEAL`` (and the
+        hand keeps its number, so its opening seat).
         """
         self._expect(DEAL)
         hands = [list(h) for h in hands]
+        self._check_deal(hands, boneyard)
         self.events.append({"type": "deal", "hand": self.hand_number, "hands": [list(h) for h in hands],
                             "boneyard": None if boneyard is None else list(boneyard)})
-        lead = find_lead(self.rules, hands)
-        if lead is None:
+        found = find_leader(self.rules, hands, self.hand_number)
+        if found is None:
             self.events.append({"type": "redeal", "hand": self.hand_number})
             self.attempt += 1
             return
         self.hands = hands
         self.boneyard = None if boneyard is None else list(boneyard)
-        self.boneyard_size = N_TILES - self.players * self.rules["hand_size"]
-        # The lead: a double-header for the leader's side, subject to the cut.
-        seat, tile = lead
-        self.hands[seat].remove(tile)
-        self.left = self.right = halves(tile)[0]
-        self.left_double = self.right_double = True
+        self.boneyard_size = len(self.set_tiles) - self.players * self.rules["hand_size"]
+        seat, doubles = found
         self.seat = seat
-        self.passes = 0
-        points = cut_header(self.rules, 2, self.scores[side_of(self.rules, seat)])
-        self._add_points(seat, points)
-        self.events.append({"type": "lead", "seat": seat, "tile": tile, "points": points,
-                            "score": list(self.scores)})
-        if self._reached_target():
+        if self.rules["lead"] == "any-double":  # the leader's own choice, asked even of a single double
+            self.moves = [(tile, "L") for tile in doubles]
+            self.phase = LEAD
             return
-        if not self.hands[seat]:  # hand size 1: the leader goes out on the lead
-            self._go_out(seat)
-            return
-        self._next_turn()
+        self._lead(doubles[0])
+
+    def lead(self, tile: str) -> None:
+        """The leader leads ``tile``, one of its doubles (phase ``LEAD``: ``lead = any-double``)."""
+        self._expect(LEAD)
+        if (tile, "L") not in self.moves:
+            raise ValueError(f"seat {self.seat} cannot lead {tile!r}; it may lead {[t for t, _ in self.moves]}")
+        self.moves = []
+        self._lead(tile)
 
     def draw(self, tile: str) -> None:
         """The seat to move draws ``tile`` (phase ``DRAW``, after a deal without boneyard order)."""
         self._expect(DRAW)
-        if tile not in TILE_INDEX or tile in self.out_of_boneyard():
+        if tile not in self.set_tiles or tile in self.out_of_boneyard():
             raise ValueError(f"{tile!r} cannot be drawn: it is not an undealt tile")
         self._take(tile)
 
@@ -262,15 +347,21 @@ class MatchState:
             raise ValueError(f"seat {seat} chose illegal move {move!r}; legal: {self.moves}")
         self.hands[seat].remove(tile)
         a, b = halves(tile)
-        shown = self.left if end == "L" else self.right
-        new_number = b if a == shown else a
-        if end == "L":
-            self.left, self.left_double = new_number, a == b
-        else:
-            self.right, self.right_double = new_number, a == b
+        shown = self.numbers[end]
+        self.numbers[end] = b if a == shown else a
+        self.double_ends[end] = a == b
+        self.arm_tiles[end] += 1
+        if self.rules["spinner"] and "U" not in self.numbers and self.arm_tiles["L"] and self.arm_tiles["R"]:
+            # the spinner's U and D arms open together once L and R each hold a tile; empty, they show
+            # the spinner and do not count for headers (so this very play's header counts L and R only)
+            spinner = self.spinner_number
+            self.numbers.update(U=spinner, D=spinner)
+            self.double_ends.update(U=True, D=True)
+            self.arm_tiles.update(U=0, D=0)
         points = 0
-        if self.left == self.right:
-            value = 3 if (self.left_double or self.right_double) else 2
+        counting = self.counting_ends()
+        if len({self.numbers[e] for e in counting}) == 1:
+            value = 3 if any(self.double_ends[e] for e in counting) else 2
             points = cut_header(self.rules, value, self.scores[side_of(self.rules, seat)])
         self._add_points(seat, points)
         self.events.append({"type": "play", "seat": seat, "tile": tile, "end": end,
@@ -289,10 +380,28 @@ class MatchState:
     def is_over(self) -> bool:
         return self.phase == OVER
 
+    @property
+    def left(self) -> int:
+        return self.numbers.get("L", -1)
+
+    @property
+    def right(self) -> int:
+        return self.numbers.get("R", -1)
+
+    def counting_ends(self) -> list[str]:
+        """The ends that count for headers: L and R always, U and D once a tile lies on them."""
+        return [e for e in self.numbers if e in ("L", "R") or self.arm_tiles[e]]
+
     def info(self) -> dict:
-        """The public layout and scores, as the reference loop's ``choose`` receives them."""
-        return {"left": self.left, "right": self.right, "left_double": self.left_double,
-                "right_double": self.right_double, "scores": list(self.scores), "hand_number": self.hand_number}
+        """The public layout and scores, as the reference loop's ``choose`` receives them.
+
+        ``phase`` is ``"lead"`` for the any-double lead choice, else ``"play"``;
+        ``ends`` maps each open end to its number (empty before the lead).
+        """
+        return {"phase": LEAD if self.phase == LEAD else PLAY, "left": self.left, "right": self.right,
+                "left_double": self.double_ends.get("L", False), "right_double": self.double_ends.get("R", False),
+                "ends": dict(self.numbers), "double_ends": dict(self.double_ends),
+                "counting": self.counting_ends(), "scores": list(self.scores), "hand_number": self.hand_number}
 
     def out_of_boneyard(self) -> set[str]:
         """Tiles in a hand or on the table this hand: every tile not in the boneyard."""
@@ -314,6 +423,37 @@ class MatchState:
     def _expect(self, phase: str) -> None:
         if self.phase != phase:
             raise ValueError(f"the match is in phase {self.phase!r}, not {phase!r}")
+
+    def _check_deal(self, hands: list[list[str]], boneyard: list[str] | None) -> None:
+        """A deal gives each seat hand_size tiles of the set, and the boneyard (when given) the rest."""
+        if len(hands) != self.players or any(len(h) != self.rules["hand_size"] for h in hands):
+            raise ValueError(f"a deal gives {self.players} hands of {self.rules['hand_size']} tiles")
+        dealt = [t for h in hands for t in h] + list(boneyard or [])
+        if len(set(dealt)) != len(dealt) or not set(dealt) <= set(self.set_tiles) or (
+                boneyard is not None and len(dealt) != len(self.set_tiles)):
+            raise ValueError(f"the deal is not the {self.rules['domino_set']} set dealt once")
+
+    def _lead(self, tile: str) -> None:
+        """The led double: a double-header for the leader's side (subject to the cut), ends L and R showing it."""
+        seat = self.seat
+        self.hands[seat].remove(tile)
+        number = halves(tile)[0]
+        self.spinner_number = number  # the spinner's number, shown by its U and D arms once they open
+        self.numbers = {"L": number, "R": number}
+        self.double_ends = {"L": True, "R": True}
+        self.arm_tiles = {"L": 0, "R": 0}
+        self.passes = 0
+        points = cut_header(self.rules, 2, self.scores[side_of(self.rules, seat)])
+        self._add_points(seat, points)
+        self.events.append({"type": "lead", "seat": seat, "tile": tile, "points": points,
+                            "score": list(self.scores)})
+        self.phase = PLAY  # until the next step says otherwise
+        if self._reached_target():
+            return
+        if not self.hands[seat]:  # hand size 1: the leader goes out on the lead
+            self._go_out(seat)
+            return
+        self._next_turn()
 
     def _add_points(self, seat: int, points: int) -> None:
         self.scores[side_of(self.rules, seat)] += points
@@ -341,11 +481,14 @@ class MatchState:
         self.seat = -1
         self.phase = DEAL
 
+    def _legal(self, hand) -> list[tuple[str, str]]:
+        return legal_moves(hand, *(self.numbers.get(end) for end in ENDS))
+
     def _next_turn(self) -> None:
         """Play passes to the next seat; run on until it must choose (or draw from an open boneyard)."""
         self.seat = (self.seat + 1) % self.players
         self.drawn = 0
-        self._offer(legal_moves(self.hands[self.seat], self.left, self.right))
+        self._offer(self._legal(self.hands[self.seat]))
 
     def _offer(self, moves: list[tuple[str, str]]) -> None:
         """The seat to move has ``moves``; without any it draws (one tile at a time
@@ -383,25 +526,31 @@ class MatchState:
         self.hands[self.seat].append(tile)
         self.drawn += 1
         self.events.append({"type": "draw", "seat": self.seat, "tile": tile})
-        self._offer(legal_moves([tile], self.left, self.right))
+        self._offer(self._legal([tile]))
 
 
 def play_match_reference(rules: dict, deal_source, choose, *, match_index: int = 0,
-                         seed: int = 0, policies: list[str] | None = None) -> list[dict]:
-    """Play one match and return its ``bergen-trace/1`` events.
+                         seed: int = 0, policies: list[str] | None = None, format: str = FORMAT) -> list[dict]:
+    """Play one match and return its trace events (``bergen-trace/2``, or ``format``).
 
     ``deal_source(hand_number, attempt)`` returns ``(hands, boneyard)``;
     ``attempt`` counts redeals of that hand from 0.  ``choose(seat, hand,
     moves, info)`` returns one of ``moves``; it is called for every play after
-    the lead, forced ones included, so a scripted policy stays in step.
+    the lead, forced ones included, so a scripted policy stays in step, and
+    with ``lead = any-double`` for every lead (``info["phase"] == "lead"``,
+    moves ``(double, "L")``).
     """
-    state = MatchState(rules, match_index=match_index, seed=seed, policies=policies)
+    state = MatchState(rules, match_index=match_index, seed=seed, policies=policies, format=format)
     while not state.is_over:
         if state.phase == DEAL:
             state.deal(*deal_source(state.hand_number, state.attempt))
+            continue
+        move = choose(state.seat, list(state.hands[state.seat]), list(state.moves), state.info())
+        tile, end = tuple(move)
+        if state.phase == LEAD:
+            state.lead(tile)
         else:
-            move = choose(state.seat, list(state.hands[state.seat]), list(state.moves), state.info())
-            state.play(*tuple(move))
+            state.play(tile, end)
     return state.events
 
 
@@ -449,22 +598,46 @@ def deals_from_trace(events: list[dict]) -> Callable:
 
 
 def moves_from_trace(events: list[dict]) -> Callable:
-    """A scripted ``choose`` returning the recorded ``play`` moves in order."""
-    queue = iter([(e["tile"], e["end"]) for e in events if e["type"] == "play"])
+    """A scripted ``choose`` making one match's recorded decisions in order.
+
+    The decisions are its ``play`` events and, when the match's rules lead
+    ``any-double``, its ``lead`` events (the leader's choice of double).  A
+    call asking for a lead when a play is next (or the other way round) fails
+    loudly: the replay has drifted out of step.
+    """
+    head = events[0] if events and events[0]["type"] == "match" else {"rules": {}}
+    chosen_leads = head["rules"].get("lead") == "any-double"
+    queue = iter([(e["type"], (e["tile"], "L" if e["type"] == "lead" else e["end"])) for e in events
+                  if e["type"] == "play" or (chosen_leads and e["type"] == "lead")])
 
     def choose(seat, hand, moves, info):
         try:
-            return next(queue)
+            kind, move = next(queue)
         except StopIteration:
             raise ValueError("no recorded move left") from None
+        if kind != info.get("phase", PLAY):
+            raise ValueError(f"asked for a {info.get('phase', PLAY)} decision, the recording's next one is a {kind}")
+        return move
 
     return choose
 
 
-def random_deal_source(rng: random.Random, players: int, hand_size: int) -> Callable:
-    """Shuffle the 28 tiles; deal ``hand_size`` each in seat order; the rest is the boneyard."""
+def replay_reference(recorded: list[dict]) -> list[dict]:
+    """Replay one recorded match (its ``match`` event first) through the reference engine; returns its events.
+
+    The recorded deals and decisions go in, the events are the reference's
+    own, written in the recording's format: a valid recording comes back equal.
+    """
+    head = recorded[0]
+    return play_match_reference(head["rules"], deals_from_trace(recorded), moves_from_trace(recorded),
+                                match_index=head["match"], seed=head["seed"], policies=head["policies"],
+                                format=head["format"])
+
+
+def random_deal_source(rng: random.Random, players: int, hand_size: int, max_number: int = 6) -> Callable:
+    """Shuffle the double-``max_number`` set; deal ``hand_size`` each in seat order; the rest is the boneyard."""
     def deal_source(hand_number: int, attempt: int):
-        tiles = list(TILES)
+        tiles = tile_names(max_number)
         rng.shuffle(tiles)
         hands = [tiles[i * hand_size:(i + 1) * hand_size] for i in range(players)]
         return hands, tiles[players * hand_size:]
@@ -473,7 +646,7 @@ def random_deal_source(rng: random.Random, players: int, hand_size: int) -> Call
 
 
 def random_choose(rng: random.Random) -> Callable:
-    """A uniform-random policy over the offered moves."""
+    """A uniform-random policy over the offered moves (with ``any-double``: uniform over the leader's doubles)."""
     def choose(seat, hand, moves, info):
         return rng.choice(moves)
 

@@ -1,21 +1,30 @@
 """Rule settings: defaults, presets, validation and the kernel's rules vector.
 
 Every rule of RULES.md is a field of :class:`Rules`.  Defaults follow the
-player count (hand size 6 with 2-3 players, 5 with 4; target 15 with two sides,
-10 otherwise), so ``Rules.make(players=3)`` is the standard 3-player game.
+player count (hand size 6 with 2-3 players, 5 with 4 or more; target 15 with
+two sides, 10 otherwise) and the set (the spinner is on for every set larger
+than double-six), so ``Rules.make(players=3)`` is the standard 3-player game.
 
 >>> Rules.make(players=2).target
 15
 >>> Rules.make(players=4, partnerships=True).hand_size
 5
->>> Rules.make(players=2, preset="classic").settlement
-'pips'
+>>> Rules.make(players=2, preset="classic").lead
+'any-double'
+>>> Rules.make(players=6, domino_set="double-twelve").spinner
+True
+>>> Rules.make(players=6)
+Traceback (most recent call last):
+...
+bergen_sim.errors.RuleError: 6 players x 5 tiles + reserve 2 do not fit the 28 tiles of double-six: use domino_set=double-nine or hand_size <= 4
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Mapping
 
 import numpy as np
@@ -27,7 +36,7 @@ from bergen_sim.limits import MAX_POINTS, MAX_TARGET, short_number
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
     "classic": {
-        "lead": "highest-double",
+        "lead": "any-double",
         "out_points": 1,
         "blocked_points": 1,
         "settlement": "pips",
@@ -53,13 +62,77 @@ SETTINGS = {
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no"}
 
+#: the player counts the rule book allows, and those that can play as two partnerships
+PLAYER_COUNTS = range(2, 9)
+PARTNERSHIP_PLAYERS = (4, 6, 8)
+#: the keys of a ``bergen-trace/1`` rules object (version 2 adds ``domino_set`` and ``spinner`` in front)
+RULE_KEYS_V1 = ("players", "partnerships", "hand_size", "target", "lead", "settlement", "blocked_points",
+                "out_points", "boneyard_reserve", "reduced_headers")
+
+
+def _check_players(players: Any, partnerships: Any) -> None:
+    """Refuse a player count outside 2..8, and partnerships without 4, 6 or 8 players (one line each)."""
+    if players not in PLAYER_COUNTS:
+        raise RuleError(f"players must be 2..8, not {players}")
+    if partnerships and players not in PARTNERSHIP_PLAYERS:
+        raise RuleError(f"partnerships need 4, 6 or 8 players, not {players}")
+
+
+def _set_max(domino_set: Any) -> int:
+    """The highest number of a set by name (RuleError naming the sets)."""
+    if domino_set not in L.DOMINO_SETS:
+        raise RuleError(f"domino_set must be one of {', '.join(L.DOMINO_SETS)}, not {domino_set!r}")
+    return L.DOMINO_SETS[domino_set]
+
+
+def fit_error(domino_set: str, players: int, hand_size: int, reserve: int) -> str | None:
+    """Why ``players`` hands of ``hand_size`` plus a reserve of ``reserve`` do not fit the set, or None.
+
+    The message names what to change: the smallest larger set they fit, the
+    largest hand size that fits, and (when the hands alone fit) the largest reserve.
+
+    >>> fit_error("double-six", 6, 5, 2)
+    '6 players x 5 tiles + reserve 2 do not fit the 28 tiles of double-six: use domino_set=double-nine or hand_size <= 4'
+    >>> fit_error("double-nine", 6, 5, 2) is None
+    True
+    """
+    tiles = L.set_size(_set_max(domino_set))
+    if players * hand_size + reserve <= tiles:
+        return None
+    fixes = [f"domino_set={name}" for name, most in L.DOMINO_SETS.items()
+             if most > L.DOMINO_SETS[domino_set] and players * hand_size + reserve <= L.set_size(most)][:1]
+    if (tiles - reserve) // players >= 1:
+        fixes.append(f"hand_size <= {(tiles - reserve) // players}")
+    if reserve and tiles - players * hand_size >= 0:
+        fixes.append(f"boneyard_reserve <= {tiles - players * hand_size}")
+    return (f"{players} players x {hand_size} tiles + reserve {reserve} do not fit the {tiles} tiles of "
+            f"{domino_set}: use {' or '.join(fixes) or 'fewer players'}")
+
+
+def redeal_probability(max_number: int, players: int, hand_size: int) -> Fraction:
+    """The exact chance that a deal must be dealt again: no hand holds a double.
+
+    The hands together are ``players * hand_size`` tiles drawn without
+    replacement from the set's ``T`` tiles, ``max_number + 1`` of them doubles;
+    none is a double with the hypergeometric probability ``C(T - D, k) / C(T, k)``.
+
+    >>> redeal_probability(6, 2, 6)
+    Fraction(2, 207)
+    """
+    tiles, doubles, dealt = L.set_size(max_number), max_number + 1, players * hand_size
+    return Fraction(math.comb(tiles - doubles, dealt), math.comb(tiles, dealt))
+
 
 @dataclass(frozen=True)
 class Rules:
-    """One complete rule set, validated on construction (field names as in the trace)."""
+    """One complete rule set, validated on construction (field names and order as in the trace).
+
+    ``spinner=None`` takes the set's default (on for every set larger than
+    double-six); the object stores the resolved on/off value.
+    """
 
     domino_set: str = "double-six"
-    spinner: bool = False
+    spinner: bool | None = None
     players: int = 2
     partnerships: bool = False
     hand_size: int = 6
@@ -79,19 +152,20 @@ class Rules:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
                 raise RuleError(f"{name} must be a whole number, not {value!r}")
             object.__setattr__(self, name, int(value))
-        for name in ("partnerships", "reduced_headers"):
+        max_number = _set_max(self.domino_set)
+        if self.spinner is None:
+            object.__setattr__(self, "spinner", max_number > L.DOMINO_SETS["double-six"])
+        for name in ("spinner", "partnerships", "reduced_headers"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
                 raise RuleError(f"{name} must be true or false, not {value!r}")
             object.__setattr__(self, name, bool(value))
-        if self.players not in range(2, L.MAX_SEATS + 1):
-            raise RuleError(f"players must be 2..{L.MAX_SEATS}, not {self.players}")
-        if self.partnerships and self.players not in (4, 6, 8):
-            raise RuleError(f"partnerships need 4, 6 or 8 players, not {self.players}")
+        _check_players(self.players, self.partnerships)
         most = self.n_tiles // self.players
         if not 1 <= self.hand_size <= most:
             raise RuleError(
-                f"hand_size must be 1..{most} with {self.players} players (28 tiles), not {short_number(self.hand_size)}"
+                f"hand_size must be 1..{most} with {self.players} players ({self.n_tiles} tiles of {self.domino_set}), "
+                f"not {short_number(self.hand_size)}"
             )
         if not 1 <= self.target <= MAX_TARGET:  # the limit keeps every count exact in int64 (bergen_sim.limits)
             raise RuleError(f"target must be 1..{MAX_TARGET:,}, not {short_number(self.target)}")
@@ -116,13 +190,18 @@ class Rules:
 
     @property
     def max_number(self) -> int:
-        """The set's highest number (6 for double-six)."""
+        """The highest number on a tile of the set (6 for double-six)."""
         return L.DOMINO_SETS[self.domino_set]
 
     @property
     def n_tiles(self) -> int:
-        """Tiles in the set."""
+        """Tiles in the set (28 for double-six); they are tile indices ``0 .. n_tiles - 1``."""
         return L.set_size(self.max_number)
+
+    @property
+    def redeal_probability(self) -> Fraction:
+        """The exact chance that a deal holds no double and is dealt again (see :func:`redeal_probability`)."""
+        return redeal_probability(self.max_number, self.players, self.hand_size)
 
     @property
     def sides(self) -> int:
@@ -130,7 +209,7 @@ class Rules:
         return 2 if self.partnerships else self.players
 
     def side_of(self, seat: int) -> int:
-        """The side a seat scores for."""
+        """The side a seat scores for (with partnerships: even seats side 0, odd seats side 1)."""
         return seat % 2 if self.partnerships else seat
 
     @classmethod
@@ -151,28 +230,57 @@ class Rules:
         for key in settings:
             if key not in SETTINGS:
                 raise RuleError(f"unknown setting {key!r}; settings are {', '.join(SETTINGS)}")
-        two_sides = players == 2 or partnerships
+        _check_players(players, partnerships)
+        two_sides = players == 2 or bool(partnerships)
         values: dict[str, Any] = {
-            "hand_size": 5 if players >= 4 else 6,
+            "hand_size": 6 if players <= 3 else 5,
             "target": 15 if two_sides else 10,
         }
         values.update(PRESETS[preset])
         values.update(settings)
-        values.setdefault("spinner", values.get("domino_set", "double-six") != "double-six")
+        if "hand_size" not in settings:  # the default hand size must fit the set: say what to change
+            reserve = values.get("boneyard_reserve", cls.boneyard_reserve)
+            message = fit_error(values.get("domino_set", cls.domino_set), players, values["hand_size"], reserve) \
+                if isinstance(reserve, int) else None
+            if message:
+                raise RuleError(message)
         return cls(players=players, partnerships=partnerships, **values)
 
     @classmethod
     def from_trace(cls, rules: Mapping[str, Any]) -> "Rules":
-        """Rules from a trace's ``rules`` object."""
-        fields = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(rules) - fields
+        """Rules from a trace's ``rules`` object: version 2's twelve keys, or version 1's ten.
+
+        A version-1 object (no ``domino_set``, no ``spinner``) is double-six
+        without the spinner, as RULES.md says a reader takes it.  Either way
+        every key must be there: a trace names all its settings.
+        """
+        if not isinstance(rules, Mapping):
+            raise RuleError(f"a trace's rules must be an object, not {rules!r}")
+        fields = [f.name for f in dataclasses.fields(cls)]
+        unknown = set(rules) - set(fields)
         if unknown:
             raise RuleError(f"unknown rule field(s) {', '.join(sorted(unknown))} in trace")
+        v1 = "domino_set" not in rules and "spinner" not in rules
+        missing = [key for key in (RULE_KEYS_V1 if v1 else fields) if key not in rules]
+        if missing:
+            raise RuleError(f"the trace's rules lack {', '.join(missing)}")
+        if v1:
+            return cls(domino_set="double-six", spinner=False, **rules)
         return cls(**rules)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The trace's ``rules`` object (key order as in bergen-trace/1)."""
-        return dataclasses.asdict(self)
+    def to_dict(self, format_version: int = 2) -> dict[str, Any]:
+        """The trace's ``rules`` object, keys in the format's order (``domino_set``, ``spinner``, ``players``, ...).
+
+        ``format_version=1`` gives the ten keys of ``bergen-trace/1`` (only for
+        double-six without the spinner, the games version 1 can describe).
+        """
+        values = dataclasses.asdict(self)
+        if format_version == 2:
+            return values
+        if format_version != 1 or (self.domino_set, self.spinner) != ("double-six", False):
+            raise RuleError(f"bergen-trace/{format_version} cannot describe {self.domino_set} with spinner "
+                            f"{'on' if self.spinner else 'off'}")
+        return {key: values[key] for key in RULE_KEYS_V1}
 
     def to_array(self) -> np.ndarray:
         """The kernel's rules vector (see :mod:`bergen_sim.engine.layout`)."""

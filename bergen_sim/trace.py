@@ -1,4 +1,9 @@
-"""The ``bergen-trace/1`` format: kernel trace rows to JSON events, and replay.
+"""The ``bergen-trace`` format: kernel trace rows to JSON events, reading and checking files, and replay.
+
+Writers write ``bergen-trace/2`` (RULES.md); version-1 files (double-six, no
+spinner, ends L and R only, a ten-key rules object) are still read, checked
+and replayed, and a replay writes each match in its recording's version, so a
+valid file of either version comes back identical.
 
 The events come from the same compiled engine that runs batch simulations
 (its trace buffer), never from the reference engine.  Replaying a recorded
@@ -15,6 +20,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from bergen_sim.domain import (
+    FORMAT_V2,
+    FORMATS,
     BlockedEvent,
     DealEvent,
     DrawEvent,
@@ -27,17 +34,18 @@ from bergen_sim.domain import (
     RedealEvent,
     Tile,
     TraceEvent,
+    parse_event,
 )
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.runtime.runner import Engine
 from bergen_sim.errors import TraceError
 from bergen_sim.output import OutputFile, check_file, open_output
+from bergen_sim.errors import RuleError
 from bergen_sim.rules import Rules
 
-FORMAT = "bergen-trace/2"
-#: the first rule book's format: no domino_set or spinner (read as double-six without a spinner)
-FORMAT_1 = "bergen-trace/1"
+#: the version writers write
+FORMAT = FORMAT_V2
 #: file type of a trace (``-`` writes it to standard output)
 TRACE_FORMATS = (".jsonl",)
 #: matches per kernel call when streaming a standard game; fewer when the target allows longer matches,
@@ -45,12 +53,18 @@ TRACE_FORMATS = (".jsonl",)
 TRACE_BATCH = 64
 
 
-def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: int) -> TraceEvent:
-    """One kernel trace row (layout ``TRACE``) as a trace event."""
+def format_version(format: str) -> int:
+    """``"bergen-trace/2"`` -> 2."""
+    return FORMATS.index(format) + 1
+
+
+def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: int,
+              format: str = FORMAT) -> TraceEvent:
+    """One kernel trace row (layout ``TRACE``) as a trace event (a match event in version ``format``)."""
     r = L.TRACE.decode(row, widths={"score": rules.sides, "deal": rules.n_tiles})
     kind, score = L.Event(r["type"]), r["score"]
     if kind == L.Event.MATCH:
-        return MatchEvent(FORMAT, r["match"], rules.to_dict(), list(policies), seed)
+        return MatchEvent(format, r["match"], rules.to_dict(format_version(format)), list(policies), seed)
     if kind == L.Event.DEAL:
         deal = [Tile.from_index(t) for t in r["deal"]]
         k = rules.hand_size
@@ -72,9 +86,10 @@ def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: i
     return MatchEndEvent(r["winner"], score)
 
 
-def rows_to_events(rows: np.ndarray, rules: Rules, policies: Sequence[str], seed: int) -> list[dict[str, Any]]:
+def rows_to_events(rows: np.ndarray, rules: Rules, policies: Sequence[str], seed: int,
+                   format: str = FORMAT) -> list[dict[str, Any]]:
     """Turn kernel trace rows into trace events (dicts in the format's key order)."""
-    return [row_event(row, rules, policies, seed).to_dict() for row in rows.tolist()]
+    return [row_event(row, rules, policies, seed, format).to_dict() for row in rows.tolist()]
 
 
 def iter_events(engine: Engine, seed: int, first_match: int, n_matches: int) -> Iterator[dict[str, Any]]:
@@ -134,30 +149,81 @@ def split_matches(events: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, A
         yield current
 
 
-def _deal_tiles(event: dict[str, Any], rules: Rules) -> list[int]:
-    tiles = [t for hand in event["hands"] for t in hand] + list(event["boneyard"])
+def check_match(events: list[dict[str, Any]]) -> tuple[Rules, list[TraceEvent]]:
+    """Check one recorded match's events as a file of its version may hold them; returns its rules and events.
+
+    The first event is a ``match`` event of a known version whose rules
+    object has exactly that version's keys; every event parses; tiles belong
+    to the match's set; ends are L or R (and U or D only with the spinner);
+    seats count up to the players, scores have one entry per side, and every
+    deal deals the whole set.  Whether the events follow the rules is the
+    replay's business.  Raises TraceError naming the event.
+    """
+    head = events[0] if events else {}
+    if not isinstance(head, dict) or head.get("type") != "match" or head.get("format") not in FORMATS:
+        raise TraceError(f"a match must start with a match event of format {' or '.join(FORMATS)}")
+    rules_object = head.get("rules")
     try:
-        idx = [Tile.parse(t).index for t in tiles]
-    except ValueError as exc:
-        raise TraceError(f"deal of hand {event.get('hand')}: {exc}") from None
-    if sorted(idx) != list(range(rules.n_tiles)):
-        raise TraceError(f"deal of hand {event.get('hand')} is not a full {rules.domino_set} set")
-    return idx + [0] * (L.MAX_TILES - len(idx))
+        rules = Rules.from_trace(rules_object)
+        if list(rules_object) != list(rules.to_dict(format_version(head["format"]))):
+            raise RuleError(f"a {head['format']} rules object has the keys "
+                            f"{', '.join(rules.to_dict(format_version(head['format'])))} in that order")
+    except RuleError as exc:
+        raise TraceError(f"match {head.get('match')}: {exc}") from None
+    ends = L.END_NAMES if rules.spinner else L.END_NAMES[:2]
+    parsed = []
+    for k, event in enumerate(events):
+        where = f"match {head.get('match')} event {k + 1}"
+        try:
+            if not isinstance(event, dict):
+                raise ValueError(f"an event is a JSON object, not {event!r}")
+            item = parse_event(event)
+        except (ValueError, TypeError) as exc:
+            raise TraceError(f"{where}: {exc}") from None
+        problem = _event_problem(item, rules, ends)
+        if problem:
+            raise TraceError(f"{where}: {problem}")
+        parsed.append(item)
+    return rules, parsed
 
 
-def _script(events: list[dict[str, Any]], rules: Rules) -> list[tuple[int, int]]:
+def _event_problem(item: TraceEvent, rules: Rules, ends: Sequence[str]) -> str | None:
+    """What makes one parsed event impossible in a match of ``rules`` (None when nothing does)."""
+    seat = getattr(item, "seat", 0)
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < rules.players:
+        return f"seat must be 0..{rules.players - 1}, not {seat!r}"
+    score = getattr(item, "score", [0] * rules.sides)
+    if not isinstance(score, list) or len(score) != rules.sides:
+        return f"score must list {rules.sides} side scores, not {score!r}"
+    winner = getattr(item, "winner", None)
+    if winner is not None and (not isinstance(winner, int) or isinstance(winner, bool) or
+                               not 0 <= winner < rules.sides):
+        return f"winner must be a side 0..{rules.sides - 1}, not {winner!r}"
+    tiles = [t for name in ("tile", "hands", "boneyard") for t in _flat(getattr(item, name, []))]
+    outside = [str(t) for t in tiles if not t.in_set(rules.max_number)]
+    if outside:
+        return f"tile {outside[0]} is not in the {rules.domino_set} set"
+    if isinstance(item, PlayEvent) and item.end.name not in ends:
+        return f"end must be {' or '.join(ends)}{'' if rules.spinner else ' (the spinner is off)'}, not {item.end.name}"
+    if isinstance(item, DealEvent):
+        if len(item.hands) != rules.players or any(len(h) != rules.hand_size for h in item.hands):
+            return f"a deal gives {rules.players} hands of {rules.hand_size} tiles"
+        if sorted(t.index for t in tiles) != list(range(rules.n_tiles)):
+            return f"the deal is not the {rules.domino_set} set ({rules.n_tiles} tiles), each tile once"
+    return None
+
+
+def _flat(value: Any) -> list[Tile]:
+    if isinstance(value, Tile):
+        return [value]
+    return [t for v in value for t in _flat(v)] if isinstance(value, list) else []
+
+
+def _script(events: list[TraceEvent], rules: Rules) -> list[tuple[int, int]]:
     """The recorded decisions in order: every play, and with ``any-double`` every lead (end LEAD_CHOICE)."""
     leads = rules.lead == "any-double"
-    script = []
-    try:
-        for e in events:
-            if e["type"] == "play":
-                script.append(PlayEvent.from_dict(e).move.kernel())
-            elif e["type"] == "lead" and leads:
-                script.append((Tile.parse(e["tile"]).index, LEAD_CHOICE))
-    except ValueError as exc:
-        raise TraceError(f"recorded play: {exc}") from None
-    return script
+    return [e.move.kernel() if isinstance(e, PlayEvent) else (e.tile.index, LEAD_CHOICE)
+            for e in events if isinstance(e, PlayEvent) or (leads and isinstance(e, LeadEvent))]
 
 
 def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -167,16 +233,11 @@ def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     other event (leads, draws, passes, points, scores, settlements, the end)
     is the engine's own.
     """
+    rules, parsed = check_match(events)
     head = events[0]
-    if head.get("type") != "match" or head.get("format") not in (FORMAT, FORMAT_1):
-        raise TraceError(f"a match must start with a {FORMAT} (or {FORMAT_1}) match event")
-    rules = Rules.from_trace(head["rules"])
-    deals = [_deal_tiles(e, rules) for e in events if e["type"] == "deal"]
-    script = _script(events, rules)
+    deals = [[t.index for hand in e.hands for t in hand] + [t.index for t in e.boneyard]
+             for e in parsed if isinstance(e, DealEvent)]
+    script = _script(parsed, rules)
     engine = Engine(rules, ["first"])
     rows = engine.trace_rows(head["seed"], head["match"], 1, deals=np.array(deals), script=np.array(script))
-    replayed = rows_to_events(rows, rules, head["policies"], head["seed"])
-    if head["format"] == FORMAT_1:  # answer in the file's own version
-        replayed[0]["format"] = FORMAT_1
-        replayed[0]["rules"] = {k: v for k, v in replayed[0]["rules"].items() if k not in ("domino_set", "spinner")}
-    return replayed
+    return rows_to_events(rows, rules, head["policies"], head["seed"], head["format"])

@@ -12,13 +12,16 @@ the match ends exactly when a side reaches the target) and counts what
 
 from __future__ import annotations
 
+import json
+import random
 from collections import Counter
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import engine_for
+from bergen_sim.reference import play_match_reference, random_choose, random_deal_source, replay_reference
 from bergen_sim.rules import Rules
 from bergen_sim.trace import rows_to_events, split_matches
 
@@ -77,12 +80,13 @@ def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counte
     def bump(key: str, n: int = 1) -> None:
         counts[key] += n
         hand_counts[key] += n
-    assert events[0]["type"] == "match" and events[0]["rules"] == rules.to_dict()
+    assert events[0]["type"] == "match" and Rules.from_trace(events[0]["rules"]) == rules
     score = [0] * sides
     hands: list[list[str]] = []
     boneyard: list[str] = []
     line: list[str] = []
-    ends = None  # [(left, left_double), (right, right_double)] once led
+    ends = None  # open end -> (number, double end) once led: L and R, U and D once the spinner's arms open
+    arms: dict[str, int] = {}  # open end -> tiles played on it
     hand_no = 0
     redealt = False
     passes = 0
@@ -123,22 +127,20 @@ def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counte
             redealt = True
             bump("redeals")
         elif kind == "lead":
-            def doubles_of(seat: int) -> list[str]:
-                return [t for t in hands[seat] if _halves(t)[0] == _halves(t)[1]]
-            if rules.lead == "any-double":  # the first seat from the opening seat holding a double, any of them
+            doubles = [t for h in hands for t in h if _halves(t)[0] == _halves(t)[1]]
+            if rules.lead == "any-double":  # the first seat from the opening seat holding a double leads one
                 opening = (hand_no - 1) % players
-                holder = next(s % players for s in range(opening, opening + players) if doubles_of(s % players))
-                assert ev["seat"] == holder and ev["tile"] in doubles_of(holder), f"event {k}: wrong leader"
+                holders = [(opening + j) % players for j in range(players)]
+                leader = next(s for s in holders if any(_halves(t)[0] == _halves(t)[1] for t in hands[s]))
+                assert ev["seat"] == leader and _halves(ev["tile"])[0] == _halves(ev["tile"])[1]
             else:
-                doubles = [t for s in range(players) for t in doubles_of(s)]
                 pick = min if rules.lead == "lowest-double" else max
                 assert ev["tile"] == pick(doubles, key=L.TILE_INDEX.__getitem__)
             assert ev["tile"] in hands[ev["seat"]]
             hands[ev["seat"]].remove(ev["tile"])
             line.append(ev["tile"])
             n = _halves(ev["tile"])[0]
-            ends = [(n, True), (n, True)]  # the open ends (L, R; U, D once the spinner's arms open)
-            on_arm = [0, 0, 0, 0]
+            ends, arms = {"L": (n, True), "R": (n, True)}, {"L": 0, "R": 0}
             turn, leader_side = ev["seat"], rules.side_of(ev["seat"])
             hand_counts["leader"] = ev["seat"]
             hand_counts[f"seat_points_{ev['seat']}"] += ev["points"]
@@ -146,26 +148,29 @@ def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counte
         elif kind == "draw":
             turn_seat = ev["seat"]
             assert turn_seat == (turn + 1) % players, f"event {k}: out of turn"
-            assert ends is not None and not any(_fits(t, e[0]) for t in hands[turn_seat] for e in ends)
+            assert ends is not None and not any(_fits(t, e[0]) for t in hands[turn_seat] for e in ends.values())
             assert len(boneyard) > rules.boneyard_reserve, f"event {k}: draw at or below the reserve"
             assert boneyard[0] == ev["tile"], "drawn out of the boneyard's order"
             hands[turn_seat].append(boneyard.pop(0))
             bump("draws")
         elif kind == "play":
-            seat, tile, end = ev["seat"], ev["tile"], L.END_NAMES.index(ev["end"])
+            seat, tile, end = ev["seat"], ev["tile"], ev["end"]
             assert seat == (turn + 1) % players, f"event {k}: out of turn"
-            assert end < len(ends) and tile in hands[seat] and _fits(tile, ends[end][0]), f"event {k}: illegal play"
+            assert end in ends, f"event {k}: end {end} is not open"
+            assert tile in hands[seat] and _fits(tile, ends[end][0]), f"event {k}: illegal play"
             hands[seat].remove(tile)
             line.append(tile)
             a, b = _halves(tile)
             ends[end] = (b if a == ends[end][0] else a, a == b)
-            on_arm[end] += 1
-            counting = [ends[e] for e in range(len(ends)) if e < 2 or on_arm[e]]
+            arms[end] += 1
+            if rules.spinner and "U" not in ends and arms["L"] and arms["R"]:  # the spinner's arms open, empty
+                spinner = _halves(line[0])[0]
+                ends.update(U=(spinner, True), D=(spinner, True))
+                arms.update(U=0, D=0)
+            counting = [ends[e] for e in ends if e in ("L", "R") or arms[e]]
             if len({number for number, _ in counting}) == 1:
                 bump("triple_headers" if any(double for _, double in counting) else "double_headers")
                 assert ev["points"] > 0
-            if rules.spinner and len(ends) == 2 and on_arm[0] and on_arm[1]:  # U and D open, showing the spinner
-                ends += [(_halves(line[0])[0], True)] * 2
             else:
                 assert ev["points"] == 0
             counts["points_header"] += ev["points"]
@@ -175,7 +180,7 @@ def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counte
         elif kind == "pass":
             seat = ev["seat"]
             assert seat == (turn + 1) % players, f"event {k}: out of turn"
-            assert not any(_fits(t, e[0]) for t in hands[seat] for e in ends), f"event {k}: pass with a move"
+            assert not any(_fits(t, e[0]) for t in hands[seat] for e in ends.values()), f"event {k}: pass with a move"
             assert len(boneyard) <= rules.boneyard_reserve, f"event {k}: pass with tiles left to draw"
             turn, passes = seat, passes + 1
             bump("passes")
@@ -232,6 +237,58 @@ def summary_counts(summary: dict[str, Any]) -> dict[str, Any]:
     counts["points_by_source"] = dict(summary["points_by_source"])
     counts["match_wins"] = list(summary["match_wins"])
     return counts
+
+
+# --- differential testing: the reference engine against another engine's traces ------------------------
+#
+# Two directions, both event for event (key order included):
+#
+# * another engine's trace -> the reference: ``assert_reference_agrees(events)`` replays every match of a
+#   trace (e.g. ``bergen_sim.trace.generate(Engine(rules, ["random"]), seed, 0, n)``) through the reference
+#   engine with the recorded deals and decisions (plays, and any-double lead choices); the reference's own
+#   leads, draws, passes, points, scores, settlements and match end must be the recorded ones;
+# * the reference's matches -> another engine: ``reference_matches(rules, n, seed=...)`` plays n matches
+#   with random deals and uniform-random decisions; feed each to the other engine's replay (for the
+#   compiled engine ``bergen_sim.trace.replay_match``) and compare with ``assert_same_events``.
+
+
+def assert_same_events(produced: Sequence[dict[str, Any]], recorded: Sequence[dict[str, Any]], label: str = "") -> None:
+    """Two matches' events are identical, key order included; the message names the first difference."""
+    for k, (got, want) in enumerate(zip(produced, recorded)):
+        assert json.dumps(got) == json.dumps(want), f"{label} event {k}: {json.dumps(got)} != {json.dumps(want)}"
+    assert len(produced) == len(recorded), f"{label}: {len(produced)} events produced, {len(recorded)} recorded"
+
+
+def assert_reference_agrees(events: Iterable[dict[str, Any]]) -> int:
+    """Replay every match of a trace through the reference engine and check it event for event; returns matches."""
+    count = 0
+    for recorded in split_matches(events):
+        assert_same_events(replay_reference(recorded), recorded, f"match {recorded[0]['match']}")
+        walk_match(recorded, Rules.from_trace(recorded[0]["rules"]))
+        count += 1
+    return count
+
+
+def reference_matches(rules: Rules, n_matches: int, *, seed: int = 0, first_match: int = 0,
+                      deals: Callable[[int], Callable] | None = None,
+                      choices: Callable[[int], Callable] | None = None,
+                      policies: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Events (``bergen-trace/2``) of ``n_matches`` matches of ``rules`` played by the reference engine.
+
+    ``deals(match)`` gives match ``match``'s deal source ``(hand, attempt) ->
+    (hands, boneyard)`` and ``choices(match)`` its ``choose(seat, hand, moves,
+    info)`` (see :func:`bergen_sim.reference.play_match_reference`); by default
+    both are uniform random from ``random.Random`` seeded by ``(seed, match)``,
+    so a match is the same whichever batch it is played in.
+    """
+    events: list[dict[str, Any]] = []
+    for match in range(first_match, first_match + n_matches):
+        rng = random.Random(f"{seed}/{match}")
+        source = deals(match) if deals else random_deal_source(rng, rules.players, rules.hand_size, rules.max_number)
+        choose = choices(match) if choices else random_choose(rng)
+        events += play_match_reference(rules.to_dict(), source, choose, match_index=match, seed=seed,
+                                       policies=list(policies or ["uniform-random"] * rules.players))
+    return events
 
 
 def line_view(left: int, right: int, rules: Rules | None = None) -> np.ndarray:

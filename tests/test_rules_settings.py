@@ -9,6 +9,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError, RuleError
 from bergen_sim.rules import PRESETS, SETTINGS, Rules, parse_setting, parse_settings
 
+SIX = dict(domino_set="double-six", spinner=False)
 STANDARD = dict(lead="lowest-double", settlement="german", blocked_points=2, out_points=2, boneyard_reserve=2,
                 reduced_headers=True)
 
@@ -19,8 +20,8 @@ STANDARD = dict(lead="lowest-double", settlement="german", blocked_points=2, out
 )
 def test_defaults_follow_the_player_count(players, partnerships, hand_size, target, sides):
     rules = Rules.make(players=players, partnerships=partnerships)
-    assert rules.to_dict() == dict(players=players, partnerships=partnerships, hand_size=hand_size, target=target,
-                                   **STANDARD)
+    assert rules.to_dict() == dict(**SIX, players=players, partnerships=partnerships, hand_size=hand_size,
+                                   target=target, **STANDARD)
     assert rules.sides == sides
     assert Rules.make(players=players, partnerships=partnerships, preset="standard") == rules
 
@@ -34,9 +35,11 @@ def test_sides_of_seats():
 def test_presets():
     assert sorted(PRESETS) == ["classic", "standard"]
     classic = Rules.make(players=3, preset="classic")
-    assert classic.to_dict() == dict(players=3, partnerships=False, hand_size=6, target=10, lead="highest-double",
+    assert classic.to_dict() == dict(**SIX, players=3, partnerships=False, hand_size=6, target=10, lead="any-double",
                                      settlement="pips", blocked_points=1, out_points=1, boneyard_reserve=0,
                                      reduced_headers=False)
+    # with a larger set the classic preset plays the spinner by the spinner's default
+    assert Rules.make(players=3, preset="classic", domino_set="double-nine").spinner is True
     # player-count defaults still apply under a preset, and explicit settings win over it
     assert Rules.make(players=4, partnerships=True, preset="classic").target == 15
     assert Rules.make(players=2, preset="classic", out_points=3, reduced_headers=True).out_points == 3
@@ -46,7 +49,7 @@ def test_presets():
 def test_explicit_settings_override_defaults():
     rules = Rules.make(players=2, hand_size=3, target=7, lead="highest-double", settlement="american",
                       blocked_points=0, out_points=5, boneyard_reserve=0, reduced_headers=False)
-    assert rules.to_dict() == dict(players=2, partnerships=False, hand_size=3, target=7, lead="highest-double",
+    assert rules.to_dict() == dict(**SIX, players=2, partnerships=False, hand_size=3, target=7, lead="highest-double",
                                    settlement="american", blocked_points=0, out_points=5, boneyard_reserve=0,
                                    reduced_headers=False)
 
@@ -71,10 +74,20 @@ def test_extreme_but_possible_deals_are_accepted():
 @pytest.mark.parametrize(
     "kwargs, names",
     [
-        (dict(players=3, partnerships=True), ["partnerships", "4 players"]),
-        (dict(players=2, partnerships=True), ["partnerships", "4 players"]),
-        (dict(players=5), ["players", "2, 3 or 4"]),
-        (dict(players=1), ["players", "2, 3 or 4"]),
+        (dict(players=3, partnerships=True), ["partnerships", "4, 6 or 8 players"]),
+        (dict(players=2, partnerships=True), ["partnerships", "4, 6 or 8 players"]),
+        (dict(players=5, partnerships=True, domino_set="double-nine"), ["partnerships", "4, 6 or 8 players"]),
+        (dict(players=9), ["players", "2..8"]),
+        (dict(players=1), ["players", "2..8"]),
+        (dict(players=6), ["6 players x 5 tiles + reserve 2", "28 tiles of double-six", "domino_set=double-nine",
+                           "hand_size <= 4"]),
+        (dict(players=8, partnerships=True), ["8 players x 5 tiles", "domino_set=double-nine", "hand_size <= 3"]),
+        (dict(players=6, boneyard_reserve=0), ["reserve 0", "domino_set=double-nine", "hand_size <= 4"]),
+        (dict(players=3, boneyard_reserve=11), ["3 players x 6 tiles + reserve 11", "domino_set=double-nine",
+                                                "hand_size <= 5", "boneyard_reserve <= 10"]),
+        (dict(players=8, domino_set="double-nine", hand_size=7), ["hand_size", "1..6", "55 tiles of double-nine"]),
+        (dict(players=2, domino_set="double-seven"), ["domino_set", "double-six", "double-eighteen"]),
+        (dict(players=2, domino_set="double-nine", spinner="yes"), ["spinner", "true or false"]),
         (dict(players=2, hand_size=15), ["hand_size", "1..14"]),
         (dict(players=3, hand_size=10), ["hand_size", "1..9"]),
         (dict(players=4, hand_size=8), ["hand_size", "1..7"]),
@@ -91,7 +104,7 @@ def test_extreme_but_possible_deals_are_accepted():
         (dict(players=2, lead="middle-double"), ["lead", "lowest-double", "highest-double"]),
         (dict(players=2, settlement="french"), ["settlement", "german", "pips", "american"]),
         (dict(players=2, preset="modern"), ["preset", "standard", "classic"]),
-        (dict(players=2, spinner=True), ["spinner", "hand_size", "reduced_headers"]),
+        (dict(players=2, jokers=True), ["jokers", "domino_set", "spinner", "reduced_headers"]),
         (dict(players=2, target="15"), ["target", "whole number"]),
         (dict(players=2, hand_size=2.5), ["hand_size", "whole number"]),
         (dict(players=2, out_points=True), ["out_points", "whole number"]),
@@ -113,7 +126,9 @@ def test_the_constructor_validates_too():
     with pytest.raises(RuleError, match="partnerships"):
         Rules(players=3, partnerships=True, hand_size=6, target=10)
     with pytest.raises(RuleError, match="unknown rule field"):
-        Rules.from_trace({**Rules.make(players=2).to_dict(), "spinner": True})
+        Rules.from_trace({**Rules.make(players=2).to_dict(), "jokers": True})
+    with pytest.raises(RuleError, match="lack spinner"):
+        Rules.from_trace({k: v for k, v in Rules.make(players=2).to_dict().items() if k != "spinner"})
 
 
 def test_numpy_integers_are_plain_ints_after_validation():
@@ -125,8 +140,52 @@ def test_numpy_integers_are_plain_ints_after_validation():
 def test_rules_round_trip_through_the_trace_object():
     rules = Rules.make(players=4, partnerships=True, preset="classic", hand_size=4)
     assert Rules.from_trace(rules.to_dict()) == rules
-    assert list(rules.to_dict()) == ["players", "partnerships", "hand_size", "target", "lead", "settlement",
-                                     "blocked_points", "out_points", "boneyard_reserve", "reduced_headers"]
+    assert list(rules.to_dict()) == ["domino_set", "spinner", "players", "partnerships", "hand_size", "target", "lead",
+                                     "settlement", "blocked_points", "out_points", "boneyard_reserve",
+                                     "reduced_headers"]
+    # version 1: ten keys, read as double-six without the spinner
+    v1 = Rules.make(players=3).to_dict(1)
+    assert list(v1) == list(rules.to_dict())[2:]
+    assert Rules.from_trace(v1) == Rules.make(players=3)
+    with pytest.raises(RuleError, match="cannot describe double-nine"):
+        Rules.make(players=3, domino_set="double-nine").to_dict(1)
+    with pytest.raises(RuleError, match="spinner on"):
+        Rules.make(players=3, spinner=True).to_dict(1)
+
+
+@pytest.mark.parametrize("domino_set, highest, tiles, spinner",
+                         [("double-six", 6, 28, False), ("double-nine", 9, 55, True), ("double-twelve", 12, 91, True),
+                          ("double-fifteen", 15, 136, True), ("double-eighteen", 18, 190, True)])
+def test_sets_their_sizes_and_the_spinner_default(domino_set, highest, tiles, spinner):
+    rules = Rules.make(players=2, domino_set=domino_set)
+    assert (rules.max_number, rules.n_tiles, rules.spinner) == (highest, tiles, spinner)
+    assert Rules.make(players=2, domino_set=domino_set, spinner=not spinner).spinner is (not spinner)
+    assert Rules(domino_set=domino_set).spinner is spinner  # the constructor resolves the default too
+    assert Rules.from_trace(rules.to_dict()) == rules
+
+
+@pytest.mark.parametrize("players, partnerships, hand_size, target, sides",
+                         [(5, False, 5, 10, 5), (6, False, 5, 10, 6), (6, True, 5, 15, 2), (7, False, 5, 10, 7),
+                          (8, False, 5, 10, 8), (8, True, 5, 15, 2)])
+def test_more_players_on_larger_sets(players, partnerships, hand_size, target, sides):
+    rules = Rules.make(players=players, partnerships=partnerships, domino_set="double-twelve")
+    assert (rules.hand_size, rules.target, rules.sides) == (hand_size, target, sides)
+    expected = [s % 2 for s in range(players)] if partnerships else list(range(players))
+    assert [rules.side_of(s) for s in range(players)] == expected
+
+
+def test_redeal_probability_is_the_hypergeometric_chance_of_no_double():
+    from fractions import Fraction
+    from math import comb
+
+    assert Rules.make(players=2).redeal_probability == Fraction(comb(21, 12), comb(28, 12))
+    assert Rules.make(players=8, domino_set="double-eighteen").redeal_probability == Fraction(comb(171, 40),
+                                                                                               comb(190, 40))
+    # a one-tile deal: the chance that tile is not a double
+    assert Rules.make(players=2, hand_size=1, domino_set="double-nine").redeal_probability \
+        == Fraction(45, 55) * Fraction(44, 54)
+    # dealing every tile: some hand holds a double for sure
+    assert Rules.make(players=2, hand_size=14, boneyard_reserve=0).redeal_probability == 0
 
 
 def test_parse_settings():
@@ -138,8 +197,10 @@ def test_parse_settings():
     for text, value in [("on", True), ("true", True), ("yes", True), ("1", True), ("OFF", False), ("false", False),
                         ("no", False), ("0", False)]:
         assert parse_setting("reduced_headers", text) is value
-    assert set(SETTINGS) == {"hand_size", "target", "lead", "settlement", "blocked_points", "out_points",
-                             "boneyard_reserve", "reduced_headers"}
+    assert set(SETTINGS) == {"domino_set", "spinner", "hand_size", "target", "lead", "settlement", "blocked_points",
+                             "out_points", "boneyard_reserve", "reduced_headers"}
+    assert parse_settings(["domino_set=double-fifteen", "spinner=off", "lead=any-double"]) == {
+        "domino_set": "double-fifteen", "spinner": False, "lead": "any-double"}
 
 
 @pytest.mark.parametrize(
@@ -151,7 +212,8 @@ def test_parse_settings():
         (["settlement=french"], ["settlement", "german"]),
         (["reduced_headers=maybe"], ["reduced_headers", "on/off"]),
         (["target"], ["KEY=VALUE", "target"]),
-        (["spinner=on"], ["spinner", "hand_size"]),
+        (["spinner=sometimes"], ["spinner", "on/off"]),
+        (["domino_set=double-ten"], ["domino_set", "double-nine", "double-twelve"]),
         (["players=3"], ["players", "hand_size"]),  # players is an option of its own, not a setting
     ],
 )

@@ -12,14 +12,16 @@ from bergen_sim.cli.bounds import Bounded
 from bergen_sim.execution import RunOptions
 from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_WORKERS
 from bergen_sim.progress import on_terminal
-from bergen_sim.rules import PRESETS, SETTINGS, Rules, parse_settings
+from bergen_sim.rules import PLAYER_COUNTS, PRESETS, SETTINGS, Rules, parse_settings
 
 
 def rule_options(command: Callable) -> Callable:
     """Add --players, --partnerships, --preset and --set to a command."""
     options = [
-        click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Number of players."),
-        click.option("--partnerships", is_flag=True, help="4 players as two partnerships (seats 0+2 and 1+3)."),
+        click.option("--players", type=click.IntRange(PLAYER_COUNTS[0], PLAYER_COUNTS[-1]), default=2,
+                     show_default=True, help="Number of players (5 or more need a larger set: --set domino_set=...)."),
+        click.option("--partnerships", is_flag=True,
+                     help="4, 6 or 8 players as two partnerships (even seats against odd seats)."),
         click.option("--preset", type=click.Choice(sorted(PRESETS)), default="standard", show_default=True,
                      help="Named rule set."),
         click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
