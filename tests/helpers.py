@@ -31,11 +31,12 @@ COUNT_KEYS = ("matches", "hands", "redeals", "plays", "draws", "passes", "double
 POINT_SOURCES = ("lead", "header", "out", "blocked")
 
 
-def deal(*hands: Sequence[str], boneyard: Sequence[str] = ()) -> list[int]:
-    """A 28-tile deal: the hands in seat order, then ``boneyard``, then every other tile in index order."""
+def deal(*hands: Sequence[str], boneyard: Sequence[str] = (), domino_set: str = "double-six") -> list[int]:
+    """A whole deal of the set: the hands in seat order, then ``boneyard``, then every other tile in index order."""
     named = [t for hand in hands for t in hand] + list(boneyard)
     assert len(set(named)) == len(named), f"tile dealt twice in {named}"
-    rest = [t for t in L.TILE_NAMES if t not in named]
+    tiles = L.TILE_NAMES[: L.set_size(L.DOMINO_SETS[domino_set])]
+    rest = [t for t in tiles if t not in named]
     return [L.TILE_INDEX[t] for t in named + rest]
 
 

@@ -60,7 +60,9 @@ def test_rules_vector_carries_every_setting():
                       reduced_headers=False)
     vec = rules.to_array()
     assert vec.dtype == np.int64 and vec.shape == (L.R_SIZE,)
-    assert vec.tolist() == [4, 1, 4, 9, L.LEAD_HIGHEST, L.SETTLE_AMERICAN, 3, 4, 1, 0]
+    assert vec.tolist() == [4, 1, 4, 9, L.LEAD_HIGHEST, L.SETTLE_AMERICAN, 3, 4, 1, 0, 6, 28, 0]
+    big = Rules.make(players=8, partnerships=True, domino_set="double-eighteen").to_array()
+    assert big[[L.R_PLAYERS, L.R_MAX_NUMBER, L.R_N_TILES, L.R_SPINNER]].tolist() == [8, 18, 190, 1]
 
 
 def test_extreme_but_possible_deals_are_accepted():
