@@ -19,8 +19,8 @@ def _keep(view, move_tiles, move_ends, n_moves):
 
 
 @njit(cache=True)
-def record(view, move_tiles, move_ends, n_moves, rng):
-    """Record the call, then a uniform legal move."""
+def record(view, move_tiles, move_ends, n_moves, rng, no_tiles):
+    """Record the call, then a uniform legal move (any set: it takes no_tiles)."""
     with objmode():
         _keep(view, move_tiles, move_ends, n_moves)
     return below(rng, n_moves)

@@ -21,6 +21,8 @@ from bergen_sim.runtime import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "examples.cautious:choose"
+#: a plug-in of the first interface (five arguments: it reads one-word hands)
+EXAMPLE_FIVE = "tests.plugins_bad:illegal"
 
 
 def bergen_sim(*args: str, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
@@ -98,5 +100,32 @@ def test_a_misbehaving_plugin_stops_the_run_with_one_line(plugin_dist, tmp_path,
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"bergen-sim: error: policy {policy!r} at seat 0 ")
     assert what in lines[0]
-    assert "(match 0, hand 0-1 0-3 1-6 2-4 4-5 5-5, ends 2|2)" in lines[0]  # the position
+    assert "(match 0, hand " in lines[0] and ", ends L " in lines[0]  # the position
     assert list(tmp_path.iterdir()) == [], "nothing may be left half-written"
+
+
+def test_a_five_argument_plugin_is_refused_with_three_word_hands():
+    """A plug-in written for one-word hands would read a third of a double-twelve hand: one line, no run."""
+    done = bergen_sim("simulate", "--policy", EXAMPLE_FIVE, "--players", "6", "--set", "domino_set=double-twelve",
+                      "--matches", "10")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "takes 5 arguments" in lines[0] and "no_tiles" in lines[0], done.stderr
+
+
+def test_a_plugin_without_choose_lead_leads_its_lowest_double(tmp_path):
+    """lead = any-double asks the leader's policy; the example has no choose_lead, so it leads its lowest double."""
+    out = tmp_path / "t.jsonl"
+    done = bergen_sim("trace", "--policy", EXAMPLE, "--policy", "random", "--preset", "classic", "--matches", "30",
+                      "--seed", "3", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in out.read_text().splitlines()]
+    hands, checked = {}, 0
+    for event in events:
+        if event["type"] == "deal":
+            hands = event["hands"]
+        elif event["type"] == "lead" and event["seat"] == 0:
+            doubles = [t for t in hands[0] if t.split("-")[0] == t.split("-")[1]]
+            assert event["tile"] == min(doubles, key=lambda t: int(t.split("-")[0]))
+            checked += 1
+    assert checked >= 20

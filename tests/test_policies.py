@@ -9,16 +9,19 @@ rules and the seating are not part of a kernel, so it serves every test.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bergen_sim.engine import layout as L
-from bergen_sim.runtime.runner import Engine
+from bergen_sim.engine.tileset import from_words, to_words
+from bergen_sim.game import Game
 from bergen_sim.policies import base, defensive, doubles_first, expert, greedy, heavy_first
-from bergen_sim.reference import legal_moves
+from bergen_sim.reference import deals_from_trace, legal_moves
 from bergen_sim.rules import Rules
-from bergen_sim.trace import rows_to_events, split_matches
+from bergen_sim.runtime.runner import Engine
+from bergen_sim.trace import read_jsonl, rows_to_events, split_matches
 
 PROBE = "tests.plugins_probe:record"
 SHEDDERS = ["greedy", "defensive", "doubles-first", "heavy-first"]
@@ -30,6 +33,9 @@ RULE_SETS = {
     "3p-american": Rules.make(players=3, settlement="american"),
     "4p": Rules.make(players=4),
     "4p-partnerships": Rules.make(players=4, partnerships=True, boneyard_reserve=0),
+    "3p-spinner": Rules.make(players=3, spinner=True),
+    "4p-double-nine-any-double": Rules.make(players=4, domino_set="double-nine", lead="any-double"),
+    "6p-partnerships-double-twelve": Rules.make(players=6, partnerships=True, domino_set="double-twelve"),
 }
 
 
@@ -59,14 +65,32 @@ class PublicView:
         r, v = self.rules, self.vec
         n = int(lead_tile.split("-")[0])
         v[L.V_HAND_NO], v[L.V_LEADER], v[L.V_PLAY_NO], v[L.V_LOG_N] = hand_no, leader, 0, 0
-        v[L.V_BONEYARD] = L.N_TILES - r.players * r.hand_size
-        v[L.V_LEFT] = v[L.V_RIGHT] = n
-        v[L.V_LEFT_DOUBLE] = v[L.V_RIGHT_DOUBLE] = 1
-        v[L.V_PLAYED] = _mask([lead_tile])
+        v[L.V_BONEYARD] = r.n_tiles - r.players * r.hand_size
+        v[L.V_END : L.V_END + L.N_ENDS] = n
+        v[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS] = 1
+        v[L.V_END_TILES : L.V_END_TILES + L.N_ENDS] = 0
+        v[L.V_OPEN_ENDS], v[L.V_COUNTING], v[L.V_SPINNER] = 2, 0b11, n if r.spinner else -1
+        self.set_tiles(L.V_PLAYED, [lead_tile])
         for s in range(L.MAX_SEATS):
-            v[L.V_PLAYED_BY + s] = _mask([lead_tile]) if s == leader else 0
+            self.set_played_by(s, [lead_tile] if s == leader else [])
             v[L.V_HAND_COUNT + s] = (r.hand_size - (s == leader)) if s < r.players else 0
             v[L.V_VOID + s] = 0
+
+    def set_tiles(self, at: int, tiles) -> None:
+        self.vec[at : at + L.SET_WORDS] = to_words(_mask(tiles))
+
+    def set_played_by(self, seat: int, tiles) -> None:
+        words = to_words(_mask(tiles))
+        high = L.SET_WORDS - 1
+        self.vec[L.V_PLAYED_BY + seat] = words[0]
+        self.vec[L.V_PLAYED_BY_HIGH + seat * high : L.V_PLAYED_BY_HIGH + (seat + 1) * high] = words[1:]
+
+    def tiles(self, at: int) -> list[str]:
+        return L.mask_tiles(from_words(self.vec[at : at + L.SET_WORDS]))
+
+    def open_numbers(self) -> int:
+        v = self.vec
+        return sum(1 << int(n) for n in set(v[L.V_END : L.V_END + int(v[L.V_OPEN_ENDS])].tolist()))
 
     def score(self, score: list[int]) -> None:
         self.vec[L.V_SCORE : L.V_SCORE + len(score)] = score
@@ -76,31 +100,40 @@ class PublicView:
         self.vec[L.V_BONEYARD] -= 1
 
     def void_moment(self, seat: int, drawn: int, kept: int) -> None:
-        """The seat held nothing for the ends: it drew ``drawn`` tiles and keeps ``kept`` of them."""
+        """The seat held nothing for the open ends: it drew ``drawn`` tiles and keeps ``kept`` of them."""
         v = self.vec
-        both = (1 << int(v[L.V_LEFT])) | (1 << int(v[L.V_RIGHT]))
-        v[L.V_VOID + seat] = both if kept else v[L.V_VOID + seat] | both
+        numbers = self.open_numbers()
+        v[L.V_VOID + seat] = numbers if kept else v[L.V_VOID + seat] | numbers
         k = int(v[L.V_LOG_N])
-        v[L.V_LOG + 4 * k : L.V_LOG + 4 * k + 4] = (seat, v[L.V_LEFT], v[L.V_RIGHT], drawn)
+        v[L.V_LOG + L.LOG_SIZE * k : L.V_LOG + L.LOG_SIZE * (k + 1)] = (seat, numbers, drawn)
         v[L.V_LOG_N] = k + 1
 
     def play(self, seat: int, tile: str, end: str) -> None:
         v = self.vec
         a, b = (int(x) for x in tile.split("-"))
-        at, flag = (L.V_LEFT, L.V_LEFT_DOUBLE) if end == "L" else (L.V_RIGHT, L.V_RIGHT_DOUBLE)
-        v[at] = b if a == v[at] else a
-        v[flag] = int(a == b)
-        v[L.V_PLAYED] |= _mask([tile])
-        v[L.V_PLAYED_BY + seat] |= _mask([tile])
+        e = L.END_NAMES.index(end)
+        v[L.V_END + e] = b if a == v[L.V_END + e] else a
+        v[L.V_END_DOUBLE + e] = int(a == b)
+        v[L.V_END_TILES + e] += 1
+        v[L.V_COUNTING] |= 1 << e
+        if self.rules.spinner and v[L.V_END_TILES] and v[L.V_END_TILES + 1]:
+            v[L.V_OPEN_ENDS] = 4  # the spinner's U and D open once L and R each hold a tile
+        self.set_tiles(L.V_PLAYED, self.tiles(L.V_PLAYED) + [tile])
+        high = L.SET_WORDS - 1
+        mine = from_words([v[L.V_PLAYED_BY + seat],
+                           *v[L.V_PLAYED_BY_HIGH + seat * high : L.V_PLAYED_BY_HIGH + (seat + 1) * high]])
+        self.set_played_by(seat, L.mask_tiles(mine) + [tile])
         v[L.V_HAND_COUNT + seat] -= 1
         v[L.V_PLAY_NO] += 1
 
     def for_seat(self, seat: int, own_hand: list[str]) -> np.ndarray:
         r, v = self.rules, self.vec.copy()
-        v[L.V_SEAT], v[L.V_SIDE], v[L.V_HAND] = seat, r.side_of(seat), _mask(own_hand)
+        v[L.V_SEAT], v[L.V_SIDE] = seat, r.side_of(seat)
+        v[L.V_HAND : L.V_HAND + L.SET_WORDS] = to_words(_mask(own_hand))
         v[L.V_PLAYERS], v[L.V_PARTNERSHIPS], v[L.V_TARGET] = r.players, r.partnerships, r.target
         v[L.V_RESERVE], v[L.V_OUT_POINTS], v[L.V_BLOCKED_POINTS] = r.boneyard_reserve, r.out_points, r.blocked_points
         v[L.V_SETTLEMENT], v[L.V_REDUCED] = L.SETTLEMENT_NAMES.index(r.settlement), r.reduced_headers
+        v[L.V_MAX_NUMBER], v[L.V_N_TILES] = r.max_number, r.n_tiles
         return v
 
 
@@ -130,8 +163,7 @@ def expected_calls(events: list[dict], rules: Rules, probe_seats: set[int]):
             seat = ev["seat"]
             if drawn:
                 public.void_moment(seat, drawn, drawn - 1)
-            left, right = int(public.vec[L.V_LEFT]), int(public.vec[L.V_RIGHT])
-            moves = legal_moves(hands[seat], left, right)
+            moves = legal_moves(hands[seat], *public.vec[L.V_END : L.V_END + int(public.vec[L.V_OPEN_ENDS])].tolist())
             if len(moves) > 1 and seat in probe_seats:
                 yield public.for_seat(seat, hands[seat]), moves
             hands[seat].remove(ev["tile"])
@@ -200,15 +232,20 @@ def test_every_builtin_plays_only_legal_moves_at_every_seat(name):
 
 
 # --- the worked example of docs/policies.md ------------------------------------------------------
-#: seed 1, match 0, hand 2, seat 0 to play after 1-1 (led by seat 1), 1-4 on L and, after seat 1 drew 0-6 and 0-1, 0-1 on R
+#: docs/worked-example.jsonl (seed 1 of an earlier version), match 0, hand 2, seat 0 to play after 1-1 (led by
+#: seat 1), 1-4 on L and, after seat 1 drew 0-6 and 0-1, 0-1 on R
+EXAMPLE_TRACE = Path(__file__).resolve().parent.parent / "docs" / "worked-example.jsonl"
 EXAMPLE = {
     L.V_SEAT: 0, L.V_SIDE: 0, L.V_PLAYERS: 2, L.V_PARTNERSHIPS: 0, L.V_TARGET: 15, L.V_RESERVE: 2,
-    L.V_HAND: _mask(["0-3", "0-4", "1-5", "2-3", "3-5"]), L.V_LEFT: 4, L.V_RIGHT: 0,
-    L.V_PLAYED: _mask(["0-1", "1-1", "1-4"]), L.V_BONEYARD: 14, L.V_HAND_NO: 2, L.V_PLAY_NO: 2, L.V_LEADER: 1,
+    L.V_MAX_NUMBER: 6, L.V_N_TILES: 28,
+    L.V_HAND: 329024, L.V_LEFT: 4, L.V_RIGHT: 0, L.V_END + 2: 1, L.V_END + 3: 1, L.V_LEFT_DOUBLE: 0,
+    L.V_RIGHT_DOUBLE: 0, L.V_END_DOUBLE + 2: 1, L.V_END_DOUBLE + 3: 1, L.V_END_TILES: 1, L.V_END_TILES + 1: 1,
+    L.V_OPEN_ENDS: 2, L.V_COUNTING: 3, L.V_SPINNER: -1,
+    L.V_PLAYED: 2054, L.V_BONEYARD: 14, L.V_HAND_NO: 2, L.V_PLAY_NO: 2, L.V_LEADER: 1,
     L.V_OUT_POINTS: 2, L.V_BLOCKED_POINTS: 2, L.V_SETTLEMENT: 0, L.V_REDUCED: 1, L.V_SCORE + 1: 9,
-    L.V_PLAYED_BY: _mask(["1-4"]), L.V_PLAYED_BY + 1: _mask(["0-1", "1-1"]), L.V_HAND_COUNT: 5,
+    L.V_PLAYED_BY: 2048, L.V_PLAYED_BY + 1: 6, L.V_HAND_COUNT: 5,
     L.V_HAND_COUNT + 1: 6, L.V_VOID + 1: (1 << 1) | (1 << 4), L.V_LOG_N: 1,
-    L.V_LOG: 1, L.V_LOG + 1: 4, L.V_LOG + 2: 1, L.V_LOG + 3: 2,
+    L.V_LOG: 1, L.V_LOG + 1: 18, L.V_LOG + 2: 2,
 }
 EXAMPLE_MOVES = [("0-3", L.END_R), ("0-4", L.END_L), ("0-4", L.END_R)]
 
@@ -224,34 +261,40 @@ def _example():
     return view, tiles, ends
 
 
-def test_worked_example_view_is_what_the_kernel_hands_over():
-    """The documented view is the one the engine really gives seat 0 at that decision."""
-    probe = importlib.import_module("tests.plugins_probe")
-    played = engine(RULE_SETS["2p-standard"], [PROBE, PROBE])
-    probe.CALLS.clear()
-    played.trace_rows(seed=1, first_match=0, n_matches=1)
-    view, tiles, ends = _example()
-    got = next(c for c in probe.CALLS if c[0][L.V_HAND_NO] == 2 and c[0][L.V_PLAY_NO] == 2)
-    assert np.array_equal(got[0][: L.V_LOG + 4], view[: L.V_LOG + 4])
-    assert got[1].tolist() == tiles[:3].tolist() and got[2].tolist() == ends[:3].tolist()
+def test_worked_example_view_is_what_the_engine_shows():
+    """The documented view is the one the engine's view upkeep gives seat 0 at that decision of the recorded match."""
+    events = read_jsonl(EXAMPLE_TRACE)
+    game = Game(Rules.from_trace(events[0]["rules"]), seed=1, deal_source=deals_from_trace(events))
+    for event in (e for e in events if e["type"] == "play"):
+        if game.hand_number == 2 and game.to_move == 0 and game.view(0).array[L.V_PLAY_NO] == 2:
+            break
+        game.play((event["tile"], event["end"]))
+    view, _, _ = _example()
+    got = game.view(0).array
+    used = L.V_LOG + L.LOG_SIZE
+    assert got[:used].tolist() == view[:used].tolist()
+    assert [(m.tile, L.END_NAMES.index(m.end)) for m in game.legal_moves()] == EXAMPLE_MOVES
 
 
 def test_worked_example_features_and_choices():
     """The features and choices docs/policies.md states for the worked example."""
     view, tiles, ends = _example()
-    unseen = base.unseen_tiles(view)
+    no_tiles = np.int64(0)
+    unseen = base.unseen_tiles(view, no_tiles)
     assert bin(unseen).count("1") == 20
     rows = []
     for k in range(3):
-        left, right, ld, rd = base.ends_after(view, tiles[k], ends[k])
-        rows.append((left, right, base.header_points(view, 0, left, right, ld, rd),
-                     round(base.threat(view, left, right, ld, rd, unseen), 6),
-                     base.playable_after(view[L.V_HAND], tiles[k], left, right), base.blocks_next(view, left, right)))
+        after, doubles, counting, open_ends = base.ends_after(view, tiles[k], ends[k])
+        rows.append((after[0], after[1], base.header_points(view, 0, after, doubles, counting),
+                     round(base.threat(view, after, doubles, counting, open_ends, unseen, no_tiles), 6),
+                     base.playable_after(view[L.V_HAND], tiles[k], after, open_ends, no_tiles),
+                     base.blocks_next(view, after, open_ends)))
     assert rows == [(4, 3, 0, 0.0, 3, 0), (0, 0, 2, 1.5, 1, 0), (4, 4, 2, 0.0, 0, 1)]
     assert base.could_hold(view, 1, L.TILE_INDEX["0-0"]) == 6
     assert base.could_hold(view, 1, L.TILE_INDEX["3-4"]) == 0  # void in 4 since its draw
     rng = np.zeros(1, dtype=np.uint64)
-    choices = {m.NAME: m.choose(view, tiles, ends, 3, rng) for m in (greedy, defensive, doubles_first, heavy_first, expert)}
+    choices = {m.NAME: m.choose(view, tiles, ends, 3, rng, no_tiles)
+               for m in (greedy, defensive, doubles_first, heavy_first, expert)}
     assert choices == {"greedy": 1, "defensive": 2, "doubles-first": 1, "heavy-first": 1, "expert": 2}
 
 
@@ -261,8 +304,8 @@ def test_could_hold_counts_only_tiles_drawn_after_the_void():
     tile = L.TILE_INDEX["1-3"]  # shows 1: seat 1 was void in 1 at its logged moment
     assert base.could_hold(view, 1, tile) == 0
     # a later moment of seat 1 on ends 5|6 where it drew 3 tiles: 1-3 may be among them
-    view[L.V_LOG + 4 : L.V_LOG + 8] = (1, 5, 6, 3)
+    view[L.V_LOG + L.LOG_SIZE : L.V_LOG + 2 * L.LOG_SIZE] = (1, (1 << 5) | (1 << 6), 3)
     view[L.V_LOG_N] = 2
     assert base.could_hold(view, 1, tile) == 3
     assert base.could_hold(view, 1, L.TILE_INDEX["5-5"]) == 0
-    assert base.holding_probability(view, 1, tile, base.unseen_tiles(view)) > 0
+    assert base.holding_probability(view, 1, tile, base.unseen_tiles(view, np.int64(0)), np.int64(0)) > 0

@@ -45,11 +45,13 @@ from bergen_sim.policies.base import (
 
 NAME = "expert"
 
+#: settings (see bergen_sim.runtime.registry): which double it leads under lead = any-double (base.LEAD_*)
+LEAD_RULES = ("lowest", "highest", "follow")
+PARAMS = {"lead": ("follow", LEAD_RULES)}
+
 FEATURES = ("points", "threat", "double", "follow", "block")
 #: one weight per feature, in FEATURES order (the table above, as printed by tools/tune_expert.py)
 WEIGHTS = np.array([1.0, -1.25, 0.5, 0.2, 0.125])
-#: which double it leads under lead = any-double (base.LEAD_*)
-LEAD_RULE = LEAD_FOLLOW
 
 
 @njit(cache=True)
@@ -77,12 +79,12 @@ def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW):
     """The move with the highest weighted feature sum (weights: WEIGHTS)."""
     return best_move(view, move_tiles, move_ends, n_moves, WEIGHTS, no_tiles)
 
 
 @njit(cache=True)
-def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
-    """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
-    return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW):
+    """The double to lead under ``lead = any-double``: the ``lead`` setting's rule (measured, docs/policies.md)."""
+    return lead_by(view, move_tiles, n_moves, lead, no_tiles)
