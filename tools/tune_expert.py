@@ -63,10 +63,10 @@ _N_WEIGHTS = len(expert.FEATURES)
 
 
 @njit
-def candidate(view, move_tiles, move_ends, n_moves, rng):
+def candidate(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """``expert`` with the weights currently stored in ``WEIGHTS``."""
     weights = carray(_as_pointer(_ADDRESS, np.float64), (_N_WEIGHTS,))
-    return expert.best_move(view, move_tiles, move_ends, n_moves, weights)
+    return expert.best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles)
 
 
 def win_shares(weights: np.ndarray, deal_sets: int, seed: int) -> np.ndarray:
