@@ -61,8 +61,9 @@ def test_voids_and_the_worlds_they_allow():
     "change, message",
     [
         ({"hand": "3-5,1-3,5-6,4-4"}, "tile 4-4 is listed twice (the hand and the table)"),
-        ({"hand": "3-5,1-3,5-6,7-7"}, "'7-7' is not a tile"),
-        ({"counts": "4,6"}, "= 29 tiles, not 28"),
+        ({"hand": "3-5,1-3,5-6,7-7"}, "tile 7-7 is not in the double-six set"),
+        ({"hand": "3-5,1-3,5-6,19-7"}, "'19-7' is not a tile"),
+        ({"counts": "4,6"}, "= 29 tiles, not the 28 of double-six"),
         ({"counts": "3,5"}, "seat 0 holds 4 tiles (the hand), not 3"),
         ({"counts": "4,5,1"}, "one tile count per seat (2), not 3"),
         ({"boneyard": 17, "counts": "4,4"}, "boneyard must be 2..16"),
@@ -126,7 +127,7 @@ def _reachable_ends(tiles: list[str]) -> set[tuple[int, int, bool, bool]]:
 def test_line_check_agrees_with_brute_force():
     rng = random.Random(2)
     for _ in range(400):
-        tiles = rng.sample(L.TILE_NAMES, rng.randint(1, 6))
+        tiles = rng.sample(L.TILE_NAMES[:28], rng.randint(1, 6))
         reachable = _reachable_ends(tiles)
         for left, right, ld, rd in itertools.product(range(7), range(7), (False, True), (False, True)):
             possible = line_problem(set(tiles), left, right, ld, rd) is None

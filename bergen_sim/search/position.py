@@ -229,7 +229,7 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
 def position_view(position: Position, rules: Rules) -> np.ndarray:
     """Check a position against the rules and build the policy view (``V_*``) it describes."""
     p = position
-    names = set(L.TILE_NAMES)
+    names = set(L.TILE_NAMES[: rules.n_tiles])
     sides = rules.sides
     if not 0 <= p.seat < rules.players:
         raise PositionError(f"seat must be 0..{rules.players - 1}, not {p.seat}")
@@ -237,7 +237,7 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
     for where, tiles in (("the hand", p.hand), ("the table", p.played)):
         for t in tiles:
             if t not in names:
-                raise PositionError(f"unknown tile {t!r}")
+                raise PositionError(f"tile {t} is not in the {rules.domino_set} set (numbers 0..{rules.max_number})")
             if t in seen:
                 raise PositionError(f"tile {t} is listed twice ({seen[t]} and {where})")
             seen[t] = where
