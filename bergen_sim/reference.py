@@ -66,7 +66,6 @@ def tile_names(max_number: int) -> list[str]:
 TILES: list[str] = tile_names(6)
 #: every tile up to double-eighteen -> its index (a set's tiles are indices 0 .. its size - 1)
 TILE_INDEX: dict[str, int] = {t: i for i, t in enumerate(tile_names(MAX_NUMBER))}
-N_TILES = len(TILES)
 
 
 @functools.cache  # the reference engine's speed is a benchmark baseline: parse each name once
@@ -190,12 +189,6 @@ def find_leader(rules: dict, hands: list[list[str]], hand_number: int) -> tuple[
     pick = min if rules["lead"] == "lowest-double" else max
     _, seat, tile = pick(doubles)
     return seat, [tile]
-
-
-def find_lead(rules: dict, hands: list[list[str]], hand_number: int = 1) -> tuple[int, str] | None:
-    """The ``(seat, double)`` that must lead under lowest/highest-double, or None if no hand holds a double."""
-    found = find_leader(rules, hands, hand_number)
-    return None if found is None else (found[0], found[1][0])
 
 
 def canonical_rules(rules: dict) -> dict:
