@@ -45,13 +45,12 @@ from typing import Callable, Iterable
 
 from bergen_sim.domain import FORMAT_V1, FORMAT_V2, FORMATS, Tile
 from bergen_sim.engine.layout import DOMINO_SETS, MAX_NUMBER
+from bergen_sim.rules import RULE_KEYS_V1
 
 FORMAT = FORMAT_V2
 
 # The keys of a trace's ``rules`` object, in the order the format writes them (version 1: the last ten).
-RULE_KEYS = ("domino_set", "spinner", "players", "partnerships", "hand_size", "target", "lead", "settlement",
-             "blocked_points", "out_points", "boneyard_reserve", "reduced_headers")
-RULE_KEYS_V1 = RULE_KEYS[2:]
+RULE_KEYS = ("domino_set", "spinner", *RULE_KEYS_V1)
 
 #: the ends in the order moves list them: the line's L and R, then the spinner's U and D
 ENDS = ("L", "R", "U", "D")
