@@ -237,6 +237,8 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         for t in tiles:
             if t not in names:
                 raise PositionError(f"unknown tile {t!r}")
+            if not Tile.parse(t).in_set(rules.max_number):
+                raise PositionError(f"{t!r} is not a tile of {rules.domino_set} (numbers 0..{rules.max_number})")
             if t in seen:
                 raise PositionError(f"tile {t} is listed twice ({seen[t]} and {where})")
             seen[t] = where
