@@ -50,8 +50,11 @@ from bergen_sim.errors import BergenError
 
 KINDS = ("simulate", "compare")
 #: the table sizes an experiment can name: players and partnerships
+#: table sizes by label: the player counts of bergen_sim.rules.PLAYER_COUNTS and PARTNERSHIP_PLAYERS (written
+#: out so that reading an experiment file does not load NumPy; tests/test_experiment.py checks they agree)
 SIZES: dict[str, tuple[int, bool]] = {
-    "2": (2, False), "3": (3, False), "4": (4, False), "4 partnerships": (4, True),
+    **{str(n): (n, False) for n in range(2, 9)},
+    **{f"{n} partnerships": (n, True) for n in (4, 6, 8)},
 }
 TOP_KEYS = {"kind", "matches", "sizes", "seeds", "out", "rows", "rules", "policies", "chunk_size"}
 DEFAULT_OUT = "experiment-out"
@@ -135,8 +138,8 @@ def _names(source: str, key: str, table: Any) -> dict[str, Any]:
 def _size_label(source: str, value: Any) -> str:
     label = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
     if label not in SIZES:
-        raise _fail(source, f"sizes: {value!r} is not a table size; use {', '.join(repr(s) for s in (2, 3, 4))} "
-                            "or '4 partnerships'")
+        raise _fail(source, f"sizes: {value!r} is not a table size; use 2..8 or "
+                            "'4 partnerships', '6 partnerships', '8 partnerships'")
     return label
 
 

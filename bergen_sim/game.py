@@ -3,7 +3,7 @@
 :class:`Game` is the step API in the style of OpenSpiel's ``State``: ask for
 :meth:`Game.legal_moves`, make one with :meth:`Game.play`, look at the match
 from one seat with :meth:`Game.view`, and read :attr:`Game.scores`,
-:attr:`Game.is_over` and :attr:`Game.events` (the match's ``bergen-trace/1``
+:attr:`Game.is_over` and :attr:`Game.events` (the match's ``bergen-trace/2``
 events).  The rules come from the reference engine's
 :class:`bergen_sim.reference.MatchState` (the one Python implementation of
 the rule book); this module adds what a caller needs around it:
@@ -44,12 +44,13 @@ from typing import Any
 
 import numpy as np
 
+from bergen_sim.domain import FORMAT_V2
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import STREAM_POLICY, seed_to_int, shuffled_set, stream_state
 from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
 from bergen_sim.errors import BergenError
-from bergen_sim.reference import DEAL, DRAW, PLAY, MatchState, halves
+from bergen_sim.reference import DEAL, DRAW, LEAD, PLAY, MatchState, halves
 from bergen_sim.rules import Rules
 
 #: the ends a tile can be played on, by letter (a spinner would add U and D)
@@ -92,8 +93,8 @@ class Move:
             raise MoveError(f"a move is a tile and an end, e.g. '3-5 L' (ends: {', '.join(ENDS)}), not {text!r}")
         tile, end = parts
         a, sep, b = tile.partition("-")
-        if not sep or not a.isdigit() or not b.isdigit() or max(int(a), int(b)) >= L.N_NUMBERS:
-            raise MoveError(f"{tile!r} is not a tile; write tiles as a-b with 0 <= a, b <= {L.N_NUMBERS - 1}")
+        if not sep or not a.isdigit() or not b.isdigit() or max(int(a), int(b)) > L.MAX_NUMBER:
+            raise MoveError(f"{tile!r} is not a tile; write tiles as a-b with 0 <= a, b <= {L.MAX_NUMBER}")
         if end.upper() not in ENDS:
             raise MoveError(f"{end!r} is not an end; ends are {', '.join(ENDS)}")
         lo, hi = sorted((int(a), int(b)))
@@ -282,7 +283,7 @@ class Game:
 
     def __init__(self, rules: Rules | None = None, seed: int = 0, match: int = 0,
                  policies: Sequence[str] | None = None, deal_source: DealSource | None = None,
-                 chance: bool = False):
+                 chance: bool = False, format: str = FORMAT_V2):
         self.rules = rules if rules is not None else Rules.make()
         if not isinstance(self.rules, Rules):
             raise BergenError(f"rules must be a bergen_sim.rules.Rules, not {type(self.rules).__name__}")
@@ -296,7 +297,8 @@ class Game:
             raise BergenError("a game whose caller deals (chance=True) takes no deal_source")
         self._chance = chance
         self._deal_source = deal_source
-        self._state = MatchState(self.rules.to_dict(), match_index=match, seed=seed, policies=names)
+        # events in ``format``: version 2, or version 1 to re-create a version-1 file exactly
+        self._state = MatchState(self.rules.to_dict(), match_index=match, seed=seed, policies=names, format=format)
         seed64 = np.uint64(seed_to_int(seed))
         self._rngs = np.array([stream_state(seed64, np.int64(match), np.int64(STREAM_POLICY + s), np.int64(0))
                                for s in range(L.MAX_SEATS)], dtype=np.uint64)
@@ -312,7 +314,11 @@ class Game:
     # --- stepping ------------------------------------------------------------
 
     def legal_moves(self) -> list[Move]:
-        """The moves :attr:`to_move` may make, by tile index, L before R (empty once the match is over)."""
+        """The moves :attr:`to_move` may make, by tile index, then L, R, U, D (empty once the match is over).
+
+        While :attr:`choosing_lead` (``lead = any-double``) they are the leader's
+        doubles as ``Move(double, "L")``: playing one leads it.
+        """
         return [Move(tile, end) for tile, end in self._state.moves]
 
     def play(self, move: Move | str | tuple[str, str]) -> None:
@@ -323,8 +329,16 @@ class Game:
         if (move.tile, move.end) not in self._state.moves:
             legal = ", ".join(str(m) for m in self.legal_moves())
             raise MoveError(f"{move} is not legal for seat {self.to_move}; legal: {legal}")
-        self._state.play(move.tile, move.end)
+        if self._state.phase == LEAD:
+            self._state.lead(move.tile)
+        else:
+            self._state.play(move.tile, move.end)
         self._advance()
+
+    @property
+    def choosing_lead(self) -> bool:
+        """Whether :attr:`to_move` must choose which double to lead (``lead = any-double``)."""
+        return self._state.phase == LEAD
 
     def _advance(self) -> None:
         """Deal every hand that needs dealing and fold the new events into the view."""
@@ -407,7 +421,7 @@ class Game:
     @property
     def to_move(self) -> int | None:
         """The seat that must move now, or None once the match is over (or while the dealer must act)."""
-        return self._state.seat if self._state.phase == PLAY else None
+        return self._state.seat if self._state.phase in (PLAY, LEAD) else None
 
     @property
     def is_over(self) -> bool:
@@ -427,7 +441,7 @@ class Game:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        """The match so far as ``bergen-trace/1`` events (a copy)."""
+        """The match so far as ``bergen-trace/2`` events (a copy)."""
         return copy.deepcopy(self._state.events)
 
     @property
@@ -506,7 +520,7 @@ def play_out(game: Game, policies: Sequence[str] | str) -> Game:
 def replay(events: Iterable[dict[str, Any]]) -> Game:
     """Step one recorded match (its ``match`` event first) through a :class:`Game`; returns the game.
 
-    The recorded deals and plays go in; every other event comes out of the
+    The recorded deals, plays and (with ``lead = any-double``) lead choices go in; every other event comes out of the
     rules, so ``replay(m).events == m`` exactly when the recording is a valid match.
     """
     from bergen_sim.reference import deals_from_trace
@@ -514,8 +528,10 @@ def replay(events: Iterable[dict[str, Any]]) -> Game:
     events = list(events)
     head = events[0]
     game = Game(Rules.from_trace(head["rules"]), seed=head["seed"], match=head["match"],
-                policies=head["policies"], deal_source=deals_from_trace(events))
+                policies=head["policies"], deal_source=deals_from_trace(events), format=head["format"])
     for event in events:
         if event["type"] == "play":
             game.play((event["tile"], event["end"]))
+        elif event["type"] == "lead" and game.choosing_lead:  # lead = any-double: the recorded choice
+            game.play((event["tile"], "L"))
     return game

@@ -97,12 +97,12 @@ def deal_outcomes(rules: Rules, dealt: list[int]) -> list[tuple[int, float]]:
     >>> sorted(L.TILE_NAMES[t] for t, p in outcomes)  # the last hand slot must take a double
     ['0-0', '1-1', '2-2', '3-3', '4-4', '5-5', '6-6']
     """
-    remaining = [t for t in range(L.N_TILES) if t not in dealt]
+    remaining = [t for t in range(rules.n_tiles) if t not in dealt]
     if any(L.TILE_LO[t] == L.TILE_HI[t] for t in dealt):
         return [(t, 1.0 / len(remaining)) for t in remaining]
     slots = rules.players * rules.hand_size - len(dealt)  # hand slots left, this one included
     rest = len(remaining) - 1
-    doubles = len(L.DOUBLE_TILE)  # none dealt yet: all remain
+    doubles = rules.max_number + 1  # the set's doubles; none dealt yet: all remain
     any_way = comb(rest, slots - 1)
     weights = {t: any_way if L.TILE_LO[t] == L.TILE_HI[t] else any_way - comb(rest - doubles, slots - 1)
                for t in remaining}
@@ -164,7 +164,7 @@ class BergenState(pyspiel.State):
 
     def _boneyard(self) -> list[int]:
         out = self.game._state.out_of_boneyard()
-        return [t for t in range(L.N_TILES) if L.TILE_NAMES[t] not in out]
+        return [t for t in range(self.rules.n_tiles) if L.TILE_NAMES[t] not in out]
 
     def _apply_action(self, action):
         if self.game.chance_phase == "deal":

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from bergen_sim.domain import FORMAT_V2
 from bergen_sim.errors import BergenError
 from bergen_sim.rules import Rules, parse_setting
 
@@ -88,6 +89,7 @@ class WrittenGame:
     match: int = 0
     policies: list[str] = field(default_factory=list)
     source: str = "record"
+    format: str = FORMAT_V2  # the trace version a game read from a trace was written in (its replay writes it)
 
 
 def _rules_line(words: list[str], where: str) -> Rules:
@@ -160,7 +162,7 @@ def _seat_action(seat: int, words: list[str], where: str) -> Action:
         return Action("lead", where, seat=seat, tile=words[1])
     if words[:1] == ["draw"] and len(words) >= 2:
         return Action("draw", where, seat=seat, tiles=tuple(words[1:]))
-    if len(words) == 2 and words[1] in ("L", "R"):
+    if len(words) == 2 and words[1] in ("L", "R", "U", "D"):
         return Action("play", where, seat=seat, tile=words[0], end=words[1])
     raise RecordError(f"{where}: a seat's line is 'TILE END' (e.g. 3-5 R), 'draw TILE ...', 'lead TILE' "
                       f"or 'pass', not {' '.join(words)!r}")
@@ -186,7 +188,8 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
         elif kind in ("lead", "pass"):
             actions.append(Action(kind, where, seat=event["seat"], tile=event.get("tile", "")))
     return WrittenGame(rules, actions, seed=int(head.get("seed", 0)), match=int(head.get("match", 0)),
-                       policies=list(head.get("policies", [])), source="trace")
+                       policies=list(head.get("policies", [])), source="trace",
+                       format=head.get("format", FORMAT_V2))
 
 
 def read_games(path: str | Path) -> list[WrittenGame]:
@@ -229,7 +232,7 @@ def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | Non
     from bergen_sim.game import Game, MoveError
 
     game = Game(written.rules, seed=written.seed, match=written.match,
-                policies=written.policies or None, chance=True)
+                policies=written.policies or None, chance=True, format=written.format)
     checked = 0  # events already matched by a 'lead' or 'pass' check
     for action in written.actions:
         try:
@@ -264,6 +267,13 @@ def _apply(game, action: Action, checked: int, before_play) -> int:
         if before_play is not None:
             before_play(game, action)
         game.play((action.tile, action.end))
+    elif action.kind == "lead" and game.choosing_lead:  # lead = any-double: the leader's choice is a decision
+        if game.to_move != seat:
+            raise RecordError(f"{where}: seat {seat} cannot lead here ({_due(game)})")
+        if before_play is not None:
+            before_play(game, action)
+        game.play((action.tile, "L"))
+        return len(game.events)
     else:  # a stated lead or pass: it must be among the events since the last check
         events = game.events
         for k in range(checked, len(events)):
@@ -277,8 +287,9 @@ def _apply(game, action: Action, checked: int, before_play) -> int:
 
 def _check_deal(rules: Rules, hands: tuple[tuple[str, ...], ...], where: str) -> None:
     """A deal gives every seat ``hand_size`` different tiles of the set."""
-    from bergen_sim.reference import TILE_INDEX
+    from bergen_sim.reference import tile_names
 
+    tiles = set(tile_names(rules.max_number))
     if len(hands) != rules.players:
         raise RecordError(f"{where}: a deal gives {rules.players} hands separated by '|', not {len(hands)}")
     seen: set[str] = set()
@@ -286,8 +297,9 @@ def _check_deal(rules: Rules, hands: tuple[tuple[str, ...], ...], where: str) ->
         if len(hand) != rules.hand_size:
             raise RecordError(f"{where}: seat {seat} is dealt {len(hand)} tiles, not {rules.hand_size}")
         for tile in hand:
-            if tile not in TILE_INDEX:
-                raise RecordError(f"{where}: {tile!r} is not a tile (tiles are written a-b with 0 <= a <= b <= 6)")
+            if tile not in tiles:
+                raise RecordError(f"{where}: {tile!r} is not a tile of {rules.domino_set} (tiles are written a-b "
+                                  f"with 0 <= a <= b <= {rules.max_number})")
             if tile in seen:
                 raise RecordError(f"{where}: {tile} is dealt twice")
             seen.add(tile)

@@ -45,13 +45,12 @@ from typing import Callable, Iterable
 
 from bergen_sim.domain import FORMAT_V1, FORMAT_V2, FORMATS, Tile
 from bergen_sim.engine.layout import DOMINO_SETS, MAX_NUMBER
+from bergen_sim.rules import RULE_KEYS_V1
 
 FORMAT = FORMAT_V2
 
 # The keys of a trace's ``rules`` object, in the order the format writes them (version 1: the last ten).
-RULE_KEYS = ("domino_set", "spinner", "players", "partnerships", "hand_size", "target", "lead", "settlement",
-             "blocked_points", "out_points", "boneyard_reserve", "reduced_headers")
-RULE_KEYS_V1 = RULE_KEYS[2:]
+RULE_KEYS = ("domino_set", "spinner", *RULE_KEYS_V1)
 
 #: the ends in the order moves list them: the line's L and R, then the spinner's U and D
 ENDS = ("L", "R", "U", "D")
@@ -66,7 +65,6 @@ def tile_names(max_number: int) -> list[str]:
 TILES: list[str] = tile_names(6)
 #: every tile up to double-eighteen -> its index (a set's tiles are indices 0 .. its size - 1)
 TILE_INDEX: dict[str, int] = {t: i for i, t in enumerate(tile_names(MAX_NUMBER))}
-N_TILES = len(TILES)
 
 
 @functools.cache  # the reference engine's speed is a benchmark baseline: parse each name once
@@ -190,12 +188,6 @@ def find_leader(rules: dict, hands: list[list[str]], hand_number: int) -> tuple[
     pick = min if rules["lead"] == "lowest-double" else max
     _, seat, tile = pick(doubles)
     return seat, [tile]
-
-
-def find_lead(rules: dict, hands: list[list[str]], hand_number: int = 1) -> tuple[int, str] | None:
-    """The ``(seat, double)`` that must lead under lowest/highest-double, or None if no hand holds a double."""
-    found = find_leader(rules, hands, hand_number)
-    return None if found is None else (found[0], found[1][0])
 
 
 def canonical_rules(rules: dict) -> dict:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from bergen_sim.domain import EVENT_TYPES, Move, Tile, parse_end, parse_event
+from bergen_sim.domain import EVENT_TYPES, Move, Tile, parse_end, parse_event, tiles_of_set
 from bergen_sim.engine import layout as L
 from bergen_sim.trace import read_jsonl
 
@@ -34,8 +34,16 @@ def test_moves_round_trip_and_match_the_kernel_codes():
             move = Move.parse(f"{tile} {end.name}")
             assert str(move) == f"{tile} {end.name}"
             assert Move.from_kernel(*move.kernel()) == move
+    assert parse_end("u") == L.End.U and parse_end("D") == L.End.D
     with pytest.raises(ValueError, match="ends are L, R, U, D"):
         parse_end("X")
+
+
+def test_tiles_up_to_double_eighteen_and_their_sets():
+    assert str(Tile.parse("12-9")) == "9-12" and Tile.parse("18-18").index == 189
+    assert [len(tiles_of_set(n)) for n in (6, 9, 12, 15, 18)] == [28, 55, 91, 136, 190]
+    assert tiles_of_set(9)[:28] == tiles_of_set(6)  # every set a prefix of the next
+    assert Tile.parse("6-6").in_set(6) and not Tile.parse("6-7").in_set(6) and Tile.parse("6-7").in_set(9)
 
 
 def test_golden_trace_events_round_trip_through_the_event_types():

@@ -105,7 +105,7 @@ def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
 @pytest.mark.parametrize("text, message", [
     ('colour = "red"\n[policies]\na = "first"\n', "unknown key 'colour'"),
     ('kind = "tournament"\n[policies]\na = "first"\n', "kind must be 'simulate' or 'compare'"),
-    ('sizes = [5]\n[policies]\na = "first"\n', "sizes: 5 is not a table size"),
+    ('sizes = [9]\n[policies]\na = "first"\n', "sizes: 9 is not a table size"),
     ('matches = 0\n[policies]\na = "first"\n', "matches must be at least 1"),
     ('matches = "many"\n[policies]\na = "first"\n', "matches must be a whole number"),
     ('seeds = []\n[policies]\na = "first"\n', "seeds must be a list"),
@@ -141,3 +141,10 @@ def test_the_example_experiment_file_is_valid():
     plan = experiment.load(ROOT / "examples" / "experiment.toml")
     assert plan.kind == "simulate" and len(plan.cells) == 8 and plan.out == Path("experiment-out")
     assert {cell.rule_set for cell in plan.cells} == {"standard", "no-reserve"}
+
+
+def test_table_sizes_are_the_rule_books_player_counts():
+    from bergen_sim.experiment import SIZES
+    from bergen_sim.rules import PARTNERSHIP_PLAYERS, PLAYER_COUNTS
+
+    assert set(SIZES.values()) == {(n, False) for n in PLAYER_COUNTS} | {(n, True) for n in PARTNERSHIP_PLAYERS}

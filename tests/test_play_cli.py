@@ -85,7 +85,7 @@ def test_hint_prints_the_analyze_ranking(tmp_path):
     (["--seat", "2"], "--seat"),
     (["--opponent", "nosuch"], "unknown policy 'nosuch'"),
     (["--opponent", "random", "--opponent", "greedy"], "one per other seat (1), not 2"),
-    (["--players", "5"], "--players"),
+    (["--players", "9"], "--players"),
     (["--set", "target=x"], "target"),
     (["--match", str(2**70)], "--match"),
     (["--hint-worlds", "0"], "--hint-worlds"),

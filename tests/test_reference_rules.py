@@ -250,3 +250,9 @@ def test_rule_errors_are_one_line():
         Rules.make(players=7)
     assert str(info.value) == ("7 players x 5 tiles + reserve 2 do not fit the 28 tiles of double-six: "
                                "use domino_set=double-nine or hand_size <= 3")
+
+
+def test_the_reference_writes_the_rules_objects_keys_in_the_formats_order():
+    from bergen_sim.reference import RULE_KEYS, RULE_KEYS_V1
+
+    assert RULE_KEYS == tuple(Rules().to_dict()) and RULE_KEYS_V1 == tuple(Rules().to_dict(1))

@@ -78,7 +78,7 @@ def test_policies_per_seat_and_settings():
         (dict(policies=["random", "first", "random"]), PolicyError, "one per seat"),
         (dict(players=3, partnerships=True), RuleError, "partnerships"),
         (dict(preset="modern"), RuleError, "preset"),
-        (dict(settings={"spinner": True}), RuleError, "spinner"),
+        (dict(settings={"jokers": True}), RuleError, "jokers"),
         (dict(settings={"target": "15"}), RuleError, "target"),
         (dict(settings={"boneyard_reserve": 3, "hand_size": 13}), RuleError, "boneyard_reserve"),
     ],

@@ -30,7 +30,7 @@ SUMMARY_FIELDS = ["matches", "hands", "redeals", "plays", "draws", "passes", "do
                   "blocked_hands", "out_hands", "points_by_source", "match_wins", "decided_hands",
                   "leader_side_hand_wins", "elapsed_s", "matches_per_s", "rules", "seed"]
 
-#: the fields of each event type, in the order bergen-trace/1 writes them
+#: the fields of each event type, in the order bergen-trace/2 writes them
 EVENT_FIELDS = {
     "match": ["type", "format", "match", "rules", "policies", "seed"],
     "deal": ["type", "hand", "hands", "boneyard"],
@@ -93,15 +93,18 @@ def test_options_reach_the_rules(capsys):
         (["simulate", "--policy", "nope", "--matches", "5"], ["nope", "random", "first"]),
         (["simulate", "--policy", "random", "--policy", "first", "--players", "3"], ["policy", "3"]),
         (["simulate", "--preset", "modern"], ["modern", "classic", "standard"]),
-        (["simulate", "--set", "spinner=on"], ["spinner", "hand_size"]),
+        (["simulate", "--set", "spinner=sometimes"], ["spinner", "on/off"]),
+        (["simulate", "--set", "domino_set=double-ten"], ["domino_set", "double-nine", "double-twelve"]),
         (["simulate", "--set", "target=abc"], ["target", "abc"]),
         (["simulate", "--set", "target"], ["KEY=VALUE"]),
         (["simulate", "--set", "lead=middle"], ["lead", "lowest-double"]),
         (["simulate", "--set", "reduced_headers=maybe"], ["reduced_headers", "on/off"]),
         (["simulate", "--set", "hand_size=20"], ["hand_size", "1..14"]),
         (["simulate", "--set", "boneyard_reserve=-1"], ["boneyard_reserve", "0 or more"]),
-        (["simulate", "--players", "3", "--partnerships"], ["partnerships", "4 players"]),
-        (["simulate", "--players", "5"], ["--players", "5"]),
+        (["simulate", "--players", "3", "--partnerships"], ["partnerships", "4, 6 or 8 players"]),
+        (["simulate", "--players", "9"], ["--players", "9"]),
+        (["simulate", "--players", "6"], ["6 players x 5 tiles + reserve 2", "domino_set=double-nine", "hand_size <= 4"]),
+        (["trace", "-o", "{tmp}/t.jsonl", "--players", "8", "--partnerships"], ["domino_set=double-nine"]),
         (["simulate", "--matches", "0"], ["--matches", "0"]),
         (["simulate", "--seed", "x"], ["--seed", "x"]),
         (["trace"], ["-o"]),
@@ -197,7 +200,7 @@ def test_trace_is_valid_and_adds_up_to_simulate(capsys, tmp_path, args):
         assert list(event) == EVENT_FIELDS[event["type"]]
     heads = [e for e in events if e["type"] == "match"]
     assert [h["match"] for h in heads] == list(range(40))
-    assert all(h["format"] == "bergen-trace/1" for h in heads)
+    assert all(h["format"] == "bergen-trace/2" for h in heads)
     rules = Rules.from_trace(heads[0]["rules"])
     summary = simulate_json(capsys, "--matches", "40", *args)
     assert heads[0]["rules"] == summary["rules"] and heads[0]["policies"] == summary["policies"]
