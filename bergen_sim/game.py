@@ -20,14 +20,14 @@ the rule book); this module adds what a caller needs around it:
 * **moves as values** with a text round trip (``Move.parse("3-5 L")``).
 
 >>> from bergen_sim.rules import Rules
->>> game = Game(Rules.make(players=2), seed=1)
+>>> game = Game(Rules.make(players=2), seed=3)
 >>> game.to_move, [str(m) for m in game.legal_moves()]
-(0, ['2-4 L', '2-4 R'])
->>> game.play("2-4 L")
->>> game.view(1)
-View(seat=1, hand=0-4 1-3 1-4 2-5 4-6, ends=4|2d, counts=[5, 5], boneyard=16, scores=[0, 2])
+(1, ['0-3 L', '0-3 R'])
+>>> game.play("0-3 L")
+>>> game.view(0)
+View(seat=0, hand=1-3 1-4 2-4 3-4 1-5, ends=0|3d, counts=[5, 5], boneyard=16, scores=[2, 0])
 >>> game.line, game.scores
-([(4, 2), (2, 2)], (0, 2))
+([(0, 3), (3, 3)], (2, 0))
 >>> copy = game.clone()
 >>> while not copy.is_over:
 ...     copy.play(copy.policy_move("first"))
@@ -48,7 +48,8 @@ from bergen_sim.domain import FORMAT_V2
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import STREAM_POLICY, seed_to_int, shuffled_set, stream_state
 from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
-from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
+from bergen_sim.engine.play_rules import LEAD_CHOICE
+from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_start_match, view_void_moment
 from bergen_sim.errors import BergenError
 from bergen_sim.reference import DEAL, DRAW, LEAD, PLAY, MatchState, halves
 from bergen_sim.rules import Rules
@@ -109,8 +110,8 @@ class Move:
     def from_action(cls, action: int) -> Move:
         """The move an action number stands for (legal or not).
 
-        >>> [str(Move.from_action(a)) for a in (0, 3, 55)]
-        ['0-0 L', '0-1 R', '6-6 R']
+        >>> [str(Move.from_action(a)) for a in (0, 5, 111)]
+        ['0-0 L', '0-1 R', '6-6 D']
         """
         tile, end = divmod(int(action), len(ENDS))
         return cls(L.TILE_NAMES[tile], ENDS[end])
@@ -239,13 +240,15 @@ def _takes_no_tiles(function) -> bool:
     return getattr(function, "py_func", function).__code__.co_argcount >= 6
 
 
-def compiled_policy(name: str, rules: Rules) -> Callable[..., int]:
+def compiled_policy(name: str, rules: Rules, lead: bool = False) -> Callable[..., int]:
     """A policy by its ``--policy`` name as a Python callable ``f(view, move_tiles, move_ends, n_moves, rng)``.
 
     Built-in settings and constant arrays (``pimc``'s) are bound as the
     compiled kernel binds them, so the policy chooses what it would choose there.
+    With ``lead``, its choice of the double to lead (``choose_lead``; a plug-in
+    without one leads its lowest double, the first listed), as the kernel asks it.
     """
-    key = (name, rules)
+    key = (name, rules, lead)
     if key not in _POLICIES:
         import importlib
 
@@ -253,10 +256,13 @@ def compiled_policy(name: str, rules: Rules) -> Callable[..., int]:
 
         ref = resolve(name)
         module = importlib.import_module(ref.module)
-        function = getattr(module, ref.function)
+        function = getattr(module, "choose_lead" if lead else ref.function, None)
         extra: tuple = tuple(np.int64(p) for p in ref.params)
         if ref.params and hasattr(module, "kernel_arrays"):
             extra += tuple(module.kernel_arrays(rules, ref.params))
+        if function is None:  # a plug-in without choose_lead
+            _POLICIES[key] = lambda view, tiles, ends, n, rng: 0
+            return _POLICIES[key]
         if not ref.source_file or _takes_no_tiles(function):  # built-ins and plug-ins that read any width
             no_tiles = no_tiles_for(rules.n_tiles)
             extra = (no_tiles, *extra)
@@ -387,6 +393,7 @@ class Game:
             kind = event["type"]
             if kind == "deal":
                 self._dealt_hand = event["hand"]
+                self._line = []  # a new deal: nothing on the table until the lead
             elif kind == "lead":
                 number = halves(event["tile"])[0]
                 view_start_hand(view, players, self.rules.hand_size,
@@ -405,6 +412,10 @@ class Game:
             if "score" in event and kind != "match_end":
                 view[L.V_SCORE : L.V_SCORE + len(event["score"])] = event["score"]
         self._seen = len(self._state.events)
+        if self._state.phase == LEAD:  # the leader chooses its double on the new deal's view, as in the kernel
+            rules = self.rules
+            view_deal(view, players, rules.hand_size, rules.n_tiles - players * rules.hand_size, self._dealt_hand,
+                      self._state.seat, self._no_tiles)
 
     def _fold_play(self, seat: int, tile: str, end: str) -> None:
         a, b = halves(tile)
@@ -487,14 +498,15 @@ class Game:
         moves = self.legal_moves()
         if not moves:
             raise MoveError("the match is over: there is no move to make")
-        if len(moves) == 1:
+        leading = self.choosing_lead
+        if len(moves) == 1 and not leading:  # the leader's policy is asked even about a single double
             return moves[0]
         seat = self.to_move
         tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
         ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
         for k, move in enumerate(moves):
-            tiles[k], ends[k] = L.TILE_INDEX[move.tile], ENDS.index(move.end)
-        choose = compiled_policy(name, self.rules)
+            tiles[k], ends[k] = L.TILE_INDEX[move.tile], LEAD_CHOICE if leading else ENDS.index(move.end)
+        choose = compiled_policy(name, self.rules, lead=leading)
         k = choose(self.view(seat).array, tiles, ends, len(moves), self._rngs[seat : seat + 1])
         if not 0 <= k < len(moves):
             raise MoveError(f"policy {name!r} returned move {k}, but only moves 0..{len(moves) - 1} are legal")
