@@ -213,13 +213,13 @@ class BergenState(pyspiel.State):
         rng = np.zeros(1, dtype=np.uint64)
         unit = probability_sampler() if callable(probability_sampler) else random.random()
         rng[0] = np.uint64(int(unit * 2**53))
-        hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-        bone = np.zeros(L.N_TILES, dtype=np.int64)
+        hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+        bone = np.zeros(L.MAX_TILES, dtype=np.int64)
         sample_world(view, spec, completions, rng, hands, bone)
         state = sample.game._state
         for seat in range(self.rules.players):
             if seat != player_id:
-                state.hands[seat] = L.mask_tiles(int(hands[seat]))
+                state.hands[seat] = L.mask_tiles(int(hands[seat * L.SET_WORDS]))
         return sample
 
     def __str__(self):

@@ -124,7 +124,7 @@ def test_tensors_are_declared_by_name_and_shape():
     obs = og.BergenObserver(game.rules, pyspiel.IIGObservationType(perfect_recall=False), None)
     info = og.BergenObserver(game.rules, pyspiel.IIGObservationType(perfect_recall=True), None)
     assert obs.dict["voids"].shape == (3, 7) and obs.dict["hand"].shape == (28,)
-    assert info.dict["plays"].shape == (27, 3 + 28 + 2)
+    assert info.dict["plays"].shape == (27, 3 + 28 + 4)  # seat, tile, end (L, R, U, D)
     assert list(game.observation_tensor_shape()) == [obs.tensor.size]
     assert list(game.information_state_tensor_shape()) == [info.tensor.size]
     for state in play_randomly(game.new_initial_state(), random.Random(3), steps=120):
