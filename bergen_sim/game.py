@@ -54,7 +54,7 @@ from bergen_sim.errors import BergenError
 from bergen_sim.reference import DEAL, DRAW, LEAD, PLAY, MatchState, halves
 from bergen_sim.rules import Rules
 
-#: the ends a tile can be played on, by letter (a spinner would add U and D)
+#: the ends a tile can be played on, by letter: L and R, and the spinner's U and D
 ENDS = L.END_NAMES
 
 #: moves as action numbers (OpenSpiel, Gymnasium): action ``len(ENDS) * tile + end``

@@ -1,4 +1,4 @@
-"""``bergen-sim trace``: write matches as bergen-trace/1 JSON Lines."""
+"""``bergen-sim trace``: write matches as bergen-trace/2 JSON Lines."""
 
 from __future__ import annotations
 

@@ -1,0 +1,36 @@
+"""The step API's any-double lead: the leader's choice is a step of its own (``Game.choosing_lead``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bergen_sim.game import Game, Move, MoveError, replay
+from bergen_sim.reference import deals_from_trace
+from bergen_sim.rules import Rules
+from bergen_sim.trace import read_jsonl, split_matches
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def test_recorded_lead_choices_step_through_a_game_event_for_event():
+    for recorded in split_matches(read_jsonl(GOLDEN / "2p-classic-any-double.jsonl")):
+        assert replay(recorded).events == recorded
+
+
+def test_the_leader_chooses_its_double_as_a_move():
+    recorded = next(split_matches(read_jsonl(GOLDEN / "2p-classic-any-double.jsonl")))
+    game = Game(Rules.from_trace(recorded[0]["rules"]), deal_source=deals_from_trace(recorded))
+    lead = next(e for e in recorded if e["type"] == "lead")
+    deal = next(e for e in recorded if e["type"] == "deal" and e["hand"] == 1 and
+                any(t.split("-")[0] == t.split("-")[1] for h in e["hands"] for t in h))
+    doubles = [t for t in deal["hands"][lead["seat"]] if t.split("-")[0] == t.split("-")[1]]
+    assert game.choosing_lead and game.to_move == lead["seat"]
+    assert sorted(m.tile for m in game.legal_moves()) == sorted(doubles)
+    assert all(m.end == "L" for m in game.legal_moves())
+    with pytest.raises(MoveError, match="not legal"):
+        game.play(Move("0-1", "L"))
+    game.play(Move(lead["tile"], "L"))
+    assert not game.choosing_lead
+    assert [e for e in game.events if e["type"] == "lead"] == [lead]
