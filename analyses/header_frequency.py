@@ -16,8 +16,8 @@ import pandas as pd
 from bergen_sim import hand_stats as hs
 from bergen_sim.reporting import TABLES, reference_strategy
 from bergen_sim.engine.layout import MAX_PLAY_NO
-from bergen_sim.figures import Chart, finish, grouped, lines, panels, stacked_shares
-from bergen_sim.intervals import add_mean, add_rate, phrase
+from bergen_sim.figures import Chart, empty_note, finish, grouped, lines, panels, stacked_shares
+from bergen_sim.stats import add_mean, add_rate, phrase
 
 TITLE = "Header frequency and where the points come from"
 KINDS = ("double", "triple")
@@ -141,6 +141,8 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     for row, kind in enumerate(KINDS):
         for ax, table in zip(axes[row * len(TABLES):], TABLES):
             part = plays[(plays["table"] == table) & (plays["hands_reaching"] >= MIN_HANDS)]
+            if part.empty:
+                empty_note(ax, f"no play number reached by {MIN_HANDS} hands")
             lines(ax, part, "play_number", f"{kind}_header_rate", group="strategy")
             ax.set_title(f"{table}: {kind}-headers", fontsize=10)
             ax.set_xlabel("play number after the lead")

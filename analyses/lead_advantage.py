@@ -18,7 +18,7 @@ import pandas as pd
 from bergen_sim import hand_stats as hs
 from bergen_sim.reporting import TABLES, reference_strategy
 from bergen_sim.figures import Chart, finish, grouped, lines, panels, reference_line
-from bergen_sim.intervals import add_difference, add_mean, add_rate, phrase, signed_points, versus
+from bergen_sim.stats import add_difference, add_mean, add_rate, phrase, signed_points, versus
 
 TITLE = "Lowest-double lead advantage"
 LEADS = ("lowest-double", "highest-double")

@@ -26,7 +26,7 @@ from bergen_sim import hand_stats as hs
 from bergen_sim.reporting import TABLES, reference_strategy
 from bergen_sim.engine.layout import HandEnd
 from bergen_sim.figures import Chart, finish, grouped, panels
-from bergen_sim.intervals import add_difference, add_mean, add_rate, difference, phrase, signed_points, versus
+from bergen_sim.stats import add_difference, add_mean, add_rate, difference, phrase, signed_points, versus
 
 TITLE = "Blocked-hand settlement: German vs pip count (and American)"
 SETTLEMENTS = hs.SETTLEMENTS  # german, pips, american

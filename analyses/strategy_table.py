@@ -14,7 +14,7 @@ import pandas as pd
 
 from bergen_sim.reporting import AnalysisError
 from bergen_sim.figures import Chart, finish, panels, points
-from bergen_sim.intervals import phrase, versus
+from bergen_sim.stats import phrase, versus
 
 TITLE = "Strategy table: every built-in strategy against every other"
 #: tables of the tournaments (label -> (players, partnerships), a subset of analysis.TABLES)

@@ -16,7 +16,7 @@ import pandas as pd
 from bergen_sim import hand_stats as hs
 from bergen_sim.reporting import TABLES, reference_strategy
 from bergen_sim.figures import Chart, finish, grouped, panels, stacked_shares
-from bergen_sim.intervals import add_difference, add_mean, add_rate, phrase, signed_points, versus
+from bergen_sim.stats import add_difference, add_mean, add_rate, phrase, signed_points, versus
 
 TITLE = "Rule variants against the standard game"
 #: label -> (preset, settings)

@@ -2,7 +2,7 @@
 
 Figures are built headless (Agg backend) from the analyses' tables, which
 follow the ``x`` / ``x_lo`` / ``x_hi`` column convention of
-:mod:`bergen_sim.intervals`.  Each carries a title, axis labels and a note
+:mod:`bergen_sim.stats`.  Each carries a title, axis labels and a note
 saying what the bars mean, so a reader needs no code; :func:`save` writes
 PNG (for the Markdown) and SVG (for print) side by side.
 """
@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
-from bergen_sim.intervals import is_proportion  # noqa: E402
+from bergen_sim.stats import is_proportion  # noqa: E402
 
 #: the note under every figure with intervals
 CI_NOTE = "Error bars and bands: 95% confidence intervals."
@@ -116,6 +116,12 @@ def stacked_shares(ax, frame: pd.DataFrame, category: str, parts: Sequence[str],
     ax.set_ylim(0, 1.05)
 
 
+def empty_note(ax, text: str = "too few observations to draw") -> None:
+    """Say on an empty panel why it is empty (rather than leaving a blank frame)."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=8, color="dimgray",
+            wrap=True)
+
+
 def reference_line(ax, value: float, label: str | None = None) -> None:
     """A dashed horizontal line (a fair share, a baseline)."""
     ax.axhline(value, color="grey", linestyle="--", linewidth=1, label=label)
@@ -137,9 +143,9 @@ def finish(fig: Figure, title: str, note: str = CI_NOTE, legend_from=None, legen
     fig.suptitle(title, fontsize=12, fontweight="bold")
     height = fig.get_size_inches()[1]
     bottom = 0.3  # inches kept free under the panels: the note, and the legend if any
-    if legend_from is not None:
-        handles, labels = legend_from.get_legend_handles_labels()
-        unique = dict(zip(labels, handles))
+    handles, labels = legend_from.get_legend_handles_labels() if legend_from is not None else ([], [])
+    unique = dict(zip(labels, handles))
+    if unique:  # a panel with nothing drawn (too small a sample) has no legend to show
         fig.legend(unique.values(), unique.keys(), loc="lower center", ncol=min(len(unique), 8), fontsize=8,
                    title=legend_title, title_fontsize=8, bbox_to_anchor=(0.5, 0.25 / height), frameon=False)
         bottom += 0.45 if legend_title is None else 0.6

@@ -18,7 +18,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.play_rules import cut_points, settle_blocked
-from bergen_sim.intervals import ratio_interval
+from bergen_sim.stats import ratio_interval
 from bergen_sim.rules import Rules
 
 #: points sources, in the column order of :func:`points_by_source`

@@ -22,9 +22,8 @@ from bergen_sim.engine import layout as L
 from bergen_sim.runtime.runner import Chunk
 from bergen_sim.execution import Job, RunOptions, run_job
 from bergen_sim.figures import Chart, finish, grouped, panels, save
-from bergen_sim.intervals import difference, ratio_interval
+from bergen_sim.stats import difference, mean_interval, ratio_interval
 from bergen_sim.rules import Rules
-from bergen_sim.stats import mean_interval
 
 MATCHES = 300
 ONE_WORKER = RunOptions(workers=1)
