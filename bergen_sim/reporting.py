@@ -66,8 +66,8 @@ from bergen_sim.tournament import compare, rotation_patterns
 FULL_MATCHES = 1_000_000
 #: matches per configuration with ``--quick``
 QUICK_MATCHES = 2_000
-#: strategies of a ``--quick`` report: few policy combinations, so few kernels to compile
-QUICK_STRATEGIES = ("random", "first")
+#: strategies of a ``--quick`` report: the baseline and the realistic player (one kernel to compile)
+QUICK_STRATEGIES = ("random", "expert")
 #: the player configurations the analyses compare, by label
 TABLES: dict[str, tuple[int, bool]] = {
     "2 players": (2, False),
@@ -149,6 +149,19 @@ def load(name: str, extra: str | os.PathLike | None = None) -> ModuleType:
 def reference_strategy(strategies: Sequence[str]) -> str:
     """The strategy findings quote first: ``random`` (the common baseline) when present."""
     return "random" if "random" in strategies else strategies[0]
+
+
+#: the realistic player every headline quotes when it was played, before the random baseline
+REALISTIC_STRATEGY = "expert"
+
+
+def headline_strategies(strategies: Sequence[str]) -> list[str]:
+    """The strategies headline findings quote: ``expert`` (realistic play) and ``random`` (the baseline), if played.
+
+    Falls back to the first strategy when neither was played.
+    """
+    chosen = [s for s in (REALISTIC_STRATEGY, "random") if s in strategies]
+    return chosen or [strategies[0]]
 
 
 def default_strategies() -> tuple[str, ...]:

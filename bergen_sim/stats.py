@@ -168,7 +168,8 @@ def cluster_sums(x, y) -> dict[str, Any]:
     """The sums :func:`ratio_interval` needs, from per-unit totals ``x`` and ``y`` (one row per match).
 
     ``x`` may be (units,) or (units, k) (k ratios sharing the denominator
-    ``y``); the sums add up chunk by chunk, so memory stays flat.
+    ``y``, or each with its own when ``y`` is (units, k) too); the sums add
+    up chunk by chunk, so memory stays flat.
 
     >>> s = cluster_sums(np.array([1, 0, 2]), np.array([2, 1, 2]))
     >>> int(s["n"]), int(s["sx"]), int(s["sxy"])
@@ -176,8 +177,8 @@ def cluster_sums(x, y) -> dict[str, Any]:
     """
     x = np.asarray(x, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
-    yy = y if x.ndim == 1 else y[:, None]
-    return {"n": np.array(len(y)), "sx": x.sum(0), "sy": y.sum(), "sxx": (x * x).sum(0), "syy": (y * y).sum(),
+    yy = y if y.ndim == x.ndim else y[:, None]
+    return {"n": np.array(len(y)), "sx": x.sum(0), "sy": y.sum(0), "sxx": (x * x).sum(0), "syy": (y * y).sum(0),
             "sxy": (x * yy).sum(0)}
 
 
@@ -210,6 +211,12 @@ def paired_ratio_difference(xa, ya, xb, yb, z: float = Z95) -> tuple[float, floa
     half = z * float(np.std(influence, ddof=1)) / math.sqrt(n)
     d = float(ra - rb)
     return (d, d - half, d + half)
+
+
+def add_clustered(df: pd.DataFrame, name: str, sums: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """Add ratio ``name`` per row from each row's :func:`cluster_sums` (clustered by match), in place."""
+    triples = [clustered_ratio(row) for row in sums]
+    return _set(df, name, *zip(*triples)) if triples else _set(df, name, [], [], [])
 
 
 def se_from_interval(lo, hi, z: float = Z95):
