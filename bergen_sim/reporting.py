@@ -630,7 +630,7 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
             ]
             if f"{column}_adj_lo" in frame.columns:
                 columns[f"{column.replace('_', ' ')} [Holm-adjusted CI]"] = [
-                    number(v, lo, hi, column).partition(" [")[2].join("[]") if math.isfinite(v) else "n/a"
+                    "[" + number(v, lo, hi, column).partition(" [")[2] if math.isfinite(v) else "n/a"
                     for v, lo, hi in zip(values, frame[f"{column}_adj_lo"], frame[f"{column}_adj_hi"])
                 ]
         elif pd.api.types.is_integer_dtype(values):
