@@ -182,6 +182,34 @@ def cluster_sums(x, y) -> dict[str, Any]:
             "sxy": (x * yy).sum(0)}
 
 
+def group_cluster_sums(units, groups, x, y, n_groups: int) -> dict[str, np.ndarray]:
+    """:func:`cluster_sums` for every group at once: per-observation ``x``, ``y`` summed per (unit, group) first.
+
+    ``units`` (match numbers), ``groups`` (0 .. n_groups - 1: a score cell,
+    a count of doubles held) and the values ``x``, ``y`` have one entry per
+    observation (a hand, a seat's hand).  Each group's sums treat the match
+    as the unit, as :func:`ratio_interval` needs (``n`` counts the matches
+    that have the group at all); every entry is an array of length
+    ``n_groups``, so chunks add up.
+
+    >>> s = group_cluster_sums([0, 0, 1], [1, 1, 0], [1, 0, 1], [1, 1, 1], 2)
+    >>> s["sy"].tolist(), s["syy"].tolist(), s["n"].tolist()
+    ([1, 2], [1, 4], [1, 1])
+    """
+    units, groups = np.asarray(units, dtype=np.int64), np.asarray(groups, dtype=np.int64)
+    key = (units - units.min(initial=0)) * n_groups + groups
+    pairs, index = np.unique(key, return_inverse=True)
+    px = np.bincount(index, np.asarray(x, dtype=float), len(pairs))
+    py = np.bincount(index, np.asarray(y, dtype=float), len(pairs))
+    g = pairs % n_groups
+
+    def per_group(values) -> np.ndarray:
+        return np.rint(np.bincount(g, values, n_groups)).astype(np.int64)
+
+    return {"n": per_group(np.ones(len(pairs))), "sx": per_group(px), "sy": per_group(py), "sxx": per_group(px * px),
+            "syy": per_group(py * py), "sxy": per_group(px * py)}
+
+
 def clustered_ratio(sums: dict[str, Any], z: float = Z95):
     """(ratio, low, high) from :func:`cluster_sums`' sums (elementwise when x had k columns)."""
     return ratio_interval(sums["sx"], sums["sy"], sums["sxx"], sums["syy"], sums["sxy"], sums["n"], z)
@@ -214,8 +242,13 @@ def paired_ratio_difference(xa, ya, xb, yb, z: float = Z95) -> tuple[float, floa
 
 
 def add_clustered(df: pd.DataFrame, name: str, sums: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """Add ratio ``name`` per row from each row's :func:`cluster_sums` (clustered by match), in place."""
+    """Add ratio ``name`` per row from each row's :func:`cluster_sums` (clustered by match), in place.
+
+    A proportion (``rate``/``share`` in the name) has its interval clipped to [0, 1].
+    """
     triples = [clustered_ratio(row) for row in sums]
+    if triples and is_proportion(name):
+        triples = [(r, max(lo, 0.0), min(hi, 1.0)) for r, lo, hi in triples]
     return _set(df, name, *zip(*triples)) if triples else _set(df, name, [], [], [])
 
 
