@@ -16,7 +16,7 @@ import pandas as pd
 from bergen_sim import hand_stats as hs
 from bergen_sim.figures import Chart, differences, finish, panels
 from bergen_sim.reporting import headline_strategies
-from bergen_sim.stats import add_clustered, add_family, cluster_sums, judged, phrase
+from bergen_sim.stats import add_clustered, add_family, cluster_column, cluster_sums, judged, phrase
 
 TITLE = "The value of going first: lead points and tempo"
 TWO_SIDED = ("2 players", "4 partnerships")
@@ -54,8 +54,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             sums = played.sums["parts"]
             rows.append({"table": table, "strategy": strategy, "matches": played.matches,
                          "hands": int(played.counts["hands"]),
-                         **{f"_{part}": {k: (v[k_] if np.ndim(v) else v) for k, v in sums.items()}
-                            for k_, part in enumerate(PARTS)}})
+                         **{f"_{part}": cluster_column(sums, k) for k, part in enumerate(PARTS)}})
     frame = pd.DataFrame(rows)
     for part in PARTS:
         add_clustered(frame, f"{part}_per_hand", frame.pop(f"_{part}"))

@@ -17,7 +17,7 @@ from bergen_sim import hand_stats as hs
 from bergen_sim.reporting import TABLES, headline_strategies, reference_strategy
 from bergen_sim.engine.layout import MAX_PLAY_NO
 from bergen_sim.figures import Chart, empty_note, finish, grouped, lines, panels, stacked_shares
-from bergen_sim.stats import add_clustered, add_rate, cluster_sums, phrase
+from bergen_sim.stats import add_clustered, add_rate, cluster_column, cluster_sums, phrase
 
 TITLE = "Header frequency and where the points come from"
 KINDS = ("double", "triple")
@@ -77,19 +77,14 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             sources.append({**key, **hs.source_shares(played.sums["sources"])})
     hands = pd.DataFrame(per_hand)
     per_hand_sums, per_play_sums = hands.pop("_hand"), hands.pop("_play")
-    add_clustered(hands, "plays_per_hand", [_column(s, 3) for s in per_hand_sums])
+    add_clustered(hands, "plays_per_hand", [cluster_column(s, 3) for s in per_hand_sums])
     for k, kind in enumerate((*(f"{k}_" for k in KINDS), "")):  # each kind, then all headers
-        add_clustered(hands, f"{kind}headers_per_hand", [_column(s, k) for s in per_hand_sums])
-        add_clustered(hands, f"{kind}header_rate_per_play", [_column(s, k) for s in per_play_sums])
+        add_clustered(hands, f"{kind}headers_per_hand", [cluster_column(s, k) for s in per_hand_sums])
+        add_clustered(hands, f"{kind}header_rate_per_play", [cluster_column(s, k) for s in per_play_sums])
     plays = pd.DataFrame(by_play)
     for kind in ("", *(f"{k}_" for k in KINDS)):
         add_rate(plays, f"{kind}header_rate", f"{kind}headers", "hands_reaching")
     return {"per_hand": hands, "by_play": plays, "point_sources": pd.DataFrame(sources)}
-
-
-def _column(sums: dict, k: int) -> dict:
-    """The cluster sums of column k of a multi-column :func:`cluster_sums` record."""
-    return {key: (value[k] if np.ndim(value) else value) for key, value in sums.items()}
 
 
 def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:

@@ -19,8 +19,8 @@ from bergen_sim import hand_stats as hs
 from bergen_sim.engine import layout as L
 from bergen_sim.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
 from bergen_sim.figures import Chart, differences, finish, grouped, lines, panels, reference_line
-from bergen_sim.stats import (add_clustered, add_family, add_rate, cluster_sums, judged, paired_ratio_difference,
-                              phrase, versus)
+from bergen_sim.stats import (add_clustered, add_family, add_rate, cluster_column, cluster_sums, judged,
+                              paired_ratio_difference, phrase, versus)
 
 TITLE = "Lowest-double lead advantage"
 LEADS = ("lowest-double", "highest-double")
@@ -103,14 +103,14 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                                                                                     sums["hands"].values)})
                 for k in range(rules.players):
                     seat_rows.append({**key, "seat_from_leader": k, "hands": hands,
-                                      "_seat": _column(sums["seat"], k),
-                                      "_side": _column(sums["seat"], rules.players + k)})
+                                      "_seat": cluster_column(sums["seat"], k),
+                                      "_side": cluster_column(sums["seat"], rules.players + k)})
                 for n in range(L.N_NUMBERS):
                     double_rows.append({**key, "led_double": f"{n}-{n}", "hands": int(by_double[0, n]),
                                         "decided_hands": int(by_double[1, n]), "leader_wins": int(by_double[2, n]),
                                         "first_hand_matches": int(first[0, n]),
                                         "first_leader_match_wins": int(first[1, n]),
-                                        "_win": _column(sums["double"], n)})
+                                        "_win": cluster_column(sums["double"], n)})
             low, high = (per_lead[lead] for lead in LEADS)
             hand_gain = paired_ratio_difference(low["won"].values, low["decided"].values,
                                                 high["won"].values, high["decided"].values)
@@ -133,11 +133,6 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     summary = _summary(leader, pd.DataFrame(pairs))
     add_family([(summary, "leader_win_rate_gain"), (summary, "first_leader_match_win_rate_gain")])
     return {"summary": summary, "leader": leader, "seat_points": seats, "by_led_double": doubles}
-
-
-def _column(sums: dict, k: int) -> dict:
-    """The cluster sums of column k of a multi-column :func:`cluster_sums` record."""
-    return {key: (value[k] if np.ndim(value) else value) for key, value in sums.items()}
 
 
 def _summary(leader: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:

@@ -83,10 +83,11 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     out = []
     for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
         for table in TWO_SIDED:
-            behind = _cell(frame, table, strategy, 0, 10) if _cell(frame, table, strategy, 0, 10) is not None \
-                else _cell(frame, table, strategy, 0, 8)
-            if behind is None:
+            down = frame[(frame["table"] == table) & (frame["strategy"] == strategy) & (frame["own_score"] == 0)
+                         & (frame["other_score"] > 0) & (frame["matches_reaching"] >= MIN_MATCHES)]
+            if down.empty:
                 continue
+            behind = down.loc[down["other_score"].idxmax()]
             out.append(f"{table}, {strategy} play: a side that is {int(behind['other_score'])}-0 down at the start "
                        f"of a hand still wins about {round(100 * behind['match_win_rate'])} matches in 100 "
                        f"({phrase(behind, 'match_win_rate', behind['matches_reaching'], 'matches')}).")

@@ -26,8 +26,8 @@ from bergen_sim import hand_stats as hs
 from bergen_sim.reporting import TABLES, headline_strategies, reference_strategy
 from bergen_sim.engine.layout import HandEnd
 from bergen_sim.figures import Chart, finish, grouped, panels
-from bergen_sim.stats import (add_clustered, add_difference, add_family, add_mean, add_rate, cluster_sums, judged,
-                              phrase)
+from bergen_sim.stats import (add_clustered, add_difference, add_family, add_mean, add_rate, cluster_column,
+                              cluster_sums, judged, phrase)
 
 TITLE = "Blocked-hand settlement: German vs pip count (and American)"
 SETTLEMENTS = hs.SETTLEMENTS  # german, pips, american
@@ -82,11 +82,6 @@ def collect(chunk, rules) -> dict:
     }
 
 
-def _column(sums: dict, k: int) -> dict:
-    """The cluster sums of column k of a multi-column :func:`cluster_sums` record."""
-    return {key: (value[k] if np.ndim(value) else value) for key, value in sums.items()}
-
-
 def run(ctx) -> dict[str, pd.DataFrame]:
     """Blocking by reserve, the paired settlement, whole matches per settlement and the tournaments."""
     blocking, paired, matches = [], [], []
@@ -117,7 +112,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     names = [f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}_differ_rate" for a, b in PAIRS] + ["any_differ_rate"]
     names += [f"{name}_no_winner_rate" for name in SETTLEMENTS]
     for k, name in enumerate(names):
-        add_clustered(pair, name, [_column(v, k) for v in verdicts])
+        add_clustered(pair, name, [cluster_column(v, k) for v in verdicts])
     match = pd.DataFrame(matches)
     add_mean(match, "hands_per_match", "hands", "hands_sq", "matches")
     add_clustered(match, "blocked_rate", match.pop("_blocked"))

@@ -105,7 +105,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the tables."""
-    standings, results = tables["standings"], tables["results"]
+    standings = tables["standings"]
     out = []
     for table in pd.unique(standings["table"]):
         part = standings[standings["table"] == table].sort_values("win_rate", ascending=False)

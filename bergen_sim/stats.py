@@ -182,6 +182,11 @@ def cluster_sums(x, y) -> dict[str, Any]:
             "sxy": (x * yy).sum(0)}
 
 
+def cluster_column(sums: dict[str, Any], k: int) -> dict[str, Any]:
+    """Column k of a multi-column :func:`cluster_sums` record, as a record of its own (shared entries kept)."""
+    return {key: (value[k] if np.ndim(value) else value) for key, value in sums.items()}
+
+
 def group_cluster_sums(units, groups, x, y, n_groups: int) -> dict[str, np.ndarray]:
     """:func:`cluster_sums` for every group at once: per-observation ``x``, ``y`` summed per (unit, group) first.
 
