@@ -173,7 +173,7 @@ def _lead_verdict(row) -> str:
 
 
 def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """The few findings a player reads first."""
+    """The few findings a player reads first: the first leader's edge, and whether the lead rule matters."""
     summary = tables["summary"]
     out = []
     for strategy in headline_strategies(list(pd.unique(summary["strategy"]))):
@@ -187,18 +187,19 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                        f"{round(100 * rate)} matches in 100 "
                        f"({phrase(row, 'first_leader_match_win_rate_lowest', row['matches'], 'matches')}; "
                        f"fair share {row['fair_share']:.0%}).")
-    for strategy in headline_strategies(list(pd.unique(summary["strategy"]))):
-        part = summary[summary["strategy"] == strategy]
-        clear = part[(part["leader_win_rate_gain_adj_lo"] > 0) | (part["leader_win_rate_gain_adj_hi"] < 0)]
-        bound = np.nanmax(np.abs(part[["leader_win_rate_gain_adj_lo", "leader_win_rate_gain_adj_hi"]].to_numpy()))
-        if clear.empty:
-            out.append(f"{strategy} play: whether the lowest or the highest double leads makes no clear difference "
-                       f"to the leader's hand win rate at any table; the data rule out differences larger than "
-                       f"{100 * bound:.2f} percentage points (Holm-adjusted).")
-        else:
-            out.append(f"{strategy} play: the lead rule changes the leader's hand win rate clearly at "
-                       f"{len(clear)} of {len(part)} tables ({', '.join(clear['table'])}), by at most "
-                       f"{100 * bound:.2f} percentage points (Holm-adjusted).")
+            if table != "2 players":
+                continue
+            part = summary[summary["strategy"] == strategy]
+            clear = part[(part["leader_win_rate_gain_adj_lo"] > 0) | (part["leader_win_rate_gain_adj_hi"] < 0)]
+            bound = np.nanmax(np.abs(part[["leader_win_rate_gain_adj_lo", "leader_win_rate_gain_adj_hi"]].to_numpy()))
+            if clear.empty:
+                out.append(f"{strategy} play: whether the lowest or the highest double leads makes no clear "
+                           f"difference to the leader's hand win rate at any table; the data rule out differences "
+                           f"larger than {100 * bound:.2f} percentage points (Holm-adjusted).")
+            else:
+                out.append(f"{strategy} play: the lead rule changes the leader's hand win rate clearly at "
+                           f"{len(clear)} of {len(part)} tables ({', '.join(clear['table'])}), by at most "
+                           f"{100 * bound:.2f} percentage points (Holm-adjusted).")
     return out
 
 

@@ -75,6 +75,8 @@ TABLES: dict[str, tuple[int, bool]] = {
     "4 players": (4, False),
     "4 partnerships": (4, True),
 }
+#: key findings per analysis at the top of a report folder's index (the realistic player's come first)
+KEY_IN_INDEX = 2
 #: rows of a table printed in the Markdown before pointing to the Parquet file
 MAX_ROWS = 40
 
@@ -792,7 +794,7 @@ def write_index(out: str | os.PathLike) -> Path:
     if keyed:
         lines += ["## Key findings", ""]
         for meta in keyed:
-            lines += [f"- [{meta['title']}]({meta['analysis']}.md): " + " ".join(meta["key_findings"][:3])]
+            lines += [f"- [{meta['title']}]({meta['analysis']}.md): " + " ".join(meta["key_findings"][:KEY_IN_INDEX])]
         lines.append("")
     for meta in metas:
         lines += [f"## [{meta['title']}]({meta['analysis']}.md)", "", meta["question"].split("\n\n")[0], ""]
