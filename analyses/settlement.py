@@ -25,7 +25,7 @@ import pandas as pd
 from bergen_sim import hand_stats as hs
 from bergen_sim.reporting import TABLES, headline_strategies, reference_strategy
 from bergen_sim.engine.layout import HandEnd
-from bergen_sim.figures import Chart, finish, grouped, panels
+from bergen_sim.figures import Chart, differences, finish, grouped, panels
 from bergen_sim.stats import (add_clustered, add_difference, add_family, add_mean, add_rate, cluster_column,
                               cluster_sums, judged, phrase)
 
@@ -340,7 +340,34 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     charts.append(Chart("match_length", finish(fig, "Match length under each settlement (same deals)",
                                                legend_from=axes[0], legend_title="settlement"),
                         "Mean hands per match under each settlement, by table and strategy"))
+    fig, axes = panels(len(TABLES))
+    for ax, table in zip(axes, TABLES):
+        differences(ax, block[(block["table"] == table) & (block["boneyard_reserve"] == 0)], "strategy",
+                    "blocked_rate_change")
+        ax.set_title(table)
+        ax.set_xlabel("strategy (self-play)")
+        ax.set_ylabel("reserve 0 minus reserve 2 (pp)")
+    charts.append(Chart("blocked_rate_change", finish(fig, "Drawing the boneyard dry: change in the share of blocked hands",
+                                                      note="Thick bars: 95% intervals; thin bars: Holm-adjusted "
+                                                           "intervals over the settlement family; dashed: no change."),
+                        "Blocked hands with reserve 0 minus reserve 2, percentage points, with 95% and Holm-adjusted "
+                        "intervals"))
     if "strategy_change" in tables:
+        change = tables["strategy_change"]
+        long = pd.concat([change[["policy", *(f"win_rate_german_minus_{o}{x}" for x in ("", "_lo", "_hi", "_adj_lo", "_adj_hi"))]]
+                          .rename(columns=lambda c: c.replace(f"win_rate_german_minus_{o}", "win_rate_change"))
+                          .assign(comparison=f"german minus {o}") for o in SETTLEMENTS[1:]], ignore_index=True)
+        fig, axes = panels(1, width=8, height=4)
+        differences(axes[0], long, "policy", "win_rate_change", group="comparison")
+        axes[0].set_xlabel("strategy")
+        axes[0].set_ylabel("change in win rate against the field (pp)")
+        charts.append(Chart("strategy_change", finish(fig, f"German minus other settlements ({TOURNAMENT_TABLE})",
+                                                      legend_from=axes[0],
+                                                      legend_title="comparison",
+                                                      note="Thick bars: 95% intervals; thin bars: Holm-adjusted "
+                                                           "intervals; dashed: no change."),
+                            "Each strategy's match win rate against the field under German minus pips (or American) "
+                            "settlement, percentage points"))
         field = tables["tournament"]
         field = field[field["opponent"] == "field"]
         fig, axes = panels(1, width=7, height=4)
