@@ -29,7 +29,9 @@ METHOD = (
     "over plays) with delta-method intervals clustered by match. The rate at play number p is headers on play "
     "p over hands that reached play p, with Wilson intervals over hands (one play p per hand; the engine keeps "
     "these counts only as totals, so they are not clustered by match). Shares of points are ratios of sums "
-    "over matches. 'Most' and 'fewest' are said of strategies only when their intervals do not overlap."
+    "over matches. No difference is tested here (the report describes rates, it does not compare them), so no "
+    "family needs controlling; 'most' and 'fewest' are said of strategies only when their intervals do not "
+    "overlap."
 )
 SHOW = {
     "per_hand": "Headers per hand (means) and per play (rates), and plays per hand.",
