@@ -33,8 +33,10 @@ METHOD = (
     "rates and means are ratios of per-match sums with intervals clustered by match. The two lead rules are "
     "played from the same seed, so match i meets the same deals under both: their difference is paired by "
     "match (delta method on the per-match differences). Family of comparisons: the lowest-minus-highest "
-    "difference of the hand win rate and of the first leader's match win rate, for every table and strategy, "
-    "controlled together with Holm's procedure."
+    "difference of the hand win rate and of the first leader's match win rate, and each of the two rates (lowest-"
+    "double lead) against the fair share (the `_advantage` columns), for every table and strategy, controlled "
+    "together with Holm's procedure; 'above' or 'below the fair share' is said only when the Holm-adjusted "
+    "interval excludes it."
 )
 SHOW = {
     "summary": "Leader's side hand win rate and first-hand leader's match win rate, lowest- vs highest-double lead.",
@@ -131,7 +133,11 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     add_rate(doubles, "first_leader_match_win_rate", "first_leader_match_wins", "first_hand_matches")
     doubles = doubles[doubles["hands"] > 0].reset_index(drop=True)
     summary = _summary(leader, pd.DataFrame(pairs))
-    add_family([(summary, "leader_win_rate_gain"), (summary, "first_leader_match_win_rate_gain")])
+    for column in ("leader_win_rate", "first_leader_match_win_rate"):  # against the fair share 1 / sides
+        for suffix in ("", "_lo", "_hi"):
+            summary[f"{column}_advantage{suffix}"] = summary[f"{column}_lowest{suffix}"] - summary["fair_share"]
+    add_family([(summary, "leader_win_rate_gain"), (summary, "first_leader_match_win_rate_gain"),
+                (summary, "leader_win_rate_advantage"), (summary, "first_leader_match_win_rate_advantage")])
     return {"summary": summary, "leader": leader, "seat_points": seats, "by_led_double": doubles}
 
 
@@ -212,15 +218,15 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         for table in pd.unique(summary["table"]):
             row = summary[(summary["table"] == table) & (summary["strategy"] == ref)].iloc[0]
             fair = row["fair_share"]
-            where = versus(row["leader_win_rate_lowest_lo"], row["leader_win_rate_lowest_hi"], fair)
+            where = versus(row["leader_win_rate_advantage_adj_lo"], row["leader_win_rate_advantage_adj_hi"], 0.0)
             text = (f"**{table}** ({ref} play): the leader's side wins "
                     f"{phrase(row, 'leader_win_rate_lowest', row['decided_hands'], 'decided hands')} of decided "
                     f"hands under the lowest-double lead, {where} the fair share of {fair:.0%} "
                     f"({phrase(row, 'cut_rate')} of hands are cut short by the end of the match and are not "
                     f"decided). Leading the highest double instead gives "
                     f"{phrase(row, 'leader_win_rate_highest')}: the lowest-double lead gives {_lead_verdict(row)}.")
-            match_where = versus(row["first_leader_match_win_rate_lowest_lo"],
-                                 row["first_leader_match_win_rate_lowest_hi"], fair)
+            match_where = versus(row["first_leader_match_win_rate_advantage_adj_lo"],
+                                 row["first_leader_match_win_rate_advantage_adj_hi"], 0.0)
             text += (f" The first hand's leader wins "
                      f"{phrase(row, 'first_leader_match_win_rate_lowest', row['matches'], 'matches')}"
                      f" of matches, {match_where} {fair:.0%}.")
@@ -228,8 +234,8 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     family = int(summary["leader_win_rate_gain_family"].iloc[0])
     gains = summary["leader_win_rate_gain_adj_lo"] > 0
     losses = summary["leader_win_rate_gain_adj_hi"] < 0
-    out.append(f"Across all {len(summary)} table-strategy combinations (Holm-adjusted over the family of {family} "
-               f"lead-rule comparisons), the lowest-double lead gives the leader's side a clearly higher hand win "
+    out.append(f"Across all {len(summary)} table-strategy combinations (Holm-adjusted over the report's family of {family} "
+               f"comparisons), the lowest-double lead gives the leader's side a clearly higher hand win "
                f"rate than the highest-double lead in {int(gains.sum())}{_which(summary[gains])}, a clearly lower "
                f"one in {int(losses.sum())}{_which(summary[losses])}, and no clear difference in "
                f"{int(len(summary) - gains.sum() - losses.sum())}.")
@@ -278,7 +284,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             ax.set_ylabel("lowest minus highest lead (pp)")
         charts.append(Chart(value, finish(fig, f"Lowest- minus highest-double lead: {label} (paired by match)",
                                           note="Thick bars: 95% intervals; thin bars: Holm-adjusted intervals over "
-                                               "the family of lead-rule comparisons; dashed: no difference."),
+                                               "the report's family of comparisons; dashed: no difference."),
                             f"Difference in the {label} between the lowest- and the highest-double lead, with its "
                             f"95% and Holm-adjusted intervals (percentage points)"))
     fig, axes = panels(2 * len(TABLES))

@@ -130,8 +130,8 @@ def test_findings_are_written_from_the_numbers(results):
     assert abs(value - row["leader_win_rate_lowest"]) < 5e-4
     assert abs(lo - row["leader_win_rate_lowest_lo"]) < 5e-4 and abs(hi - row["leader_win_rate_lowest_hi"]) < 5e-4
     assert int(found.group(4).replace(",", "")) == row["decided_hands"]
-    direction = "above" if row["leader_win_rate_lowest_lo"] > 0.5 else "below" if row["leader_win_rate_lowest_hi"] < 0.5 \
-        else "not distinguishable from"
+    direction = "above" if row["leader_win_rate_advantage_adj_lo"] > 0 else "below" \
+        if row["leader_win_rate_advantage_adj_hi"] < 0 else "not distinguishable from"  # Holm-adjusted
     assert f"{direction} the fair share of 50%" in text
 
 

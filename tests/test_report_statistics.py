@@ -93,7 +93,7 @@ def test_lead_rule_difference_is_the_paired_difference_of_the_two_rates():
     row = summary[summary["table"] == "2 players"].iloc[0]
     assert row["leader_win_rate_gain"] == pytest.approx(row["leader_win_rate_lowest"] - row["leader_win_rate_highest"])
     assert row["leader_win_rate_gain_lo"] < row["leader_win_rate_gain"] < row["leader_win_rate_gain_hi"]
-    assert int(row["leader_win_rate_gain_family"]) == 2 * len(summary)
+    assert int(row["leader_win_rate_gain_family"]) == 4 * len(summary)  # two gains, two rates against fair
     assert row["leader_win_rate_gain_adj_lo"] <= row["leader_win_rate_gain_lo"]
 
 
