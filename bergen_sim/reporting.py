@@ -721,7 +721,7 @@ def _provenance_words(meta: Mapping[str, Any]) -> str:
         words.append(", ".join(f"{k} {v}" for k, v in env["versions"].items() if v))
         words.append(f"{env['cpus']} CPUs")
     if "workers" in meta:
-        words.append(f"{meta['workers']} workers")
+        words.append(f"workers: {meta['workers']}")
     for policy, weights in meta.get("policy_parameters", {}).items():
         words.append(f"{policy} weights " + ", ".join(f"{k} {v:g}" for k, v in weights.items()))
     return "; ".join(words)
