@@ -77,20 +77,30 @@ def _cell(frame: pd.DataFrame, table: str, strategy: str, own: int, other: int):
     return None if part.empty else part.iloc[0]
 
 
+def _in_100(rate: float) -> str:
+    n = round(100 * rate)
+    return f"about {n} {'match' if n == 1 else 'matches'} in 100"
+
+
 def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """Comeback odds in words."""
+    """Comeback odds in words: from 0 points against up to 10, and leading 10-5."""
     frame = tables["by_score"]
     out = []
     for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
         for table in TWO_SIDED:
             down = frame[(frame["table"] == table) & (frame["strategy"] == strategy) & (frame["own_score"] == 0)
-                         & (frame["other_score"] > 0) & (frame["matches_reaching"] >= MIN_MATCHES)]
+                         & (frame["other_score"].between(1, 10)) & (frame["matches_reaching"] >= MIN_MATCHES)]
             if down.empty:
                 continue
             behind = down.loc[down["other_score"].idxmax()]
-            out.append(f"{table}, {strategy} play: a side that is {int(behind['other_score'])}-0 down at the start "
-                       f"of a hand still wins about {round(100 * behind['match_win_rate'])} matches in 100 "
-                       f"({phrase(behind, 'match_win_rate', behind['matches_reaching'], 'matches')}).")
+            text = (f"{table}, {strategy} play: a side that is {int(behind['other_score'])}-0 down at the start of "
+                    f"a hand still wins {_in_100(behind['match_win_rate'])} "
+                    f"({phrase(behind, 'match_win_rate', behind['matches_reaching'], 'matches')})")
+            ahead = _cell(frame, table, strategy, 10, 5)
+            if ahead is not None:
+                text += (f"; one leading 10-5 wins {_in_100(ahead['match_win_rate'])} "
+                         f"({phrase(ahead, 'match_win_rate', ahead['matches_reaching'], 'matches')})")
+            out.append(text + ".")
     return out
 
 

@@ -348,7 +348,8 @@ class AnalysisResult:
 
     def _repr_html_(self) -> str:
         shown = {name.replace("_", " "): display_frame(self.tables[name].head(MAX_ROWS)) for name in self.show}
-        return html_card(f"{self.title} ({self.meta['total_matches']:,} matches)", self.findings, shown)
+        return html_card(f"{self.title} ({self.meta['total_matches']:,} matches)",
+                         [*self.meta.get("key_findings", []), *self.findings], shown)
 
 
 @dataclass
