@@ -137,7 +137,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     out = []
     for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
         part = frame[(frame["table"] == "2 players") & (frame["strategy"] == strategy)
-                     & (frame["share_of_hands"] >= MIN_SHARE)]
+                     & (frame["share_of_hands"] >= MIN_SHARE) & np.isfinite(frame["hand_win_rate"])]
         if part.empty:
             continue
         doubles = part[part["feature"] == "doubles_held"].sort_values("order")

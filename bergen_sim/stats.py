@@ -159,8 +159,8 @@ def ratio_interval(sx, sy, sxx, syy, sxy, n, z: float = Z95):
         var_y = (syy - n * my * my) / (n - 1)
         cov = (sxy - n * mx * my) / (n - 1)
         half = z * np.sqrt(np.maximum(var_x - 2 * ratio * cov + ratio * ratio * var_y, 0.0) / (n * my * my))
-    bad = (n < 2) | (sy == 0)
-    out = tuple(np.where(bad, math.nan, v) for v in (ratio, ratio - half, ratio + half))
+    bad = (n < 2) | (sy == 0)  # one match: the ratio is known, its spread is not
+    out = (np.where(sy == 0, math.nan, ratio), *(np.where(bad, math.nan, v) for v in (ratio - half, ratio + half)))
     return tuple(float(v) for v in out) if out[0].ndim == 0 else out
 
 
@@ -404,6 +404,9 @@ def phrase(row, name: str, n: float | None = None, unit: str = "") -> str:
     value, lo, hi = float(row[name]), float(row[f"{name}_lo"]), float(row[f"{name}_hi"])
     if not math.isfinite(value):
         return "not measurable (no sample)"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
+        return f"{value * scale:.3g}{mark} (no interval: too small a sample{sample})"
     digits = _decimals((hi - lo) / 2, scale)
     sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
     return f"{value * scale:.{digits}f}{mark} (95% CI {lo * scale:.{digits}f}–{hi * scale:.{digits}f}{mark}{sample})"

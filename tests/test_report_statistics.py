@@ -105,3 +105,11 @@ def test_skill_against_luck_runs_with_the_search_player(tmp_path):
     assert set(frame["pairing"]) == {"expert vs greedy", "pimc vs expert"}
     assert (frame["matches"] >= 40).all() and result.meta["key_findings"]
     assert int(frame["win_rate_advantage_family"].iloc[0]) == len(frame)
+
+
+def test_reports_of_a_single_match_still_write(tmp_path):
+    """One match per configuration: rates without intervals are said to have none, nothing crashes."""
+    status = main(["report", "lead_advantage", "starting_hands", "going_first", "--quick", "--matches", "1",
+                   "--workers", "1", "--out", str(tmp_path)])
+    assert status == 0
+    assert "no interval: too small a sample" in (tmp_path / "going_first.md").read_text()
