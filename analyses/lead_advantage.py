@@ -197,8 +197,11 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 continue
             part = summary[summary["strategy"] == strategy]
             clear = part[(part["leader_win_rate_gain_adj_lo"] > 0) | (part["leader_win_rate_gain_adj_hi"] < 0)]
-            bound = np.nanmax(np.abs(part[["leader_win_rate_gain_adj_lo", "leader_win_rate_gain_adj_hi"]].to_numpy()))
-            if clear.empty:
+            ends = np.abs(part[["leader_win_rate_gain_adj_lo", "leader_win_rate_gain_adj_hi"]].to_numpy())
+            bound = float(ends[np.isfinite(ends)].max()) if np.isfinite(ends).any() else None
+            if bound is None:
+                out.append(f"{strategy} play: too few matches to judge whether the lead rule matters.")
+            elif clear.empty:
                 out.append(f"{strategy} play: whether the lowest or the highest double leads makes no clear "
                            f"difference to the leader's hand win rate at any table; the data rule out differences "
                            f"larger than {100 * bound:.2f} percentage points (Holm-adjusted).")
