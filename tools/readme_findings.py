@@ -83,8 +83,12 @@ def _reports(reports: Path) -> str:
     total = sum(m["total_matches"] for m in metas)
     minutes = sum(m["elapsed_s"] for m in metas) / 60
     sizes = sorted({m["matches_per_configuration"] for m in metas})
+    workers = {str(m["workers"]) for m in metas if "workers" in m}
+    cpus = {m["environment"]["cpus"] for m in metas if "environment" in m}
+    where = (f" with {' or '.join(sorted(workers))} workers on {' or '.join(map(str, sorted(cpus)))} CPUs"
+             if workers and cpus else "")
     text = (f"The reports in `reports/` hold {len(metas)} analyses: {total:,} matches, "
-            f"{' or '.join(f'{s:,}' for s in sizes)} per configuration, {minutes:,.1f} minutes of computing "
+            f"{' or '.join(f'{s:,}' for s in sizes)} per configuration, {minutes:,.1f} minutes of computing{where} "
             f"(`reports/README.md` lists how each was made).")
     facts = []
     summary = _table(reports, "lead_advantage", "summary")
