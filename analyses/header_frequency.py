@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.reporting import TABLES, reference_strategy
+from bergen_sim.reporting import TABLES, headline_strategies, reference_strategy
 from bergen_sim.engine.layout import MAX_PLAY_NO
-from bergen_sim.figures import Chart, finish, grouped, lines, panels, stacked_shares
-from bergen_sim.intervals import add_mean, add_rate, phrase
+from bergen_sim.figures import Chart, empty_note, finish, grouped, lines, panels, stacked_shares
+from bergen_sim.stats import add_clustered, add_rate, cluster_column, cluster_sums, phrase
 
 TITLE = "Header frequency and where the points come from"
 KINDS = ("double", "triple")
@@ -25,9 +25,13 @@ KINDS = ("double", "triple")
 MIN_HANDS = 200
 METHOD = (
     "Self-play under the standard rules. Headers count plays after the lead (the led double's 2 points count "
-    "as lead points). Per-play rates are headers over plays (Wilson intervals treat plays as independent); "
-    "the rate at play number p is headers on play p over hands that reached play p. Shares of points are "
-    "ratios of sums over matches."
+    "as lead points). Headers per hand and per play are ratios of per-match sums (headers over hands, headers "
+    "over plays) with delta-method intervals clustered by match. The rate at play number p is headers on play "
+    "p over hands that reached play p, with Wilson intervals over hands (one play p per hand; the engine keeps "
+    "these counts only as totals, so they are not clustered by match). Shares of points are ratios of sums "
+    "over matches. No difference is tested here (the report describes rates, it does not compare them), so no "
+    "family needs controlling; 'most' and 'fewest' are said of strategies only when their intervals do not "
+    "overlap."
 )
 SHOW = {
     "per_hand": "Headers per hand (means) and per play (rates), and plays per hand.",
@@ -39,13 +43,14 @@ SHOW = {
 
 
 def collect(chunk, rules) -> dict:
-    """Per-chunk sums: hands by number of plays, squares of plays and headers per hand, point-source sums."""
+    """Per-chunk sums: hands by number of plays, per-match cluster sums of headers, plays and hands, point sources."""
     plays = chunk.hands["plays"]
-    headers = chunk.hands["double_headers"] + chunk.hands["triple_headers"]
+    m = chunk.matches
+    counts = np.column_stack([m["double_headers"], m["triple_headers"], m["double_headers"] + m["triple_headers"]])
     return {
         "plays_hist": np.bincount(np.minimum(plays, MAX_PLAY_NO), minlength=MAX_PLAY_NO + 1),
-        "plays_sq": np.array((plays * plays).sum()),
-        "headers_sq": np.array((headers * headers).sum()),
+        "per_hand": cluster_sums(np.column_stack([counts, m["plays"]]), m["hands"]),
+        "per_play": cluster_sums(counts, m["plays"]),
         "sources": hs.source_sums(chunk.hand_rows, rules),
     }
 
@@ -56,17 +61,13 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     for table in TABLES:
         for strategy in ctx.strategies:
             rules = ctx.rules(table)
-            played = ctx.play(rules, strategy, collect, hand_rows=True)
+            played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
             t = played.counts
             key = {"table": table, "strategy": strategy}
-            per_hand.append({**key, "hands": int(t["hands"]), "plays": int(t["plays"]),
-                             "plays_sq": int(played.sums["plays_sq"]),
-                             "double_headers": int(t["double_headers"]),
-                             "double_headers_sq": int(t["double_headers_sq"]),
-                             "triple_headers": int(t["triple_headers"]),
-                             "triple_headers_sq": int(t["triple_headers_sq"]),
+            per_hand.append({**key, "matches": played.matches, "hands": int(t["hands"]), "plays": int(t["plays"]),
+                             "double_headers": int(t["double_headers"]), "triple_headers": int(t["triple_headers"]),
                              "headers": int(t["double_headers"] + t["triple_headers"]),
-                             "headers_sq": int(played.sums["headers_sq"])})
+                             "_hand": played.sums["per_hand"], "_play": played.sums["per_play"]})
             reaching = np.cumsum(played.sums["plays_hist"][::-1])[::-1]  # hands with at least p plays
             for p in range(1, MAX_PLAY_NO + 1):
                 if reaching[p] == 0:
@@ -77,15 +78,32 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                                 "headers": int(t["headers_by_play"][2 * p] + t["headers_by_play"][2 * p + 1])})
             sources.append({**key, **hs.source_shares(played.sums["sources"])})
     hands = pd.DataFrame(per_hand)
-    add_mean(hands, "plays_per_hand", "plays", "plays_sq", "hands")
-    for kind in ("", *(f"{k}_" for k in KINDS)):  # all headers, then each kind
-        add_mean(hands, f"{kind}headers_per_hand", f"{kind}headers", f"{kind}headers_sq", "hands")
-        add_rate(hands, f"{kind}header_rate_per_play", f"{kind}headers", "plays")
-    hands = hands.drop(columns=["plays_sq", "headers_sq", "double_headers_sq", "triple_headers_sq"])
+    per_hand_sums, per_play_sums = hands.pop("_hand"), hands.pop("_play")
+    add_clustered(hands, "plays_per_hand", [cluster_column(s, 3) for s in per_hand_sums])
+    for k, kind in enumerate((*(f"{k}_" for k in KINDS), "")):  # each kind, then all headers
+        add_clustered(hands, f"{kind}headers_per_hand", [cluster_column(s, k) for s in per_hand_sums])
+        add_clustered(hands, f"{kind}header_rate_per_play", [cluster_column(s, k) for s in per_play_sums])
     plays = pd.DataFrame(by_play)
     for kind in ("", *(f"{k}_" for k in KINDS)):
         add_rate(plays, f"{kind}header_rate", f"{kind}headers", "hands_reaching")
     return {"per_hand": hands, "by_play": plays, "point_sources": pd.DataFrame(sources)}
+
+
+def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The few findings a player reads first."""
+    hands, sources = tables["per_hand"], tables["point_sources"]
+    out = []
+    for strategy in headline_strategies(list(pd.unique(hands["strategy"]))):
+        row = hands[(hands["table"] == "2 players") & (hands["strategy"] == strategy)]
+        src = sources[(sources["table"] == "2 players") & (sources["strategy"] == strategy)]
+        if row.empty or src.empty:
+            continue
+        row, src = row.iloc[0], src.iloc[0]
+        out.append(f"2 players, {strategy} play: a hand has on average {phrase(row, 'headers_per_hand')} headers "
+                   f"(double or triple), about one in every {1 / row['header_rate_per_play']:.0f} plays; "
+                   f"{phrase(src, 'header_share')} of all points come from headers and "
+                   f"{phrase(src, 'lead_share')} from leading a double.")
+    return out
 
 
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
@@ -102,9 +120,16 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         part = hands[hands["table"] == table]
         if len(part) > 1:
             most, least = part.loc[part["headers_per_hand"].idxmax()], part.loc[part["headers_per_hand"].idxmin()]
-            text += (f" Of the strategies, {most['strategy']} makes the most headers per hand "
-                     f"({phrase(most, 'headers_per_hand', most['hands'], 'hands')}) and {least['strategy']} the fewest "
-                     f"({phrase(least, 'headers_per_hand', least['hands'], 'hands')}).")
+            others = part.drop(index=most.name)
+            rest = part.drop(index=least.name)
+            top = (f"{most['strategy']} makes the most headers per hand" if (most["headers_per_hand_lo"]
+                   > others["headers_per_hand_hi"]).all() else f"{most['strategy']} makes the most headers per hand "
+                   f"of those played, though its interval overlaps another's")
+            bottom = (f"{least['strategy']} the fewest" if (least["headers_per_hand_hi"]
+                      < rest["headers_per_hand_lo"]).all() else f"{least['strategy']} the fewest (its interval "
+                      f"overlaps another's, so the order is not established)")
+            text += (f" Of the strategies, {top} ({phrase(most, 'headers_per_hand', most['hands'], 'hands')}) and "
+                     f"{bottom} ({phrase(least, 'headers_per_hand', least['hands'], 'hands')}).")
         curve = plays[(plays["table"] == table) & (plays["strategy"] == ref) & (plays["hands_reaching"] >= MIN_HANDS)]
         if len(curve):
             peak = curve.loc[curve["header_rate"].idxmax()]
@@ -141,6 +166,8 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     for row, kind in enumerate(KINDS):
         for ax, table in zip(axes[row * len(TABLES):], TABLES):
             part = plays[(plays["table"] == table) & (plays["hands_reaching"] >= MIN_HANDS)]
+            if part.empty:
+                empty_note(ax, f"no play number reached by {MIN_HANDS} hands")
             lines(ax, part, "play_number", f"{kind}_header_rate", group="strategy")
             ax.set_title(f"{table}: {kind}-headers", fontsize=10)
             ax.set_xlabel("play number after the lead")

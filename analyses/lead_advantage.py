@@ -16,9 +16,11 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.reporting import TABLES, reference_strategy
-from bergen_sim.figures import Chart, finish, grouped, lines, panels, reference_line
-from bergen_sim.intervals import add_difference, add_mean, add_rate, phrase, signed_points, versus
+from bergen_sim.engine import layout as L
+from bergen_sim.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
+from bergen_sim.figures import Chart, differences, finish, grouped, lines, panels, reference_line
+from bergen_sim.stats import (add_clustered, add_family, add_rate, cluster_column, cluster_sums, judged,
+                              paired_ratio_difference, phrase, versus)
 
 TITLE = "Lowest-double lead advantage"
 LEADS = ("lowest-double", "highest-double")
@@ -26,9 +28,15 @@ LEADS = ("lowest-double", "highest-double")
 MIN_SHARE = 0.02
 METHOD = (
     "Self-play: every seat uses the same strategy. A hand is *decided* when someone went out or a blocked "
-    "hand had a settlement winner (hands cut short by the end of the match, and blocked hands with a tie, "
-    "are not). The fair share of a seat is 1 / number of sides. Per-hand means and rates treat hands as "
-    "independent units; match rates use matches."
+    "hand had a settlement winner; hands cut short by the end of the match (the `cut_rate` column gives their "
+    "share) and blocked hands with a tie are not. The fair share of a seat is 1 / number of sides. Per-hand "
+    "rates and means are ratios of per-match sums with intervals clustered by match. The two lead rules are "
+    "played from the same seed, so match i meets the same deals under both: their difference is paired by "
+    "match (delta method on the per-match differences). Family of comparisons: the lowest-minus-highest "
+    "difference of the hand win rate and of the first leader's match win rate, and each of the two rates (lowest-"
+    "double lead) against the fair share (the `_advantage` columns), for every table and strategy, controlled "
+    "together with Holm's procedure; 'above' or 'below the fair share' is said only when the Holm-adjusted "
+    "interval excludes it."
 )
 SHOW = {
     "summary": "Leader's side hand win rate and first-hand leader's match win rate, lowest- vs highest-double lead.",
@@ -41,68 +49,100 @@ SHOW = {
 
 
 def collect(chunk, rules) -> dict[str, np.ndarray]:
-    """Per-chunk sums: by led double, by seat from the leader, and first-hand leaders' match wins."""
+    """Per-chunk sums: by led double, by seat from the leader, first-hand leaders' match wins; per-match outcomes."""
     rows = chunk.hand_rows
     hands = chunk.hands
     led = hands["led_double"]
     decided = hands["winner"] >= 0
     won = decided & (hs.leader_side(rows, rules) == hands["winner"])
-    by_double = np.stack([np.bincount(led, minlength=7), np.bincount(led, decided, 7), np.bincount(led, won, 7)])
+    doubles = L.N_NUMBERS
+    by_double = np.stack([np.bincount(led, minlength=doubles), np.bincount(led, decided, doubles),
+                          np.bincount(led, won, doubles)])
+    match = hands["match"]
+    one_hot = led[:, None] == np.arange(doubles)[None, :]
+    per_match = hs.match_sums(np.column_stack([won, decided, np.ones_like(won), hands["end"] == L.HandEnd.CUT,
+                                               one_hot & won[:, None], one_hot & decided[:, None]]).astype(np.int64),
+                              match)
 
     leaders = hands["leader"]
     seats = hs.from_leader(hs.seat_points(rows, rules), leaders)
     per_seat_side = hs.side_points(rows, rules)[:, hs.seat_side(np.arange(rules.players), rules)]
     sides = hs.from_leader(per_seat_side, leaders)
-    seat = np.stack([seats.sum(0), (seats ** 2).sum(0), sides.sum(0), (sides ** 2).sum(0)])
+    seat_match = hs.match_sums(np.column_stack([seats, sides]), match)
 
     matches = chunk.matches
     first_double = hands["led_double"][hands["hand"] == 1]  # one row per match, in match order
     first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
     by_first = np.stack([np.bincount(first_double, minlength=7), np.bincount(first_double, first_won, 7)])
-    return {"by_double": by_double.astype(np.int64), "seat": seat.astype(np.int64),
-            "first": by_first.astype(np.int64)}
+    n_hands = per_match[:, 2]
+    return {"by_double": by_double.astype(np.int64), "first": by_first.astype(np.int64),
+            "seat": cluster_sums(seat_match, n_hands),
+            "double": cluster_sums(per_match[:, 4 : 4 + doubles], per_match[:, 4 + doubles :]),
+            "won": PerMatch(per_match[:, 0]), "decided": PerMatch(per_match[:, 1]),
+            "hands": PerMatch(n_hands), "cut": PerMatch(per_match[:, 3]), "first_won": PerMatch(first_won)}
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
     """Play every table x strategy x lead rule and tabulate."""
-    base, seat_rows, double_rows = [], [], []
+    base, seat_rows, double_rows, pairs = [], [], [], []
     for table in TABLES:
         for strategy in ctx.strategies:
+            per_lead = {}
             for lead in LEADS:
                 rules = ctx.rules(table, lead=lead)
                 played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
-                by_double, seat, first = played.sums["by_double"], played.sums["seat"], played.sums["first"]
+                sums = played.sums
+                per_lead[lead] = sums
+                by_double, first = sums["by_double"], sums["first"]
                 key = {"table": table, "strategy": strategy, "lead": lead}
                 hands = int(by_double[0].sum())
+                won, decided = sums["won"].values, sums["decided"].values
                 base.append({**key, "matches": played.matches, "hands": hands,
                              "decided_hands": int(by_double[1].sum()), "leader_wins": int(by_double[2].sum()),
-                             "first_leader_match_wins": int(first[1].sum()), "fair_share": 1 / rules.sides})
+                             "cut_hands": int(sums["cut"].values.sum()),
+                             "first_leader_match_wins": int(first[1].sum()), "fair_share": 1 / rules.sides,
+                             "_win": cluster_sums(won, decided), "_cut": cluster_sums(sums["cut"].values,
+                                                                                    sums["hands"].values)})
                 for k in range(rules.players):
                     seat_rows.append({**key, "seat_from_leader": k, "hands": hands,
-                                      "seat_points": seat[0, k], "seat_points_sq": seat[1, k],
-                                      "side_points": seat[2, k], "side_points_sq": seat[3, k]})
-                for n in range(7):
+                                      "_seat": cluster_column(sums["seat"], k),
+                                      "_side": cluster_column(sums["seat"], rules.players + k)})
+                for n in range(L.N_NUMBERS):
                     double_rows.append({**key, "led_double": f"{n}-{n}", "hands": int(by_double[0, n]),
                                         "decided_hands": int(by_double[1, n]), "leader_wins": int(by_double[2, n]),
                                         "first_hand_matches": int(first[0, n]),
-                                        "first_leader_match_wins": int(first[1, n])})
+                                        "first_leader_match_wins": int(first[1, n]),
+                                        "_win": cluster_column(sums["double"], n)})
+            low, high = (per_lead[lead] for lead in LEADS)
+            hand_gain = paired_ratio_difference(low["won"].values, low["decided"].values,
+                                                high["won"].values, high["decided"].values)
+            ones = np.ones(len(low["first_won"].values))
+            match_gain = paired_ratio_difference(low["first_won"].values, ones, high["first_won"].values, ones)
+            pairs.append({"table": table, "strategy": strategy, "hand_gain": hand_gain, "match_gain": match_gain})
     leader = pd.DataFrame(base)
-    add_rate(leader, "leader_win_rate", "leader_wins", "decided_hands")
+    add_clustered(leader, "leader_win_rate", leader.pop("_win"))
+    add_clustered(leader, "cut_rate", leader.pop("_cut"))
     add_rate(leader, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
 
     seats = pd.DataFrame(seat_rows)
-    add_mean(seats, "seat_points_per_hand", "seat_points", "seat_points_sq", "hands")
-    add_mean(seats, "side_points_per_hand", "side_points", "side_points_sq", "hands")
-    seats = seats.drop(columns=["seat_points", "seat_points_sq", "side_points", "side_points_sq"])
+    add_clustered(seats, "seat_points_per_hand", seats.pop("_seat"))
+    add_clustered(seats, "side_points_per_hand", seats.pop("_side"))
 
     doubles = pd.DataFrame(double_rows)
-    add_rate(doubles, "leader_win_rate", "leader_wins", "decided_hands")
+    add_clustered(doubles, "leader_win_rate", doubles.pop("_win"))
     add_rate(doubles, "first_leader_match_win_rate", "first_leader_match_wins", "first_hand_matches")
-    return {"summary": _summary(leader), "leader": leader, "seat_points": seats, "by_led_double": doubles}
+    doubles = doubles[doubles["hands"] > 0].reset_index(drop=True)
+    summary = _summary(leader, pd.DataFrame(pairs))
+    for column in ("leader_win_rate", "first_leader_match_win_rate"):  # against the fair share 1 / sides
+        for suffix in ("", "_lo", "_hi"):
+            summary[f"{column}_advantage{suffix}"] = summary[f"{column}_lowest{suffix}"] - summary["fair_share"]
+    add_family([(summary, "leader_win_rate_gain"), (summary, "first_leader_match_win_rate_gain"),
+                (summary, "leader_win_rate_advantage"), (summary, "first_leader_match_win_rate_advantage")])
+    return {"summary": summary, "leader": leader, "seat_points": seats, "by_led_double": doubles}
 
 
-def _summary(leader: pd.DataFrame) -> pd.DataFrame:
-    """One row per table and strategy: both lead rules side by side and their difference."""
+def _summary(leader: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """One row per table and strategy: both lead rules side by side and their paired difference."""
     keys = ["table", "strategy"]
     columns = ["leader_win_rate", "first_leader_match_win_rate"]
     parts = []
@@ -111,21 +151,18 @@ def _summary(leader: pd.DataFrame) -> pd.DataFrame:
         picked = part[[f"{c}{s}" for c in columns for s in ("", "_lo", "_hi")]]
         parts.append(picked.rename(columns=lambda c: _tag(c, tag)))
     lowest = leader[leader["lead"] == LEADS[0]].set_index(keys)
-    summary = pd.concat([lowest[["fair_share", "decided_hands", "matches"]], *parts], axis=1).reset_index()
-    for column in columns:
-        add_difference(summary, f"{column}_gain", f"{column}_lowest", f"{column}_highest")
-    order = [*keys, "fair_share", "decided_hands", "matches"]
+    summary = pd.concat([lowest[["fair_share", "decided_hands", "matches", "cut_rate", "cut_rate_lo",
+                                 "cut_rate_hi"]], *parts], axis=1).reset_index()
+    gains = pairs.set_index(keys).reindex(pd.MultiIndex.from_frame(summary[keys]))
+    for column, source in zip(columns, ("hand_gain", "match_gain")):
+        values = np.array(gains[source].tolist(), dtype=float).reshape(-1, 3)
+        for k, suffix in enumerate(("", "_lo", "_hi")):
+            summary[f"{column}_gain{suffix}"] = values[:, k]
+    order = [*keys, "fair_share", "decided_hands", "matches", "cut_rate", "cut_rate_lo", "cut_rate_hi"]
     for column in columns:
         for suffix in ("lowest", "highest", "gain"):
             order += [f"{column}_{suffix}", f"{column}_{suffix}_lo", f"{column}_{suffix}_hi"]
     return summary[order]
-
-
-def _which(rows: pd.DataFrame, most: int = 8) -> str:
-    """`` (2 players greedy, ...)`` naming a few table-strategy combinations."""
-    if rows.empty or len(rows) > most:
-        return ""
-    return " (" + ", ".join(f"{t} {s}" for t, s in zip(rows["table"], rows["strategy"])) + ")"
 
 
 def _tag(column: str, tag: str) -> str:
@@ -135,34 +172,77 @@ def _tag(column: str, tag: str) -> str:
     return f"{column}_{tag}"
 
 
+def _lead_verdict(row) -> str:
+    verdict, numbers = judged(row, "leader_win_rate_gain", larger="a clearly higher", smaller="a clearly lower",
+                              same="no clearly different")
+    return f"{verdict} hand win rate for the leader's side than the highest-double lead ({numbers})"
+
+
+def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The few findings a player reads first: the first leader's edge, and whether the lead rule matters."""
+    summary = tables["summary"]
+    out = []
+    for strategy in headline_strategies(list(pd.unique(summary["strategy"]))):
+        for table in ("2 players", "4 partnerships"):
+            rows = summary[(summary["table"] == table) & (summary["strategy"] == strategy)]
+            if rows.empty:
+                continue
+            row = rows.iloc[0]
+            rate = row["first_leader_match_win_rate_lowest"]
+            out.append(f"{table}, {strategy} play: the side that leads the first hand wins about "
+                       f"{round(100 * rate)} matches in 100 "
+                       f"({phrase(row, 'first_leader_match_win_rate_lowest', row['matches'], 'matches')}; "
+                       f"fair share {row['fair_share']:.0%}).")
+            if table != "2 players":
+                continue
+            part = summary[summary["strategy"] == strategy]
+            clear = part[(part["leader_win_rate_gain_adj_lo"] > 0) | (part["leader_win_rate_gain_adj_hi"] < 0)]
+            ends = np.abs(part[["leader_win_rate_gain_adj_lo", "leader_win_rate_gain_adj_hi"]].to_numpy())
+            bound = float(ends[np.isfinite(ends)].max()) if np.isfinite(ends).any() else None
+            if bound is None:
+                out.append(f"{strategy} play: too few matches to judge whether the lead rule matters.")
+            elif clear.empty:
+                out.append(f"{strategy} play: whether the lowest or the highest double leads makes no clear "
+                           f"difference to the leader's hand win rate at any table; the data rule out differences "
+                           f"larger than {100 * bound:.2f} percentage points (Holm-adjusted).")
+            else:
+                out.append(f"{strategy} play: the lead rule changes the leader's hand win rate clearly at "
+                           f"{len(clear)} of {len(part)} tables ({', '.join(clear['table'])}), by at most "
+                           f"{100 * bound:.2f} percentage points (Holm-adjusted).")
+    return out
+
+
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the tables."""
     summary, doubles, seats = tables["summary"], tables["by_led_double"], tables["seat_points"]
     strategies = list(pd.unique(summary["strategy"]))
-    ref = reference_strategy(strategies)
     out = []
-    for table in pd.unique(summary["table"]):
-        row = summary[(summary["table"] == table) & (summary["strategy"] == ref)].iloc[0]
-        fair = row["fair_share"]
-        where = versus(row["leader_win_rate_lowest_lo"], row["leader_win_rate_lowest_hi"], fair)
-        gain = row["leader_win_rate_gain"]
-        better = versus(row["leader_win_rate_gain_lo"], row["leader_win_rate_gain_hi"], 0.0,
-                        "more", "less", "no more and no less")
-        text = (f"**{table}** ({ref} play): the leader's side wins "
-                f"{phrase(row, 'leader_win_rate_lowest', row['decided_hands'], 'decided hands')} of decided hands "
-                f"under the lowest-double lead, {where} the fair share of {fair:.0%}. Leading the highest double "
-                f"instead gives {phrase(row, 'leader_win_rate_highest')}: the lowest lead is worth {better} to the "
-                f"leader (difference {signed_points(gain, row['leader_win_rate_gain_lo'], row['leader_win_rate_gain_hi'], True)}).")
-        match_where = versus(row["first_leader_match_win_rate_lowest_lo"], row["first_leader_match_win_rate_lowest_hi"], fair)
-        text += (f" The first hand's leader wins {phrase(row, 'first_leader_match_win_rate_lowest', row['matches'], 'matches')}"
-                 f" of matches, {match_where} {fair:.0%}.")
-        out.append(text)
-    gains = summary["leader_win_rate_gain_lo"] > 0
-    losses = summary["leader_win_rate_gain_hi"] < 0
-    out.append(f"Across all {len(summary)} table-strategy combinations, the lowest-double lead gives the leader's "
-               f"side a clearly higher hand win rate than the highest-double lead in {int(gains.sum())}"
-               f"{_which(summary[gains])}, a clearly lower one in {int(losses.sum())}{_which(summary[losses])}, "
-               f"and no clear difference in {int(len(summary) - gains.sum() - losses.sum())}.")
+    for ref in headline_strategies(strategies):
+        for table in pd.unique(summary["table"]):
+            row = summary[(summary["table"] == table) & (summary["strategy"] == ref)].iloc[0]
+            fair = row["fair_share"]
+            where = versus(row["leader_win_rate_advantage_adj_lo"], row["leader_win_rate_advantage_adj_hi"], 0.0)
+            text = (f"**{table}** ({ref} play): the leader's side wins "
+                    f"{phrase(row, 'leader_win_rate_lowest', row['decided_hands'], 'decided hands')} of decided "
+                    f"hands under the lowest-double lead, {where} the fair share of {fair:.0%} "
+                    f"({phrase(row, 'cut_rate')} of hands are cut short by the end of the match and are not "
+                    f"decided). Leading the highest double instead gives "
+                    f"{phrase(row, 'leader_win_rate_highest')}: the lowest-double lead gives {_lead_verdict(row)}.")
+            match_where = versus(row["first_leader_match_win_rate_advantage_adj_lo"],
+                                 row["first_leader_match_win_rate_advantage_adj_hi"], 0.0)
+            text += (f" The first hand's leader wins "
+                     f"{phrase(row, 'first_leader_match_win_rate_lowest', row['matches'], 'matches')}"
+                     f" of matches, {match_where} {fair:.0%}.")
+            out.append(text)
+    family = int(summary["leader_win_rate_gain_family"].iloc[0])
+    gains = summary["leader_win_rate_gain_adj_lo"] > 0
+    losses = summary["leader_win_rate_gain_adj_hi"] < 0
+    out.append(f"Across all {len(summary)} table-strategy combinations (Holm-adjusted over the report's family of {family} "
+               f"comparisons), the lowest-double lead gives the leader's side a clearly higher hand win "
+               f"rate than the highest-double lead in {int(gains.sum())}{_which(summary[gains])}, a clearly lower "
+               f"one in {int(losses.sum())}{_which(summary[losses])}, and no clear difference in "
+               f"{int(len(summary) - gains.sum() - losses.sum())}.")
+    ref = reference_strategy(strategies)
     table = next(iter(pd.unique(doubles["table"])))
     part = doubles[(doubles["table"] == table) & (doubles["strategy"] == ref) & (doubles["lead"] == LEADS[0])]
     part = part[part["decided_hands"] >= MIN_SHARE * part["decided_hands"].sum()]
@@ -181,30 +261,35 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         worst = part.loc[part["side_points_per_hand"].idxmin()]
         out.append(f"{table} ({ref}): counted from the leader, seat {int(best['seat_from_leader'])} "
                    f"{'(the leader) ' if best['seat_from_leader'] == 0 else ''}collects the most side points per hand, "
-                   f"{phrase(best, 'side_points_per_hand', best['hands'], 'hands')}, and seat "
-                   f"{int(worst['seat_from_leader'])} the fewest, {phrase(worst, 'side_points_per_hand')}.")
+                   f"{phrase(best, 'side_points_per_hand', best['hands'], 'hands')} points, and seat "
+                   f"{int(worst['seat_from_leader'])} the fewest, {phrase(worst, 'side_points_per_hand')} points.")
     return out
 
 
+def _which(rows: pd.DataFrame, most: int = 8) -> str:
+    """`` (2 players greedy, ...)`` naming a few table-strategy combinations."""
+    if rows.empty or len(rows) > most:
+        return ""
+    return " (" + ", ".join(f"{t} {s}" for t, s in zip(rows["table"], rows["strategy"])) + ")"
+
+
 def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
-    """Win rates by lead rule per table and strategy; by led double; points by seat from the leader."""
-    leader, doubles, seats = tables["leader"], tables["by_led_double"], tables["seat_points"]
+    """The lead rules' difference with its intervals; win rates by led double; points by seat from the leader."""
+    summary, doubles, seats = tables["summary"], tables["by_led_double"], tables["seat_points"]
     charts = []
-    for value, label, name in (("leader_win_rate", "leader's side wins the decided hand", "leader_win_rate"),
-                               ("first_leader_match_win_rate", "first hand's leader wins the match",
-                                "first_leader_match_win_rate")):
+    for value, label in (("leader_win_rate_gain", "leader's side hand win rate"),
+                         ("first_leader_match_win_rate_gain", "first leader's match win rate")):
         fig, axes = panels(len(TABLES))
         for ax, table in zip(axes, TABLES):
-            part = leader[leader["table"] == table]
-            grouped(ax, part, "strategy", "lead", value, groups=LEADS)
-            reference_line(ax, float(part["fair_share"].iloc[0]), "fair share")
+            differences(ax, summary[summary["table"] == table], "strategy", value)
             ax.set_title(table)
             ax.set_xlabel("strategy (self-play)")
-            ax.set_ylabel(label)
-            _zoom(ax, part, value, float(part["fair_share"].iloc[0]))
-        charts.append(Chart(name, finish(fig, f"How often the {label}: lowest- vs highest-double lead",
-                                         legend_from=axes[0], legend_title="lead rule"),
-                            f"How often the {label}, by table and strategy, under each lead rule; dashed: fair share"))
+            ax.set_ylabel("lowest minus highest lead (pp)")
+        charts.append(Chart(value, finish(fig, f"Lowest- minus highest-double lead: {label} (paired by match)",
+                                          note="Thick bars: 95% intervals; thin bars: Holm-adjusted intervals over "
+                                               "the report's family of comparisons; dashed: no difference."),
+                            f"Difference in the {label} between the lowest- and the highest-double lead, with its "
+                            f"95% and Holm-adjusted intervals (percentage points)"))
     fig, axes = panels(2 * len(TABLES))
     for row, lead in enumerate(LEADS):
         for ax, table in zip(axes[row * len(TABLES):], TABLES):
@@ -234,11 +319,3 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
 def _sides(table: str) -> int:
     players, partnerships = TABLES[table]
     return 2 if partnerships else players
-
-
-def _zoom(ax, part: pd.DataFrame, value: str, fair: float) -> None:
-    """Start the axis near the data so small differences show (bars are compared with the fair share line)."""
-    low = min(part[f"{value}_lo"].min(), fair)
-    high = max(part[f"{value}_hi"].max(), fair)
-    pad = (high - low) * 0.15 + 0.005
-    ax.set_ylim(max(0.0, low - pad), min(1.0, high + pad))

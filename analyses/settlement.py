@@ -23,10 +23,11 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.reporting import TABLES, reference_strategy
+from bergen_sim.reporting import TABLES, headline_strategies, reference_strategy
 from bergen_sim.engine.layout import HandEnd
-from bergen_sim.figures import Chart, finish, grouped, panels
-from bergen_sim.intervals import add_difference, add_mean, add_rate, difference, phrase, signed_points, versus
+from bergen_sim.figures import Chart, differences, finish, grouped, panels
+from bergen_sim.stats import (add_clustered, add_difference, add_family, add_mean, add_rate, cluster_column,
+                              cluster_sums, judged, phrase)
 
 TITLE = "Blocked-hand settlement: German vs pip count (and American)"
 SETTLEMENTS = hs.SETTLEMENTS  # german, pips, american
@@ -43,7 +44,12 @@ METHOD = (
     "engine's own settlement function under all three rules, so the comparison is paired: the same positions, "
     "three verdicts. Whole-match results are self-play under each settlement from the same seed (the same "
     "deals). The tournament plays every pair of strategies on duplicate deals (each deal in both seat "
-    "orders) under each settlement; its intervals are Student-t over deal sets."
+    "orders) under each settlement; its intervals are Student-t over deal sets. Per-hand rates (blocked hands, "
+    "disagreements among blocked hands) are ratios of per-match sums, clustered by match. Family of comparisons: "
+    "reserve 0 against reserve 2 (blocked rate), each other settlement against German (hands per match), and "
+    "German against the others in the tournaments (win rates against the field, and of the shedding "
+    "strategies against the baselines), for every table and strategy, controlled together with Holm's "
+    "procedure; these differences combine two intervals (Newcombe), conservative since the deals are shared."
 )
 SHOW = {
     "blocking": "Share of hands that end blocked, by boneyard reserve (German rules, self-play).",
@@ -56,17 +62,21 @@ SHOW = {
 
 
 def collect(chunk, rules) -> dict:
-    """Per-chunk sums: blocked end states settled three ways, first leaders' wins, point sources."""
+    """Per-chunk sums: blocked end states settled three ways (clustered by match), first leaders' wins, point sources."""
     rows = chunk.hand_rows
     hands = chunk.hands
-    blocked = rows[hands["end"] == HandEnd.BLOCKED]
-    winners = hs.settle_all_ways(blocked, rules)
+    is_blocked = hands["end"] == HandEnd.BLOCKED
+    winners = np.full((len(rows), len(SETTLEMENTS)), -1, dtype=np.int64)
+    winners[is_blocked] = hs.settle_all_ways(rows[is_blocked], rules)
     matches = chunk.matches
     first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
+    verdicts = np.column_stack([*(is_blocked & (winners[:, a] != winners[:, b]) for a, b in PAIRS),
+                                is_blocked & (winners.min(axis=1) != winners.max(axis=1)),
+                                *(is_blocked & (winners[:, k] < 0) for k in range(len(SETTLEMENTS)))])
+    per_match = hs.match_sums(np.column_stack([verdicts, is_blocked]).astype(np.int64), hands["match"])
     return {
-        "no_winner": (winners < 0).sum(axis=0),
-        "differ": np.array([(winners[:, a] != winners[:, b]).sum() for a, b in PAIRS]),
-        "any_differ": np.array((winners.min(axis=1) != winners.max(axis=1)).sum()),
+        "verdicts": cluster_sums(per_match[:, :-1], per_match[:, -1]),
+        "blocked": cluster_sums(matches["blocked_hands"], matches["hands"]),
         "first_won": np.array(first_won.sum()),
         "sources": hs.source_sums(rows, rules),
     }
@@ -84,34 +94,29 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 t, sums = played.counts, played.sums
                 if settlement == "german":
                     blocking.append({**key, "boneyard_reserve": reserve, "hands": int(t["hands"]),
-                                     "blocked_hands": int(t["blocked_hands"])})
-                    record = {**key, "boneyard_reserve": reserve, "blocked_hands": int(t["blocked_hands"]),
-                              "any_differ": int(sums["any_differ"])}
-                    for (a, b), count in zip(PAIRS, sums["differ"]):
-                        record[f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}_differ"] = int(count)
-                    for name, count in zip(SETTLEMENTS, sums["no_winner"]):
-                        record[f"{name}_no_winner"] = int(count)
-                    paired.append(record)
+                                     "blocked_hands": int(t["blocked_hands"]), "_blocked": sums["blocked"]})
+                    paired.append({**key, "boneyard_reserve": reserve, "blocked_hands": int(t["blocked_hands"]),
+                                   "_verdicts": sums["verdicts"]})
                 if reserve == 2:
                     shares = hs.source_shares(sums["sources"])
                     matches.append({**key, "settlement": settlement, "matches": played.matches,
                                     "hands": int(t["hands"]), "hands_sq": int(t["hands_sq"]),
-                                    "blocked_hands": int(t["blocked_hands"]),
+                                    "blocked_hands": int(t["blocked_hands"]), "_blocked": sums["blocked"],
                                     "first_leader_match_wins": int(sums["first_won"]),
                                     **{k: v for k, v in shares.items() if k.startswith("blocked_share")}})
     block = pd.DataFrame(blocking)
-    add_rate(block, "blocked_rate", "blocked_hands", "hands")
+    add_clustered(block, "blocked_rate", block.pop("_blocked"))
+    block = _reserve_change(block)
     pair = pd.DataFrame(paired)
-    for a, b in PAIRS:
-        name = f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}"
-        add_rate(pair, f"{name}_differ_rate", f"{name}_differ", "blocked_hands")
-    add_rate(pair, "any_differ_rate", "any_differ", "blocked_hands")
-    for name in SETTLEMENTS:
-        add_rate(pair, f"{name}_no_winner_rate", f"{name}_no_winner", "blocked_hands")
-    pair = pair.drop(columns=[c for c in pair.columns if c.endswith(("_differ", "_no_winner"))])
+    verdicts = pair.pop("_verdicts")
+    names = [f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}_differ_rate" for a, b in PAIRS] + ["any_differ_rate"]
+    names += [f"{name}_no_winner_rate" for name in SETTLEMENTS]
+    for k, name in enumerate(names):
+        add_clustered(pair, name, [cluster_column(v, k) for v in verdicts])
     match = pd.DataFrame(matches)
     add_mean(match, "hands_per_match", "hands", "hands_sq", "matches")
-    add_rate(match, "blocked_rate", "blocked_hands", "hands")
+    add_clustered(match, "blocked_rate", match.pop("_blocked"))
+    match = _versus_german(match)
     add_rate(match, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
     match = match.drop(columns=["hands_sq"])
     match = match[[c for c in match.columns if not c.startswith("blocked_share")]
@@ -123,12 +128,63 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             table = ctx.tournament(ctx.rules(TOURNAMENT_TABLE, settlement=settlement))
             tournaments.append(table.assign(settlement=settlement))
     tables = {"blocking": block, "paired": pair, "matches": match}
+    family = [(block, "blocked_rate_change"), (match, "hands_per_match_change")]
     if tournaments:
         tour = pd.concat(tournaments, ignore_index=True)
         tour = tour[["settlement", *[c for c in tour.columns if c != "settlement"]]]
         tables["tournament"] = tour
         tables["strategy_change"] = _strategy_change(tour)
+        tables["shedding"] = _shedding(tour)
+        family += [(tables["strategy_change"], f"win_rate_german_minus_{other}") for other in SETTLEMENTS[1:]]
+        family += [(tables["shedding"], "win_rate_german_minus_pips")]
+    add_family(family)
     return tables
+
+
+def _reserve_change(block: pd.DataFrame) -> pd.DataFrame:
+    """Add ``blocked_rate_change`` (reserve 0 minus reserve 2, same table and strategy) on the reserve-0 rows."""
+    keys = ["table", "strategy"]
+    two = block[block["boneyard_reserve"] == 2].set_index(keys)
+    joined = block.join(two[["blocked_rate", "blocked_rate_lo", "blocked_rate_hi"]].add_prefix("two_"), on=keys)
+    add_difference(joined, "blocked_rate_change", "blocked_rate", "two_blocked_rate")
+    for suffix in ("", "_lo", "_hi"):
+        block[f"blocked_rate_change{suffix}"] = np.where(block["boneyard_reserve"] == 0,
+                                                         joined[f"blocked_rate_change{suffix}"], np.nan)
+    return block
+
+
+def _versus_german(match: pd.DataFrame) -> pd.DataFrame:
+    """Add ``hands_per_match_change`` (this settlement minus German, same table and strategy) on non-German rows."""
+    keys = ["table", "strategy"]
+    german = match[match["settlement"] == "german"].set_index(keys)
+    joined = match.join(german[["hands_per_match", "hands_per_match_lo", "hands_per_match_hi"]].add_prefix("g_"),
+                        on=keys)
+    add_difference(joined, "hands_per_match_change", "hands_per_match", "g_hands_per_match")
+    for suffix in ("", "_lo", "_hi"):
+        match[f"hands_per_match_change{suffix}"] = np.where(match["settlement"] != "german",
+                                                            joined[f"hands_per_match_change{suffix}"], np.nan)
+    return match
+
+
+def _shedding(tour: pd.DataFrame) -> pd.DataFrame:
+    """The shedding strategies against the baselines: win rate under each settlement, German minus pips."""
+    rows = []
+    pairs = tour[tour["policy"].isin(SHEDDERS) & tour["opponent"].isin(BASELINES)]
+    for (policy, opponent), part in pairs.groupby(["policy", "opponent"], sort=False):
+        part = part.set_index("settlement")
+        row = {"policy": policy, "opponent": opponent}
+        for settlement in SETTLEMENTS:
+            for suffix in ("", "_lo", "_hi"):
+                row[f"win_rate_{settlement}{suffix}"] = part.loc[settlement, f"win_rate{suffix}"]
+            row[f"matches_{settlement}"] = int(part.loc[settlement, "matches"])
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["policy", "opponent"])
+    if len(frame):
+        add_difference(frame, "win_rate_german_minus_pips", "win_rate_german", "win_rate_pips")
+    else:
+        for suffix in ("", "_lo", "_hi"):
+            frame[f"win_rate_german_minus_pips{suffix}"] = []
+    return frame
 
 
 def _strategy_change(tour: pd.DataFrame) -> pd.DataFrame:
@@ -148,6 +204,32 @@ def _strategy_change(tour: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
+def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The few findings a player reads first."""
+    block, pair = tables["blocking"], tables["paired"]
+    out = []
+    for strategy in headline_strategies(list(pd.unique(block["strategy"]))):
+        two = block[(block["table"] == "2 players") & (block["strategy"] == strategy) & (block["boneyard_reserve"] == 2)]
+        same = pair[(pair["table"] == "2 players") & (pair["strategy"] == strategy) & (pair["boneyard_reserve"] == 2)]
+        if two.empty or same.empty:
+            continue
+        two, same = two.iloc[0], same.iloc[0]
+        out.append(f"2 players, {strategy} play: about {round(100 * two['blocked_rate'])} hands in 100 end blocked "
+                   f"({phrase(two, 'blocked_rate', two['hands'], 'hands')}); on those same blocked hands, German "
+                   f"and pip-count settlement pick a different winner {phrase(same, 'german_vs_pips_differ_rate')} "
+                   f"of the time.")
+    if "strategy_change" in tables:
+        change = tables["strategy_change"]
+        best = {s: change.loc[change[f"win_rate_{s}"].idxmax(), "policy"] for s in SETTLEMENTS}
+        moved = change[(change["win_rate_german_minus_pips_adj_lo"] > 0) | (change["win_rate_german_minus_pips_adj_hi"] < 0)]
+        out.append(f"The best strategy against the field ({TOURNAMENT_TABLE}) is "
+                   + (f"{best['german']} under every settlement" if len(set(best.values())) == 1 else
+                      ", ".join(f"{best[s]} under {s}" for s in SETTLEMENTS))
+                   + f"; {len(moved)} of {len(change)} strategies do clearly better or worse under German than under "
+                     f"pip-count settlement (Holm-adjusted).")
+    return out
+
+
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the tables."""
     block, pair, match = tables["blocking"], tables["paired"], tables["matches"]
@@ -156,12 +238,12 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     for table in pd.unique(block["table"]):
         rows = block[(block["table"] == table) & (block["strategy"] == ref)].set_index("boneyard_reserve")
         two, zero = rows.loc[2], rows.loc[0]
-        change = difference(*_triple(zero, "blocked_rate"), *_triple(two, "blocked_rate"))
-        direction = versus(change[1], change[2], 0.0, "more", "fewer", "about as many")
+        direction, numbers = judged(zero, "blocked_rate_change", larger="more", smaller="fewer",
+                                    same="about as many")
         spread = block[(block["table"] == table) & (block["boneyard_reserve"] == 2)]
         text = (f"**{table}** ({ref} play): {phrase(two, 'blocked_rate', two['hands'], 'hands')} of hands block "
                 f"with a reserve of 2; drawing the boneyard dry (reserve 0) gives {direction} blocked hands, "
-                f"{phrase(zero, 'blocked_rate', zero['hands'], 'hands')}.")
+                f"{phrase(zero, 'blocked_rate', zero['hands'], 'hands')} ({numbers}).")
         if len(spread) > 1:
             hi, lo = spread.loc[spread["blocked_rate"].idxmax()], spread.loc[spread["blocked_rate"].idxmin()]
             text += (f" By strategy (reserve 2) it ranges from {phrase(lo, 'blocked_rate')} ({lo['strategy']}) to "
@@ -182,24 +264,19 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         parts = []
         for other in SETTLEMENTS[1:]:
             o = rows.loc[other]
-            change = difference(*_triple(german, "hands_per_match"), *_triple(o, "hands_per_match"))
-            word = versus(change[1], change[2], 0.0, "German matches are longer", "German matches are shorter",
-                          "no clear difference")
-            parts.append(f"{other}: {phrase(o, 'hands_per_match')} ({word}, {signed_points(*change, False)} hands)")
+            word, numbers = judged(o, "hands_per_match_change", "hands per match",
+                                   larger=f"{other} matches are longer", smaller=f"{other} matches are shorter")
+            parts.append(f"{other}: {phrase(o, 'hands_per_match')} ({word}, {numbers})")
         out.append(f"{table} ({ref}): a match lasts {phrase(german, 'hands_per_match', german['matches'], 'matches')} "
                    f"hands under German settlement; " + "; ".join(parts) + ". The first hand's leader wins the match "
                    + ", ".join(f"{phrase(rows.loc[s], 'first_leader_match_win_rate')} of the time under {s}"
                                for s in SETTLEMENTS) + ".")
     if "strategy_change" in tables:
-        out += _tournament_findings(tables["strategy_change"], tables["tournament"])
+        out += _tournament_findings(tables["strategy_change"], tables["shedding"])
     return out
 
 
-def _triple(row, name: str) -> tuple[float, float, float]:
-    return row[name], row[f"{name}_lo"], row[f"{name}_hi"]
-
-
-def _tournament_findings(change: pd.DataFrame, tour: pd.DataFrame) -> list[str]:
+def _tournament_findings(change: pd.DataFrame, shedding: pd.DataFrame) -> list[str]:
     out = []
     best = {s: change.loc[change[f"win_rate_{s}"].idxmax()] for s in SETTLEMENTS}
     names = {s: row["policy"] for s, row in best.items()}
@@ -209,23 +286,17 @@ def _tournament_findings(change: pd.DataFrame, tour: pd.DataFrame) -> list[str]:
                            for s in SETTLEMENTS)
                + (": the best strategy does not change." if same else ": the best strategy changes with the settlement."))
     moved = change.loc[change["win_rate_german_minus_pips"].abs().idxmax()]
-    word = versus(moved["win_rate_german_minus_pips_lo"], moved["win_rate_german_minus_pips_hi"], 0,
-                  "does better", "does worse", "does neither clearly better nor clearly worse")
+    word, numbers = judged(moved, "win_rate_german_minus_pips", larger="does better", smaller="does worse",
+                           same="does neither clearly better nor clearly worse")
     out.append(f"The strategy whose result moves most between German and pip-count settlement is {moved['policy']}: "
-               f"it {word} under German rules "
-               f"({signed_points(moved['win_rate_german_minus_pips'], moved['win_rate_german_minus_pips_lo'], moved['win_rate_german_minus_pips_hi'], True)} "
-               f"in match win rate against the field).")
-    pairs = tour[tour["policy"].isin(SHEDDERS) & tour["opponent"].isin(BASELINES)]
-    for (policy, opponent), part in pairs.groupby(["policy", "opponent"], sort=False):
-        part = part.set_index("settlement")
-        g, p = part.loc["german"], part.loc["pips"]
-        change = difference(*_triple(g, "win_rate"), *_triple(p, "win_rate"))
-        verdict = versus(change[1], change[2], 0.0, "pays more under German rules", "pays less under German rules",
-                         "pays about the same under both")
-        verdict += f" (difference {signed_points(*change, True)})"
-        out.append(f"Shedding: {policy} against {opponent} wins {phrase(g, 'win_rate', g['matches'], 'matches')} of "
-                   f"matches under German settlement and {phrase(p, 'win_rate', p['matches'], 'matches')} under pips "
-                   f"(American: {phrase(part.loc['american'], 'win_rate')}): it {verdict}.")
+               f"it {word} under German rules ({numbers}, in match win rate against the field).")
+    for _, row in shedding.iterrows():
+        verdict, numbers = judged(row, "win_rate_german_minus_pips", larger="pays more under German rules",
+                                  smaller="pays less under German rules", same="pays about the same under both")
+        out.append(f"Shedding: {row['policy']} against {row['opponent']} wins "
+                   f"{phrase(row, 'win_rate_german', row['matches_german'], 'matches')} of matches under German "
+                   f"settlement and {phrase(row, 'win_rate_pips', row['matches_pips'], 'matches')} under pips "
+                   f"(American: {phrase(row, 'win_rate_american')}): it {verdict} ({numbers}).")
     return out
 
 
@@ -269,7 +340,34 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     charts.append(Chart("match_length", finish(fig, "Match length under each settlement (same deals)",
                                                legend_from=axes[0], legend_title="settlement"),
                         "Mean hands per match under each settlement, by table and strategy"))
+    fig, axes = panels(len(TABLES))
+    for ax, table in zip(axes, TABLES):
+        differences(ax, block[(block["table"] == table) & (block["boneyard_reserve"] == 0)], "strategy",
+                    "blocked_rate_change")
+        ax.set_title(table)
+        ax.set_xlabel("strategy (self-play)")
+        ax.set_ylabel("reserve 0 minus reserve 2 (pp)")
+    charts.append(Chart("blocked_rate_change", finish(fig, "Drawing the boneyard dry: change in the share of blocked hands",
+                                                      note="Thick bars: 95% intervals; thin bars: Holm-adjusted "
+                                                           "intervals over the settlement family; dashed: no change."),
+                        "Blocked hands with reserve 0 minus reserve 2, percentage points, with 95% and Holm-adjusted "
+                        "intervals"))
     if "strategy_change" in tables:
+        change = tables["strategy_change"]
+        long = pd.concat([change[["policy", *(f"win_rate_german_minus_{o}{x}" for x in ("", "_lo", "_hi", "_adj_lo", "_adj_hi"))]]
+                          .rename(columns=lambda c: c.replace(f"win_rate_german_minus_{o}", "win_rate_change"))
+                          .assign(comparison=f"german minus {o}") for o in SETTLEMENTS[1:]], ignore_index=True)
+        fig, axes = panels(1, width=8, height=4)
+        differences(axes[0], long, "policy", "win_rate_change", group="comparison")
+        axes[0].set_xlabel("strategy")
+        axes[0].set_ylabel("change in win rate against the field (pp)")
+        charts.append(Chart("strategy_change", finish(fig, f"German minus other settlements ({TOURNAMENT_TABLE})",
+                                                      legend_from=axes[0],
+                                                      legend_title="comparison",
+                                                      note="Thick bars: 95% intervals; thin bars: Holm-adjusted "
+                                                           "intervals; dashed: no change."),
+                            "Each strategy's match win rate against the field under German minus pips (or American) "
+                            "settlement, percentage points"))
         field = tables["tournament"]
         field = field[field["opponent"] == "field"]
         fig, axes = panels(1, width=7, height=4)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from bergen_sim.reporting import AnalysisError
 from bergen_sim.figures import Chart, finish, panels, points
-from bergen_sim.intervals import phrase, versus
+from bergen_sim.stats import add_family, judged, phrase
 
 TITLE = "Strategy table: every built-in strategy against every other"
 #: tables of the tournaments (label -> (players, partnerships), a subset of analysis.TABLES)
@@ -25,7 +25,10 @@ METHOD = (
     "policy alone in each seat against two copies of the other, and the other way round), so a policy's fair "
     "share is 50% in every table. Win rate = share of a deal set's matches won by a side the policy plays; "
     "intervals are Student-t over deal sets, which accounts for the pairing. Against the field = the mean over "
-    "its opponents."
+    "its opponents. Family of comparisons: every head-to-head pair and every strategy against the field, in all "
+    "tables, each tested against an even 50% (the `win_rate_advantage` columns: win rate minus 50%, in "
+    "percentage points), controlled together with Holm's procedure; a strategy is said to beat another only "
+    "when the Holm-adjusted interval excludes 50%."
 )
 SHOW = {
     "standings": "Each strategy against the field of all the others, best first.",
@@ -47,29 +50,79 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     head = results[results["opponent"] != "field"]
     pairs = head[head["policy"].map(order) < head["opponent"].map(order)].reset_index(drop=True)
     standings = standings[["table", "rank", "policy", *[c for c in standings.columns if c not in ("table", "rank", "policy")]]]
+    for frame in (standings, pairs):
+        for suffix in ("", "_lo", "_hi"):
+            frame[f"win_rate_advantage{suffix}"] = frame[f"win_rate{suffix}"] - 0.5
+    add_family([(pairs, "win_rate_advantage"), (standings, "win_rate_advantage")])
     return {"standings": standings, "pairs": pairs, "results": results}
+
+
+def _head_to_head(pairs: pd.DataFrame, table: str, policy: str, opponent: str):
+    """The pairs row of policy against opponent (either order) and the sign that makes it policy's view."""
+    part = pairs[pairs["table"] == table]
+    row = part[(part["policy"] == policy) & (part["opponent"] == opponent)]
+    if len(row):
+        return row.iloc[0], 1
+    row = part[(part["policy"] == opponent) & (part["opponent"] == policy)]
+    return (row.iloc[0], -1) if len(row) else (None, 0)
+
+
+def _from_side(row, sign: int):
+    """A pairs row seen from the opponent's side when sign is -1 (win rate 1 - x, advantage -x)."""
+    if sign == 1:
+        return row
+    flipped = row.copy()
+    flipped["win_rate"], flipped["win_rate_lo"], flipped["win_rate_hi"] = (
+        1 - row["win_rate"], 1 - row["win_rate_hi"], 1 - row["win_rate_lo"])
+    for lo, hi in (("win_rate_advantage_lo", "win_rate_advantage_hi"),
+                   ("win_rate_advantage_adj_lo", "win_rate_advantage_adj_hi")):
+        flipped[lo], flipped[hi] = -row[hi], -row[lo]
+    flipped["win_rate_advantage"] = -row["win_rate_advantage"]
+    return flipped
+
+
+def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The few findings a player reads first: who is best, and by how much against the runner-up and random."""
+    standings, pairs = tables["standings"], tables["pairs"]
+    out = []
+    for table in pd.unique(standings["table"]):
+        part = standings[standings["table"] == table].sort_values("win_rate", ascending=False)
+        top = part.iloc[0]
+        text = f"{table}: {top['policy']} is the strongest strategy"
+        for other in dict.fromkeys([part.iloc[1]["policy"], "random"]):
+            if other == top["policy"] or other not in set(part["policy"]):
+                continue
+            row, sign = _head_to_head(pairs, table, top["policy"], other)
+            row = _from_side(row, sign)
+            verdict, numbers = judged(row, "win_rate_advantage", larger="beats", smaller="loses to",
+                                      same="cannot be told apart from")
+            text += (f"; head to head it wins about {round(100 * row['win_rate'])} matches in 100 against {other} "
+                     f"({phrase(row, 'win_rate', row['matches'], 'matches')}: it {verdict} {other}, "
+                     f"{numbers})")
+        out.append(text + ".")
+    return out
 
 
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the tables."""
-    standings, results = tables["standings"], tables["results"]
+    standings = tables["standings"]
     out = []
     for table in pd.unique(standings["table"]):
         part = standings[standings["table"] == table].sort_values("win_rate", ascending=False)
         top, runner, last = part.iloc[0], part.iloc[1], part.iloc[-1]
         text = (f"**{table}**: {top['policy']} ranks first, winning {phrase(top, 'win_rate', top['matches'], 'matches')} "
                 f"of its matches against the field; {last['policy']} ranks last with {phrase(last, 'win_rate')}.")
-        head = results[(results["table"] == table) & (results["policy"] == top["policy"])
-                       & (results["opponent"] == runner["policy"])].iloc[0]
-        verdict = versus(head["win_rate_lo"], head["win_rate_hi"], 0.5, "beats", "loses to",
-                         "cannot be told apart from")
+        head = _from_side(*_head_to_head(tables["pairs"], table, top["policy"], runner["policy"]))
+        verdict, numbers = judged(head, "win_rate_advantage", larger="beats", smaller="loses to",
+                                  same="cannot be told apart from")
         text += (f" Head to head, {top['policy']} {verdict} the runner-up {runner['policy']} "
-                 f"({phrase(head, 'win_rate', head['matches'], 'matches')} for {top['policy']}).")
+                 f"({phrase(head, 'win_rate', head['matches'], 'matches')} for {top['policy']}; {numbers}).")
         if "random" in set(part["policy"]):
-            against = results[(results["table"] == table) & (results["opponent"] == "random")]
-            clear = against[against["win_rate_lo"] > 0.5]
-            text += (f" {len(clear)} of the {len(against)} other strategies beat random by a margin clear of its "
-                     f"95% interval.")
+            others = [p for p in part["policy"] if p != "random"]
+            sides = [_from_side(*_head_to_head(tables["pairs"], table, p, "random")) for p in others]
+            clear = [row for row in sides if row["win_rate_advantage_adj_lo"] > 0]
+            text += (f" {len(clear)} of the {len(others)} other strategies beat random with the Holm-adjusted "
+                     f"interval of their win rate above 50%.")
         out.append(text)
     return out
 
@@ -90,24 +143,26 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     for ax, table in zip(axes, tables_here):
         part = results[(results["table"] == table) & (results["opponent"] != "field")]
         grid = np.full((len(names), len(names)), np.nan)
-        half = np.full_like(grid, np.nan)
+        clear = np.zeros(grid.shape, dtype=bool)
         for _, row in part.iterrows():
             i, j = names.index(row["policy"]), names.index(row["opponent"])
             grid[i, j] = row["win_rate"]
-            half[i, j] = (row["win_rate_hi"] - row["win_rate_lo"]) / 2
+            seen, sign = _head_to_head(tables["pairs"], table, row["policy"], row["opponent"])
+            clear[i, j] = seen is not None and (seen["win_rate_advantage_adj_lo"] > 0
+                                                or seen["win_rate_advantage_adj_hi"] < 0)
         ax.imshow(grid, cmap="RdBu", vmin=0.2, vmax=0.8)
         for i in range(len(names)):
             for j in range(len(names)):
                 if np.isfinite(grid[i, j]):
-                    ax.text(j, i, f"{100 * grid[i, j]:.1f}\n±{100 * half[i, j]:.1f}", ha="center", va="center",
-                            fontsize=7, color="white" if abs(grid[i, j] - 0.5) > 0.18 else "black")
+                    ax.text(j, i, f"{100 * grid[i, j]:.1f}" + ("" if clear[i, j] else "\n(even)"), ha="center",
+                            va="center", fontsize=7, color="white" if abs(grid[i, j] - 0.5) > 0.18 else "black")
         ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(names)), names, fontsize=8)
         ax.set_title(table)
         ax.set_xlabel("opponent")
         ax.set_ylabel("strategy")
     charts.append(Chart("head_to_head", finish(fig, "Head to head: row strategy's match win rate (%) against column",
-                                               note="Cells: the row strategy's match win rate in % ± the half-width of its 95% confidence "
-                                                    "interval; blue above 50%, red below."),
+                                               note="Cells: the row strategy's match win rate in %; blue above 50%, red below; "
+                                                    "(even): not told apart from 50% (Holm-adjusted interval over all pairs)."),
                         "Head-to-head match win rate of each strategy (row) against each other (column), per table"))
     return charts

@@ -14,9 +14,9 @@ from __future__ import annotations
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.reporting import TABLES, reference_strategy
-from bergen_sim.figures import Chart, finish, grouped, panels, stacked_shares
-from bergen_sim.intervals import add_difference, add_mean, add_rate, phrase, signed_points, versus
+from bergen_sim.reporting import TABLES, headline_strategies, reference_strategy
+from bergen_sim.figures import Chart, differences, finish, grouped, panels, stacked_shares
+from bergen_sim.stats import add_clustered, add_difference, add_family, add_mean, add_rate, cluster_sums, judged, phrase
 
 TITLE = "Rule variants against the standard game"
 #: label -> (preset, settings)
@@ -29,7 +29,11 @@ VARIANTS = {
 METHOD = (
     "Self-play; every variant is played from the same seed, so the deals are the same (the play that follows "
     "differs with the rules). Seat advantage: the match win rate of the first hand's leader and of each seat "
-    "against the fair share 1 / number of sides. Differences from standard use Newcombe's method."
+    "against the fair share 1 / number of sides. Differences from standard use Newcombe's method (conservative, "
+    "since the deals are shared). The blocked rate is a ratio of per-match sums, clustered by match. Family of "
+    "comparisons: every measure of the versus_standard table (match length in hands per match, first leader's "
+    "match win rate, blocked rate and the four point shares, in percentage points) for every variant, table "
+    "and strategy, controlled together with Holm's procedure."
 )
 SHOW = {
     "summary": "Match length, first leader's match win rate, blocked hands and point sources per variant.",
@@ -43,7 +47,8 @@ def collect(chunk, rules) -> dict:
     """Per-chunk sums: first leaders' match wins and point sources."""
     matches = chunk.matches
     first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
-    return {"first_won": first_won.sum(), "sources": hs.source_sums(chunk.hand_rows, rules)}
+    return {"first_won": first_won.sum(), "sources": hs.source_sums(chunk.hand_rows, rules),
+            "blocked": cluster_sums(matches["blocked_hands"], matches["hands"])}
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
@@ -59,6 +64,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 summary.append({**key, "matches": played.matches, "hands": int(t["hands"]),
                                 "hands_sq": int(t["hands_sq"]), "blocked_hands": int(t["blocked_hands"]),
                                 "first_leader_match_wins": int(played.sums["first_won"]),
+                                "_blocked": played.sums["blocked"],
                                 "fair_share": 1 / rules.sides, **hs.source_shares(played.sums["sources"])})
                 for side in range(rules.sides):
                     seats.append({**key, "side": side, "matches": played.matches,
@@ -66,11 +72,13 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     frame = pd.DataFrame(summary)
     add_mean(frame, "hands_per_match", "hands", "hands_sq", "matches")
     add_rate(frame, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
-    add_rate(frame, "blocked_rate", "blocked_hands", "hands")
+    add_clustered(frame, "blocked_rate", frame.pop("_blocked"))
     frame = frame.drop(columns=["hands_sq", "points"])
     seat = pd.DataFrame(seats)
     add_rate(seat, "match_win_rate", "match_wins", "matches")
-    return {"summary": frame, "seats": seat, "versus_standard": _versus_standard(frame)}
+    change = _versus_standard(frame)
+    add_family([(change, f"{measure}_change") for measure in _MEASURES])
+    return {"summary": frame, "seats": seat, "versus_standard": change}
 
 
 def _versus_standard(frame: pd.DataFrame) -> pd.DataFrame:
@@ -89,6 +97,25 @@ def _versus_standard(frame: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The few findings a player reads first."""
+    frame, change = tables["summary"], tables["versus_standard"]
+    out = []
+    for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
+        rows = frame[(frame["table"] == "2 players") & (frame["strategy"] == strategy)].set_index("variant")
+        diffs = change[(change["table"] == "2 players") & (change["strategy"] == strategy)].set_index("variant")
+        if rows.empty:
+            continue
+        parts = []
+        for variant in list(VARIANTS)[1:]:
+            word, numbers = judged(diffs.loc[variant], "hands_per_match_change", "hands per match",
+                                   larger="longer", smaller="shorter", same="about as long")
+            parts.append(f"{variant} makes matches {word} ({numbers})")
+        out.append(f"2 players, {strategy} play: a standard match lasts "
+                   f"{phrase(rows.loc['standard'], 'hands_per_match')} hands; " + "; ".join(parts) + ".")
+    return out
+
+
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the tables."""
     frame, change = tables["summary"], tables["versus_standard"]
@@ -100,11 +127,9 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         standard = rows.loc["standard"]
         parts = []
         for variant in list(VARIANTS)[1:]:
-            d = diffs.loc[variant]
-            word = versus(d["hands_per_match_change_lo"], d["hands_per_match_change_hi"], 0, "longer", "shorter",
-                          "about as long")
-            parts.append(f"{variant}: {phrase(rows.loc[variant], 'hands_per_match')} ({word}, "
-                         f"{signed_points(d['hands_per_match_change'], d['hands_per_match_change_lo'], d['hands_per_match_change_hi'], False)})")
+            word, numbers = judged(diffs.loc[variant], "hands_per_match_change", "hands per match",
+                                   larger="longer", smaller="shorter", same="about as long")
+            parts.append(f"{variant}: {phrase(rows.loc[variant], 'hands_per_match')} ({word}, {numbers})")
         text = (f"**{table}** ({ref} play): a standard match lasts "
                 f"{phrase(standard, 'hands_per_match', standard['matches'], 'matches')} hands; " + "; ".join(parts) + ".")
         fair = standard["fair_share"]
@@ -115,10 +140,10 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         for variant in list(VARIANTS)[1:]:
             d = diffs.loc[variant]
             source = max(hs.SOURCES, key=lambda s: abs(d[f"{s}_share_change"]))
-            name = f"{source}_share_change"
+            word, numbers = judged(d, f"{source}_share_change", larger="up", smaller="down", same="not clearly moved")
             biggest.append(f"{variant} moves the share of points from {_source_words(source)} the most, "
                            f"{phrase(rows.loc['standard'], f'{source}_share')} to {phrase(rows.loc[variant], f'{source}_share')} "
-                           f"({signed_points(d[name], d[f'{name}_lo'], d[f'{name}_hi'], True)})")
+                           f"({word}: {numbers})")
         out.append(f"{table} ({ref}), point sources: " + "; ".join(biggest) + ".")
     return out
 
@@ -146,6 +171,20 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                                          legend_from=axes[0], legend_title="variant"),
                             f"{label[0].upper()}{label[1:]} under each rule variant, by table and strategy"
                             + ("; dashed: fair share" if value != "hands_per_match" else "")))
+    change = tables["versus_standard"]
+    for value, label in (("hands_per_match_change", "hands per match"),
+                         ("first_leader_match_win_rate_change", "first leader's match win rate (pp)")):
+        fig, axes = panels(len(TABLES))
+        for ax, table in zip(axes, TABLES):
+            differences(ax, change[change["table"] == table], "variant", value, group="strategy")
+            ax.set_title(table)
+            ax.set_xlabel("variant")
+            ax.set_ylabel(f"variant minus standard: {label}")
+        charts.append(Chart(value, finish(fig, f"Each variant minus the standard game: {label}", legend_from=axes[0],
+                                          legend_title="strategy (self-play)",
+                                          note="Thick bars: 95% intervals; thin bars: Holm-adjusted intervals over the "
+                                               "family of variant comparisons; dashed: no difference."),
+                            f"Change from the standard game in {label}, with 95% and Holm-adjusted intervals"))
     ref = reference_strategy(list(pd.unique(frame["strategy"])))
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):

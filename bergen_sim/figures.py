@@ -2,7 +2,7 @@
 
 Figures are built headless (Agg backend) from the analyses' tables, which
 follow the ``x`` / ``x_lo`` / ``x_hi`` column convention of
-:mod:`bergen_sim.intervals`.  Each carries a title, axis labels and a note
+:mod:`bergen_sim.stats`.  Each carries a title, axis labels and a note
 saying what the bars mean, so a reader needs no code; :func:`save` writes
 PNG (for the Markdown) and SVG (for print) side by side.
 """
@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
-from bergen_sim.intervals import is_proportion  # noqa: E402
+from bergen_sim.stats import is_proportion  # noqa: E402
 
 #: the note under every figure with intervals
 CI_NOTE = "Error bars and bands: 95% confidence intervals."
@@ -89,6 +89,35 @@ def lines(ax, frame: pd.DataFrame, x: str, value: str, group: str | None = None,
     _percent_axis(ax, value)
 
 
+def differences(ax, frame: pd.DataFrame, category: str, value: str, categories: Sequence | None = None,
+                group: str | None = None) -> None:
+    """A difference per ``category``: a dot, its 95% interval (thick) and its Holm-adjusted interval (thin).
+
+    For figures whose text is about a difference: the reader sees at once
+    whether zero (the dashed line) lies inside.  A difference of proportions is
+    drawn in percentage points.  ``group`` draws one colour per group.
+    """
+    scale = 100.0 if is_proportion(value) else 1.0
+    categories = list(categories if categories is not None else pd.unique(frame[category]))
+    groups = list(pd.unique(frame[group])) if group else [None]
+    width = 0.8 / max(len(groups), 1)
+    x = np.arange(len(categories))
+    for k, name in enumerate(groups):
+        part = frame if name is None else frame[frame[group] == name]
+        part = part.set_index(category).reindex(categories)
+        at = x + (k - (len(groups) - 1) / 2) * width
+        v = part[value].to_numpy(float) * scale
+        if f"{value}_adj_lo" in part:
+            ax.errorbar(at, v, yerr=np.vstack([v - part[f"{value}_adj_lo"].to_numpy(float) * scale,
+                                               part[f"{value}_adj_hi"].to_numpy(float) * scale - v]),
+                        fmt="none", ecolor="gray", elinewidth=0.8, capsize=4)
+        ax.errorbar(at, v, yerr=_errors(part, value) * scale, fmt="o", elinewidth=2.5, capsize=0,
+                    label=None if name is None else str(name))
+    ax.axhline(0.0, color="grey", linestyle="--", linewidth=1)
+    _category_ticks(ax, x, [str(c) for c in categories])
+    ax.grid(axis="y", alpha=0.3)
+
+
 def points(ax, frame: pd.DataFrame, label: str, value: str, reference: float | None = None) -> None:
     """Horizontal dot-and-whisker rows of ``value`` per ``label`` (best at the top), with an optional reference line."""
     frame = frame.sort_values(value)
@@ -116,6 +145,12 @@ def stacked_shares(ax, frame: pd.DataFrame, category: str, parts: Sequence[str],
     ax.set_ylim(0, 1.05)
 
 
+def empty_note(ax, text: str = "too few observations to draw") -> None:
+    """Say on an empty panel why it is empty (rather than leaving a blank frame)."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=8, color="dimgray",
+            wrap=True)
+
+
 def reference_line(ax, value: float, label: str | None = None) -> None:
     """A dashed horizontal line (a fair share, a baseline)."""
     ax.axhline(value, color="grey", linestyle="--", linewidth=1, label=label)
@@ -137,9 +172,9 @@ def finish(fig: Figure, title: str, note: str = CI_NOTE, legend_from=None, legen
     fig.suptitle(title, fontsize=12, fontweight="bold")
     height = fig.get_size_inches()[1]
     bottom = 0.3  # inches kept free under the panels: the note, and the legend if any
-    if legend_from is not None:
-        handles, labels = legend_from.get_legend_handles_labels()
-        unique = dict(zip(labels, handles))
+    handles, labels = legend_from.get_legend_handles_labels() if legend_from is not None else ([], [])
+    unique = dict(zip(labels, handles))
+    if unique:  # a panel with nothing drawn (too small a sample) has no legend to show
         fig.legend(unique.values(), unique.keys(), loc="lower center", ncol=min(len(unique), 8), fontsize=8,
                    title=legend_title, title_fontsize=8, bbox_to_anchor=(0.5, 0.25 / height), frameon=False)
         bottom += 0.45 if legend_title is None else 0.6

@@ -58,6 +58,24 @@ def git_state() -> dict[str, Any] | None:
     return {"commit": commit, "dirty": bool(status.strip())}
 
 
+def environment() -> dict[str, Any]:
+    """The software and machine a result was computed with: Python and library versions, the CPU count.
+
+    Read from the installed distributions' metadata, so nothing heavy is imported.
+    """
+    import os
+    import platform
+    from importlib import metadata
+
+    versions: dict[str, Any] = {"python": platform.python_version()}
+    for name in ("numpy", "numba", "pandas", "scipy", "pyarrow", "matplotlib"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {"versions": versions, "platform": platform.platform(), "cpus": os.cpu_count()}
+
+
 def record(run_id: str | None = None) -> dict[str, Any]:
     """The provenance of an output written now (``run_id`` when the output has one)."""
     out = {

@@ -7,10 +7,13 @@ name is its name.  It defines:
 - ``TITLE`` (a short heading) and a module docstring (the question, in words);
 - ``run(ctx) -> dict[str, DataFrame]``: plays what it needs through
   ``ctx.play`` / ``ctx.tournament`` and returns its tables, every estimate as
-  ``x``, ``x_lo``, ``x_hi`` columns (:mod:`bergen_sim.intervals`) next to its
+  ``x``, ``x_lo``, ``x_hi`` columns (:mod:`bergen_sim.stats`) next to its
   sample size;
 - ``findings(tables) -> list[str]``: plain-language findings written from the
   numbers in the tables (the direction of every statement chosen by the data);
+- optionally ``key_findings(tables) -> list[str]``: the few findings a player
+  reads first, in plain words with their interval and unit (the page and the
+  index open with them);
 - optionally ``figures(tables) -> list[Chart]`` (:mod:`bergen_sim.figures`),
   ``SHOW`` (table name -> caption, or (caption, selection) where the
   selection is a pandas query string or a function of the table returning the
@@ -53,7 +56,8 @@ from bergen_sim import figures as figs
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, run_job
-from bergen_sim.intervals import is_proportion, number
+from bergen_sim.parallel import default_workers
+from bergen_sim.stats import is_proportion, number
 from bergen_sim.runtime.registry import BUILTINS, resolve
 from bergen_sim.rules import Rules
 from bergen_sim.tournament import compare, rotation_patterns
@@ -62,8 +66,8 @@ from bergen_sim.tournament import compare, rotation_patterns
 FULL_MATCHES = 1_000_000
 #: matches per configuration with ``--quick``
 QUICK_MATCHES = 2_000
-#: strategies of a ``--quick`` report: few policy combinations, so few kernels to compile
-QUICK_STRATEGIES = ("random", "first")
+#: strategies of a ``--quick`` report: the baseline and the realistic player (one kernel to compile)
+QUICK_STRATEGIES = ("random", "expert")
 #: the player configurations the analyses compare, by label
 TABLES: dict[str, tuple[int, bool]] = {
     "2 players": (2, False),
@@ -71,6 +75,8 @@ TABLES: dict[str, tuple[int, bool]] = {
     "4 players": (4, False),
     "4 partnerships": (4, True),
 }
+#: key findings per analysis at the top of a report folder's index (the realistic player's come first)
+KEY_IN_INDEX = 2
 #: rows of a table printed in the Markdown before pointing to the Parquet file
 MAX_ROWS = 40
 
@@ -147,6 +153,19 @@ def reference_strategy(strategies: Sequence[str]) -> str:
     return "random" if "random" in strategies else strategies[0]
 
 
+#: the realistic player every headline quotes when it was played, before the random baseline
+REALISTIC_STRATEGY = "expert"
+
+
+def headline_strategies(strategies: Sequence[str]) -> list[str]:
+    """The strategies headline findings quote: ``expert`` (realistic play) and ``random`` (the baseline), if played.
+
+    Falls back to the first strategy when neither was played.
+    """
+    chosen = [s for s in (REALISTIC_STRATEGY, "random") if s in strategies]
+    return chosen or [strategies[0]]
+
+
 def default_strategies() -> tuple[str, ...]:
     """Every built-in policy without settings, found at run time (so new strategies appear in the reports).
 
@@ -160,10 +179,34 @@ def default_strategies() -> tuple[str, ...]:
 
 # --- playing ----------------------------------------------------------------------------------
 
+class PerMatch:
+    """Per-match values a ``collect`` function keeps whole instead of summing: chunk after chunk, in match order.
+
+    Two configurations played from the same seed meet the same deals match by
+    match, so their per-match values (``PerMatch(wins_per_match)``) line up
+    index by index for a paired comparison
+    (:func:`bergen_sim.stats.paired_ratio_difference`).  Costs memory in
+    proportion to the matches (8 bytes per value).
+    """
+
+    def __init__(self, values: Any):
+        self.parts = [np.asarray(values)]
+
+    @property
+    def values(self) -> np.ndarray:
+        """All chunks' values, concatenated in match order."""
+        if len(self.parts) > 1:
+            self.parts = [np.concatenate(self.parts)]
+        return self.parts[0]
+
+
 def _add(total: Any, part: Any) -> Any:
-    """Add one chunk's sums to the running total (arrays, pandas objects or dicts of them)."""
+    """Add one chunk's sums to the running total (arrays, pandas objects or dicts of them; PerMatch appends)."""
     if total is None:
         return part
+    if isinstance(part, PerMatch):
+        total.parts.extend(part.parts)
+        return total
     if isinstance(part, dict):
         return {key: _add(total.get(key), value) for key, value in part.items()}
     if isinstance(part, (pd.DataFrame, pd.Series)):
@@ -232,16 +275,17 @@ class Context:
                       "matches": n, "hands": int(totals[L.S_HANDS]), "elapsed_s": round(elapsed, 3)})
         return Played(rules, seats, n, totals, sums)
 
-    def tournament(self, rules: Rules, strategies: Sequence[str] | None = None) -> pd.DataFrame:
+    def tournament(self, rules: Rules, strategies: Sequence[str] | None = None,
+                   matches: int | None = None) -> pd.DataFrame:
         """A duplicate-deal round-robin of ``strategies`` (default: all of the context's) under ``rules``.
 
-        Enough deal sets that every pair plays at least ``self.matches``
-        matches.  One row per (policy, opponent), ``opponent == "field"``
+        Enough deal sets that every pair plays at least ``matches`` (default
+        ``self.matches``) matches.  One row per (policy, opponent), ``opponent == "field"``
         for each policy against all the others, intervals renamed to the
         ``_lo`` / ``_hi`` convention.
         """
         names = list(strategies or self.strategies)
-        deal_sets = math.ceil(self.matches / len(rotation_patterns(rules)))
+        deal_sets = math.ceil((matches or self.matches) / len(rotation_patterns(rules)))
         settings = {key: value for key, value in rules.to_dict().items() if key not in ("players", "partnerships")}
         start = time.perf_counter()
         where = self.options or RunOptions()
@@ -250,7 +294,7 @@ class Context:
                          workers=where.workers, scheduler=where.scheduler)
         elapsed = time.perf_counter() - start
         self._record({"kind": "tournament", "rules": rules.to_dict(), "policies": names, "seed": self.seed,
-                      "matches": int(result.meta["matches"]), "deal_sets": deal_sets,
+                      "matches": int(result.meta["matches"]), "hands": int(result.meta["hands"]), "deal_sets": deal_sets,
                       "rotations": result.meta["rotations"], "elapsed_s": round(elapsed, 3)})
         table = result.results.rename(columns=lambda c: c.replace("_low", "_lo").replace("_high", "_hi"))
         return table.drop(columns=["rank"])
@@ -285,8 +329,18 @@ class AnalysisResult:
     draw: Callable[[dict[str, pd.DataFrame]], Iterable[figs.Chart]] | None = None
 
     def figures(self) -> list[figs.Chart]:
-        """The analysis's figures drawn from its tables (matplotlib figures; empty if it has none)."""
-        return list(self.draw(self.tables)) if self.draw else []
+        """The analysis's figures drawn from its tables (matplotlib figures; empty if it has none).
+
+        A figure function that raises is one :class:`AnalysisError` naming the analysis.
+        """
+        if not self.draw:
+            return []
+        try:
+            return list(self.draw(self.tables))
+        except BergenError:
+            raise
+        except Exception as exc:
+            raise AnalysisError(f"analysis {self.name!r}: figures() raised {_one_line(exc)}") from exc
 
     def __repr__(self) -> str:
         return (f"AnalysisResult({self.name!r}: {len(self.tables)} tables ({', '.join(self.tables)}), "
@@ -294,7 +348,8 @@ class AnalysisResult:
 
     def _repr_html_(self) -> str:
         shown = {name.replace("_", " "): display_frame(self.tables[name].head(MAX_ROWS)) for name in self.show}
-        return html_card(f"{self.title} ({self.meta['total_matches']:,} matches)", self.findings, shown)
+        return html_card(f"{self.title} ({self.meta['total_matches']:,} matches)",
+                         [*self.meta.get("key_findings", []), *self.findings], shown)
 
 
 @dataclass
@@ -364,13 +419,8 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
                                                   for k, v in tables.items()):
         raise AnalysisError(f"analysis {name!r} ({module.__file__}): run() must return a dict of table name -> "
                             f"pandas DataFrame, not {_kind(tables)}")
-    found = _call(module, name, "findings", tables)
-    try:
-        found = list(found)
-    except TypeError:
-        found = None
-    if found is None or not all(isinstance(text, str) for text in found):
-        raise AnalysisError(f"analysis {name!r} ({module.__file__}): findings() must return a list of sentences")
+    found = _sentences(module, name, "findings", tables)
+    key = _sentences(module, name, "key_findings", tables) if hasattr(module, "key_findings") else []
     elapsed = time.perf_counter() - start
     doc = (module.__doc__ or "").strip()
     meta = {
@@ -386,13 +436,48 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
         "total_matches": sum(r["matches"] for r in ctx.runs),
         "total_hands": sum(r.get("hands", 0) for r in ctx.runs),
         "elapsed_s": round(elapsed, 1),
+        "workers": "dask " + options.scheduler if options and options.scheduler else
+                   (options.workers if options and options.workers else default_workers()),
+        "environment": provenance.environment(),
+        "policy_parameters": policy_parameters({p for r in ctx.runs for p in r["policies"]}),
         "command": _command(name, matches, seed, quick, chosen, analyses_dir),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "key_findings": key,
         "runs": ctx.runs,
     }
     show = dict(getattr(module, "SHOW", {table: "" for table in tables}))
     return AnalysisResult(name, module.TITLE, doc, tables, found, meta, show, getattr(module, "METHOD", "").strip(),
                           getattr(module, "figures", None))
+
+
+def _sentences(module: ModuleType, name: str, function: str, tables: dict[str, pd.DataFrame]) -> list[str]:
+    """``module.function(tables)`` checked to be a list of sentences."""
+    found = _call(module, name, function, tables)
+    try:
+        found = list(found)
+    except TypeError:
+        found = None
+    if found is None or not all(isinstance(text, str) for text in found):
+        raise AnalysisError(f"analysis {name!r} ({module.__file__}): {function}() must return a list of sentences")
+    return found
+
+
+def policy_parameters(names: Iterable[str]) -> dict[str, dict[str, float]]:
+    """The tuned weights of every built-in policy among ``names`` that has them (``expert``'s WEIGHTS).
+
+    A policy module with ``WEIGHTS`` (and ``FEATURES`` naming them) is a
+    tuned policy; its weights are part of what a result depends on.
+    """
+    out = {}
+    for policy in sorted(set(names)):
+        base = policy.split(":")[0]
+        if base in BUILTINS:
+            module = importlib.import_module(BUILTINS[base][0])
+            weights = getattr(module, "WEIGHTS", None)
+            if weights is not None:
+                labels = getattr(module, "FEATURES", range(len(weights)))
+                out[base] = {str(k): float(w) for k, w in zip(labels, np.asarray(weights).tolist())}
+    return out
 
 
 def _one_line(exc: BaseException) -> str:
@@ -461,6 +546,10 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
             continue
         try:
             page = save(result, out)
+        except AnalysisError as exc:  # its figures failed: say so, go on with the others
+            failed[name] = str(exc)
+            warn(f"{name}: failed: {exc}")
+            continue
         except OSError as exc:
             raise OutputError(f"--out {out}: cannot write the report of {name} "
                               f"({exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''})") from None
@@ -534,13 +623,19 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     for column in frame.columns:
         if column.endswith(("_lo", "_hi")) and column[:-3] in frame.columns:
             continue
+        if column.endswith(("_adj_lo", "_adj_hi", "_family")) and column.rsplit("_", 2 if "_adj_" in column else 1)[0] in frame.columns:
+            continue
         values = frame[column]
         if f"{column}_lo" in frame.columns and f"{column}_hi" in frame.columns:
-            proportion = is_proportion(column)
             columns[f"{column.replace('_', ' ')} [95% CI]"] = [
-                number(v, lo, hi, proportion)
+                number(v, lo, hi, column)
                 for v, lo, hi in zip(values, frame[f"{column}_lo"], frame[f"{column}_hi"])
             ]
+            if f"{column}_adj_lo" in frame.columns:
+                columns[f"{column.replace('_', ' ')} [Holm-adjusted CI]"] = [
+                    "[" + number(v, lo, hi, column).partition(" [")[2] if math.isfinite(v) else "n/a"
+                    for v, lo, hi in zip(values, frame[f"{column}_adj_lo"], frame[f"{column}_adj_hi"])
+                ]
         elif pd.api.types.is_integer_dtype(values):
             columns[column.replace("_", " ")] = [f"{int(v):,}" for v in values]
         elif pd.api.types.is_float_dtype(values):
@@ -582,18 +677,27 @@ def _method(result: AnalysisResult) -> list[str]:
     lines.append(f"- **Strategies:** {', '.join(meta['strategies'])}"
                  f"{' (the --quick subset)' if meta['quick'] else ' (every built-in policy)'}.")
     lines.append(
-        "- **Intervals:** every estimate carries a 95% confidence interval and its sample size. "
-        "Proportions: Wilson score intervals. Means: normal intervals from the sample variance. "
-        "Ratios of sums (shares of points, headers per play): delta-method intervals with the match as "
-        "the independent unit. Differences: Newcombe's method combining the two intervals, which treats "
-        "them as independent (conservative here, since both sides of a difference are played on the same deals)."
+        "- **Intervals** (`bergen_sim/stats.py`): every estimate carries a 95% confidence interval and its "
+        "sample size. Proportions of matches: Wilson score intervals. Means over matches: normal intervals "
+        "from the sample variance. Rates and means per hand or per play: ratio estimators with delta-method "
+        "intervals clustered by match (hands of one match are not independent). Differences between "
+        "configurations played on the same keyed deals: paired by match where the analysis says so, else "
+        "Newcombe's method combining the two intervals (conservative when the deals are shared)."
         + (" Tournament results: Student-t intervals over deal sets (each deal set played in every seat "
            "rotation)." if tournaments else "")
     )
+    lines.append(
+        "- **Multiple comparisons:** each family of comparisons the analysis names is controlled with Holm's "
+        "step-down procedure (family-wise error rate 5%); a comparison's Holm-adjusted interval is its "
+        "interval widened to the confidence level of its Holm step, and a difference is called a difference "
+        "only when that adjusted interval excludes zero. A comparison that is not a difference states the "
+        "largest effect its adjusted interval leaves possible. Units: % for rates, pp (percentage points) "
+        "for differences of rates, points or hands where said.")
     if result.method:
         lines.append(f"- **This analysis:** {result.method}")
     lines.append(f"- **Reproduce:** `{meta['command']}` (bergen-sim {meta['version']}; "
                  f"took {meta['elapsed_s']:,.0f} s here, created {meta['created']}).")
+    lines.append(f"- **Provenance:** {_provenance_words(meta)}.")
     lines.append(f"- **Data:** the tables below are in `{result.name}/tables/*.parquet` (the rules, seeds and "
                  f"sample sizes are in each file's metadata and in `{result.name}/metadata.json`).")
     if plays or tournaments:
@@ -608,9 +712,30 @@ def _method(result: AnalysisResult) -> list[str]:
     return lines
 
 
+def _provenance_words(meta: Mapping[str, Any]) -> str:
+    """Commit, clean flag, library versions, workers and tuned weights, in one line."""
+    source = meta.get("provenance", {}).get("git")
+    words = [f"commit {source['commit'][:12]}{' with uncommitted changes' if source['dirty'] else ' (clean tree)'}"
+             if source else "no git checkout (an installed package)"]
+    env = meta.get("environment")
+    if env:
+        words.append(", ".join(f"{k} {v}" for k, v in env["versions"].items() if v))
+        words.append(f"{env['cpus']} CPUs")
+    if "workers" in meta:
+        words.append(f"workers: {meta['workers']}")
+    for policy, weights in meta.get("policy_parameters", {}).items():
+        words.append(f"{policy} weights " + ", ".join(f"{k} {v:g}" for k, v in weights.items()))
+    return "; ".join(words)
+
+
 def markdown_page(result: AnalysisResult, figures: Sequence[tuple[str, Path]]) -> str:
-    """The Markdown report of one analysis: question, findings, figures (caption, PNG path), tables, method."""
-    lines = [f"# {result.title}", "", result.question, "", "## Findings", ""]
+    """The Markdown report of one analysis: question, key findings, findings, figures (caption, PNG path), tables, method."""
+    lines = [f"# {result.title}", "", result.question, ""]
+    if result.meta.get("key_findings"):
+        lines += ["## Key findings", ""]
+        lines += [f"- {text}" for text in result.meta["key_findings"]]
+        lines.append("")
+    lines += ["## Findings", ""]
     lines += [f"- {text}" for text in result.findings]
     lines.append("")
     if figures:
@@ -666,9 +791,20 @@ def write_index(out: str | os.PathLike) -> Path:
             command = shlex.split(metas[0]["command"])
             command[2] = "all"
             lines += [f"Regenerate them all: `{shlex.join(command)}`", ""]
+    keyed = [meta for meta in metas if meta.get("key_findings")]
+    if keyed:
+        lines += ["## Key findings", ""]
+        for meta in keyed:
+            lines += [f"- [{meta['title']}]({meta['analysis']}.md): " + " ".join(meta["key_findings"][:KEY_IN_INDEX])]
+        lines.append("")
     for meta in metas:
         lines += [f"## [{meta['title']}]({meta['analysis']}.md)", "", meta["question"].split("\n\n")[0], ""]
+        if meta.get("key_findings"):
+            lines += ["**Key findings**", ""] + [f"- {text}" for text in meta["key_findings"]]
+            lines += ["", "<details><summary>All findings</summary>", ""]
         lines += [f"- {text}" for text in meta["findings"]]
+        if meta.get("key_findings"):
+            lines += ["", "</details>"]
         lines += ["", f"*{meta['total_matches']:,} matches, {meta['elapsed_s']:,.0f} s; `{meta['command']}`*", ""]
     path = out / "README.md"
     path.write_text("\n".join(lines))

@@ -1,18 +1,45 @@
-"""Confidence intervals for the numbers the project reports.
+"""The project's statistics: every interval, paired comparison and multiple-comparison control in one place.
 
 Every reported rate or mean carries its sample size and a 95% interval:
-Wilson score intervals for proportions (well behaved near 0 and 1, unlike
-the normal approximation), normal intervals for means from sums and sums of
-squares (the samples here are in the hundreds of thousands).
+
+- proportions of independent units (matches): Wilson score intervals (well
+  behaved near 0 and 1, unlike the normal approximation);
+- means of independent units: normal intervals from sums and sums of squares
+  (the samples here are in the thousands to millions);
+- rates and means *per hand or per play* are ratios of sums over matches
+  (hands and plays are clustered in matches and are not independent): the
+  delta-method interval of a ratio estimator with the match as the unit
+  (:func:`ratio_interval`, from the per-match sums of :func:`cluster_sums`);
+- paired comparisons (two rule sets played on the same keyed deals, the same
+  end states settled two ways, strategies on duplicate deals): the interval
+  of the mean per-unit difference (:func:`paired_ratio_difference`,
+  :func:`paired_interval`), which uses the pairing instead of treating the two
+  sides as independent;
+- unpaired differences: Newcombe's MOVER combination of the two intervals
+  (:func:`difference`);
+- a *family* of comparisons: Holm's step-down procedure with Holm-adjusted
+  intervals (:func:`holm`, :func:`add_family`): the interval of the
+  comparison with the k-th smallest p-value is widened to the confidence
+  level of Holm's k-th step, so an adjusted interval excludes zero exactly when
+  Holm rejects; a comparison that is not rejected states the largest effect
+  its adjusted interval leaves possible (:func:`equivalence_bound`).
+
+The table helpers write ``x``, ``x_lo``, ``x_hi`` columns (the convention the
+Markdown writer and the figures rely on) and the phrase helpers write numbers
+and their units the same way everywhere in the reports.  Only NumPy is
+imported at start-up; SciPy's distributions are imported on first use.
 """
 
 from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:  # pandas is only needed by callers that pass DataFrames
+    import pandas as pd
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -82,3 +109,351 @@ def paired_interval(values: np.ndarray, null: float = 0.0) -> dict[str, Any]:
     half = float(sps.t.ppf(0.975, n - 1)) * se
     p_value = 2.0 * float(sps.t.sf(abs(mean - null) / se, n - 1))
     return {"mean": mean, "ci95": [mean - half, mean + half], "n": n, "p_value": p_value}
+
+
+#: words that mark a column as a proportion (printed as a percentage): ``win_rate``, ``lead_share_lowest``
+PROPORTION_WORDS = frozenset({"rate", "share"})
+
+
+def is_proportion(name: str) -> bool:
+    """Whether a value column is a proportion (a word of its name is "rate" or "share")."""
+    return not PROPORTION_WORDS.isdisjoint(name.split("_"))
+
+
+def _set(df: pd.DataFrame, name: str, values, lows, highs) -> pd.DataFrame:
+    df[name] = np.asarray(values, dtype=float)
+    df[f"{name}_lo"] = np.asarray(lows, dtype=float)
+    df[f"{name}_hi"] = np.asarray(highs, dtype=float)
+    return df
+
+
+def add_rate(df: pd.DataFrame, name: str, successes: str, n: str) -> pd.DataFrame:
+    """Add proportion ``name`` = successes / n with its Wilson interval (in place; returns df)."""
+    pairs = [wilson_interval(float(s), float(k)) for s, k in zip(df[successes], df[n])]
+    values = [s / k if k else math.nan for s, k in zip(df[successes], df[n])]
+    return _set(df, name, values, [p[0] for p in pairs], [p[1] for p in pairs])
+
+
+def add_mean(df: pd.DataFrame, name: str, total: str, total_sq: str, n: str) -> pd.DataFrame:
+    """Add mean ``name`` from a sum, a sum of squares and a count, with its normal interval."""
+    triples = [mean_interval(float(t), float(q), float(k)) for t, q, k in zip(df[total], df[total_sq], df[n])]
+    return _set(df, name, *zip(*triples)) if triples else _set(df, name, [], [], [])
+
+
+def ratio_interval(sx, sy, sxx, syy, sxy, n, z: float = Z95):
+    """(ratio, low, high) of sum(x) / sum(y) over n independent units (matches), delta-method interval.
+
+    The arguments are sums over the units of x, y, x², y² and x·y
+    (:func:`cluster_sums`); x and y are per-unit totals (headers and plays of
+    a match, hands won and hands decided).  Works elementwise on arrays.
+
+    >>> r, lo, hi = ratio_interval(50, 100, 30, 110, 55, 100)
+    >>> round(r, 2)
+    0.5
+    """
+    sx, sy, sxx, syy, sxy, n = (np.asarray(v, dtype=float) for v in (sx, sy, sxx, syy, sxy, n))
+    with np.errstate(all="ignore"):
+        ratio = sx / sy
+        mx, my = sx / n, sy / n
+        var_x = (sxx - n * mx * mx) / (n - 1)
+        var_y = (syy - n * my * my) / (n - 1)
+        cov = (sxy - n * mx * my) / (n - 1)
+        half = z * np.sqrt(np.maximum(var_x - 2 * ratio * cov + ratio * ratio * var_y, 0.0) / (n * my * my))
+    bad = (n < 2) | (sy == 0)  # one match: the ratio is known, its spread is not
+    out = (np.where(sy == 0, math.nan, ratio), *(np.where(bad, math.nan, v) for v in (ratio - half, ratio + half)))
+    return tuple(float(v) for v in out) if out[0].ndim == 0 else out
+
+
+def cluster_sums(x, y) -> dict[str, Any]:
+    """The sums :func:`ratio_interval` needs, from per-unit totals ``x`` and ``y`` (one row per match).
+
+    ``x`` may be (units,) or (units, k) (k ratios sharing the denominator
+    ``y``, or each with its own when ``y`` is (units, k) too); the sums add
+    up chunk by chunk, so memory stays flat.
+
+    >>> s = cluster_sums(np.array([1, 0, 2]), np.array([2, 1, 2]))
+    >>> int(s["n"]), int(s["sx"]), int(s["sxy"])
+    (3, 3, 6)
+    """
+    x = np.asarray(x, dtype=np.int64)
+    y = np.asarray(y, dtype=np.int64)
+    yy = y if y.ndim == x.ndim else y[:, None]
+    return {"n": np.array(len(y)), "sx": x.sum(0), "sy": y.sum(0), "sxx": (x * x).sum(0), "syy": (y * y).sum(0),
+            "sxy": (x * yy).sum(0)}
+
+
+def cluster_column(sums: dict[str, Any], k: int) -> dict[str, Any]:
+    """Column k of a multi-column :func:`cluster_sums` record, as a record of its own (shared entries kept)."""
+    return {key: (value[k] if np.ndim(value) else value) for key, value in sums.items()}
+
+
+def group_cluster_sums(units, groups, x, y, n_groups: int) -> dict[str, np.ndarray]:
+    """:func:`cluster_sums` for every group at once: per-observation ``x``, ``y`` summed per (unit, group) first.
+
+    ``units`` (match numbers), ``groups`` (0 .. n_groups - 1: a score cell,
+    a count of doubles held) and the values ``x``, ``y`` have one entry per
+    observation (a hand, a seat's hand).  Each group's sums treat the match
+    as the unit, as :func:`ratio_interval` needs (``n`` counts the matches
+    that have the group at all); every entry is an array of length
+    ``n_groups``, so chunks add up.
+
+    >>> s = group_cluster_sums([0, 0, 1], [1, 1, 0], [1, 0, 1], [1, 1, 1], 2)
+    >>> s["sy"].tolist(), s["syy"].tolist(), s["n"].tolist()
+    ([1, 2], [1, 4], [1, 1])
+    """
+    units, groups = np.asarray(units, dtype=np.int64), np.asarray(groups, dtype=np.int64)
+    key = (units - units.min(initial=0)) * n_groups + groups
+    pairs, index = np.unique(key, return_inverse=True)
+    px = np.bincount(index, np.asarray(x, dtype=float), len(pairs))
+    py = np.bincount(index, np.asarray(y, dtype=float), len(pairs))
+    g = pairs % n_groups
+
+    def per_group(values) -> np.ndarray:
+        return np.rint(np.bincount(g, values, n_groups)).astype(np.int64)
+
+    return {"n": per_group(np.ones(len(pairs))), "sx": per_group(px), "sy": per_group(py), "sxx": per_group(px * px),
+            "syy": per_group(py * py), "sxy": per_group(px * py)}
+
+
+def clustered_ratio(sums: dict[str, Any], z: float = Z95):
+    """(ratio, low, high) from :func:`cluster_sums`' sums (elementwise when x had k columns)."""
+    return ratio_interval(sums["sx"], sums["sy"], sums["sxx"], sums["syy"], sums["sxy"], sums["n"], z)
+
+
+def paired_ratio_difference(xa, ya, xb, yb, z: float = Z95) -> tuple[float, float, float]:
+    """(Ra - Rb, low, high) for two ratios of sums measured on the *same* units (paired by match).
+
+    ``xa[i] / ya[i]`` and ``xb[i] / yb[i]`` are unit i's totals under two
+    configurations played on the same keyed deals (lead rule A and B, match
+    i).  The delta-method influence of unit i on the difference is
+    ``(xa_i - Ra ya_i) / mean(ya) - (xb_i - Rb yb_i) / mean(yb)``; the
+    interval is normal with the sample variance of those influences, so the
+    positive correlation the shared deals create narrows it (unlike
+    :func:`difference`, which assumes independence).
+
+    >>> d, lo, hi = paired_ratio_difference([1, 2, 0, 1], [2, 2, 1, 2], [1, 1, 0, 1], [2, 2, 1, 2])
+    >>> round(d, 3), lo < d < hi
+    (0.143, True)
+    """
+    xa, ya, xb, yb = (np.asarray(v, dtype=float) for v in (xa, ya, xb, yb))
+    n = len(ya)
+    if n < 2 or ya.sum() == 0 or yb.sum() == 0:
+        return (math.nan, math.nan, math.nan)
+    ra, rb = xa.sum() / ya.sum(), xb.sum() / yb.sum()
+    influence = (xa - ra * ya) / ya.mean() - (xb - rb * yb) / yb.mean()
+    half = z * float(np.std(influence, ddof=1)) / math.sqrt(n)
+    d = float(ra - rb)
+    return (d, d - half, d + half)
+
+
+def add_clustered(df: pd.DataFrame, name: str, sums: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """Add ratio ``name`` per row from each row's :func:`cluster_sums` (clustered by match), in place.
+
+    A proportion (``rate``/``share`` in the name) has its interval clipped to [0, 1].
+    """
+    triples = [clustered_ratio(row) for row in sums]
+    if triples and is_proportion(name):
+        triples = [(r, max(lo, 0.0), min(hi, 1.0)) for r, lo, hi in triples]
+    return _set(df, name, *zip(*triples)) if triples else _set(df, name, [], [], [])
+
+
+def se_from_interval(lo, hi, z: float = Z95):
+    """The standard error a symmetric 95% interval implies, ``(hi - lo) / (2 z)`` (elementwise)."""
+    return (np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)) / (2 * z)
+
+
+def holm(estimates, ses, level: float = 0.95) -> dict[str, np.ndarray]:
+    """Holm's step-down test of ``estimate == 0`` over a family, with Holm-adjusted intervals.
+
+    Normal p-values ``2 (1 - Phi(|est| / se))`` are sorted; the comparison
+    with the k-th smallest (k = 0, 1, ...) is tested at ``alpha / (m - k)``
+    until the first one that fails; that one and all after it are not
+    rejected.  Each comparison's adjusted interval is ``est ± z se`` at the
+    level of its Holm step (the failing step's level for all the
+    non-rejected), so an adjusted interval excludes zero exactly when Holm
+    rejects.  The family-wise error rate (any true zero called a difference)
+    is at most ``1 - level``.  NaN estimates are left out of the family.
+
+    >>> r = holm([0.5, 0.01, -0.3], [0.1, 0.1, 0.1])
+    >>> r["reject"].tolist(), r["m"]
+    ([True, False, True], 3)
+    """
+    from scipy.special import ndtr, ndtri  # imported here: SciPy costs start-up time
+
+    est = np.atleast_1d(np.asarray(estimates, dtype=float))
+    se = np.atleast_1d(np.asarray(ses, dtype=float))
+    alpha = 1.0 - level
+    valid = np.isfinite(est) & np.isfinite(se)
+    m = int(valid.sum())
+    with np.errstate(all="ignore"):
+        p = np.where(se > 0, 2.0 * ndtr(-np.abs(est) / se), np.where(est == 0, 1.0, 0.0))
+    p = np.where(valid, p, np.nan)
+    z_step = np.full(est.shape, math.nan)
+    reject = np.zeros(est.shape, dtype=bool)
+    stopped_at = None
+    for k, i in enumerate(np.argsort(np.where(valid, p, np.inf), kind="stable")[:m]):
+        step_alpha = alpha / (m - k) if stopped_at is None else stopped_at
+        if stopped_at is None and p[i] >= step_alpha:
+            stopped_at = step_alpha
+        reject[i] = stopped_at is None
+        z_step[i] = float(ndtri(1.0 - step_alpha / 2.0))
+    return {"p": p, "reject": reject, "adj_lo": est - z_step * se, "adj_hi": est + z_step * se, "m": m}
+
+
+def equivalence_bound(lo, hi):
+    """The largest |effect| an interval leaves possible, ``max(|lo|, |hi|)``: what a null result rules out."""
+    return np.maximum(np.abs(np.asarray(lo, dtype=float)), np.abs(np.asarray(hi, dtype=float)))
+
+
+def add_family(columns: Sequence[tuple[pd.DataFrame, str]], level: float = 0.95) -> int:
+    """Control one family of comparisons with :func:`holm`; returns the family's size m.
+
+    ``columns`` lists (table, column) pairs, each column an estimated
+    difference with its 95% ``_lo``/``_hi`` columns; every finite row of every
+    listed column is one comparison.  Adds ``{column}_adj_lo``,
+    ``{column}_adj_hi`` (the Holm-adjusted interval) and ``{column}_family``
+    (m) to each table in place.  The standard error of each comparison is read
+    off its 95% interval (:func:`se_from_interval`).
+    """
+    est = np.concatenate([df[c].to_numpy(float) for df, c in columns]) if columns else np.zeros(0)
+    se = np.concatenate([se_from_interval(df[f"{c}_lo"], df[f"{c}_hi"]) for df, c in columns]) if columns else est
+    result = holm(est, se, level)
+    start = 0
+    for df, c in columns:
+        stop = start + len(df)
+        df[f"{c}_adj_lo"] = result["adj_lo"][start:stop]
+        df[f"{c}_adj_hi"] = result["adj_hi"][start:stop]
+        df[f"{c}_family"] = result["m"]
+        start = stop
+    return result["m"]
+
+
+def add_ratio(df: pd.DataFrame, name: str, sx: str, sy: str, sxx: str, syy: str, sxy: str, n: str) -> pd.DataFrame:
+    """Add ratio ``name`` = sum(x) / sum(y) from per-unit sums (columns), with its delta-method interval."""
+    triples = [ratio_interval(*map(float, values)) for values in zip(df[sx], df[sy], df[sxx], df[syy], df[sxy], df[n])]
+    return _set(df, name, *zip(*triples)) if triples else _set(df, name, [], [], [])
+
+
+def difference(a: float, a_lo: float, a_hi: float, b: float, b_lo: float, b_hi: float) -> tuple[float, float, float]:
+    """(a - b, low, high) combining the two 95% intervals (Newcombe's MOVER method).
+
+    >>> d, lo, hi = difference(0.6, 0.5, 0.7, 0.5, 0.4, 0.6)
+    >>> round(d, 3), round(lo, 3), round(hi, 3)
+    (0.1, -0.041, 0.241)
+    """
+    d = a - b
+    return (d, d - math.hypot(a - a_lo, b_hi - b), d + math.hypot(a_hi - a, b - b_lo))
+
+
+def add_difference(df: pd.DataFrame, name: str, a: str, b: str) -> pd.DataFrame:
+    """Add ``name`` = column a minus column b (both with _lo/_hi columns), with the MOVER interval."""
+    triples = [
+        difference(*values)
+        for values in zip(df[a], df[f"{a}_lo"], df[f"{a}_hi"], df[b], df[f"{b}_lo"], df[f"{b}_hi"])
+    ]
+    return _set(df, name, *zip(*triples)) if triples else _set(df, name, [], [], [])
+
+
+# --- words -------------------------------------------------------------------------------------
+
+#: words that mark a proportion column as a *difference* of proportions (printed in percentage points)
+DIFFERENCE_WORDS = frozenset({"gain", "change", "minus", "difference", "advantage"})
+
+
+def is_difference(name: str) -> bool:
+    """Whether a column is a difference (a word of its name is "gain", "change", "minus", ...)."""
+    return not DIFFERENCE_WORDS.isdisjoint(name.split("_"))
+
+
+def unit_mark(name: str) -> tuple[float, str]:
+    """(scale, mark) a column is printed with: ``%`` for a proportion, `` pp`` for a difference of two."""
+    if not is_proportion(name):
+        return 1.0, ""
+    return 100.0, (" pp" if is_difference(name) else "%")
+
+
+def _decimals(half_width: float, scale: float) -> int:
+    """Enough decimals to show the interval's width: two significant digits of the half-width."""
+    half = abs(half_width) * scale
+    if not math.isfinite(half) or half == 0:
+        return 2
+    return int(min(max(1 - math.floor(math.log10(half)), 0), 6))
+
+
+def number(value: float, lo: float, hi: float, proportion: bool | str) -> str:
+    """``57.3% [57.1, 57.5]``, ``+0.07 pp [-0.01, +0.15]`` or ``4.23 [4.21, 4.25]``: a value and its interval.
+
+    ``proportion`` is a column name (its unit is :func:`unit_mark`'s) or a
+    bool (True: a proportion in %).
+    """
+    scale, unit = unit_mark(proportion) if isinstance(proportion, str) else ((100.0, "%") if proportion else (1.0, ""))
+    digits = _decimals((hi - lo) / 2, scale)
+    if not math.isfinite(value):
+        return "n/a"
+    sign = "+" if unit == " pp" else ""
+    return (f"{value * scale:{sign}.{digits}f}{unit} [{lo * scale:{sign}.{digits}f}, "
+            f"{hi * scale:{sign}.{digits}f}]")
+
+
+def phrase(row, name: str, n: float | None = None, unit: str = "") -> str:
+    """A value with its interval and sample size for running text.
+
+    ``57.3% (95% CI 57.1–57.5%, n = 1,000,000 hands)``.
+    """
+    scale, mark = unit_mark(name)
+    value, lo, hi = float(row[name]), float(row[f"{name}_lo"]), float(row[f"{name}_hi"])
+    if not math.isfinite(value):
+        return "not measurable (no sample)"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
+        return f"{value * scale:.3g}{mark} (no interval: too small a sample{sample})"
+    digits = _decimals((hi - lo) / 2, scale)
+    sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
+    return f"{value * scale:.{digits}f}{mark} (95% CI {lo * scale:.{digits}f}–{hi * scale:.{digits}f}{mark}{sample})"
+
+
+def versus(lo: float, hi: float, reference: float, above: str = "above", below: str = "below",
+           same: str = "not distinguishable from") -> str:
+    """Which side of ``reference`` an interval lies on, in words (``same`` when it covers it)."""
+    if lo > reference:
+        return above
+    if hi < reference:
+        return below
+    return same
+
+
+def signed_points(value: float, lo: float, hi: float, proportion: bool, unit: str = "",
+                  interval: str = "95% CI") -> str:
+    """A difference with its interval, signed: ``+1.2 percentage points (95% CI +0.9 to +1.5)``.
+
+    A difference of proportions is in percentage points; any other
+    difference says its ``unit`` ("points per hand", "hands per match").
+    """
+    scale = 100.0 if proportion else 1.0
+    digits = _decimals((hi - lo) / 2, scale)
+    words = " percentage points" if proportion else (f" {unit}" if unit else "")
+    return f"{value * scale:+.{digits}f}{words} ({interval} {lo * scale:+.{digits}f} to {hi * scale:+.{digits}f})"
+
+
+def judged(row, name: str, unit: str = "", larger: str = "higher", smaller: str = "lower",
+           same: str = "no clear difference") -> tuple[str, str]:
+    """(verdict, numbers) for a difference column controlled by :func:`add_family`.
+
+    The verdict is ``larger``/``smaller`` only when the Holm-adjusted interval
+    excludes zero; otherwise ``same``, and the numbers say what the data rule
+    out (``|difference| < bound``).  Without adjusted columns the plain 95%
+    interval is used.
+    """
+    proportion = is_proportion(name)
+    adjusted = f"{name}_adj_lo" in row
+    lo = float(row[f"{name}_adj_lo" if adjusted else f"{name}_lo"])
+    hi = float(row[f"{name}_adj_hi" if adjusted else f"{name}_hi"])
+    label = (f"Holm-adjusted 95% CI over {int(row[f'{name}_family'])} comparisons" if adjusted else "95% CI")
+    text = signed_points(float(row[name]), lo, hi, proportion, unit, label)
+    verdict = versus(lo, hi, 0.0, larger, smaller, same)
+    if verdict == same and math.isfinite(lo):
+        scale = 100.0 if proportion else 1.0
+        bound = float(equivalence_bound(lo, hi)) * scale
+        words = "percentage points" if proportion else unit
+        text += f"; the data rule out a difference larger than {bound:.{_decimals(bound / 2, 1.0)}f}{' ' + words if words else ''}"
+    return verdict, text

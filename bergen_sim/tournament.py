@@ -124,6 +124,7 @@ class PairOutcomes:
     failures: tuple[str, ...] = ()  # why the checkpoint could not be written (the play went on)
     #: luck-adjusted (win share, points, opponent points) per deal set, with ``adjust="luck"``
     adjusted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    hands: int = 0  # hands played in all the pair's matches (for the totals a report states)
 
 
 def rotation_jobs(rules: Rules, a: str, b: str, seed: int, *, independent: bool = False,
@@ -166,7 +167,7 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
     wins = np.zeros(deal_sets)
     points = np.zeros((2, deal_sets))
     side_hands = np.zeros((2, deal_sets))
-    resumed = 0
+    resumed = hands = 0
     failures: list[str] = []
     controls = np.zeros((2, deal_sets, CONTROLS)) if adjust == "luck" else None
     for job in jobs:
@@ -182,6 +183,7 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
                 add_controls(controls, chunk, side_policy, rules.sides)
             rows = chunk.match_rows
             idx = rows[:, L.M_MATCH]
+            hands += int(rows[:, L.M_HANDS].sum())
             wins[idx] += side_policy[rows[:, L.M_WINNER]] == 0
             scores = rows[:, L.M_SCORE : L.M_SCORE + rules.sides]
             for k in (0, 1):
@@ -192,7 +194,8 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
         resumed += run.resumed
         failures += [run.failure] if run.failure else []
     outcome = PairOutcomes(a, b, deal_sets * len(jobs), wins / len(jobs),
-                           points[0] / side_hands[0], points[1] / side_hands[1], resumed, tuple(failures))
+                           points[0] / side_hands[0], points[1] / side_hands[1], resumed, tuple(failures),
+                           hands=hands)
     if controls is not None:
         outcome.adjusted = adjusted_outcomes(outcome.win_share, outcome.points, outcome.opponent_points, controls)
     return outcome
@@ -435,6 +438,7 @@ def compare(
         "deal_sets": matches,
         "rotations": ["".join("ab"[k] for k in pattern) for pattern in rotations],
         "matches": total,
+        "hands": sum(out.hands for out in outcomes),
         "policies": names,
         "rules": rules.to_dict(),
         "seed": seed,

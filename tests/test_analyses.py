@@ -22,9 +22,8 @@ from bergen_sim.engine import layout as L
 from bergen_sim.runtime.runner import Chunk
 from bergen_sim.execution import Job, RunOptions, run_job
 from bergen_sim.figures import Chart, finish, grouped, panels, save
-from bergen_sim.intervals import difference, ratio_interval
+from bergen_sim.stats import difference, mean_interval, ratio_interval
 from bergen_sim.rules import Rules
-from bergen_sim.stats import mean_interval
 
 MATCHES = 300
 ONE_WORKER = RunOptions(workers=1)
@@ -58,6 +57,20 @@ REQUIRED = {
                       "points_per_hand_lo"],
         "pairs": ["table", "policy", "opponent", "win_rate_hi"],
     },
+    "going_first": {
+        "per_hand": ["table", "strategy", "hands", "edge_per_hand_lo", "lead_points_per_hand", "tempo_per_hand_adj_hi"],
+    },
+    "match_win_probability": {
+        "by_score": ["table", "strategy", "own_score", "other_score", "matches_reaching", "match_win_rate_lo"],
+    },
+    "near_target_cut": {
+        "summary": ["setting", "matches", "hands_per_match", "ends_on_lead_rate", "ends_on_blocked_rate_hi"],
+        "cut_effect": ["hands_per_match_change_adj_lo", "ends_on_lead_rate_change", "first_leader_match_win_rate_change_hi"],
+    },
+    "starting_hands": {
+        "by_feature": ["feature", "value", "seat_hands", "hand_win_rate_lo", "side_points_per_hand_hi"],
+        "contrasts": ["feature", "low", "high", "hand_win_rate_difference_adj_lo"],
+    },
     "variants": {
         "summary": ["variant", "matches", "hands_per_match", "hands_per_match_lo", "first_leader_match_win_rate_hi",
                     "out_share", "blocked_rate"],
@@ -87,11 +100,16 @@ def test_analysis_runs_end_to_end_with_the_columns_its_report_needs(results, nam
         missing = [c for c in columns if c not in frame.columns]
         assert not missing, f"{name}.{table} lacks {missing}"
     for column in (c for frame in result.tables.values() for c in frame.columns if c.endswith("_lo")):
-        base = column[:-3]
+        adjusted = column.endswith("_adj_lo")
+        base = column[:-7] if adjusted else column[:-3]
+        high = f"{base}_adj_hi" if adjusted else f"{base}_hi"
         frame = next(f for f in result.tables.values() if column in f.columns)
-        finite = frame[[base, column, f"{base}_hi"]].dropna()
-        assert (finite[column] <= finite[base] + 1e-12).all() and (finite[base] <= finite[f"{base}_hi"] + 1e-12).all(), \
+        finite = frame[[base, column, high]].dropna()
+        assert (finite[column] <= finite[base] + 1e-12).all() and (finite[base] <= finite[high] + 1e-12).all(), \
             f"{name}: {base} outside its interval"
+        if adjusted:  # a Holm-adjusted interval is never narrower than the 95% one
+            plain = frame[[f"{base}_lo", column]].dropna()
+            assert (plain[column] <= plain[f"{base}_lo"] + 1e-12).all()
     assert result.findings and all(isinstance(t, str) and t for t in result.findings)
     charts = result.figures()
     assert charts, f"{name} draws no figure"
@@ -99,19 +117,21 @@ def test_analysis_runs_end_to_end_with_the_columns_its_report_needs(results, nam
         assert chart.figure.axes and chart.figure._suptitle.get_text() and chart.caption
         plt.close(chart.figure)
     assert result.meta["total_matches"] >= MATCHES and result.meta["runs"]
+    assert result.meta["total_hands"] >= result.meta["total_matches"]  # every match has a hand
+    assert result.meta["key_findings"] and all(isinstance(t, str) and t for t in result.meta["key_findings"])
 
 
 def test_findings_are_written_from_the_numbers(results):
     summary = results["lead_advantage"].tables["summary"]
     row = summary[(summary["table"] == "2 players") & (summary["strategy"] == "random")].iloc[0]
-    text = next(t for t in results["lead_advantage"].findings if t.startswith("**2 players**"))
+    text = next(t for t in results["lead_advantage"].findings if t.startswith("**2 players** (random play)"))
     found = re.search(r"wins ([\d.]+)% \(95% CI ([\d.]+)–([\d.]+)%, n = ([\d,]+) decided hands\)", text)
     value, lo, hi = (float(found.group(k)) / 100 for k in (1, 2, 3))
     assert abs(value - row["leader_win_rate_lowest"]) < 5e-4
     assert abs(lo - row["leader_win_rate_lowest_lo"]) < 5e-4 and abs(hi - row["leader_win_rate_lowest_hi"]) < 5e-4
     assert int(found.group(4).replace(",", "")) == row["decided_hands"]
-    direction = "above" if row["leader_win_rate_lowest_lo"] > 0.5 else "below" if row["leader_win_rate_lowest_hi"] < 0.5 \
-        else "not distinguishable from"
+    direction = "above" if row["leader_win_rate_advantage_adj_lo"] > 0 else "below" \
+        if row["leader_win_rate_advantage_adj_hi"] < 0 else "not distinguishable from"  # Holm-adjusted
     assert f"{direction} the fair share of 50%" in text
 
 
@@ -210,9 +230,12 @@ def test_settlement_analysis_counts_disagreements_as_settled_by_hand():
     rules = Rules.make(players=2)
     match_rows = np.zeros((len(states), L.M_WIDTH), dtype=np.int64)
     sums = module.collect(Chunk(0, np.zeros(L.S_SIZE, np.int64), match_rows, _blocked_rows(states, 2)), rules)
-    assert sums["no_winner"].tolist() == (expected < 0).sum(axis=0).tolist()
-    assert sums["differ"].tolist() == [int((expected[:, a] != expected[:, b]).sum()) for a, b in module.PAIRS]
-    assert int(sums["any_differ"]) == int((expected.min(axis=1) != expected.max(axis=1)).sum())
+    counts = sums["verdicts"]["sx"].tolist()  # per pair, any pair, then nobody wins per settlement
+    pairs = len(module.PAIRS)
+    assert counts[pairs + 1 :] == (expected < 0).sum(axis=0).tolist()
+    assert counts[:pairs] == [int((expected[:, a] != expected[:, b]).sum()) for a, b in module.PAIRS]
+    assert counts[pairs] == int((expected.min(axis=1) != expected.max(axis=1)).sum())
+    assert int(sums["verdicts"]["sy"]) == len(states)  # the blocked hands, one per match here
 
 
 # --- intervals ------------------------------------------------------------------------------------------

@@ -36,3 +36,46 @@ def test_lead_choice_table_in_docs_matches_its_measurement():
         cells = [f"{by_rule[k]['win_rate'] * 100:.2f}% [{by_rule[k]['win_rate_low'] * 100:.2f}, "
                  f"{by_rule[k]['win_rate_high'] * 100:.2f}]" for k in ("follow", "lowest", "highest")]
         assert f"| {game} | " + " | ".join(cells) + f" | {by_rule['follow']['matches']:,} |" in text, game
+
+
+_FINDINGS_SPEC = importlib.util.spec_from_file_location("readme_findings", ROOT / "tools" / "readme_findings.py")
+readme_findings = importlib.util.module_from_spec(_FINDINGS_SPEC)
+_FINDINGS_SPEC.loader.exec_module(readme_findings)
+
+
+def test_report_numbers_match_the_reports():
+    readme = (ROOT / "README.md").read_text()
+    assert readme == readme_findings.expected_readme(readme, ROOT / "reports"), \
+        "README.md's report numbers are stale: run python tools/readme_findings.py"
+
+
+def test_every_report_block_is_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    for name in readme_findings.BLOCKS:
+        assert readme.index(readme_findings.begin(name)) < readme.index(readme_findings.end(name))
+
+
+def test_the_report_numbers_follow_the_tables(tmp_path):
+    """A changed table changes the README (the check above is not vacuous); a missing report quotes nothing."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    reports = tmp_path / "reports"
+    shutil.copytree(ROOT / "reports" / "strategy_table", reports / "strategy_table")
+    path = reports / "strategy_table" / "tables" / "results.parquet"
+    frame = pq.read_table(path).to_pandas()
+    row = frame.index[(frame["table"] == "2 players") & (frame["policy"] == "expert") & (frame["opponent"] == "random")][0]
+    frame.loc[row, ["win_rate", "win_rate_lo", "win_rate_hi"]] = [0.1234, 0.1200, 0.1268]
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    blocks = readme_findings.render(reports)
+    assert "12.34% [12.00, 12.68] against `random`" in blocks["strategies"]
+    assert "`expert` does not (12.34% [12.00, 12.68])" in blocks["strategies"]
+    assert "not yet in `reports/`" in blocks["search"]
+
+
+def test_the_readme_quotes_no_pimc_or_compare_numbers_without_a_source():
+    readme = (ROOT / "README.md").read_text()
+    for stale in ("58.1%", "0.22 ms", "334 matches/s", "±0.45", "61.1%"):
+        assert stale not in readme
