@@ -46,7 +46,7 @@ import numpy as np
 
 from bergen_sim.domain import FORMAT_V2
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.keyed_random import STREAM_POLICY, seed_to_int, shuffled_set, stream_state
+from bergen_sim.engine.keyed_random import STREAM_POLICY, keyed_deals, seed_to_int, stream_state
 from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
 from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_start_match, view_void_moment
@@ -135,10 +135,7 @@ def keyed_deal(rules: Rules, seed: int, match: int, hand: int, attempt: int) -> 
     >>> len(hands[0]), len(boneyard)
     (6, 16)
     """
-    rng = np.zeros(1, dtype=np.uint64)
-    rng[0] = stream_state(np.uint64(seed_to_int(seed)), np.int64(match), np.int64(hand), np.int64(attempt))
-    order = np.zeros(rules.n_tiles, dtype=np.int64)
-    shuffled_set(rng, order, rules.n_tiles)
+    order = keyed_deals(seed, [match], [hand], [attempt], rules.n_tiles)[0]
     names = [L.TILE_NAMES[t] for t in order.tolist()]
     k = rules.hand_size
     return [names[s * k : (s + 1) * k] for s in range(rules.players)], names[rules.players * k :]

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.keyed_random import seed_to_int, shuffled_set, stream_state
+from bergen_sim.engine.keyed_random import keyed_deals  # noqa: F401 (the analyses' keyed deals: hs.keyed_deals)
 from bergen_sim.engine.play_rules import cut_points, settle_blocked
 from bergen_sim.stats import ratio_interval
 from bergen_sim.rules import Rules
@@ -119,30 +119,6 @@ def settle_all_ways(rows: np.ndarray, rules: Rules) -> np.ndarray:
         return np.ascontiguousarray(_hands(rows)[name])
 
     return _settle_rows(part("side_doubles"), part("side_pips"), part("side_plain_pips"), rules.sides)
-
-
-@njit(cache=True)
-def _keyed_deals(seed, matches, hands, attempts, out):
-    rng = np.zeros(1, dtype=np.uint64)
-    for i in range(matches.shape[0]):
-        rng[0] = stream_state(seed, matches[i], hands[i], attempts[i])
-        shuffled_set(rng, out[i])
-
-
-def keyed_deals(seed: int, matches, hands, attempts) -> np.ndarray:
-    """The compiled engine's deals (tile indices: hands in seat order, then the boneyard), one row per key.
-
-    The batch form of :func:`bergen_sim.game.keyed_deal` (which names the tiles of one deal).
-
-    The deal of hand ``h`` of match ``i`` at redeal ``attempt`` depends only
-    on (seed, i, h, attempt) (``engine/keyed_random.py``), so the deal behind
-    any hand row is ``keyed_deals(seed, rows' match, hand, redeals)``: a
-    hand row's ``redeals`` is the attempt that was played.
-    """
-    matches, hands, attempts = (np.ascontiguousarray(v, dtype=np.int64) for v in (matches, hands, attempts))
-    out = np.zeros((len(matches), L.N_TILES), dtype=np.int64)
-    _keyed_deals(np.uint64(seed_to_int(seed)), matches, hands, attempts, out)
-    return out
 
 
 def match_sums(values: np.ndarray, matches: np.ndarray) -> np.ndarray:

@@ -79,6 +79,28 @@ def shuffled_set(rng, out, n_tiles):
     shuffle(rng, out, n_tiles)
 
 
+@njit(cache=True)
+def _keyed_deals(seed, matches, hands, attempts, out):
+    rng = np.zeros(1, dtype=np.uint64)
+    for i in range(matches.shape[0]):
+        rng[0] = stream_state(seed, matches[i], hands[i], attempts[i])
+        shuffled_set(rng, out[i], out.shape[1])
+
+
+def keyed_deals(seed: int, matches, hands, attempts, n_tiles: int = 28) -> np.ndarray:
+    """The compiled engine's deals (tile indices: hands in seat order, then the boneyard), one row per key.
+
+    The deal of hand ``h`` of match ``i`` at redeal ``attempt`` of a set of
+    ``n_tiles`` tiles (28: double-six) depends only on (seed, i, h, attempt),
+    so the deal behind any hand row is ``keyed_deals(seed, rows' match, hand,
+    redeals)``: a hand row's ``redeals`` is the attempt that was played.
+    """
+    matches, hands, attempts = (np.ascontiguousarray(v, dtype=np.int64) for v in (matches, hands, attempts))
+    out = np.zeros((len(matches), n_tiles), dtype=np.int64)
+    _keyed_deals(np.uint64(seed_to_int(seed)), matches, hands, attempts, out)
+    return out
+
+
 def seed_to_int(seed: int) -> int:
     """The seed as the kernel's uint64 key: a whole number 0 .. 2**64 - 1, others refused (LimitError).
 
