@@ -232,7 +232,8 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     """Headers per hand by game; the spinner's effect with its interval; the lead choice's edge."""
     games = tables["games"]
     fig, axes = panels(1, width=9.0)
-    grouped(axes[0], games, "game", "headers_per_hand", "strategy")
+    grouped(axes[0], games, "game", "strategy", "headers_per_hand")
+    axes[0].tick_params(axis="x", labelrotation=35)
     axes[0].set_xlabel("game")
     axes[0].set_ylabel("headers per hand (double and triple)")
     charts = [Chart("headers_by_game", finish(fig, "Headers per hand by set, spinner and table",
@@ -252,8 +253,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     lead = tables["lead_choice"]
     if not lead.empty:
         fig, axes = panels(1, width=7.0)
-        differences(axes[0], lead.assign(win_rate_edge_pct=lead["win_rate_edge"]), "game", "win_rate_edge",
-                    group="against")
+        differences(axes[0], lead, "game", "win_rate_edge", group="against")
         axes[0].set_xlabel("game")
         axes[0].set_ylabel("expert's lead rule: match win rate minus 50%")
         charts.append(Chart("lead_choice", finish(fig, "What choosing the double to lead is worth",

@@ -309,3 +309,17 @@ def test_unknown_analysis_is_one_line_naming_the_choices(capsys):
     assert main(["report", "no_such_question", "--quick"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no_such_question" in err[0] and "lead_advantage" in err[0]
+
+
+@pytest.mark.slow
+def test_larger_games_runs_every_set_and_table_with_intervals():
+    """The larger-games analysis plays every set (one- and three-word kernels), pairs the spinner, ranks, leads."""
+    result = reporting.run("larger_games", matches=120, seed=3, quick=True, options=ONE_WORKER)
+    games = result.tables["games"]
+    assert set(games["set"]) == {"double-six", "double-nine", "double-twelve", "double-fifteen", "double-eighteen"}
+    assert set(games["players"]) == {4, 6, 7, 8}
+    assert (games["headers_per_hand_lo"] <= games["headers_per_hand"]).all()
+    effects = result.tables["spinner_effect"]
+    assert {"headers_per_hand_change_adj_lo", "blocked_rate_change_hi", "hands_per_match_change"} <= set(effects)
+    assert len(result.tables["lead_choice"]) == 2 * 2 and len(result.tables["ranking"]) == 4 * 3
+    assert result.meta["key_findings"] and result.figures()
