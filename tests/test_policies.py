@@ -67,6 +67,16 @@ class PublicView:
             v[L.V_PLAYED_BY + s] = _mask([lead_tile]) if s == leader else 0
             v[L.V_HAND_COUNT + s] = (r.hand_size - (s == leader)) if s < r.players else 0
             v[L.V_VOID + s] = 0
+        v[L.V_PLAYS_N] = 0
+        self.log_play(leader, lead_tile, "L")
+
+    def log_play(self, seat: int, tile: str, end: str) -> None:
+        """The play log: (seat, tile, end, draw/pass moments so far) per tile put down, the lead first."""
+        v = self.vec
+        k = int(v[L.V_PLAYS_N])
+        at = L.V_PLAYS + L.PLAY_SIZE * k
+        v[at : at + L.PLAY_SIZE] = (seat, L.TILE_INDEX[tile], L.END_NAMES.index(end), v[L.V_LOG_N])
+        v[L.V_PLAYS_N] = k + 1
 
     def score(self, score: list[int]) -> None:
         self.vec[L.V_SCORE : L.V_SCORE + len(score)] = score
@@ -94,6 +104,7 @@ class PublicView:
         v[L.V_PLAYED_BY + seat] |= _mask([tile])
         v[L.V_HAND_COUNT + seat] -= 1
         v[L.V_PLAY_NO] += 1
+        self.log_play(seat, tile, end)
 
     def for_seat(self, seat: int, own_hand: list[str]) -> np.ndarray:
         r, v = self.rules, self.vec.copy()

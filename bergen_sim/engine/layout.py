@@ -314,6 +314,13 @@ LOG_ENTRY = Vector("LOG", [
     Field("drawn", meaning="tiles drawn at that moment"),
 ], title="draw/pass log entry")
 V_LOG_CAPACITY = 160
+#: entries of the policy view's play log: every tile put down this hand, in order, the led double first
+PLAY_ENTRY = Vector("PLAY", [
+    Field("seat"),
+    Field("tile"),
+    Field("end", meaning="an End code (the lead: END_L)"),
+    Field("moments", meaning="draw/pass moments logged before this play (V_LOG_N then)"),
+], title="play log entry")
 
 VIEW = Vector("V", [
     Field("seat", meaning="the deciding seat"),
@@ -338,6 +345,8 @@ VIEW = Vector("V", [
     Field("played_by", MAX_SEATS * HAND_WORDS, "bitmask of the tiles that seat has played this hand", per="seat"),
     Field("hand_count", MAX_SEATS, "tiles in that seat's hand", per="seat"),
     Field("void", MAX_SEATS, "mask of numbers that seat surely holds none of now", per="seat"),
+    Field("plays_n", meaning="entries in the play log this hand (the lead included)"),
+    Field("plays", PLAY_ENTRY.size * N_TILES, "the play log (PLAY_ENTRY each)", per="entry slot"),
     Field("log_n", meaning="number of draw/pass moments logged this hand"),
     Field("log", LOG_ENTRY.size * V_LOG_CAPACITY, "the draw/pass log (LOG_ENTRY each)", per="entry slot"),
 ], title="policy view")
@@ -445,7 +454,7 @@ COUNTERS = Vector("C", [
     Field("deal", meaning="next given deal"),
 ], title="kernel counters")
 
-VECTORS = (RULES, LOG_ENTRY, VIEW, TRACE, TOTALS, MATCH_ROW, HAND_ROW, ERROR, TURN, COUNTERS)
+VECTORS = (RULES, LOG_ENTRY, PLAY_ENTRY, VIEW, TRACE, TOTALS, MATCH_ROW, HAND_ROW, ERROR, TURN, COUNTERS)
 for _vector in VECTORS:
     globals().update(_vector.constants())
 #: the two ends under their old names (the line has a left and a right end)

@@ -56,6 +56,21 @@ def view_start_hand(view, players, hand_size, boneyard, hand_no, leader, number)
         view[L.V_VOID + s] = 0
     view[L.V_PLAYED_BY + leader] = lead_bit
     view[L.V_HAND_COUNT + leader] = hand_size - 1
+    view[L.V_PLAYS_N] = 0
+    view_log_play(view, leader, L.DOUBLE_TILE[number], L.END_L)
+
+
+@njit(cache=True, inline="always")
+def view_log_play(view, seat, tile, end):
+    """Append a tile put down (the lead or a play) to the view's play log."""
+    k = view[L.V_PLAYS_N]
+    if k < L.N_TILES:
+        at = L.V_PLAYS + L.PLAY_SIZE * k
+        view[at + L.PLAY_SEAT] = seat
+        view[at + L.PLAY_TILE] = tile
+        view[at + L.PLAY_END] = end
+        view[at + L.PLAY_MOMENTS] = view[L.V_LOG_N]
+        view[L.V_PLAYS_N] = k + 1
 
 
 @njit(cache=True, inline="always")
@@ -66,6 +81,7 @@ def view_play(view, seat, tile, end, new_number, is_double):
     view[L.V_PLAYED_BY + seat] |= bit
     view[L.V_HAND_COUNT + seat] -= 1
     view[L.V_PLAY_NO] += 1
+    view_log_play(view, seat, tile, end)
     if end == L.END_L:
         view[L.V_LEFT] = new_number
         view[L.V_LEFT_DOUBLE] = is_double
