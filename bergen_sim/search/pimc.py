@@ -107,6 +107,15 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
     return worlds
 
 
+@njit(cache=True, inline="always")
+def load_world(rules, view, used, b, hands0, bone0, n_bone):
+    """Set the scratch buffers ``b`` to a world: the view's first ``used`` slots, hands ``hands0``, boneyard ``bone0[:n_bone]``."""
+    b.policy_view[:used] = view[:used]
+    b.hands[:] = hands0
+    b.tiles[:n_bone] = bone0[:n_bone]
+    begin_turns(b, 0, n_bone - rules[L.R_RESERVE])
+
+
 @njit(cache=True)
 def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, base, roll_start, roll_rng, table):
     """Play one move, then the rest of the hand with ``base`` everywhere, in one world; (win chance, points).
@@ -119,11 +128,8 @@ def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, 
     and the points it scored from the move on.
     """
     world = b.policy_view
-    world[:used] = view[:used]
-    b.hands[:] = hands0
-    b.tiles[:n_bone] = bone0[:n_bone]
+    load_world(rules, view, used, b, hands0, bone0, n_bone)
     roll_rng[0] = roll_start
-    begin_turns(b, 0, n_bone - rules[L.R_RESERVE])
     side = view[L.V_SIDE]
     if not play(rules, b, seat, tile, end):
         play_out(rules, b, seat, base, roll_rng)
