@@ -41,12 +41,12 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, play, scratch_buffers, side_of_seat
+from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, play, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.search.pimc import load_world
-from bergen_sim.search.reader import draw_world
+from bergen_sim.search.reader import draw_world, world_buffers
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
 
 NAME = "ismcts"
@@ -98,12 +98,7 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
         return 0  # no world fits the view (cannot happen for a real one): any move is as good
     me = view[L.V_SEAT]
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
-    scratch_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    scratch_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS, dtype=np.int64),
-                        np.zeros(L.N_TILES, dtype=np.int64))
+    hands, bone, scratch_tiles, scratch_ends, b = world_buffers()
     world = b.policy_view
     roll_rng = np.zeros(1, dtype=np.uint64)
     path = np.zeros(iterations + 2, dtype=np.int64)

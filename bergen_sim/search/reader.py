@@ -77,6 +77,15 @@ _UNIT = 1.0 / (1 << 30)
 
 
 @njit(cache=True)
+def world_buffers():
+    """Scratch arrays for worlds and rollouts: (hands, boneyard, two move buffers, hand buffers)."""
+    b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS, dtype=np.int64),
+                        np.zeros(L.N_TILES, dtype=np.int64))
+    return (np.zeros(L.MAX_SEATS, dtype=np.int64), np.zeros(L.N_TILES, dtype=np.int64),
+            np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64), b)
+
+
+@njit(cache=True)
 def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends):
     """Fill ``hands``/``bone`` with world ``w`` of the decision ``key``; returns the boneyard size.
 
@@ -111,12 +120,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     consistent = world_count(spec, completions)
     if consistent == 0.0:
         return consistent
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
-    scratch_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    scratch_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS, dtype=np.int64),
-                        np.zeros(L.N_TILES, dtype=np.int64))
+    hands, bone, scratch_tiles, scratch_ends, b = world_buffers()
     roll_rng = np.zeros(1, dtype=np.uint64)
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
     for i in range(count):
