@@ -1,8 +1,8 @@
-"""The ``reader`` search policy: it finds the obvious move, reads only the view, infers from plays, plays matches.
+"""The ``reader`` and ``ismcts`` search policies: the obvious move, only the view, inference from plays, matches.
 
-Every test that plays ``reader`` inside the engine uses the one setting
-``READER`` (few worlds, the cheap ``first`` rollout policy), so a fresh cache
-compiles one reader kernel.
+Every test that plays them inside the engine uses one setting each
+(``READER``, ``ISMCTS``: few worlds, the cheap ``first`` rollout policy), so
+a fresh cache compiles one kernel per policy.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from bergen_sim.engine.worlds import prepare
 from bergen_sim.execution import engine_for
 from bergen_sim.rules import Rules
 from bergen_sim.runtime.registry import resolve
-from bergen_sim.search import reader
+from bergen_sim.search import ismcts, reader
 from bergen_sim.search.inference import play_log_likelihood
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search.position import Position, position_view
@@ -25,6 +25,7 @@ from bergen_sim.search.rollout import BASE_POLICIES
 from tests.test_worlds import real_views
 
 READER = "reader:worlds=32:base=first"
+ISMCTS = "ismcts:iterations=60:base=first"
 TWO = Rules.make(players=2)
 FIRST = np.int64(BASE_POLICIES.index("first"))
 
@@ -45,15 +46,43 @@ def _decide(view, rules, worlds=64, trust=1.0, key=7):
     return tiles, ends, n, move, used, values
 
 
+#: at 14-13 of 15 any header wins the match; only the two 5-6 moves make one (neither is listed first)
+WINNING = {"hand": "5-6,1-6,0-5,3-4", "ends": "6,5d", "played": "2-2,2-5,2-6,5-5", "counts": "4,6",
+           "boneyard": 14, "scores": "14,13", "voids": {1: [5, 6]}}
+
+
 def test_finds_the_header_that_wins_the_match():
-    """At 14-13 of 15 any header wins; only the two 5-6 moves make one, and the first listed is played at once."""
-    position = Position.from_mapping({"hand": "5-6,1-6,0-5,3-4", "ends": "6,5d", "played": "2-2,2-5,2-6,5-5",
-                                      "counts": "4,6", "boneyard": 14, "scores": "14,13", "voids": {1: [5, 6]}})
-    view = position_view(position, TWO)
+    """The reader plays a 5-6, which wins in every world."""
+    view = position_view(Position.from_mapping(WINNING), TWO)
     tiles, ends, n, move, used, values = _decide(view, TWO)
     assert n == 4
     assert L.TILE_NAMES[tiles[move]] == "5-6"
     assert values[:used, move].min() == 1.0  # the match is won in every world
+
+
+def _search(view, rules, iterations=200, key=7, expand=1):
+    tiles, ends, n = _moves(view)
+    nodes = np.zeros((iterations + 1, ismcts.N_INT), dtype=np.int64)
+    stats = np.zeros((iterations + 1, ismcts.N_FLOAT))
+    move = ismcts.search(view, tiles, ends, n, np.uint64(key), np.int64(iterations), 0.5, np.int64(expand), 1.0,
+                         FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats)
+    return tiles, move, nodes, stats
+
+
+@pytest.mark.parametrize("expand", [1, 8])
+def test_ismcts_finds_the_header_that_wins_the_match(expand):
+    """The same position: the tree's most visited root move is a 5-6, and its mean is a sure win."""
+    view = position_view(Position.from_mapping(WINNING), TWO)
+    tiles, move, nodes, stats = _search(view, TWO, expand=expand)
+    assert L.TILE_NAMES[tiles[move]] == "5-6"
+    roots = []
+    c = nodes[0, ismcts.N_CHILD]
+    while c >= 0:
+        roots.append(c)
+        c = nodes[c, ismcts.N_SIBLING]
+    assert len(roots) == 4 and stats[roots, ismcts.N_VISITS].sum() == 200
+    won = [c for c in roots if L.TILE_NAMES[nodes[c, ismcts.N_TILE]] == "5-6"]
+    assert all(stats[c, ismcts.N_VALUE] == stats[c, ismcts.N_VISITS] for c in won)
 
 
 def test_reads_only_the_live_part_of_the_view():
@@ -73,6 +102,10 @@ def test_reads_only_the_live_part_of_the_view():
         a = _decide(view, TWO, worlds=32, key=i)
         b = _decide(scrambled, TWO, worlds=32, key=i)
         assert a[3] == b[3] and np.array_equal(a[5], b[5])
+        if checked < 8:
+            one = _search(view, TWO, iterations=40, key=i)
+            two = _search(scrambled, TWO, iterations=40, key=i)
+            assert one[1] == two[1] and np.array_equal(one[3], two[3])
         checked += 1
     assert checked > 10
 
@@ -121,9 +154,12 @@ def test_worlds_follow_the_evidence_on_real_views():
     assert weighted > uniform  # kept worlds explain the plays better
 
 
-def test_reader_plays_matches_legally_and_reproducibly():
+@pytest.mark.parametrize("policy", [READER, ISMCTS])
+def test_plays_matches_legally_and_reproducibly(policy):
+    """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
     assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"))
-    engine = engine_for(TWO, (READER, "greedy"))
+    assert resolve("ismcts").params[-1] == BASE_POLICIES.index("expert")
+    engine = engine_for(TWO, (policy, "greedy"))
     first = engine.play(seed=3, first_match=0, n_matches=12)
     again = engine.play(seed=3, first_match=0, n_matches=12)
     assert first.totals[L.S_MATCHES] == 12 and first.totals[L.S_POLICY_CALLS] > 40
