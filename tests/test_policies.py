@@ -220,6 +220,10 @@ EXAMPLE = {
     L.V_PLAYED_BY: _mask(["1-4"]), L.V_PLAYED_BY + 1: _mask(["0-1", "1-1"]), L.V_HAND_COUNT: 5,
     L.V_HAND_COUNT + 1: 6, L.V_VOID + 1: (1 << 1) | (1 << 4), L.V_LOG_N: 1,
     L.V_LOG: 1, L.V_LOG + 1: 4, L.V_LOG + 2: 1, L.V_LOG + 3: 2,
+    # the play log: (seat, tile, end, moments before) for the lead 1-1, 1-4 on L, then 0-1 on R after seat 1's draw
+    L.V_PLAYS_N: 3, L.V_PLAYS: 1, L.V_PLAYS + 1: L.TILE_INDEX["1-1"], L.V_PLAYS + 4: 0,
+    L.V_PLAYS + 5: L.TILE_INDEX["1-4"], L.V_PLAYS + 8: 1, L.V_PLAYS + 9: L.TILE_INDEX["0-1"], L.V_PLAYS + 10: 1,
+    L.V_PLAYS + 11: 1,
 }
 EXAMPLE_MOVES = [("0-3", L.END_R), ("0-4", L.END_L), ("0-4", L.END_R)]
 
@@ -243,7 +247,9 @@ def test_worked_example_view_is_what_the_kernel_hands_over():
     played.trace_rows(seed=1, first_match=0, n_matches=1)
     view, tiles, ends = _example()
     got = next(c for c in probe.CALLS if c[0][L.V_HAND_NO] == 2 and c[0][L.V_PLAY_NO] == 2)
-    assert np.array_equal(got[0][: L.V_LOG + 4], view[: L.V_LOG + 4])
+    live = np.ones(L.V_LOG + 4, dtype=bool)  # play-log entries past V_PLAYS_N are left over from hand 1
+    live[L.V_PLAYS + L.PLAY_SIZE * view[L.V_PLAYS_N] : L.V_PLAYS + L.PLAY_SIZE * L.N_TILES] = False
+    assert np.array_equal(got[0][: L.V_LOG + 4][live], view[: L.V_LOG + 4][live])
     assert got[1].tolist() == tiles[:3].tolist() and got[2].tolist() == ends[:3].tolist()
 
 

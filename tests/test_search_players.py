@@ -158,7 +158,7 @@ def test_worlds_follow_the_evidence_on_real_views():
 def test_plays_matches_legally_and_reproducibly(policy):
     """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
     assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"))
-    assert resolve("ismcts").params[-1] == BASE_POLICIES.index("expert")
+    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"))
     engine = engine_for(TWO, (policy, "greedy"))
     first = engine.play(seed=3, first_match=0, n_matches=12)
     again = engine.play(seed=3, first_match=0, n_matches=12)

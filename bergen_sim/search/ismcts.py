@@ -1,4 +1,4 @@
-"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=1, trust=10, base=expert).
+"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert).
 
 Idea (single-observer ISMCTS: Cowling, Powley and Whitehouse, "Information
 Set Monte Carlo Tree Search", IEEE TCIAIG 2012): one tree of moves is grown
@@ -29,7 +29,10 @@ Settings (``ismcts:iterations=2000:explore=3``):
 - ``explore``: the UCB1 constant in tenths (default 5, i.e. 0.5; values
   are match-win probabilities in [0, 1]).
 - ``expand``: visits a node needs before the moves after it are searched
-  (default 1: at once); until then the base policy plays on from it.
+  (default 8); until then the base policy plays on from it.  This matters:
+  with 1, a fresh node's moves are first tried once each, so the other
+  seats' replies are at first modelled as uniformly random, which is a
+  worse model of a real player than ``base`` (measured in docs/policies.md).
 - ``trust``: the reader's belief that the other seats take the best header,
   in tenths (default 10; 0 deals uniform worlds).
 - ``base``: the built-in that plays the rollouts (default expert).
@@ -55,7 +58,7 @@ NAME = "ismcts"
 PARAMS = {
     "iterations": (1000, range(1, 1_000_001)),
     "explore": (5, range(0, 101)),
-    "expand": (1, range(1, 100_001)),
+    "expand": (8, range(1, 100_001)),
     "trust": (10, range(0, 101)),
     "base": ("expert", BASE_POLICIES),
 }
