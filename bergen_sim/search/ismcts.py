@@ -56,7 +56,7 @@ NAME = "ismcts"
 
 #: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
 PARAMS = {
-    "iterations": (1000, range(1, 1_000_001)),
+    "iterations": (1000, range(1, 100_001)),
     "explore": (5, range(0, 101)),
     "expand": (8, range(1, 100_001)),
     "trust": (10, range(0, 101)),
