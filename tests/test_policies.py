@@ -75,6 +75,16 @@ class PublicView:
             self.set_played_by(s, [lead_tile] if s == leader else [])
             v[L.V_HAND_COUNT + s] = (r.hand_size - (s == leader)) if s < r.players else 0
             v[L.V_VOID + s] = 0
+        v[L.V_PLAYS_N] = 0
+        self.log_play(leader, lead_tile, "L")
+
+    def log_play(self, seat: int, tile: str, end: str) -> None:
+        """The play log: (seat, tile, end, draw/pass moments so far) per tile put down, the lead first."""
+        v = self.vec
+        k = int(v[L.V_PLAYS_N])
+        at = L.V_PLAYS + L.PLAY_SIZE * k
+        v[at : at + L.PLAY_SIZE] = (seat, L.TILE_INDEX[tile], L.END_NAMES.index(end), v[L.V_LOG_N])
+        v[L.V_PLAYS_N] = k + 1
 
     def set_tiles(self, at: int, tiles) -> None:
         self.vec[at : at + L.SET_WORDS] = to_words(_mask(tiles))
@@ -125,6 +135,7 @@ class PublicView:
         self.set_played_by(seat, L.mask_tiles(mine) + [tile])
         v[L.V_HAND_COUNT + seat] -= 1
         v[L.V_PLAY_NO] += 1
+        self.log_play(seat, tile, end)
 
     def for_seat(self, seat: int, own_hand: list[str]) -> np.ndarray:
         r, v = self.rules, self.vec.copy()
@@ -246,6 +257,10 @@ EXAMPLE = {
     L.V_PLAYED_BY: 2048, L.V_PLAYED_BY + 1: 6, L.V_HAND_COUNT: 5,
     L.V_HAND_COUNT + 1: 6, L.V_VOID + 1: (1 << 1) | (1 << 4), L.V_LOG_N: 1,
     L.V_LOG: 1, L.V_LOG + 1: 18, L.V_LOG + 2: 2,
+    # the play log: (seat, tile, end, moments before) for the lead 1-1, 1-4 on L, then 0-1 on R after seat 1's draw
+    L.V_PLAYS_N: 3, L.V_PLAYS: 1, L.V_PLAYS + 1: L.TILE_INDEX["1-1"], L.V_PLAYS + 4: 0,
+    L.V_PLAYS + 5: L.TILE_INDEX["1-4"], L.V_PLAYS + 8: 1, L.V_PLAYS + 9: L.TILE_INDEX["0-1"], L.V_PLAYS + 10: 1,
+    L.V_PLAYS + 11: 1,
 }
 EXAMPLE_MOVES = [("0-3", L.END_R), ("0-4", L.END_L), ("0-4", L.END_R)]
 
@@ -272,7 +287,9 @@ def test_worked_example_view_is_what_the_engine_shows():
     view, _, _ = _example()
     got = game.view(0).array
     used = L.V_LOG + L.LOG_SIZE
-    assert got[:used].tolist() == view[:used].tolist()
+    live = np.ones(used, dtype=bool)  # play-log entries past V_PLAYS_N are left over from hand 1
+    live[L.V_PLAYS + L.PLAY_SIZE * view[L.V_PLAYS_N] : L.V_PLAYS + L.PLAY_SIZE * L.MAX_TILES] = False
+    assert got[:used][live].tolist() == view[:used][live].tolist()
     assert [(m.tile, L.END_NAMES.index(m.end)) for m in game.legal_moves()] == EXAMPLE_MOVES
 
 

@@ -15,8 +15,8 @@ from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.limits import MAX_WORLDS
-from bergen_sim.search.position import (DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_WORLDS, Analysis, Position,
-                                        PositionError, analyze)
+from bergen_sim.search.position import (DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_PLAYER, DEFAULT_WORLDS, PLAYERS,
+                                        Analysis, Position, PositionError, analyze)
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.rules import Rules, parse_setting
 
@@ -80,7 +80,7 @@ def analysis_table(result: Analysis) -> Table:
     stopped = {"separated": "best move separated", "tie": "the best moves tie in every world",
                "budget": "world budget reached"}[result.stopped]
     title = (f"seat {p.seat} to play {' '.join(p.hand)} on {ends}, scores {'-'.join(map(str, p.scores))}; "
-             f"{result.worlds:,} worlds ({stopped}), base {result.base}, seed {result.seed}")
+             f"{result.worlds:,} worlds ({stopped}), {result.player}, base {result.base}, seed {result.seed}")
     table = Table(title=title, show_header=True, header_style="bold")
     for name, justify in (("rank", "right"), ("move", "left"), ("ends after", "left"), ("match win", "right"),
                           ("behind best", "right"), ("points this hand", "right")):
@@ -107,6 +107,9 @@ def analysis_table(result: Analysis) -> Table:
 @click.option("--scores", metavar="N,N,...", help="Side scores, in side order.")
 @click.option("--void", "voids", multiple=True, metavar="SEAT:NUMBERS",
               help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.")
+@click.option("--player", type=click.Choice(PLAYERS), default=DEFAULT_PLAYER, show_default=True,
+              help="Search whose evaluation ranks the moves (reader: pimc's rollouts on worlds weighted by the "
+                   "other seats' plays; see docs/policies.md).")
 @click.option("--base", type=click.Choice(BASE_POLICIES), default=DEFAULT_BASE, show_default=True,
               help="Policy that plays every seat in the rollouts.")
 @click.option("--worlds", type=Bounded(1, MAX_WORLDS), default=DEFAULT_WORLDS, show_default=True,
@@ -116,7 +119,7 @@ def analysis_table(result: Analysis) -> Table:
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sampled worlds (0..2^64-1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def command(players, partnerships, preset, settings, position_file, seat, hand, ends, played, played_by, counts,
-            boneyard, scores, voids, base, worlds, batch, seed, as_json):
+            boneyard, scores, voids, player, base, worlds, batch, seed, as_json):
     """Rank every legal move of a position by its estimated match-win probability."""
     data = _read_file(position_file) if position_file else {}
     given = {"seat": seat, "hand": hand, "ends": ends, "played": played, "counts": counts, "boneyard": boneyard,
@@ -131,7 +134,8 @@ def command(players, partnerships, preset, settings, position_file, seat, hand, 
         rules = _rules_from_file(data["rules"])
     else:
         rules = rules_from(players, partnerships, preset, settings)
-    result = analyze(Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed)
+    result = analyze(Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed,
+                     player=player)
     if as_json:
         print_json(result.to_dict())
     else:

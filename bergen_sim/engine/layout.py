@@ -354,6 +354,13 @@ LOG_ENTRY = Vector("LOG", [
 ], title="draw/pass log entry")
 #: moments kept per hand; later ones are dropped (a policy then knows a little less, never wrong)
 V_LOG_CAPACITY = 256
+#: entries of the policy view's play log: every tile put down this hand, in order, the led double first
+PLAY_ENTRY = Vector("PLAY", [
+    Field("seat"),
+    Field("tile"),
+    Field("end", meaning="an End code (the lead: END_L)"),
+    Field("moments", meaning="draw/pass moments logged before this play (V_LOG_N then)"),
+], title="play log entry")
 
 VIEW = Vector("V", [
     Field("seat", meaning="the deciding seat"),
@@ -387,6 +394,8 @@ VIEW = Vector("V", [
           per="seat and word"),
     Field("hand_count", MAX_SEATS, "tiles in that seat's hand", per="seat"),
     Field("void", MAX_SEATS, "mask of numbers (bit n) that seat surely holds none of now", per="seat"),
+    Field("plays_n", meaning="entries in the play log this hand (the lead included)"),
+    Field("plays", PLAY_ENTRY.size * MAX_TILES, "the play log (PLAY_ENTRY each)", per="entry slot"),
     Field("log_n", meaning="number of draw/pass moments logged this hand"),
     Field("log", LOG_ENTRY.size * V_LOG_CAPACITY, "the draw/pass log (LOG_ENTRY each)", per="entry slot"),
 ], title="policy view")
@@ -493,7 +502,7 @@ COUNTERS = Vector("C", [
     Field("deal", meaning="next given deal"),
 ], title="kernel counters")
 
-VECTORS = (RULES, LOG_ENTRY, VIEW, TRACE, TOTALS, MATCH_ROW, HAND_ROW, ERROR, TURN, COUNTERS)
+VECTORS = (RULES, LOG_ENTRY, PLAY_ENTRY, VIEW, TRACE, TOTALS, MATCH_ROW, HAND_ROW, ERROR, TURN, COUNTERS)
 for _vector in VECTORS:
     globals().update(_vector.constants())
 #: the two ends under their old names (the line has a left and a right end)

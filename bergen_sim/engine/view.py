@@ -92,6 +92,21 @@ def view_start_hand(view, players, hand_size, boneyard, hand_no, leader, number,
     store(view, L.V_PLAYED, lead)
     store_played_by(view, leader, lead)
     view[L.V_HAND_COUNT + leader] = hand_size - 1
+    view[L.V_PLAYS_N] = 0
+    view_log_play(view, leader, L.DOUBLE_TILE[number], L.END_L)
+
+
+@njit(cache=True, inline="always")
+def view_log_play(view, seat, tile, end):
+    """Append a tile put down (the lead or a play) to the view's play log."""
+    k = view[L.V_PLAYS_N]
+    if k < L.MAX_TILES:
+        at = L.V_PLAYS + L.PLAY_SIZE * k
+        view[at + L.PLAY_SEAT] = seat
+        view[at + L.PLAY_TILE] = tile
+        view[at + L.PLAY_END] = end
+        view[at + L.PLAY_MOMENTS] = view[L.V_LOG_N]
+        view[L.V_PLAYS_N] = k + 1
 
 
 @njit(cache=True, inline="always")
@@ -106,6 +121,7 @@ def view_play(view, seat, tile, end, new_number, is_double, no_tiles):
     store_played_by(view, seat, union(played_by(view, seat, no_tiles), t))
     view[L.V_HAND_COUNT + seat] -= 1
     view[L.V_PLAY_NO] += 1
+    view_log_play(view, seat, tile, end)
     view[L.V_END + end] = new_number
     view[L.V_END_DOUBLE + end] = is_double
     view[L.V_END_TILES + end] += 1

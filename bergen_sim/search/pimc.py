@@ -96,8 +96,6 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
     if worlds == 0.0:
         return worlds
     seat = view[L.V_SEAT]
-    side = view[L.V_SIDE]
-    start = view[L.V_SCORE + side]
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]  # the rest of the view is unused log space
     hands0 = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone0 = np.zeros(L.MAX_TILES, dtype=np.int64)
@@ -113,16 +111,39 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
         n_bone = sample_world(view, spec, completions, world_rng, hands0, bone0)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
-            world[:used] = view[:used]
-            hands[:] = hands0
-            bone[:n_bone] = bone0[:n_bone]
-            roll_rng[0] = roll_start
-            begin_turns(b, 0, n_bone - rules[L.R_RESERVE])
-            if not play(rules, b, seat, move_tiles[k], move_ends[k]):
-                play_out(rules, b, seat, base, roll_rng)
-            values[i, k] = win_probability(table, rules, world, side)
-            points[i, k] = world[L.V_SCORE + side] - start
+            values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat,
+                                                       move_tiles[k], move_ends[k], base, roll_start, roll_rng,
+                                                       table)
     return worlds
+
+
+@njit(cache=True, inline="always")
+def load_world(rules, view, used, b, hands0, bone0, n_bone):
+    """Set the scratch buffers ``b`` to a world: the view's first ``used`` slots, hands ``hands0``, boneyard ``bone0[:n_bone]``."""
+    b.policy_view[:used] = view[:used]
+    b.hands[:] = hands0
+    b.tiles[:n_bone] = bone0[:n_bone]
+    begin_turns(b, 0, n_bone - rules[L.R_RESERVE])
+
+
+@njit(cache=True)
+def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, base, roll_start, roll_rng, table):
+    """Play one move, then the rest of the hand with ``base`` everywhere, in one world; (win chance, points).
+
+    The world is the view's first ``used`` slots with hidden hands ``hands0``
+    and boneyard ``bone0[:n_bone]``; it is copied into the scratch buffers
+    ``b`` first, so the caller's world stays intact for the next move.  The
+    rollout stream restarts from ``roll_start`` (common random numbers).
+    Returns the deciding side's match-win probability at the end of the hand
+    and the points it scored from the move on.
+    """
+    world = b.policy_view
+    load_world(rules, view, used, b, hands0, bone0, n_bone)
+    roll_rng[0] = roll_start
+    side = view[L.V_SIDE]
+    if not play(rules, b, seat, tile, end):
+        play_out(rules, b, seat, base, roll_rng)
+    return win_probability(table, rules, world, side), np.float64(world[L.V_SCORE + side] - view[L.V_SCORE + side])
 
 
 @njit(cache=True)

@@ -4,9 +4,13 @@ The user describes what one seat knows: its hand, the ends of the line and
 their double flags, the tiles on the table (optionally who played them), the
 other seats' hand counts, the boneyard size, the scores and any numbers a
 seat is known to be void in.  :func:`analyze` plays every legal move out in
-sampled worlds with the ``pimc`` policy's own code
-(:func:`bergen_sim.search.pimc.evaluate_worlds`: the same worlds and the
-same rollout randomness for every move), in batches, until the best move is
+sampled worlds with the search code of the ``reader`` policy, the default
+(:func:`bergen_sim.search.reader.evaluate_worlds`: worlds kept in proportion
+to the other seats' plays, when the position says who played what in which
+order, which a described position does not: then they are pimc's uniform
+worlds), or of ``pimc`` (:func:`bergen_sim.search.pimc.evaluate_worlds`);
+either way the same worlds and the same rollout randomness meet every
+move.  It samples in batches, until the best move is
 separated from every other or the world budget is spent, and reports each
 move's match-win probability and expected points with 95% intervals.
 
@@ -48,12 +52,18 @@ from bergen_sim.engine.worlds import WORLD_SEATS, prepare, world_count
 from bergen_sim.errors import BergenError
 from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
 from bergen_sim.search.match_value import table_for
+from bergen_sim.search import reader
 from bergen_sim.search.pimc import evaluate_worlds, world_batch
 from bergen_sim.rules import Rules
 
 DEFAULT_WORLDS = 100_000
 DEFAULT_BATCH = 1_000
 DEFAULT_BASE = "expert"
+#: search players whose evaluation ranks the moves (each gives every move a value per world)
+PLAYERS = ("reader", "pimc")
+DEFAULT_PLAYER = "reader"
+#: the reader's default trust in the other seats' plays (its setting is in tenths)
+READER_TRUST = reader.PARAMS["trust"][0] / 10.0
 
 
 class PositionError(BergenError, ValueError):
@@ -344,6 +354,7 @@ class Analysis:
     elapsed_s: float
     position: Position
     rules: Rules
+    player: str = DEFAULT_PLAYER
 
     def __repr__(self) -> str:
         best = self.moves[0]
@@ -370,6 +381,7 @@ class Analysis:
                 "voids": {str(k): list(v) for k, v in p.voids.items()},
             },
             "rules": self.rules.to_dict(),
+            "player": self.player,
             "base": self.base,
             "seed": self.seed,
             "worlds": self.worlds,
@@ -386,10 +398,15 @@ def _z_separation(n_moves: int) -> float:
 
 
 def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: int = DEFAULT_WORLDS,
-            batch: int = DEFAULT_BATCH, seed: int = 0) -> Analysis:
-    """Rank every legal move of ``position`` (see the module note); reproducible from ``seed``."""
+            batch: int = DEFAULT_BATCH, seed: int = 0, player: str = DEFAULT_PLAYER) -> Analysis:
+    """Rank every legal move of ``position`` (see the module note); reproducible from ``seed``.
+
+    ``player`` names the search whose evaluation is used (:data:`PLAYERS`).
+    """
     if base not in BASE_POLICIES:
         raise PositionError(f"base must be one of {', '.join(BASE_POLICIES)}, not {base!r}")
+    if player not in PLAYERS:
+        raise PositionError(f"player must be one of {', '.join(PLAYERS)}, not {player!r}")
     check_range("worlds", worlds, 1, MAX_WORLDS)  # memory: two floats per world and move
     check_range("batch", batch, 1, MAX_WORLDS)
     check_seed(seed)
@@ -409,23 +426,30 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     points = np.zeros((worlds, n), dtype=np.float64)
     mirror = _mirrors(position, move_tiles, move_ends, n)
     z = _z_separation(n)
-    if in_disk_cache(evaluate_worlds) is False:
+    if in_disk_cache(reader.evaluate_worlds if player == "reader" else evaluate_worlds) is False:
         feedback.compiling("the position analyzer's rollouts")
+    base_code = np.int64(BASE_POLICIES.index(base))
     done = 0
     stopped = "budget"
     consistent = 0.0
     while done < worlds:
         count = min(batch, worlds - done)
-        batch_spec = world_batch(key, done, count, BASE_POLICIES.index(base), 0)
-        consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, batch_spec, table,
-                                     values[done : done + count], points[done : done + count])
+        if player == "reader":
+            consistent = reader.evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, key, np.int64(done),
+                                                np.int64(count), READER_TRUST, base_code, table,
+                                                values[done : done + count], points[done : done + count])
+        else:
+            consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n,
+                                         world_batch(key, done, count, base_code, 0), table,
+                                         values[done : done + count], points[done : done + count])
         done += count
         verdict = _verdict(values[:done], points[:done], z, mirror)
         if verdict:
             stopped = verdict
             break
     moves = _summaries(values[:done], points[:done], move_tiles, move_ends, mirror, view)
-    return Analysis(moves, done, stopped, base, seed, float(consistent), time.perf_counter() - start, position, rules)
+    return Analysis(moves, done, stopped, base, seed, float(consistent), time.perf_counter() - start, position, rules,
+                    player)
 
 
 def _mirrors(position: Position, move_tiles: np.ndarray, move_ends: np.ndarray, n: int) -> np.ndarray:

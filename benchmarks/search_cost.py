@@ -1,0 +1,60 @@
+"""Cost of the search policies: milliseconds of CPU per decision, with the machine's load beside it.
+
+    python benchmarks/search_cost.py                       # pimc and reader, 2 players, 60 matches each
+    python benchmarks/search_cost.py --policy reader:worlds=512 --players 4 --partnerships --matches 40
+
+Each policy plays every seat of ``--matches`` matches in one process (the
+kernel is compiled or loaded and warmed on two matches first); the time is
+the process's CPU time (``time.process_time``), divided by the decisions the
+engine counts (``policy_calls``: calls with two or more legal moves; a forced
+move costs nothing).  CPU time is less sensitive than wall time to other jobs,
+but on a shared machine caches and hyper-threads still slow it, so the
+1-minute load average is printed before and after and pimc, whose cost is
+documented (docs/pimc.md), is measured in the same run as a yardstick.
+Speed is measured here, never asserted in the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from bergen_sim.engine import layout as L
+from bergen_sim.execution import engine_for
+from bergen_sim.rules import Rules
+
+
+def cost(rules: Rules, policy: str, matches: int, seed: int) -> dict:
+    """CPU ms per decision of ``policy`` in every seat, over ``matches`` matches."""
+    engine = engine_for(rules, (policy,) * rules.players)
+    engine.play(seed=seed + 1, first_match=0, n_matches=2)  # compile or load, and warm up
+    load_before = os.getloadavg()[0]
+    start = time.process_time()
+    chunk = engine.play(seed=seed, first_match=0, n_matches=matches)
+    cpu = time.process_time() - start
+    calls = int(chunk.totals[L.S_POLICY_CALLS])
+    return {"policy": policy, "matches": matches, "decisions": calls, "cpu_s": cpu,
+            "ms_per_decision": 1000 * cpu / max(calls, 1), "load_before": load_before,
+            "load_after": os.getloadavg()[0]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--policy", action="append", help="policy to time (repeatable; default pimc and reader)")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--partnerships", action="store_true")
+    parser.add_argument("--matches", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args()
+    rules = Rules.make(players=args.players, partnerships=args.partnerships)
+    print(f"cores {os.cpu_count()}, {args.players} players{' in partnerships' if args.partnerships else ''}")
+    for policy in args.policy or ["pimc", "reader"]:
+        r = cost(rules, policy, args.matches, args.seed)
+        print(f"{r['policy']:>28}: {r['matches']} matches, {r['decisions']:,} decisions, {r['cpu_s']:.2f} s CPU, "
+              f"{r['ms_per_decision']:.3f} ms per decision (1-min load {r['load_before']:.1f} -> "
+              f"{r['load_after']:.1f})", flush=True)
+
+
+if __name__ == "__main__":
+    main()

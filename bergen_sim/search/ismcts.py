@@ -1,0 +1,194 @@
+"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert).
+
+Idea (single-observer ISMCTS: Cowling, Powley and Whitehouse, "Information
+Set Monte Carlo Tree Search", IEEE TCIAIG 2012): one tree of moves is grown
+over many worlds instead of one evaluation per world.  Each iteration deals
+the hidden tiles anew (the ``reader``'s worlds: consistent with the view and
+kept in proportion to the other seats' plays, :mod:`bergen_sim.search.reader`),
+walks down the tree from the decision, at every turn choosing among the
+moves legal *in this world* by UCB1 with availability counts (a move's
+exploration term counts the iterations in which it was legal, not the
+parent's visits), adds one new node, plays the rest of the hand with the
+``base`` policy (:mod:`bergen_sim.search.rollout`) and credits every node on
+the path with the match-win probability at the end of the hand
+(:mod:`bergen_sim.search.match_value`) of the side that made that node's
+move.  Draws happen inside a turn, from the world's boneyard; a node is
+identified by the moves that lead to it, so the other seats' moves are
+branches too (their hidden draws are averaged over).
+
+Against ``pimc`` this gives the later decisions of every seat, the deciding
+one's included, a search of their own instead of the base policy, and never
+lets a later choice depend on a world the chooser could not tell apart
+(no strategy fusion at the root).  The move played is the root move
+visited most (ties: higher mean, then the first listed).
+
+Settings (``ismcts:iterations=2000:explore=3``):
+
+- ``iterations``: worlds dealt, each one walk down the tree and one rollout
+  (default 1000); the cost is linear in it.
+- ``explore``: the UCB1 constant in tenths (default 5, i.e. 0.5; values
+  are match-win probabilities in [0, 1]).
+- ``expand``: visits a node needs before the moves after it are searched
+  (default 8); until then the base policy plays on from it.  This matters:
+  with 1, a fresh node's moves are first tried once each, so the other
+  seats' replies are at first modelled as uniformly random, which is a
+  worse model of a real player than ``base`` (measured in docs/policies.md).
+- ``trust``: the reader's belief that the other seats take the best header,
+  in tenths (default 10; 0 deals uniform worlds).
+- ``base``: the built-in that plays the rollouts (default expert).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, play, side_of_seat
+from bergen_sim.engine.keyed_random import next_u64, stream_state
+from bergen_sim.engine.worlds import prepare, world_count
+from bergen_sim.search.match_value import table_for, win_probability
+from bergen_sim.search.pimc import load_world
+from bergen_sim.search.reader import draw_world, world_buffers
+from bergen_sim.search.rollout import BASE_POLICIES, play_out
+
+NAME = "ismcts"
+
+#: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
+PARAMS = {
+    "iterations": (1000, range(1, 100_001)),
+    "explore": (5, range(0, 101)),
+    "expand": (8, range(1, 100_001)),
+    "trust": (10, range(0, 101)),
+    "base": ("expert", BASE_POLICIES),
+}
+
+
+def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
+    return rules.to_array(), table_for(rules, BASE_POLICIES[params[4]])
+
+
+#: columns of the int64 node table
+N_TILE, N_END, N_MOVER, N_CHILD, N_SIBLING = 0, 1, 2, 3, 4
+N_INT = 5
+#: columns of the float node table
+N_VISITS, N_VALUE, N_AVAIL = 0, 1, 2
+N_FLOAT = 3
+
+
+@njit(cache=True, inline="always")
+def _child(nodes, parent, tile, end):
+    """The child of ``parent`` reached by (tile, end), or -1."""
+    c = nodes[parent, N_CHILD]
+    while c >= 0:
+        if nodes[c, N_TILE] == tile and nodes[c, N_END] == end:
+            return c
+        c = nodes[c, N_SIBLING]
+    return -1
+
+
+@njit(cache=True)
+def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
+           stats):
+    """Grow the tree for ``iterations`` worlds; returns the index of the root move to play.
+
+    ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
+    ``N_FLOAT``) receive the tree; row 0 is the decision itself.
+    """
+    spec, completions = prepare(view, rules, 1)
+    if world_count(spec, completions) == 0.0:
+        return 0  # no world fits the view (cannot happen for a real one): any move is as good
+    me = view[L.V_SEAT]
+    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
+    hands, bone, scratch_tiles, scratch_ends, b = world_buffers()
+    world = b.policy_view
+    roll_rng = np.zeros(1, dtype=np.uint64)
+    path = np.zeros(iterations + 2, dtype=np.int64)
+    nodes[0, N_CHILD] = -1
+    nodes[0, N_MOVER] = -1
+    n_nodes = 1
+    for it in range(iterations):
+        n_bone = draw_world(view, spec, completions, key, it, trust, hands, bone, scratch_tiles, scratch_ends)
+        load_world(rules, view, used, b, hands, bone, n_bone)
+        roll_rng[0] = stream_state(key, it, 1, 0)
+        pos = 0
+        node = 0
+        seat = me
+        n = n_moves
+        b.move_tiles[:n] = move_tiles[:n]
+        b.move_ends[:n] = move_ends[:n]
+        depth = 0
+        while True:
+            untried = -1
+            for j in range(n):
+                c = _child(nodes, node, b.move_tiles[j], b.move_ends[j])
+                if c < 0:
+                    if untried < 0:
+                        untried = j
+                else:
+                    stats[c, N_AVAIL] += 1.0
+            if untried >= 0:
+                c = n_nodes
+                n_nodes += 1
+                nodes[c, N_TILE] = b.move_tiles[untried]
+                nodes[c, N_END] = b.move_ends[untried]
+                nodes[c, N_MOVER] = seat
+                nodes[c, N_CHILD] = -1
+                nodes[c, N_SIBLING] = nodes[node, N_CHILD]
+                nodes[node, N_CHILD] = c
+                stats[c, N_AVAIL] = 1.0
+                path[depth] = c
+                depth += 1
+                if not play(rules, b, seat, nodes[c, N_TILE], nodes[c, N_END]):
+                    begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])
+                    play_out(rules, b, seat, base, roll_rng)
+                break
+            best = -1
+            best_score = -np.inf
+            for j in range(n):
+                c = _child(nodes, node, b.move_tiles[j], b.move_ends[j])
+                score = stats[c, N_VALUE] / stats[c, N_VISITS] + explore * np.sqrt(
+                    np.log(stats[c, N_AVAIL]) / stats[c, N_VISITS])
+                if score > best_score:
+                    best = c
+                    best_score = score
+            path[depth] = best
+            depth += 1
+            if play(rules, b, seat, nodes[best, N_TILE], nodes[best, N_END]):
+                break
+            if stats[best, N_VISITS] < expand:
+                begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])  # too few visits to search its moves yet
+                play_out(rules, b, seat, base, roll_rng)
+                break
+            n, seat, pos = advance(rules, b, seat, pos)
+            if n == HAND_OVER or n == MATCH_OVER:
+                break
+            node = best
+        for d in range(depth):
+            c = path[d]
+            stats[c, N_VISITS] += 1.0
+            stats[c, N_VALUE] += win_probability(table, rules, world, side_of_seat(rules, nodes[c, N_MOVER]))
+    best = 0
+    best_visits = -1.0
+    best_mean = -1.0
+    for k in range(n_moves):
+        c = _child(nodes, 0, move_tiles[k], move_ends[k])
+        if c < 0:
+            continue
+        visits = stats[c, N_VISITS]
+        mean = stats[c, N_VALUE] / visits
+        if visits > best_visits or (visits == best_visits and mean > best_mean):
+            best = k
+            best_visits = visits
+            best_mean = mean
+    return best
+
+
+@njit(cache=True)
+def choose(view, move_tiles, move_ends, n_moves, rng, iterations, explore, expand, trust, base, rules, table):
+    """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base)."""
+    nodes = np.zeros((iterations + 1, N_INT), dtype=np.int64)
+    stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
+    return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,
+                  trust / 10.0, base, rules, table, nodes, stats)

@@ -1,0 +1,220 @@
+"""``reader``: pimc that reads the other seats' plays and spends its worlds on the close moves (settings: worlds=256, trust=10, base=expert).
+
+Idea: ``pimc`` (:mod:`bergen_sim.search.pimc`) deals the hidden tiles
+uniformly among the deals that break no void and gives every legal move the
+same number of worlds.  ``reader`` changes two things and keeps the rest
+(the same rollouts, common random numbers and match-win values at the end of
+the hand):
+
+1. **Worlds weighted by the other seats' plays.**  A candidate world is
+   kept with probability equal to the likelihood of the plays the other
+   seats made this hand, had they held what the world gives them
+   (:mod:`bergen_sim.search.inference`: a seat that passed up a header it
+   could have made loses ``exp(-trust/10 * points)``).  Kept worlds are
+   thus drawn from the posterior (uniform prior times that likelihood: exact
+   rejection sampling).  After ``MAX_TRIES`` candidates for one world the
+   last is kept unweighted, so an unexpected opponent cannot stall a decision.
+2. **Racing the moves.**  Worlds come in batches of 32; after each batch a
+   move whose paired difference to the leading move (one per world, common
+   random numbers) is below zero by more than ``RACE_Z`` standard errors is
+   dropped, as is a move equal to the leader in every world so far (a
+   mirror image, or both win at once).  The budget left goes to the moves
+   still in the race, up to ``worlds`` worlds.
+
+The move played is the one with the highest mean match-win probability over
+the worlds it met (ties: more expected hand points, then the first listed),
+among those still in the race.
+
+Settings (``reader:worlds=512:trust=0``):
+
+- ``worlds``: most worlds per decision (default 256); cost grows with it
+  but less than linearly, since clear losers stop early.
+- ``trust``: in tenths, how strongly the other seats' plays are believed
+  to take the best header (default 10, i.e. 1.0; 0 gives uniform worlds).
+- ``base``: the built-in playing every seat in the rollouts (default expert).
+
+The numbers that chose these defaults are in docs/policies.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.hand import scratch_buffers
+from bergen_sim.engine.keyed_random import below, next_u64, stream_state
+from bergen_sim.engine.worlds import prepare, sample_world, world_count
+from bergen_sim.search.inference import play_log_likelihood
+from bergen_sim.search.match_value import table_for
+from bergen_sim.search.pimc import play_move_out
+from bergen_sim.search.rollout import BASE_POLICIES
+
+NAME = "reader"
+
+#: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
+PARAMS = {
+    "worlds": (256, range(32, 100_001)),
+    "trust": (10, range(0, 101)),
+    "base": ("expert", BASE_POLICIES),
+}
+
+
+
+def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
+    return rules.to_array(), table_for(rules, BASE_POLICIES[params[2]])
+
+
+#: worlds added to the race at a time
+BATCH = 32
+#: a move this many standard errors behind the leader leaves the race
+RACE_Z = 2.5
+#: candidate worlds tried for one world before the last is kept unweighted
+MAX_TRIES = 16
+#: 2**-30: turns 30 random bits into a uniform number
+_UNIT = 1.0 / (1 << 30)
+
+
+@njit(cache=True)
+def world_buffers():
+    """Scratch arrays for worlds and rollouts: (hands, boneyard, two move buffers, hand buffers)."""
+    b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS, dtype=np.int64),
+                        np.zeros(L.N_TILES, dtype=np.int64))
+    return (np.zeros(L.MAX_SEATS, dtype=np.int64), np.zeros(L.N_TILES, dtype=np.int64),
+            np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64), b)
+
+
+@njit(cache=True)
+def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends):
+    """Fill ``hands``/``bone`` with world ``w`` of the decision ``key``; returns the boneyard size.
+
+    Candidates come from the keyed streams ``(key, w, 0, j)``, ``j = 0, 1,
+    ...``; candidate ``j`` is kept with probability equal to the likelihood of
+    the other seats' plays in it (rejection sampling from the posterior).
+    After ``MAX_TRIES`` candidates the last one is kept whatever its
+    likelihood.  World ``w`` is thus a pure function of ``(key, w)``, like
+    pimc's, whatever batches it is drawn in.
+    """
+    rng = np.zeros(1, dtype=np.uint64)
+    n_bone = 0
+    for j in range(MAX_TRIES):
+        rng[0] = stream_state(key, w, 0, j)
+        n_bone = sample_world(view, spec, completions, rng, hands, bone)
+        loglik = play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends)
+        if loglik >= 0.0 or below(rng, 1 << 30) * _UNIT < np.exp(loglik):
+            break
+    return n_bone
+
+
+@njit(cache=True)
+def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, count, trust, base, table, values,
+                    points):
+    """Every move in worlds ``first .. first + count - 1`` (rows ``0 .. count - 1`` of ``values``/``points``).
+
+    The analyzer's entry point: like :func:`bergen_sim.search.pimc.evaluate_worlds`
+    with the reader's worlds.  Returns the number of consistent deals of the
+    unseen tiles (0: none, nothing written).
+    """
+    spec, completions = prepare(view, rules, 1)
+    consistent = world_count(spec, completions)
+    if consistent == 0.0:
+        return consistent
+    hands, bone, scratch_tiles, scratch_ends, b = world_buffers()
+    roll_rng = np.zeros(1, dtype=np.uint64)
+    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
+    for i in range(count):
+        w = first + i
+        n_bone = draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends)
+        roll_start = stream_state(key, w, 1, 0)
+        for k in range(n_moves):
+            values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands, bone, n_bone, view[L.V_SEAT],
+                                                       move_tiles[k], move_ends[k], base, roll_start, roll_rng,
+                                                       table)
+    return consistent
+
+
+@njit(cache=True)
+def _leader(values, points, n_worlds, active, n_moves):
+    """The active move with the highest total win chance (ties: points, then first listed)."""
+    best = -1
+    best_value = -1.0
+    best_points = -1e18
+    for k in range(n_moves):
+        if not active[k]:
+            continue
+        value = values[:n_worlds, k].sum()
+        pts = points[:n_worlds, k].sum()
+        if best < 0 or value > best_value or (value == best_value and pts > best_points):
+            best = k
+            best_value = value
+            best_points = pts
+    return best
+
+
+@njit(cache=True)
+def _race(values, points, n_worlds, active, n_moves):
+    """Drop the moves clearly behind the leader (or equal to it in every world); returns how many remain."""
+    lead = _leader(values, points, n_worlds, active, n_moves)
+    left = 0
+    for k in range(n_moves):
+        if not active[k] or k == lead:
+            continue
+        diff = values[:n_worlds, lead] - values[:n_worlds, k]
+        pts = points[:n_worlds, lead] - points[:n_worlds, k]
+        if np.all(diff == 0.0) and np.all(pts >= 0.0):
+            active[k] = False  # never better than the leader in any world: the leader wins its ties
+            continue
+        mean = diff.mean()
+        spread = diff.std() * np.sqrt(n_worlds / (n_worlds - 1.0))
+        if mean > RACE_Z * spread / np.sqrt(n_worlds):
+            active[k] = False
+            continue
+        left += 1
+    return left + 1
+
+
+@njit(cache=True)
+def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules, table, values, points):
+    """The reader's move for a view; ``values``/``points`` (``worlds x n_moves``) receive what was played.
+
+    Returns ``(move, worlds used)``; rows past the worlds used, and the
+    columns of moves dropped early, are left as they were.
+    """
+    active = np.ones(n_moves, dtype=np.bool_)
+    racing = np.zeros(n_moves, dtype=np.int64)  # indices of the moves still in the race
+    race_tiles = np.zeros(n_moves, dtype=np.int64)
+    race_ends = np.zeros(n_moves, dtype=np.int64)
+    batch_values = np.zeros((BATCH, n_moves), dtype=np.float64)
+    batch_points = np.zeros((BATCH, n_moves), dtype=np.float64)
+    n_worlds = 0
+    while n_worlds < worlds:
+        count = min(BATCH, worlds - n_worlds)
+        n_racing = 0
+        for k in range(n_moves):
+            if active[k]:
+                racing[n_racing] = k
+                race_tiles[n_racing] = move_tiles[k]
+                race_ends[n_racing] = move_ends[k]
+                n_racing += 1
+        if evaluate_worlds(rules, view, race_tiles, race_ends, n_racing, key, n_worlds, count, trust, base, table,
+                           batch_values, batch_points) == 0.0:
+            return 0, 0  # no world fits the view (cannot happen for a real one): any move is as good
+        for i in range(count):
+            for j in range(n_racing):
+                values[n_worlds + i, racing[j]] = batch_values[i, j]
+                points[n_worlds + i, racing[j]] = batch_points[i, j]
+        n_worlds += count
+        if _race(values, points, n_worlds, active, n_moves) == 1:
+            break
+    return _leader(values, points, n_worlds, active, n_moves), n_worlds
+
+
+@njit(cache=True)
+def choose(view, move_tiles, move_ends, n_moves, rng, worlds, trust, base, rules, table):
+    """pimc on worlds weighted by the other seats' plays, racing the moves (settings: worlds, trust, base)."""
+    values = np.zeros((worlds, n_moves), dtype=np.float64)
+    points = np.zeros((worlds, n_moves), dtype=np.float64)
+    move, _ = decide(view, move_tiles, move_ends, n_moves, next_u64(rng), worlds, trust / 10.0, base, rules, table,
+                     values, points)
+    return move

@@ -1,0 +1,166 @@
+"""The ``reader`` and ``ismcts`` search policies: the obvious move, only the view, inference from plays, matches.
+
+Every test that plays them inside the engine uses one setting each
+(``READER``, ``ISMCTS``: few worlds, the cheap ``first`` rollout policy), so
+a fresh cache compiles one kernel per policy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bergen_sim.engine import layout as L
+from bergen_sim.engine.keyed_random import stream_state
+from bergen_sim.engine.play_rules import legal_moves
+from bergen_sim.engine.worlds import prepare
+from bergen_sim.execution import engine_for
+from bergen_sim.rules import Rules
+from bergen_sim.runtime.registry import resolve
+from bergen_sim.search import ismcts, reader
+from bergen_sim.search.inference import play_log_likelihood
+from bergen_sim.search.match_value import table_for
+from bergen_sim.search.position import Position, position_view
+from bergen_sim.search.rollout import BASE_POLICIES
+from tests.test_worlds import real_views
+
+READER = "reader:worlds=32:base=first"
+ISMCTS = "ismcts:iterations=60:base=first"
+TWO = Rules.make(players=2)
+FIRST = np.int64(BASE_POLICIES.index("first"))
+
+
+def _moves(view):
+    tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    n = legal_moves(view[L.V_HAND], view[L.V_LEFT], view[L.V_RIGHT], tiles, ends)
+    return tiles, ends, n
+
+
+def _decide(view, rules, worlds=64, trust=1.0, key=7):
+    tiles, ends, n = _moves(view)
+    values = np.zeros((worlds, n))
+    points = np.zeros((worlds, n))
+    move, used = reader.decide(view, tiles, ends, n, np.uint64(key), np.int64(worlds), trust, FIRST,
+                               rules.to_array(), table_for(rules, "first"), values, points)
+    return tiles, ends, n, move, used, values
+
+
+#: at 14-13 of 15 any header wins the match; only the two 5-6 moves make one (neither is listed first)
+WINNING = {"hand": "5-6,1-6,0-5,3-4", "ends": "6,5d", "played": "2-2,2-5,2-6,5-5", "counts": "4,6",
+           "boneyard": 14, "scores": "14,13", "voids": {1: [5, 6]}}
+
+
+def test_finds_the_header_that_wins_the_match():
+    """The reader plays a 5-6, which wins in every world."""
+    view = position_view(Position.from_mapping(WINNING), TWO)
+    tiles, ends, n, move, used, values = _decide(view, TWO)
+    assert n == 4
+    assert L.TILE_NAMES[tiles[move]] == "5-6"
+    assert values[:used, move].min() == 1.0  # the match is won in every world
+
+
+def _search(view, rules, iterations=200, key=7, expand=1):
+    tiles, ends, n = _moves(view)
+    nodes = np.zeros((iterations + 1, ismcts.N_INT), dtype=np.int64)
+    stats = np.zeros((iterations + 1, ismcts.N_FLOAT))
+    move = ismcts.search(view, tiles, ends, n, np.uint64(key), np.int64(iterations), 0.5, np.int64(expand), 1.0,
+                         FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats)
+    return tiles, move, nodes, stats
+
+
+@pytest.mark.parametrize("expand", [1, 8])
+def test_ismcts_finds_the_header_that_wins_the_match(expand):
+    """The same position: the tree's most visited root move is a 5-6, and its mean is a sure win."""
+    view = position_view(Position.from_mapping(WINNING), TWO)
+    tiles, move, nodes, stats = _search(view, TWO, expand=expand)
+    assert L.TILE_NAMES[tiles[move]] == "5-6"
+    roots = []
+    c = nodes[0, ismcts.N_CHILD]
+    while c >= 0:
+        roots.append(c)
+        c = nodes[c, ismcts.N_SIBLING]
+    assert len(roots) == 4 and stats[roots, ismcts.N_VISITS].sum() == 200
+    won = [c for c in roots if L.TILE_NAMES[nodes[c, ismcts.N_TILE]] == "5-6"]
+    assert all(stats[c, ismcts.N_VALUE] == stats[c, ismcts.N_VISITS] for c in won)
+
+
+def test_reads_only_the_live_part_of_the_view():
+    """Log slots past V_LOG_N and play-log slots past V_PLAYS_N are leftovers: scrambling them changes nothing."""
+    gen = np.random.default_rng(5)
+    checked = 0
+    for i, (view, _, _) in enumerate(real_views(TWO, matches=3)):
+        tiles, ends, n = _moves(view)
+        if n < 2:
+            continue
+        scrambled = view.copy()
+        log_end = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
+        scrambled[log_end:] = gen.integers(0, 7, L.V_SIZE - log_end)
+        plays_end = L.V_PLAYS + L.PLAY_SIZE * view[L.V_PLAYS_N]
+        scrambled[plays_end : L.V_PLAYS + L.PLAY_SIZE * L.N_TILES] = gen.integers(0, 2, L.V_PLAYS + L.PLAY_SIZE
+                                                                                  * L.N_TILES - plays_end)
+        a = _decide(view, TWO, worlds=32, key=i)
+        b = _decide(scrambled, TWO, worlds=32, key=i)
+        assert a[3] == b[3] and np.array_equal(a[5], b[5])
+        if checked < 8:
+            one = _search(view, TWO, iterations=40, key=i)
+            two = _search(scrambled, TWO, iterations=40, key=i)
+            assert one[1] == two[1] and np.array_equal(one[3], two[3])
+        checked += 1
+    assert checked > 10
+
+
+def test_a_missed_header_costs_trust_times_points():
+    """Ends 5|4 with seat 1 to play: 4-5 on L makes 4|4 (a double-header, 2 points); it played 0-5 instead."""
+    view = np.zeros(L.V_SIZE, dtype=np.int64)
+    log = [(0, "3-3", L.END_L), (1, "3-5", L.END_L), (0, "3-4", L.END_R), (1, "0-5", L.END_L)]
+    for k, (seat, tile, end) in enumerate(log):
+        at = L.V_PLAYS + L.PLAY_SIZE * k
+        view[at + L.PLAY_SEAT], view[at + L.PLAY_TILE], view[at + L.PLAY_END] = seat, L.TILE_INDEX[tile], end
+    view[L.V_PLAYS_N] = len(log)
+    view[L.V_SEAT] = 0
+    scratch = np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64)
+    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    hands[1] = L.tile_mask(["1-2", "6-6"])  # nothing else fitted 5|4 then: no evidence
+    assert play_log_likelihood(view, hands, 1.5, *scratch) == 0.0
+    hands[1] = L.tile_mask(["4-5", "6-6"])  # it held the header tile 4-5 and played 0-5: 2 points passed up
+    assert play_log_likelihood(view, hands, 1.5, *scratch) == pytest.approx(-3.0)
+    assert play_log_likelihood(view, hands, 0.0, *scratch) == 0.0
+    # a draw by seat 1 after that play: its hand then is not known, the play is not evidence
+    view[L.V_LOG_N] = 1
+    view[L.V_LOG + L.LOG_SEAT], view[L.V_LOG + L.LOG_DRAWN] = 1, 2
+    assert play_log_likelihood(view, hands, 1.5, *scratch) == 0.0
+
+
+def test_worlds_follow_the_evidence_on_real_views():
+    """Kept worlds hold a passed-up header tile less often than uniform ones (trust 3 vs 0), and are consistent."""
+    rules_vec = TWO.to_array()
+    scratch = np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64)
+    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    uniform = weighted = 0.0
+    for i, (view, _, _) in enumerate(real_views(TWO, matches=4)):
+        spec, completions = prepare(view, rules_vec, 1)
+        for w in range(40):
+            for trust in (0.0, 3.0):
+                reader.draw_world(view, spec, completions, np.uint64(i), w, trust, hands, bone, *scratch)
+                assert hands[view[L.V_SEAT]] == view[L.V_HAND]
+                assert not (hands[1 - view[L.V_SEAT]] & (view[L.V_PLAYED] | view[L.V_HAND]))
+                loglik = play_log_likelihood(view, hands, 1.0, *scratch)
+                if trust:
+                    weighted += loglik
+                else:
+                    uniform += loglik
+    assert weighted > uniform  # kept worlds explain the plays better
+
+
+@pytest.mark.parametrize("policy", [READER, ISMCTS])
+def test_plays_matches_legally_and_reproducibly(policy):
+    """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
+    assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"))
+    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"))
+    engine = engine_for(TWO, (policy, "greedy"))
+    first = engine.play(seed=3, first_match=0, n_matches=12)
+    again = engine.play(seed=3, first_match=0, n_matches=12)
+    assert first.totals[L.S_MATCHES] == 12 and first.totals[L.S_POLICY_CALLS] > 40
+    assert np.array_equal(first.match_rows, again.match_rows)
