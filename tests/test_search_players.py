@@ -12,7 +12,7 @@ import pytest
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import stream_state
-from bergen_sim.engine.play_rules import legal_moves
+from bergen_sim.engine.play_rules import hand_moves
 from bergen_sim.engine.worlds import prepare
 from bergen_sim.execution import engine_for
 from bergen_sim.rules import Rules
@@ -33,7 +33,7 @@ FIRST = np.int64(BASE_POLICIES.index("first"))
 def _moves(view):
     tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    n = legal_moves(view[L.V_HAND], view[L.V_LEFT], view[L.V_RIGHT], tiles, ends)
+    n = hand_moves(view[L.V_HAND], view, tiles, ends)
     return tiles, ends, n
 
 
@@ -97,8 +97,8 @@ def test_reads_only_the_live_part_of_the_view():
         log_end = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
         scrambled[log_end:] = gen.integers(0, 7, L.V_SIZE - log_end)
         plays_end = L.V_PLAYS + L.PLAY_SIZE * view[L.V_PLAYS_N]
-        scrambled[plays_end : L.V_PLAYS + L.PLAY_SIZE * L.N_TILES] = gen.integers(0, 2, L.V_PLAYS + L.PLAY_SIZE
-                                                                                  * L.N_TILES - plays_end)
+        scrambled[plays_end : L.V_PLAYS + L.PLAY_SIZE * L.MAX_TILES] = gen.integers(0, 2, L.V_PLAYS + L.PLAY_SIZE
+                                                                                    * L.MAX_TILES - plays_end)
         a = _decide(view, TWO, worlds=32, key=i)
         b = _decide(scrambled, TWO, worlds=32, key=i)
         assert a[3] == b[3] and np.array_equal(a[5], b[5])
@@ -119,11 +119,14 @@ def test_a_missed_header_costs_trust_times_points():
         view[at + L.PLAY_SEAT], view[at + L.PLAY_TILE], view[at + L.PLAY_END] = seat, L.TILE_INDEX[tile], end
     view[L.V_PLAYS_N] = len(log)
     view[L.V_SEAT] = 0
-    scratch = np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64)
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    hands[1] = L.tile_mask(["1-2", "6-6"])  # nothing else fitted 5|4 then: no evidence
+    view[L.V_SPINNER] = -1
+    scratch = (np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
+               np.zeros(L.V_SIZE, dtype=np.int64))
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    seat_1 = L.SET_WORDS
+    hands[seat_1] = L.tile_mask(["1-2", "6-6"])  # nothing else fitted 5|4 then: no evidence
     assert play_log_likelihood(view, hands, 1.5, *scratch) == 0.0
-    hands[1] = L.tile_mask(["4-5", "6-6"])  # it held the header tile 4-5 and played 0-5: 2 points passed up
+    hands[seat_1] = L.tile_mask(["4-5", "6-6"])  # it held the header tile 4-5 and played 0-5: 2 points passed up
     assert play_log_likelihood(view, hands, 1.5, *scratch) == pytest.approx(-3.0)
     assert play_log_likelihood(view, hands, 0.0, *scratch) == 0.0
     # a draw by seat 1 after that play: its hand then is not known, the play is not evidence
@@ -135,17 +138,18 @@ def test_a_missed_header_costs_trust_times_points():
 def test_worlds_follow_the_evidence_on_real_views():
     """Kept worlds hold a passed-up header tile less often than uniform ones (trust 3 vs 0), and are consistent."""
     rules_vec = TWO.to_array()
-    scratch = np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64)
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    scratch = (np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
+               np.zeros(L.V_SIZE, dtype=np.int64))
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     uniform = weighted = 0.0
     for i, (view, _, _) in enumerate(real_views(TWO, matches=4)):
         spec, completions = prepare(view, rules_vec, 1)
         for w in range(40):
             for trust in (0.0, 3.0):
                 reader.draw_world(view, spec, completions, np.uint64(i), w, trust, hands, bone, *scratch)
-                assert hands[view[L.V_SEAT]] == view[L.V_HAND]
-                assert not (hands[1 - view[L.V_SEAT]] & (view[L.V_PLAYED] | view[L.V_HAND]))
+                assert hands[view[L.V_SEAT] * L.SET_WORDS] == view[L.V_HAND]
+                assert not (hands[(1 - view[L.V_SEAT]) * L.SET_WORDS] & (view[L.V_PLAYED] | view[L.V_HAND]))
                 loglik = play_log_likelihood(view, hands, 1.0, *scratch)
                 if trust:
                     weighted += loglik

@@ -22,9 +22,10 @@ from that play on.  Plays followed by a draw of the same seat are skipped
 The play log of the view (``V_PLAYS``: seat, tile, end, draw/pass moments
 before it) gives the order; nothing but the view and the world is read.
 
-Tile sets are ``int64`` bitmasks here; the few bit operations are the small
-helper at the top (:func:`tile_bit`) and ``|``, ``&`` on sets, the place to change
-for sets wider than one word.
+Worlds are sampled for one-word tile sets (up to double-nine,
+:mod:`bergen_sim.engine.worlds`), so sets are ``int64`` bitmasks here.  The
+model reads a line's two ends: with the spinner the likelihood is 1 (no
+inference from plays; the draws and passes still count).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.play_rules import header_value, legal_moves, other_half
+from bergen_sim.engine.play_rules import header_value, legal_moves, open_end_tiles, other_half
 
 __all__ = ["tile_bit", "drew_since", "play_log_likelihood"]
 
@@ -71,18 +72,20 @@ def _header_after(ends, doubles, tile, end):
 
 
 @njit(cache=True)
-def play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends):
-    """Log-likelihood (<= 0) of the other seats' logged plays in the world ``hands`` (one set per seat).
+def play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line):
+    """Log-likelihood (<= 0) of the other seats' logged plays in the world ``hands`` (``SET_WORDS`` slots a seat).
 
     ``scratch_tiles`` / ``scratch_ends`` are move buffers of length
-    ``MAX_MOVES``.  Returns 0.0 when nothing can be inferred.
+    ``MAX_MOVES`` and ``line`` a scratch view (``V_SIZE``) whose ends replay
+    the hand.  Returns 0.0 when nothing can be inferred.
     """
-    n = min(view[L.V_PLAYS_N], L.N_TILES)
+    n = min(view[L.V_PLAYS_N], L.MAX_TILES)
     me = view[L.V_SEAT]
-    if n < 2 or trust == 0.0:
+    if n < 2 or trust == 0.0 or view[L.V_SPINNER] >= 0:
         return 0.0
-    ends = np.zeros(L.N_ENDS, dtype=np.int64)
-    doubles = np.zeros(L.N_ENDS, dtype=np.int64)
+    ends = line[L.V_END : L.V_END + L.N_ENDS]
+    doubles = line[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS]
+    line[L.V_OPEN_ENDS] = 2
     lead_tile = view[L.V_PLAYS + L.PLAY_TILE]
     for e in range(L.N_ENDS):
         ends[e] = L.TILE_LO[lead_tile]
@@ -99,8 +102,8 @@ def play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends):
         tile = view[at + L.PLAY_TILE]
         end = view[at + L.PLAY_END]
         if seat != me and not drew_since(view, seat, view[at + L.PLAY_MOMENTS]):
-            held = hands[seat] | later[seat]
-            n_moves = legal_moves(held, ends[L.END_L], ends[L.END_R], scratch_tiles, scratch_ends)
+            held = hands[seat * L.SET_WORDS] | later[seat]
+            n_moves = legal_moves(held & open_end_tiles(line, np.int64(0)), line, scratch_tiles, scratch_ends)
             if n_moves > 1:
                 best = 0
                 for j in range(n_moves):

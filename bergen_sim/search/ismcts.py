@@ -48,7 +48,8 @@ from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, 
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.search.match_value import table_for, win_probability
-from bergen_sim.search.pimc import load_world
+from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
+from bergen_sim.search.pimc import check_game, load_world
 from bergen_sim.search.reader import draw_world, world_buffers
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
 
@@ -66,6 +67,7 @@ PARAMS = {
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
+    check_game(rules)
     return rules.to_array(), table_for(rules, BASE_POLICIES[params[4]])
 
 
@@ -101,7 +103,7 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
         return 0  # no world fits the view (cannot happen for a real one): any move is as good
     me = view[L.V_SEAT]
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
-    hands, bone, scratch_tiles, scratch_ends, b = world_buffers()
+    hands, bone, scratch_tiles, scratch_ends, line, b = world_buffers()
     world = b.policy_view
     roll_rng = np.zeros(1, dtype=np.uint64)
     path = np.zeros(iterations + 2, dtype=np.int64)
@@ -109,7 +111,7 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     nodes[0, N_MOVER] = -1
     n_nodes = 1
     for it in range(iterations):
-        n_bone = draw_world(view, spec, completions, key, it, trust, hands, bone, scratch_tiles, scratch_ends)
+        n_bone = draw_world(view, spec, completions, key, it, trust, hands, bone, scratch_tiles, scratch_ends, line)
         load_world(rules, view, used, b, hands, bone, n_bone)
         roll_rng[0] = stream_state(key, it, 1, 0)
         pos = 0
@@ -186,9 +188,17 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, iterations, explore, expand, trust, base, rules, table):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, rules,
+           table):
     """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base)."""
     nodes = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
     return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,
                   trust / 10.0, base, rules, table, nodes, stats)
+
+
+@njit(cache=True)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, rules,
+                table):
+    """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
+    return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

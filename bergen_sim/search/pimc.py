@@ -168,7 +168,6 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, ru
     return best
 
 
-
 @njit(cache=True)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_*)."""

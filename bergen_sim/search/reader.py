@@ -47,7 +47,8 @@ from bergen_sim.engine.keyed_random import below, next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.search.inference import play_log_likelihood
 from bergen_sim.search.match_value import table_for
-from bergen_sim.search.pimc import play_move_out
+from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
+from bergen_sim.search.pimc import NARROW, check_game, play_move_out
 from bergen_sim.search.rollout import BASE_POLICIES
 
 NAME = "reader"
@@ -63,6 +64,7 @@ PARAMS = {
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
+    check_game(rules)
     return rules.to_array(), table_for(rules, BASE_POLICIES[params[2]])
 
 
@@ -78,15 +80,16 @@ _UNIT = 1.0 / (1 << 30)
 
 @njit(cache=True)
 def world_buffers():
-    """Scratch arrays for worlds and rollouts: (hands, boneyard, two move buffers, hand buffers)."""
-    b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS, dtype=np.int64),
-                        np.zeros(L.N_TILES, dtype=np.int64))
-    return (np.zeros(L.MAX_SEATS, dtype=np.int64), np.zeros(L.N_TILES, dtype=np.int64),
-            np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64), b)
+    """Scratch arrays for worlds and rollouts: (hands, boneyard, two move buffers, a line view, hand buffers)."""
+    b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64),
+                        np.zeros(L.MAX_TILES, dtype=np.int64), NARROW)
+    return (np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64), np.zeros(L.MAX_TILES, dtype=np.int64),
+            np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
+            np.zeros(L.V_SIZE, dtype=np.int64), b)
 
 
 @njit(cache=True)
-def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends):
+def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends, line):
     """Fill ``hands``/``bone`` with world ``w`` of the decision ``key``; returns the boneyard size.
 
     Candidates come from the keyed streams ``(key, w, 0, j)``, ``j = 0, 1,
@@ -101,7 +104,7 @@ def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tile
     for j in range(MAX_TRIES):
         rng[0] = stream_state(key, w, 0, j)
         n_bone = sample_world(view, spec, completions, rng, hands, bone)
-        loglik = play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends)
+        loglik = play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line)
         if loglik >= 0.0 or below(rng, 1 << 30) * _UNIT < np.exp(loglik):
             break
     return n_bone
@@ -120,12 +123,12 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     consistent = world_count(spec, completions)
     if consistent == 0.0:
         return consistent
-    hands, bone, scratch_tiles, scratch_ends, b = world_buffers()
+    hands, bone, scratch_tiles, scratch_ends, line, b = world_buffers()
     roll_rng = np.zeros(1, dtype=np.uint64)
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
     for i in range(count):
         w = first + i
-        n_bone = draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends)
+        n_bone = draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends, line)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
             values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands, bone, n_bone, view[L.V_SEAT],
@@ -211,10 +214,16 @@ def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, worlds, trust, base, rules, table):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, base, rules, table):
     """pimc on worlds weighted by the other seats' plays, racing the moves (settings: worlds, trust, base)."""
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     move, _ = decide(view, move_tiles, move_ends, n_moves, next_u64(rng), worlds, trust / 10.0, base, rules, table,
                      values, points)
     return move
+
+
+@njit(cache=True)
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, base, rules, table):
+    """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
+    return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)
