@@ -139,7 +139,7 @@ def test_match_value_table():
     view[L.V_SCORE], view[L.V_SCORE + 1] = 15, 9
     assert win_probability(table, rv, view, 0) == 1.0 and win_probability(table, rv, view, 1) == 0.0
     view[L.V_SCORE], view[L.V_SCORE + 1] = 3, 12
-    assert win_probability(table, rv, view, 1) == grid[3, 12] == 1 - win_probability(table, rv, view, 0)
+    assert win_probability(table, rv, view, 1) == grid[3, 12] == pytest.approx(1 - win_probability(table, rv, view, 0))
 
 
 @pytest.mark.parametrize(

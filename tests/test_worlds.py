@@ -20,7 +20,7 @@ from scipy.stats import chisquare
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import stream_state
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
-from bergen_sim.engine.worlds import allowed_tiles, prepare, sample_world, world_count
+from bergen_sim.engine.worlds import NARROW, allowed_tiles, prepare, sample_world, world_count
 from bergen_sim.execution import engine_for
 from bergen_sim.policies.base import unseen_tiles
 from bergen_sim.rules import Rules
@@ -53,7 +53,7 @@ def real_views(rules: Rules, matches: int, seed: int = 3):
         if ev == L.EV_MATCH:
             view_start_match(view, rv)
         elif ev == L.EV_DEAL:
-            deal = [int(t) for t in row[L.T_DEAL : L.T_DEAL + L.N_TILES]]
+            deal = [int(t) for t in row[L.T_DEAL : L.T_DEAL + rules.n_tiles]]
             k = rules.hand_size
             hands = [sum(1 << t for t in deal[s * k : (s + 1) * k]) for s in range(rules.players)]
             bone = deal[rules.players * k :]
@@ -61,7 +61,7 @@ def real_views(rules: Rules, matches: int, seed: int = 3):
             tile = int(row[L.T_TILE])
             hands[seat] &= ~(1 << tile)
             view_start_hand(view, rules.players, rules.hand_size, len(bone), int(row[L.T_HAND]), seat,
-                            int(L.TILE_LO[tile]))
+                            int(L.TILE_LO[tile]), int(rules.spinner), NARROW)
         elif ev == L.EV_DRAW:
             hands[seat] |= 1 << bone.pop(0)
             view_draw(view, seat)
@@ -77,16 +77,17 @@ def real_views(rules: Rules, matches: int, seed: int = 3):
                 yield view.copy(), list(hands), list(bone)
                 tile, end = int(row[L.T_TILE]), int(row[L.T_END])
                 hands[seat] &= ~(1 << tile)
-                shown = view[L.V_LEFT] if end == L.END_L else view[L.V_RIGHT]
+                shown = view[L.V_END + end]
                 other = int(L.TILE_HI[tile] if L.TILE_LO[tile] == shown else L.TILE_LO[tile])
-                view_play(view, seat, tile, end, other, int(L.TILE_LO[tile] == L.TILE_HI[tile]))
+                view_play(view, seat, tile, end, other, int(L.TILE_LO[tile] == L.TILE_HI[tile]), NARROW)
         if ev in (L.EV_LEAD, L.EV_PLAY, L.EV_OUT, L.EV_BLOCKED):
             view[L.V_SCORE : L.V_SCORE + rules.sides] = row[L.T_SCORE : L.T_SCORE + rules.sides]
 
 
 def _check_world(view, rv, hands, bone, n_bone, rules, use_lead=1):
+    hands = hands[:: L.SET_WORDS]  # one word per seat: the worlds' sets (up to double-nine)
     me = int(view[L.V_SEAT])
-    unseen = int(unseen_tiles(view))
+    unseen = int(unseen_tiles(view, NARROW))
     assert hands[me] == view[L.V_HAND]
     assert n_bone == view[L.V_BONEYARD]
     seen_bone = set(int(t) for t in bone[:n_bone])
@@ -113,8 +114,8 @@ def _check_world(view, rv, hands, bone, n_bone, rules, use_lead=1):
 def test_true_world_is_allowed_and_samples_are_consistent(rules):
     """The truth always satisfies the constraints (they are sound), and every sample does too."""
     rv = rules.to_array()
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
     views = 0
     for i, (view, true_hands, true_bone) in enumerate(real_views(rules, matches=25)):
@@ -154,8 +155,8 @@ def test_any_real_view_and_stream_give_a_consistent_world(rule_set, pick, key, u
     views = _views_of(rule_set)
     view = views[pick % len(views)]
     spec, completions = prepare(view, rv, use_lead)
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     rng = np.array([key], dtype=np.uint64)
     n_bone = sample_world(view, spec, completions, rng, hands, bone)
     _check_world(view, rv, hands, bone, n_bone, rules, use_lead)
@@ -165,7 +166,7 @@ def _brute_force_worlds(view, rv):
     """Every consistent assignment of the unseen tiles to the other seats (boneyard = the rest)."""
     me = int(view[L.V_SEAT])
     others = [s for s in range(int(view[L.V_PLAYERS])) if s != me]
-    unseen = [t for t in range(L.N_TILES) if int(unseen_tiles(view)) >> t & 1]
+    unseen = [t for t in range(L.N_TILES) if int(unseen_tiles(view, NARROW)) >> t & 1]
     allowed = {s: int(allowed_tiles(view, rv, 1, s)) for s in others}
     worlds = []
 
@@ -199,10 +200,10 @@ def _small_view(rules, played, hand, counts, boneyard, voids, leader, led_by_lea
     for s, numbers in voids.items():
         for n in numbers:
             view[L.V_VOID + s] |= 1 << n
-            view[L.V_LOG + 4 * log : L.V_LOG + 4 * log + 4] = (s, n, n, 0)
+            view[L.V_LOG + L.LOG_SIZE * log : L.V_LOG + L.LOG_SIZE * (log + 1)] = (s, 1 << n, 0)
             log += 1
     for s in drew:
-        view[L.V_LOG + 4 * log : L.V_LOG + 4 * log + 4] = (s, 6, 6, 1)
+        view[L.V_LOG + L.LOG_SIZE * log : L.V_LOG + L.LOG_SIZE * (log + 1)] = (s, 1 << 6, 1)
         log += 1
     view[L.V_LOG_N] = log
     return view
@@ -214,7 +215,7 @@ SMALL_CASES = {
     "three-seats": dict(
         rules=Rules.make(players=3),
         hand=["0-4", "3-6"],
-        played=[t for t in L.TILE_NAMES if t not in
+        played=[t for t in L.TILE_NAMES[: L.N_TILES] if t not in
                 ("0-4", "3-6", "0-0", "1-1", "0-1", "1-4", "2-5", "4-4", "5-6", "0-6")],
         led_by_leader=["2-2"], leader=2, counts=[2, 3, 2], boneyard=3, voids={1: [4], 2: [1, 5]}, drew=[2],
     ),
@@ -222,7 +223,7 @@ SMALL_CASES = {
     "four-seats": dict(
         rules=Rules.make(players=4),
         hand=["2-3"],
-        played=[t for t in L.TILE_NAMES if t not in ("2-3", "0-1", "0-2", "1-3", "2-4", "3-5", "4-6", "6-6")],
+        played=[t for t in L.TILE_NAMES[: L.N_TILES] if t not in ("2-3", "0-1", "0-2", "1-3", "2-4", "3-5", "4-6", "6-6")],
         led_by_leader=[], leader=0, counts=[1, 2, 2, 1], boneyard=2, voids={3: [0, 1]},
     ),
 }
@@ -239,8 +240,8 @@ def test_worlds_are_exactly_uniform(case):
     prep, completions = prepare(view, rv, 1)
     assert world_count(prep, completions) == len(worlds)
     assert 5 < len(worlds) < 400
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
     rng[0] = stream_state(np.uint64(11), 0, 0, 0)
     draws = 200 * len(worlds)
@@ -248,7 +249,7 @@ def test_worlds_are_exactly_uniform(case):
     for _ in range(draws):
         n_bone = sample_world(view, prep, completions, rng, hands, bone)
         _check_world(view, rv, hands, bone, n_bone, rules)
-        seen[tuple(int(hands[s]) for s in others)] += 1
+        seen[tuple(int(hands[s * L.SET_WORDS]) for s in others)] += 1
     assert set(seen) <= set(worlds)
     observed = [seen[w] for w in worlds]
     assert chisquare(observed).pvalue > 1e-4
@@ -263,8 +264,8 @@ def test_any_stream_gives_a_consistent_world(case, key):
     rv = rules.to_array()
     view = _small_view(rules, **spec)
     prep, completions = prepare(view, rv, 1)
-    hands = np.zeros(L.MAX_SEATS, dtype=np.int64)
-    bone = np.zeros(L.N_TILES, dtype=np.int64)
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     rng = np.array([key], dtype=np.uint64)
     n_bone = sample_world(view, prep, completions, rng, hands, bone)
     _check_world(view, rv, hands, bone, n_bone, rules)
