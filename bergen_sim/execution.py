@@ -31,7 +31,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_MATCHES, MAX_WORKERS, check_chunks, check_range
 from bergen_sim.runtime.runner import Chunk, Engine
 from bergen_sim.errors import BergenError
-from bergen_sim.parallel import check_scheduler, default_workers, discard_pool, executor_for
+from bergen_sim.parallel import check_scheduler, default_workers, discard_pool, executor_for, pool_running, start_pool
 from bergen_sim.progress import match_progress
 from bergen_sim.rules import Rules
 
@@ -43,6 +43,12 @@ MIN_CHUNK = 1_000
 TARGET_CHUNKS = 32
 #: seconds between checks for Ctrl-C while waiting for a chunk
 _POLL = 0.2
+#: the default run starts a worker pool once its first chunks say that the rest would take longer than
+#: this here: about what starting one costs (a forkserver imports Numba, ~0.7 s on an idle 2-core machine,
+#: benchmarks/sizes.py), so shorter runs never pay for a pool they could not use
+POOL_AFTER_S = 1.0
+#: ... and when a pool is already running (started by an earlier run), once the rest exceeds this
+WARM_POOL_AFTER_S = 0.1
 
 _ENGINES: dict[tuple, Engine] = {}
 
@@ -65,7 +71,8 @@ class Job:
 class RunOptions:
     """How to run a job.  None of these changes the results.
 
-    ``workers``: processes on this machine (default: every core), or the size
+    ``workers``: processes on this machine (default: every core, for runs
+    long enough to gain from them: see :data:`POOL_AFTER_S`), or the size
     of the LocalCluster with ``scheduler="local"``; ``scheduler``: ``None``
     (this machine), ``"local"`` or a Dask address ``tcp://HOST:PORT``;
     ``checkpoint``: folder keeping finished chunks so the run can resume;
@@ -231,7 +238,8 @@ class JobRun:
     anything is played.  ``resumed`` is the number of matches read back from
     the checkpoint rather than played, ``resumed_totals`` their totals;
     ``workers`` is the number of workers asked for, and once the run has
-    started the number that play (on a Dask cluster: its threads).
+    ended the number that played at once (1 when every chunk played in this
+    process; on a Dask cluster: its threads).
     """
 
     def __init__(self, job: Job, matches: int, chunk_size: int | None = None, options: RunOptions | None = None):
@@ -256,6 +264,9 @@ class JobRun:
         self.done = 0
         #: why the checkpoint stopped being written (full disk, folder removed...); the run itself went on
         self.failure: str | None = None
+        chunks_to_play = len(self.ranges) - len(saved)
+        if self.options.scheduler is None and (self.options.workers or 1) > 1 and chunks_to_play > 1:
+            start_pool(min(self.options.workers, chunks_to_play))  # starts while the caller loads the kernel
 
     def _keep(self, chunk: Chunk) -> None:
         """Save a finished chunk in the checkpoint; if that fails, note why and play on without it."""
@@ -285,11 +296,13 @@ class JobRun:
         if todo:
             engine_for(job.rules, job.policies)  # compile once here; workers then load it from the disk cache
         workers = min(self.workers, len(todo)) if self.options.scheduler is None else self.workers
+        # asked for several workers: start them at once; by default only when the run proves long enough
+        pool_after = 0.0 if self.options.workers else (WARM_POOL_AFTER_S if pool_running(workers) else POOL_AFTER_S)
         ctrl_c = _CtrlC()
         try:
-            with executor_for(max(workers, 1), self.options.scheduler) as (executor, in_flight), \
+            with executor_for(max(workers, 1), self.options.scheduler, len(todo), pool_after) as (executor, in_flight), \
                     match_progress(self.matches, self.resumed, self.options.progress) as advance:
-                self.workers = max(1, in_flight // 2)  # what really played: fewer for few chunks; a cluster's size
+                self.workers = max(1, in_flight // 2)  # what plays: fewer for few chunks; a cluster's size
                 window = _Window(executor, job, todo, in_flight, ctrl_c)
                 try:
                     for first, count in self.ranges:
@@ -316,6 +329,7 @@ class JobRun:
                     raise
                 finally:
                     window.stop()
+                    self.workers = getattr(executor, "workers_used", self.workers)  # local: did a pool play?
         finally:
             ctrl_c.restore()
 

@@ -9,6 +9,8 @@ never asserted here.)
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import numpy as np
 import pytest
@@ -16,6 +18,7 @@ import pytest
 from bergen_sim.cli import main
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, chunk_ranges, default_chunk_size, run_job
+from bergen_sim.parallel import InlineUntilPool, discard_pool, pool_running, start_pool
 from bergen_sim.rules import Rules
 from bergen_sim.simulate import simulate
 
@@ -37,10 +40,32 @@ def reference():
 
 @pytest.mark.parametrize("workers, chunk_size", [(1, 97), (2, 250), (2, None), (3, 1_000)])
 def test_workers_and_chunk_size_change_nothing(reference, workers, chunk_size):
+    start_pool(workers, wait=True)  # a running pool takes every chunk (a starting one only the later ones)
     result = simulate(matches=MATCHES, seed=11, rows=True, workers=workers, chunk_size=chunk_size)
     assert what(result.summary) == what(reference.summary)
     assert result.matches.equals(reference.matches)
     assert result.summary["workers"] == workers
+
+
+def test_calls_play_here_until_the_pool_runs_then_on_the_pool():
+    discard_pool(3)
+    executor = InlineUntilPool(3, calls=4, pool_after=0)  # asked for workers: the pool starts at once
+    first = executor.submit(os.getpid)  # a forkserver pool takes far longer than this to start
+    assert first.result() == os.getpid() and executor.workers_used == 1
+    executor.start.done.wait()
+    later = [executor.submit(os.getpid) for _ in range(3)]
+    assert os.getpid() not in {f.result() for f in later} and executor.workers_used == 3
+
+
+def test_the_default_starts_a_pool_only_when_the_rest_would_take_longer_than_starting_it():
+    discard_pool(5)
+    quick = InlineUntilPool(5, calls=20, pool_after=10.0)
+    assert [quick.submit(time.sleep, 0.001).result() for _ in range(20)] == [None] * 20
+    assert quick.start is None and not pool_running(5) and quick.workers_used == 1
+    slow = InlineUntilPool(5, calls=100, pool_after=1.0)
+    slow.submit(time.sleep, 0.05)  # 99 more such calls: about 5 s here, worth a pool
+    assert slow.start is not None and pool_running(5)
+    discard_pool(5)
 
 
 def test_hand_rows_and_totals_merge_in_match_order():
@@ -64,6 +89,7 @@ def test_default_chunks_depend_on_matches_only():
 
 
 def test_cli_workers_give_identical_json(capsys):
+    start_pool(2, wait=True)
     runs = []
     for workers in ("1", "2"):
         args = ["simulate", "--matches", "2000", "--seed", "4", "--workers", workers, "--chunk-size", "300", "--json"]
