@@ -244,16 +244,16 @@ class InlineUntilPool(Executor):
     slower than one core for every size up to a few seconds of work.  Here no
     call waits: this process plays while the pool starts on the other cores.
 
-    ``pool_after``: start the pool (if it is not running yet) once the calls
-    made here so far say that the remaining ones (``calls`` in all) would take
-    longer than this many seconds in this process; 0 starts it at once.  A
+    ``pool_after``: use the pool (starting it if it is not running yet) once
+    the calls made here so far say that the remaining ones (``calls`` in all)
+    would take longer than this many seconds in this process; 0: at once.  A
     call made here blocks the caller (as :class:`InlineExecutor`).
     ``workers_used`` is what played: 1 until a call went to the pool, then ``workers``.
     """
 
     def __init__(self, workers: int, calls: int, pool_after: float = 0.0):
         self.workers, self.calls_left, self.pool_after = workers, calls, pool_after
-        self.start = start_pool(workers) if pool_after <= 0 or pool_running(workers) else None
+        self.start = start_pool(workers) if pool_after <= 0 else None
         self.workers_used = 1
         self._inline = InlineExecutor()
         self._inline_calls, self._inline_seconds = 0, 0.0
