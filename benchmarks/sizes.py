@@ -26,16 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-NEW = HERE.parent
-CLI = "import sys; from bergen_sim.cli import main; sys.exit(main())"
+from trees import CLI, tree_env, add_tree_options, chosen_trees, start_worker  # benchmarks/ is a folder of scripts
 MODES = {"1 worker": ["--workers", "1"], "2 workers": ["--workers", "2"], "default": []}
 #: the goals of issue 12, item 1
 GOAL_DEFAULT_VS_ONE = 1.05  # default wall <= 1.05 x one worker's, every size
@@ -70,41 +67,19 @@ def sizes(low: int, high: int) -> list[int]:
     return sorted(set(out))
 
 
-def bench_cache(tree_name: str) -> Path:
-    """A compile cache per tree that outlives the run (a cold compile costs 20 s): under BERGEN_SIM_CACHE_DIR."""
-    base = Path(os.environ.get("BERGEN_SIM_CACHE_DIR") or Path.home() / ".cache" / "bergen-sim")
-    return base / "benchmark-trees" / tree_name
-
-
-def env_for(tree: Path, cache: Path) -> dict:
-    """The tree first on the path, its own compile cache; bytecode caching on, as for an installed package."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "BERGEN_SIM_CACHE_DIR": str(cache)}
-    env.pop("NUMBA_CACHE_DIR", None)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
 def command_run(tree: Path, cache: Path, matches: int, mode: str) -> dict:
     """One fresh ``simulate`` process: its wall time and what its summary says."""
     args = [sys.executable, "-c", CLI, "simulate", "--matches", str(matches), "--seed", "1", "--json", "--quiet",
             *MODES[mode]]
+    time.sleep(0.5)  # the helper processes of the previous run (a pool's) end within 0.25 s of it
     start = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, env=env_for(tree, cache), cwd=cache)
+    done = subprocess.run(args, capture_output=True, text=True, env=tree_env(tree, cache), cwd=cache)
     wall = time.perf_counter() - start
     if done.returncode:
         raise RuntimeError(f"{' '.join(args[3:])} failed on {tree}: {done.stderr.strip()}")
     summary = json.loads(done.stdout)
     return {"wall_s": wall, "play_s": summary["elapsed_s"], "workers_used": summary["workers"],
             "hands": summary["hands"]}
-
-
-def start_api_worker(tree: Path, cache: Path) -> subprocess.Popen:
-    process = subprocess.Popen([sys.executable, "-c", API_WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               text=True, env=env_for(tree, cache), cwd=cache)
-    ready = json.loads(process.stdout.readline())
-    if not ready["ready"].startswith(str(tree)):
-        raise SystemExit(f"the API worker for {tree} imported {ready['ready']}")
-    return process
 
 
 def api_run(worker: subprocess.Popen, matches: int, mode: str) -> dict:
@@ -187,22 +162,18 @@ def main() -> int:
     parser.add_argument("--min", type=int, default=10_000, help="smallest run (default 10,000 matches)")
     parser.add_argument("--max", type=int, default=10_000_000, help="largest run (default 10,000,000 matches)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--old", type=Path, help="another tree to measure the same way, interleaved")
     parser.add_argument("--views", default="command,api", help="command, api or both (default)")
-    parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
+    add_tree_options(parser)
     opts = parser.parse_args()
     import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts)
 
-    trees = {"new": NEW.resolve(), **({"old": opts.old.resolve()} if opts.old else {})}
+    trees, caches = chosen_trees(opts)
     views = opts.views.split(",")
-    caches = {name: bench_cache(name) for name in trees}
-    for cache in caches.values():
-        cache.mkdir(parents=True, exist_ok=True)
     sweep: dict = {"machine": bench.machine(), "repeats": opts.repeats, "load_average_before": bench.load_average(),
                    "trees": {k: str(v) for k, v in trees.items()}}
     for name, tree in trees.items():  # compile (or load) each tree's kernel once, outside the timing
         command_run(tree, caches[name], 2_000, "1 worker")
-    api = {name: start_api_worker(tree, caches[name]) for name, tree in trees.items()} if "api" in views else {}
+    api = {name: start_worker(tree, caches[name], API_WORKER, "api") for name, tree in trees.items()} if "api" in views else {}
     runs: dict = {}
     try:
         for repeat in range(opts.repeats):

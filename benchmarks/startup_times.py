@@ -27,10 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sizes import bench_cache, env_for  # benchmarks/ is a folder of scripts; the size sweep's environment
-
-HERE = Path(__file__).resolve().parent
-NEW = HERE.parent
+from trees import tree_env, add_tree_options, chosen_trees  # benchmarks/ is a folder of scripts
 HEAVY = ("pandas", "pyarrow", "matplotlib", "scipy", "dask", "distributed", "numba")
 COMMANDS = {
     "bergen-sim --help": ["--help"],
@@ -56,7 +53,7 @@ def run_once(tree: Path, cache: Path, args: list[str] | None) -> dict:
     """One fresh process: wall seconds, the heavy libraries it imported, and its summary when it printed one."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, *_code(args)], capture_output=True, text=True,
-                          env=env_for(tree, cache), cwd=cache)
+                          env=tree_env(tree, cache), cwd=cache)
     wall = time.perf_counter() - start
     if done.returncode:
         raise RuntimeError(f"{args} failed on {tree}: {done.stderr.strip()}")
@@ -114,16 +111,13 @@ def goals(section: dict) -> list[dict]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--old", type=Path, help="another tree to measure the same way, interleaved")
     parser.add_argument("--cold", action="store_true", help="also time one cold compile per tree (~20 s each)")
-    parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
+    add_tree_options(parser)
     opts = parser.parse_args()
     import run as bench  # noqa: E402
 
-    trees = {"new": NEW.resolve(), **({"old": opts.old.resolve()} if opts.old else {})}
-    caches = {name: bench_cache(name) for name in trees}
+    trees, caches = chosen_trees(opts)
     for name, tree in trees.items():
-        caches[name].mkdir(parents=True, exist_ok=True)
         for args in COMMANDS.values():  # compile caches and bytecode written once, outside the timing
             run_once(tree, caches[name], args)
     section: dict = {"machine": bench.machine(), "rounds": opts.rounds, "load_average_before": bench.load_average(),

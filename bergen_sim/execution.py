@@ -43,12 +43,15 @@ MIN_CHUNK = 1_000
 TARGET_CHUNKS = 32
 #: seconds between checks for Ctrl-C while waiting for a chunk
 _POLL = 0.2
-#: the default run starts a worker pool once its first chunks say that the rest would take longer than
-#: this here: about what starting one costs (a forkserver imports Numba, ~0.7 s on an idle 2-core machine,
-#: benchmarks/sizes.py), so shorter runs never pay for a pool they could not use
+#: a run on several local workers starts their pool once its first chunks (played here) say that the rest
+#: would take longer than this here: about what starting one costs (a forkserver imports Numba, ~0.7 s on
+#: an idle 2-core machine; benchmarks/sizes.py), so shorter runs never pay for a pool they cannot use
 POOL_AFTER_S = 1.0
 #: ... and when a pool is already running (started by an earlier run), once the rest exceeds this
 WARM_POOL_AFTER_S = 0.1
+#: a run of this many matches starts its pool at once, while the kernel loads: even the fastest built-in
+#: policy (~400,000 matches/s on one core) takes longer than POOL_AFTER_S to play them
+PRESTART_MATCHES = 500_000
 
 _ENGINES: dict[tuple, Engine] = {}
 
@@ -71,9 +74,9 @@ class Job:
 class RunOptions:
     """How to run a job.  None of these changes the results.
 
-    ``workers``: processes on this machine (default: every core, for runs
-    long enough to gain from them: see :data:`POOL_AFTER_S`), or the size
-    of the LocalCluster with ``scheduler="local"``; ``scheduler``: ``None``
+    ``workers``: at most this many processes on this machine (default:
+    every core), used when the run is long enough to gain from them (see
+    :data:`POOL_AFTER_S`), or the size of the LocalCluster with ``scheduler="local"``; ``scheduler``: ``None``
     (this machine), ``"local"`` or a Dask address ``tcp://HOST:PORT``;
     ``checkpoint``: folder keeping finished chunks so the run can resume;
     ``progress``: draw a progress bar.
@@ -265,8 +268,11 @@ class JobRun:
         #: why the checkpoint stopped being written (full disk, folder removed...); the run itself went on
         self.failure: str | None = None
         chunks_to_play = len(self.ranges) - len(saved)
-        if self.options.scheduler is None and (self.options.workers or 1) > 1 and chunks_to_play > 1:
-            start_pool(min(self.options.workers, chunks_to_play))  # starts while the caller loads the kernel
+        #: whether the worker pool was started with the run (a long one), before the kernel loaded
+        self.prestarted = (self.options.scheduler is None and min(self.workers, chunks_to_play) > 1
+                           and matches - self.resumed >= PRESTART_MATCHES)
+        if self.prestarted:
+            start_pool(min(self.workers, chunks_to_play))
 
     def _keep(self, chunk: Chunk) -> None:
         """Save a finished chunk in the checkpoint; if that fails, note why and play on without it."""
@@ -296,8 +302,8 @@ class JobRun:
         if todo:
             engine_for(job.rules, job.policies)  # compile once here; workers then load it from the disk cache
         workers = min(self.workers, len(todo)) if self.options.scheduler is None else self.workers
-        # asked for several workers: start them at once; by default only when the run proves long enough
-        pool_after = 0.0 if self.options.workers else (WARM_POOL_AFTER_S if pool_running(workers) else POOL_AFTER_S)
+        # several workers play only a run long enough to gain from them (see POOL_AFTER_S)
+        pool_after = 0.0 if self.prestarted else WARM_POOL_AFTER_S if pool_running(workers) else POOL_AFTER_S
         ctrl_c = _CtrlC()
         try:
             with executor_for(max(workers, 1), self.options.scheduler, len(todo), pool_after) as (executor, in_flight), \

@@ -54,6 +54,8 @@ from bergen_sim.errors import BergenError
 
 #: seconds to wait for a Dask scheduler before giving up
 CONNECT_TIMEOUT = 15
+#: seconds :func:`shutdown` waits for a pool that is still starting
+START_TIMEOUT = 30
 
 #: modules the forkserver imports before it forks any worker: what they set up, every worker has for free
 PRELOAD = ["bergen_sim.lifeline", "bergen_sim.execution", "bergen_sim.runtime.preload"]
@@ -351,6 +353,10 @@ def _close(entry: tuple[Any, Any]) -> None:
 
 def shutdown() -> None:
     """Stop every worker pool, Dask client and LocalCluster this process started."""
+    with _LOCK:
+        starting = [start for start in _STARTS.values() if not start.done.is_set()]
+    for start in starting:  # a worker abandoned while it starts would print a traceback: let it come up first
+        start.done.wait(timeout=START_TIMEOUT)
     with _LOCK:
         pools = list(_POOLS.values())
         _POOLS.clear()

@@ -15,6 +15,7 @@ import time
 import numpy as np
 import pytest
 
+from bergen_sim import execution
 from bergen_sim.cli import main
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, chunk_ranges, default_chunk_size, run_job
@@ -39,8 +40,9 @@ def reference():
 
 
 @pytest.mark.parametrize("workers, chunk_size", [(1, 97), (2, 250), (2, None), (3, 1_000)])
-def test_workers_and_chunk_size_change_nothing(reference, workers, chunk_size):
-    start_pool(workers, wait=True)  # a running pool takes every chunk (a starting one only the later ones)
+def test_workers_and_chunk_size_change_nothing(reference, workers, chunk_size, monkeypatch):
+    monkeypatch.setattr(execution, "WARM_POOL_AFTER_S", 0.0)  # a short run too: a running pool takes every chunk
+    start_pool(workers, wait=True)
     result = simulate(matches=MATCHES, seed=11, rows=True, workers=workers, chunk_size=chunk_size)
     assert what(result.summary) == what(reference.summary)
     assert result.matches.equals(reference.matches)
@@ -88,7 +90,8 @@ def test_default_chunks_depend_on_matches_only():
     assert sum(count for _, count in ranges) == 64_001 and len(ranges) == 32
 
 
-def test_cli_workers_give_identical_json(capsys):
+def test_cli_workers_give_identical_json(capsys, monkeypatch):
+    monkeypatch.setattr(execution, "WARM_POOL_AFTER_S", 0.0)
     start_pool(2, wait=True)
     runs = []
     for workers in ("1", "2"):
@@ -117,3 +120,13 @@ def test_bad_options_from_python():
         RunOptions(workers=0)
     with pytest.raises(BergenError, match="tcp://HOST:PORT"):
         simulate(matches=10, scheduler="nowhere")
+
+
+def test_a_short_run_plays_here_and_a_long_one_starts_the_pool_with_the_run():
+    job = Job(Rules.make(players=2), ("random", "random"), seed=5)
+    discard_pool(2)
+    short = run_job(job, 10_000, None, RunOptions(workers=2))
+    assert not short.prestarted and sum(c.counts["matches"] for c in short) == 10_000
+    assert short.workers == 1 and not pool_running(2)  # 10 chunks of ~3 ms: not worth a pool
+    assert run_job(job, execution.PRESTART_MATCHES, None, RunOptions(workers=2)).prestarted
+    assert pool_running(2)  # started with the run (not played here: the size is what matters)
