@@ -15,6 +15,7 @@ single number of the result: chunks are always handed back in match order.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections import deque
@@ -49,8 +50,8 @@ _POLL = 0.2
 POOL_AFTER_S = 1.0
 #: ... and when a pool is already running (started by an earlier run), once the rest exceeds this
 WARM_POOL_AFTER_S = 0.1
-#: a run of this many matches starts its pool at once, while the kernel loads: even the fastest built-in
-#: policy (~400,000 matches/s on one core) takes longer than POOL_AFTER_S to play them
+#: a run of this many matches starts its pool at once, while the kernel loads, unless the machine is busy:
+#: even the fastest built-in policy (~400,000 matches/s on one core) takes longer than POOL_AFTER_S to play them
 PRESTART_MATCHES = 500_000
 
 _ENGINES: dict[tuple, Engine] = {}
@@ -115,6 +116,15 @@ def engine_for(rules: Rules, policies: tuple[str, ...], kernel_policies: tuple[s
     if key not in _ENGINES:
         _ENGINES[key] = Engine(rules, policies, kernel_policies)
     return _ENGINES[key]
+
+
+def _spare_core() -> bool:
+    """Whether the last minute left this machine a core to spare (load average; a busy machine's pool starts
+    only once idle cores are seen, see :class:`bergen_sim.parallel.IdleCores`)."""
+    try:
+        return os.getloadavg()[0] <= default_workers() - 1
+    except OSError:  # no load average here
+        return True
 
 
 def run_chunk(job: Job, first_match: int, n_matches: int) -> Chunk:
@@ -270,7 +280,7 @@ class JobRun:
         chunks_to_play = len(self.ranges) - len(saved)
         #: whether the worker pool was started with the run (a long one), before the kernel loaded
         self.prestarted = (self.options.scheduler is None and min(self.workers, chunks_to_play) > 1
-                           and matches - self.resumed >= PRESTART_MATCHES)
+                           and matches - self.resumed >= PRESTART_MATCHES and _spare_core())
         if self.prestarted:
             start_pool(min(self.workers, chunks_to_play))
 

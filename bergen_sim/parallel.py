@@ -56,6 +56,8 @@ from bergen_sim.errors import BergenError
 CONNECT_TIMEOUT = 15
 #: seconds :func:`shutdown` waits for a pool that is still starting
 START_TIMEOUT = 30
+#: idle cores (on average, while a run plays its first chunks) needed to start a worker pool
+MIN_IDLE_CORES = 0.5
 
 #: modules the forkserver imports before it forks any worker: what they set up, every worker has for free
 PRELOAD = ["bergen_sim.lifeline", "bergen_sim.execution", "bergen_sim.runtime.preload"]
@@ -239,6 +241,43 @@ def pool_running(workers: int) -> bool:
     return start is not None and (not start.done.is_set() or start.ready() is not None)
 
 
+def _cpu_ticks() -> tuple[int, int] | None:
+    """(idle, total) clock ticks of all this machine's CPUs since boot (Linux's /proc/stat; None elsewhere)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+        ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    except (OSError, ValueError):
+        return None
+    return (ticks[3] + ticks[4], sum(ticks)) if fields[0] == "cpu" and len(ticks) == 8 else None
+
+
+class IdleCores:
+    """How many of this machine's cores stood idle since the last reading.
+
+    Why: on a machine that other programs keep busy a worker pool finds no
+    free core, gains nothing and costs its start-up (about a second of CPU),
+    so a run starts one only when cores are idle while it plays.
+    """
+
+    #: fewer ticks than this (all CPUs together, about 0.1 s on 2 cores) are too few to tell
+    MIN_TICKS = 20
+
+    def __init__(self) -> None:
+        self._last = _cpu_ticks()
+
+    def read(self) -> float | None:
+        """Idle cores on average since the last reading; None while too little time has passed to tell."""
+        now = _cpu_ticks()
+        if now is None or self._last is None:
+            return float(os.cpu_count() or 1)  # no /proc/stat: assume every core is free, as before
+        idle, total = now[0] - self._last[0], now[1] - self._last[1]
+        if total < self.MIN_TICKS:
+            return None
+        self._last = now
+        return (os.cpu_count() or 1) * idle / total
+
+
 class InlineUntilPool(Executor):
     """Runs calls in this process until a pool of ``workers`` processes is ready, then on the pool.
 
@@ -248,7 +287,9 @@ class InlineUntilPool(Executor):
 
     ``pool_after``: use the pool (starting it if it is not running yet) once
     the calls made here so far say that the remaining ones (``calls`` in all)
-    would take longer than this many seconds in this process; 0: at once.  A
+    would take longer than this many seconds in this process; 0: at once.
+    A pool that is not running yet is started only while at least
+    :data:`MIN_IDLE_CORES` of the machine's cores are idle (:class:`IdleCores`).  A
     call made here blocks the caller (as :class:`InlineExecutor`).
     ``workers_used`` is what played: 1 until a call went to the pool, then ``workers``.
     """
@@ -259,6 +300,7 @@ class InlineUntilPool(Executor):
         self.workers_used = 1
         self._inline = InlineExecutor()
         self._inline_calls, self._inline_seconds = 0, 0.0
+        self._idle = IdleCores()
 
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
         self.calls_left -= 1
@@ -271,9 +313,16 @@ class InlineUntilPool(Executor):
         self._inline_calls += 1
         self._inline_seconds += time.perf_counter() - began
         left = self._inline_seconds / self._inline_calls * self.calls_left
-        if self.start is None and self.calls_left > 0 and left > self.pool_after:
+        if self.start is None and self.calls_left > 0 and left > self.pool_after and self._cores_free():
             self.start = start_pool(self.workers)
         return future
+
+    def _cores_free(self) -> bool:
+        """A running pool is always worth its calls; starting one only when some core stands idle."""
+        if pool_running(self.workers):
+            return True
+        idle = self._idle.read()
+        return idle is not None and idle >= MIN_IDLE_CORES
 
 
 def discard_pool(workers: int, terminate: bool = False) -> None:

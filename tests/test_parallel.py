@@ -15,7 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from bergen_sim import execution
+from bergen_sim import execution, parallel
 from bergen_sim.cli import main
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, chunk_ranges, default_chunk_size, run_job
@@ -59,7 +59,8 @@ def test_calls_play_here_until_the_pool_runs_then_on_the_pool():
     assert os.getpid() not in {f.result() for f in later} and executor.workers_used == 3
 
 
-def test_the_default_starts_a_pool_only_when_the_rest_would_take_longer_than_starting_it():
+def test_the_default_starts_a_pool_only_when_the_rest_would_take_longer_than_starting_it(monkeypatch):
+    monkeypatch.setattr(parallel.IdleCores, "read", lambda self: 2.0)  # an idle machine
     discard_pool(5)
     quick = InlineUntilPool(5, calls=20, pool_after=10.0)
     assert [quick.submit(time.sleep, 0.001).result() for _ in range(20)] == [None] * 20
@@ -68,6 +69,21 @@ def test_the_default_starts_a_pool_only_when_the_rest_would_take_longer_than_sta
     slow.submit(time.sleep, 0.05)  # 99 more such calls: about 5 s here, worth a pool
     assert slow.start is not None and pool_running(5)
     discard_pool(5)
+
+
+def test_no_pool_starts_while_other_programs_keep_every_core_busy(monkeypatch):
+    monkeypatch.setattr(parallel.IdleCores, "read", lambda self: 0.2)
+    discard_pool(5)
+    busy = InlineUntilPool(5, calls=100, pool_after=1.0)
+    busy.submit(time.sleep, 0.05)
+    assert busy.start is None and not pool_running(5)
+
+
+def test_idle_cores_are_read_from_the_machine():
+    meter = parallel.IdleCores()
+    time.sleep(0.3)  # long enough to tell, on any number of cores
+    idle = meter.read()
+    assert idle is not None and 0.0 <= idle <= (os.cpu_count() or 1)
 
 
 def test_hand_rows_and_totals_merge_in_match_order():
@@ -122,7 +138,8 @@ def test_bad_options_from_python():
         simulate(matches=10, scheduler="nowhere")
 
 
-def test_a_short_run_plays_here_and_a_long_one_starts_the_pool_with_the_run():
+def test_a_short_run_plays_here_and_a_long_one_starts_the_pool_with_the_run(monkeypatch):
+    monkeypatch.setattr(execution, "_spare_core", lambda: True)
     job = Job(Rules.make(players=2), ("random", "random"), seed=5)
     discard_pool(2)
     short = run_job(job, 10_000, None, RunOptions(workers=2))
