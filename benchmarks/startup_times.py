@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -51,14 +52,17 @@ def _code(args: list[str] | None) -> list[str]:
 
 def run_once(tree: Path, cache: Path, args: list[str] | None) -> dict:
     """One fresh process: wall seconds, the heavy libraries it imported, and its summary when it printed one."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, *_code(args)], capture_output=True, text=True,
                           env=tree_env(tree, cache), cwd=cache)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if done.returncode:
         raise RuntimeError(f"{args} failed on {tree}: {done.stderr.strip()}")
     heavy = next((json.loads(line[6:]) for line in done.stderr.splitlines() if line.startswith("HEAVY ")), None)
-    out = {"wall_s": wall, "heavy_imports": heavy}
+    out = {"wall_s": wall, "cpu_s": cpu, "heavy_imports": heavy}
     if args and args[0] == "simulate":
         summary = json.loads(done.stdout)
         out.update(kernel_s=summary["startup_s"], play_s=summary["elapsed_s"])
@@ -80,11 +84,13 @@ def report(section: dict) -> str:
              f"{m['date']}; {m['cores']} cores; commit {m['commit']}; load average before "
              f"{section['load_average_before']}, after {section['load_average_after']}; medians of "
              f"{section['rounds']} interleaved runs per command and tree.", "",
-             "| command | " + " | ".join(f"{t} (median)" for t in trees) + (" | new / old" if "old" in trees else "")
+             "Wall: elapsed time (inflated by the machine's other load); CPU: user + system seconds of the "
+             "process, which other programs' load inflates much less.", "",
+             "| command | " + " | ".join(f"{t}: wall, CPU" for t in trees) + (" | new / old (wall)" if "old" in trees else "")
              + " | heavy libraries imported (new) |",
              "|---|" + "---:|" * len(trees) + ("---:|" if "old" in trees else "") + "---|"]
     for name, row in section["commands"].items():
-        cells = [f"{row[t]['median_s']:.3f} s" for t in trees]
+        cells = [f"{row[t]['median_s']:.3f} s, {row[t].get('median_cpu_s', float('nan')):.3f} s" for t in trees]
         ratio = [f"{row['ratio']:.2f}"] if "old" in trees else []
         lines.append(f"| {name} | " + " | ".join(cells + ratio) + f" | {', '.join(row['new']['heavy_imports'] or []) or '-'} |")
     warm = section["commands"]["simulate --matches 1000 (warm)"]["new"]
@@ -134,6 +140,7 @@ def main() -> int:
         for name in trees:
             measured = runs[command, name]
             row[name] = {"median_s": round(statistics.median(x["wall_s"] for x in measured), 3),
+                         "median_cpu_s": round(statistics.median(x["cpu_s"] for x in measured), 3),
                          "runs_s": [round(x["wall_s"], 3) for x in measured],
                          "heavy_imports": measured[0]["heavy_imports"]}
             if "kernel_s" in measured[0]:
