@@ -15,6 +15,7 @@ single number of the result: chunks are always handed back in match order.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import threading
@@ -316,7 +317,9 @@ class JobRun:
         pool_after = 0.0 if self.prestarted else WARM_POOL_AFTER_S if pool_running(workers) else POOL_AFTER_S
         ctrl_c = _CtrlC()
         try:
-            with executor_for(max(workers, 1), self.options.scheduler, len(todo), pool_after) as (executor, in_flight), \
+            warm_up = functools.partial(run_chunk, job, 0, 0)  # a worker loads the kernel while this process plays
+            with executor_for(max(workers, 1), self.options.scheduler, len(todo), pool_after, warm_up) \
+                    as (executor, in_flight), \
                     match_progress(self.matches, self.resumed, self.options.progress) as advance:
                 self.workers = max(1, in_flight // 2)  # what plays: fewer for few chunks; a cluster's size
                 window = _Window(executor, job, todo, in_flight, ctrl_c)

@@ -12,7 +12,7 @@ is the same for all of them, and their results are identical.
   a forkserver imports Numba; the default run starts it only when its first
   chunks say the rest would take longer than that, see
   :mod:`bergen_sim.execution`).  Workers are forked from a ``forkserver`` that has
-  already imported the engine and built Numba's compiler tables
+  already imported the engine and set up Numba's compiler tables
   (:mod:`bergen_sim.runtime.preload`; ``spawn`` where there is no forkserver), never
   from this process itself, which may hold threads and locks (the progress
   bar's, Dask's, open checkpoint locks).  A worker then loads the compiled kernel from Numba's disk cache
@@ -291,11 +291,18 @@ class InlineUntilPool(Executor):
     A pool that is not running yet is started only while at least
     :data:`MIN_IDLE_CORES` of the machine's cores are idle (:class:`IdleCores`).  A
     call made here blocks the caller (as :class:`InlineExecutor`).
+    ``warm_up``: a call each worker of a pool that is not running yet makes
+    before the first real one goes to it (loading the kernel), while this
+    process keeps playing.
     ``workers_used`` is what played: 1 until a call went to the pool, then ``workers``.
     """
 
-    def __init__(self, workers: int, calls: int, pool_after: float = 0.0):
+    def __init__(self, workers: int, calls: int, pool_after: float = 0.0, warm_up: Callable | None = None):
         self.workers, self.calls_left, self.pool_after = workers, calls, pool_after
+        running = _STARTS.get(workers)
+        # a pool that already ran before this executor has played (and loaded its kernels) before: no warm-up
+        self.warm_up = warm_up if running is None or running.ready() is None else None
+        self._warming: list[Future] | None = None
         self.start = start_pool(workers) if pool_after <= 0 else None
         self.workers_used = 1
         self._inline = InlineExecutor()
@@ -304,7 +311,7 @@ class InlineUntilPool(Executor):
 
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
         self.calls_left -= 1
-        pool = self.start.ready() if self.start is not None else None
+        pool = self._warm_pool()
         if pool is not None:
             self.workers_used = self.workers
             return pool.submit(fn, *args, **kwargs)
@@ -316,6 +323,15 @@ class InlineUntilPool(Executor):
         if self.start is None and self.calls_left > 0 and left > self.pool_after and self._cores_free():
             self.start = start_pool(self.workers)
         return future
+
+    def _warm_pool(self) -> ProcessPoolExecutor | None:
+        """The pool once its workers run and have made ``warm_up`` once each (loaded the kernel), else None."""
+        pool = self.start.ready() if self.start is not None else None
+        if pool is None or self.warm_up is None:
+            return pool
+        if self._warming is None:
+            self._warming = [pool.submit(self.warm_up) for _ in range(self.workers)]
+        return pool if all(future.done() for future in self._warming) else None
 
     def _cores_free(self) -> bool:
         """A running pool is always worth its calls; starting one only when some core stands idle."""
@@ -421,14 +437,14 @@ atexit.register(shutdown)
 
 
 @contextmanager
-def executor_for(workers: int, scheduler: str | None, calls: int = 0,
-                 pool_after: float = 0.0) -> Iterator[tuple[Executor, int]]:
+def executor_for(workers: int, scheduler: str | None, calls: int = 0, pool_after: float = 0.0,
+                 warm_up: Callable | None = None) -> Iterator[tuple[Executor, int]]:
     """An executor for chunks and how many chunks to keep in flight on it.
 
     In-flight chunks are bounded (two per worker: one running, one queued) so
     memory stays flat however many chunks a run has.  Several local workers
     get an :class:`InlineUntilPool` for ``calls`` calls (``pool_after``: when
-    to start the pool).
+    to start the pool; ``warm_up``: what each worker does first).
     """
     check_scheduler(scheduler)
     if scheduler is not None:
@@ -437,4 +453,4 @@ def executor_for(workers: int, scheduler: str | None, calls: int = 0,
     elif workers == 1:
         yield InlineExecutor(), 1
     else:
-        yield InlineUntilPool(workers, calls, pool_after), 2 * workers
+        yield InlineUntilPool(workers, calls, pool_after, warm_up), 2 * workers

@@ -8,6 +8,7 @@ never asserted here.)
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -57,6 +58,18 @@ def test_calls_play_here_until_the_pool_runs_then_on_the_pool():
     executor.start.done.wait()
     later = [executor.submit(os.getpid) for _ in range(3)]
     assert os.getpid() not in {f.result() for f in later} and executor.workers_used == 3
+
+
+def test_workers_warm_up_while_calls_play_here():
+    discard_pool(3)
+    executor = InlineUntilPool(3, calls=5, pool_after=0, warm_up=functools.partial(time.sleep, 0.5))
+    executor.start.done.wait()
+    assert executor.submit(os.getpid).result() == os.getpid()  # the workers are warming up: played here
+    assert len(executor._warming) == 3
+    for future in executor._warming:
+        future.result()
+    assert executor.submit(os.getpid).result() != os.getpid()
+    discard_pool(3)
 
 
 def test_the_default_starts_a_pool_only_when_the_rest_would_take_longer_than_starting_it(monkeypatch):
