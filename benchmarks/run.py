@@ -69,8 +69,8 @@ POLICIES = ("random", "greedy", "expert")
 #: goals of issues 2, 5 and 12
 GOAL_HANDS_PER_S = 1_500_000
 GOAL_C_RATIO = 0.5  # bergen-sim hands/s over the C loop's, same matches, same run
-GOAL_SCALING = 1.8
-GOAL_WARM_S = 2.0
+GOAL_SCALING = 1.9  # issue 12: 2 workers >= 1.9x one on runs of 2 s of work or more
+GOAL_WARM_S = 0.8  # issue 12: warm time to first result
 CLI = "import sys; from bergen_sim.cli import main; sys.exit(main())"
 
 
@@ -353,7 +353,7 @@ def goals(results: dict) -> list[dict]:
              "measured": f"{two['scaling']:.2f}x", "met": two["scaling"] >= (GOAL_SCALING if cores == 2 else 0.9 * cores)},
         ]
     warm = results["startup"]["warm"]["wall_s"]
-    out.append({"goal": f"warm time to first result < {GOAL_WARM_S:.0f} s", "measured": f"{warm:.2f} s",
+    out.append({"goal": f"warm time to first result < {GOAL_WARM_S:.1f} s", "measured": f"{warm:.2f} s",
                 "met": warm < GOAL_WARM_S})
     return out
 

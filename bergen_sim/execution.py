@@ -51,7 +51,8 @@ _POLL = 0.2
 POOL_AFTER_S = 1.0
 #: ... and when a pool is already running (started by an earlier run), once the rest exceeds this
 WARM_POOL_AFTER_S = 0.1
-#: a run of this many matches starts its pool at once, while the kernel loads, unless the machine is busy:
+#: a run of this many matches starts its pool at once, while the kernel loads (by default only if the
+#: machine is not busy):
 #: even the fastest built-in policy (~400,000 matches/s on one core) takes longer than POOL_AFTER_S to play them
 PRESTART_MATCHES = 500_000
 
@@ -281,7 +282,8 @@ class JobRun:
         chunks_to_play = len(self.ranges) - len(saved)
         #: whether the worker pool was started with the run (a long one), before the kernel loaded
         self.prestarted = (self.options.scheduler is None and min(self.workers, chunks_to_play) > 1
-                           and matches - self.resumed >= PRESTART_MATCHES and _spare_core())
+                           and matches - self.resumed >= PRESTART_MATCHES
+                           and (self.options.workers is not None or _spare_core()))
         if self.prestarted:
             start_pool(min(self.workers, chunks_to_play))
 
@@ -318,8 +320,9 @@ class JobRun:
         ctrl_c = _CtrlC()
         try:
             warm_up = functools.partial(run_chunk, job, 0, 0)  # a worker loads the kernel while this process plays
-            with executor_for(max(workers, 1), self.options.scheduler, len(todo), pool_after, warm_up) \
-                    as (executor, in_flight), \
+            # the default also waits for an idle core: on a busy machine a pool only costs; --workers N is obeyed
+            with executor_for(max(workers, 1), self.options.scheduler, len(todo), pool_after, warm_up,
+                              when_idle=self.options.workers is None) as (executor, in_flight), \
                     match_progress(self.matches, self.resumed, self.options.progress) as advance:
                 self.workers = max(1, in_flight // 2)  # what plays: fewer for few chunks; a cluster's size
                 window = _Window(executor, job, todo, in_flight, ctrl_c)

@@ -56,8 +56,12 @@ from bergen_sim.errors import BergenError
 CONNECT_TIMEOUT = 15
 #: seconds :func:`shutdown` waits for a pool that is still starting
 START_TIMEOUT = 30
-#: idle cores (on average, while a run plays its first chunks) needed to start a worker pool
+#: idle cores (on average, while a run plays its first chunks) that make a worker pool worth starting soon...
 MIN_IDLE_CORES = 0.5
+#: ... without them a pool starts only when the rest of the run would take longer than this here
+#: (benchmarks/sizes.py under a load of 8-10 on 2 cores: a warm pool still played 1.6-2x faster, but
+#: starting one cost as much as it gained on a run of 3 s)
+BUSY_POOL_AFTER_S = 5.0
 
 #: modules the forkserver imports before it forks any worker: what they set up, every worker has for free
 PRELOAD = ["bergen_sim.lifeline", "bergen_sim.execution", "bergen_sim.runtime.preload"]
@@ -288,8 +292,9 @@ class InlineUntilPool(Executor):
     ``pool_after``: use the pool (starting it if it is not running yet) once
     the calls made here so far say that the remaining ones (``calls`` in all)
     would take longer than this many seconds in this process; 0: at once.
-    A pool that is not running yet is started only while at least
-    :data:`MIN_IDLE_CORES` of the machine's cores are idle (:class:`IdleCores`).  A
+    ``when_idle``: start a pool that is not running yet that soon only while
+    at least :data:`MIN_IDLE_CORES` of the machine's cores are idle
+    (:class:`IdleCores`), else only for a rest of :data:`BUSY_POOL_AFTER_S`.  A
     call made here blocks the caller (as :class:`InlineExecutor`).
     ``warm_up``: a call each worker of a pool that is not running yet makes
     before the first real one goes to it (loading the kernel), while this
@@ -297,8 +302,9 @@ class InlineUntilPool(Executor):
     ``workers_used`` is what played: 1 until a call went to the pool, then ``workers``.
     """
 
-    def __init__(self, workers: int, calls: int, pool_after: float = 0.0, warm_up: Callable | None = None):
-        self.workers, self.calls_left, self.pool_after = workers, calls, pool_after
+    def __init__(self, workers: int, calls: int, pool_after: float = 0.0, warm_up: Callable | None = None,
+                 when_idle: bool = False):
+        self.workers, self.calls_left, self.pool_after, self.when_idle = workers, calls, pool_after, when_idle
         running = _STARTS.get(workers)
         # a pool that already ran before this executor has played (and loaded its kernels) before: no warm-up
         self.warm_up = warm_up if running is None or running.ready() is None else None
@@ -320,7 +326,7 @@ class InlineUntilPool(Executor):
         self._inline_calls += 1
         self._inline_seconds += time.perf_counter() - began
         left = self._inline_seconds / self._inline_calls * self.calls_left
-        if self.start is None and self.calls_left > 0 and left > self.pool_after and self._cores_free():
+        if self.start is None and self.calls_left > 0 and left > self.pool_after and left > self._busy_after():
             self.start = start_pool(self.workers)
         return future
 
@@ -333,12 +339,18 @@ class InlineUntilPool(Executor):
             self._warming = [pool.submit(self.warm_up) for _ in range(self.workers)]
         return pool if all(future.done() for future in self._warming) else None
 
-    def _cores_free(self) -> bool:
-        """A running pool is always worth its calls; starting one only when some core stands idle."""
-        if pool_running(self.workers):
-            return True
+    def _busy_after(self) -> float:
+        """0, or (``when_idle`` and no core stood idle lately) :data:`BUSY_POOL_AFTER_S` seconds.
+
+        A running pool is always worth using.  On a busy machine a new pool's
+        workers share the cores with everyone else's: they still get this run
+        more CPU time, but their start-up is slow and competes with it, so
+        only a long rest is worth it.
+        """
+        if not self.when_idle or pool_running(self.workers):
+            return 0.0
         idle = self._idle.read()
-        return idle is not None and idle >= MIN_IDLE_CORES
+        return 0.0 if idle is not None and idle >= MIN_IDLE_CORES else BUSY_POOL_AFTER_S
 
 
 def discard_pool(workers: int, terminate: bool = False) -> None:
@@ -438,13 +450,14 @@ atexit.register(shutdown)
 
 @contextmanager
 def executor_for(workers: int, scheduler: str | None, calls: int = 0, pool_after: float = 0.0,
-                 warm_up: Callable | None = None) -> Iterator[tuple[Executor, int]]:
+                 warm_up: Callable | None = None, when_idle: bool = False) -> Iterator[tuple[Executor, int]]:
     """An executor for chunks and how many chunks to keep in flight on it.
 
     In-flight chunks are bounded (two per worker: one running, one queued) so
     memory stays flat however many chunks a run has.  Several local workers
     get an :class:`InlineUntilPool` for ``calls`` calls (``pool_after``: when
-    to start the pool; ``warm_up``: what each worker does first).
+    to start the pool; ``warm_up``: what each worker does first; ``when_idle``:
+    only while cores are idle).
     """
     check_scheduler(scheduler)
     if scheduler is not None:
@@ -453,4 +466,4 @@ def executor_for(workers: int, scheduler: str | None, calls: int = 0, pool_after
     elif workers == 1:
         yield InlineExecutor(), 1
     else:
-        yield InlineUntilPool(workers, calls, pool_after, warm_up), 2 * workers
+        yield InlineUntilPool(workers, calls, pool_after, warm_up, when_idle), 2 * workers

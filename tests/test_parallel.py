@@ -75,21 +75,29 @@ def test_workers_warm_up_while_calls_play_here():
 def test_the_default_starts_a_pool_only_when_the_rest_would_take_longer_than_starting_it(monkeypatch):
     monkeypatch.setattr(parallel.IdleCores, "read", lambda self: 2.0)  # an idle machine
     discard_pool(5)
-    quick = InlineUntilPool(5, calls=20, pool_after=10.0)
+    quick = InlineUntilPool(5, calls=20, pool_after=10.0, when_idle=True)
     assert [quick.submit(time.sleep, 0.001).result() for _ in range(20)] == [None] * 20
     assert quick.start is None and not pool_running(5) and quick.workers_used == 1
-    slow = InlineUntilPool(5, calls=100, pool_after=1.0)
+    slow = InlineUntilPool(5, calls=100, pool_after=1.0, when_idle=True)
     slow.submit(time.sleep, 0.05)  # 99 more such calls: about 5 s here, worth a pool
     assert slow.start is not None and pool_running(5)
     discard_pool(5)
 
 
-def test_no_pool_starts_while_other_programs_keep_every_core_busy(monkeypatch):
+def test_on_a_busy_machine_only_a_long_rest_starts_a_pool(monkeypatch):
     monkeypatch.setattr(parallel.IdleCores, "read", lambda self: 0.2)
     discard_pool(5)
-    busy = InlineUntilPool(5, calls=100, pool_after=1.0)
-    busy.submit(time.sleep, 0.05)
+    busy = InlineUntilPool(5, calls=100, pool_after=1.0, when_idle=True)
+    busy.submit(time.sleep, 0.05)  # 99 more: about 5 s, not enough on a busy machine
     assert busy.start is None and not pool_running(5)
+    long = InlineUntilPool(5, calls=200, pool_after=1.0, when_idle=True)
+    long.submit(time.sleep, 0.05)  # 199 more: about 10 s, worth a pool even there
+    assert long.start is not None
+    discard_pool(5)
+    asked = InlineUntilPool(5, calls=100, pool_after=1.0)  # --workers N: obeyed whatever the load
+    asked.submit(time.sleep, 0.05)
+    assert asked.start is not None
+    discard_pool(5)
 
 
 def test_idle_cores_are_read_from_the_machine():
@@ -160,3 +168,6 @@ def test_a_short_run_plays_here_and_a_long_one_starts_the_pool_with_the_run(monk
     assert short.workers == 1 and not pool_running(2)  # 10 chunks of ~3 ms: not worth a pool
     assert run_job(job, execution.PRESTART_MATCHES, None, RunOptions(workers=2)).prestarted
     assert pool_running(2)  # started with the run (not played here: the size is what matters)
+    monkeypatch.setattr(execution, "_spare_core", lambda: False)  # a busy machine
+    assert not run_job(job, execution.PRESTART_MATCHES, None, RunOptions()).prestarted  # the default waits
+    assert run_job(job, execution.PRESTART_MATCHES, None, RunOptions(workers=2)).prestarted  # asked: obeyed
