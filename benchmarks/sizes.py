@@ -110,6 +110,12 @@ def summarize(runs: dict) -> list[dict]:
     return rows
 
 
+def _work_s(row: dict) -> float:
+    """Seconds of work of a row's run: one worker's play time (a command's wall time adds its start-up)."""
+    one = row["1 worker"]
+    return one.get("play_s", one["wall_s"])
+
+
 def goals(rows: list[dict]) -> list[dict]:
     out = []
     for tree in sorted({r["tree"] for r in rows}, key=lambda t: t != "new"):
@@ -122,11 +128,12 @@ def goals(rows: list[dict]) -> list[dict]:
                         "goal": f"default <= {GOAL_DEFAULT_VS_ONE:.2f} x one worker's wall time, every size",
                         "measured": f"worst {worst['default_over_one']:.2f} at {worst['matches']:,} matches",
                         "met": worst["default_over_one"] <= GOAL_DEFAULT_VS_ONE})
-            long = [r for r in mine if r["1 worker"]["wall_s"] >= LONG_RUN_S]
+            long = [r for r in mine if _work_s(r) >= LONG_RUN_S]
             if long:
                 low = min(long, key=lambda r: r["two_speedup"])
                 out.append({"tree": tree, "view": view,
-                            "goal": f"2 workers >= {GOAL_TWO_VS_ONE}x one worker on runs of >= {LONG_RUN_S:.0f} s",
+                            "goal": f"2 workers >= {GOAL_TWO_VS_ONE}x one worker on runs of >= {LONG_RUN_S:.0f} s "
+                                    "of play (wall time ratio)",
                             "measured": f"lowest {low['two_speedup']:.2f}x at {low['matches']:,} matches",
                             "met": low["two_speedup"] >= GOAL_TWO_VS_ONE})
     return out
