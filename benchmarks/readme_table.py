@@ -57,15 +57,38 @@ def render(results: dict) -> str:
     if two:
         lines.append(f"| {cores} workers vs 1 (2 players, random, {_n(two['matches'])} matches) | "
                      f"{two['scaling']:.2f}x |")
+    sweep = results.get("size_sweep")
+    if sweep:
+        lines.append(_sweep_row(sweep))
     s = results["startup"]
     lines.append(f"| time to first result, warm / cold compile cache | {s['warm']['wall_s']:.2f} s / "
                  f"{s['cold']['wall_s']:.2f} s |")
+    times = results.get("startup_times")
+    if times:
+        cells = ", ".join(f"`{name}` {row['new']['median_s']:.2f} s (CPU {row['new']['median_cpu_s']:.2f} s)"
+                          if "median_cpu_s" in row["new"] else f"`{name}` {row['new']['median_s']:.2f} s"
+                          for name, row in times["commands"].items())
+        lines.append(f"| start-up, fresh processes (medians of {times['rounds']}; {times['machine']['date'][:10]}, "
+                     f"load average {times['load_average_before'][0]}) | {cells} |")
     mem = results.get("memory", [])
     if mem:
         sizes = " / ".join(f"10^{len(str(r['matches'])) - 1}" for r in mem)
         peaks = " / ".join(f"{r['main_process_peak_mib']}" for r in mem)
         lines.append(f"| peak memory of the main process, summary run of {sizes} matches | {peaks} MiB |")
     return "\n".join(lines)
+
+
+def _sweep_row(sweep: dict) -> str:
+    """Default and 2 workers against 1, over the sizes of the last sweep (fresh commands, this tree)."""
+    rows = [r for r in sweep["rows"] if r["tree"] == "new" and r["view"] == "command"]
+    worst = max(rows, key=lambda r: r["default_over_one"])
+    long = [r for r in rows if r["1 worker"].get("play_s", r["1 worker"]["wall_s"]) >= 2.0]
+    two = (f"; 2 workers vs 1 on runs of 2 s of play or more: {min(r['two_speedup'] for r in long):.2f}x or better"
+           if long else "")
+    return (f"| the default vs 1 worker, `simulate --matches` {rows[0]['matches']:,} .. {rows[-1]['matches']:,} "
+            f"(fresh commands, medians of {sweep['repeats']}; {sweep['machine']['date'][:10]}, load average "
+            f"{sweep['load_average_before'][0]}) | wall time at most {worst['default_over_one']:.2f}x one worker's"
+            f"{two} |")
 
 
 def _split(text: str) -> tuple[str, str, str]:

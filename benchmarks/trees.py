@@ -61,19 +61,42 @@ for line in sys.stdin:
 '''
 
 
-def _env(tree: Path, cache: Path) -> dict:
+def tree_env(tree: Path, cache: Path) -> dict:
+    """The tree first on the path, its own compile cache; bytecode caching on, as for an installed package."""
     env = {**os.environ, "PYTHONPATH": str(tree), "BERGEN_SIM_CACHE_DIR": str(cache)}
     env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
-def start_worker(tree: Path, cache: Path) -> subprocess.Popen:
-    process = subprocess.Popen([sys.executable, "-c", WORKER, ",".join(POLICIES)], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True, env=_env(tree, cache), cwd=cache)
+def start_worker(tree: Path, cache: Path, script: str = WORKER, *args: str) -> subprocess.Popen:
+    """A long-lived process running ``script`` on ``tree``; it prints ``{"ready": bergen_sim.__file__}`` first."""
+    process = subprocess.Popen([sys.executable, "-c", script, *(args or [",".join(POLICIES)])], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, env=tree_env(tree, cache), cwd=cache)
     ready = json.loads(process.stdout.readline())
     if not ready["ready"].startswith(str(tree)):
         raise SystemExit(f"worker for {tree} imported {ready['ready']}")
     return process
+
+
+def bench_cache(tree_name: str) -> Path:
+    """A compile cache per tree that outlives the run (a cold compile costs 20 s): under BERGEN_SIM_CACHE_DIR."""
+    base = Path(os.environ.get("BERGEN_SIM_CACHE_DIR") or Path.home() / ".cache" / "bergen-sim")
+    cache = base / "benchmark-trees" / tree_name
+    cache.mkdir(parents=True, exist_ok=True)
+    return cache
+
+
+def add_tree_options(parser: argparse.ArgumentParser) -> None:
+    """--old (a second tree, measured the same way, interleaved) and --no-save."""
+    parser.add_argument("--old", type=Path, help="another tree to measure the same way, interleaved")
+    parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
+
+
+def chosen_trees(opts: argparse.Namespace) -> tuple[dict[str, Path], dict[str, Path]]:
+    """The trees to measure ("new": this checkout, "old": --old) and a warm compile cache for each."""
+    trees = {"new": NEW.resolve(), **({"old": opts.old.resolve()} if opts.old else {})}
+    return trees, {name: bench_cache(name) for name in trees}
 
 
 def measure(worker: subprocess.Popen, policy: str, seconds: float) -> float:
@@ -85,7 +108,7 @@ def measure(worker: subprocess.Popen, policy: str, seconds: float) -> float:
 def warm_start(tree: Path, cache: Path) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", CLI, "simulate", "--matches", "1000", "--workers", "1", "--json"],
-                   env=_env(tree, cache), cwd=cache, check=True, capture_output=True)
+                   env=tree_env(tree, cache), cwd=cache, check=True, capture_output=True)
     return time.perf_counter() - start
 
 

@@ -15,6 +15,8 @@ single number of the result: chunks are always handed back in match order.
 
 from __future__ import annotations
 
+import functools
+import os
 import signal
 import threading
 from collections import deque
@@ -31,7 +33,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_MATCHES, MAX_WORKERS, check_chunks, check_range
 from bergen_sim.runtime.runner import Chunk, Engine
 from bergen_sim.errors import BergenError
-from bergen_sim.parallel import check_scheduler, default_workers, discard_pool, executor_for
+from bergen_sim.parallel import check_scheduler, default_workers, discard_pool, executor_for, pool_running, start_pool
 from bergen_sim.progress import match_progress
 from bergen_sim.rules import Rules
 
@@ -43,6 +45,16 @@ MIN_CHUNK = 1_000
 TARGET_CHUNKS = 32
 #: seconds between checks for Ctrl-C while waiting for a chunk
 _POLL = 0.2
+#: a run on several local workers starts their pool once its first chunks (played here) say that the rest
+#: would take longer than this here: about what starting one costs (a forkserver imports Numba, ~0.7 s on
+#: an idle 2-core machine; benchmarks/sizes.py), so shorter runs never pay for a pool they cannot use
+POOL_AFTER_S = 1.0
+#: ... and when a pool is already running (started by an earlier run), once the rest exceeds this
+WARM_POOL_AFTER_S = 0.1
+#: a run of this many matches starts its pool at once, while the kernel loads (by default only if the
+#: machine is not busy):
+#: even the fastest built-in policy (~400,000 matches/s on one core) takes longer than POOL_AFTER_S to play them
+PRESTART_MATCHES = 500_000
 
 _ENGINES: dict[tuple, Engine] = {}
 
@@ -65,8 +77,9 @@ class Job:
 class RunOptions:
     """How to run a job.  None of these changes the results.
 
-    ``workers``: processes on this machine (default: every core), or the size
-    of the LocalCluster with ``scheduler="local"``; ``scheduler``: ``None``
+    ``workers``: at most this many processes on this machine (default:
+    every core), used when the run is long enough to gain from them (see
+    :data:`POOL_AFTER_S`), or the size of the LocalCluster with ``scheduler="local"``; ``scheduler``: ``None``
     (this machine), ``"local"`` or a Dask address ``tcp://HOST:PORT``;
     ``checkpoint``: folder keeping finished chunks so the run can resume;
     ``progress``: draw a progress bar.
@@ -105,6 +118,15 @@ def engine_for(rules: Rules, policies: tuple[str, ...], kernel_policies: tuple[s
     if key not in _ENGINES:
         _ENGINES[key] = Engine(rules, policies, kernel_policies)
     return _ENGINES[key]
+
+
+def _spare_core() -> bool:
+    """Whether the last minute left this machine a core to spare (load average; a busy machine's pool starts
+    only once idle cores are seen, see :class:`bergen_sim.parallel.IdleCores`)."""
+    try:
+        return os.getloadavg()[0] <= default_workers() - 1
+    except OSError:  # no load average here
+        return True
 
 
 def run_chunk(job: Job, first_match: int, n_matches: int) -> Chunk:
@@ -231,7 +253,8 @@ class JobRun:
     anything is played.  ``resumed`` is the number of matches read back from
     the checkpoint rather than played, ``resumed_totals`` their totals;
     ``workers`` is the number of workers asked for, and once the run has
-    started the number that play (on a Dask cluster: its threads).
+    ended the number that played at once (1 when every chunk played in this
+    process; on a Dask cluster: its threads).
     """
 
     def __init__(self, job: Job, matches: int, chunk_size: int | None = None, options: RunOptions | None = None):
@@ -256,6 +279,13 @@ class JobRun:
         self.done = 0
         #: why the checkpoint stopped being written (full disk, folder removed...); the run itself went on
         self.failure: str | None = None
+        chunks_to_play = len(self.ranges) - len(saved)
+        #: whether the worker pool was started with the run (a long one), before the kernel loaded
+        self.prestarted = (self.options.scheduler is None and min(self.workers, chunks_to_play) > 1
+                           and matches - self.resumed >= PRESTART_MATCHES
+                           and (self.options.workers is not None or _spare_core()))
+        if self.prestarted:
+            start_pool(min(self.workers, chunks_to_play))
 
     def _keep(self, chunk: Chunk) -> None:
         """Save a finished chunk in the checkpoint; if that fails, note why and play on without it."""
@@ -285,11 +315,16 @@ class JobRun:
         if todo:
             engine_for(job.rules, job.policies)  # compile once here; workers then load it from the disk cache
         workers = min(self.workers, len(todo)) if self.options.scheduler is None else self.workers
+        # several workers play only a run long enough to gain from them (see POOL_AFTER_S)
+        pool_after = 0.0 if self.prestarted else WARM_POOL_AFTER_S if pool_running(workers) else POOL_AFTER_S
         ctrl_c = _CtrlC()
         try:
-            with executor_for(max(workers, 1), self.options.scheduler) as (executor, in_flight), \
+            warm_up = functools.partial(run_chunk, job, 0, 0)  # a worker loads the kernel while this process plays
+            # the default also waits for an idle core: on a busy machine a pool only costs; --workers N is obeyed
+            with executor_for(max(workers, 1), self.options.scheduler, len(todo), pool_after, warm_up,
+                              when_idle=self.options.workers is None) as (executor, in_flight), \
                     match_progress(self.matches, self.resumed, self.options.progress) as advance:
-                self.workers = max(1, in_flight // 2)  # what really played: fewer for few chunks; a cluster's size
+                self.workers = max(1, in_flight // 2)  # what plays: fewer for few chunks; a cluster's size
                 window = _Window(executor, job, todo, in_flight, ctrl_c)
                 try:
                     for first, count in self.ranges:
@@ -316,6 +351,7 @@ class JobRun:
                     raise
                 finally:
                     window.stop()
+                    self.workers = getattr(executor, "workers_used", self.workers)  # local: did a pool play?
         finally:
             ctrl_c.restore()
 

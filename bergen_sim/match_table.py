@@ -13,14 +13,16 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from bergen_sim.engine import layout as L
 from bergen_sim.output import OutputFile, check_file, open_output
+
+if TYPE_CHECKING:  # imported where rows are made or written: a summary run never needs them (start-up time)
+    import pandas as pd
+    import pyarrow.parquet as pq
 
 #: file types of per-match rows (``simulate --out``); ``-`` writes CSV to standard output
 ROW_FORMATS = (".parquet", ".csv")
@@ -28,6 +30,8 @@ ROW_FORMATS = (".parquet", ".csv")
 
 def match_frame(rows: np.ndarray, sides: int) -> pd.DataFrame:
     """Kernel match rows (layout ``M_*``) as a DataFrame with named columns."""
+    import pandas as pd
+
     return pd.DataFrame(L.MATCH_ROW.columns(rows, widths={"score": sides}))
 
 
@@ -69,6 +73,9 @@ class FrameSink:
             if self.csv:
                 self._handle.write(frame.to_csv(index=False, header=self._rows == 0).encode())
             else:
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+
                 table = pa.Table.from_pandas(frame, preserve_index=False)
                 if self._writer is None:
                     schema = table.schema.with_metadata({k.encode(): v.encode() for k, v in self.metadata.items()})

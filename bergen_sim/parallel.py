@@ -6,13 +6,20 @@ is the same for all of them, and their results are identical.
 
 - One worker: chunks run in this process (no start-up cost, nothing pickled).
 - Several: a :class:`~concurrent.futures.ProcessPoolExecutor` (processes, since
-  the kernel holds the GIL).  Workers are forked from a ``forkserver`` that has
-  already imported the engine (``spawn`` where there is no forkserver), never
+  the kernel holds the GIL), reached through :class:`InlineUntilPool`: the
+  pool starts in a background thread while this process plays the first
+  chunks itself, so no run waits for it (starting one costs about a second:
+  a forkserver imports Numba; the default run starts it only when its first
+  chunks say the rest would take longer than that, see
+  :mod:`bergen_sim.execution`).  Workers are forked from a ``forkserver`` that has
+  already imported the engine and set up Numba's compiler tables
+  (:mod:`bergen_sim.runtime.preload`; ``spawn`` where there is no forkserver), never
   from this process itself, which may hold threads and locks (the progress
-  bar's, Dask's).  A worker loads the compiled kernel from Numba's disk cache
-  (about 0.2 s), which the parent fills before the first chunk is sent.  Pools
+  bar's, Dask's, open checkpoint locks).  A worker then loads the compiled kernel from Numba's disk cache
+  (about 0.05 s), which the parent fills before the first chunk is sent.  Pools
   are kept for the life of the process, so later runs (``compare`` plays one
-  per seat rotation) start at once.  Workers ignore Ctrl-C (the parent decides
+  per seat rotation; a notebook's next cell) start at once; :func:`start_pool`
+  starts one ahead of time.  Workers ignore Ctrl-C (the parent decides
   what happens to their chunks) and end with the parent however it ends
   (:mod:`bergen_sim.lifeline`).  Workers do not re-import the caller's
   script (see :func:`_without_main_module`), so a script calling
@@ -35,18 +42,33 @@ import os
 import signal
 import sys
 import threading
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+import time
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from bergen_sim import lifeline
 from bergen_sim._version import __version__
+from bergen_sim import feedback
 from bergen_sim.errors import BergenError
 
 #: seconds to wait for a Dask scheduler before giving up
 CONNECT_TIMEOUT = 15
+#: seconds :func:`shutdown` waits for a pool that is still starting
+START_TIMEOUT = 30
+#: idle cores (on average, while a run plays its first chunks) that make a worker pool worth starting soon...
+MIN_IDLE_CORES = 0.5
+#: ... without them a pool starts only when the rest of the run would take longer than this here
+#: (benchmarks/sizes.py under a load of 8-10 on 2 cores: a warm pool still played 1.6-2x faster, but
+#: starting one cost as much as it gained on a run of 3 s)
+BUSY_POOL_AFTER_S = 5.0
+
+#: modules the forkserver imports before it forks any worker: what they set up, every worker has for free
+PRELOAD = ["bergen_sim.lifeline", "bergen_sim.execution", "bergen_sim.runtime.preload"]
 
 _POOLS: dict[int, ProcessPoolExecutor] = {}
+_STARTS: dict[int, "PoolStart"] = {}
+_LOCK = threading.Lock()  # pools are started from background threads
 _CLIENTS: dict[tuple[str, int], tuple[Any, Any]] = {}  # (scheduler, workers) -> (client, LocalCluster or None)
 
 
@@ -154,20 +176,181 @@ def _worker_context() -> mp.BaseContext:
     """Forkserver (with the engine preloaded) where the platform has one, else spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = _ForkServerContext()
-        context.set_forkserver_preload(["bergen_sim.lifeline", "bergen_sim.execution"])
+        context.set_forkserver_preload(PRELOAD)
         return context
     return _SpawnContext()
 
 
 def process_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, started once and reused by later runs."""
-    pool = _POOLS.get(workers)
-    if pool is None:
-        lifeline.mark_parent()  # the forkserver and workers end when this process does (however it ends)
-        pool = ProcessPoolExecutor(workers, mp_context=_worker_context(), initializer=lifeline.worker_start,
-                                   initargs=(os.getpid(),))
-        _POOLS[workers] = pool
+    with _LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            lifeline.mark_parent()  # the forkserver and workers end when this process does (however it ends)
+            pool = ProcessPoolExecutor(workers, mp_context=_worker_context(), initializer=lifeline.worker_start,
+                                       initargs=(os.getpid(),))
+            _POOLS[workers] = pool
     return pool
+
+
+class PoolStart:
+    """A pool of ``workers`` processes being started in a background thread (see :func:`start_pool`)."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self.done = threading.Event()
+        #: why the pool could not start (runs then play in this process)
+        self.error: BaseException | None = None
+        threading.Thread(target=self._start, daemon=True, name="bergen-sim-pool-start").start()
+
+    def _start(self) -> None:
+        try:
+            pool = process_pool(self.workers)
+            # one call per worker makes the pool start them all (a forkserver pool starts workers on demand)
+            wait([pool.submit(os.getpid) for _ in range(self.workers)])
+        except BaseException as exc:  # noqa: BLE001 - any failure: the runs that wait for it play here instead
+            self.error = exc
+            feedback.detail(f"a pool of {self.workers} worker processes could not start ({exc}); "
+                            "playing in this process")
+        finally:
+            self.done.set()
+
+    def ready(self) -> ProcessPoolExecutor | None:
+        """The pool once every worker runs (None before that, or if it could not start or was discarded)."""
+        if not self.done.is_set() or self.error is not None:
+            return None
+        return _POOLS.get(self.workers)
+
+
+def start_pool(workers: int, wait: bool = False) -> PoolStart:
+    """Start a pool of ``workers`` processes in the background, once per process (later calls share it).
+
+    ``wait``: return only when every worker runs (a notebook may warm the
+    pool before timing a run; it raises what stopped the pool from starting).
+    """
+    with _LOCK:
+        start = _STARTS.get(workers)
+        if start is None or (start.done.is_set() and start.ready() is None):  # never started, failed or discarded
+            start = _STARTS[workers] = PoolStart(workers)
+    if wait:
+        start.done.wait()
+        if start.error is not None:
+            raise start.error
+    return start
+
+
+def pool_running(workers: int) -> bool:
+    """Whether a pool of ``workers`` processes is running or starting in this process."""
+    start = _STARTS.get(workers)
+    return start is not None and (not start.done.is_set() or start.ready() is not None)
+
+
+def _cpu_ticks() -> tuple[int, int] | None:
+    """(idle, total) clock ticks of all this machine's CPUs since boot (Linux's /proc/stat; None elsewhere)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+        ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    except (OSError, ValueError):
+        return None
+    return (ticks[3] + ticks[4], sum(ticks)) if fields[0] == "cpu" and len(ticks) == 8 else None
+
+
+class IdleCores:
+    """How many of this machine's cores stood idle since the last reading.
+
+    Why: on a machine that other programs keep busy a worker pool finds no
+    free core, gains nothing and costs its start-up (about a second of CPU),
+    so a run starts one only when cores are idle while it plays.
+    """
+
+    #: fewer ticks than this (all CPUs together, about 0.1 s on 2 cores) are too few to tell
+    MIN_TICKS = 20
+
+    def __init__(self) -> None:
+        self._last = _cpu_ticks()
+
+    def read(self) -> float | None:
+        """Idle cores on average since the last reading; None while too little time has passed to tell."""
+        now = _cpu_ticks()
+        if now is None or self._last is None:
+            return float(os.cpu_count() or 1)  # no /proc/stat: assume every core is free, as before
+        idle, total = now[0] - self._last[0], now[1] - self._last[1]
+        if total < self.MIN_TICKS:
+            return None
+        self._last = now
+        return (os.cpu_count() or 1) * idle / total
+
+
+class InlineUntilPool(Executor):
+    """Runs calls in this process until a pool of ``workers`` processes is ready, then on the pool.
+
+    Why: a run that waited for a pool to start (about a second) would be
+    slower than one core for every size up to a few seconds of work.  Here no
+    call waits: this process plays while the pool starts on the other cores.
+
+    ``pool_after``: use the pool (starting it if it is not running yet) once
+    the calls made here so far say that the remaining ones (``calls`` in all)
+    would take longer than this many seconds in this process; 0: at once.
+    ``when_idle``: start a pool that is not running yet that soon only while
+    at least :data:`MIN_IDLE_CORES` of the machine's cores are idle
+    (:class:`IdleCores`), else only for a rest of :data:`BUSY_POOL_AFTER_S`.  A
+    call made here blocks the caller (as :class:`InlineExecutor`).
+    ``warm_up``: a call each worker of a pool that is not running yet makes
+    before the first real one goes to it (loading the kernel), while this
+    process keeps playing.
+    ``workers_used`` is what played: 1 until a call went to the pool, then ``workers``.
+    """
+
+    def __init__(self, workers: int, calls: int, pool_after: float = 0.0, warm_up: Callable | None = None,
+                 when_idle: bool = False):
+        self.workers, self.calls_left, self.pool_after, self.when_idle = workers, calls, pool_after, when_idle
+        running = _STARTS.get(workers)
+        # a pool that already ran before this executor has played (and loaded its kernels) before: no warm-up
+        self.warm_up = warm_up if running is None or running.ready() is None else None
+        self._warming: list[Future] | None = None
+        self.start = start_pool(workers) if pool_after <= 0 else None
+        self.workers_used = 1
+        self._inline = InlineExecutor()
+        self._inline_calls, self._inline_seconds = 0, 0.0
+        self._idle = IdleCores()
+
+    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
+        self.calls_left -= 1
+        pool = self._warm_pool()
+        if pool is not None:
+            self.workers_used = self.workers
+            return pool.submit(fn, *args, **kwargs)
+        began = time.perf_counter()
+        future = self._inline.submit(fn, *args, **kwargs)
+        self._inline_calls += 1
+        self._inline_seconds += time.perf_counter() - began
+        left = self._inline_seconds / self._inline_calls * self.calls_left
+        if self.start is None and self.calls_left > 0 and left > self.pool_after and left > self._busy_after():
+            self.start = start_pool(self.workers)
+        return future
+
+    def _warm_pool(self) -> ProcessPoolExecutor | None:
+        """The pool once its workers run and have made ``warm_up`` once each (loaded the kernel), else None."""
+        pool = self.start.ready() if self.start is not None else None
+        if pool is None or self.warm_up is None:
+            return pool
+        if self._warming is None:
+            self._warming = [pool.submit(self.warm_up) for _ in range(self.workers)]
+        return pool if all(future.done() for future in self._warming) else None
+
+    def _busy_after(self) -> float:
+        """0, or (``when_idle`` and no core stood idle lately) :data:`BUSY_POOL_AFTER_S` seconds.
+
+        A running pool is always worth using.  On a busy machine a new pool's
+        workers share the cores with everyone else's: they still get this run
+        more CPU time, but their start-up is slow and competes with it, so
+        only a long rest is worth it.
+        """
+        if not self.when_idle or pool_running(self.workers):
+            return 0.0
+        idle = self._idle.read()
+        return 0.0 if idle is not None and idle >= MIN_IDLE_CORES else BUSY_POOL_AFTER_S
 
 
 def discard_pool(workers: int, terminate: bool = False) -> None:
@@ -176,7 +359,9 @@ def discard_pool(workers: int, terminate: bool = False) -> None:
     ``terminate``: end its workers now, abandoning the chunks they play
     (Ctrl-C without a checkpoint: nothing would keep them).
     """
-    pool = _POOLS.pop(workers, None)
+    with _LOCK:
+        pool = _POOLS.pop(workers, None)
+        _STARTS.pop(workers, None)
     if pool is not None:
         if terminate:  # private attribute: no public way before Python 3.14's terminate_workers()
             for process in list((getattr(pool, "_processes", None) or {}).values()):
@@ -245,9 +430,16 @@ def _close(entry: tuple[Any, Any]) -> None:
 
 def shutdown() -> None:
     """Stop every worker pool, Dask client and LocalCluster this process started."""
-    for pool in _POOLS.values():
+    with _LOCK:
+        starting = [start for start in _STARTS.values() if not start.done.is_set()]
+    for start in starting:  # a worker abandoned while it starts would print a traceback: let it come up first
+        start.done.wait(timeout=START_TIMEOUT)
+    with _LOCK:
+        pools = list(_POOLS.values())
+        _POOLS.clear()
+        _STARTS.clear()
+    for pool in pools:
         pool.shutdown(cancel_futures=True)
-    _POOLS.clear()
     for entry in _CLIENTS.values():
         _close(entry)
     _CLIENTS.clear()
@@ -257,11 +449,15 @@ atexit.register(shutdown)
 
 
 @contextmanager
-def executor_for(workers: int, scheduler: str | None) -> Iterator[tuple[Executor, int]]:
+def executor_for(workers: int, scheduler: str | None, calls: int = 0, pool_after: float = 0.0,
+                 warm_up: Callable | None = None, when_idle: bool = False) -> Iterator[tuple[Executor, int]]:
     """An executor for chunks and how many chunks to keep in flight on it.
 
     In-flight chunks are bounded (two per worker: one running, one queued) so
-    memory stays flat however many chunks a run has.
+    memory stays flat however many chunks a run has.  Several local workers
+    get an :class:`InlineUntilPool` for ``calls`` calls (``pool_after``: when
+    to start the pool; ``warm_up``: what each worker does first; ``when_idle``:
+    only while cores are idle).
     """
     check_scheduler(scheduler)
     if scheduler is not None:
@@ -270,4 +466,4 @@ def executor_for(workers: int, scheduler: str | None) -> Iterator[tuple[Executor
     elif workers == 1:
         yield InlineExecutor(), 1
     else:
-        yield process_pool(workers), 2 * workers
+        yield InlineUntilPool(workers, calls, pool_after, warm_up, when_idle), 2 * workers

@@ -12,21 +12,10 @@ import sys
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
-from rich.text import Text
-
 
 def on_terminal() -> bool:
     """True when both stdout and stderr are terminals (an interactive run)."""
     return sys.stdout.isatty() and sys.stderr.isatty()
-
-
-class _RateColumn(ProgressColumn):
-    """Matches per second, from rich's moving estimate."""
-
-    def render(self, task: Task) -> Text:
-        return Text(f"{task.speed:,.0f} matches/s" if task.speed else "", style="progress.data.speed")
 
 
 @contextmanager
@@ -39,6 +28,17 @@ def match_progress(total: int, done: int = 0, enabled: bool = True) -> Iterator[
     if not enabled:
         yield lambda n: None
         return
+    # rich's progress module is imported only for a bar: most runs (scripts, --json, pipes) never draw one
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    class _RateColumn(ProgressColumn):
+        """Matches per second, from rich's moving estimate."""
+
+        def render(self, task: Task) -> Text:
+            return Text(f"{task.speed:,.0f} matches/s" if task.speed else "", style="progress.data.speed")
+
     columns = (
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),

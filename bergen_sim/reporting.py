@@ -167,14 +167,16 @@ def headline_strategies(strategies: Sequence[str]) -> list[str]:
 
 
 def default_strategies() -> tuple[str, ...]:
-    """Every built-in policy without settings, found at run time (so new strategies appear in the reports).
+    """Every built-in policy that does not search, found at run time (so new strategies appear in the reports).
 
-    Built-ins with settings (``PARAMS``) are search policies such as ``pimc``,
-    thousands of times slower per match; a report names them explicitly
-    (``--strategies``) when it wants them.
+    Search policies (``pimc``, ``reader``, ``ismcts``: the built-ins whose
+    kernels need a match-value table, ``kernel_arrays``) are thousands of
+    times slower per match; a report names them explicitly (``--strategies``)
+    when it wants them.  (``expert`` has a setting, its lead rule, and plays
+    with its default.)
     """
     return tuple(name for name, (module, _, _) in BUILTINS.items()
-                 if not hasattr(importlib.import_module(module), "PARAMS"))
+                 if not hasattr(importlib.import_module(module), "kernel_arrays"))
 
 
 # --- playing ----------------------------------------------------------------------------------

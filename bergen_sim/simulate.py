@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from bergen_sim import provenance, stats
 from bergen_sim._version import __version__
@@ -28,6 +27,9 @@ from bergen_sim.match_table import FrameSink, check_rows_path, match_frame
 from bergen_sim.output import OutputError, check_folder, raise_failures
 from bergen_sim.rules import Rules
 from bergen_sim.runtime.runner import seat_policy_names
+
+if TYPE_CHECKING:  # pandas is imported only when rows are asked for: a summary run starts faster without it
+    import pandas as pd
 
 
 @dataclass
@@ -59,6 +61,13 @@ class SimulationResult:
                   f"leader's side wins a decided hand: {ci(s['leader_side_hand_win_rate'])}",
                   "95% intervals in brackets; .summary has every count, .matches the rows (rows=True)"]
         return html_card(self._headline(), notes)
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The match rows of every chunk as one DataFrame (pandas is imported here, only when rows are asked for)."""
+    import pandas as pd
+
+    return pd.concat(frames, ignore_index=True)
 
 
 def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: int, elapsed: float) -> dict[str, Any]:
@@ -144,8 +153,8 @@ def simulate(
     meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed,
                                       "provenance": provenance.record(run_id)})}
     start = time.perf_counter()
+    run = run_job(job, matches, chunk_size, options)  # first: a pool asked for starts while the kernel loads
     engine_for(rules, seat_names)  # compile or load the kernel before timing the play
-    run = run_job(job, matches, chunk_size, options)
     startup = time.perf_counter() - start
     start = time.perf_counter()
     failures: list[str] = []
@@ -177,6 +186,6 @@ def simulate(
     summary["matches_per_s"] = int(played[L.S_MATCHES]) / elapsed if elapsed > 0 else None
     summary["hands_per_s"] = int(played[L.S_HANDS]) / elapsed if elapsed > 0 else None
     summary.update(startup_s=startup, workers=run.workers, scheduler=options.scheduler, resumed_matches=run.resumed)
-    result = SimulationResult(summary, pd.concat(frames, ignore_index=True) if rows else None, run_id)
+    result = SimulationResult(summary, _concat(frames) if rows else None, run_id)
     raise_failures(([run.failure] if run.failure else []) + failures, result)
     return result

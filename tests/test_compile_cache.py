@@ -39,3 +39,29 @@ def test_importing_the_package_leaves_the_environment_alone():
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "None"
+
+
+def test_a_warm_kernel_loads_without_numbas_compiler_tables():
+    """Start-up: a kernel found in the disk cache loads without Numba registering all it can compile."""
+    code = ("import sys; from bergen_sim.execution import engine_for; from bergen_sim.rules import Rules; "
+            "engine = engine_for(Rules.make(players=2), ('first',)); engine_for(Rules.make(players=2), ('first',)); "
+            "print(int(engine.play(3, 0, 50).totals[0]), 'numba.typed.typeddict' in sys.modules)")
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)  # fills the cache
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["50", "False"]
+
+
+def test_a_failed_light_load_is_repeated_with_numbas_full_refresh():
+    from numba.core.registry import cpu_target
+
+    from bergen_sim.runtime import runner
+
+    calls = []
+
+    def load():
+        calls.append("refresh" in vars(cpu_target.target_context))  # light: the method is shadowed
+        if len(calls) == 1:
+            raise RuntimeError("needed a compile after all")
+
+    runner._load_cached(load)
+    assert calls == [True, False] and "refresh" not in vars(cpu_target.target_context)

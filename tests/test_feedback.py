@@ -45,6 +45,21 @@ def test_help_and_import_stay_light():
     assert done.stdout.splitlines()[-1] == "0 []"
 
 
+@pytest.mark.parametrize("argv, not_loaded", [
+    (["policies"], ("numba", "numpy", "pandas", "matplotlib", "pyarrow", "scipy", "dask", "bergen_sim.engine")),
+    # a summary run needs Numba (which itself imports SciPy's BLAS), never the table and plotting libraries
+    (["simulate", "--matches", "300", "--workers", "1", "--json"],
+     ("pandas", "matplotlib", "pyarrow", "dask", "distributed", "rich.progress")),
+])
+def test_commands_import_only_what_they_use(argv, not_loaded):
+    """Start-up time: ``policies`` reads the built-ins from their source; a summary run writes no table."""
+    code = (f"import sys; from bergen_sim.cli import main; status = main({argv!r}); "
+            f"print(status, [m for m in {not_loaded!r} if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []"
+
+
 def test_quiet_and_verbose_together_is_a_usage_error(capsys):
     status, _, err = run(capsys, "policies", "--quiet", "--verbose")
     assert status == 2 and "cannot be used together" in err

@@ -8,14 +8,19 @@ never asserted here.)
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import time
 
 import numpy as np
 import pytest
 
+from bergen_sim import execution, parallel
 from bergen_sim.cli import main
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, chunk_ranges, default_chunk_size, run_job
+from bergen_sim.parallel import InlineUntilPool, discard_pool, pool_running, start_pool
 from bergen_sim.rules import Rules
 from bergen_sim.simulate import simulate
 
@@ -36,11 +41,70 @@ def reference():
 
 
 @pytest.mark.parametrize("workers, chunk_size", [(1, 97), (2, 250), (2, None), (3, 1_000)])
-def test_workers_and_chunk_size_change_nothing(reference, workers, chunk_size):
+def test_workers_and_chunk_size_change_nothing(reference, workers, chunk_size, monkeypatch):
+    monkeypatch.setattr(execution, "WARM_POOL_AFTER_S", 0.0)  # a short run too: a running pool takes every chunk
+    start_pool(workers, wait=True)
     result = simulate(matches=MATCHES, seed=11, rows=True, workers=workers, chunk_size=chunk_size)
     assert what(result.summary) == what(reference.summary)
     assert result.matches.equals(reference.matches)
     assert result.summary["workers"] == workers
+
+
+def test_calls_play_here_until_the_pool_runs_then_on_the_pool():
+    discard_pool(3)
+    executor = InlineUntilPool(3, calls=4, pool_after=0)  # asked for workers: the pool starts at once
+    first = executor.submit(os.getpid)  # a forkserver pool takes far longer than this to start
+    assert first.result() == os.getpid() and executor.workers_used == 1
+    executor.start.done.wait()
+    later = [executor.submit(os.getpid) for _ in range(3)]
+    assert os.getpid() not in {f.result() for f in later} and executor.workers_used == 3
+
+
+def test_workers_warm_up_while_calls_play_here():
+    discard_pool(3)
+    executor = InlineUntilPool(3, calls=5, pool_after=0, warm_up=functools.partial(time.sleep, 0.5))
+    executor.start.done.wait()
+    assert executor.submit(os.getpid).result() == os.getpid()  # the workers are warming up: played here
+    assert len(executor._warming) == 3
+    for future in executor._warming:
+        future.result()
+    assert executor.submit(os.getpid).result() != os.getpid()
+    discard_pool(3)
+
+
+def test_the_default_starts_a_pool_only_when_the_rest_would_take_longer_than_starting_it(monkeypatch):
+    monkeypatch.setattr(parallel.IdleCores, "read", lambda self: 2.0)  # an idle machine
+    discard_pool(5)
+    quick = InlineUntilPool(5, calls=20, pool_after=10.0, when_idle=True)
+    assert [quick.submit(time.sleep, 0.001).result() for _ in range(20)] == [None] * 20
+    assert quick.start is None and not pool_running(5) and quick.workers_used == 1
+    slow = InlineUntilPool(5, calls=100, pool_after=1.0, when_idle=True)
+    slow.submit(time.sleep, 0.05)  # 99 more such calls: about 5 s here, worth a pool
+    assert slow.start is not None and pool_running(5)
+    discard_pool(5)
+
+
+def test_on_a_busy_machine_only_a_long_rest_starts_a_pool(monkeypatch):
+    monkeypatch.setattr(parallel.IdleCores, "read", lambda self: 0.2)
+    discard_pool(5)
+    busy = InlineUntilPool(5, calls=100, pool_after=1.0, when_idle=True)
+    busy.submit(time.sleep, 0.05)  # 99 more: about 5 s, not enough on a busy machine
+    assert busy.start is None and not pool_running(5)
+    long = InlineUntilPool(5, calls=200, pool_after=1.0, when_idle=True)
+    long.submit(time.sleep, 0.05)  # 199 more: about 10 s, worth a pool even there
+    assert long.start is not None
+    discard_pool(5)
+    asked = InlineUntilPool(5, calls=100, pool_after=1.0)  # --workers N: obeyed whatever the load
+    asked.submit(time.sleep, 0.05)
+    assert asked.start is not None
+    discard_pool(5)
+
+
+def test_idle_cores_are_read_from_the_machine():
+    meter = parallel.IdleCores()
+    time.sleep(0.3)  # long enough to tell, on any number of cores
+    idle = meter.read()
+    assert idle is not None and 0.0 <= idle <= (os.cpu_count() or 1)
 
 
 def test_hand_rows_and_totals_merge_in_match_order():
@@ -63,7 +127,9 @@ def test_default_chunks_depend_on_matches_only():
     assert sum(count for _, count in ranges) == 64_001 and len(ranges) == 32
 
 
-def test_cli_workers_give_identical_json(capsys):
+def test_cli_workers_give_identical_json(capsys, monkeypatch):
+    monkeypatch.setattr(execution, "WARM_POOL_AFTER_S", 0.0)
+    start_pool(2, wait=True)
     runs = []
     for workers in ("1", "2"):
         args = ["simulate", "--matches", "2000", "--seed", "4", "--workers", workers, "--chunk-size", "300", "--json"]
@@ -91,3 +157,17 @@ def test_bad_options_from_python():
         RunOptions(workers=0)
     with pytest.raises(BergenError, match="tcp://HOST:PORT"):
         simulate(matches=10, scheduler="nowhere")
+
+
+def test_a_short_run_plays_here_and_a_long_one_starts_the_pool_with_the_run(monkeypatch):
+    monkeypatch.setattr(execution, "_spare_core", lambda: True)
+    job = Job(Rules.make(players=2), ("random", "random"), seed=5)
+    discard_pool(2)
+    short = run_job(job, 10_000, None, RunOptions(workers=2))
+    assert not short.prestarted and sum(c.counts["matches"] for c in short) == 10_000
+    assert short.workers == 1 and not pool_running(2)  # 10 chunks of ~3 ms: not worth a pool
+    assert run_job(job, execution.PRESTART_MATCHES, None, RunOptions(workers=2)).prestarted
+    assert pool_running(2)  # started with the run (not played here: the size is what matters)
+    monkeypatch.setattr(execution, "_spare_core", lambda: False)  # a busy machine
+    assert not run_job(job, execution.PRESTART_MATCHES, None, RunOptions()).prestarted  # the default waits
+    assert run_job(job, execution.PRESTART_MATCHES, None, RunOptions(workers=2)).prestarted  # asked: obeyed

@@ -129,3 +129,33 @@ def test_a_plugin_without_choose_lead_leads_its_lowest_double(tmp_path):
             assert event["tile"] == min(doubles, key=lambda t: int(t.split("-")[0]))
             checked += 1
     assert checked >= 20
+
+
+def test_builtins_read_from_source_are_exactly_the_imported_modules_with_name_and_choose():
+    """The registry lists built-ins from their source (no Numba at start-up); importing them must agree."""
+    import importlib
+    import pkgutil
+
+    imported = {}
+    for package_name in registry.BUILTIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package_name}.{info.name}")
+            if getattr(module, "NAME", None) and hasattr(module, "choose"):
+                doc = module.__doc__.strip().splitlines()[0]
+                imported[module.NAME] = (module.__name__, "choose", doc.split(":", 1)[-1].strip())
+    assert registry.BUILTINS == imported
+    assert {"random", "first", "greedy", "expert", "pimc"} <= set(imported)
+    for name, (module_name, _, _) in registry.BUILTINS.items():
+        assert registry.builtin_params(name) == getattr(importlib.import_module(module_name), "PARAMS", {})
+
+
+def test_a_module_declares_a_builtin_only_with_a_literal_name_and_a_choose(tmp_path):
+    source = tmp_path / "m.py"
+    cases = [('"""Doc: one line."""\nNAME = "x"\ndef choose(): pass\n', ("x", "one line.")),
+             ('NAME = "x"\nfrom a import f as choose\n', ("x", "")),
+             ('NAME = "x"\n', None), ('NAME = compute()\ndef choose(): pass\n', None),
+             ('def choose(): pass\n', None), ("NAME = 'x'\nthis is not Python\n", None)]
+    for text, expected in cases:
+        source.write_text(text)
+        assert registry._declared_policy(str(source)) == expected, text

@@ -24,6 +24,7 @@ so every combination of settings is its own cached kernel.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.metadata
 import importlib.util
@@ -32,6 +33,7 @@ import os
 import pkgutil
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from bergen_sim.errors import PolicyError
 
@@ -42,27 +44,60 @@ ENTRY_POINT_GROUP = "bergen_sim.policies"
 BUILTIN_PACKAGES = ("bergen_sim.policies", "bergen_sim.search")
 
 
-def _builtins() -> dict[str, tuple[str, str, str]]:
-    """Built-in policies: every module of :data:`BUILTIN_PACKAGES` with a ``NAME`` and a ``choose``.
+def _declared_policy(path: str) -> tuple[str, str] | None:
+    """(NAME, first docstring line) of a module that declares a built-in policy, read from its source.
 
-    Returns name -> (module, function, one-line description from the module docstring).
+    A built-in declares ``NAME = "literal"`` and ``choose`` at its top level.
+    Reading the source (``ast``) rather than importing lets ``bergen-sim
+    policies`` and name checks run without Numba and the compiled policies;
+    ``tests/test_plugins.py`` checks that importing the modules finds exactly
+    the same policies.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        tree = ast.parse(text) if "NAME" in text else None  # most modules there are not policies: skip parsing
+    except (OSError, SyntaxError, ValueError):
+        return None
+    if tree is None:
+        return None
+    name, has_choose = None, False
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id == "NAME" and isinstance(node.value, ast.Constant):
+                name = node.value.value
+            has_choose |= isinstance(target, ast.Name) and target.id == "choose"
+        has_choose |= isinstance(node, ast.FunctionDef) and node.name == "choose"
+        has_choose |= isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == "choose" for a in node.names)
+    if not (isinstance(name, str) and name and has_choose):
+        return None
+    doc = (ast.get_docstring(tree) or "").strip().splitlines()
+    return name, doc[0].split(":", 1)[-1].strip() if doc else ""
+
+
+def _builtins() -> dict[str, tuple[str, str, str]]:
+    """Built-in policies: every module of :data:`BUILTIN_PACKAGES` that declares a ``NAME`` and a ``choose``.
+
+    Returns name -> (module, function, one-line description from the module
+    docstring), found without importing the modules (see :func:`_declared_policy`).
     """
     found: dict[str, tuple[str, str, str]] = {}
     for package_name in BUILTIN_PACKAGES:
-        package = importlib.import_module(package_name)
-        for info in pkgutil.iter_modules(package.__path__):
-            module = importlib.import_module(f"{package_name}.{info.name}")
-            name = getattr(module, "NAME", None)
-            if name and hasattr(module, "choose"):
-                doc = (module.__doc__ or "").strip().splitlines()
-                found[name] = (module.__name__, "choose", doc[0].split(":", 1)[-1].strip() if doc else "")
-                if hasattr(module, "PARAMS"):
-                    _PARAMS[name] = module.PARAMS
+        spec = importlib.util.find_spec(package_name)
+        for info in pkgutil.iter_modules(spec.submodule_search_locations):
+            origin = Path(info.module_finder.path) / f"{info.name}.py"
+            declared = None if info.ispkg else _declared_policy(str(origin))
+            if declared:
+                found[declared[0]] = (f"{package_name}.{info.name}", "choose", declared[1])
     return dict(sorted(found.items(), key=lambda item: (item[0] not in ("random", "first"), item[0])))
 
 
-_PARAMS: dict[str, dict[str, tuple]] = {}
 BUILTINS = _builtins()
+
+
+def builtin_params(builtin: str) -> dict[str, tuple]:
+    """A built-in's ``PARAMS`` (``{}`` when it takes no settings); imports its module."""
+    return getattr(importlib.import_module(BUILTINS[builtin][0]), "PARAMS", {})
 
 
 @dataclass(frozen=True)
@@ -153,7 +188,7 @@ def _is_module(name: str) -> bool:
 def settings_help(builtin: str) -> str:
     """One line listing a built-in's settings, allowed values and defaults."""
     parts = []
-    for key, (default, allowed) in _PARAMS[builtin].items():
+    for key, (default, allowed) in builtin_params(builtin).items():
         values = f"{allowed.start}..{allowed.stop - 1}" if isinstance(allowed, range) else "|".join(allowed)
         parts.append(f"{key}={values} (default {default})")
     return ", ".join(parts)
@@ -161,9 +196,9 @@ def settings_help(builtin: str) -> str:
 
 def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
     """The literal arguments for ``builtin`` given the ``KEY=VALUE:...`` text after its colon."""
-    if builtin not in _PARAMS:
+    spec = builtin_params(builtin)
+    if not spec:
         raise PolicyError(f"policy {name!r}: {builtin} takes no settings")
-    spec = _PARAMS[builtin]
     chosen: dict[str, str] = {}
     for item in text.split(":") if text.strip() else []:
         key, sep, value = (part.strip() for part in item.partition("="))
@@ -200,7 +235,7 @@ def resolve(name: str) -> PolicyRef:
     if builtin in BUILTINS and (not colon or "=" in settings or not _is_module(builtin)):
         module, function, description = BUILTINS[builtin]
         _announce_shadowed(builtin)
-        params = _parse_settings(name, builtin, settings) if builtin in _PARAMS or colon else ()
+        params = _parse_settings(name, builtin, settings) if colon or builtin_params(builtin) else ()
         return PolicyRef(name, module, function, description, params=params)
     if ":" in name:
         return _from_target(name, name)

@@ -1,0 +1,211 @@
+"""Wall time against run size: one worker, two workers and the default choice, as a user runs them.
+
+    python benchmarks/sizes.py                        # 10,000 .. 10,000,000 matches, 3 repeats (medians)
+    python benchmarks/sizes.py --max 1000000          # a shared machine: stop at 10^6
+    python benchmarks/sizes.py --old /work/i12-old    # also the same commands on another tree, interleaved
+
+Two views of the same question (issue 12: "never slower for using more cores"):
+
+- **command**: a fresh ``bergen-sim simulate --matches N --seed 1 --json``
+  process per measurement, with ``--workers 1``, ``--workers 2`` and no
+  ``--workers`` (the default); its whole wall time (Python, imports, kernel
+  load from a warm disk cache, any worker pool it starts, play) and the play
+  time it reports (``elapsed_s``).
+- **api**: ``bergen_sim.simulate(...)`` called in one long-lived process, as
+  a notebook does, so a pool started by an earlier call is reused.
+
+Sizes go up by factors of 10 (and 3) from ``--min`` to ``--max``; the modes
+and trees are interleaved within each repeat so they see the same machine
+load, and each cell is the median of ``--repeats`` runs.  Results are saved
+under ``size_sweep`` in ``benchmarks/results.json`` (with the machine, the
+load averages before and after, versions and commit) and shown in
+``benchmarks/results.md``; ``--no-save`` only prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from trees import CLI, tree_env, add_tree_options, chosen_trees, start_worker  # benchmarks/ is a folder of scripts
+MODES = {"1 worker": ["--workers", "1"], "2 workers": ["--workers", "2"], "default": []}
+#: the goals of issue 12, item 1
+GOAL_DEFAULT_VS_ONE = 1.05  # default wall <= 1.05 x one worker's, every size
+GOAL_TWO_VS_ONE = 1.9  # two workers >= 1.9 x one worker on runs of >= 2 s of work
+LONG_RUN_S = 2.0
+
+API_WORKER = r'''
+import json, sys, time
+import bergen_sim
+bergen_sim.simulate(matches=2000, seed=1, workers=1)  # the kernel, loaded once
+print(json.dumps({"ready": bergen_sim.__file__}), flush=True)
+for line in sys.stdin:
+    matches, workers = line.split()
+    start = time.perf_counter()
+    summary = bergen_sim.simulate(matches=int(matches), seed=1, workers=None if workers == "default" else int(workers)).summary
+    print(json.dumps({"wall_s": time.perf_counter() - start, "workers_used": summary["workers"]}), flush=True)
+'''
+
+
+def sizes(low: int, high: int) -> list[int]:
+    """10,000, 30,000, 100,000, ... up to ``high``.
+
+    >>> sizes(10_000, 1_000_000)
+    [10000, 30000, 100000, 300000, 1000000]
+    """
+    out, size = [], low
+    while size <= high:
+        out.append(size)
+        if 3 * size <= high:
+            out.append(3 * size)
+        size *= 10
+    return sorted(set(out))
+
+
+def command_run(tree: Path, cache: Path, matches: int, mode: str) -> dict:
+    """One fresh ``simulate`` process: its wall time and what its summary says."""
+    args = [sys.executable, "-c", CLI, "simulate", "--matches", str(matches), "--seed", "1", "--json", "--quiet",
+            *MODES[mode]]
+    time.sleep(0.5)  # the helper processes of the previous run (a pool's) end within 0.25 s of it
+    start = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True, env=tree_env(tree, cache), cwd=cache)
+    wall = time.perf_counter() - start
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(args[3:])} failed on {tree}: {done.stderr.strip()}")
+    summary = json.loads(done.stdout)
+    return {"wall_s": wall, "play_s": summary["elapsed_s"], "workers_used": summary["workers"],
+            "hands": summary["hands"]}
+
+
+def api_run(worker: subprocess.Popen, matches: int, mode: str) -> dict:
+    worker.stdin.write(f"{matches} {mode.split()[0] if mode != 'default' else 'default'}\n")
+    worker.stdin.flush()
+    return json.loads(worker.stdout.readline())
+
+
+def _median(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def summarize(runs: dict) -> list[dict]:
+    """One row per (tree, view, size): medians per mode and the ratios the goals are about."""
+    rows = []
+    for (tree, view, matches), by_mode in runs.items():
+        row = {"tree": tree, "view": view, "matches": matches, "repeats": len(by_mode["1 worker"])}
+        for mode, measured in by_mode.items():
+            row[mode] = {"wall_s": round(_median(measured, "wall_s"), 3),
+                         "runs_wall_s": [round(r["wall_s"], 3) for r in measured],
+                         "workers_used": [r["workers_used"] for r in measured]}
+            if "play_s" in measured[0]:
+                row[mode]["play_s"] = round(_median(measured, "play_s"), 3)
+        one, two, default = (row[m]["wall_s"] for m in MODES)
+        row["default_over_one"] = default / one  # wall: <= 1.05 is the goal
+        row["two_speedup"] = one / two  # wall: >= 1.9 on long runs is the goal
+        rows.append(row)
+    return rows
+
+
+def _work_s(row: dict) -> float:
+    """Seconds of work of a row's run: one worker's play time (a command's wall time adds its start-up)."""
+    one = row["1 worker"]
+    return one.get("play_s", one["wall_s"])
+
+
+def goals(rows: list[dict]) -> list[dict]:
+    out = []
+    for tree in sorted({r["tree"] for r in rows}, key=lambda t: t != "new"):
+        for view in ("command", "api"):
+            mine = [r for r in rows if r["tree"] == tree and r["view"] == view]
+            if not mine:
+                continue
+            worst = max(mine, key=lambda r: r["default_over_one"])
+            out.append({"tree": tree, "view": view,
+                        "goal": f"default <= {GOAL_DEFAULT_VS_ONE:.2f} x one worker's wall time, every size",
+                        "measured": f"worst {worst['default_over_one']:.2f} at {worst['matches']:,} matches",
+                        "met": worst["default_over_one"] <= GOAL_DEFAULT_VS_ONE})
+            long = [r for r in mine if _work_s(r) >= LONG_RUN_S]
+            if long:
+                low = min(long, key=lambda r: r["two_speedup"])
+                out.append({"tree": tree, "view": view,
+                            "goal": f"2 workers >= {GOAL_TWO_VS_ONE}x one worker on runs of >= {LONG_RUN_S:.0f} s "
+                                    "of play (wall time ratio)",
+                            "measured": f"lowest {low['two_speedup']:.2f}x at {low['matches']:,} matches",
+                            "met": low["two_speedup"] >= GOAL_TWO_VS_ONE})
+    return out
+
+
+def report(sweep: dict) -> str:
+    """The sweep as Markdown (a section of benchmarks/results.md)."""
+    m = sweep["machine"]
+    lines = ["## Run size against wall time: 1 worker, 2 workers, the default (`benchmarks/sizes.py`)", "",
+             f"{m['date']}; {m['cores']} cores; commit {m['commit']}; load average before "
+             f"{sweep['load_average_before']}, after {sweep['load_average_after']}; medians of "
+             f"{sweep['repeats']} interleaved runs; 2 players, `random`, seed 1.", "",
+             "command: a fresh `bergen-sim simulate --matches N --json` process (whole wall time: Python, imports, "
+             "kernel load from a warm cache, any pool it starts, play). api: `bergen_sim.simulate()` in one "
+             "long-lived process (a pool started by an earlier call is reused).", "",
+             "| tree | view | matches | 1 worker | 2 workers | default | default / 1 worker | 1 worker / 2 workers "
+             "| default used |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in sweep["rows"]:
+        used = "/".join(str(w) for w in r["default"]["workers_used"])
+        lines.append(f"| {r['tree']} | {r['view']} | {r['matches']:,} | {r['1 worker']['wall_s']:.2f} s | "
+                     f"{r['2 workers']['wall_s']:.2f} s | {r['default']['wall_s']:.2f} s | "
+                     f"{r['default_over_one']:.2f} | {r['two_speedup']:.2f}x | {used} |")
+    lines += ["", "| tree | view | goal | measured | met |", "|---|---|---|---|---|"]
+    lines += [f"| {g['tree']} | {g['view']} | {g['goal']} | {g['measured']} | {'yes' if g['met'] else 'no'} |"
+              for g in sweep["goals"]]
+    if sweep.get("note"):
+        lines += ["", sweep["note"]]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--min", type=int, default=10_000, help="smallest run (default 10,000 matches)")
+    parser.add_argument("--max", type=int, default=10_000_000, help="largest run (default 10,000,000 matches)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--views", default="command,api", help="command, api or both (default)")
+    add_tree_options(parser)
+    opts = parser.parse_args()
+    import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts)
+
+    trees, caches = chosen_trees(opts)
+    views = opts.views.split(",")
+    sweep: dict = {"machine": bench.machine(), "repeats": opts.repeats, "load_average_before": bench.load_average(),
+                   "trees": {k: str(v) for k, v in trees.items()}}
+    for name, tree in trees.items():  # compile (or load) each tree's kernel once, outside the timing
+        command_run(tree, caches[name], 2_000, "1 worker")
+    api = {name: start_worker(tree, caches[name], API_WORKER, "api") for name, tree in trees.items()} if "api" in views else {}
+    runs: dict = {}
+    try:
+        for repeat in range(opts.repeats):
+            for matches in sizes(opts.min, opts.max):
+                order = list(MODES) if repeat % 2 == 0 else list(reversed(MODES))
+                for name in (trees if repeat % 2 == 0 else reversed(list(trees))):
+                    for mode in order:
+                        for view in views:
+                            print(f"repeat {repeat + 1}: {name} {view} {matches:,} {mode}", file=sys.stderr, flush=True)
+                            measured = (command_run(trees[name], caches[name], matches, mode) if view == "command"
+                                        else api_run(api[name], matches, mode))
+                            runs.setdefault((name, view, matches), {m: [] for m in MODES})[mode].append(measured)
+    finally:
+        for worker in api.values():
+            worker.stdin.close()
+            worker.wait()
+    sweep["load_average_after"] = bench.load_average()
+    sweep["rows"] = summarize(runs)
+    sweep["goals"] = goals(sweep["rows"])
+    text = report(sweep)
+    print(text)
+    if not opts.no_save:
+        bench.save_section("size_sweep", sweep)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
