@@ -79,3 +79,14 @@ def test_the_readme_quotes_no_pimc_or_compare_numbers_without_a_source():
     readme = (ROOT / "README.md").read_text()
     for stale in ("58.1%", "0.22 ms", "334 matches/s", "±0.45", "61.1%"):
         assert stale not in readme
+
+
+def test_golden_counts_in_the_readme_are_the_files():
+    """The README's count of golden matches and files is what tests/golden holds."""
+    root = Path(__file__).resolve().parent.parent
+    files = sorted((root / "tests" / "golden").glob("*.jsonl"))
+    matches = sum(1 for path in files for line in path.read_text().splitlines() if '"type":"match"' in line.replace(" ", ""))
+    versions = [1 if '"bergen-trace/1"' in path.read_text().splitlines()[0] else 2 for path in files]
+    text = " ".join((root / "README.md").read_text().split())
+    assert f"All {matches} matches of the {len(files)} golden trace files" in text
+    assert f"{versions.count(1)} of `bergen-trace/1`, {versions.count(2)} of `bergen-trace/2`" in text
