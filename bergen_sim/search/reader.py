@@ -33,7 +33,9 @@ Settings (``reader:worlds=512:trust=0``):
   to take the best header (default 10, i.e. 1.0; 0 gives uniform worlds).
 - ``base``: the built-in playing every seat in the rollouts (default expert).
 
-The numbers that chose these defaults are in docs/policies.md.
+Measured against ``pimc`` (docs/policies.md): 51.75% [50.05, 53.45] of
+2-player matches on 1,000 duplicate deal sets, at about 2.5 times its cost
+per decision; neither change alone showed a measurable gain.
 """
 
 from __future__ import annotations
