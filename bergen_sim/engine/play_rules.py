@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.bits import lowest_tile as lowest_bit
 from bergen_sim.engine.tileset import (
     bit,
     both,
@@ -146,11 +147,17 @@ def hand_moves(hand, view, move_tiles, move_ends):
 
 @njit(cache=True, inline="always")
 def numbers_tiles(numbers, max_number, no_tiles):
-    """The tiles showing any number in a mask of numbers (bit n for number n)."""
+    """The tiles showing any number in a mask of numbers (bit n for number n, n <= max_number).
+
+    Walks the set bits only: a void mask holds a few numbers, and this runs
+    once per move a policy weighs.
+    """
     tiles = no_tiles
-    for n in range(max_number + 1):
-        if numbers >> n & 1:
-            tiles = union(tiles, number_tiles(n, no_tiles))
+    numbers &= (np.int64(2) << max_number) - 1
+    while numbers:
+        n = lowest_bit(numbers)
+        numbers &= numbers - 1
+        tiles = union(tiles, number_tiles(n, no_tiles))
     return tiles
 
 
