@@ -439,7 +439,11 @@ def shutdown() -> None:
         _POOLS.clear()
         _STARTS.clear()
     for pool in pools:
-        pool.shutdown(cancel_futures=True)
+        # a worker still busy at exit (a kernel's warm-up load, an abandoned chunk: its run is over or was
+        # interrupted) ends now instead of holding this process up; idle workers simply exit
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
     for entry in _CLIENTS.values():
         _close(entry)
     _CLIENTS.clear()
