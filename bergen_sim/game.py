@@ -232,11 +232,6 @@ class View:
 _POLICIES: dict[tuple[str, Rules], Callable] = {}
 
 
-def _takes_no_tiles(function) -> bool:
-    """Whether a plug-in's function takes the sixth argument ``no_tiles`` (reads sets of any width)."""
-    return getattr(function, "py_func", function).__code__.co_argcount >= 6
-
-
 def compiled_policy(name: str, rules: Rules, lead: bool = False) -> Callable[..., int]:
     """A policy by its ``--policy`` name as a Python callable ``f(view, move_tiles, move_ends, n_moves, rng)``.
 
@@ -260,7 +255,9 @@ def compiled_policy(name: str, rules: Rules, lead: bool = False) -> Callable[...
         if function is None:  # a plug-in without choose_lead
             _POLICIES[key] = lambda view, tiles, ends, n, rng: 0
             return _POLICIES[key]
-        if not ref.source_file or _takes_no_tiles(function):  # built-ins and plug-ins that read any width
+        from bergen_sim.runtime.kernel_build import takes_no_tiles
+
+        if not ref.source_file or takes_no_tiles(function):  # built-ins and plug-ins that read any width
             no_tiles = no_tiles_for(rules.n_tiles)
             extra = (no_tiles, *extra)
         _POLICIES[key] = lambda view, tiles, ends, n, rng: int(function(view, tiles, ends, n, rng, *extra))

@@ -44,6 +44,11 @@ NARROW = np.int64(0)
 #: ... and up to four seats (the dynamic programme below enumerates three other seats)
 WORLD_SEATS = 4
 
+
+def samples_worlds_for(players: int, n_tiles: int) -> bool:
+    """Whether worlds can be sampled for a game: up to WORLD_SEATS seats and one-word tile sets."""
+    return players <= WORLD_SEATS and n_tiles <= NARROW_TILES
+
 #: n! for n = 0..64, as floats (completion counts exceed int64)
 _FACTORIAL = np.array([float(np.prod(np.arange(1, n + 1, dtype=np.float64))) for n in range(NARROW_TILES + 1)])
 

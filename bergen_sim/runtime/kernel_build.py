@@ -73,13 +73,17 @@ def _constant_arrays(ref: PolicyRef, rules: Rules | None) -> list[Path]:
     return paths
 
 
+def takes_no_tiles(function) -> bool:
+    """Whether a policy function takes the sixth argument ``no_tiles`` (reads tile sets of any width)."""
+    return getattr(function, "py_func", function).__code__.co_argcount >= 6
+
+
 def _plugin_arity(ref: PolicyRef, function: str) -> int:
     """How many arguments a plug-in's function takes (5, or 6 with ``no_tiles``); 0 when the module has none."""
     fn = getattr(importlib.import_module(ref.module), function, None)
     if fn is None:
         return 0
-    code = getattr(fn, "py_func", fn).__code__
-    return code.co_argcount
+    return 6 if takes_no_tiles(fn) else 5
 
 
 def check_plugins_fit(policies: Sequence[PolicyRef], rules: Rules | None) -> None:

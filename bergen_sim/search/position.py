@@ -47,8 +47,7 @@ from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import legal_moves, other_half
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.engine.view import view_start_match
-from bergen_sim.engine.tileset import NARROW_TILES
-from bergen_sim.engine.worlds import WORLD_SEATS, prepare, world_count
+from bergen_sim.engine.worlds import WORLD_SEATS, prepare, samples_worlds_for, world_count
 from bergen_sim.errors import BergenError
 from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
 from bergen_sim.search.match_value import table_for
@@ -263,7 +262,7 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         raise PositionError(f"scores: give one score per side ({sides}), not {len(p.scores)}")
     if min(p.scores) < 0 or max(p.scores) >= rules.target:
         raise PositionError(f"scores must be 0..{rules.target - 1} (a side at the target {rules.target} has won)")
-    if rules.spinner or rules.players > WORLD_SEATS or rules.n_tiles > NARROW_TILES:
+    if rules.spinner or not samples_worlds_for(rules.players, rules.n_tiles):
         raise PositionError(f"analyze reads line positions (no spinner) of 2 to {WORLD_SEATS} players up to "
                             f"double-nine; not {rules.players} players, {rules.domino_set}, spinner "
                             f"{'on' if rules.spinner else 'off'}")
