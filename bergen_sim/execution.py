@@ -313,7 +313,7 @@ class JobRun:
     def _play(self, job: Job, store: Checkpoint | None) -> Iterator[Chunk]:
         todo = [part for part in self.ranges if part not in self.saved]
         if todo:
-            engine_for(job.rules, job.policies)  # compile once here; workers then load it from the disk cache
+            engine_for(job.rules, job.policies, job.kernel_policies)  # compile once here; workers then load it from the disk cache
         workers = min(self.workers, len(todo)) if self.options.scheduler is None else self.workers
         # several workers play only a run long enough to gain from them (see POOL_AFTER_S)
         pool_after = 0.0 if self.prestarted else WARM_POOL_AFTER_S if pool_running(workers) else POOL_AFTER_S

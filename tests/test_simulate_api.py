@@ -111,3 +111,26 @@ def test_a_run_failing_midway_leaves_no_parquet_file(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         bergen_sim.simulate(matches=200, seed=8, out=str(tmp_path / "m.parquet"), chunk_size=50, workers=1)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_job_compiles_only_the_kernel_it_names(monkeypatch):
+    """A job with ``kernel_policies`` plays on that one kernel: no second kernel for its seats alone.
+
+    A run used to compile (about 20 s cold) a kernel of just its seat policies before playing on the
+    shared one, so every seating of a report or tournament paid a compile of its own.
+    """
+    from bergen_sim import execution
+    from bergen_sim.execution import Job, RunOptions, run_job
+
+    built = []
+    real = execution.engine_for
+
+    def spy(rules, policies, kernel_policies=()):
+        built.append(tuple(sorted(set(policies) | set(kernel_policies))))
+        return real(rules, policies, kernel_policies)
+
+    monkeypatch.setattr(execution, "engine_for", spy)
+    job = Job(Rules.make(players=2), ("random", "first"), seed=3, kernel_policies=("first", "greedy", "random"))
+    chunks = list(run_job(job, 40, options=RunOptions(workers=1)))
+    assert sum(int(c.counts["matches"]) for c in chunks) == 40
+    assert set(built) == {("first", "greedy", "random")}
