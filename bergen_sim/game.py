@@ -207,19 +207,27 @@ class View:
     @property
     def voids(self) -> list[list[int]]:
         """Per seat, the numbers it surely holds no tile of."""
-        return [[n for n in range(L.N_NUMBERS) if self._get(L.V_VOID + s) >> n & 1] for s in range(self.players)]
+        return [[n for n in range(L.MAX_NUMBER + 1) if self._get(L.V_VOID + s) >> n & 1] for s in range(self.players)]
 
     def position(self):
         """This view as the analyzer's :class:`~bergen_sim.search.position.Position` (what ``analyze`` ranks)."""
         from bergen_sim.search.position import Position
 
         (left, right), (left_double, right_double) = self.ends, self.double_ends
+        spinner = int(self.array[L.V_SPINNER])
+        arms = {}
+        if spinner >= 0:  # U and D as the position writes them: None for an arm with no tile
+            for name, end in (("up", L.END_U), ("down", L.END_D)):
+                held = self.array[L.V_END_TILES + end] > 0
+                arms[name] = int(self.array[L.V_END + end]) if held else None
+                arms[f"{name}_double"] = bool(self.array[L.V_END_DOUBLE + end]) if held else False
         return Position(
             seat=self.seat, hand=tuple(self.hand), left=left, right=right, left_double=left_double,
             right_double=right_double, played=tuple(self.played), counts=tuple(self.hand_counts),
             boneyard=self.boneyard, scores=tuple(self.scores),
             played_by={s: tuple(tiles) for s, tiles in enumerate(self.played_by) if tiles},
             voids={s: tuple(v) for s, v in enumerate(self.voids) if v and s != self.seat},
+            spinner=None if spinner < 0 else spinner, **arms,
         )
 
     def __repr__(self) -> str:

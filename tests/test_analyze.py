@@ -10,6 +10,7 @@ import itertools
 import json
 import random
 
+import numpy as np
 import pytest
 
 from bergen_sim.search.position import Position, PositionError, analyze, line_problem
@@ -158,3 +159,114 @@ def test_cli_bad_position_exits_2_with_one_line(capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "tile 4-4 is listed twice" in err
+
+
+# --- the spinner: four arms (double-nine, 4 players, spinner on by default) -----------------------------
+
+NINE = Rules.make(players=4, domino_set="double-nine")
+# seat 0 led the spinner 4-4; seats 1, 2, 3 put 4-7 on L, 2-4 on R (U and D opened), 4-9 on U: arms 7,2,9,*
+SPINNER = {
+    "seat": 0, "spinner": 4, "ends": "7,2,9,*", "played": "4-4,4-7,2-4,4-9",
+    "hand": "0-4,2-7,1-9,3-8", "counts": "4,4,4,4", "boneyard": 35, "scores": "2,0,0,0",
+}
+
+
+def test_a_spinner_position_ranks_moves_on_every_open_arm():
+    position = Position.from_mapping(SPINNER)
+    assert position.arms() == [(7, False), (2, False), (9, False), (4, True)]
+    assert position.ends_text() == "7,2,9,*"
+    result = analyze(position, NINE, **FAST)
+    moves = {(m["tile"], m["end"]): m["ends_after"] for m in result.moves}
+    # 0-4 fits only the empty D arm; 2-7 fits L and R; 1-9 fits U
+    assert moves == {("0-4", "D"): "7,2,9,0", ("2-7", "L"): "2,2,9,*", ("2-7", "R"): "7,7,9,*",
+                     ("1-9", "U"): "7,2,1,*"}
+    assert result.to_dict()["position"]["spinner"] == 4
+
+
+def test_empty_up_and_down_arms_are_mirror_images():
+    """Right after L and R take their first tiles, a tile showing the spinner's number fits U and D alike."""
+    data = {**SPINNER, "seat": 3, "ends": "7,2,*,*", "played": "4-4,4-7,2-4", "counts": "4,4,4,5",
+            "hand": "0-4,2-8,1-9,3-8,5-5"}
+    result = analyze(Position.from_mapping(data), NINE, **FAST)
+    by_move = {(m["tile"], m["end"]): m for m in result.moves}
+    assert by_move["0-4", "U"]["mirror_of"] == "0-4 D" and by_move["0-4", "D"]["mirror_of"] == "0-4 U"
+    assert by_move["0-4", "U"]["ends_after"] == "7,2,0,*"
+    assert by_move["0-4", "U"]["win"]["mean"] == pytest.approx(by_move["0-4", "D"]["win"]["mean"], abs=0.05)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"spinner": None}, "four ends are a spinner's arms L,R,U,D: give spinner=N too"),
+    ({"spinner": None, "ends": "7,2"}, "with the spinner on, give spinner=N"),
+    ({"ends": "7,2,9"}, "ends: give the arms as L,R or L,R,U,D"),
+    ({"spinner": 5}, "the spinner 5-5 is not on the table"),
+    ({"ends": "*,2,9,*", "played": "4-4,2-4,4-9", "counts": "4,5,4,4"}, "U and D arms open only once L and R"),
+    ({"ends": "7,2,9d,*"}, "the U arm ends in the double 9-9, which is not on the table"),
+    ({"ends": "7,3,9,*"}, "cannot use exactly these tiles"),
+    ({"spinner": "4-5"}, "spinner: the led double"),
+    ({"ends": "7,2,10,*"}, "number 10 is not in double-nine"),
+])
+def test_impossible_spinner_positions_are_one_line_errors(change, message):
+    data = {k: v for k, v in {**SPINNER, **change}.items() if v is not None}
+    with pytest.raises(PositionError, match=message):
+        analyze(Position.from_mapping(data), NINE, **FAST)
+
+
+def test_a_spinner_is_refused_in_a_line_game_and_a_star_outside_a_spinner_game():
+    with pytest.raises(PositionError, match="the rules play a line"):
+        analyze(Position.from_mapping(SPINNER), Rules.make(players=4, domino_set="double-nine", spinner=False), **FAST)
+    with pytest.raises(PositionError, match="not a number"):
+        Position.from_mapping({**WINNING, "ends": "3,*"})
+
+
+def test_every_reached_spinner_position_passes_the_checks_and_rebuilds_the_engines_view():
+    """Positions of real double-nine games (views from the step API) are accepted, and the view the
+    analyzer builds from them has the engine's ends, arms, open ends and counting ends, and its moves."""
+    from bergen_sim.game import Game
+    from bergen_sim.engine.play_rules import hand_moves
+    from bergen_sim.search.position import position_view
+
+    rng = random.Random(7)
+    checked = 0
+    for match in range(4):
+        game = Game(NINE, seed=11, match=match)
+        while not game.is_over and checked < 400:
+            moves = game.legal_moves()
+            if not game.choosing_lead and len(moves) > 0:
+                view = game.view()
+                engine = view.array
+                built = position_view(view.position(), NINE)
+                for field in (L.V_END, L.V_END_DOUBLE):
+                    assert list(built[field:field + L.N_ENDS]) == list(engine[field:field + L.N_ENDS])
+                for field in (L.V_OPEN_ENDS, L.V_COUNTING, L.V_SPINNER, L.V_HAND, L.V_PLAYED):
+                    assert built[field] == engine[field]
+                held = [bool(x) for x in engine[L.V_END_TILES:L.V_END_TILES + L.N_ENDS]]
+                assert [bool(x) for x in built[L.V_END_TILES:L.V_END_TILES + L.N_ENDS]] == held
+                tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
+                ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
+                n = hand_moves(built[L.V_HAND], built, tiles, ends)
+                assert list(zip(tiles[:n].tolist(), ends[:n].tolist())) == \
+                    [(L.TILE_INDEX[m.tile], L.END_NAMES.index(m.end)) for m in moves]
+                checked += 1
+            game.play(rng.choice(moves))
+    assert checked >= 100
+
+
+def test_cli_spinner_position_as_options_and_json_round_trip(tmp_path, capsys):
+    """The docs' double-nine example: options in, a JSON position out that reads back to the same analysis."""
+    args = ["analyze", "--players", "4", "--set", "domino_set=double-nine", "--spinner", "4", "--ends", "7,2,9,*",
+            "--played", "4-4,4-7,2-4,4-9", "--hand", "0-4,2-7,1-9,3-8", "--counts", "4,4,4,4", "--boneyard", "35",
+            "--scores", "2,0,0,0", "--base", "first", "--worlds", "400", "--batch", "200"]
+    assert main(args) == 0
+    table = capsys.readouterr().out
+    assert "7|2|9|* (spinner 4-4)" in table and "0-4 D" in table
+    assert main(args + ["--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["position"]["ends"] == "7,2,9,*" and first["position"]["spinner"] == 4
+    saved = tmp_path / "position.json"
+    saved.write_text(json.dumps({**first["position"], "rules": first["rules"]}))
+    assert main(["analyze", "--position", str(saved), "--base", "first", "--worlds", "400", "--batch", "200",
+                 "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["moves"] == first["moves"]
+    assert main(args[:-6] + ["--spinner", "4-5"]) == 2
+    assert "spinner: the led double" in capsys.readouterr().err

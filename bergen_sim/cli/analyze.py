@@ -76,7 +76,7 @@ def _num(record: dict) -> str:
 def analysis_table(result: Analysis) -> Table:
     """The ranked moves as a table (95% intervals in brackets)."""
     p = result.position
-    ends = f"{p.left}{'d' if p.left_double else ''}|{p.right}{'d' if p.right_double else ''}"
+    ends = p.ends_text("|") + ("" if p.spinner is None else f" (spinner {p.spinner}-{p.spinner})")
     stopped = {"separated": "best move separated", "tie": "the best moves tie in every world",
                "budget": "world budget reached"}[result.stopped]
     title = (f"seat {p.seat} to play {' '.join(p.hand)} on {ends}, scores {'-'.join(map(str, p.scores))}; "
@@ -99,7 +99,10 @@ def analysis_table(result: Analysis) -> Table:
               help="JSON or TOML file with the position (keys as the options below, plus an optional rules table).")
 @click.option("--seat", type=int, help="The deciding seat.  [default: 0]")
 @click.option("--hand", metavar="TILES", help="Its tiles, e.g. 2-5,5-5,0-1.")
-@click.option("--ends", metavar="L,R", help="Left and right end numbers; d marks a double end, e.g. 3d,5.")
+@click.option("--ends", metavar="L,R[,U,D]",
+              help="Left and right end numbers; d marks a double end, e.g. 3d,5.  With the spinner on: "
+                   "L,R,U,D, * for an arm with no tile, e.g. 3,5d,*,*.")
+@click.option("--spinner", metavar="N", help="With the spinner on: the led double's number (or N-N).")
 @click.option("--played", metavar="TILES", help="Every tile on the table, the led double included.")
 @click.option("--played-by", multiple=True, metavar="SEAT:TILES", help="Tiles a seat played (optional). Repeatable.")
 @click.option("--counts", metavar="N,N,...", help="Tiles in each seat's hand, in seat order (own seat included).")
@@ -118,11 +121,11 @@ def analysis_table(result: Analysis) -> Table:
               help="Worlds between checks whether the best move is separated.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sampled worlds (0..2^64-1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def command(players, partnerships, preset, settings, position_file, seat, hand, ends, played, played_by, counts,
-            boneyard, scores, voids, player, base, worlds, batch, seed, as_json):
+def command(players, partnerships, preset, settings, position_file, seat, hand, ends, spinner, played, played_by,
+            counts, boneyard, scores, voids, player, base, worlds, batch, seed, as_json):
     """Rank every legal move of a position by its estimated match-win probability."""
     data = _read_file(position_file) if position_file else {}
-    given = {"seat": seat, "hand": hand, "ends": ends, "played": played, "counts": counts, "boneyard": boneyard,
+    given = {"seat": seat, "hand": hand, "ends": ends, "spinner": spinner, "played": played, "counts": counts, "boneyard": boneyard,
              "scores": scores, "played_by": _seat_items(played_by, "--played-by") or None,
              "voids": _seat_items(voids, "--void") or None}
     data.update({key: value for key, value in given.items() if value is not None})

@@ -44,7 +44,7 @@ from bergen_sim.display import ci, html_card
 from bergen_sim.domain import Tile
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int, stream_state
-from bergen_sim.engine.play_rules import legal_moves, other_half
+from bergen_sim.engine.play_rules import hand_moves, other_half
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import WORLD_SEATS, prepare, samples_worlds_for, world_count
@@ -71,12 +71,20 @@ class PositionError(BergenError, ValueError):
 
 @dataclass(frozen=True)
 class Position:
-    """What the deciding seat knows (tiles as ``a-b`` names, numbers 0..6).
+    """What the deciding seat knows (tiles as ``a-b`` names, numbers 0..max_number of the set).
 
     ``played`` lists every tile on the table, the led double included;
     ``played_by`` optionally says which seat played some of them; ``counts``
     gives every seat's number of tiles (the own seat's equals ``len(hand)``);
     ``voids`` maps a seat to numbers it surely holds none of now.
+
+    With the spinner on, ``spinner`` is the number of the led double (the
+    spinner) and the layout has four arms: L and R (``left``, ``right``) and
+    U and D (``up``, ``down``).  An arm with no tile on it shows the spinner's
+    number as a double end (the spinner itself lies there), which is how
+    such an arm is written: ``up=None`` is the same as ``up=spinner,
+    up_double=True``.  Which arms are open and which count for headers
+    follows from which hold tiles (RULES.md, the spinner).
     """
 
     seat: int
@@ -91,11 +99,32 @@ class Position:
     scores: tuple[int, ...]
     played_by: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     voids: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    spinner: int | None = None
+    up: int | None = None
+    down: int | None = None
+    up_double: bool = False
+    down_double: bool = False
+
+    def arms(self) -> list[tuple[int, bool]]:
+        """(number, double end) of each end in End order: L, R, and with the spinner U and D."""
+        out = [(self.left, self.left_double), (self.right, self.right_double)]
+        if self.spinner is not None:
+            for number, double in ((self.up, self.up_double), (self.down, self.down_double)):
+                out.append((self.spinner, True) if number is None else (number, double))
+        return out
+
+    def arm_is_empty(self, end: int) -> bool:
+        """Whether no tile lies on this arm of the spinner (it shows the spinner as a double end)."""
+        return self.spinner is not None and self.arms()[end] == (self.spinner, True)
+
+    def ends_text(self, sep: str = ",") -> str:
+        """The ends as written in a position: ``6,5d``; with the spinner ``L,R,U,D`` with ``*`` for an empty arm."""
+        return ends_text(self.arms(), self.spinner, sep)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> "Position":
         """A position from a JSON/TOML object or CLI options (see docs/pimc.md for the keys)."""
-        known = {"seat", "hand", "ends", "played", "played_by", "counts", "boneyard", "scores", "voids"}
+        known = {"seat", "hand", "ends", "played", "played_by", "counts", "boneyard", "scores", "voids", "spinner"}
         unknown = set(data) - known - {"rules"}
         if unknown:
             raise PositionError(f"unknown position key(s) {', '.join(sorted(unknown))}; "
@@ -103,7 +132,10 @@ class Position:
         for key in ("hand", "ends", "counts", "boneyard", "scores"):
             if data.get(key) in (None, "", []):
                 raise PositionError(f"the position needs {key!r}")
-        left, right, left_double, right_double = parse_ends(data["ends"])
+        spinner = _spinner(data.get("spinner"))
+        arms = parse_ends(data["ends"], spinner)
+        (left, left_double), (right, right_double) = arms[:2]
+        (up, up_double), (down, down_double) = arms[2:] if len(arms) == 4 else ((None, False), (None, False))
         played_by = {_seat_key(k): tuple(_names(v, "played_by")) for k, v in (data.get("played_by") or {}).items()}
         played = list(_names(data.get("played") or [], "played"))
         for tiles in played_by.values():
@@ -119,6 +151,7 @@ class Position:
             scores=tuple(_whole(x, "scores") for x in _items(data["scores"])),
             played_by=played_by,
             voids=voids,
+            spinner=spinner, up=up, down=down, up_double=up_double, down_double=down_double,
         )
 
 
@@ -153,28 +186,65 @@ def _names(value: Any, what: str) -> list[str]:
 
 
 def _numbers(value: Any, what: str) -> list[int]:
+    """Numbers of the largest set; :func:`position_view` checks them against the rules' set."""
     numbers = [_whole(x, what) for x in _items(value)]
     for n in numbers:
-        if not 0 <= n <= 6:
-            raise PositionError(f"{what}: numbers are 0..6, not {n}")
+        if not 0 <= n <= L.MAX_NUMBER:
+            raise PositionError(f"{what}: numbers are 0..{L.MAX_NUMBER}, not {n}")
     return numbers
 
 
-def parse_ends(value: Any) -> tuple[int, int, bool, bool]:
-    """``"3d,5"`` (or ``["3d", 5]``) -> (3, 5, True, False): the left and right ends, ``d`` marking a double end."""
+def _spinner(value: Any) -> int | None:
+    """The spinner's number from ``4`` or ``"4-4"`` (None when not given)."""
+    if value is None or value == "":
+        return None
+    text = str(value).strip()
+    if "-" in text:
+        tile = Tile.parse(text) if text.replace("-", "").isdigit() else None
+        if tile is None or tile.lo != tile.hi:
+            raise PositionError(f"spinner: the led double, as a number or a double (e.g. 4 or 4-4), not {value!r}")
+        return tile.lo
+    return _numbers(value, "spinner")[0]
+
+
+def parse_ends(value: Any, spinner: int | None = None) -> list[tuple[int | None, bool]]:
+    """The ends as (number, double end) pairs: ``"3d,5"`` -> [(3, True), (5, False)].
+
+    With a spinner the layout has four arms, written ``L,R,U,D``; ``*``
+    marks an arm with no tile on it (number None), and giving only ``L,R``
+    leaves U and D empty.
+    """
     items = _items(value)
-    if len(items) != 2:
-        raise PositionError(f"ends: give the left and right end as L,R (e.g. 3d,5; d marks a double end), "
-                            f"not {value!r}")
-    out = []
+    four = spinner is not None
+    if len(items) == 4 and not four:
+        raise PositionError("ends: four ends are a spinner's arms L,R,U,D: give spinner=N too, the number of "
+                            "the led double (with a line, give L,R)")
+    if len(items) not in ((2, 4) if four else (2,)):
+        shape = "L,R or L,R,U,D (* marks an arm with no tile)" if four else "L,R (e.g. 3d,5; d marks a double end)"
+        raise PositionError(f"ends: give the {'arms' if four else 'left and right end'} as {shape}, not {value!r}")
+    out: list[tuple[int | None, bool]] = []
     for item in items:
         text = str(item).strip().lower()
+        if text == "*" and four:
+            out.append((None, False))
+            continue
         double = text.endswith("d")
         number = text[:-1] if double else text
-        if not number.isdigit() or int(number) > 6:
-            raise PositionError(f"ends: {item!r} is not a number 0..6 (optionally followed by d for a double end)")
+        if not number.isdigit() or int(number) > L.MAX_NUMBER:
+            star = "; * for an arm with no tile" if four else ""
+            raise PositionError(f"ends: {item!r} is not a number 0..{L.MAX_NUMBER} "
+                                f"(optionally followed by d for a double end{star})")
         out.append((int(number), double))
-    return out[0][0], out[1][0], out[0][1], out[1][1]
+    if four:
+        out = [(spinner, True) if number is None else (number, double) for number, double in out]
+        out += [(spinner, True)] * (4 - len(out))
+    return out
+
+
+def ends_text(arms: list[tuple[int, bool]], spinner: int | None = None, sep: str = ",") -> str:
+    """Ends as a position writes them (the inverse of :func:`parse_ends`)."""
+    return sep.join("*" if spinner is not None and arm == (spinner, True) else f"{arm[0]}{'d' if arm[1] else ''}"
+                    for arm in arms)
 
 
 def line_problem(played: set[str], left: int, right: int, left_double: bool, right_double: bool) -> str | None:
@@ -197,14 +267,14 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
             return f"the {side} end is a double end but {number}-{number} is not on the table"
     if left == right and left_double and right_double and len(played) > 1:
         return f"both ends show the double {left}-{left} only while it is the only tile on the table"
-    parent = list(range(7))
+    parent = list(range(L.MAX_NUMBER + 1))
 
     def find(x: int) -> int:
         while parent[x] != x:
             x = parent[x]
         return x
 
-    degree = [0] * 7
+    degree = [0] * (L.MAX_NUMBER + 1)
     for a, b in plain:
         degree[a] += 1
         degree[b] += 1
@@ -215,7 +285,7 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
             return f"no tile on the table shows {number}, so the {side} end cannot be {number}"
     if len({find(x) for x in numbers}) > 1:
         return "the tiles on the table do not form one connected line"
-    odd = {x for x in range(7) if degree[x] % 2}
+    odd = {x for x in range(L.MAX_NUMBER + 1) if degree[x] % 2}
     want = set() if left == right else {left, right}
     if odd != want:
         shown = ", ".join(str(x) for x in sorted(odd)) or "none"
@@ -232,6 +302,70 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
         if visits < needed:
             return (f"{number}-{number} is on the table but cannot lie inside the line, "
                     f"so the {side} end must be a double end")
+    return None
+
+
+def spinner_problem(played: set[str], spinner: int, arms: list[tuple[int, bool]]) -> str | None:
+    """Why no spinner layout of exactly these tiles can show these arms, or None if one may.
+
+    Each arm holding tiles is a trail from the spinner's number to the arm's
+    end (its first tile is plain: the only double showing the spinner's
+    number is the spinner), and U and D hold tiles only once L and R do.
+    Checked: the spinner is on the table, double ends have their double,
+    every plain tile connects to the spinner, each number's degree has the
+    parity the trails give it, and the spinner's number has a plain tile
+    per arm that holds any.  These conditions are necessary; unlike
+    :func:`line_problem` for a line they are not shown to be sufficient
+    (docs/pimc.md says so).
+    """
+    name = f"{spinner}-{spinner}"
+    if name not in played:
+        return f"the spinner {name} is not on the table"
+    empty = [arm == (spinner, True) for arm in arms]
+    names = ("L", "R", "U", "D")
+    if (not empty[2] or not empty[3]) and (empty[0] or empty[1]):
+        return "the U and D arms open only once L and R each hold a tile"
+    lo_hi = [(tile.lo, tile.hi) for tile in map(Tile.parse, played)]
+    doubles = {a for a, b in lo_hi if a == b and a != spinner}
+    plain = [(a, b) for a, b in lo_hi if a != b]
+    for e, (number, double) in enumerate(arms):
+        if empty[e]:
+            continue
+        if double and (number == spinner or number not in doubles):
+            return f"the {names[e]} arm ends in the double {number}-{number}, which is not on the table"
+    holding = [number for e, (number, _) in enumerate(arms) if not empty[e]]
+    if not holding:
+        return None if len(played) == 1 else "every arm is empty, so the spinner is the only tile on the table"
+    parent = list(range(L.MAX_NUMBER + 1))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    degree = [0] * (L.MAX_NUMBER + 1)
+    for a, b in plain:
+        degree[a] += 1
+        degree[b] += 1
+        parent[find(a)] = find(b)
+    for d in sorted(doubles):
+        if degree[d] == 0:
+            return f"{d}-{d} is on the table but no plain tile shows {d}, so it cannot lie on an arm"
+    if degree[spinner] < len(holding):
+        return (f"{len(holding)} arms hold tiles but only {degree[spinner]} plain tile(s) show the spinner's "
+                f"number {spinner}")
+    root = find(spinner)
+    for a, b in plain:
+        if find(a) != root:
+            return f"{a}-{b} is not joined to the spinner by the tiles on the table"
+    parity = [0] * (L.MAX_NUMBER + 1)
+    for number in holding:
+        parity[spinner] ^= 1
+        parity[number] ^= 1
+    odd = [x for x in range(L.MAX_NUMBER + 1) if degree[x] % 2 != parity[x]]
+    if odd:
+        return (f"arms ending {','.join(str(n) for n in holding)} from the spinner {spinner} cannot use exactly "
+                f"these tiles: the number(s) {', '.join(map(str, odd))} appear an impossible number of times")
     return None
 
 
@@ -262,10 +396,20 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         raise PositionError(f"scores: give one score per side ({sides}), not {len(p.scores)}")
     if min(p.scores) < 0 or max(p.scores) >= rules.target:
         raise PositionError(f"scores must be 0..{rules.target - 1} (a side at the target {rules.target} has won)")
-    if rules.spinner or not samples_worlds_for(rules.players, rules.n_tiles):
-        raise PositionError(f"analyze reads line positions (no spinner) of 2 to {WORLD_SEATS} players up to "
-                            f"double-nine; not {rules.players} players, {rules.domino_set}, spinner "
-                            f"{'on' if rules.spinner else 'off'}")
+    if not samples_worlds_for(rules.players, rules.n_tiles):
+        raise PositionError(f"analyze reads positions of 2 to {WORLD_SEATS} players with double-six or double-nine; "
+                            f"not {rules.players} players with {rules.domino_set}")
+    if rules.spinner and p.spinner is None:
+        raise PositionError("with the spinner on, give spinner=N, the number of the led double (the spinner), "
+                            "and the ends as L,R,U,D (* for an arm with no tile)")
+    if not rules.spinner and p.spinner is not None:
+        raise PositionError(f"spinner={p.spinner} is given but the rules play a line (spinner off): "
+                            f"drop it, or use --set spinner=on")
+    arms = p.arms()
+    numbers = [n for n, _ in arms] + [n for v in p.voids.values() for n in v]
+    numbers += [] if p.spinner is None else [p.spinner]
+    if max(numbers) > rules.max_number:
+        raise PositionError(f"number {max(numbers)} is not in {rules.domino_set} (numbers 0..{rules.max_number})")
     dealt_boneyard = rules.n_tiles - rules.players * rules.hand_size
     if not rules.boneyard_reserve <= p.boneyard <= dealt_boneyard:
         raise PositionError(f"boneyard must be {rules.boneyard_reserve}..{dealt_boneyard} tiles with these rules, "
@@ -274,10 +418,12 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
     if total != rules.n_tiles:
         raise PositionError(f"hands ({sum(p.counts)}) + boneyard ({p.boneyard}) + table ({len(p.played)}) "
                             f"= {total} tiles, not the {rules.n_tiles} of {rules.domino_set}")
-    problem = line_problem(set(p.played), p.left, p.right, p.left_double, p.right_double)
+    if p.spinner is None:
+        problem = line_problem(set(p.played), p.left, p.right, p.left_double, p.right_double)
+    else:
+        problem = spinner_problem(set(p.played), p.spinner, arms)
     if problem:
-        raise PositionError(f"ends {p.left}{'d' if p.left_double else ''}|{p.right}{'d' if p.right_double else ''}: "
-                            f"{problem}")
+        raise PositionError(f"ends {p.ends_text('|')}: {problem}")
     for seat in p.played_by:
         if not 0 <= seat < rules.players:
             raise PositionError(f"played_by: seat must be 0..{rules.players - 1}, not {seat}")
@@ -301,10 +447,7 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
     view[L.V_SEAT] = p.seat
     view[L.V_SIDE] = rules.side_of(p.seat)
     view[L.V_HAND] = L.tile_mask(p.hand)
-    view[L.V_LEFT], view[L.V_RIGHT] = p.left, p.right
-    view[L.V_LEFT_DOUBLE], view[L.V_RIGHT_DOUBLE] = int(p.left_double), int(p.right_double)
-    view[L.V_OPEN_ENDS] = 2
-    view[L.V_COUNTING] = (1 << L.END_L) | (1 << L.END_R)
+    _set_ends(view, p)
     view[L.V_PLAYED] = L.tile_mask(p.played)
     view[L.V_BONEYARD] = p.boneyard
     view[L.V_HAND_NO] = 1
@@ -330,6 +473,29 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
     if world_count(spec, completions) == 0:
         raise PositionError("no deal of the unseen tiles gives every seat its count without breaking a void")
     return view
+
+
+def _set_ends(view: np.ndarray, p: Position) -> None:
+    """The view's ends, arms and spinner as the engine keeps them (engine/view.py).
+
+    An arm that holds tiles is counted as holding one: the rules only ask
+    whether an arm holds any (to open U and D, and to count an arm).
+    """
+    arms = p.arms()
+    spinner = -1 if p.spinner is None else p.spinner
+    for e in range(L.N_ENDS):
+        number, double = arms[e] if e < len(arms) else arms[0]
+        view[L.V_END + e] = number
+        view[L.V_END_DOUBLE + e] = int(double)
+        view[L.V_END_TILES + e] = 0 if e >= len(arms) or p.arm_is_empty(e) else 1
+    view[L.V_SPINNER] = spinner
+    view[L.V_COUNTING] = (1 << L.END_L) | (1 << L.END_R)
+    view[L.V_OPEN_ENDS] = 2
+    if p.spinner is not None and not p.arm_is_empty(L.END_L) and not p.arm_is_empty(L.END_R):
+        view[L.V_OPEN_ENDS] = 4
+        for e in (L.END_U, L.END_D):
+            if not p.arm_is_empty(e):
+                view[L.V_COUNTING] |= 1 << e
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -374,7 +540,8 @@ class Analysis:
         return {
             "position": {
                 "seat": p.seat, "hand": list(p.hand),
-                "ends": f"{p.left}{'d' if p.left_double else ''},{p.right}{'d' if p.right_double else ''}",
+                "ends": p.ends_text(),
+                **({} if p.spinner is None else {"spinner": p.spinner}),
                 "played": list(p.played), "played_by": {str(k): list(v) for k, v in p.played_by.items()},
                 "counts": list(p.counts), "boneyard": p.boneyard, "scores": list(p.scores),
                 "voids": {str(k): list(v) for k, v in p.voids.items()},
@@ -414,16 +581,15 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     rules_vec = _readonly(rules.to_array())
     move_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     move_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    playable = view[L.V_HAND] & (L.NUMBER_TILES[position.left, 0] | L.NUMBER_TILES[position.right, 0])
-    n = legal_moves(playable, view, move_tiles, move_ends)
+    n = hand_moves(view[L.V_HAND], view, move_tiles, move_ends)
     if n == 0:
-        raise PositionError(f"no tile in the hand fits the ends {position.left}|{position.right}: "
+        raise PositionError(f"no tile in the hand fits the ends {position.ends_text('|')}: "
                             "the seat must draw, there is no move to choose")
     table = _readonly(table_for(rules, base))
     key = np.uint64(stream_state(np.uint64(seed_to_int(seed)), 0, 0, 0))
     values = np.zeros((worlds, n), dtype=np.float64)
     points = np.zeros((worlds, n), dtype=np.float64)
-    mirror = _mirrors(position, move_tiles, move_ends, n)
+    mirror = _mirrors(view, move_tiles, move_ends, n)
     z = _z_separation(n)
     if in_disk_cache(reader.evaluate_worlds if player == "reader" else evaluate_worlds) is False:
         feedback.compiling("the position analyzer's rollouts")
@@ -451,14 +617,41 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
                     player)
 
 
-def _mirrors(position: Position, move_tiles: np.ndarray, move_ends: np.ndarray, n: int) -> np.ndarray:
-    """mirror[k] = the index of the move that is move k on the other end when both ends look alike, else -1."""
+def _arm_state(view: np.ndarray, end: int) -> tuple[int, int, bool]:
+    """What a move on this end sees: its number, its double flag, whether the arm holds tiles."""
+    return int(view[L.V_END + end]), int(view[L.V_END_DOUBLE + end]), bool(view[L.V_END_TILES + end])
+
+
+def _mirrors(view: np.ndarray, move_tiles: np.ndarray, move_ends: np.ndarray, n: int) -> np.ndarray:
+    """mirror[k] = the index of the move that is move k on the twin end, else -1.
+
+    L and R are twins when they look alike (same number, double flag and
+    whether they hold tiles), as are the spinner's U and D arms: the same
+    tile on either leads to the same game seen in a mirror.  L and U are
+    never twins (which arms hold tiles decides when U and D open).
+    """
     mirror = np.full(n, -1)
-    if position.left == position.right and position.left_double == position.right_double:
-        for k in range(n - 1):
-            if move_tiles[k] == move_tiles[k + 1]:
-                mirror[k], mirror[k + 1] = k + 1, k
+    for twin_a, twin_b in ((L.END_L, L.END_R), (L.END_U, L.END_D)):
+        if _arm_state(view, twin_a) != _arm_state(view, twin_b):
+            continue
+        for k in range(n):
+            for j in range(n):
+                if move_tiles[k] == move_tiles[j] and (move_ends[k], move_ends[j]) in ((twin_a, twin_b), (twin_b, twin_a)):
+                    mirror[k] = j
     return mirror
+
+
+def ends_after(view: np.ndarray, tile: int, end: int) -> str:
+    """The ends as a position writes them after ``tile`` is played on ``end`` (rules: engine/view.py)."""
+    spinner = int(view[L.V_SPINNER])
+    arms = [(int(view[L.V_END + e]), bool(view[L.V_END_DOUBLE + e])) for e in range(L.N_ENDS)]
+    holding = [bool(view[L.V_END_TILES + e]) for e in range(L.N_ENDS)]
+    double = bool(L.TILE_LO[tile] == L.TILE_HI[tile])
+    arms[end] = (int(other_half(tile, arms[end][0])), double)
+    holding[end] = True
+    if spinner < 0:
+        return ends_text(arms[:2])
+    return ends_text([arm if holding[e] else (spinner, True) for e, arm in enumerate(arms)], spinner)
 
 
 def _ranking(values: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -497,17 +690,12 @@ def _summaries(values: np.ndarray, points: np.ndarray, move_tiles: np.ndarray, m
     for rank, k in enumerate(order, 1):
         tile = int(move_tiles[k])
         end = int(move_ends[k])
-        left, right = int(view[L.V_LEFT]), int(view[L.V_RIGHT])
-        double = L.TILE_LO[tile] == L.TILE_HI[tile]
-        new = int(other_half(tile, left if end == L.END_L else right))
-        ends = (new, right) if end == L.END_L else (left, new)
-        flags = (double, bool(view[L.V_RIGHT_DOUBLE])) if end == L.END_L else (bool(view[L.V_LEFT_DOUBLE]), double)
         diff = values[:, best] - values[:, k]
         out.append({
             "rank": rank,
             "tile": L.TILE_NAMES[tile],
             "end": L.END_NAMES[end],
-            "ends_after": f"{ends[0]}{'d' if flags[0] else ''},{ends[1]}{'d' if flags[1] else ''}",
+            "ends_after": ends_after(view, tile, end),
             "win": _record(values[:, k]),
             "points": _record(points[:, k]),
             "win_behind_best": _record(diff),
