@@ -247,6 +247,24 @@ def ends_text(arms: list[tuple[int, bool]], spinner: int | None = None, sep: str
                     for arm in arms)
 
 
+def _plain_graph(plain: list[tuple[int, int]]):
+    """The numbers as a graph whose edges are the plain tiles: each number's degree, and a function
+    naming its connected component (union-find), for the layout checks below."""
+    parent = list(range(L.MAX_NUMBER + 1))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    degree = [0] * (L.MAX_NUMBER + 1)
+    for a, b in plain:
+        degree[a] += 1
+        degree[b] += 1
+        parent[find(a)] = find(b)
+    return degree, find
+
+
 def line_problem(played: set[str], left: int, right: int, left_double: bool, right_double: bool) -> str | None:
     """Why no line of exactly these tiles can show these ends, or None if one can.
 
@@ -267,18 +285,7 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
             return f"the {side} end is a double end but {number}-{number} is not on the table"
     if left == right and left_double and right_double and len(played) > 1:
         return f"both ends show the double {left}-{left} only while it is the only tile on the table"
-    parent = list(range(L.MAX_NUMBER + 1))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
-    degree = [0] * (L.MAX_NUMBER + 1)
-    for a, b in plain:
-        degree[a] += 1
-        degree[b] += 1
-        parent[find(a)] = find(b)
+    degree, find = _plain_graph(plain)
     numbers = {x for ab in plain for x in ab} | doubles
     for side, number in (("left", left), ("right", right)):
         if number not in numbers:
@@ -336,18 +343,7 @@ def spinner_problem(played: set[str], spinner: int, arms: list[tuple[int, bool]]
     holding = [number for e, (number, _) in enumerate(arms) if not empty[e]]
     if not holding:
         return None if len(played) == 1 else "every arm is empty, so the spinner is the only tile on the table"
-    parent = list(range(L.MAX_NUMBER + 1))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
-    degree = [0] * (L.MAX_NUMBER + 1)
-    for a, b in plain:
-        degree[a] += 1
-        degree[b] += 1
-        parent[find(a)] = find(b)
+    degree, find = _plain_graph(plain)
     for d in sorted(doubles):
         if degree[d] == 0:
             return f"{d}-{d} is on the table but no plain tile shows {d}, so it cannot lie on an arm"
