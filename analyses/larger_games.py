@@ -166,9 +166,11 @@ def _lead_choice(ctx) -> pd.DataFrame:
 
 
 def _ranking(ctx) -> pd.DataFrame:
+    """Rank :data:`RANKED` per table; ``--quick`` ranks only its own strategies (no kernel of their own to compile)."""
+    ranked = [p for p in RANKED if p in ctx.strategies] if ctx.quick else list(RANKED)
     frames = []
     for label in RANKING_GAMES:
-        table = ctx.tournament(rules_for(GAMES[label]), list(RANKED))
+        table = ctx.tournament(rules_for(GAMES[label]), ranked)
         field = table[table["opponent"] == "field"].assign(game=label)
         frames.append(field[["game", "policy", "matches", "win_rate", "win_rate_lo", "win_rate_hi"]])
     return pd.concat(frames, ignore_index=True)
