@@ -101,8 +101,8 @@ def test_lead_rule_difference_is_the_paired_difference_of_the_two_rates():
 def test_skill_against_luck_runs_with_the_search_player(tmp_path):
     result = reporting.run("skill_vs_luck", matches=40, seed=1, quick=True, options=ONE_WORKER)
     frame = result.tables["by_target"]
-    assert sorted(frame["target"].unique().tolist()) == [5, 10, 15, 21, 31]
-    assert set(frame["pairing"]) == {"expert vs greedy", "pimc vs expert"}
+    targets = frame.groupby("pairing")["target"].apply(sorted).to_dict()
+    assert targets == {"expert vs greedy": [5, 10, 15, 21, 31], "pimc vs expert": [5, 31]}  # --quick: two for pimc
     assert (frame["matches"] >= 40).all() and result.meta["key_findings"]
     assert int(frame["win_rate_advantage_family"].iloc[0]) == len(frame)
 
