@@ -58,17 +58,29 @@ def source_digest() -> str:
     return digest.hexdigest()
 
 
-def in_disk_cache(function: Any) -> bool | None:
+def in_disk_cache(function: Any, args: tuple | None = None) -> bool | None:
     """Whether Numba's disk cache holds compiled code of an ``@njit(cache=True)`` function (None: cannot tell).
 
-    Used to say "compiling" only when a wait is coming.  The cache folder and
-    generated kernels are keyed by every source they depend on, so an index
-    with any entry means the next call loads rather than compiles.  This reads
-    Numba's cache index through its internal ``_cache`` attributes, which is
-    why any surprise answers "cannot tell".
+    Used to say "compiling" only when a wait is coming, and to load a kernel
+    the light way (runtime/runner.py) only when no compile follows.  The cache
+    folder and generated kernels are keyed by every source they depend on, so
+    an index entry means a call loads rather than compiles, provided it is
+    the entry for that call: a kernel compiled for one-word tile sets says
+    nothing about three-word sets.  With ``args`` (the arguments of the call
+    about to be made) the answer is Numba's own lookup: the index key of
+    their types on this machine's code generator.  This reads Numba's cache
+    through its internal ``_cache`` attributes, which is why any surprise
+    answers "cannot tell".
     """
     try:
-        return bool(function._cache._cache_file._load_index())
+        cache = function._cache
+        index = cache._cache_file._load_index()
+        if args is None:
+            return bool(index)
+        import numba
+
+        signature = tuple(numba.typeof(a) for a in args)
+        return cache._index_key(signature, function.targetctx.codegen()) in index
     except Exception:  # not a cached dispatcher, or a Numba whose cache internals differ: no claim either way
         return None
 

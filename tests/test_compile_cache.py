@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bergen_sim import compile_cache
 
 PACKAGE = Path(compile_cache.__file__).resolve().parent
@@ -65,3 +67,34 @@ def test_a_failed_light_load_is_repeated_with_numbas_full_refresh():
 
     runner._load_cached(load)
     assert calls == [True, False] and "refresh" not in vars(cpu_target.target_context)
+
+
+def test_in_disk_cache_answers_for_the_call_about_to_be_made(tmp_path):
+    """An index entry for one argument type says nothing about another: a kernel compiled for one-word
+    tile sets (int64) must not be taken as cached for three-word sets (a tuple), or the light load that
+    follows compiles without Numba's tables and fails (a double-six run, then a double-twelve one)."""
+    module = tmp_path / "cached_probe.py"
+    module.write_text("from numba import njit\n\n@njit(cache=True)\ndef f(x):\n    return x\n")
+    code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import cached_probe as m; "
+            "from bergen_sim.compile_cache import in_disk_cache as c; "
+            "one, three = (np.int64(1),), ((np.int64(1), np.int64(2), np.int64(3)),); "
+            "before = c(m.f, one); m.f(*one); "
+            "print(before, c(m.f, one), c(m.f, three), c(m.f))")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    first = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env,
+                           check=True)
+    assert first.stdout.split() == ["False", "True", "False", "True"]
+    again = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env,
+                           check=True)
+    assert again.stdout.split() == ["True", "True", "False", "True"]  # read from the disk in a new process
+
+
+@pytest.mark.slow
+def test_a_wide_game_after_a_narrow_one_on_the_same_kernel(tmp_path):
+    """The bug the test above pins, end to end: the standard game, then double-twelve, same policy, two processes."""
+    env = {**os.environ, "BERGEN_SIM_CACHE_DIR": str(tmp_path)}
+    for game in ("--players 2", "--players 6 --set domino_set=double-twelve"):
+        code = "import sys; from bergen_sim.cli import main; sys.exit(main())"
+        args = ["simulate", "--policy", "first", "--matches", "20", "--workers", "1", "--json", *game.split()]
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr

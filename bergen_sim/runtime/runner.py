@@ -110,10 +110,14 @@ def _load_cached(load: Callable[[], object]) -> None:
     (NumPy, SciPy's BLAS, random, typed containers...), about 0.3 s of a
     warm start of 0.8 s, none of which loading finished machine code uses.
     That code needs only Numba's runtime (NRT, its memory allocator), set up
-    here.  Only the kernel's own load is spared: any compile (a cache miss,
-    another function later) refreshes as usual, and if this load fails in
-    any way (it needed a compile after all, or Numba's internals differ) it
-    is repeated with the full refresh, so the result is always Numba's own.
+    here.  Only the kernel's own load is spared: any later compile (another
+    function) refreshes as usual.  A compile *inside* the light load cannot
+    be mended afterwards (Numba's typing, having failed without its tables,
+    fails again in the same process), so the caller takes this path only
+    when Numba's own cache lookup finds the entry for this very call
+    (:func:`bergen_sim.compile_cache.in_disk_cache` with the call's
+    arguments).  A load that still fails (Numba's internals differ) is
+    repeated with the full refresh.
     """
     try:
         from numba.core.registry import cpu_target
@@ -156,7 +160,8 @@ class Engine:
         self._no_tiles = no_tiles_for(rules.n_tiles)
         self._kernel = load_kernel(self.refs, rules)
         names = ", ".join(dict.fromkeys([*self.policy_names, *distinct]))  # seat order first
-        cached = in_disk_cache(self._kernel.run_matches)
+        cached = in_disk_cache(self._kernel.run_matches, self._call_args(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE,
+                                                                          False, _NO_HANDS)[0])
         if cached is False:
             feedback.compiling(f"the match loop for {names}")
         feedback.detail(f"kernel {self._kernel.__file__} for policies {names}")
@@ -174,18 +179,23 @@ class Engine:
             reason = next((ln for ln in lines if not ln.startswith("Failed in")), lines[0] if lines else "")
             raise PolicyError(f"the kernel for policies {names} does not compile (Numba): {reason}") from None
 
-    def _call(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True):
-        """One kernel call; returns (matches played, totals, match rows, hand rows used, trace rows used)."""
+    def _call_args(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True):
+        """The kernel's arguments for one call, and the totals, match rows and error slots it fills."""
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
-        match_rows = np.zeros((n_matches if match_rows else 1, L.M_WIDTH), dtype=np.int64)
+        rows = np.zeros((n_matches if match_rows else 1, L.M_WIDTH), dtype=np.int64)
         err = np.zeros(L.E_SIZE, dtype=np.int64)
         # converted before the call: only what the kernel raises is a policy's doing
         key, first, count = np.uint64(seed_to_int(seed)), np.int64(first_match), np.int64(n_matches)
+        args = (self._rules_vec, self.seat_policy, key, first, count, tracing,
+                RunBuffers(deals, script, trace, totals, rows, hand_rows, err), self._no_tiles)
+        return args, totals, rows, err
+
+    def _call(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True):
+        """One kernel call; returns (matches played, totals, match rows, hand rows used, trace rows used)."""
+        args, totals, match_rows, err = self._call_args(seed, first_match, n_matches, deals, script, trace, tracing,
+                                                        hand_rows, match_rows)
         try:
-            played, n_hands, n_trace = self._kernel.run_matches(
-                self._rules_vec, self.seat_policy, key, first, count, tracing,
-                RunBuffers(deals, script, trace, totals, match_rows, hand_rows, err), self._no_tiles,
-            )
+            played, n_hands, n_trace = self._kernel.run_matches(*args)
         except Exception as exc:  # raised inside a policy: name it, the seat and the position
             seat = int(err[L.E_SEAT])
             raise PolicyError(
