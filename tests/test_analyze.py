@@ -203,6 +203,9 @@ def test_empty_up_and_down_arms_are_mirror_images():
     ({"ends": "7,2,9d,*"}, "the U arm ends in the double 9-9, which is not on the table"),
     ({"ends": "7,3,9,*"}, "cannot use exactly these tiles"),
     ({"spinner": "4-5"}, "spinner: the led double"),
+    ({"spinner": "-1"}, "spinner: the led double"),
+    ({"spinner": "4-4-4"}, "spinner: the led double"),
+    ({"spinner": " ", "ends": "7,2"}, "with the spinner on, give spinner=N"),
     ({"ends": "7,2,10,*"}, "number 10 is not in double-nine"),
 ])
 def test_impossible_spinner_positions_are_one_line_errors(change, message):

@@ -196,15 +196,21 @@ def _numbers(value: Any, what: str) -> list[int]:
 
 def _spinner(value: Any) -> int | None:
     """The spinner's number from ``4`` or ``"4-4"`` (None when not given)."""
-    if value is None or value == "":
+    if value is None or str(value).strip() == "":
         return None
     text = str(value).strip()
-    if "-" in text:
-        tile = Tile.parse(text) if text.replace("-", "").isdigit() else None
-        if tile is None or tile.lo != tile.hi:
-            raise PositionError(f"spinner: the led double, as a number or a double (e.g. 4 or 4-4), not {value!r}")
-        return tile.lo
-    return _numbers(value, "spinner")[0]
+    if "-" not in text:
+        numbers = _numbers(value, "spinner")
+        if len(numbers) != 1:
+            raise PositionError(f"spinner: one number, the led double's (e.g. 4), not {value!r}")
+        return numbers[0]
+    try:
+        tile = Tile.parse(text)
+    except ValueError:
+        tile = None
+    if tile is None or tile.lo != tile.hi:
+        raise PositionError(f"spinner: the led double, as a number or a double (e.g. 4 or 4-4), not {value!r}")
+    return tile.lo
 
 
 def parse_ends(value: Any, spinner: int | None = None) -> list[tuple[int | None, bool]]:
