@@ -766,6 +766,20 @@ def markdown_page(result: AnalysisResult, figures: Sequence[tuple[str, Path]]) -
     return "\n".join(lines) + "\n"
 
 
+#: what changed in the rules or the engine since the previous published reports, newest first; the index
+#: (reports/README.md) lists it, so that a reader comparing two sets of reports knows which numbers moved and why
+CHANGES = (
+    "The `classic` preset now leads `any-double`, as the older rule book says (\"the lead player sets down the "
+    "first domino (any double)\"); it led `highest-double` before, so every classic-preset number here "
+    "(variants) is of the new preset. `--set lead=highest-double` plays the old classic game.",
+    "Larger sets (double-nine to double-eighteen), the spinner, the any-double lead and 5 to 8 players are new; "
+    "the larger_games report covers them. The standard game's rules did not change (the version-1 golden traces "
+    "replay event for event), but tiles are now numbered so that every set extends the last, which changes the "
+    "keyed deals: for a given seed the matches are not the previous reports', and their numbers differ from "
+    "those by sampling error.",
+)
+
+
 def write_index(out: str | os.PathLike) -> Path:
     """``README.md`` of a report folder: every report saved in it, with its findings and how it was made.
 
@@ -808,6 +822,7 @@ def write_index(out: str | os.PathLike) -> Path:
         if meta.get("key_findings"):
             lines += ["", "</details>"]
         lines += ["", f"*{meta['total_matches']:,} matches, {meta['elapsed_s']:,.0f} s; `{meta['command']}`*", ""]
+    lines += ["## Changes since the previous reports", ""] + [f"- {text}" for text in CHANGES] + [""]
     path = out / "README.md"
     path.write_text("\n".join(lines))
     return path
