@@ -76,7 +76,7 @@ def test_verbose_says_which_kernel_and_quiet_says_nothing(capsys):
 
 def test_compile_notice_on_a_terminal_only(capsys, monkeypatch):
     """A cache miss says it is compiling, naming the policies in seat order, on a terminal (or with -v)."""
-    monkeypatch.setattr(runner, "in_disk_cache", lambda function: False)
+    monkeypatch.setattr(runner, "in_disk_cache", lambda function, args=None: False)
     runner.Engine(runner.Rules.make(players=2), ["random", "first"])
     assert capsys.readouterr().err == ""  # stderr is not a terminal under pytest
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
@@ -180,7 +180,7 @@ def test_compare_files_carry_provenance(capsys, tmp_path):
 
 def test_the_position_analyzer_says_when_it_compiles(capsys, monkeypatch):
     analyze_module = importlib.import_module("bergen_sim.search.position")
-    monkeypatch.setattr(analyze_module, "in_disk_cache", lambda function: False)
+    monkeypatch.setattr(analyze_module, "in_disk_cache", lambda function, args=None: False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     position = analyze_module.Position.from_mapping({
         "seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,5",
