@@ -302,3 +302,16 @@ def line_view(left: int, right: int, rules: Rules | None = None) -> np.ndarray:
     view[L.V_OPEN_ENDS] = 2
     view[L.V_COUNTING] = (1 << L.END_L) | (1 << L.END_R)
     return view
+
+
+def ctrl_c_as_on_a_terminal() -> None:
+    """``preexec_fn`` for a CLI subprocess that must see Ctrl-C (SIGINT) as a terminal user's would.
+
+    A shell running this suite in the background (``pytest &``, ``nohup``) starts it with SIGINT
+    ignored, every child inherits that, and the CLI rightly leaves an ignored Ctrl-C alone; a test
+    that sends SIGINT restores the default first.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from bergen_sim.cli import main
+from tests.helpers import ctrl_c_as_on_a_terminal
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")]
 
@@ -63,7 +64,7 @@ def alive(pid: int) -> bool:
 def start(*argv: str, **kwargs) -> subprocess.Popen:
     """The CLI in a new process, with Ctrl-C handled as on a terminal (a background shell would ignore it)."""
     def reset() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        ctrl_c_as_on_a_terminal()
         if "limit" in kwargs:
             resource.setrlimit(resource.RLIMIT_FSIZE, (kwargs["limit"], kwargs["limit"]))
 
