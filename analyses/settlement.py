@@ -178,7 +178,7 @@ def _shedding(tour: pd.DataFrame) -> pd.DataFrame:
                 row[f"win_rate_{settlement}{suffix}"] = part.loc[settlement, f"win_rate{suffix}"]
             row[f"matches_{settlement}"] = int(part.loc[settlement, "matches"])
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=["policy", "opponent"])
+    frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=["policy", "opponent"])
     if len(frame):
         add_difference(frame, "win_rate_german_minus_pips", "win_rate_german", "win_rate_pips")
     else:

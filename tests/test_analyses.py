@@ -324,3 +324,20 @@ def test_larger_games_runs_every_set_and_table_with_intervals():
     # --quick ranks only its own strategies (random, expert) of the ranked three, on each of the four tables
     assert len(result.tables["lead_choice"]) == 2 * 2 and len(result.tables["ranking"]) == 4 * 2
     assert result.meta["key_findings"] and result.figures()
+
+
+def test_settlement_shedding_keeps_every_settlements_win_rate():
+    """The shedders-against-baselines table of a full-size report (pandas' ``columns=`` once dropped all but two)."""
+    import importlib
+
+    settlement = importlib.import_module("analyses.settlement")
+    rows = [{"settlement": s, "policy": shedder, "opponent": baseline, "matches": 100, "win_rate": 0.5 + k / 100,
+             "win_rate_lo": 0.45, "win_rate_hi": 0.6}
+            for k, s in enumerate(settlement.SETTLEMENTS)
+            for shedder in settlement.SHEDDERS for baseline in settlement.BASELINES]
+    frame = settlement._shedding(pd.DataFrame(rows))
+    assert len(frame) == len(settlement.SHEDDERS) * len(settlement.BASELINES)
+    for s in settlement.SETTLEMENTS:
+        assert f"win_rate_{s}" in frame and f"matches_{s}" in frame
+    assert frame["win_rate_german_minus_pips"].iloc[0] == pytest.approx(
+        frame["win_rate_german"].iloc[0] - frame["win_rate_pips"].iloc[0])
