@@ -156,6 +156,9 @@ def _from_target(name: str, target: str, check: bool = True) -> PolicyRef:
         raise PolicyError(f"policy {name!r}: expected package.module:function, got {target!r}")
     if os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())  # `--policy examples.mine:f` works from the project root
+    # the import system caches folder listings: a plug-in file written after they were read (a notebook
+    # that writes one, a package installed while the process runs) would not be found without this
+    importlib.invalidate_caches()
     try:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):
