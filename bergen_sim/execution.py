@@ -312,9 +312,14 @@ class JobRun:
 
     def _play(self, job: Job, store: Checkpoint | None) -> Iterator[Chunk]:
         todo = [part for part in self.ranges if part not in self.saved]
-        if todo:
-            engine_for(job.rules, job.policies, job.kernel_policies)  # compile once here; workers then load it from the disk cache
         workers = min(self.workers, len(todo)) if self.options.scheduler is None else self.workers
+        if todo:
+            try:  # compile once here; workers then load it from the disk cache
+                engine_for(job.rules, job.policies, job.kernel_policies)
+            except KeyboardInterrupt:  # Ctrl-C while it compiles: a pool started with the run ends with it
+                if self.prestarted:
+                    discard_pool(workers, terminate=True)
+                raise RunInterrupted(self._interrupted()) from None
         # several workers play only a run long enough to gain from them (see POOL_AFTER_S)
         pool_after = 0.0 if self.prestarted else WARM_POOL_AFTER_S if pool_running(workers) else POOL_AFTER_S
         ctrl_c = _CtrlC()

@@ -204,15 +204,24 @@ class PoolStart:
         threading.Thread(target=self._start, daemon=True, name="bergen-sim-pool-start").start()
 
     def _start(self) -> None:
+        pool = None
         try:
             pool = process_pool(self.workers)
             # one call per worker makes the pool start them all (a forkserver pool starts workers on demand)
             wait([pool.submit(os.getpid) for _ in range(self.workers)])
         except BaseException as exc:  # noqa: BLE001 - any failure: the runs that wait for it play here instead
             self.error = exc
-            feedback.detail(f"a pool of {self.workers} worker processes could not start ({exc}); "
-                            "playing in this process")
+            if _STARTS.get(self.workers) is self:  # not when the run discarded it meanwhile (Ctrl-C)
+                feedback.detail(f"a pool of {self.workers} worker processes could not start ({exc}); "
+                                "playing in this process")
         finally:
+            with _LOCK:  # discarded while it started (before the pool existed): it must not live on
+                orphan = _STARTS.get(self.workers) is not self and pool is not None \
+                    and _POOLS.get(self.workers) is pool
+                if orphan:
+                    del _POOLS[self.workers]
+            if orphan:
+                _stop(pool, terminate=True)
             self.done.set()
 
     def ready(self) -> ProcessPoolExecutor | None:
@@ -363,10 +372,24 @@ def discard_pool(workers: int, terminate: bool = False) -> None:
         pool = _POOLS.pop(workers, None)
         _STARTS.pop(workers, None)
     if pool is not None:
-        if terminate:  # private attribute: no public way before Python 3.14's terminate_workers()
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        _stop(pool, terminate)
+
+
+def _stop(pool: ProcessPoolExecutor, terminate: bool) -> None:
+    """Shut ``pool`` down without waiting; ``terminate``: end its workers now, busy or not.
+
+    Order matters: ``shutdown`` takes the lock under which ``submit`` starts a
+    worker, so once it returns no worker can still be starting, and every one
+    is in the table read here (read before ``shutdown`` empties the attribute).
+    A worker started just after a terminate pass (a pool still coming up in
+    :class:`PoolStart`'s thread) was missed before, and at exit Python's join
+    of the pool's manager thread waited for it for ever.
+    """
+    processes = getattr(pool, "_processes", None) or {}  # private: no public way before Python 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    if terminate:
+        for process in list(processes.values()):
+            process.terminate()
 
 
 def _worker_version() -> str:
@@ -441,9 +464,7 @@ def shutdown() -> None:
     for pool in pools:
         # a worker still busy at exit (a kernel's warm-up load, an abandoned chunk: its run is over or was
         # interrupted) ends now instead of holding this process up; idle workers simply exit
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        _stop(pool, terminate=True)
     for entry in _CLIENTS.values():
         _close(entry)
     _CLIENTS.clear()

@@ -171,3 +171,64 @@ def test_a_short_run_plays_here_and_a_long_one_starts_the_pool_with_the_run(monk
     monkeypatch.setattr(execution, "_spare_core", lambda: False)  # a busy machine
     assert not run_job(job, execution.PRESTART_MATCHES, None, RunOptions()).prestarted  # the default waits
     assert run_job(job, execution.PRESTART_MATCHES, None, RunOptions(workers=2)).prestarted  # asked: obeyed
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.terminated = False
+
+    def terminate(self) -> None:
+        self.terminated = True
+
+
+class _PoolStartingAWorker:
+    """A pool whose ``shutdown`` first lets a ``submit`` in another thread finish starting a worker.
+
+    That is what ProcessPoolExecutor does: ``submit`` starts workers under the
+    lock ``shutdown`` takes, and ``shutdown`` then empties ``_processes``.
+    """
+
+    def __init__(self) -> None:
+        self.early, self.late = _Worker(), _Worker()
+        self._processes = {1: self.early}
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        self._processes[2] = self.late  # the in-flight submit's worker, started before the lock was ours
+        self._processes = None
+
+
+def test_a_terminated_pool_ends_a_worker_that_was_starting_meanwhile(monkeypatch):
+    # CI once hung 35 s after Ctrl-C: a worker started just after the terminate pass, and Python's
+    # exit joined the pool's manager thread, which waited for that worker for ever
+    pool = _PoolStartingAWorker()
+    monkeypatch.setitem(parallel._POOLS, 97, pool)
+    discard_pool(97, terminate=True)
+    assert pool.early.terminated and pool.late.terminated
+    assert 97 not in parallel._POOLS
+
+
+def test_a_pool_discarded_before_it_existed_does_not_live_on(monkeypatch):
+    # Ctrl-C while a run's pool is still being set up in the background: the pool that appears
+    # afterwards belongs to no run and must end at once, not at exit (where Python would wait for it)
+    from concurrent.futures import Future
+
+    class FreshPool(_PoolStartingAWorker):
+        def submit(self, fn, *args):
+            done = Future()
+            done.set_result(0)
+            return done
+
+    discarded, pool = parallel.threading.Event(), FreshPool()
+
+    def process_pool(workers):
+        discarded.wait(10)
+        with parallel._LOCK:
+            parallel._POOLS[workers] = pool
+        return pool
+
+    monkeypatch.setattr(parallel, "process_pool", process_pool)
+    start = start_pool(98)
+    discard_pool(98, terminate=True)
+    discarded.set()
+    assert start.done.wait(10)
+    assert pool.early.terminated and 98 not in parallel._POOLS and 98 not in parallel._STARTS
