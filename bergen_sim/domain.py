@@ -7,8 +7,8 @@ these types, so ``"3-5"`` is parsed and printed by exactly one function.
 
 >>> Tile.parse("5-3"), str(Tile.parse("3-5")), Tile.parse("6-6").is_double
 (Tile(lo=3, hi=5), '3-5', True)
->>> Tile.parse("3-5").index == Tile.from_index(Tile.parse("3-5").index).index
-True
+>>> Tile.parse("3-5").index == Tile.from_index(Tile.parse("3-5").index).index, Tile(3, 5) == "3-5"
+(True, True)
 >>> m = Move.parse("2-5 R"); (str(m), m.kernel())
 ('2-5 R', (17, 1))
 >>> str(Move.parse("9-12 u")), [str(t) for t in tiles_of_set(1)]
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_INDEX, TILE_LO, End, Event, set_size
+from bergen_sim.errors import MoveError
 
 #: the highest number on any tile (double-eighteen's); a tile's set is checked where the set is known
 HIGHEST = MAX_NUMBER
@@ -91,6 +92,18 @@ class Tile:
     def __str__(self) -> str:
         return f"{self.lo}-{self.hi}"
 
+    def __eq__(self, other: object) -> bool:
+        """A tile equals another with the same halves, and its own text (``Tile(3, 5) == "3-5"``), so
+        moves can be checked against hands and traces, which hold texts; hashes agree with both."""
+        if isinstance(other, Tile):
+            return (self.lo, self.hi) == (other.lo, other.hi)
+        if isinstance(other, str):
+            return str(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
 
 def tiles_of_set(max_number: int) -> list[Tile]:
     """The tiles of the double-``max_number`` set in tile-index order (``set_size(max_number)`` of them)."""
@@ -107,15 +120,47 @@ def parse_end(text: str) -> End:
 
 @dataclass(frozen=True)
 class Move:
-    """A tile played on an end; its text is ``"3-5 L"``."""
+    """A tile played on an end; its text is ``"3-5 L"``.  The one move type: traces, the step API
+    (:mod:`bergen_sim.game`), OpenSpiel and Gymnasium actions.
+
+    Fields are a :class:`Tile` and an :class:`End`; the constructor also takes their texts.
+
+    >>> Move.parse("5-3 r"), Move.parse("5-3 r") == Move("3-5", "R") == Move(Tile(3, 5), End.R)
+    (Move('3-5', 'R'), True)
+    >>> str(Move("0-6", "l")), Move.parse(str(Move("0-6", "L"))) == Move("0-6", "L")
+    ('0-6 L', True)
+    >>> Move("0-1", "R").action, str(Move.from_action(5)), str(Move.of(("6-2", "D")))
+    (5, '0-1 R', '2-6 D')
+    """
 
     tile: Tile
     end: End
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.tile, Tile):
+            object.__setattr__(self, "tile", _move_part(Tile.parse, self.tile))
+        if not isinstance(self.end, End):
+            object.__setattr__(self, "end", _move_part(parse_end, self.end))
+
     @classmethod
     def parse(cls, text: str) -> "Move":
-        tile, _, end = str(text).strip().partition(" ")
-        return cls(Tile.parse(tile), parse_end(end))
+        """``"3-5 L"`` (or ``"5-3 l"``) -> ``Move(3-5, L)``; :class:`MoveError` on anything else."""
+        parts = str(text).split()
+        if len(parts) != 2:
+            raise MoveError(f"a move is a tile and an end, e.g. '3-5 L' (ends: {', '.join(e.name for e in End)}), "
+                            f"not {text!r}")
+        return cls(*parts)
+
+    @classmethod
+    def of(cls, move: "Move | str | tuple[Any, Any]") -> "Move":
+        """A Move from a Move, its text or a ``(tile, end)`` pair."""
+        if isinstance(move, Move):
+            return move
+        if isinstance(move, tuple) and len(move) == 2:
+            return cls(*move)
+        if isinstance(move, str):
+            return cls.parse(move)
+        raise MoveError(f"a move is a Move, a text such as '3-5 L' or a (tile, end) pair, not {move!r}")
 
     @classmethod
     def from_kernel(cls, tile: int, end: int) -> "Move":
@@ -125,8 +170,30 @@ class Move:
         """(tile index, end code) as the kernel lists moves."""
         return self.tile.index, int(self.end)
 
+    @property
+    def action(self) -> int:
+        """The move's action number (OpenSpiel, Gymnasium): ``len(End) * tile index + end``."""
+        return self.tile.index * len(End) + int(self.end)
+
+    @classmethod
+    def from_action(cls, action: int) -> "Move":
+        """The move an action number stands for (legal or not)."""
+        tile, end = divmod(int(action), len(End))
+        return cls.from_kernel(tile, end)
+
     def __str__(self) -> str:
         return f"{self.tile} {self.end.name}"
+
+    def __repr__(self) -> str:
+        return f"Move({str(self.tile)!r}, {self.end.name!r})"
+
+
+def _move_part(parse, text: Any):
+    """A move's tile or end from its text; a :class:`MoveError` (one line) if it is not one."""
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise MoveError(str(exc)) from None
 
 
 # --- trace events (the bergen-trace format; field order is the format's key order) -----------------

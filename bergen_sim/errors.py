@@ -19,3 +19,7 @@ class PolicyError(BergenError):
 
 class TraceError(BergenError, ValueError):
     """A trace that cannot be replayed (bad format, illegal move, short deals)."""
+
+
+class MoveError(BergenError, ValueError):
+    """A move that cannot be read, or that is not legal now (the message lists the legal ones)."""

@@ -44,13 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from bergen_sim.domain import FORMAT_V2
+from bergen_sim.domain import FORMAT_V2, Move
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import STREAM_POLICY, keyed_deals, seed_to_int, stream_state
 from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
 from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_start_match, view_void_moment
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, MoveError
 from bergen_sim.reference import DEAL, DRAW, LEAD, PLAY, MatchState, halves
 from bergen_sim.rules import Rules
 
@@ -62,70 +62,6 @@ N_ACTIONS = L.N_TILES * len(ENDS)
 
 #: a deal source: ``(hand_number, attempt) -> (hands per seat, boneyard in draw order)``
 DealSource = Callable[[int, int], tuple[list[list[str]], list[str]]]
-
-
-class MoveError(BergenError, ValueError):
-    """A move that cannot be read, or that is not legal now (the message lists the legal ones)."""
-
-
-@dataclass(frozen=True)
-class Move:
-    """A play: ``tile`` (``a-b`` with a <= b) on the end named ``end``.
-
-    >>> Move.parse("5-3 r")
-    Move(tile='3-5', end='R')
-    >>> str(Move("3-5", "R"))
-    '3-5 R'
-    >>> Move.parse(str(Move("0-6", "L"))) == Move("0-6", "L")
-    True
-    """
-
-    tile: str
-    end: str
-
-    def __str__(self) -> str:
-        return f"{self.tile} {self.end}"
-
-    @classmethod
-    def parse(cls, text: str) -> Move:
-        """``"3-5 L"`` (or ``"5-3 l"``) -> ``Move("3-5", "L")``; :class:`MoveError` on anything else."""
-        parts = str(text).split()
-        if len(parts) != 2:
-            raise MoveError(f"a move is a tile and an end, e.g. '3-5 L' (ends: {', '.join(ENDS)}), not {text!r}")
-        tile, end = parts
-        a, sep, b = tile.partition("-")
-        if not sep or not a.isdigit() or not b.isdigit() or max(int(a), int(b)) > L.MAX_NUMBER:
-            raise MoveError(f"{tile!r} is not a tile; write tiles as a-b with 0 <= a, b <= {L.MAX_NUMBER}")
-        if end.upper() not in ENDS:
-            raise MoveError(f"{end!r} is not an end; ends are {', '.join(ENDS)}")
-        lo, hi = sorted((int(a), int(b)))
-        return cls(f"{lo}-{hi}", end.upper())
-
-    @property
-    def action(self) -> int:
-        """The move's action number, ``len(ENDS) * tile index + end index`` (``Move("0-1", "R").action == 3``)."""
-        return L.TILE_INDEX[self.tile] * len(ENDS) + ENDS.index(self.end)
-
-    @classmethod
-    def from_action(cls, action: int) -> Move:
-        """The move an action number stands for (legal or not).
-
-        >>> [str(Move.from_action(a)) for a in (0, 5, 111)]
-        ['0-0 L', '0-1 R', '6-6 D']
-        """
-        tile, end = divmod(int(action), len(ENDS))
-        return cls(L.TILE_NAMES[tile], ENDS[end])
-
-    @classmethod
-    def of(cls, move: Move | str | tuple[str, str]) -> Move:
-        """A Move from a Move, its text or a ``(tile, end)`` pair."""
-        if isinstance(move, Move):
-            return move
-        if isinstance(move, tuple) and len(move) == 2:
-            return cls.parse(f"{move[0]} {move[1]}")
-        if isinstance(move, str):
-            return cls.parse(move)
-        raise MoveError(f"a move is a Move, a text such as '3-5 L' or a (tile, end) pair, not {move!r}")
 
 
 def keyed_deal(rules: Rules, seed: int, match: int, hand: int, attempt: int) -> tuple[list[list[str]], list[str]]:
@@ -334,13 +270,13 @@ class Game:
         if self.is_over:
             raise MoveError("the match is over: there is no move to make")
         move = Move.of(move)
-        if (move.tile, move.end) not in self._state.moves:
+        if (str(move.tile), move.end.name) not in self._state.moves:
             legal = ", ".join(str(m) for m in self.legal_moves())
             raise MoveError(f"{move} is not legal for seat {self.to_move}; legal: {legal}")
         if self._state.phase == LEAD:
-            self._state.lead(move.tile)
+            self._state.lead(str(move.tile))
         else:
-            self._state.play(move.tile, move.end)
+            self._state.play(str(move.tile), move.end.name)
         self._advance()
 
     @property
@@ -507,7 +443,7 @@ class Game:
         tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
         ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
         for k, move in enumerate(moves):
-            tiles[k], ends[k] = L.TILE_INDEX[move.tile], LEAD_CHOICE if leading else ENDS.index(move.end)
+            tiles[k], ends[k] = move.tile.index, LEAD_CHOICE if leading else int(move.end)
         choose = compiled_policy(name, self.rules, lead=leading)
         k = choose(self.view(seat).array, tiles, ends, len(moves), self._rngs[seat : seat + 1])
         if not 0 <= k < len(moves):

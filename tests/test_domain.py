@@ -39,6 +39,30 @@ def test_moves_round_trip_and_match_the_kernel_codes():
         parse_end("X")
 
 
+def test_one_move_type_for_texts_kernel_codes_and_actions():
+    """domain.Move is also the step API's Move: built from texts or values, numbered as actions."""
+    from bergen_sim import game
+    from bergen_sim.errors import MoveError
+
+    assert game.Move is Move
+    for index, name in enumerate(L.TILE_NAMES):
+        for end in L.End:
+            move = Move(name, end.name.lower())
+            assert move == Move(Tile.parse(name), end) == Move.of((name, end.name)) == Move.of(str(move))
+            assert move.action == 4 * index + int(end) and Move.from_action(move.action) == move
+    # a tile equals its text, with the same hash: moves can be looked up among a hand's texts
+    assert Tile(3, 5) == "3-5" and "3-5" == Tile(3, 5) and Tile(3, 5) != "5-3" and Tile(3, 5) != (3, 5)
+    assert {Tile(3, 5)} == {"3-5"} and Move("5-3", "L").tile in ["1-2", "3-5"]
+    for bad in ["3-5", "3-5 X", "3-5 L R", "x-5 L", "3-19 R", ""]:
+        with pytest.raises(MoveError) as caught:
+            Move.parse(bad)
+        assert "\n" not in str(caught.value)
+    with pytest.raises(MoveError, match="not a tile"):
+        Move("3", "L")
+    with pytest.raises(MoveError, match="a move is a Move"):
+        Move.of(42)
+
+
 def test_tiles_up_to_double_eighteen_and_their_sets():
     assert str(Tile.parse("12-9")) == "9-12" and Tile.parse("18-18").index == 189
     assert [len(tiles_of_set(n)) for n in (6, 9, 12, 15, 18)] == [28, 55, 91, 136, 190]

@@ -94,7 +94,7 @@ def test_views_equal_what_the_compiled_engine_hands_a_policy(name):
             if event["type"] != "play":
                 continue
             if game.to_move % 2 == 0 and len(game.legal_moves()) > 1:
-                seen.append((game.view().array, [(m.tile, m.end) for m in game.legal_moves()]))
+                seen.append((game.view().array, [(m.tile, m.end.name) for m in game.legal_moves()]))
             game.play((event["tile"], event["end"]))
         assert json.dumps(game.events) == json.dumps(recorded)
     assert len(seen) == len(calls) > 0
@@ -161,7 +161,7 @@ def _check_invariants(game: Game) -> None:
     assert view.ends == (game.line[0][0], game.line[-1][1]) == (state.left, state.right)
     assert sorted(view.played, key=L.TILE_INDEX.get) == sorted(
         (f"{min(a, b)}-{max(a, b)}" for a, b in game.line), key=L.TILE_INDEX.get)
-    moves = [(m.tile, m.end) for m in game.legal_moves()]
+    moves = [(m.tile, m.end.name) for m in game.legal_moves()]
     # after drawing, only the drawn tile (the last one taken) is offered
     offered = [state.hands[seat][-1]] if state.drawn else game.hand(seat)
     assert moves == legal_moves(offered, *view.ends) and moves

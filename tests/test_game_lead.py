@@ -28,7 +28,7 @@ def test_the_leader_chooses_its_double_as_a_move():
     doubles = [t for t in deal["hands"][lead["seat"]] if t.split("-")[0] == t.split("-")[1]]
     assert game.choosing_lead and game.to_move == lead["seat"]
     assert sorted(m.tile for m in game.legal_moves()) == sorted(doubles)
-    assert all(m.end == "L" for m in game.legal_moves())
+    assert all(m.end.name == "L" for m in game.legal_moves())
     with pytest.raises(MoveError, match="not legal"):
         game.play(Move("0-1", "L"))
     game.play(Move(lead["tile"], "L"))
