@@ -226,7 +226,7 @@ def test_every_reached_spinner_position_passes_the_checks_and_rebuilds_the_engin
     analyzer builds from them has the engine's ends, arms, open ends and counting ends, and its moves."""
     from bergen_sim.game import Game
     from bergen_sim.engine.play_rules import hand_moves
-    from bergen_sim.search.position import position_view
+    from bergen_sim.search.position import ends_after, position_view
 
     rng = random.Random(7)
     checked = 0
@@ -250,6 +250,11 @@ def test_every_reached_spinner_position_passes_the_checks_and_rebuilds_the_engin
                 assert list(zip(tiles[:n].tolist(), ends[:n].tolist())) == \
                     [m.kernel() for m in moves]
                 checked += 1
+                move, hand = rng.choice(moves), game.hand_number
+                game.play(move)
+                if not game.is_over and game.hand_number == hand:  # the ends the analyzer says follow
+                    assert ends_after(built, *move.kernel()) == game.view().position().ends_text(), str(move)
+                continue
             game.play(rng.choice(moves))
     assert checked >= 100
 

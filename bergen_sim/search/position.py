@@ -644,16 +644,16 @@ def _mirrors(view: np.ndarray, move_tiles: np.ndarray, move_ends: np.ndarray, n:
 
 
 def ends_after(view: np.ndarray, tile: int, end: int) -> str:
-    """The ends as a position writes them after ``tile`` is played on ``end`` (rules: engine/view.py)."""
+    """The ends as a position writes them after ``tile`` is played on ``end``.
+
+    Only the played end changes (it shows the tile's other half); an arm of
+    the spinner with no tile already shows the spinner as a double end in the
+    view (engine/view.py), which is what a position writes as ``*``.
+    """
     spinner = int(view[L.V_SPINNER])
     arms = [(int(view[L.V_END + e]), bool(view[L.V_END_DOUBLE + e])) for e in range(L.N_ENDS)]
-    holding = [bool(view[L.V_END_TILES + e]) for e in range(L.N_ENDS)]
-    double = bool(L.TILE_LO[tile] == L.TILE_HI[tile])
-    arms[end] = (int(other_half(tile, arms[end][0])), double)
-    holding[end] = True
-    if spinner < 0:
-        return ends_text(arms[:2])
-    return ends_text([arm if holding[e] else (spinner, True) for e, arm in enumerate(arms)], spinner)
+    arms[end] = (int(other_half(tile, arms[end][0])), bool(L.TILE_LO[tile] == L.TILE_HI[tile]))
+    return ends_text(arms[:2]) if spinner < 0 else ends_text(arms, spinner)
 
 
 def _ranking(values: np.ndarray, points: np.ndarray) -> np.ndarray:
