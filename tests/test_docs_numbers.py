@@ -112,6 +112,16 @@ def test_the_prose_around_the_examples_fits_them():
     assert "│    1 │ expert │" in (ROOT / "docs/examples/compare.txt").read_text()
 
 
+def test_the_prose_around_the_measurements_fits_them():
+    """policies.md: `reader` costs less per decision than `ismcts`; compare.md: pimc's luck ratio is the worse."""
+    runs = json.loads((ROOT / "docs/search_cost.json").read_text())["runs"]
+    assert runs["reader"]["ms_per_decision"] < runs["ismcts"]["ms_per_decision"]
+    assert "because it\ncosts less per decision" in (ROOT / "docs/policies.md").read_text()
+    rows = {r["policies"][0]: r for r in json.loads((ROOT / "docs/luck_gain.json").read_text())["rows"]
+            if r["rollouts"] == 32 and r["players"] == 2}
+    assert rows["pimc"]["win_rate"]["ratio"] > rows["expert"]["win_rate"]["ratio"]
+
+
 def test_the_docs_quote_no_hand_typed_measurements():
     """Numbers that were typed by hand before they came from files stay out."""
     stale = {

@@ -375,7 +375,7 @@ def _search_cost(root: Path) -> str:
             "each policy in both seats of 20 2-player matches, CPU time per decision with two or more legal "
             "moves, one process; the 2-core machine was shared with other jobs, so these are upper bounds): "
             + "; ".join(f"`{p}` {_cost_row(cost, p)}" for p in ("pimc", "ismcts", "reader"))
-            + f". Per decision `ismcts` costs {runs['ismcts']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} "
+            + f". `ismcts` costs {runs['ismcts']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} "
             f"times `pimc` per decision and `reader` "
             f"{runs['reader']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} times (the policies may have been "
             f"timed in separate runs, on a machine whose load differs: see each one's load).")
