@@ -12,13 +12,24 @@ but on a shared machine caches and hyper-threads still slow it, so the
 1-minute load average is printed before and after and pimc, whose cost is
 documented (docs/pimc.md), is measured in the same run as a yardstick.
 Speed is measured here, never asserted in the tests.
+
+``--out FILE.json`` also records each policy's figures in FILE (merged into
+what the file already holds, keyed by policy, so the policies can be timed in
+separate runs); docs/pimc.md and docs/policies.md quote docs/search_cost.json
+(``python benchmarks/search_cost.py --matches 20 --policy pimc --policy
+pimc:worlds=128 --out docs/search_cost.json``, then ``--policy ismcts
+--policy reader`` likewise), and tests/test_docs_numbers.py checks the quotes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import platform
 import time
+from datetime import datetime, timezone
+from pathlib import Path
 
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import engine_for
@@ -46,7 +57,9 @@ def main() -> None:
     parser.add_argument("--partnerships", action="store_true")
     parser.add_argument("--matches", type=int, default=60)
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--out", help="JSON file to merge the figures into")
     args = parser.parse_args()
+    saved = json.loads(Path(args.out).read_text()) if args.out and Path(args.out).exists() else {"runs": {}}
     rules = Rules.make(players=args.players, partnerships=args.partnerships)
     print(f"cores {os.cpu_count()}, {args.players} players{' in partnerships' if args.partnerships else ''}")
     for policy in args.policy or ["pimc", "reader"]:
@@ -54,6 +67,12 @@ def main() -> None:
         print(f"{r['policy']:>28}: {r['matches']} matches, {r['decisions']:,} decisions, {r['cpu_s']:.2f} s CPU, "
               f"{r['ms_per_decision']:.3f} ms per decision (1-min load {r['load_before']:.1f} -> "
               f"{r['load_after']:.1f})", flush=True)
+        if args.out:
+            r.update(players=args.players, partnerships=args.partnerships, seed=args.seed, cores=os.cpu_count(),
+                     machine=platform.processor() or platform.machine(),
+                     created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+            saved["runs"][policy] = r
+            Path(args.out).write_text(json.dumps(saved, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -15,11 +15,19 @@ the per-deal-set difference raw - adjusted, whose expectation is exactly 0
 ``--deal-samples`` set the adjustment's play-outs per position and sampled
 deals per hand (``bergen_sim.luck.ROLLOUTS`` / ``DEAL_SAMPLES``) in this
 process, which is why it plays on one worker.
+
+``--out FILE.json`` also records the row in FILE (merged into what it
+already holds, one entry per pair, table, seed and settings);
+docs/compare.md quotes docs/luck_gain.json ("Measured gains",
+"Unbiasedness") and tests/test_docs_numbers.py checks the quotes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+from datetime import datetime, timezone
+from pathlib import Path
 
 import numpy as np
 
@@ -44,6 +52,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rollouts", type=int, default=luck.ROLLOUTS)
     parser.add_argument("--deal-samples", type=int, default=luck.DEAL_SAMPLES)
+    parser.add_argument("--out", help="JSON file to merge the row into")
     args = parser.parse_args()
     a, b = args.policies.split(",")
     luck.ROLLOUTS, luck.DEAL_SAMPLES = args.rollouts, args.deal_samples
@@ -53,14 +62,28 @@ def main() -> None:
     share, points, opponent_points = out.adjusted
     cells = [f"{a} vs {b}", f"{args.players}{' (partnerships)' if args.partnerships else ''}", str(args.seed),
              f"{args.matches:,} ({out.matches:,})", f"{args.rollouts} / {args.deal_samples}"]
-    for raw, adjusted, scale, digits in ((out.win_share, share, 100, 2),
-                                         (out.points - out.opponent_points, points - opponent_points, 1, 3)):
+    record = {"policies": [a, b], "players": args.players, "partnerships": args.partnerships, "seed": args.seed,
+              "deal_sets": args.matches, "matches": int(out.matches), "rollouts": args.rollouts,
+              "deal_samples": args.deal_samples, "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    for name, raw, adjusted, scale, digits in (("win_rate", out.win_share, share, 100, 2),
+                                               ("margin", out.points - out.opponent_points,
+                                                points - opponent_points, 1, 3)):
         difference = raw - adjusted
         t = difference.mean() / (difference.std(ddof=1) / np.sqrt(len(difference)))
+        record[name] = {"raw": float(raw.mean()), "raw_half": float(_half(raw)), "adjusted": float(adjusted.mean()),
+                        "adjusted_half": float(_half(adjusted)), "ratio": float(_half(adjusted) / _half(raw)),
+                        "t_difference": float(t)}
         cells += [f"{scale * raw.mean():.{digits}f} ± {scale * _half(raw):.{digits}f}",
                   f"{scale * adjusted.mean():.{digits}f} ± {scale * _half(adjusted):.{digits}f}",
                   f"{_half(adjusted) / _half(raw):.2f}", f"{t:+.1f}"]
     print("| " + " | ".join(cells) + " |")
+    if args.out:
+        path = Path(args.out)
+        saved = json.loads(path.read_text()) if path.exists() else {"rows": []}
+        same = lambda r: all(r[k] == record[k] for k in ("policies", "players", "partnerships", "seed",  # noqa: E731
+                                                         "deal_sets", "rollouts", "deal_samples"))
+        saved["rows"] = [r for r in saved["rows"] if not same(r)] + [record]
+        path.write_text(json.dumps(saved, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,138 @@
+"""The measured numbers of docs/*.md agree with the files the code wrote (tools/docs_numbers.py)."""
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_SPEC = importlib.util.spec_from_file_location("docs_numbers", ROOT / "tools" / "docs_numbers.py")
+docs_numbers = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(docs_numbers)
+
+DOCS = sorted({doc for doc, _ in docs_numbers.BLOCKS.values()})
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_generated_blocks_match_their_files(doc):
+    text = (ROOT / doc).read_text()
+    assert text == docs_numbers.expected(doc, text, docs_numbers.render(ROOT)), \
+        f"{doc}'s generated numbers are stale: run python tools/docs_numbers.py"
+
+
+def test_every_block_is_in_its_doc_once():
+    for name, (doc, _) in docs_numbers.BLOCKS.items():
+        text = (ROOT / doc).read_text()
+        assert text.count(docs_numbers.begin(name)) == 1 and text.count(docs_numbers.end(name)) == 1, name
+        assert text.index(docs_numbers.begin(name)) < text.index(docs_numbers.end(name)), name
+
+
+def test_no_block_is_missing_its_file():
+    for name, block in docs_numbers.render(ROOT).items():
+        assert not block.startswith("(No "), f"{name}: {block}"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A copy of the files the blocks are made from, to change."""
+    for relative in ("reports/skill_vs_luck", "reports/strategy_table", "docs/examples"):
+        shutil.copytree(ROOT / relative, tmp_path / relative)
+    for relative in ("reports/skill_vs_luck.md", "benchmarks/results.json", "docs/search_cost.json",
+                     "docs/match_value.json", "docs/duplicate_gain.json", "docs/luck_gain.json"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / relative, tmp_path / relative)
+    return tmp_path
+
+
+def _edit_json(path: Path, change) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def _edit_parquet(path: Path, change) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frame = pq.read_table(path).to_pandas()
+    change(frame)
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+
+
+def test_the_blocks_follow_their_files(tree):
+    """A changed measurement changes the doc (the check above is not vacuous)."""
+
+    def pimc_15(frame):
+        row = frame.index[(frame["policy"] == "pimc") & (frame["target"] == 15)][0]
+        frame.loc[row, ["win_rate", "win_rate_lo", "win_rate_hi"]] = [0.6123, 0.6012, 0.6234]
+
+    def heavy(frame):
+        row = frame.index[(frame["table"] == "2 players") & (frame["policy"] == "random")
+                          & (frame["opponent"] == "heavy-first")][0]
+        frame.loc[row, ["win_rate", "win_rate_lo", "win_rate_hi"]] = [0.4, 0.39, 0.41]
+
+    _edit_parquet(tree / "reports/skill_vs_luck/tables/by_target.parquet", pimc_15)
+    _edit_parquet(tree / "reports/strategy_table/tables/pairs.parquet", heavy)
+    _edit_json(tree / "docs/search_cost.json", lambda d: d["runs"]["pimc"].update(ms_per_decision=12.345))
+    _edit_json(tree / "docs/match_value.json", lambda d: d["two_players"][1].update(win=0.987))
+    _edit_json(tree / "docs/duplicate_gain.json", lambda d: d["rows"][0].update(win_ratio=0.5))
+    _edit_json(tree / "docs/luck_gain.json", lambda d: d["rows"][0]["win_rate"].update(ratio=0.777, t_difference=5.5))
+    _edit_json(tree / "benchmarks/results.json",
+               lambda d: [r["1 core"].update(matches_per_s=4321.0) for r in d["throughput"]])
+    (tree / "docs/examples/compare.txt").write_text("$ bergen-sim compare\nchanged output\n")
+
+    blocks = docs_numbers.render(tree)
+    assert "**61.2% [60.1, 62.3]**" in blocks["pimc-strength"]
+    assert "60.00% [59.00, 61.00]" in blocks["heavy-first"]
+    assert "12.35 ms per decision" in blocks["pimc-cost"] and "12.35 ms" in blocks["search-cost"]
+    assert "| 0.50 | 0.99 |" in blocks["match-value"]
+    assert "| 0.500 |" in blocks["duplicate-gain"]
+    assert "**0.78**" in blocks["luck-gain"] and "| +5.5 |" in blocks["luck-unbiased"]
+    assert "4,321 matches/s" in blocks["policies-speed"]
+    assert "changed output" in blocks["compare-example"]
+    for name in docs_numbers.BLOCKS:
+        assert blocks[name] != docs_numbers.render(ROOT)[name] or name in (
+            "analyze-example", "policies-strength", "plugin-startup"), name
+
+
+def test_a_missing_file_quotes_nothing(tmp_path):
+    blocks = docs_numbers.render(tmp_path)
+    for name, block in blocks.items():
+        assert block.startswith("(No "), name
+
+
+def test_the_prose_around_the_examples_fits_them():
+    """docs/pimc.md says the best move is 5-6 on the left; docs/compare.md's example ranks expert first."""
+    analyze = (ROOT / "docs/examples/analyze.txt").read_text()
+    assert "│    1 │ 5-6 L │ 5|5d" in analyze
+    assert "Both `5-6` moves score a header" in (ROOT / "docs/pimc.md").read_text()
+    assert any(line.startswith("│    2 │ 5-6 R") for line in analyze.splitlines())
+    assert "│    1 │ expert │" in (ROOT / "docs/examples/compare.txt").read_text()
+
+
+def test_the_prose_around_the_measurements_fits_them():
+    """policies.md: `reader` costs less per decision than `ismcts`; compare.md: pimc's luck ratio is the worse."""
+    runs = json.loads((ROOT / "docs/search_cost.json").read_text())["runs"]
+    assert runs["reader"]["ms_per_decision"] < runs["ismcts"]["ms_per_decision"]
+    assert "because it\ncosts less per decision" in (ROOT / "docs/policies.md").read_text()
+    rows = {r["policies"][0]: r for r in json.loads((ROOT / "docs/luck_gain.json").read_text())["rows"]
+            if r["rollouts"] == 32 and r["players"] == 2}
+    assert rows["pimc"]["win_rate"]["ratio"] > rows["expert"]["win_rate"]["ratio"]
+
+
+def test_the_docs_quote_no_hand_typed_measurements():
+    """Numbers that were typed by hand before they came from files stay out."""
+    stale = {
+        "docs/pimc.md": ("58.1%", "0.22 ms", "334 matches/s", "123,000 matches/s", "61.1%", "3-7 s", "0.51 ms"),
+        "docs/policies.md": ("48.8%", "52.9%", "0.6949", "65.24%", "349,000", "42.9 s", "4.39 ms", "52.30",
+                             "55.25%", "4 to 10 minutes"),
+        "docs/compare.md": ("64.92 ± 0.42%", "0.906", "65.60 ± 1.34", "0.38 to 0.40", "9,200 hand play-outs"),
+        "docs/scaling.md": ("about 10-20", "costs about a second", "about two minutes"),
+        "README.md": ("a worker pool costs about a second",),
+    }
+    for doc, numbers in stale.items():
+        text = " ".join((ROOT / doc).read_text().split())
+        for value in numbers:
+            assert value not in text, (doc, value)

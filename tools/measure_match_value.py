@@ -1,0 +1,80 @@
+"""The match-value table that ``pimc`` scores hands by: some of its values and how long it takes to build.
+
+    python tools/measure_match_value.py --out docs/match_value.json
+
+Builds the table of :mod:`bergen_sim.search.match_value` for the standard
+rules with 2, 3 and 4 players (``base`` expert, the budget and seed of the
+module, exactly what ``pimc`` uses), timing each build after one tiny build
+has compiled the kernel (the time the first ``pimc`` run of a new rule set
+spends on it, before the table is cached), and writes the 2-player table's
+values at a few score pairs.  docs/pimc.md quotes the file;
+tests/test_docs_numbers.py checks the quote.  About half a minute on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+#: the score pairs shown in docs/pimc.md (own score, the other side's)
+SCORES = (0, 6, 10, 13, 14)
+OWN = (0, 10, 13, 14)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "docs" / "match_value.json"))
+    args = parser.parse_args(argv)
+
+    from bergen_sim.engine.tileset import no_tiles_for
+    from bergen_sim.rules import Rules
+    from bergen_sim.search import match_value as mv
+    from bergen_sim.search.rollout import BASE_POLICIES
+
+    base = "expert"
+    out = {"base": base, "hand_budget": mv.HAND_BUDGET, "min_hands_per_state": mv.MIN_HANDS_PER_STATE,
+           "seed": mv.TABLE_SEED, "builds": [],
+           "machine": f"{platform.processor() or platform.machine()}, load average "
+                      f"{[round(x, 2) for x in __import__('os').getloadavg()]}",
+           "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    tables = {}
+    for players in (2, 3, 4):
+        rules = Rules.make(players=players)
+        states = rules.target ** rules.sides
+        per_state = max(mv.MIN_HANDS_PER_STATE, mv.HAND_BUDGET // states)
+        no_tiles = no_tiles_for(rules.n_tiles)
+        # compile (and load) the kernel on a one-hand-per-state table first: not part of the build time
+        mv._estimate(rules.to_array(), BASE_POLICIES.index(base), np.uint64(mv.TABLE_SEED), 1,
+                     np.zeros(states), no_tiles)
+        table = np.zeros(states)
+        start = time.perf_counter()
+        mv._estimate(rules.to_array(), BASE_POLICIES.index(base), np.uint64(mv.TABLE_SEED), per_state,
+                     table, no_tiles)
+        seconds = time.perf_counter() - start
+        tables[players] = mv._normalized(table, rules.target, rules.sides)
+        out["builds"].append({"players": players, "target": rules.target, "sides": rules.sides,
+                              "score_states": states, "hands_per_state": per_state,
+                              "hands": per_state * states, "seconds": round(seconds, 2)})
+        print(f"{players} players: {states} states x {per_state} hands in {seconds:.2f} s")
+    two = tables[2]
+    target = Rules.make(players=2).target
+    # index of (side 0 = own, side 1 = other) is own + other * target
+    out["two_players"] = [{"own": own, "other": other, "win": round(float(two[own + other * target]), 4)}
+                          for own in OWN for other in SCORES]
+    Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
