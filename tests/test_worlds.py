@@ -21,6 +21,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import stream_state
 from bergen_sim.engine.tileset import NARROW_TILES
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
+from bergen_sim.engine import worlds as worlds_module
 from bergen_sim.engine.worlds import (NARROW, W_EXACT, W_GROUPS, _programme, allowed_tiles, prepare, sample_world,
                                      world_count)
 from bergen_sim.execution import engine_for
@@ -317,7 +318,7 @@ WIDE_CASES = {
 }
 
 
-def _assert_uniform(view, rules, prep, completions, others, worlds, key):
+def _assert_uniform(view, rules, prep, completions, others, worlds, key, sample=sample_world):
     """Sampled worlds (200 per world) are consistent, lie among ``worlds`` and are uniform over them (chi-square)."""
     rv = rules.to_array()
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
@@ -325,7 +326,7 @@ def _assert_uniform(view, rules, prep, completions, others, worlds, key):
     rng = np.array([stream_state(np.uint64(key), 0, 0, 0)], dtype=np.uint64)
     seen = Counter()
     for _ in range(200 * len(worlds)):
-        n_bone = sample_world(view, prep, completions, rng, hands, bone)
+        n_bone = sample(view, prep, completions, rng, hands, bone)
         _check_world(view, rv, hands, bone, n_bone, rules)
         seen[tuple(int(hands[s * L.SET_WORDS]) for s in others)] += 1
     assert set(seen) <= set(worlds)
@@ -360,6 +361,21 @@ def test_fallback_worlds_are_exactly_uniform(case):
     assert prep[W_EXACT] == 0 and prep[W_GROUPS] == 1
     assert world_count(prep, completions) >= len(worlds)
     _assert_uniform(view, rules, prep, completions, others, worlds, key=17)
+
+
+def test_fallback_out_of_proposals_builds_the_exact_table(monkeypatch):
+    """When every proposal is rejected (none allowed here), the exact table is built after all: still uniform.
+
+    Runs the sampler's Python body (``py_func``) so that the proposal limit can be set to 0; the
+    functions it calls stay compiled."""
+    spec = dict(WIDE_CASES["six-seats"])
+    rules = spec.pop("rules")
+    view = _small_view(rules, **spec)
+    others, worlds = _brute_force_worlds(view, rules.to_array())
+    prep, _ = prepare(view, rules.to_array(), 1)
+    completions = _programme(prep, 1, 1)
+    monkeypatch.setattr(worlds_module, "MAX_PROPOSALS", 0)
+    _assert_uniform(view, rules, prep, completions, others, worlds, key=19, sample=sample_world.py_func)
 
 
 @pytest.mark.parametrize("rules", WIDE_RULE_SETS,

@@ -71,7 +71,7 @@ SEAT_GROUPS = 3
 MAX_CELLS = 1 << 22
 #: ... and most splits it walks while filling it; beyond either, the rejection fallback (see the module doc)
 MAX_WORK = 1 << 25
-#: proposals the fallback draws for one world at most before it settles for the consistent-world search
+#: proposals the fallback draws for one world at most; then it builds the exact table whatever its size
 MAX_PROPOSALS = 1 << 16
 
 
