@@ -2,6 +2,7 @@
 
     python benchmarks/search_cost.py                       # pimc and reader, 2 players, 60 matches each
     python benchmarks/search_cost.py --policy reader:worlds=512 --players 4 --partnerships --matches 40
+    python benchmarks/search_cost.py --policy pimc --players 8 --set domino_set=double-nine --set target=4
 
 Each policy plays every seat of ``--matches`` matches in one process (the
 kernel is compiled or loaded and warmed on two matches first); the time is
@@ -33,7 +34,7 @@ from pathlib import Path
 
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import engine_for
-from bergen_sim.rules import Rules
+from bergen_sim.rules import Rules, parse_settings
 
 
 def cost(rules: Rules, policy: str, matches: int, seed: int) -> dict:
@@ -57,10 +58,11 @@ def main() -> None:
     parser.add_argument("--partnerships", action="store_true")
     parser.add_argument("--matches", type=int, default=60)
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule setting (repeatable)")
     parser.add_argument("--out", help="JSON file to merge the figures into")
     args = parser.parse_args()
     saved = json.loads(Path(args.out).read_text()) if args.out and Path(args.out).exists() else {"runs": {}}
-    rules = Rules.make(players=args.players, partnerships=args.partnerships)
+    rules = Rules.make(players=args.players, partnerships=args.partnerships, **parse_settings(args.set))
     print(f"cores {os.cpu_count()}, {args.players} players{' in partnerships' if args.partnerships else ''}")
     for policy in args.policy or ["pimc", "reader"]:
         r = cost(rules, policy, args.matches, args.seed)

@@ -51,6 +51,7 @@ from typing import Iterator
 import numpy as np
 
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.tileset import NARROW_TILES
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.execution import Job, engine_for
 from bergen_sim.search.luck_controls import CONTROLS, SAMPLE_KEY, luck_controls
@@ -59,6 +60,14 @@ from bergen_sim.parallel import default_workers, executor_for
 
 #: the ``adjust`` choices of ``compare``
 ADJUSTMENTS = ("none", "luck")
+#: most seats the luck controls are offered for: the games they were built and checked on (the world
+#: sampler's former limit); larger games are refused rather than adjusted untested
+LUCK_SEATS = 4
+
+
+def adjusts_luck_for(players: int, n_tiles: int) -> bool:
+    """Whether ``compare --adjust luck`` covers a game: up to LUCK_SEATS seats and one-word tile sets."""
+    return players <= LUCK_SEATS and n_tiles <= NARROW_TILES
 #: sampled deals per dealt hand for the deal's expectation (each used in every seat rotation)
 DEAL_SAMPLES = 32
 #: the match-win table's and the play-outs' base policy (the one ``pimc`` uses by default)

@@ -13,7 +13,7 @@ import random
 import numpy as np
 import pytest
 
-from bergen_sim.search.position import Position, PositionError, analyze, line_problem
+from bergen_sim.search.position import Position, PositionError, analyze, line_problem, position_view
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
 from bergen_sim.rules import Rules
@@ -278,3 +278,18 @@ def test_cli_spinner_position_as_options_and_json_round_trip(tmp_path, capsys):
     assert again["moves"] == first["moves"]
     assert main(args[:-6] + ["--spinner", "4-5"]) == 2
     assert "spinner: the led double" in capsys.readouterr().err
+
+
+#: a six-seat double-nine line (two partnerships): seats 3 and 5 are void in 7 and 9, so alike (one group)
+SIX_SEATS = {"hand": "0-4,2-7,1-9,3-8,7-9", "ends": "7,2", "played": "4-4,4-7,2-4", "counts": "5,4,4,4,5,5",
+             "boneyard": 25, "scores": "2,0", "voids": {"3": [7, 9], "5": [7, 9]}}
+
+
+def test_positions_of_five_to_eight_seats_are_read_and_larger_sets_refused():
+    """Worlds cover 2 to 8 seats on one-word sets: a six-seat position reads, a double-twelve one does not."""
+    rules = Rules.make(players=6, partnerships=True, domino_set="double-nine", spinner=False)
+    view = position_view(Position.from_mapping(SIX_SEATS), rules)
+    assert view[L.V_PLAYERS] == 6 and view[L.V_VOID + 3] == view[L.V_VOID + 5] == (1 << 7) | (1 << 9)
+    twelve = Rules.make(players=6, partnerships=True, domino_set="double-twelve", spinner=False)
+    with pytest.raises(PositionError, match="2 to 8 players with double-six or double-nine, not with double-twelve"):
+        position_view(Position.from_mapping({**SIX_SEATS, "boneyard": 61}), twelve)

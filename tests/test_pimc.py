@@ -77,6 +77,32 @@ def test_pimc_plays_legal_moves_reproducibly():
     assert not np.array_equal(first.match_rows, other.match_rows)
 
 
+#: six seats each for themselves on double-nine; a target of 3 keeps the match-value table (3^6 score
+#: vectors) and the matches short
+SIX = Rules.make(players=6, domino_set="double-nine", target=3)
+
+
+@pytest.mark.slow  # a fresh cache compiles a six-seat kernel and builds its table: over a minute
+def test_pimc_plays_six_player_double_nine_matches():
+    """Worlds of five other seats (merged into groups): legal inside the engine, reproducible, sane scores."""
+    engine = engine_for(SIX, (PIMC,) + ("first",) * 5)
+    first = engine.play(seed=9, first_match=0, n_matches=4)
+    again = engine.play(seed=9, first_match=0, n_matches=4)
+    assert first.totals[L.S_MATCHES] == 4 and first.totals[L.S_POLICY_CALLS] > 10
+    assert np.array_equal(first.match_rows, again.match_rows)
+    scores = first.match_rows[:, L.M_SCORE : L.M_SCORE + SIX.sides]
+    assert (scores.max(axis=1) >= SIX.target).all()  # every match has a winner
+
+
+@pytest.mark.parametrize("players", [5, 8])
+def test_three_word_sets_are_refused_in_one_line(players):
+    """Worlds are sampled for one-word sets only: double-twelve is refused whatever the seat count."""
+    with pytest.raises(PolicyError) as info:
+        pimc.check_game(Rules.make(players=players, domino_set="double-twelve"))
+    assert "double-six and double-nine" in str(info.value) and "\n" not in str(info.value)
+    pimc.check_game(Rules.make(players=players, domino_set="double-nine"))  # any seat count up to 8
+
+
 def test_pimc_returns_a_legal_index_on_real_views():
     ref = resolve(PIMC)
     rules_vec, table = pimc.kernel_arrays(TWO, ref.params)

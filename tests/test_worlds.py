@@ -19,8 +19,11 @@ from scipy.stats import chisquare
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import stream_state
+from bergen_sim.engine.tileset import NARROW_TILES
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
-from bergen_sim.engine.worlds import NARROW, allowed_tiles, prepare, sample_world, world_count
+from bergen_sim.engine import worlds as worlds_module
+from bergen_sim.engine.worlds import (NARROW, W_EXACT, W_GROUPS, _programme, allowed_tiles, prepare, sample_world,
+                                     world_count)
 from bergen_sim.execution import engine_for
 from bergen_sim.policies.base import unseen_tiles
 from bergen_sim.rules import Rules
@@ -100,7 +103,7 @@ def _check_world(view, rv, hands, bone, n_bone, rules, use_lead=1):
         assert bin(h).count("1") == view[L.V_HAND_COUNT + s], "hand count not respected"
         assert h & ~unseen == 0, "a seat got a tile the deciding seat has seen"
         assert h & ~int(allowed_tiles(view, rv, use_lead, s)) == 0, "a seat got a tile its void or the lead rules out"
-        for n in range(7):
+        for n in range(int(view[L.V_MAX_NUMBER]) + 1):
             if view[L.V_VOID + s] >> n & 1:
                 assert h & int(L.NUMBER_MASK[n]) == 0
         assert dealt & h == 0, "a tile dealt twice"
@@ -111,14 +114,14 @@ def _check_world(view, rv, hands, bone, n_bone, rules, use_lead=1):
 
 @pytest.mark.parametrize("rules", RULE_SETS,
                          ids=lambda r: f"{r.players}p{'-partners' if r.partnerships else ''}-{r.lead}")
-def test_true_world_is_allowed_and_samples_are_consistent(rules):
+def test_true_world_is_allowed_and_samples_are_consistent(rules, matches=25, min_views=200):
     """The truth always satisfies the constraints (they are sound), and every sample does too."""
     rv = rules.to_array()
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
     views = 0
-    for i, (view, true_hands, true_bone) in enumerate(real_views(rules, matches=25)):
+    for i, (view, true_hands, true_bone) in enumerate(real_views(rules, matches=matches)):
         views += 1
         me = int(view[L.V_SEAT])
         for s in range(rules.players):
@@ -131,7 +134,7 @@ def test_true_world_is_allowed_and_samples_are_consistent(rules):
             rng[0] = stream_state(np.uint64(7), i, w, 0)
             n_bone = sample_world(view, spec, completions, rng, hands, bone)
             _check_world(view, rv, hands, bone, n_bone, rules)
-    assert views > 200
+    assert views > min_views
 
 
 _VIEWS: dict[int, list] = {}
@@ -150,10 +153,13 @@ def _views_of(rule_set: int) -> list:
 def test_any_real_view_and_stream_give_a_consistent_world(rule_set, pick, key, use_lead):
     """Property: for any real view and any random stream, with or without lead evidence,
     the sampled world respects every constraint the seat knows of."""
-    rules = RULE_SETS[rule_set]
-    rv = rules.to_array()
     views = _views_of(rule_set)
-    view = views[pick % len(views)]
+    _check_sample(RULE_SETS[rule_set], views[pick % len(views)], key, use_lead)
+
+
+def _check_sample(rules, view, key, use_lead):
+    """One world sampled for ``view`` from the stream ``key`` respects every constraint."""
+    rv = rules.to_array()
     spec, completions = prepare(view, rv, use_lead)
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone = np.zeros(L.MAX_TILES, dtype=np.int64)
@@ -166,7 +172,7 @@ def _brute_force_worlds(view, rv):
     """Every consistent assignment of the unseen tiles to the other seats (boneyard = the rest)."""
     me = int(view[L.V_SEAT])
     others = [s for s in range(int(view[L.V_PLAYERS])) if s != me]
-    unseen = [t for t in range(L.N_TILES) if int(unseen_tiles(view, NARROW)) >> t & 1]
+    unseen = [t for t in range(NARROW_TILES) if int(unseen_tiles(view, NARROW)) >> t & 1]
     allowed = {s: int(allowed_tiles(view, rv, 1, s)) for s in others}
     worlds = []
 
@@ -278,3 +284,117 @@ def test_no_world_when_counts_cannot_be_met():
     view = _small_view(rules, **spec)
     prep, completions = prepare(view, rules.to_array(), 1)
     assert world_count(prep, completions) == 0
+
+
+# ---- games of 5 to 8 players (double-nine): other seats merged into groups, and the bounded table's fallback
+
+WIDE_RULE_SETS = [
+    Rules.make(players=5, domino_set="double-nine"),
+    Rules.make(players=6, domino_set="double-nine"),
+    Rules.make(players=7, domino_set="double-nine", lead="highest-double"),
+    Rules.make(players=8, domino_set="double-nine"),
+    Rules.make(players=8, partnerships=True, domino_set="double-nine"),
+]
+
+
+def _wide_case(players, hand, unseen, counts, boneyard, voids):
+    """A late double-nine hand of ``players`` seats: ``unseen`` hidden, the rest on the table (9-9 led by seat 1)."""
+    rules = Rules.make(players=players, domino_set="double-nine")
+    played = [t for t in L.TILE_NAMES[: rules.n_tiles] if t not in hand + unseen + ["9-9"]]
+    return dict(rules=rules, hand=hand, played=played, led_by_leader=["9-9"], leader=1, counts=counts,
+                boneyard=boneyard, voids=voids)
+
+
+WIDE_CASES = {
+    # four other seats, two of them alike (one group), one with a void of its own
+    "five-seats": _wide_case(5, ["2-3"], ["0-1", "0-9", "1-2", "4-9", "5-6", "7-8"], [1, 1, 2, 1, 1], 1,
+                             {2: [0], 3: [9], 4: [9]}),
+    # five other seats in three groups: {1, 2} (no void), {3} (void in 0), {4, 5} (void in 9)
+    "six-seats": _wide_case(6, ["2-3"], ["0-1", "0-9", "1-2", "4-9", "5-6", "7-8"], [1, 1, 1, 1, 1, 1], 1,
+                            {3: [0], 4: [9], 5: [9]}),
+    # seven other seats in four groups, an empty boneyard
+    "eight-seats": _wide_case(8, ["2-3"], ["0-9", "0-1", "1-5", "5-6", "4-7", "7-8", "6-8"], [1] * 8, 0,
+                              {1: [0, 9], 2: [0, 9], 3: [0, 9], 4: [1, 8], 5: [1, 8], 6: [5, 6]}),
+}
+
+
+def _assert_uniform(view, rules, prep, completions, others, worlds, key, sample=sample_world):
+    """Sampled worlds (200 per world) are consistent, lie among ``worlds`` and are uniform over them (chi-square)."""
+    rv = rules.to_array()
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
+    rng = np.array([stream_state(np.uint64(key), 0, 0, 0)], dtype=np.uint64)
+    seen = Counter()
+    for _ in range(200 * len(worlds)):
+        n_bone = sample(view, prep, completions, rng, hands, bone)
+        _check_world(view, rv, hands, bone, n_bone, rules)
+        seen[tuple(int(hands[s * L.SET_WORDS]) for s in others)] += 1
+    assert set(seen) <= set(worlds)
+    assert chisquare([seen[w] for w in worlds]).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("case", sorted(WIDE_CASES))
+def test_wide_worlds_are_exactly_uniform(case):
+    """5 to 8 seats, alike seats merged into groups: the count equals a brute-force enumeration and
+    sampled worlds are uniform over it."""
+    spec = dict(WIDE_CASES[case])
+    rules = spec.pop("rules")
+    view = _small_view(rules, **spec)
+    others, worlds = _brute_force_worlds(view, rules.to_array())
+    prep, completions = prepare(view, rules.to_array(), 1)
+    assert prep[W_EXACT] == 1 and prep[W_GROUPS] < len(others)  # merged, and exact
+    assert world_count(prep, completions) == len(worlds)
+    assert 5 < len(worlds) < 400
+    _assert_uniform(view, rules, prep, completions, others, worlds, key=13)
+
+
+@pytest.mark.parametrize("case", sorted(WIDE_CASES))
+def test_fallback_worlds_are_exactly_uniform(case):
+    """With a budget too small for the exact groups, the relaxed proposal (groups merged by union) with
+    rejection still draws every consistent world equally often, and its count bounds theirs."""
+    spec = dict(WIDE_CASES[case])
+    rules = spec.pop("rules")
+    view = _small_view(rules, **spec)
+    others, worlds = _brute_force_worlds(view, rules.to_array())
+    prep, _ = prepare(view, rules.to_array(), 1)
+    completions = _programme(prep, 1, 1)  # every table is too large: groups merge down to one
+    assert prep[W_EXACT] == 0 and prep[W_GROUPS] == 1
+    assert world_count(prep, completions) >= len(worlds)
+    _assert_uniform(view, rules, prep, completions, others, worlds, key=17)
+
+
+def test_fallback_out_of_proposals_builds_the_exact_table(monkeypatch):
+    """When every proposal is rejected (none allowed here), the exact table is built after all: still uniform.
+
+    Runs the sampler's Python body (``py_func``) so that the proposal limit can be set to 0; the
+    functions it calls stay compiled."""
+    spec = dict(WIDE_CASES["six-seats"])
+    rules = spec.pop("rules")
+    view = _small_view(rules, **spec)
+    others, worlds = _brute_force_worlds(view, rules.to_array())
+    prep, _ = prepare(view, rules.to_array(), 1)
+    completions = _programme(prep, 1, 1)
+    monkeypatch.setattr(worlds_module, "MAX_PROPOSALS", 0)
+    _assert_uniform(view, rules, prep, completions, others, worlds, key=19, sample=sample_world.py_func)
+
+
+@pytest.mark.parametrize("rules", WIDE_RULE_SETS,
+                         ids=lambda r: f"{r.players}p{'-partners' if r.partnerships else ''}-{r.lead}")
+def test_wide_true_world_is_allowed_and_samples_are_consistent(rules):
+    """Real views of 5 to 8 player double-nine games: the truth satisfies the constraints, every sample too."""
+    test_true_world_is_allowed_and_samples_are_consistent(rules, matches=6, min_views=200)
+
+
+_WIDE_VIEWS: dict[int, list] = {}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, len(WIDE_RULE_SETS) - 1), st.integers(0, 10**6), st.integers(0, 2**64 - 1),
+       st.sampled_from([0, 1]))
+def test_any_wide_real_view_and_stream_give_a_consistent_world(rule_set, pick, key, use_lead):
+    """Property, 5 to 8 seats: any real view, any stream, with or without lead evidence, a consistent world."""
+    rules = WIDE_RULE_SETS[rule_set]
+    if rule_set not in _WIDE_VIEWS:
+        _WIDE_VIEWS[rule_set] = [view for view, _, _ in real_views(rules, matches=4, seed=8)]
+    views = _WIDE_VIEWS[rule_set]
+    _check_sample(rules, views[pick % len(views)], key, use_lead)

@@ -16,14 +16,36 @@ must never contradict the view:
   view's draw/pass log) cannot hold one.
 
 Among all assignments that satisfy these constraints, worlds are drawn
-*exactly uniformly* (no rejection, no bias): tiles are grouped into classes
-by which seats may hold them, a table counts the completions of every
-partial assignment (a small dynamic programme over classes and remaining
-hand counts), and each class's split between the seats is drawn with
-probability proportional to its number of completions.  The boneyard order
-is then a uniform shuffle.  Knowledge the constraints leave out (the exact
-moment a seat drew a tile it still holds, what the other seats' choices of
-move suggest) is ignored, never contradicted.
+*exactly uniformly* (no bias), for 2 to 8 seats and one-word tile sets
+(double-six, double-nine): tiles are grouped into classes by which seats may
+hold them, a table counts the completions of every partial assignment (a
+small dynamic programme over classes and remaining hand counts), and each
+class's split is drawn with probability proportional to its number of
+completions.  The boneyard order is then a uniform shuffle.  Knowledge the
+constraints leave out (the exact moment a seat drew a tile it still holds,
+what the other seats' choices of move suggest) is ignored, never
+contradicted.
+
+Groups.  Other seats whose allowed sets are identical are interchangeable,
+so with more than three other seats they are merged into one *group*: the
+programme tracks the group's total remaining count, and the group's tiles
+are then dealt to its seats by a uniform shuffle cut by their hand counts.
+Every deal to the groups stands for the same number of worlds (a
+multinomial per group), so this is exactly uniform too.  With up to three
+other seats (2 to 4 players) every seat stays its own group and the
+programme walks the splits in the same order as always, so a keyed stream
+gives the same world as before groups existed.
+
+Fallback.  The table is bounded (``MAX_CELLS`` floats, ``MAX_WORK`` splits
+walked).  When the exact groups exceed it, the two groups whose allowed
+sets differ least are merged, allowed the union of both sets, until the
+table fits: a relaxed problem whose worlds include every consistent one,
+sampled exactly uniformly as above.  A proposal is kept only if every seat's
+hand lies in its own allowed set (rejection sampling from an exact
+proposal: exactly uniform).  After ``MAX_PROPOSALS`` rejected proposals the
+exact table is built whatever its size, so a world is always drawn, exactly,
+in bounded time.  In the fallback :func:`world_count` gives the relaxed
+problem's count, an upper bound.
 """
 
 from __future__ import annotations
@@ -33,38 +55,51 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import lowest_tile, popcount
-from bergen_sim.engine.keyed_random import below, next_u64
+from bergen_sim.engine.keyed_random import next_u64, shuffle
 from bergen_sim.engine.play_rules import numbers_tiles, set_hand
 from bergen_sim.engine.tileset import NARROW_TILES, double_tiles
 from bergen_sim.engine.view import unseen_tiles
 
 DOUBLE_TILE = L.DOUBLE_TILE
-#: worlds are sampled for games with one-word tile sets (up to double-nine) ...
+#: worlds are sampled for games with one-word tile sets (up to double-nine), any seat count up to MAX_SEATS
 NARROW = np.int64(0)
-#: ... and up to four seats (the dynamic programme below enumerates three other seats)
-WORLD_SEATS = 4
+MAX_OTHERS = L.MAX_SEATS - 1
+#: with up to this many other seats (games of 2 to 4 players) every seat is its own group, as in the
+#: original three-seat sampler, so a keyed stream gives the same world as it always did
+SEAT_GROUPS = 3
+#: largest table the exact programme builds: states x (classes + 1) floats (32 MB) ...
+MAX_CELLS = 1 << 22
+#: ... and most splits it walks while filling it; beyond either, the rejection fallback (see the module doc)
+MAX_WORK = 1 << 25
+#: proposals the fallback draws for one world at most; then it builds the exact table whatever its size
+MAX_PROPOSALS = 1 << 16
 
 
 def samples_worlds_for(players: int, n_tiles: int) -> bool:
-    """Whether worlds can be sampled for a game: up to WORLD_SEATS seats and one-word tile sets."""
-    return players <= WORLD_SEATS and n_tiles <= NARROW_TILES
+    """Whether worlds can be sampled for a game: one-word tile sets (double-six, double-nine), 2 to MAX_SEATS seats."""
+    return 2 <= players <= L.MAX_SEATS and n_tiles <= NARROW_TILES
 
 #: n! for n = 0..64, as floats (completion counts exceed int64)
 _FACTORIAL = np.array([float(np.prod(np.arange(1, n + 1, dtype=np.float64))) for n in range(NARROW_TILES + 1)])
 
 #: the int64 ``spec`` vector that :func:`prepare` fills (constants ``W_*``)
-OTHERS = WORLD_SEATS - 1
-MAX_CLASSES = 1 << OTHERS  # a class is the set of other seats that may hold its tiles
+MAX_CLASSES = NARROW_TILES  # a class is a set of groups; a non-empty one holds at least one of the <= 64 tiles
 WORLD_SPEC = L.Vector("W", [
     L.Field("others", meaning="number of other seats m"),
-    L.Field("seat", OTHERS, "seat of the j-th other seat", per="other seat"),
-    L.Field("cap", OTHERS, "its hand count", per="other seat"),
+    L.Field("seat", MAX_OTHERS, "seat of the j-th other seat", per="other seat"),
+    L.Field("cap", MAX_OTHERS, "its hand count", per="other seat"),
+    L.Field("allowed", MAX_OTHERS, "the unseen tiles it may hold (bitmask)", per="other seat"),
+    L.Field("group", MAX_OTHERS, "the group it belongs to", per="other seat"),
     L.Field("boneyard", meaning="tiles in the boneyard"),
-    L.Field("radix", OTHERS, "stride of remaining-count j in a state index", per="other seat"),
-    L.Field("states", meaning="number of states (product of cap + 1)"),
+    L.Field("unseen", meaning="the tiles the deciding seat cannot see (bitmask)"),
+    L.Field("groups", meaning="number of groups G (other seats dealt to as one)"),
+    L.Field("group_cap", MAX_OTHERS, "tiles the group holds (its seats' hand counts summed)", per="group"),
+    L.Field("radix", MAX_OTHERS, "stride of remaining-count g in a state index", per="group"),
+    L.Field("states", meaning="number of states (product of group_cap + 1)"),
     L.Field("classes", meaning="number of non-empty tile classes K"),
-    L.Field("class_seats", MAX_CLASSES, "bit j set when other seat j may hold the class's tiles", per="class"),
+    L.Field("class_seats", MAX_CLASSES, "bit g set when group g may hold the class's tiles", per="class"),
     L.Field("class_tiles", MAX_CLASSES, "bitmask of the class's tiles", per="class"),
+    L.Field("exact", meaning="1: groups are exact (identical allowed sets); 0: merged by union (fallback)"),
 ], title="world spec")
 globals().update(WORLD_SPEC.constants())
 
@@ -125,117 +160,243 @@ def allowed_tiles(view, rules, use_lead, seat):
 def prepare(view, rules, use_lead):
     """Count the worlds consistent with the view; returns (spec, completions).
 
-    ``spec`` (layout ``W_*``) describes the other seats and the tile classes;
-    ``completions[k * states + r]`` is the number of ways to deal classes
-    ``k..K-1`` when the other seats still need the counts encoded by ``r``.
-    ``completions[0 * states + full]`` is the number of consistent worlds
-    (boneyard order aside); it is 0 when the view admits none.
+    ``spec`` (layout ``W_*``) describes the other seats, their groups and the
+    tile classes; ``completions[k * states + r]`` is the number of ways to
+    deal classes ``k..K-1`` to the groups when they still need the counts
+    encoded by ``r``.  :func:`world_count` turns ``completions[full]`` into
+    the number of consistent worlds (boneyard order aside); it is 0 when the
+    view admits none.
     """
     spec = np.zeros(W_SIZE, dtype=np.int64)
     me = view[L.V_SEAT]
-    players = view[L.V_PLAYERS]
     m = 0
-    allowed = np.zeros(3, dtype=np.int64)
-    for s in range(players):
+    for s in range(view[L.V_PLAYERS]):
         if s != me:
             spec[W_SEAT + m] = s
             spec[W_CAP + m] = view[L.V_HAND_COUNT + s]
-            allowed[m] = allowed_tiles(view, rules, use_lead, s)
+            spec[W_ALLOWED + m] = allowed_tiles(view, rules, use_lead, s)
             m += 1
     spec[W_OTHERS] = m
     spec[W_BONEYARD] = view[L.V_BONEYARD]
-    states = 1
-    for j in range(3):
-        spec[W_RADIX + j] = states
-        if j < m:
-            states *= spec[W_CAP + j] + 1
-    spec[W_STATES] = states
+    spec[W_UNSEEN] = unseen_tiles(view, NARROW)
+    return spec, _programme(spec, MAX_CELLS, MAX_WORK)
 
-    # tiles grouped by the set of other seats allowed to hold them
-    unseen = unseen_tiles(view, NARROW)
-    n_classes = 0
-    for cls in range(1 << m):
-        tiles = unseen
-        for j in range(m):
-            if cls & (1 << j):
-                tiles &= allowed[j]
-            else:
-                tiles &= ~allowed[j]
-        if tiles:
-            spec[W_CLASS_SEATS + n_classes] = cls
-            spec[W_CLASS_TILES + n_classes] = tiles
-            n_classes += 1
-    spec[W_CLASSES] = n_classes
 
+@njit(cache=True)
+def _programme(spec, max_cells, max_work):
+    """Group the other seats, class the tiles and fill the completions table (see :func:`prepare`).
+
+    Exact groups: every seat alone (few seats), else one group per distinct
+    allowed set.  While the table would exceed ``max_cells`` cells or
+    ``max_work`` splits walked, the closest groups are merged (the fallback's
+    relaxed proposal); one group always fits the real budget.
+    """
+    m = spec[W_OTHERS]
+    n_groups = 0
+    for j in range(m):
+        g = n_groups
+        if m > SEAT_GROUPS:
+            for i in range(j):
+                if spec[W_ALLOWED + i] == spec[W_ALLOWED + j]:
+                    g = spec[W_GROUP + i]
+                    break
+        spec[W_GROUP + j] = g
+        if g == n_groups:
+            n_groups += 1
+    spec[W_GROUPS] = n_groups
+    spec[W_EXACT] = 1
+    unseen = spec[W_UNSEEN]
+    group_allowed = np.zeros(MAX_OTHERS, dtype=np.int64)
+    while not _set_classes(spec, unseen, group_allowed, max_cells, max_work) and spec[W_GROUPS] > 1:
+        _merge_closest_groups(spec, group_allowed)
+
+    states = spec[W_STATES]
+    n_classes = spec[W_CLASSES]
     completions = np.zeros((n_classes + 1) * states, dtype=np.float64)
     need = 0
     for j in range(m):
         need += spec[W_CAP + j]
     if need + spec[W_BONEYARD] != popcount(unseen):
-        return spec, completions  # the counts cannot be met: no world
+        return completions  # the counts cannot be met: no world
     completions[n_classes * states + 0] = 1.0
-    rem = np.zeros(3, dtype=np.int64)
-    split = np.zeros(3, dtype=np.int64)
+    rem, x, top, split = _scratch()
     for k in range(n_classes - 1, -1, -1):
         size = popcount(spec[W_CLASS_TILES + k])
         cls = spec[W_CLASS_SEATS + k]
         for r in range(states):
             _decode(spec, r, rem)
             completions[k * states + r] = _class_total(spec, completions, k + 1, states, r, rem, cls, size, -1.0,
-                                                       split)
-    return spec, completions
+                                                       x, top, split)
+    return completions
+
+
+@njit(cache=True, inline="always")
+def _scratch():
+    """Per-group work arrays: remaining counts, the split being walked, its bounds, the split picked."""
+    return (np.zeros(MAX_OTHERS, dtype=np.int64), np.zeros(MAX_OTHERS, dtype=np.int64),
+            np.zeros(MAX_OTHERS, dtype=np.int64), np.zeros(MAX_OTHERS, dtype=np.int64))
+
+
+@njit(cache=True)
+def _set_classes(spec, unseen, group_allowed, max_cells, max_work):
+    """Fill the groups' counts, the state radices and the tile classes from ``spec[W_GROUP + j]``.
+
+    A group may hold the union of its seats' allowed sets (the same set for
+    exact groups).  Returns False when the programme over these groups would
+    exceed ``max_cells`` or ``max_work`` (then the caller merges groups).
+    """
+    m = spec[W_OTHERS]
+    n_groups = spec[W_GROUPS]
+    for g in range(MAX_OTHERS):
+        group_allowed[g] = 0
+        spec[W_GROUP_CAP + g] = 0
+        spec[W_RADIX + g] = 0
+    for j in range(m):
+        g = spec[W_GROUP + j]
+        group_allowed[g] |= spec[W_ALLOWED + j]
+        spec[W_GROUP_CAP + g] += spec[W_CAP + j]
+    states = 1
+    for g in range(n_groups):
+        spec[W_RADIX + g] = states
+        states *= spec[W_GROUP_CAP + g] + 1
+    spec[W_STATES] = states
+    # tiles grouped by the set of groups allowed to hold them
+    n_classes = 0
+    work = 0.0
+    for cls in range(1 << n_groups):
+        tiles = unseen
+        for g in range(n_groups):
+            if cls & (1 << g):
+                tiles &= group_allowed[g]
+            else:
+                tiles &= ~group_allowed[g]
+        if tiles:
+            spec[W_CLASS_SEATS + n_classes] = cls
+            spec[W_CLASS_TILES + n_classes] = tiles
+            n_classes += 1
+            work += _splits_walked(spec, cls, popcount(tiles))
+    spec[W_CLASSES] = n_classes
+    return states * (n_classes + 1) <= max_cells and work <= max_work
+
+
+@njit(cache=True)
+def _splits_walked(spec, cls, size):
+    """Splits of a class of ``size`` tiles that the programme walks over all states, at most.
+
+    A state's walk gives each allowed group up to min(its remaining count, size)
+    tiles; the states are a grid of independent remaining counts, so the sum
+    over states of the walk's size (the tiles' total left unbounded) is a
+    product of per-group sums.
+    """
+    walked = 1.0
+    for g in range(spec[W_GROUPS]):
+        cap = spec[W_GROUP_CAP + g]
+        if cls & (1 << g):
+            per_group = 0.0
+            for left in range(cap + 1):
+                per_group += min(left, size) + 1
+            walked *= per_group
+        else:
+            walked *= cap + 1
+    return walked
+
+
+@njit(cache=True)
+def _merge_closest_groups(spec, group_allowed):
+    """Merge the two groups whose allowed sets differ in the fewest tiles (the fallback's relaxation)."""
+    n_groups = spec[W_GROUPS]
+    best = 1 << 30
+    a = 0
+    b = 1
+    for i in range(n_groups):
+        for j in range(i + 1, n_groups):
+            differ = popcount(group_allowed[i] ^ group_allowed[j])
+            if differ < best:
+                best = differ
+                a = i
+                b = j
+    for j in range(spec[W_OTHERS]):
+        g = spec[W_GROUP + j]
+        if g == b:
+            spec[W_GROUP + j] = a
+        elif g > b:
+            spec[W_GROUP + j] = g - 1
+    spec[W_GROUPS] = n_groups - 1
+    spec[W_EXACT] = 0
 
 
 @njit(cache=True, inline="always")
 def _decode(spec, r, rem):
-    """Remaining counts of the other seats encoded by state index ``r``."""
-    for j in range(3):
-        if j < spec[W_OTHERS]:
-            rem[j] = (r // spec[W_RADIX + j]) % (spec[W_CAP + j] + 1)
-        else:
-            rem[j] = 0
+    """Remaining counts of the groups encoded by state index ``r``."""
+    for g in range(spec[W_GROUPS]):
+        rem[g] = (r // spec[W_RADIX + g]) % (spec[W_GROUP_CAP + g] + 1)
 
 
 @njit(cache=True)
-def _class_total(spec, completions, next_k, states, r, rem, cls, size, pick, split):
-    """Sum, over the ways to split a class of ``size`` tiles among the allowed seats
+def _class_total(spec, completions, next_k, states, r, rem, cls, size, pick, x, top, split):
+    """Sum, over the ways to split a class of ``size`` tiles among the allowed groups
     and the boneyard, of multinomial(size; split) x completions of the rest.
 
+    The splits are walked in lexicographic order (group 0's count outermost).
     With ``pick`` >= 0 the walk stops at the first split where the running sum
     exceeds ``pick`` and leaves it in ``split``: a split drawn with probability
     proportional to its weight when ``pick`` is uniform below the full sum.
     """
-    top0 = min(rem[0], size) if cls & 1 else 0
-    top1 = min(rem[1], size) if cls & 2 else 0
-    top2 = min(rem[2], size) if cls & 4 else 0
+    n_groups = spec[W_GROUPS]
+    for g in range(n_groups):
+        x[g] = 0
+        top[g] = min(rem[g], size) if cls & (1 << g) else 0
     total = 0.0
-    for x0 in range(top0 + 1):
-        for x1 in range(min(top1, size - x0) + 1):
-            for x2 in range(min(top2, size - x0 - x1) + 1):
-                rest = r - x0 * spec[W_RADIX] - x1 * spec[W_RADIX + 1] - x2 * spec[W_RADIX + 2]
-                ways = completions[next_k * states + rest]
-                if ways == 0.0:
-                    continue
-                weight = _FACTORIAL[size] / (
-                    _FACTORIAL[x0] * _FACTORIAL[x1] * _FACTORIAL[x2] * _FACTORIAL[size - x0 - x1 - x2]
-                )
-                total += weight * ways
-                if pick >= 0.0:
-                    split[0] = x0
-                    split[1] = x1
-                    split[2] = x2
-                    if total > pick:
-                        return total
-    return total
+    used = 0
+    rest = r
+    while True:
+        ways = completions[next_k * states + rest]
+        if ways != 0.0:
+            denominator = 1.0
+            for g in range(n_groups):
+                denominator *= _FACTORIAL[x[g]]
+            total += _FACTORIAL[size] / (denominator * _FACTORIAL[size - used]) * ways
+            if pick >= 0.0:
+                for g in range(n_groups):
+                    split[g] = x[g]
+                if total > pick:
+                    return total
+        # the next split: raise the last count that may grow, zero the counts after it
+        g = n_groups - 1
+        while g >= 0:
+            if x[g] < top[g] and used < size:
+                x[g] += 1
+                used += 1
+                rest -= spec[W_RADIX + g]
+                break
+            used -= x[g]
+            rest += x[g] * spec[W_RADIX + g]
+            x[g] = 0
+            g -= 1
+        if g < 0:
+            return total
 
 
 @njit(cache=True)
 def world_count(spec, completions):
-    """Number of consistent deals of the unseen tiles (boneyard order aside); 0 if none."""
+    """Number of consistent deals of the unseen tiles (boneyard order aside); 0 if none.
+
+    The programme counts deals to groups; a group's tiles can go to its seats
+    in multinomial(group count; seat counts) ways, all consistent when the
+    group is exact.  With merged (fallback) groups this is the number of
+    deals of the relaxed proposal, an upper bound.
+    """
     full = 0
-    for j in range(spec[W_OTHERS]):
-        full += spec[W_CAP + j] * spec[W_RADIX + j]
-    return completions[full]
+    for g in range(spec[W_GROUPS]):
+        full += spec[W_GROUP_CAP + g] * spec[W_RADIX + g]
+    count = completions[full]
+    for g in range(spec[W_GROUPS]):
+        within = _FACTORIAL[spec[W_GROUP_CAP + g]]
+        for j in range(spec[W_OTHERS]):
+            if spec[W_GROUP + j] == g:
+                within /= _FACTORIAL[spec[W_CAP + j]]
+        count *= within
+    return count
 
 
 @njit(cache=True, inline="always")
@@ -250,51 +411,107 @@ def sample_world(view, spec, completions, rng, hands, bone):
     and ``bone`` (boneyard in draw order); return the boneyard size.
 
     ``spec`` and ``completions`` come from :func:`prepare` for the same view
-    and must admit at least one world.
+    and must admit at least one world.  With exact groups one proposal is
+    the world; with merged groups (the fallback) proposals are drawn until
+    one respects every seat's own allowed set, at most ``MAX_PROPOSALS``.
     """
-    m = spec[W_OTHERS]
-    states = spec[W_STATES]
-    n_classes = spec[W_CLASSES]
     hands[:] = 0
     set_hand(hands, view[L.V_SEAT], view[L.V_HAND])
-    rem = np.zeros(3, dtype=np.int64)
-    split = np.zeros(3, dtype=np.int64)
     tiles = np.zeros(NARROW_TILES, dtype=np.int64)
+    group_tiles = np.zeros(MAX_OTHERS, dtype=np.int64)
+    rem, x, top, split = _scratch()
+    for _ in range(MAX_PROPOSALS):
+        n_bone = _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, top, split)
+        if spec[W_EXACT] or _respects_seats(spec, hands):
+            return n_bone
+    # no proposal kept: the exact programme after all, whatever its size (slow, but finite and exact)
+    exact = spec.copy()
+    return _propose(exact, _programme(exact, np.inf, np.inf), rng, hands, bone, tiles, group_tiles, rem, x, top, split)
+
+
+@njit(cache=True)
+def _respects_seats(spec, hands):
+    """True when every other seat's hand lies in its own allowed set (a fallback proposal is kept)."""
+    for j in range(spec[W_OTHERS]):
+        if hands[spec[W_SEAT + j] * L.SET_WORDS] & ~spec[W_ALLOWED + j]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, top, split):
+    """One draw, uniform over the deals to the groups: each class split by the
+    programme's weights, its tiles in a uniform order cut into that split,
+    then each group's tiles dealt to its seats and the boneyard shuffled.
+    Fills the other seats' hands and ``bone``; returns the boneyard size.
+    """
+    n_groups = spec[W_GROUPS]
+    states = spec[W_STATES]
     r = 0
-    for j in range(m):
-        r += spec[W_CAP + j] * spec[W_RADIX + j]
+    for g in range(n_groups):
+        r += spec[W_GROUP_CAP + g] * spec[W_RADIX + g]
+        group_tiles[g] = 0
     n_bone = 0
-    for k in range(n_classes):
+    for k in range(spec[W_CLASSES]):
         _decode(spec, r, rem)
         cls = spec[W_CLASS_SEATS + k]
         mask = spec[W_CLASS_TILES + k]
-        size = 0
-        while mask:
-            tiles[size] = lowest_tile(mask)
-            mask &= mask - 1
-            size += 1
+        size = _tile_list(mask, tiles)
         total = completions[k * states + r]
-        _class_total(spec, completions, k + 1, states, r, rem, cls, size, _uniform(rng) * total, split)
-        # a uniform random order of the class's tiles, cut into the chosen split
-        for i in range(size - 1, 0, -1):
-            j = below(rng, i + 1)
-            tmp = tiles[i]
-            tiles[i] = tiles[j]
-            tiles[j] = tmp
+        _class_total(spec, completions, k + 1, states, r, rem, cls, size, _uniform(rng) * total, x, top, split)
+        shuffle(rng, tiles, size)
         at = 0
-        for j in range(m):
-            seat = spec[W_SEAT + j]
-            for _ in range(split[j]):
-                hands[seat * L.SET_WORDS] |= np.int64(1) << tiles[at]
+        for g in range(n_groups):
+            for _ in range(split[g]):
+                group_tiles[g] |= np.int64(1) << tiles[at]
                 at += 1
-            r -= split[j] * spec[W_RADIX + j]
+            r -= split[g] * spec[W_RADIX + g]
         while at < size:
             bone[n_bone] = tiles[at]
             n_bone += 1
             at += 1
-    for i in range(n_bone - 1, 0, -1):
-        j = below(rng, i + 1)
-        tmp = bone[i]
-        bone[i] = bone[j]
-        bone[j] = tmp
+    for g in range(n_groups):
+        _deal_group(spec, g, group_tiles[g], rng, hands, tiles)
+    shuffle(rng, bone, n_bone)
     return n_bone
+
+
+@njit(cache=True, inline="always")
+def _tile_list(mask, tiles):
+    """Write the tiles of ``mask`` to ``tiles`` in increasing order; returns how many."""
+    size = 0
+    while mask:
+        tiles[size] = lowest_tile(mask)
+        mask &= mask - 1
+        size += 1
+    return size
+
+
+@njit(cache=True)
+def _deal_group(spec, g, mask, rng, hands, tiles):
+    """Deal group ``g``'s tiles to its seats: a uniform order cut by their hand counts.
+
+    Every split of the group's tiles among its seats is equally likely this
+    way, which is what uniform worlds need when the seats are interchangeable.
+    A seat alone takes the whole set and draws no random number (the streams
+    of games of 2 to 4 players stay those of the one-seat-per-group sampler).
+    """
+    seats = 0
+    last = 0
+    for j in range(spec[W_OTHERS]):
+        if spec[W_GROUP + j] == g:
+            seats += 1
+            last = j
+    if seats == 1:
+        hands[spec[W_SEAT + last] * L.SET_WORDS] = mask
+        return
+    size = _tile_list(mask, tiles)
+    shuffle(rng, tiles, size)
+    at = 0
+    for j in range(spec[W_OTHERS]):
+        if spec[W_GROUP + j] == g:
+            hand = np.int64(0)
+            for _ in range(spec[W_CAP + j]):
+                hand |= np.int64(1) << tiles[at]
+                at += 1
+            hands[spec[W_SEAT + j] * L.SET_WORDS] = hand

@@ -35,7 +35,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.hand import begin_turns, play, scratch_buffers
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
-from bergen_sim.engine.worlds import NARROW, WORLD_SEATS, prepare, sample_world, samples_worlds_for, world_count
+from bergen_sim.engine.worlds import NARROW, prepare, sample_world, samples_worlds_for, world_count
 from bergen_sim.errors import PolicyError
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.match_value import table_for, win_probability
@@ -50,10 +50,10 @@ PARAMS = {
 
 
 def check_game(rules) -> None:
-    """Refuse (one line) a game the world sampler does not cover: more than four seats or three-word sets."""
+    """Refuse (one line) a game the world sampler does not cover: three-word sets (double-twelve and up)."""
     if not samples_worlds_for(rules.players, rules.n_tiles):
-        raise PolicyError(f"pimc samples worlds for games of 2 to {WORLD_SEATS} players up to double-nine, "
-                          f"not {rules.players} players with {rules.domino_set}: use expert there")
+        raise PolicyError(f"pimc samples worlds for double-six and double-nine (2 to {L.MAX_SEATS} players), "
+                          f"not {rules.domino_set}: use expert there")
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -47,7 +47,7 @@ from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import hand_moves, other_half
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.engine.view import view_start_match
-from bergen_sim.engine.worlds import WORLD_SEATS, prepare, samples_worlds_for, world_count
+from bergen_sim.engine.worlds import prepare, samples_worlds_for, world_count
 from bergen_sim.errors import BergenError
 from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
 from bergen_sim.search.match_value import table_for
@@ -399,8 +399,8 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
     if min(p.scores) < 0 or max(p.scores) >= rules.target:
         raise PositionError(f"scores must be 0..{rules.target - 1} (a side at the target {rules.target} has won)")
     if not samples_worlds_for(rules.players, rules.n_tiles):
-        raise PositionError(f"analyze reads positions of 2 to {WORLD_SEATS} players with double-six or double-nine; "
-                            f"not {rules.players} players with {rules.domino_set}")
+        raise PositionError(f"analyze reads positions of 2 to {L.MAX_SEATS} players with double-six or double-nine, "
+                            f"not with {rules.domino_set}")
     if rules.spinner and p.spinner is None:
         raise PositionError("with the spinner on, give spinner=N, the number of the led double (the spinner), "
                             "and the ends as L,R,U,D (* for an arm with no tile)")
