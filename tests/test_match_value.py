@@ -17,6 +17,7 @@ import pytest
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import PolicyError
 from bergen_sim.rules import Rules
+from bergen_sim.simulate import simulate
 from bergen_sim.search import match_value as mv
 from bergen_sim.search.match_value import table_for, win_probability
 
@@ -71,6 +72,7 @@ def test_too_large_games_are_refused_in_one_line():
         table_for(Rules.make(players=8, domino_set="double-nine", target=11), "first")
     message = str(info.value)
     assert "use a target of 10 or less" in message and "\n" not in message
+    assert [mv._largest_target(k) for k in (6, 7, 8)] == [15, 12, 10]  # as docs/pimc.md says
 
 
 @pytest.mark.parametrize("players, target", [(3, 6), (4, 4)])
@@ -108,3 +110,13 @@ def test_many_sides_build_a_table_at_the_default_target(players, entries):
     leader = mv._pooled_index(np.array([9] + [0] * (players - 1)), 0, 10, players, 0)
     trailer = mv._pooled_index(np.array([0, 9] + [0] * (players - 2)), 0, 10, players, 0)
     assert table[leader] > 1 / players > table[trailer]
+
+
+@pytest.mark.slow  # compiles a pimc kernel per seat count; the expert tables come from the test above (or are built)
+@pytest.mark.parametrize("players", [6, 8])
+def test_pimc_plays_a_many_player_double_nine_match_at_the_default_target(players):
+    policies = ["pimc:worlds=4"] + ["expert"] * (players - 1)
+    result = simulate(players=players, settings={"domino_set": "double-nine"}, policies=policies,
+                      matches=1, seed=3, rows=True, workers=1)
+    scores = result.matches.filter(like="score").to_numpy()
+    assert len(result.matches) == 1 and scores.shape == (1, players) and scores.max() >= 10

@@ -24,8 +24,26 @@ P(side 0 wins) for every score vector; the seats are symmetric under
 rotation, so side ``s``'s chance is side 0's with the scores rotated to put
 ``s`` first.  Its sampling error is about 0.5 / sqrt(hands_per_state) per
 state before the averaging of the backward pass (about 0.005 for two sides
-to 15).  Tables are cached under ``$BERGEN_SIM_CACHE_DIR/match_value`` keyed
-by the rules, the policy and the source of the engine and policies.
+to 15).
+
+That exact table has target**sides entries; it is built whenever that is at
+most ``MAX_STATES`` (two sides, and 3 to 5 sides at the default target).
+Beyond it (6 to 8 players each for themselves) an *exchangeable* table takes
+its place: one value per (side 0's score, multiset of the other sides'
+scores), ``target * C(target + sides - 2, sides - 1)`` entries (114,400 for
+8 sides to 10).  A lookup rotates the asked side first and ranks the others'
+scores as a sorted multiset (:func:`_pooled_index`).  It is built by the same
+backward pass, each simulated hand seating the other scores around side 0 in
+a fresh random order, so an entry is the mean over seatings.  This is an
+approximation: it forgets which opponent sits where relative to side 0.  It
+is reasonable because every hand is dealt afresh and led by whoever holds
+the lowest (highest) double, not by a fixed seat, so the seat order matters
+only through the order of play within a hand, far less than the scores
+themselves (tests/test_match_value.py checks it against the exact table
+where both fit).  A target whose table is still too large is refused in one
+line naming the largest target that fits.  Tables are cached under
+``$BERGEN_SIM_CACHE_DIR/match_value`` keyed by the rules, the policy, the
+table's kind and the source of the engine and policies.
 """
 
 from __future__ import annotations
