@@ -162,8 +162,14 @@ def _match_value(root: Path) -> str:
     if data is None:
         return _missing("match-value measurement in `docs/match_value.json`", "python tools/measure_match_value.py")
     two = next(b for b in data["builds"] if b["players"] == 2)
+    exact = [b for b in data["builds"] if b.get("kind", "exact") == "exact"]
+    pooled = [b for b in data["builds"] if b.get("kind", "exact") != "exact"]
     times = ", ".join(f"{b['seconds']:.1f} s ({b['players']} players, {b['score_states']:,} score vectors)"
-                      for b in data["builds"])
+                      for b in exact)
+    if pooled:
+        times += "; the exchangeable tables " + ", ".join(
+            f"{b['seconds']:.1f} s ({b['players']} players on {b['domino_set']}, {b['score_states']:,} entries, "
+            f"{b['hands_per_state']} hands each)" for b in pooled)
     own = sorted({c["own"] for c in data["two_players"]})
     other = sorted({c["other"] for c in data["two_players"]})
     win = {(c["own"], c["other"]): c["win"] for c in data["two_players"]}

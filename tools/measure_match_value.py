@@ -3,12 +3,13 @@
     python tools/measure_match_value.py --out docs/match_value.json
 
 Builds the table of :mod:`bergen_sim.search.match_value` for the standard
-rules with 2, 3 and 4 players (``base`` expert, the budget and seed of the
+rules with 2, 3 and 4 players (exact tables) and with 6 and 8 players on
+double-nine (exchangeable tables) (``base`` expert, the budget and seed of the
 module, exactly what ``pimc`` uses), timing each build after one tiny build
 has compiled the kernel (the time the first ``pimc`` run of a new rule set
 spends on it, before the table is cached), and writes the 2-player table's
 values at a few score pairs.  docs/pimc.md quotes the file;
-tests/test_docs_numbers.py checks the quote.  About half a minute on one core.
+tests/test_docs_numbers.py checks the quote.  A few minutes on one core.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+#: the games timed (players, set), each at its default target: exact tables, then exchangeable ones
+BUILDS = ((2, "double-six"), (3, "double-six"), (4, "double-six"), (6, "double-nine"), (8, "double-nine"))
 
 #: the score pairs shown in docs/pimc.md (own score, the other side's)
 SCORES = (0, 6, 10, 13, 14)
@@ -48,24 +52,33 @@ def main(argv: list[str] | None = None) -> int:
                       f"{[round(x, 2) for x in __import__('os').getloadavg()]}",
            "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     tables = {}
-    for players in (2, 3, 4):
-        rules = Rules.make(players=players)
-        states = rules.target ** rules.sides
+    for players, domino_set in BUILDS:
+        rules = Rules.make(players=players, domino_set=domino_set)
+        kind, states = mv.table_kind(rules.target, rules.sides)
         per_state = max(mv.MIN_HANDS_PER_STATE, mv.HAND_BUDGET // states)
         no_tiles = no_tiles_for(rules.n_tiles)
+        head = (rules.to_array(), BASE_POLICIES.index(base), np.uint64(mv.TABLE_SEED))
+        if kind == "exact":
+            def estimate(hands, table):
+                mv._estimate(*head, hands, table, no_tiles)
+        else:
+            reps, order = mv._pooled_layout(rules.target, rules.sides)
+
+            def estimate(hands, table):
+                mv._estimate_pooled(*head, hands, table, no_tiles, order, reps)
         # compile (and load) the kernel on a one-hand-per-state table first: not part of the build time
-        mv._estimate(rules.to_array(), BASE_POLICIES.index(base), np.uint64(mv.TABLE_SEED), 1,
-                     np.zeros(states), no_tiles)
+        estimate(1, np.zeros(states))
         table = np.zeros(states)
         start = time.perf_counter()
-        mv._estimate(rules.to_array(), BASE_POLICIES.index(base), np.uint64(mv.TABLE_SEED), per_state,
-                     table, no_tiles)
+        estimate(per_state, table)
         seconds = time.perf_counter() - start
-        tables[players] = mv._normalized(table, rules.target, rules.sides)
-        out["builds"].append({"players": players, "target": rules.target, "sides": rules.sides,
-                              "score_states": states, "hands_per_state": per_state,
-                              "hands": per_state * states, "seconds": round(seconds, 2)})
-        print(f"{players} players: {states} states x {per_state} hands in {seconds:.2f} s")
+        if kind == "exact":
+            tables[players] = mv._normalized(table, rules.target, rules.sides)
+        out["builds"].append({"players": players, "domino_set": domino_set, "target": rules.target,
+                              "sides": rules.sides, "kind": kind, "score_states": states,
+                              "hands_per_state": per_state, "hands": per_state * states,
+                              "seconds": round(seconds, 2)})
+        print(f"{players} players ({domino_set}, {kind}): {states} states x {per_state} hands in {seconds:.2f} s")
     two = tables[2]
     target = Rules.make(players=2).target
     # index of (side 0 = own, side 1 = other) is own + other * target

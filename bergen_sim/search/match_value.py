@@ -320,7 +320,7 @@ def _normalized(table: np.ndarray, target: int, sides: int) -> np.ndarray:
 
 
 def build_table(rules: Rules, base: str, kind: str, hands_per_state: int) -> np.ndarray:
-    """Build (no cache) the ``kind`` table (``"exact"`` or ``"exchangeable"``) with ``hands_per_state`` hands per entry."""
+    """Build (no cache) the ``kind`` table, ``"exact"`` or ``"exchangeable"``, with ``hands_per_state`` hands per entry."""
     arrays = (rules.to_array(), BASE_POLICIES.index(base), np.uint64(TABLE_SEED), hands_per_state)
     no_tiles = no_tiles_for(rules.n_tiles)
     if kind == "exact":
