@@ -72,6 +72,7 @@ def test_too_large_games_are_refused_in_one_line():
         table_for(Rules.make(players=8, domino_set="double-nine", target=11), "first")
     message = str(info.value)
     assert "use a target of 10 or less" in message and "\n" not in message
+    assert "213,928 table entries even pooling the other sides' scores" in message
     assert [mv._largest_target(k) for k in (6, 7, 8)] == [15, 12, 10]  # as docs/pimc.md says
 
 

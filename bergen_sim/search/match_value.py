@@ -254,7 +254,7 @@ def table_kind(target: int, sides: int) -> tuple[str, int]:
     entries: side 0's score times the multisets of the other sides' scores.
     """
     exact = target**sides
-    if exact <= MAX_STATES:
+    if exact <= MAX_STATES or sides <= 2:  # two sides: the pooled table would be the exact one
         return "exact", exact
     return "exchangeable", target * comb(target + sides - 2, sides - 1)
 
@@ -345,9 +345,11 @@ def table_for(rules: Rules, base: str = "greedy") -> np.ndarray:
         raise PolicyError(f"match value: unknown base policy {base!r}; choose one of {', '.join(BASE_POLICIES)}")
     kind, states = table_kind(rules.target, rules.sides)
     if states > MAX_STATES:
+        pooled = " even pooling the other sides' scores" if kind == "exchangeable" else ""
         raise PolicyError(
-            f"match value: target {rules.target} with {rules.sides} sides gives {states:,} score states "
-            f"(at most {MAX_STATES:,}); use a target of {_largest_target(rules.sides)} or less (--set target=...)"
+            f"match value: target {rules.target} with {rules.sides} sides needs {states:,} table entries{pooled} "
+            f"(at most {MAX_STATES:,}); "
+            f"use a target of {_largest_target(rules.sides)} or less (--set target=...)"
         )
     hands_per_state = max(MIN_HANDS_PER_STATE, HAND_BUDGET // states)
     folder = cache_dir() / "match_value"
