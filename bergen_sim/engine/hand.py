@@ -84,10 +84,15 @@ def side_of_seat(rules, seat):
 
 
 @njit(cache=True, inline="always")
+def side_count(rules):
+    """How many sides score: two in partnerships, else one per seat."""
+    return 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
+
+
+@njit(cache=True, inline="always")
 def _record(b, ev, seat, tile, end, points, winner, rules):
-    sides = 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
     record(b.trace, b.ctr, ev, b.turn[L.TURN_MATCH], b.policy_view[L.V_HAND_NO], seat, tile, end, points, winner,
-           b.policy_view[L.V_SCORE : L.V_SCORE + L.MAX_SEATS], sides)
+           b.policy_view[L.V_SCORE : L.V_SCORE + L.MAX_SEATS], side_count(rules))
 
 
 @njit(cache=True, inline="always")

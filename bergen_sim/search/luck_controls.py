@@ -42,7 +42,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_of, other_half, set_hand
-from bergen_sim.engine.hand import begin_turns, deal_hand, lead, scratch_buffers
+from bergen_sim.engine.hand import begin_turns, deal_hand, lead, scratch_buffers, side_count
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
 from bergen_sim.engine.view import view_draw, view_play, view_start_match, view_void_moment
 from bergen_sim.search.match_value import win_probability
@@ -72,7 +72,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
     with the same key, see the other tiles in the same order and the same
     policy random numbers.
     """
-    sides = 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
+    sides = side_count(rules)
     for j in range(sides):
         out[j, C_TABLE] = win_probability(table, rules, view, j)
         out[j, C_WIN] = 0.0

@@ -60,7 +60,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
 from bergen_sim.compile_cache import cache_dir, source_digest
 from bergen_sim.engine.tileset import no_tiles_for
-from bergen_sim.engine.hand import REDEAL, scratch_buffers, start_hand
+from bergen_sim.engine.hand import REDEAL, scratch_buffers, side_count, start_hand
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.errors import PolicyError
@@ -140,6 +140,15 @@ def _pooled_index(scores, at, target, sides, side):
     return scores[at + side] + target * rank
 
 
+@njit(cache=True, inline="always")
+def _match_over(view, target, sides, side):
+    """1.0 if ``side`` has reached the target, 0.0 if another side has, -1.0 while the match goes on."""
+    for s in range(sides):
+        if view[L.V_SCORE + s] >= target:
+            return 1.0 if s == side else 0.0
+    return -1.0
+
+
 @njit(cache=True)
 def win_probability(table, rules, view, side):
     """Chance that ``side`` wins the match from the view's scores at the end of a hand.
@@ -150,10 +159,10 @@ def win_probability(table, rules, view, side):
     table, when the exact one would exceed MAX_STATES).
     """
     target = rules[L.R_TARGET]
-    sides = 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
-    for s in range(sides):
-        if view[L.V_SCORE + s] >= target:
-            return 1.0 if s == side else 0.0
+    sides = side_count(rules)
+    over = _match_over(view, target, sides, side)
+    if over >= 0.0:
+        return over
     if _exact_fits(target, sides):
         return table[_exact_index(view, L.V_SCORE, target, sides, side)]
     return table[_pooled_index(view, L.V_SCORE, target, sides, side)]
@@ -190,7 +199,7 @@ def _hand_buffers(rules, no_tiles):
 def _estimate(rules, base, seed, hands_per_state, table, no_tiles):
     """Fill ``table`` (P(side 0 wins) per score vector) by the backward pass of the module note."""
     target = rules[L.R_TARGET]
-    sides = 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
+    sides = side_count(rules)
     view, deal, b = _hand_buffers(rules, no_tiles)
     scores = np.zeros(L.MAX_SEATS, dtype=np.int64)
     deal_rng = np.zeros(1, dtype=np.uint64)
@@ -219,7 +228,7 @@ def _estimate_pooled(rules, base, seed, hands_per_state, table, no_tiles, order,
     a fresh uniformly random order, so the entry is the mean over seatings.
     """
     target = rules[L.R_TARGET]
-    sides = 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
+    sides = side_count(rules)
     view, deal, b = _hand_buffers(rules, no_tiles)
     others = np.zeros(L.MAX_SEATS, dtype=np.int64)
     deal_rng = np.zeros(1, dtype=np.uint64)
@@ -237,11 +246,8 @@ def _estimate_pooled(rules, base, seed, hands_per_state, table, no_tiles, order,
             for s in range(1, sides):
                 view[L.V_SCORE + s] = others[s - 1]
             _play_hand(rules, b, deal, deal_rng, rng, base, seed, index, j)
-            value = -1.0
-            for s in range(sides):
-                if view[L.V_SCORE + s] >= target:
-                    value = 1.0 if s == 0 else 0.0
-            if value < 0.0:
+            value = _match_over(view, target, sides, 0)
+            if value < 0.0:  # the pooled index whatever the sizes (tests build both kinds where both fit)
                 value = table[_pooled_index(view, L.V_SCORE, target, sides, 0)]
             total += value
         table[index] = total / hands_per_state
