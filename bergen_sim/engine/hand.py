@@ -117,7 +117,8 @@ def deal_hand(rules, b, hand_no):
             h = union(h, bit(b.tiles[s * hand_size + k], no_tiles))
         set_hand(b.hands, s, h)
         held = union(held, h)
-    if is_empty(both(held, double_tiles(no_tiles))):
+    dealt_doubles = both(held, double_tiles(no_tiles))
+    if is_empty(dealt_doubles):
         return REDEAL
     b.turn[L.TURN_BONE_START] = players * hand_size
     b.turn[L.TURN_BONE_STOP] = rules[L.R_N_TILES] - rules[L.R_RESERVE]
@@ -134,7 +135,7 @@ def deal_hand(rules, b, hand_no):
             doubles = drop_lowest(doubles)
             n += 1
     else:
-        leader, number = lead_double(b.hands, players, max_number, rules[L.R_LEAD] == L.LEAD_HIGHEST, no_tiles)
+        leader, number = lead_double(b.hands, players, dealt_doubles, rules[L.R_LEAD] == L.LEAD_HIGHEST, no_tiles)
         b.move_tiles[0] = L.DOUBLE_TILE[number]
         b.move_ends[0] = LEAD_CHOICE
         n = 1

@@ -180,17 +180,22 @@ def doubles_of(tiles, max_number, no_tiles):
 
 
 @njit(cache=True, inline="always")
-def lead_double(hands, players, max_number, lead_highest, no_tiles):
-    """(seat, number) of the double that leads: the lowest (or highest) one dealt.
+def lead_double(hands, players, dealt_doubles, lead_highest, no_tiles):
+    """(seat, number) of the double that leads: the lowest (or highest) of ``dealt_doubles``, the doubles
+    the hands hold (not empty: otherwise the deal is redone).
 
-    Returns (-1, -1) when no hand holds a double (the deal must be redone).
+    Doubles are numbered in tile order (``n-n`` closes the tiles whose high
+    half is ``n``), so the lowest double is the set's lowest tile.
     """
-    for k in range(max_number + 1):
-        n = max_number - k if lead_highest else k
-        t = DOUBLE_TILE[n]
-        for s in range(players):
-            if has(hand_of(hands, s, no_tiles), t):
-                return s, n
+    tile = lowest(dealt_doubles)
+    if lead_highest:  # the last of them
+        rest = drop_lowest(dealt_doubles)
+        while not is_empty(rest):
+            tile = lowest(rest)
+            rest = drop_lowest(rest)
+    for s in range(players):
+        if has(hand_of(hands, s, no_tiles), tile):
+            return s, TILE_LO[tile]
     return -1, -1
 
 

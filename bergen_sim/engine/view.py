@@ -67,9 +67,9 @@ def view_deal(view, players, hand_size, boneyard, hand_no, leader, no_tiles):
     view[L.V_COUNTING] = 0
     view[L.V_SPINNER] = -1
     store(view, L.V_PLAYED, no_tiles)
-    for s in range(L.MAX_SEATS):
+    for s in range(players):  # seats beyond the table's stay as view_start_match cleared them
         store_played_by(view, s, no_tiles)
-        view[L.V_HAND_COUNT + s] = hand_size if s < players else 0
+        view[L.V_HAND_COUNT + s] = hand_size
         view[L.V_VOID + s] = 0
 
 
