@@ -33,7 +33,8 @@ from bergen_sim.engine import layout as L
 from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_MATCHES, MAX_WORKERS, check_chunks, check_range
 from bergen_sim.runtime.runner import Chunk, Engine
 from bergen_sim.errors import BergenError
-from bergen_sim.parallel import check_scheduler, default_workers, discard_pool, executor_for, pool_running, start_pool
+from bergen_sim.parallel import (MIN_IDLE_CORES, check_scheduler, cores_idle_lately, default_workers, discard_pool,
+                                 executor_for, pool_running, start_pool)
 from bergen_sim.progress import match_progress
 from bergen_sim.rules import Rules
 
@@ -121,8 +122,19 @@ def engine_for(rules: Rules, policies: tuple[str, ...], kernel_policies: tuple[s
 
 
 def _spare_core() -> bool:
-    """Whether the last minute left this machine a core to spare (load average; a busy machine's pool starts
-    only once idle cores are seen, see :class:`bergen_sim.parallel.IdleCores`)."""
+    """Whether this machine has a core to spare for a pool started with the run (a busy machine's pool starts
+    only once idle cores are seen while the run plays, see :class:`bergen_sim.parallel.IdleCores`).
+
+    Read from the idle time since the last look (for a command: its own
+    start-up); the load average, a mean over the last minute, only where that
+    cannot be read.  Why: a benchmark or a script that ran just before leaves
+    a load average above 1 on an idle 2-core machine for a minute, and the
+    long run that follows then played its first second on one core
+    (benchmarks/sizes.py).
+    """
+    idle = cores_idle_lately()
+    if idle is not None:
+        return idle >= MIN_IDLE_CORES
     try:
         return os.getloadavg()[0] <= default_workers() - 1
     except OSError:  # no load average here

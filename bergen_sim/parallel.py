@@ -278,6 +278,8 @@ class IdleCores:
 
     def __init__(self) -> None:
         self._last = _cpu_ticks()
+        #: whether this machine says how idle its CPUs are (Linux's /proc/stat)
+        self.measurable = self._last is not None
 
     def read(self) -> float | None:
         """Idle cores on average since the last reading; None while too little time has passed to tell."""
@@ -289,6 +291,21 @@ class IdleCores:
             return None
         self._last = now
         return (os.cpu_count() or 1) * idle / total
+
+
+#: the machine's idle cores since this module was imported; the command line imports it first thing, so
+#: for a command the first reading spans its start-up (imports, options): a fresh view of the machine,
+#: where the load average describes the last minute
+_SINCE_IMPORT = IdleCores()
+
+
+def cores_idle_lately() -> float | None:
+    """Idle cores on average since the previous call (the first: since this module was imported).
+
+    None when too little time has passed to tell, or where the machine does
+    not say (no ``/proc/stat``): the caller then falls back on the load average.
+    """
+    return _SINCE_IMPORT.read() if _SINCE_IMPORT.measurable else None
 
 
 class InlineUntilPool(Executor):

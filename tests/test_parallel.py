@@ -107,6 +107,22 @@ def test_idle_cores_are_read_from_the_machine():
     assert idle is not None and 0.0 <= idle <= (os.cpu_count() or 1)
 
 
+def test_a_pool_with_the_run_rests_on_idle_time_just_seen_not_the_load_average(monkeypatch):
+    """The load average lags by a minute: an idle machine right after a busy one still starts the pool at once."""
+    ticks = iter([(0, 0), (150, 200), (160, 400)])  # (idle, total) ticks, all CPUs: 1.5 cores idle, then 0.1
+    monkeypatch.setattr(parallel, "_cpu_ticks", lambda: next(ticks))
+    monkeypatch.setattr(parallel, "_SINCE_IMPORT", parallel.IdleCores())
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.0, 3.0, 3.0))  # the minute before was busy
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert execution._spare_core()  # 1.5 idle cores since the first look
+    assert not execution._spare_core()  # then 0.1: the machine got busy
+    monkeypatch.setattr(parallel, "_cpu_ticks", lambda: None)  # no /proc/stat: the load average decides
+    monkeypatch.setattr(parallel, "_SINCE_IMPORT", parallel.IdleCores())
+    assert not execution._spare_core()
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.2, 0.2))
+    assert execution._spare_core() == (execution.default_workers() > 1)
+
+
 def test_hand_rows_and_totals_merge_in_match_order():
     job = Job(Rules.make(players=2), ("random", "random"), seed=5, match_rows=True, hand_rows=True)
     one = list(run_job(job, 1_500, 1_500, RunOptions(workers=1)))

@@ -33,7 +33,7 @@ LEAD_RULE = LEAD_FOLLOW
 NAME = "defensive"
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Smallest expected answer by the next seat; ties: more points, a double, more pips, the first listed."""
     unseen = unseen_tiles(view, no_tiles)
@@ -53,7 +53,7 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
     return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

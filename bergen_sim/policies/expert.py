@@ -54,7 +54,7 @@ FEATURES = ("points", "threat", "double", "follow", "block")
 WEIGHTS = np.array([1.0, -1.25, 0.5, 0.2, 0.125])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
     """Index of the first move with the highest weighted feature sum."""
     side = view[L.V_SIDE]
@@ -78,13 +78,13 @@ def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW):
     """The move with the highest weighted feature sum (weights: WEIGHTS)."""
     return best_move(view, move_tiles, move_ends, n_moves, WEIGHTS, no_tiles)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW):
     """The double to lead under ``lead = any-double``: the ``lead`` setting's rule (measured, docs/policies.md)."""
     return lead_by(view, move_tiles, n_moves, lead, no_tiles)

@@ -10,13 +10,13 @@ from numba import njit
 NAME = "first"
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Lowest tile index, L before R (the first listed move)."""
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """The lowest double (the first listed)."""
     return 0

@@ -22,13 +22,13 @@ LEAD_RULE = LEAD_FOLLOW
 NAME = "greedy"
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Most immediate points; ties: a double, then more pips, then the first listed."""
     return best_ranked(view, move_tiles, move_ends, n_moves, RANK_GREEDY, no_tiles)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
     return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

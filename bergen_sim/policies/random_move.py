@@ -13,13 +13,13 @@ from bergen_sim.engine.keyed_random import below
 NAME = "random"
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Uniform over the legal (tile, end) pairs."""
     return below(rng, n_moves)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Uniform over the doubles it may lead (RULES.md: the uniform-random policy)."""
     return below(rng, n_moves)
