@@ -135,8 +135,8 @@ def deal_hand(rules, b, hand_no):
             doubles = drop_lowest(doubles)
             n += 1
     else:
-        leader, number = lead_double(b.hands, players, dealt_doubles, rules[L.R_LEAD] == L.LEAD_HIGHEST, no_tiles)
-        b.move_tiles[0] = L.DOUBLE_TILE[number]
+        leader, tile = lead_double(b.hands, players, dealt_doubles, rules[L.R_LEAD] == L.LEAD_HIGHEST, no_tiles)
+        b.move_tiles[0] = tile
         b.move_ends[0] = LEAD_CHOICE
         n = 1
     b.hrow[L.H_LEADER] = leader

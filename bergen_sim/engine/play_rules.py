@@ -181,7 +181,7 @@ def doubles_of(tiles, max_number, no_tiles):
 
 @njit(cache=True, inline="always")
 def lead_double(hands, players, dealt_doubles, lead_highest, no_tiles):
-    """(seat, number) of the double that leads: the lowest (or highest) of ``dealt_doubles``, the doubles
+    """(seat, tile) of the double that leads: the lowest (or highest) of ``dealt_doubles``, the doubles
     the hands hold (not empty: otherwise the deal is redone).
 
     Doubles are numbered in tile order (``n-n`` closes the tiles whose high
@@ -195,7 +195,7 @@ def lead_double(hands, players, dealt_doubles, lead_highest, no_tiles):
             rest = drop_lowest(rest)
     for s in range(players):
         if has(hand_of(hands, s, no_tiles), tile):
-            return s, TILE_LO[tile]
+            return s, tile
     return -1, -1
 
 

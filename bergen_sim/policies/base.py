@@ -24,8 +24,9 @@ as calls those counts took about a fifth of ``greedy``'s time.  Inlined
 helpers and entry points without reference counting (they allocate nothing,
 which Numba then checks) played ``greedy`` 1.6x and ``expert`` 1.4x as many
 hands per second (2 players, one core, interleaved runs of both trees), at
-about 2 s more compile time for a kernel with ``expert``.  ``_nrt`` is Numba's own switch for code that needs
-no runtime; a plug-in need not use it.
+about 2 s more compile time for a kernel with ``expert``.  ``_nrt`` is
+Numba's own switch for code that needs no runtime; the built-ins get it from
+:data:`policy_entry`, and a plug-in need not use it.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.play_rules import cut_points, ends_header, numbers_tiles, other_half
 from bergen_sim.engine.tileset import bit, both, count, has, load, minus, number_tiles, union
 from bergen_sim.engine.view import unseen_tiles  # noqa: F401 (part of the policies' toolkit)
+
+#: how the built-ins' ``choose`` and ``choose_lead`` are compiled: without reference counting (module note)
+policy_entry = njit(cache=True, _nrt=False)
 
 TILE_LO = L.TILE_LO
 TILE_HI = L.TILE_HI

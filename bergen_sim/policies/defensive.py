@@ -15,7 +15,6 @@ Tie-breaks, in order: smaller threat; more points; a double; more pips; then
 the first listed move.
 """
 
-from numba import njit
 
 from bergen_sim.policies.base import (
     LEAD_FOLLOW,
@@ -23,6 +22,7 @@ from bergen_sim.policies.base import (
     ends_after,
     lead_by,
     move_rank,
+    policy_entry,
     threat,
     unseen_tiles,
 )
@@ -33,7 +33,7 @@ LEAD_RULE = LEAD_FOLLOW
 NAME = "defensive"
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Smallest expected answer by the next seat; ties: more points, a double, more pips, the first listed."""
     unseen = unseen_tiles(view, no_tiles)
@@ -53,7 +53,7 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
     return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

@@ -39,6 +39,7 @@ from bergen_sim.policies.base import (
     lead_by,
     own_hand,
     playable_after,
+    policy_entry,
     threat,
     unseen_tiles,
 )
@@ -78,13 +79,13 @@ def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW):
     """The move with the highest weighted feature sum (weights: WEIGHTS)."""
     return best_move(view, move_tiles, move_ends, n_moves, WEIGHTS, no_tiles)
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW):
     """The double to lead under ``lead = any-double``: the ``lead`` setting's rule (measured, docs/policies.md)."""
     return lead_by(view, move_tiles, n_moves, lead, no_tiles)

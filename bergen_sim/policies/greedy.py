@@ -12,9 +12,8 @@ get rid of and lose a blocked hand under the german settlement); more pips;
 then the first listed move (lower tile index, L before R).
 """
 
-from numba import njit
 
-from bergen_sim.policies.base import LEAD_FOLLOW, RANK_GREEDY, best_ranked, lead_by
+from bergen_sim.policies.base import LEAD_FOLLOW, RANK_GREEDY, best_ranked, lead_by, policy_entry
 
 #: which double it leads under lead = any-double (base.LEAD_*)
 LEAD_RULE = LEAD_FOLLOW
@@ -22,13 +21,13 @@ LEAD_RULE = LEAD_FOLLOW
 NAME = "greedy"
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Most immediate points; ties: a double, then more pips, then the first listed."""
     return best_ranked(view, move_tiles, move_ends, n_moves, RANK_GREEDY, no_tiles)
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
     return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

@@ -16,9 +16,8 @@ weight, the tile harder to place later); more points (this separates the two
 ends for the same tile); then the first listed move.
 """
 
-from numba import njit
 
-from bergen_sim.policies.base import LEAD_FOLLOW, RANK_SHEDDING, best_ranked, lead_by
+from bergen_sim.policies.base import LEAD_FOLLOW, RANK_SHEDDING, best_ranked, lead_by, policy_entry
 
 #: which double it leads under lead = any-double (base.LEAD_*)
 LEAD_RULE = LEAD_FOLLOW
@@ -26,13 +25,13 @@ LEAD_RULE = LEAD_FOLLOW
 NAME = "heavy-first"
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Keeps a playable tile, then most pips, a double, more points, the first listed."""
     return best_ranked(view, move_tiles, move_ends, n_moves, RANK_SHEDDING, no_tiles)
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
     return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

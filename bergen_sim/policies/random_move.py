@@ -5,21 +5,20 @@ so this is the plain "pick a listed move" baseline every strategy is measured
 against.
 """
 
-from numba import njit
-
 from bergen_sim.engine.keyed_random import below
+from bergen_sim.policies.base import policy_entry
 
 
 NAME = "random"
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Uniform over the legal (tile, end) pairs."""
     return below(rng, n_moves)
 
 
-@njit(cache=True, _nrt=False)
+@policy_entry
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     """Uniform over the doubles it may lead (RULES.md: the uniform-random policy)."""
     return below(rng, n_moves)
