@@ -24,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bergen_sim.engine import layout as L  # noqa: E402
 from bergen_sim.engine.keyed_random import stream_state  # noqa: E402
+from bergen_sim.engine.tileset import no_tiles_for  # noqa: E402
 from bergen_sim.engine.worlds import W_EXACT, W_GROUPS, prepare, sample_world  # noqa: E402
 from bergen_sim.rules import Rules  # noqa: E402
 from tests.test_worlds import real_views  # noqa: E402
@@ -32,23 +33,24 @@ from tests.test_worlds import real_views  # noqa: E402
 def cost(rules: Rules, matches: int, samples: int, seed: int) -> dict:
     """Mean and worst microseconds per prepare and per sample, the fallback's share and the groups' counts."""
     rv = rules.to_array()
+    no_tiles = no_tiles_for(rules.n_tiles)
     views = [view for view, _, _ in real_views(rules, matches=matches, seed=seed)]
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
-    spec, completions = prepare(views[0], rv, 1)  # compile or load
-    sample_world(views[0], spec, completions, rng, hands, bone)
+    spec, completions = prepare(views[0], rv, 1, no_tiles)  # compile or load
+    sample_world(views[0], spec, completions, rng, hands, bone, no_tiles)
     prep, draw, fallback, groups = [], [], 0, []
     for i, view in enumerate(views):
         start = time.perf_counter()
-        spec, completions = prepare(view, rv, 1)
+        spec, completions = prepare(view, rv, 1, no_tiles)
         prep.append(time.perf_counter() - start)
         fallback += spec[W_EXACT] == 0
         groups.append(int(spec[W_GROUPS]))
         rng[0] = stream_state(np.uint64(seed), i, 0, 0)
         start = time.perf_counter()
         for _ in range(samples):
-            sample_world(view, spec, completions, rng, hands, bone)
+            sample_world(view, spec, completions, rng, hands, bone, no_tiles)
         draw.append((time.perf_counter() - start) / samples)
     prep_us, draw_us = 1e6 * np.array(prep), 1e6 * np.array(draw)
     return {"views": len(views), "samples": samples * len(views), "prepare_us": prep_us.mean(),

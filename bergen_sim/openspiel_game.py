@@ -45,6 +45,7 @@ import numpy as np
 import pyspiel
 
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.tileset import from_words, no_tiles_for
 from bergen_sim.engine.worlds import prepare, sample_world
 from bergen_sim.game import ENDS, N_ACTIONS, Game, Move
 from bergen_sim.rules import SETTINGS, Rules, parse_setting
@@ -209,17 +210,18 @@ class BergenState(pyspiel.State):
             return sample
         view = self.game.view(player_id).array
         rules_vec = self.rules.to_array()
-        spec, completions = prepare(view, rules_vec, 1)
+        no_tiles = no_tiles_for(self.rules.n_tiles)
+        spec, completions = prepare(view, rules_vec, 1, no_tiles)
         rng = np.zeros(1, dtype=np.uint64)
         unit = probability_sampler() if callable(probability_sampler) else random.random()
         rng[0] = np.uint64(int(unit * 2**53))
         hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
         bone = np.zeros(L.MAX_TILES, dtype=np.int64)
-        sample_world(view, spec, completions, rng, hands, bone)
+        sample_world(view, spec, completions, rng, hands, bone, no_tiles)
         state = sample.game._state
         for seat in range(self.rules.players):
             if seat != player_id:
-                state.hands[seat] = L.mask_tiles(int(hands[seat * L.SET_WORDS]))
+                state.hands[seat] = L.mask_tiles(from_words(hands[seat * L.SET_WORDS : (seat + 1) * L.SET_WORDS]))
         return sample
 
     def __str__(self):

@@ -16,6 +16,7 @@ import pytest
 from bergen_sim.search.position import Position, PositionError, analyze, line_problem, position_view
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.tileset import from_words
 from bergen_sim.rules import Rules
 
 TWO = Rules.make(players=2)
@@ -285,11 +286,35 @@ SIX_SEATS = {"hand": "0-4,2-7,1-9,3-8,7-9", "ends": "7,2", "played": "4-4,4-7,2-
              "boneyard": 25, "scores": "2,0", "voids": {"3": [7, 9], "5": [7, 9]}}
 
 
-def test_positions_of_five_to_eight_seats_are_read_and_larger_sets_refused():
-    """Worlds cover 2 to 8 seats on one-word sets: a six-seat position reads, a double-twelve one does not."""
+def test_positions_of_five_to_eight_seats_and_of_three_word_sets_are_read():
+    """Worlds cover 2 to 8 seats on every set: a six-seat double-nine position reads, and the same on
+    double-twelve, whose hand and table take three words in the view."""
     rules = Rules.make(players=6, partnerships=True, domino_set="double-nine", spinner=False)
     view = position_view(Position.from_mapping(SIX_SEATS), rules)
     assert view[L.V_PLAYERS] == 6 and view[L.V_VOID + 3] == view[L.V_VOID + 5] == (1 << 7) | (1 << 9)
     twelve = Rules.make(players=6, partnerships=True, domino_set="double-twelve", spinner=False)
-    with pytest.raises(PositionError, match="2 to 8 players with double-six or double-nine, not with double-twelve"):
-        position_view(Position.from_mapping({**SIX_SEATS, "boneyard": 61}), twelve)
+    view = position_view(Position.from_mapping({**SIX_SEATS, "hand": "0-4,2-7,1-9,3-8,7-12", "boneyard": 61}), twelve)
+    assert from_words(view[L.V_HAND : L.V_HAND + L.SET_WORDS]) == L.tile_mask(["0-4", "2-7", "1-9", "3-8", "7-12"])
+    assert L.TILE_INDEX["7-12"] >= 64  # in the second word
+    assert from_words(view[L.V_PLAYED : L.V_PLAYED + L.SET_WORDS]) == L.tile_mask(["4-4", "4-7", "2-4"])
+
+
+@pytest.mark.slow  # compiles the analyzer's three-word rollouts and builds a double-twelve table: over a minute
+def test_a_double_twelve_spinner_position_of_a_real_game_is_analyzed():
+    """A three-word set with four open arms: every legal move is ranked with a win chance, reproducibly."""
+    from bergen_sim.game import Game
+
+    twelve = Rules.make(players=3, domino_set="double-twelve")
+    game = Game(twelve, seed=5, match=0)
+    rng = random.Random(3)
+    while True:
+        moves = game.legal_moves()
+        if not game.choosing_lead and len(moves) >= 2 and game.view().array[L.V_OPEN_ENDS] == 4:
+            break
+        game.play(rng.choice(moves))
+    position = game.view().position()
+    result = analyze(position, twelve, **FAST)
+    ranked = {(m["tile"], m["end"]) for m in result.moves}
+    assert ranked == {(L.TILE_NAMES[t], "LRUD"[e]) for t, e in (m.kernel() for m in moves)}
+    assert all(0.0 <= m["win"]["mean"] <= 1.0 for m in result.moves)
+    assert analyze(position, twelve, **FAST).to_dict()["moves"] == result.to_dict()["moves"]

@@ -94,13 +94,21 @@ def test_pimc_plays_six_player_double_nine_matches():
     assert (scores.max(axis=1) >= SIX.target).all()  # every match has a winner
 
 
-@pytest.mark.parametrize("players", [5, 8])
-def test_three_word_sets_are_refused_in_one_line(players):
-    """Worlds are sampled for one-word sets only: double-twelve is refused whatever the seat count."""
-    with pytest.raises(PolicyError) as info:
-        pimc.check_game(Rules.make(players=players, domino_set="double-twelve"))
-    assert "double-six and double-nine" in str(info.value) and "\n" not in str(info.value)
-    pimc.check_game(Rules.make(players=players, domino_set="double-nine"))  # any seat count up to 8
+#: a three-word set with the spinner, partnerships and the any-double lead
+FIFTEEN = Rules.make(players=4, partnerships=True, domino_set="double-fifteen", lead="any-double")
+
+
+@pytest.mark.slow  # a fresh cache compiles a three-word kernel of three search players and builds its table
+def test_search_players_play_three_word_set_matches():
+    """pimc, reader and ismcts on double-fifteen (three-word worlds, four arms): legal inside the engine,
+    reproducible, every match won at the target."""
+    engine = engine_for(FIFTEEN, ("pimc:worlds=8", "reader:worlds=32", "ismcts:iterations=48", "expert"))
+    first = engine.play(seed=4, first_match=0, n_matches=2)
+    again = engine.play(seed=4, first_match=0, n_matches=2)
+    assert first.totals[L.S_MATCHES] == 2 and first.totals[L.S_POLICY_CALLS] > 20
+    assert np.array_equal(first.match_rows, again.match_rows)
+    scores = first.match_rows[:, L.M_SCORE : L.M_SCORE + FIFTEEN.sides]
+    assert (scores.max(axis=1) >= FIFTEEN.target).all()
 
 
 def test_pimc_returns_a_legal_index_on_real_views():
@@ -142,7 +150,7 @@ def test_every_move_meets_the_same_worlds():
         values = np.zeros((count, n + 1))
         points = np.zeros((count, n + 1))
         pimc.evaluate_worlds(rules_vec, view, mt, me, n + 1, pimc.world_batch(key, first, count, base, 1),
-                             table, values, points)
+                             table, values, points, np.int64(0))
         return values, points
 
     values, points = run(0, 40)

@@ -13,7 +13,7 @@ import pytest
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import stream_state
 from bergen_sim.engine.play_rules import hand_moves
-from bergen_sim.engine.worlds import prepare
+from bergen_sim.engine.worlds import NARROW, prepare
 from bergen_sim.execution import engine_for
 from bergen_sim.rules import Rules
 from bergen_sim.runtime.registry import resolve
@@ -42,7 +42,7 @@ def _decide(view, rules, worlds=64, trust=1.0, key=7):
     values = np.zeros((worlds, n))
     points = np.zeros((worlds, n))
     move, used = reader.decide(view, tiles, ends, n, np.uint64(key), np.int64(worlds), trust, FIRST,
-                               rules.to_array(), table_for(rules, "first"), values, points)
+                               rules.to_array(), table_for(rules, "first"), values, points, NARROW)
     return tiles, ends, n, move, used, values
 
 
@@ -65,7 +65,7 @@ def _search(view, rules, iterations=200, key=7, expand=1):
     nodes = np.zeros((iterations + 1, ismcts.N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, ismcts.N_FLOAT))
     move = ismcts.search(view, tiles, ends, n, np.uint64(key), np.int64(iterations), 0.5, np.int64(expand), 1.0,
-                         FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats)
+                         FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats, NARROW)
     return tiles, move, nodes, stats
 
 
@@ -125,14 +125,14 @@ def test_a_missed_header_costs_trust_times_points():
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     seat_1 = L.SET_WORDS
     hands[seat_1] = L.tile_mask(["1-2", "6-6"])  # nothing else fitted 5|4 then: no evidence
-    assert play_log_likelihood(view, hands, 1.5, *scratch) == 0.0
+    assert play_log_likelihood(view, hands, 1.5, *scratch, NARROW) == 0.0
     hands[seat_1] = L.tile_mask(["4-5", "6-6"])  # it held the header tile 4-5 and played 0-5: 2 points passed up
-    assert play_log_likelihood(view, hands, 1.5, *scratch) == pytest.approx(-3.0)
-    assert play_log_likelihood(view, hands, 0.0, *scratch) == 0.0
+    assert play_log_likelihood(view, hands, 1.5, *scratch, NARROW) == pytest.approx(-3.0)
+    assert play_log_likelihood(view, hands, 0.0, *scratch, NARROW) == 0.0
     # a draw by seat 1 after that play: its hand then is not known, the play is not evidence
     view[L.V_LOG_N] = 1
     view[L.V_LOG + L.LOG_SEAT], view[L.V_LOG + L.LOG_DRAWN] = 1, 2
-    assert play_log_likelihood(view, hands, 1.5, *scratch) == 0.0
+    assert play_log_likelihood(view, hands, 1.5, *scratch, NARROW) == 0.0
 
 
 def test_worlds_follow_the_evidence_on_real_views():
@@ -144,13 +144,13 @@ def test_worlds_follow_the_evidence_on_real_views():
     bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     uniform = weighted = 0.0
     for i, (view, _, _) in enumerate(real_views(TWO, matches=4)):
-        spec, completions = prepare(view, rules_vec, 1)
+        spec, completions = prepare(view, rules_vec, 1, NARROW)
         for w in range(40):
             for trust in (0.0, 3.0):
-                reader.draw_world(view, spec, completions, np.uint64(i), w, trust, hands, bone, *scratch)
+                reader.draw_world(view, spec, completions, np.uint64(i), w, trust, hands, bone, *scratch, NARROW)
                 assert hands[view[L.V_SEAT] * L.SET_WORDS] == view[L.V_HAND]
                 assert not (hands[(1 - view[L.V_SEAT]) * L.SET_WORDS] & (view[L.V_PLAYED] | view[L.V_HAND]))
-                loglik = play_log_likelihood(view, hands, 1.0, *scratch)
+                loglik = play_log_likelihood(view, hands, 1.0, *scratch, NARROW)
                 if trust:
                     weighted += loglik
                 else:

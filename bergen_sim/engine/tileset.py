@@ -135,6 +135,13 @@ def load(vector, at, no_tiles):
     return from_words(vector[at : at + WORDS])
 
 
+def compiled_set(vector, at, no_tiles):
+    """The set at ``vector[at : at + SET_WORDS]`` as compiled code takes it from Python: an ``int64`` for
+    a one-word ``no_tiles``, a tuple of ``SET_WORDS`` ``int64`` for a three-word one (a Python ``int``
+    of more than 64 bits cannot be passed)."""
+    return tuple(vector[at : at + WORDS]) if isinstance(no_tiles, tuple) else vector[at]
+
+
 def load_split(vector, first, high, no_tiles):
     """The set whose word 0 is ``vector[first]`` and whose words 1.. follow ``vector[high]`` (per-seat fields)."""
     return from_words([vector[first], *vector[high : high + WORDS - 1]])

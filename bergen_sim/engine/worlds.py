@@ -16,8 +16,7 @@ must never contradict the view:
   view's draw/pass log) cannot hold one.
 
 Among all assignments that satisfy these constraints, worlds are drawn
-*exactly uniformly* (no bias), for 2 to 8 seats and one-word tile sets
-(double-six, double-nine): tiles are grouped into classes by which seats may
+*exactly uniformly* (no bias), for 2 to 8 seats and every set: tiles are grouped into classes by which seats may
 hold them, a table counts the completions of every partial assignment (a
 small dynamic programme over classes and remaining hand counts), and each
 class's split is drawn with probability proportional to its number of
@@ -25,6 +24,15 @@ completions.  The boneyard order is then a uniform shuffle.  Knowledge the
 constraints leave out (the exact moment a seat drew a tile it still holds,
 what the other seats' choices of move suggest) is ignored, never
 contradicted.
+
+Set width.  Every function takes the game's empty set ``no_tiles``
+(:mod:`bergen_sim.engine.tileset`): one word up to double-nine, three words
+for double-twelve to double-eighteen, so the same source compiles to
+one-word code for the standard game.  Masks in the ``spec`` vector take
+``SET_WORDS`` slots each.  Counts are products of binomial coefficients
+(a table up to ``MAX_TILES``), never factorials, which overflow a float
+beyond 170 tiles; the largest count (every deal of double-eighteen's
+unseen tiles among eight seats) is below 1e170, well inside a float.
 
 Groups.  Other seats whose allowed sets are identical are interchangeable,
 so with more than three other seats they are merged into one *group*: the
@@ -54,15 +62,16 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.bits import lowest_tile, popcount
 from bergen_sim.engine.keyed_random import next_u64, shuffle
-from bergen_sim.engine.play_rules import numbers_tiles, set_hand
-from bergen_sim.engine.tileset import NARROW_TILES, double_tiles
-from bergen_sim.engine.view import unseen_tiles
+from bergen_sim.engine.play_rules import hand_of, numbers_tiles, set_hand
+from bergen_sim.engine.tileset import (bit, both, count, double_tiles, drop_lowest, has, is_empty, load, lowest, minus,
+                                       store, union)
+from bergen_sim.engine.view import played_by, unseen_tiles
 
 DOUBLE_TILE = L.DOUBLE_TILE
-#: worlds are sampled for games with one-word tile sets (up to double-nine), any seat count up to MAX_SEATS
+#: the empty one-word set: the width of the standard game's worlds (tests and narrow-only callers)
 NARROW = np.int64(0)
+WORDS = L.SET_WORDS
 MAX_OTHERS = L.MAX_SEATS - 1
 #: with up to this many other seats (games of 2 to 4 players) every seat is its own group, as in the
 #: original three-seat sampler, so a keyed stream gives the same world as it always did
@@ -75,37 +84,44 @@ MAX_WORK = 1 << 25
 MAX_PROPOSALS = 1 << 16
 
 
-def samples_worlds_for(players: int, n_tiles: int) -> bool:
-    """Whether worlds can be sampled for a game: one-word tile sets (double-six, double-nine), 2 to MAX_SEATS seats."""
-    return 2 <= players <= L.MAX_SEATS and n_tiles <= NARROW_TILES
 
-#: n! for n = 0..64, as floats (completion counts exceed int64)
-_FACTORIAL = np.array([float(np.prod(np.arange(1, n + 1, dtype=np.float64))) for n in range(NARROW_TILES + 1)])
+def _binomials(n_max: int) -> np.ndarray:
+    """C(n, k) for 0 <= k <= n <= n_max as floats (Pascal's triangle; exact below 2**53, C(190, 95) ~ 1e56)."""
+    table = np.zeros((n_max + 1, n_max + 1), dtype=np.float64)
+    for n in range(n_max + 1):
+        table[n, 0] = 1.0
+        for k in range(1, n + 1):
+            table[n, k] = table[n - 1, k - 1] + table[n - 1, k]
+    return table
+
+
+#: C(n, k) for n, k <= MAX_TILES: the multinomial weights of splits (completion counts exceed int64)
+_BINOMIAL = _binomials(L.MAX_TILES)
 
 #: the int64 ``spec`` vector that :func:`prepare` fills (constants ``W_*``)
-MAX_CLASSES = NARROW_TILES  # a class is a set of groups; a non-empty one holds at least one of the <= 64 tiles
+MAX_CLASSES = 1 << MAX_OTHERS  # a class is a set of groups
 WORLD_SPEC = L.Vector("W", [
     L.Field("others", meaning="number of other seats m"),
     L.Field("seat", MAX_OTHERS, "seat of the j-th other seat", per="other seat"),
     L.Field("cap", MAX_OTHERS, "its hand count", per="other seat"),
-    L.Field("allowed", MAX_OTHERS, "the unseen tiles it may hold (bitmask)", per="other seat"),
+    L.Field("allowed", MAX_OTHERS * WORDS, "the unseen tiles it may hold (SET_WORDS words)", per="other seat and word"),
     L.Field("group", MAX_OTHERS, "the group it belongs to", per="other seat"),
     L.Field("boneyard", meaning="tiles in the boneyard"),
-    L.Field("unseen", meaning="the tiles the deciding seat cannot see (bitmask)"),
+    L.Field("unseen", WORDS, "the tiles the deciding seat cannot see", per="word"),
     L.Field("groups", meaning="number of groups G (other seats dealt to as one)"),
     L.Field("group_cap", MAX_OTHERS, "tiles the group holds (its seats' hand counts summed)", per="group"),
     L.Field("radix", MAX_OTHERS, "stride of remaining-count g in a state index", per="group"),
     L.Field("states", meaning="number of states (product of group_cap + 1)"),
     L.Field("classes", meaning="number of non-empty tile classes K"),
     L.Field("class_seats", MAX_CLASSES, "bit g set when group g may hold the class's tiles", per="class"),
-    L.Field("class_tiles", MAX_CLASSES, "bitmask of the class's tiles", per="class"),
+    L.Field("class_tiles", MAX_CLASSES * WORDS, "the class's tiles (SET_WORDS words)", per="class and word"),
     L.Field("exact", meaning="1: groups are exact (identical allowed sets); 0: merged by union (fallback)"),
 ], title="world spec")
 globals().update(WORLD_SPEC.constants())
 
 
 @njit(cache=True)
-def undealt_doubles(view, lead_highest):
+def undealt_doubles(view, lead_highest, no_tiles):
     """Doubles that the lead proves were in the boneyard when the hand was dealt.
 
     The leader led the lowest (highest) double in any hand, and that double is
@@ -113,24 +129,24 @@ def undealt_doubles(view, lead_highest):
     lowest (above the highest) of those was therefore not dealt to a hand.
     """
     leader = view[L.V_LEADER]
+    out = no_tiles
     if leader < 0 or leader >= view[L.V_PLAYERS]:
-        return np.int64(0)
-    led = view[L.V_PLAYED_BY + leader] & double_tiles(NARROW)
-    if led == 0:
-        return np.int64(0)
-    out = np.int64(0)
+        return out
+    led = both(played_by(view, leader, no_tiles), double_tiles(no_tiles))
+    if is_empty(led):
+        return out
     if lead_highest:
         top = -1
         for n in range(view[L.V_MAX_NUMBER] + 1):
-            if led & (np.int64(1) << DOUBLE_TILE[n]):
+            if has(led, DOUBLE_TILE[n]):
                 top = n
         for n in range(top + 1, view[L.V_MAX_NUMBER] + 1):
-            out |= np.int64(1) << DOUBLE_TILE[n]
+            out = union(out, bit(DOUBLE_TILE[n], no_tiles))
     else:
         for n in range(view[L.V_MAX_NUMBER] + 1):
-            if led & (np.int64(1) << DOUBLE_TILE[n]):
+            if has(led, DOUBLE_TILE[n]):
                 break
-            out |= np.int64(1) << DOUBLE_TILE[n]
+            out = union(out, bit(DOUBLE_TILE[n], no_tiles))
     return out
 
 
@@ -148,16 +164,29 @@ def has_drawn(view, seat):
 
 
 @njit(cache=True)
-def allowed_tiles(view, rules, use_lead, seat):
+def allowed_tiles(view, rules, use_lead, seat, no_tiles):
     """The unseen tiles ``seat`` may hold according to the view (voids and, if asked, the lead)."""
-    allowed = unseen_tiles(view, NARROW) & ~numbers_tiles(view[L.V_VOID + seat], view[L.V_MAX_NUMBER], NARROW)
+    allowed = minus(unseen_tiles(view, no_tiles),
+                    numbers_tiles(view[L.V_VOID + seat], view[L.V_MAX_NUMBER], no_tiles))
     if use_lead and rules[L.R_LEAD] != L.LEAD_ANY_DOUBLE and not has_drawn(view, seat):
-        allowed &= ~undealt_doubles(view, rules[L.R_LEAD] == L.LEAD_HIGHEST)
+        allowed = minus(allowed, undealt_doubles(view, rules[L.R_LEAD] == L.LEAD_HIGHEST, no_tiles))
     return allowed
 
 
+@njit(cache=True, inline="always")
+def _allowed(spec, j, no_tiles):
+    """The allowed set of the j-th other seat."""
+    return load(spec, W_ALLOWED + j * WORDS, no_tiles)
+
+
+@njit(cache=True, inline="always")
+def _class_tiles(spec, k, no_tiles):
+    """The tiles of class k."""
+    return load(spec, W_CLASS_TILES + k * WORDS, no_tiles)
+
+
 @njit(cache=True)
-def prepare(view, rules, use_lead):
+def prepare(view, rules, use_lead, no_tiles):
     """Count the worlds consistent with the view; returns (spec, completions).
 
     ``spec`` (layout ``W_*``) describes the other seats, their groups and the
@@ -165,7 +194,7 @@ def prepare(view, rules, use_lead):
     deal classes ``k..K-1`` to the groups when they still need the counts
     encoded by ``r``.  :func:`world_count` turns ``completions[full]`` into
     the number of consistent worlds (boneyard order aside); it is 0 when the
-    view admits none.
+    view admits none.  ``no_tiles`` is the game's empty set (its width).
     """
     spec = np.zeros(W_SIZE, dtype=np.int64)
     me = view[L.V_SEAT]
@@ -174,16 +203,16 @@ def prepare(view, rules, use_lead):
         if s != me:
             spec[W_SEAT + m] = s
             spec[W_CAP + m] = view[L.V_HAND_COUNT + s]
-            spec[W_ALLOWED + m] = allowed_tiles(view, rules, use_lead, s)
+            store(spec, W_ALLOWED + m * WORDS, allowed_tiles(view, rules, use_lead, s, no_tiles))
             m += 1
     spec[W_OTHERS] = m
     spec[W_BONEYARD] = view[L.V_BONEYARD]
-    spec[W_UNSEEN] = unseen_tiles(view, NARROW)
-    return spec, _programme(spec, MAX_CELLS, MAX_WORK)
+    store(spec, W_UNSEEN, unseen_tiles(view, no_tiles))
+    return spec, _programme(spec, MAX_CELLS, MAX_WORK, no_tiles)
 
 
 @njit(cache=True)
-def _programme(spec, max_cells, max_work):
+def _programme(spec, max_cells, max_work, no_tiles):
     """Group the other seats, class the tiles and fill the completions table (see :func:`prepare`).
 
     Exact groups: every seat alone (few seats), else one group per distinct
@@ -197,7 +226,8 @@ def _programme(spec, max_cells, max_work):
         g = n_groups
         if m > SEAT_GROUPS:
             for i in range(j):
-                if spec[W_ALLOWED + i] == spec[W_ALLOWED + j]:
+                if is_empty(union(minus(_allowed(spec, i, no_tiles), _allowed(spec, j, no_tiles)),
+                                  minus(_allowed(spec, j, no_tiles), _allowed(spec, i, no_tiles)))):
                     g = spec[W_GROUP + i]
                     break
         spec[W_GROUP + j] = g
@@ -205,10 +235,10 @@ def _programme(spec, max_cells, max_work):
             n_groups += 1
     spec[W_GROUPS] = n_groups
     spec[W_EXACT] = 1
-    unseen = spec[W_UNSEEN]
-    group_allowed = np.zeros(MAX_OTHERS, dtype=np.int64)
-    while not _set_classes(spec, unseen, group_allowed, max_cells, max_work) and spec[W_GROUPS] > 1:
-        _merge_closest_groups(spec, group_allowed)
+    unseen = load(spec, W_UNSEEN, no_tiles)
+    group_allowed = np.zeros(MAX_OTHERS * WORDS, dtype=np.int64)
+    while not _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles) and spec[W_GROUPS] > 1:
+        _merge_closest_groups(spec, group_allowed, no_tiles)
 
     states = spec[W_STATES]
     n_classes = spec[W_CLASSES]
@@ -216,12 +246,12 @@ def _programme(spec, max_cells, max_work):
     need = 0
     for j in range(m):
         need += spec[W_CAP + j]
-    if need + spec[W_BONEYARD] != popcount(unseen):
+    if need + spec[W_BONEYARD] != count(unseen):
         return completions  # the counts cannot be met: no world
     completions[n_classes * states + 0] = 1.0
     rem, x, top, split = _scratch()
     for k in range(n_classes - 1, -1, -1):
-        size = popcount(spec[W_CLASS_TILES + k])
+        size = count(_class_tiles(spec, k, no_tiles))
         cls = spec[W_CLASS_SEATS + k]
         for r in range(states):
             _decode(spec, r, rem)
@@ -238,22 +268,24 @@ def _scratch():
 
 
 @njit(cache=True)
-def _set_classes(spec, unseen, group_allowed, max_cells, max_work):
+def _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
     """Fill the groups' counts, the state radices and the tile classes from ``spec[W_GROUP + j]``.
 
     A group may hold the union of its seats' allowed sets (the same set for
-    exact groups).  Returns False when the programme over these groups would
-    exceed ``max_cells`` or ``max_work`` (then the caller merges groups).
+    exact groups; ``group_allowed`` receives them, ``SET_WORDS`` slots a
+    group).  ``unseen`` is the unseen set, of the width of ``no_tiles``.  Returns
+    False when the programme over these groups would exceed ``max_cells`` or
+    ``max_work`` (then the caller merges groups).
     """
     m = spec[W_OTHERS]
     n_groups = spec[W_GROUPS]
+    group_allowed[:] = 0
     for g in range(MAX_OTHERS):
-        group_allowed[g] = 0
         spec[W_GROUP_CAP + g] = 0
         spec[W_RADIX + g] = 0
     for j in range(m):
         g = spec[W_GROUP + j]
-        group_allowed[g] |= spec[W_ALLOWED + j]
+        store(group_allowed, g * WORDS, union(load(group_allowed, g * WORDS, no_tiles), _allowed(spec, j, no_tiles)))
         spec[W_GROUP_CAP + g] += spec[W_CAP + j]
     states = 1
     for g in range(n_groups):
@@ -267,14 +299,14 @@ def _set_classes(spec, unseen, group_allowed, max_cells, max_work):
         tiles = unseen
         for g in range(n_groups):
             if cls & (1 << g):
-                tiles &= group_allowed[g]
+                tiles = both(tiles, load(group_allowed, g * WORDS, no_tiles))
             else:
-                tiles &= ~group_allowed[g]
-        if tiles:
+                tiles = minus(tiles, load(group_allowed, g * WORDS, no_tiles))
+        if not is_empty(tiles):
             spec[W_CLASS_SEATS + n_classes] = cls
-            spec[W_CLASS_TILES + n_classes] = tiles
+            store(spec, W_CLASS_TILES + n_classes * WORDS, tiles)
             n_classes += 1
-            work += _splits_walked(spec, cls, popcount(tiles))
+            work += _splits_walked(spec, cls, count(tiles))
     spec[W_CLASSES] = n_classes
     return states * (n_classes + 1) <= max_cells and work <= max_work
 
@@ -302,7 +334,7 @@ def _splits_walked(spec, cls, size):
 
 
 @njit(cache=True)
-def _merge_closest_groups(spec, group_allowed):
+def _merge_closest_groups(spec, group_allowed, no_tiles):
     """Merge the two groups whose allowed sets differ in the fewest tiles (the fallback's relaxation)."""
     n_groups = spec[W_GROUPS]
     best = 1 << 30
@@ -310,7 +342,9 @@ def _merge_closest_groups(spec, group_allowed):
     b = 1
     for i in range(n_groups):
         for j in range(i + 1, n_groups):
-            differ = popcount(group_allowed[i] ^ group_allowed[j])
+            gi = load(group_allowed, i * WORDS, no_tiles)
+            gj = load(group_allowed, j * WORDS, no_tiles)
+            differ = count(union(minus(gi, gj), minus(gj, gi)))
             if differ < best:
                 best = differ
                 a = i
@@ -337,6 +371,8 @@ def _class_total(spec, completions, next_k, states, r, rem, cls, size, pick, x, 
     """Sum, over the ways to split a class of ``size`` tiles among the allowed groups
     and the boneyard, of multinomial(size; split) x completions of the rest.
 
+    The multinomial is a product of binomials (group 0 chooses from the
+    class, group 1 from what is left, ...; the boneyard takes the rest).
     The splits are walked in lexicographic order (group 0's count outermost).
     With ``pick`` >= 0 the walk stops at the first split where the running sum
     exceeds ``pick`` and leaves it in ``split``: a split drawn with probability
@@ -352,10 +388,12 @@ def _class_total(spec, completions, next_k, states, r, rem, cls, size, pick, x, 
     while True:
         ways = completions[next_k * states + rest]
         if ways != 0.0:
-            denominator = 1.0
+            multinomial = 1.0
+            left = size
             for g in range(n_groups):
-                denominator *= _FACTORIAL[x[g]]
-            total += _FACTORIAL[size] / (denominator * _FACTORIAL[size - used]) * ways
+                multinomial *= _BINOMIAL[left, x[g]]
+                left -= x[g]
+            total += multinomial * ways
             if pick >= 0.0:
                 for g in range(n_groups):
                     split[g] = x[g]
@@ -389,14 +427,14 @@ def world_count(spec, completions):
     full = 0
     for g in range(spec[W_GROUPS]):
         full += spec[W_GROUP_CAP + g] * spec[W_RADIX + g]
-    count = completions[full]
+    total = completions[full]
     for g in range(spec[W_GROUPS]):
-        within = _FACTORIAL[spec[W_GROUP_CAP + g]]
+        left = spec[W_GROUP_CAP + g]
         for j in range(spec[W_OTHERS]):
             if spec[W_GROUP + j] == g:
-                within /= _FACTORIAL[spec[W_CAP + j]]
-        count *= within
-    return count
+                total *= _BINOMIAL[left, spec[W_CAP + j]]
+                left -= spec[W_CAP + j]
+    return total
 
 
 @njit(cache=True, inline="always")
@@ -406,40 +444,42 @@ def _uniform(rng):
 
 
 @njit(cache=True)
-def sample_world(view, spec, completions, rng, hands, bone):
+def sample_world(view, spec, completions, rng, hands, bone, no_tiles):
     """Draw one world uniformly: fill ``hands`` (every seat, own hand included)
     and ``bone`` (boneyard in draw order); return the boneyard size.
 
     ``spec`` and ``completions`` come from :func:`prepare` for the same view
-    and must admit at least one world.  With exact groups one proposal is
-    the world; with merged groups (the fallback) proposals are drawn until
-    one respects every seat's own allowed set, at most ``MAX_PROPOSALS``.
+    and width ``no_tiles``, and must admit at least one world.  With exact
+    groups one proposal is the world; with merged groups (the fallback)
+    proposals are drawn until one respects every seat's own allowed set, at
+    most ``MAX_PROPOSALS``.
     """
     hands[:] = 0
-    set_hand(hands, view[L.V_SEAT], view[L.V_HAND])
-    tiles = np.zeros(NARROW_TILES, dtype=np.int64)
-    group_tiles = np.zeros(MAX_OTHERS, dtype=np.int64)
+    set_hand(hands, view[L.V_SEAT], load(view, L.V_HAND, no_tiles))
+    tiles = np.zeros(L.MAX_TILES, dtype=np.int64)
+    group_tiles = np.zeros(MAX_OTHERS * WORDS, dtype=np.int64)
     rem, x, top, split = _scratch()
     for _ in range(MAX_PROPOSALS):
-        n_bone = _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, top, split)
-        if spec[W_EXACT] or _respects_seats(spec, hands):
+        n_bone = _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, top, split, no_tiles)
+        if spec[W_EXACT] or _respects_seats(spec, hands, no_tiles):
             return n_bone
     # no proposal kept: the exact programme after all, whatever its size (slow, but finite and exact)
     exact = spec.copy()
-    return _propose(exact, _programme(exact, np.inf, np.inf), rng, hands, bone, tiles, group_tiles, rem, x, top, split)
+    return _propose(exact, _programme(exact, np.inf, np.inf, no_tiles), rng, hands, bone, tiles, group_tiles, rem, x,
+                    top, split, no_tiles)
 
 
 @njit(cache=True)
-def _respects_seats(spec, hands):
+def _respects_seats(spec, hands, no_tiles):
     """True when every other seat's hand lies in its own allowed set (a fallback proposal is kept)."""
     for j in range(spec[W_OTHERS]):
-        if hands[spec[W_SEAT + j] * L.SET_WORDS] & ~spec[W_ALLOWED + j]:
+        if not is_empty(minus(hand_of(hands, spec[W_SEAT + j], no_tiles), _allowed(spec, j, no_tiles))):
             return False
     return True
 
 
 @njit(cache=True)
-def _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, top, split):
+def _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, top, split, no_tiles):
     """One draw, uniform over the deals to the groups: each class split by the
     programme's weights, its tiles in a uniform order cut into that split,
     then each group's tiles dealt to its seats and the boneyard shuffled.
@@ -448,30 +488,31 @@ def _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, to
     n_groups = spec[W_GROUPS]
     states = spec[W_STATES]
     r = 0
+    group_tiles[:] = 0
     for g in range(n_groups):
         r += spec[W_GROUP_CAP + g] * spec[W_RADIX + g]
-        group_tiles[g] = 0
     n_bone = 0
     for k in range(spec[W_CLASSES]):
         _decode(spec, r, rem)
         cls = spec[W_CLASS_SEATS + k]
-        mask = spec[W_CLASS_TILES + k]
-        size = _tile_list(mask, tiles)
+        size = _tile_list(_class_tiles(spec, k, no_tiles), tiles)
         total = completions[k * states + r]
         _class_total(spec, completions, k + 1, states, r, rem, cls, size, _uniform(rng) * total, x, top, split)
         shuffle(rng, tiles, size)
         at = 0
         for g in range(n_groups):
+            mask = load(group_tiles, g * WORDS, no_tiles)
             for _ in range(split[g]):
-                group_tiles[g] |= np.int64(1) << tiles[at]
+                mask = union(mask, bit(tiles[at], no_tiles))
                 at += 1
+            store(group_tiles, g * WORDS, mask)
             r -= split[g] * spec[W_RADIX + g]
         while at < size:
             bone[n_bone] = tiles[at]
             n_bone += 1
             at += 1
     for g in range(n_groups):
-        _deal_group(spec, g, group_tiles[g], rng, hands, tiles)
+        _deal_group(spec, g, load(group_tiles, g * WORDS, no_tiles), rng, hands, tiles, no_tiles)
     shuffle(rng, bone, n_bone)
     return n_bone
 
@@ -480,15 +521,15 @@ def _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, to
 def _tile_list(mask, tiles):
     """Write the tiles of ``mask`` to ``tiles`` in increasing order; returns how many."""
     size = 0
-    while mask:
-        tiles[size] = lowest_tile(mask)
-        mask &= mask - 1
+    while not is_empty(mask):
+        tiles[size] = lowest(mask)
+        mask = drop_lowest(mask)
         size += 1
     return size
 
 
 @njit(cache=True)
-def _deal_group(spec, g, mask, rng, hands, tiles):
+def _deal_group(spec, g, mask, rng, hands, tiles, no_tiles):
     """Deal group ``g``'s tiles to its seats: a uniform order cut by their hand counts.
 
     Every split of the group's tiles among its seats is equally likely this
@@ -503,15 +544,15 @@ def _deal_group(spec, g, mask, rng, hands, tiles):
             seats += 1
             last = j
     if seats == 1:
-        hands[spec[W_SEAT + last] * L.SET_WORDS] = mask
+        set_hand(hands, spec[W_SEAT + last], mask)
         return
     size = _tile_list(mask, tiles)
     shuffle(rng, tiles, size)
     at = 0
     for j in range(spec[W_OTHERS]):
         if spec[W_GROUP + j] == g:
-            hand = np.int64(0)
+            hand = no_tiles
             for _ in range(spec[W_CAP + j]):
-                hand |= np.int64(1) << tiles[at]
+                hand = union(hand, bit(tiles[at], no_tiles))
                 at += 1
-            hands[spec[W_SEAT + j] * L.SET_WORDS] = hand
+            set_hand(hands, spec[W_SEAT + j], hand)

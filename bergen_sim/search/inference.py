@@ -22,9 +22,8 @@ from that play on.  Plays followed by a draw of the same seat are skipped
 The play log of the view (``V_PLAYS``: seat, tile, end, draw/pass moments
 before it) gives the order; nothing but the view and the world is read.
 
-Worlds are sampled for one-word tile sets (up to double-nine,
-:mod:`bergen_sim.engine.worlds`), so sets are ``int64`` bitmasks here.  The
-model reads a line's two ends: with the spinner the likelihood is 1 (no
+Sets have the game's width (``no_tiles``, :mod:`bergen_sim.engine.tileset`),
+as everywhere in compiled code.  The model reads a line's two ends: with the spinner the likelihood is 1 (no
 inference from plays; the draws and passes still count).
 """
 
@@ -34,15 +33,10 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.play_rules import header_value, legal_moves, open_end_tiles, other_half
+from bergen_sim.engine.play_rules import hand_of, header_value, legal_moves, open_end_tiles, other_half
+from bergen_sim.engine.tileset import bit, both, load, minus, store, union
 
-__all__ = ["tile_bit", "drew_since", "play_log_likelihood"]
-
-
-@njit(cache=True, inline="always")
-def tile_bit(tile):
-    """The one-tile set ``{tile}``."""
-    return np.int64(1) << tile
+__all__ = ["drew_since", "play_log_likelihood"]
 
 
 @njit(cache=True)
@@ -72,7 +66,7 @@ def _header_after(ends, doubles, tile, end):
 
 
 @njit(cache=True)
-def play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line):
+def play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, no_tiles):
     """Log-likelihood (<= 0) of the other seats' logged plays in the world ``hands`` (``SET_WORDS`` slots a seat).
 
     ``scratch_tiles`` / ``scratch_ends`` are move buffers of length
@@ -90,11 +84,12 @@ def play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line):
     for e in range(L.N_ENDS):
         ends[e] = L.TILE_LO[lead_tile]
         doubles[e] = 1
-    # tiles each seat put down from entry k on, built backwards
-    later = np.zeros(L.MAX_SEATS, dtype=np.int64)
+    # tiles each seat put down from entry k on, built backwards (SET_WORDS slots a seat)
+    later = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     for k in range(n - 1, 0, -1):
         at = L.V_PLAYS + L.PLAY_SIZE * k
-        later[view[at + L.PLAY_SEAT]] |= tile_bit(view[at + L.PLAY_TILE])
+        by = view[at + L.PLAY_SEAT] * L.SET_WORDS
+        store(later, by, union(load(later, by, no_tiles), bit(view[at + L.PLAY_TILE], no_tiles)))
     total = 0.0
     for k in range(1, n):
         at = L.V_PLAYS + L.PLAY_SIZE * k
@@ -102,14 +97,14 @@ def play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line):
         tile = view[at + L.PLAY_TILE]
         end = view[at + L.PLAY_END]
         if seat != me and not drew_since(view, seat, view[at + L.PLAY_MOMENTS]):
-            held = hands[seat * L.SET_WORDS] | later[seat]
-            n_moves = legal_moves(held & open_end_tiles(line, np.int64(0)), line, scratch_tiles, scratch_ends)
+            held = union(hand_of(hands, seat, no_tiles), load(later, seat * L.SET_WORDS, no_tiles))
+            n_moves = legal_moves(both(held, open_end_tiles(line, no_tiles)), line, scratch_tiles, scratch_ends)
             if n_moves > 1:
                 best = 0
                 for j in range(n_moves):
                     best = max(best, _header_after(ends, doubles, scratch_tiles[j], scratch_ends[j]))
                 total -= trust * (best - _header_after(ends, doubles, tile, end))
-        later[seat] &= ~tile_bit(tile)
+        store(later, seat * L.SET_WORDS, minus(load(later, seat * L.SET_WORDS, no_tiles), bit(tile, no_tiles)))
         ends[end] = other_half(tile, ends[end])
         doubles[end] = 1 if L.TILE_LO[tile] == L.TILE_HI[tile] else 0
     return total

@@ -50,7 +50,7 @@ from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
-from bergen_sim.search.pimc import check_game, load_world
+from bergen_sim.search.pimc import load_world
 from bergen_sim.search.reader import draw_world, world_buffers
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
 
@@ -68,7 +68,6 @@ PARAMS = {
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
-    check_game(rules)
     return rules.to_array(), table_for(rules, BASE_POLICIES[params[4]])
 
 
@@ -93,18 +92,18 @@ def _child(nodes, parent, tile, end):
 
 @njit(cache=True)
 def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-           stats):
+           stats, no_tiles):
     """Grow the tree for ``iterations`` worlds; returns the index of the root move to play.
 
     ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
     ``N_FLOAT``) receive the tree; row 0 is the decision itself.
     """
-    spec, completions = prepare(view, rules, 1)
+    spec, completions = prepare(view, rules, 1, no_tiles)
     if world_count(spec, completions) == 0.0:
         return 0  # no world fits the view (cannot happen for a real one): any move is as good
     me = view[L.V_SEAT]
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
-    hands, bone, scratch_tiles, scratch_ends, line, b = world_buffers()
+    hands, bone, scratch_tiles, scratch_ends, line, b = world_buffers(no_tiles)
     world = b.policy_view
     roll_rng = np.zeros(1, dtype=np.uint64)
     path = np.zeros(iterations + 2, dtype=np.int64)
@@ -112,7 +111,8 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     nodes[0, N_MOVER] = -1
     n_nodes = 1
     for it in range(iterations):
-        n_bone = draw_world(view, spec, completions, key, it, trust, hands, bone, scratch_tiles, scratch_ends, line)
+        n_bone = draw_world(view, spec, completions, key, it, trust, hands, bone, scratch_tiles, scratch_ends, line,
+                            no_tiles)
         load_world(rules, view, used, b, hands, bone, n_bone)
         roll_rng[0] = stream_state(key, it, 1, 0)
         pos = 0
@@ -195,7 +195,7 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, expl
     nodes = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
     return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,
-                  trust / 10.0, base, rules, table, nodes, stats)
+                  trust / 10.0, base, rules, table, nodes, stats, no_tiles)
 
 
 @njit(cache=True)

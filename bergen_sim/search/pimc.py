@@ -35,8 +35,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.hand import begin_turns, play, scratch_buffers
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
-from bergen_sim.engine.worlds import NARROW, prepare, sample_world, samples_worlds_for, world_count
-from bergen_sim.errors import PolicyError
+from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.match_value import table_for, win_probability
 
@@ -49,16 +48,8 @@ PARAMS = {
 }
 
 
-def check_game(rules) -> None:
-    """Refuse (one line) a game the world sampler does not cover: three-word sets (double-twelve and up)."""
-    if not samples_worlds_for(rules.players, rules.n_tiles):
-        raise PolicyError(f"pimc samples worlds for double-six and double-nine (2 to {L.MAX_SEATS} players), "
-                          f"not {rules.domino_set}: use expert there")
-
-
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
-    check_game(rules)
     return rules.to_array(), table_for(rules, BASE_POLICIES[params[1]])
 
 
@@ -78,7 +69,7 @@ def world_batch(key: int, first: int, count: int, base: int, use_lead: int) -> W
 
 
 @njit(cache=True)
-def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points):
+def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points, no_tiles):
     """Play every legal move out in the worlds of ``batch`` (a :class:`WorldBatch`).
 
     World ``w`` and the rollout stream it uses are pure functions of
@@ -88,10 +79,10 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
     probability after move ``k`` in world ``first + i``, ``points[i, k]``
     the points its side scored from the move to the end of the hand.
     Returns the number of consistent worlds (0: the view admits none and
-    nothing was written).
+    nothing was written).  ``no_tiles`` is the game's empty set (its width).
     """
     key, first, count, base = batch.key, batch.first, batch.count, batch.base
-    spec, completions = prepare(view, rules, batch.use_lead)
+    spec, completions = prepare(view, rules, batch.use_lead, no_tiles)
     worlds = world_count(spec, completions)
     if worlds == 0.0:
         return worlds
@@ -102,13 +93,13 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     world = np.zeros(L.V_SIZE, dtype=np.int64)
-    b = scratch_buffers(world, hands, bone, NARROW)
+    b = scratch_buffers(world, hands, bone, no_tiles)
     world_rng = np.zeros(1, dtype=np.uint64)
     roll_rng = np.zeros(1, dtype=np.uint64)
     for i in range(count):
         w = first + i
         world_rng[0] = stream_state(key, w, 0, 0)
-        n_bone = sample_world(view, spec, completions, world_rng, hands0, bone0)
+        n_bone = sample_world(view, spec, completions, world_rng, hands0, bone0, no_tiles)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
             values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat,
@@ -154,7 +145,7 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, ru
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     # typed arguments, not literals, so the analyzer's calls share this compiled specialization
     batch = WorldBatch(key, np.int64(0), np.int64(worlds), np.int64(base), np.int64(1))
-    evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points)
+    evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points, no_tiles)
     best = 0
     best_value = -1.0
     best_points = -1.0

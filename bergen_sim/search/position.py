@@ -46,8 +46,9 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import hand_moves, other_half
 from bergen_sim.search.rollout import BASE_POLICIES
+from bergen_sim.engine.tileset import compiled_set, no_tiles_for, store, store_split
 from bergen_sim.engine.view import view_start_match
-from bergen_sim.engine.worlds import prepare, samples_worlds_for, world_count
+from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.errors import BergenError
 from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
 from bergen_sim.search.match_value import table_for
@@ -398,9 +399,6 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         raise PositionError(f"scores: give one score per side ({sides}), not {len(p.scores)}")
     if min(p.scores) < 0 or max(p.scores) >= rules.target:
         raise PositionError(f"scores must be 0..{rules.target - 1} (a side at the target {rules.target} has won)")
-    if not samples_worlds_for(rules.players, rules.n_tiles):
-        raise PositionError(f"analyze reads positions of 2 to {L.MAX_SEATS} players with double-six or double-nine, "
-                            f"not with {rules.domino_set}")
     if rules.spinner and p.spinner is None:
         raise PositionError("with the spinner on, give spinner=N, the number of the led double (the spinner), "
                             "and the ends as L,R,U,D (* for an arm with no tile)")
@@ -448,9 +446,9 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
     view_start_match(view, rules.to_array())
     view[L.V_SEAT] = p.seat
     view[L.V_SIDE] = rules.side_of(p.seat)
-    view[L.V_HAND] = L.tile_mask(p.hand)
+    store(view, L.V_HAND, L.tile_mask(p.hand))
     _set_ends(view, p)
-    view[L.V_PLAYED] = L.tile_mask(p.played)
+    store(view, L.V_PLAYED, L.tile_mask(p.played))
     view[L.V_BONEYARD] = p.boneyard
     view[L.V_HAND_NO] = 1
     view[L.V_PLAY_NO] = len(p.played) - 1
@@ -459,7 +457,8 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         view[L.V_SCORE + side] = p.scores[side]
     for seat in range(rules.players):
         view[L.V_HAND_COUNT + seat] = p.counts[seat]
-        view[L.V_PLAYED_BY + seat] = L.tile_mask(p.played_by.get(seat, ()))
+        store_split(view, L.V_PLAYED_BY + seat, L.V_PLAYED_BY_HIGH + seat * (L.SET_WORDS - 1),
+                    L.tile_mask(p.played_by.get(seat, ())))
     log = 0
     for seat, numbers in sorted(p.voids.items()):
         for n in sorted(set(numbers)):
@@ -471,7 +470,7 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
             view[entry + L.LOG_DRAWN] = 0
             log += 1
     view[L.V_LOG_N] = log
-    spec, completions = prepare(view, _readonly(rules.to_array()), 0)
+    spec, completions = prepare(view, _readonly(rules.to_array()), 0, no_tiles_for(rules.n_tiles))
     if world_count(spec, completions) == 0:
         raise PositionError("no deal of the unseen tiles gives every seat its count without breaking a void")
     return view
@@ -583,7 +582,8 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     rules_vec = _readonly(rules.to_array())
     move_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     move_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    n = hand_moves(view[L.V_HAND], view, move_tiles, move_ends)
+    no_tiles = no_tiles_for(rules.n_tiles)
+    n = hand_moves(compiled_set(view, L.V_HAND, no_tiles), view, move_tiles, move_ends)
     if n == 0:
         raise PositionError(f"no tile in the hand fits the ends {position.ends_text('|')}: "
                             "the seat must draw, there is no move to choose")
@@ -604,11 +604,11 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
         if player == "reader":
             consistent = reader.evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, key, np.int64(done),
                                                 np.int64(count), READER_TRUST, base_code, table,
-                                                values[done : done + count], points[done : done + count])
+                                                values[done : done + count], points[done : done + count], no_tiles)
         else:
             consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n,
                                          world_batch(key, done, count, base_code, 0), table,
-                                         values[done : done + count], points[done : done + count])
+                                         values[done : done + count], points[done : done + count], no_tiles)
         done += count
         verdict = _verdict(values[:done], points[:done], z, mirror)
         if verdict:

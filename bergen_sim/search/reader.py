@@ -50,7 +50,7 @@ from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.search.inference import play_log_likelihood
 from bergen_sim.search.match_value import table_for
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
-from bergen_sim.search.pimc import NARROW, check_game, play_move_out
+from bergen_sim.search.pimc import play_move_out
 from bergen_sim.search.rollout import BASE_POLICIES
 
 NAME = "reader"
@@ -66,7 +66,6 @@ PARAMS = {
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
-    check_game(rules)
     return rules.to_array(), table_for(rules, BASE_POLICIES[params[2]])
 
 
@@ -81,17 +80,17 @@ _UNIT = 1.0 / (1 << 30)
 
 
 @njit(cache=True)
-def world_buffers():
+def world_buffers(no_tiles):
     """Scratch arrays for worlds and rollouts: (hands, boneyard, two move buffers, a line view, hand buffers)."""
     b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64),
-                        np.zeros(L.MAX_TILES, dtype=np.int64), NARROW)
+                        np.zeros(L.MAX_TILES, dtype=np.int64), no_tiles)
     return (np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64), np.zeros(L.MAX_TILES, dtype=np.int64),
             np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
             np.zeros(L.V_SIZE, dtype=np.int64), b)
 
 
 @njit(cache=True)
-def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends, line):
+def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends, line, no_tiles):
     """Fill ``hands``/``bone`` with world ``w`` of the decision ``key``; returns the boneyard size.
 
     Candidates come from the keyed streams ``(key, w, 0, j)``, ``j = 0, 1,
@@ -105,8 +104,8 @@ def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tile
     n_bone = 0
     for j in range(MAX_TRIES):
         rng[0] = stream_state(key, w, 0, j)
-        n_bone = sample_world(view, spec, completions, rng, hands, bone)
-        loglik = play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line)
+        n_bone = sample_world(view, spec, completions, rng, hands, bone, no_tiles)
+        loglik = play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, no_tiles)
         if loglik >= 0.0 or below(rng, 1 << 30) * _UNIT < np.exp(loglik):
             break
     return n_bone
@@ -114,23 +113,24 @@ def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tile
 
 @njit(cache=True)
 def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, count, trust, base, table, values,
-                    points):
+                    points, no_tiles):
     """Every move in worlds ``first .. first + count - 1`` (rows ``0 .. count - 1`` of ``values``/``points``).
 
     The analyzer's entry point: like :func:`bergen_sim.search.pimc.evaluate_worlds`
     with the reader's worlds.  Returns the number of consistent deals of the
     unseen tiles (0: none, nothing written).
     """
-    spec, completions = prepare(view, rules, 1)
+    spec, completions = prepare(view, rules, 1, no_tiles)
     consistent = world_count(spec, completions)
     if consistent == 0.0:
         return consistent
-    hands, bone, scratch_tiles, scratch_ends, line, b = world_buffers()
+    hands, bone, scratch_tiles, scratch_ends, line, b = world_buffers(no_tiles)
     roll_rng = np.zeros(1, dtype=np.uint64)
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
     for i in range(count):
         w = first + i
-        n_bone = draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends, line)
+        n_bone = draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends, line,
+                            no_tiles)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
             values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands, bone, n_bone, view[L.V_SEAT],
@@ -180,7 +180,7 @@ def _race(values, points, n_worlds, active, n_moves):
 
 
 @njit(cache=True)
-def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules, table, values, points):
+def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules, table, values, points, no_tiles):
     """The reader's move for a view; ``values``/``points`` (``worlds x n_moves``) receive what was played.
 
     Returns ``(move, worlds used)``; rows past the worlds used, and the
@@ -203,7 +203,7 @@ def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules
                 race_ends[n_racing] = move_ends[k]
                 n_racing += 1
         if evaluate_worlds(rules, view, race_tiles, race_ends, n_racing, key, n_worlds, count, trust, base, table,
-                           batch_values, batch_points) == 0.0:
+                           batch_values, batch_points, no_tiles) == 0.0:
             return 0, 0  # no world fits the view (cannot happen for a real one): any move is as good
         for i in range(count):
             for j in range(n_racing):
@@ -221,7 +221,7 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, b
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     move, _ = decide(view, move_tiles, move_ends, n_moves, next_u64(rng), worlds, trust / 10.0, base, rules, table,
-                     values, points)
+                     values, points, no_tiles)
     return move
 
 
