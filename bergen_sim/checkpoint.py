@@ -39,7 +39,8 @@ from bergen_sim.runtime.runner import Chunk
 from bergen_sim.errors import BergenError
 from bergen_sim.output import check_folder
 
-FORMAT = "bergen-sim-checkpoint/2"
+#: 3: run totals hold per-match sums for the per-hand intervals (and match rows two more columns)
+FORMAT = "bergen-sim-checkpoint/3"
 MANIFEST = "manifest.json"
 LOCK = ".lock"
 #: the members of a chunk file

@@ -86,6 +86,26 @@ def mean(total: float, total_sq: float, n: int) -> dict:
     return {"mean": m, "ci95": [lo, hi], "n": int(n)}
 
 
+def per_match_ratio(sx, sy, sxx, syy, sxy, matches, key: str = "mean", high: float = math.inf) -> dict:
+    """A per-hand rate of a run as a JSON-ready record, its interval with the match as the unit.
+
+    The arguments are the run's per-match sums (:func:`ratio_interval`).  The
+    interval is clipped to the values the rate can take (``0 .. high``): a
+    clipped interval covers whenever the unclipped one does, and a count per
+    hand reported as [-0.01, 0.15] says something impossible.  ``n`` is the
+    number of hands (or decided hands) the rate is over, ``matches`` the
+    number of independent units.
+
+    >>> r = per_match_ratio(1, 40, 1, 400, 20, 4)
+    >>> r["mean"], r["ci95"][0], r["n"], r["matches"]
+    (0.025, 0.0, 40, 4)
+    """
+    ratio, lo, hi = ratio_interval(sx, sy, sxx, syy, sxy, matches)
+    if not math.isnan(lo):
+        lo, hi = max(lo, 0.0), min(hi, high)
+    return {key: ratio, "ci95": [lo, hi], "n": int(sy), "matches": int(matches)}
+
+
 def paired_interval(values: np.ndarray, null: float = 0.0) -> dict[str, Any]:
     """Mean of per-deal-set outcomes with a 95% Student-t interval and a two-sided p-value.
 

@@ -90,6 +90,8 @@ def _check_match_rows(rows: np.ndarray, per_match: list[Counter], rules: Rules) 
         assert row[L.M_PLAYS] == counts["plays"]
         assert row[L.M_DRAWS] == counts["draws"]
         assert row[L.M_BLOCKED_HANDS] == counts["blocked_hands"]
+        assert row[L.M_DECIDED_HANDS] == counts["decided_hands"]
+        assert row[L.M_LEADER_SIDE_WINS] == counts["leader_side_hand_wins"]
 
 
 def _check_hand_rows(rows: np.ndarray, per_hand: list[Counter], rules: Rules) -> None:

@@ -48,6 +48,28 @@ def test_simulate_returns_summary_and_rows():
     assert lo < summary["double_headers"] / summary["hands"] < hi
 
 
+def test_per_hand_rates_take_the_match_as_their_unit():
+    """Hands are clustered in matches: the summary's per-hand intervals are the ratio intervals over the
+    match rows (not hands treated as independent), and a count per hand never gets a negative bound."""
+    from bergen_sim import stats
+
+    result = bergen_sim.simulate(players=2, matches=400, seed=5, rows=True, workers=1)
+    summary, frame = result.summary, result.matches
+    for name, column in (("double_headers_per_hand", "double_headers"), ("triple_headers_per_hand", "triple_headers")):
+        want = stats.clustered_ratio(stats.cluster_sums(frame[column], frame["hands"]))
+        record = summary[name]
+        assert record["matches"] == 400 and record["n"] == summary["hands"]
+        assert record["mean"] == pytest.approx(want[0]) and record["ci95"] == pytest.approx([max(want[1], 0), want[2]])
+    want = stats.clustered_ratio(stats.cluster_sums(frame["leader_side_wins"], frame["decided_hands"]))
+    assert summary["leader_side_hand_win_rate"]["ci95"] == pytest.approx(list(want[1:]))
+    assert frame["decided_hands"].sum() == summary["decided_hands"]
+    few = bergen_sim.simulate(players=8, preset="standard", settings={"domino_set": "double-nine"}, matches=3,
+                              seed=1, workers=1).summary
+    for name in ("double_headers_per_hand", "triple_headers_per_hand", "leader_side_hand_win_rate"):
+        assert few[name]["ci95"][0] >= 0.0
+    assert few["leader_side_hand_win_rate"]["ci95"][1] <= 1.0
+
+
 def test_rows_only_when_asked():
     assert bergen_sim.simulate(matches=20, seed=1, workers=1).matches is None
 

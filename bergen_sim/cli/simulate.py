@@ -51,10 +51,16 @@ def summary_table(summary: dict) -> Table:
         table.add_row(f"side {side} match wins", f"{summary['match_wins'][side]:,}  {_pct(record)}")
     table.add_row("elapsed", f"{summary['elapsed_s']:.2f} s (+{summary['startup_s']:.2f} s start-up)")
     where = f"Dask {summary['scheduler']}" if summary["scheduler"] else f"{summary['workers']} worker(s)"
-    table.add_row("speed", f"{summary['matches_per_s']:,.0f} matches/s, {summary['hands_per_s']:,.0f} hands/s on {where}")
+    table.add_row("speed", f"{_speed(summary['matches_per_s'])} matches/s, {_speed(summary['hands_per_s'])} hands/s "
+                           f"on {where}")
     if summary["resumed_matches"]:
         table.add_row("resumed", f"{summary['resumed_matches']:,} matches read back from the checkpoint")
     return table
+
+
+def _speed(per_s: float) -> str:
+    """A rate to three significant figures below 100 (a slow search run plays 0.35 matches/s, not 0)."""
+    return f"{per_s:,.0f}" if per_s >= 100 else f"{per_s:.3g}"
 
 
 @click.command("simulate")

@@ -433,9 +433,16 @@ TOTALS = Vector("S", [
     Field("leader_side_wins", meaning="decided hands won by the leader's side"),
     Field("match_wins", MAX_SEATS, "matches won", per="side"),
     Field("policy_calls"),
-    Field("double_headers_sq", meaning="sum over hands of (double headers in the hand)^2, for intervals"),
-    Field("triple_headers_sq"),
+    # per-match sums for intervals with the match as the unit (hands are clustered in matches):
+    # stats.ratio_interval of x per y needs sums over matches of x^2, y^2 and x*y
+    Field("double_headers_sq", meaning="sum over matches of (double headers in the match)^2"),
+    Field("triple_headers_sq", meaning="sum over matches of (triple headers in the match)^2"),
     Field("hands_sq", meaning="sum over matches of (hands in the match)^2"),
+    Field("double_headers_hands", meaning="sum over matches of double headers x hands in the match"),
+    Field("triple_headers_hands", meaning="sum over matches of triple headers x hands in the match"),
+    Field("leader_side_wins_sq", meaning="sum over matches of (decided hands the leader's side won)^2"),
+    Field("decided_hands_sq", meaning="sum over matches of (decided hands in the match)^2"),
+    Field("leader_side_wins_decided", meaning="sum over matches of leader-side wins x decided hands"),
     Field("headers_by_play", 2 * (MAX_PLAY_NO + 1),
           "+ 2*p + k: headers of kind k (0 double, 1 triple) on play p (1-based, capped)", per="play and kind"),
 ], title="run totals")
@@ -452,6 +459,8 @@ MATCH_ROW = Vector("M", [
     Field("plays"),
     Field("draws"),
     Field("blocked_hands"),
+    Field("decided_hands", meaning="hands won by a side (out or a settlement)"),
+    Field("leader_side_wins", meaning="decided hands won by the leader's side"),
 ], size_name="M_WIDTH", title="match row")
 
 HAND_ROW = Vector("H", [

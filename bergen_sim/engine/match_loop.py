@@ -244,8 +244,27 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
         for side in range(L.MAX_SEATS):
             mrow[L.M_SCORE + side] = scores[side] if side < sides else -1
         mrow[L.M_HANDS] = hand_no
-        totals[L.S_HANDS_SQ] += hand_no * hand_no
+        _count_match(mrow, totals)
     return n_matches, n_hand_rows, ctr[C_TRACE]
+
+
+@njit(cache=True, inline="always")
+def _count_match(mrow, totals):
+    """Add a finished match's squares and products to the run totals: the match is the sampling unit of
+    every per-hand rate's interval (stats.ratio_interval), since hands are clustered in matches."""
+    hands = mrow[L.M_HANDS]
+    doubles = mrow[L.M_DOUBLE_HEADERS]
+    triples = mrow[L.M_TRIPLE_HEADERS]
+    decided = mrow[L.M_DECIDED_HANDS]
+    leader_wins = mrow[L.M_LEADER_SIDE_WINS]
+    totals[L.S_HANDS_SQ] += hands * hands
+    totals[L.S_DOUBLE_HEADERS_SQ] += doubles * doubles
+    totals[L.S_TRIPLE_HEADERS_SQ] += triples * triples
+    totals[L.S_DOUBLE_HEADERS_HANDS] += doubles * hands
+    totals[L.S_TRIPLE_HEADERS_HANDS] += triples * hands
+    totals[L.S_LEADER_SIDE_WINS_SQ] += leader_wins * leader_wins
+    totals[L.S_DECIDED_HANDS_SQ] += decided * decided
+    totals[L.S_LEADER_SIDE_WINS_DECIDED] += leader_wins * decided
 
 
 @njit(cache=True, inline="always")
@@ -258,8 +277,6 @@ def _count_hand(hrow, sides, totals, mrow, partners):
     totals[L.S_PASSES] += hrow[L.H_PASSES]
     totals[L.S_DOUBLE_HEADERS] += hrow[L.H_DOUBLE_HEADERS]
     totals[L.S_TRIPLE_HEADERS] += hrow[L.H_TRIPLE_HEADERS]
-    totals[L.S_DOUBLE_HEADERS_SQ] += hrow[L.H_DOUBLE_HEADERS] * hrow[L.H_DOUBLE_HEADERS]
-    totals[L.S_TRIPLE_HEADERS_SQ] += hrow[L.H_TRIPLE_HEADERS] * hrow[L.H_TRIPLE_HEADERS]
     end = hrow[L.H_END]
     if end == L.HAND_OUT:
         totals[L.S_OUT_HANDS] += 1
@@ -268,9 +285,11 @@ def _count_hand(hrow, sides, totals, mrow, partners):
     winner = hrow[L.H_WINNER]
     if winner >= 0:
         totals[L.S_DECIDED_HANDS] += 1
+        mrow[L.M_DECIDED_HANDS] += 1
         leader = hrow[L.H_LEADER]
         if (leader % 2 if partners else leader) == winner:
             totals[L.S_LEADER_SIDE_WINS] += 1
+            mrow[L.M_LEADER_SIDE_WINS] += 1
     mrow[L.M_REDEALS] += hrow[L.H_REDEALS]
     mrow[L.M_DOUBLE_HEADERS] += hrow[L.H_DOUBLE_HEADERS]
     mrow[L.M_TRIPLE_HEADERS] += hrow[L.H_TRIPLE_HEADERS]
