@@ -51,7 +51,7 @@ from typing import Iterator
 import numpy as np
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.tileset import NARROW_TILES
+from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.execution import Job, engine_for
 from bergen_sim.search.luck_controls import CONTROLS, SAMPLE_KEY, luck_controls
@@ -60,14 +60,6 @@ from bergen_sim.parallel import default_workers, executor_for
 
 #: the ``adjust`` choices of ``compare``
 ADJUSTMENTS = ("none", "luck")
-#: most seats the luck controls are offered for: the games they were built and checked on (the world
-#: sampler's former limit); larger games are refused rather than adjusted untested
-LUCK_SEATS = 4
-
-
-def adjusts_luck_for(players: int, n_tiles: int) -> bool:
-    """Whether ``compare --adjust luck`` covers a game: up to LUCK_SEATS seats and one-word tile sets."""
-    return players <= LUCK_SEATS and n_tiles <= NARROW_TILES
 #: sampled deals per dealt hand for the deal's expectation (each used in every seat rotation)
 DEAL_SAMPLES = 32
 #: the match-win table's and the play-outs' base policy (the one ``pimc`` uses by default)
@@ -120,6 +112,7 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
     rules = job.rules
     engine = engine_for(rules, job.policies, job.kernel_policies)
     table = table_for(rules, TABLE_BASE)
+    no_tiles = no_tiles_for(rules.n_tiles)
     rows = np.zeros((n_matches, L.M_WIDTH), dtype=np.int64)
     controls = np.zeros((n_matches, L.MAX_SEATS, CONTROLS), dtype=np.float64)
     sample_seed = np.uint64((job.seed ^ SAMPLE_KEY) % (1 << 64))
@@ -128,7 +121,7 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
         trace = engine.trace_rows(job.seed, first_match + start, count)
         read = luck_controls(rules.to_array(), table, trace, sample_seed, np.int64(deal_samples),
                              np.int64(rollouts), rollout_policies(engine.policy_names),
-                             controls[start : start + count], rows[start : start + count])
+                             controls[start : start + count], rows[start : start + count], no_tiles)
         if read != count:  # the kernel's own trace always replays; anything else is a bug here
             raise RuntimeError(f"luck controls: read {read} of {count} traced matches from match {first_match + start}")
     return TracedChunk(rows, controls)

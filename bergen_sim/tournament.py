@@ -60,7 +60,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, options_for, run_job
 from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
-from bergen_sim.luck import ADJUSTMENTS, LUCK_SEATS, TracedRun, add_controls, adjusted_outcomes, adjusts_luck_for
+from bergen_sim.luck import ADJUSTMENTS, TracedRun, add_controls, adjusted_outcomes
 from bergen_sim.search.luck_controls import CONTROLS
 from bergen_sim.output import OutputFile, check_file, check_folder, open_output, raise_failures
 from bergen_sim.parallel import default_workers
@@ -405,9 +405,6 @@ def compare(
     options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     if adjust not in ADJUSTMENTS:
         raise CompareError(f"adjust: unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
-    if adjust == "luck" and not adjusts_luck_for(rules.players, rules.n_tiles):
-        raise CompareError(f"adjust luck: the luck controls cover 2 to {LUCK_SEATS} players up to double-nine, "
-                           f"not {rules.players} players with {rules.domino_set}; use --adjust none")
     if adjust == "luck" and options.checkpoint is not None:
         raise CompareError("adjust luck: checkpoints are not kept for luck-adjusted runs; drop --checkpoint "
                            "or use --adjust none")

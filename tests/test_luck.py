@@ -174,15 +174,33 @@ def test_cli_adjust_luck_json(capsys):
 
 
 @pytest.mark.slow
-def test_self_play_three_players_and_partnerships():
-    """The same symmetry check at 3 players (seat 0 wins 1/3) and in partnerships (side 0 wins 1/2)."""
-    for rules, share in ((Rules.make(players=3), 1 / 3), (Rules.make(players=4, partnerships=True), 1 / 2)):
-        chunk = _self_play(500, 21, rules)
-        won = (chunk.match_rows[:, L.M_WINNER] == 0).astype(float)
-        adjusted = cross_fitted(won, chunk.controls.reshape(len(won), -1))
-        result = paired_interval(adjusted, null=share)
-        assert result["ci95"][0] < share < result["ci95"][1], (rules, result)
-        assert _half_width(adjusted) < _half_width(won)
+@pytest.mark.parametrize("rules, share", [
+    (Rules.make(players=3), 1 / 3),
+    (Rules.make(players=4, partnerships=True), 1 / 2),
+    (Rules.make(players=6, domino_set="double-nine"), 1 / 6),
+    (Rules.make(players=3, domino_set="double-twelve", lead="any-double"), 1 / 3),
+], ids=["3p", "4p-partners", "6p-double-nine", "3p-double-twelve-any-double"])
+def test_self_play_more_players_partnerships_and_larger_sets(rules, share):
+    """The same symmetry check at 3 and 6 players (seat 0 wins 1/n), in partnerships (side 0 wins 1/2)
+    and on a three-word set with the spinner and the any-double lead."""
+    chunk = _self_play(500, 21, rules)
+    won = (chunk.match_rows[:, L.M_WINNER] == 0).astype(float)
+    adjusted = cross_fitted(won, chunk.controls.reshape(len(won), -1))
+    result = paired_interval(adjusted, null=share)
+    assert result["ci95"][0] < share < result["ci95"][1], (rules, result)
+    assert _half_width(adjusted) < _half_width(won)
+
+
+def test_controls_have_mean_zero_when_the_leader_chooses_its_double():
+    """Under any-double the double led is a decision: with seat 0 leading its highest double and seat 1
+    its lowest, each side's deal and draw controls still average to zero over matches."""
+    rules = Rules.make(players=2, lead="any-double")
+    chunk = traced_chunk(Job(rules, ("expert:lead=highest", "expert:lead=lowest"), 31, match_rows=True), 0, 600,
+                         **FAST)
+    for side in (0, 1):
+        for control in range(chunk.controls.shape[2]):
+            x = chunk.controls[:, side, control]
+            assert abs(x.mean()) < 4.5 * x.std() / np.sqrt(len(x)), (side, control, x.mean(), x.std())
 
 
 def test_workers_and_chunks_do_not_change_adjusted_figures():
@@ -191,3 +209,40 @@ def test_workers_and_chunks_do_not_change_adjusted_figures():
     one = compare(**args, workers=1).results.drop(columns="rank").select_dtypes("number")
     two = compare(**args, workers=2, chunk_size=7).results.drop(columns="rank").select_dtypes("number")
     assert np.allclose(one.to_numpy(), two.to_numpy(), equal_nan=True)
+
+
+def test_the_deal_s_control_does_not_depend_on_which_double_the_leader_chose():
+    """Under any-double the double led is the leader's decision, not luck: a hand cut right after its lead,
+    replayed once with the double actually led and once with another double of the leader's hand, gives
+    the same controls (the deal is valued the same way as its sampled alternatives)."""
+    from bergen_sim.execution import engine_for
+    from bergen_sim.search.match_value import table_for
+    from bergen_sim.search.luck_controls import CONTROLS, luck_controls
+
+    rules = Rules.make(players=2, lead="any-double")
+    trace = engine_for(rules, ("expert", "expert")).trace_rows(3, 0, 40)
+    table = table_for(rules, "expert")
+    checked = 0
+    for at in np.flatnonzero(trace[:, L.T_TYPE] == L.EV_LEAD):
+        lead = trace[at]
+        deal = trace[at - 1, L.T_DEAL : L.T_DEAL + rules.n_tiles]
+        seat, size = int(lead[L.T_SEAT]), rules.hand_size
+        doubles = [int(t) for t in deal[seat * size : (seat + 1) * size] if L.TILE_LO[t] == L.TILE_HI[t]]
+        if len(doubles) < 2 or lead[L.T_HAND] != 1:
+            continue
+        start = trace[at - 2 : at + 1].copy()  # match start, deal, lead
+        end = trace[at].copy()
+        end[L.T_TYPE] = L.EV_MATCH_END
+        controls = []
+        for tile in (int(lead[L.T_TILE]), next(d for d in doubles if d != lead[L.T_TILE])):
+            rows = np.vstack([start, end])
+            rows[2, L.T_TILE] = tile
+            out = np.zeros((1, L.MAX_SEATS, CONTROLS))
+            read = luck_controls(rules.to_array(), table, rows, np.uint64(9), np.int64(4), np.int64(2),
+                                 rollout_policies(["expert", "expert"]), out, np.zeros((1, L.M_WIDTH), np.int64),
+                                 np.int64(0))
+            assert read == 1
+            controls.append(out)
+        assert np.array_equal(controls[0], controls[1])
+        checked += 1
+    assert checked >= 3

@@ -48,8 +48,6 @@ from bergen_sim.engine.view import view_draw, view_play, view_start_match, view_
 from bergen_sim.search.match_value import win_probability
 from bergen_sim.search.rollout import play_out_by_seat
 
-#: the luck controls play one-word tile sets: games up to double-nine (bergen_sim.luck refuses larger ones)
-NARROW = np.int64(0)
 #: the controls of a side, in ``controls[..., c]`` order
 C_TABLE = 0
 C_WIN = 1
@@ -63,7 +61,7 @@ _HAND_STRIDE = 4096
 
 @njit(cache=True)
 def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases, rollouts, key, hand_points,
-              work_view, work_hands, rng, out):
+              work_view, work_hands, rng, out, no_tiles):
     """``psi`` of a full position for every side into ``out[j, :]`` (``seat`` has just moved).
 
     ``bone[:n_bone]`` holds the boneyard's tiles and ``exclude`` (when not
@@ -81,7 +79,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
         return
     shuffled = np.empty(n_bone, dtype=np.int64)
     order = np.empty(n_bone, dtype=np.int64)
-    b = scratch_buffers(work_view, work_hands, order, NARROW)
+    b = scratch_buffers(work_view, work_hands, order, no_tiles)
     for r in range(rollouts):
         rng[0] = stream_state(key[0], key[1], key[2], key[3] + np.uint64(r))
         shuffled[:] = bone[:n_bone]
@@ -101,7 +99,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
 
 
 @njit(cache=True)
-def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated, led):
+def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated, led, no_tiles):
     """Deal ``deal`` with seat ``s``'s hand given to seat ``s + shift``, and lead: the double ``led``
     when it is among the leader's choices (the actual deal), else the leader's lowest (a sampled deal).
 
@@ -117,7 +115,7 @@ def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated, 
         rotated[seat * size : (seat + 1) * size] = deal[s * size : (s + 1) * size]
     for s in range(L.MAX_SEATS):
         hand_points[s] = view[L.V_SCORE + s]
-    b = scratch_buffers(view, hands, rotated, NARROW)
+    b = scratch_buffers(view, hands, rotated, no_tiles)
     n = deal_hand(rules, b, hand_no)
     k = 0
     for i in range(n):
@@ -143,7 +141,8 @@ def _mask_tiles(mask, out):
 
 
 @njit(cache=True)
-def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, controls, match_rows):
+def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, controls, match_rows,
+                  no_tiles):
     """Replay trace rows of whole matches; per match, every side's luck controls and its result.
 
     ``controls`` (matches, MAX_SEATS, CONTROLS) receives the sums over
@@ -152,7 +151,8 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
     play-outs per evaluated position (seat ``s`` playing the built-in with
     code ``seat_bases[s]``); the possible tiles of a draw share their
     play-outs' random numbers, so their differences are not drowned in noise.
-    Returns the number of matches read.
+    ``no_tiles`` is the game's empty set (its width).  Returns the number of
+    matches read.
     """
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
@@ -181,7 +181,7 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
     roll_rng = np.zeros(1, dtype=np.uint64)
     key = np.zeros(4, dtype=np.uint64)
     m = -1
-    played = NARROW
+    played = no_tiles
     event = 0
     for i in range(trace.shape[0]):
         row = trace[i]
@@ -209,27 +209,33 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             for n_sample in range(deal_samples):
                 while True:
                     shuffled_set(rng, sample, n_tiles)
-                    held = NARROW
+                    held = no_tiles
                     for k in range(dealt):
-                        held = union(held, bit(sample[k], NARROW))
-                    if not is_empty(both(held, double_tiles(NARROW))):
+                        held = union(held, bit(sample[k], no_tiles))
+                    if not is_empty(both(held, double_tiles(no_tiles))):
                         break
                 for shift in range(players):
                     alt_view[:] = view
-                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated, -1)
+                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated, -1,
+                                   no_tiles)
                     key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
                     _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, -1, leader, seat_bases, 1,
-                              key, alt_points, work_view, work_hands, roll_rng, psi)
+                              key, alt_points, work_view, work_hands, roll_rng, psi, no_tiles)
                     expected[:sides] += psi[:sides]
+            # the actual deal valued by the same function of the deal as the samples (its leader leading
+            # the lowest double it holds): under any-double the double actually led is the leader's
+            # decision, skill rather than luck, and valuing it here would bias the control
             key[3] = 0
-            leader = _deal(rules, deal, 0, hand_no, hands, hand_points, view, bone, rotated, row[L.T_TILE])
-            _evaluate(rules, table, view, hands, bone, n_tiles - dealt, -1, leader, seat_bases, rollouts, key,
-                      hand_points, work_view, work_hands, roll_rng, actual)
+            alt_view[:] = view
+            leader = _deal(rules, deal, 0, hand_no, alt_hands, alt_points, alt_view, bone, rotated, -1, no_tiles)
+            _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, -1, leader, seat_bases, rollouts,
+                      key, alt_points, work_view, work_hands, roll_rng, actual, no_tiles)
+            _deal(rules, deal, 0, hand_no, hands, hand_points, view, bone, rotated, row[L.T_TILE], no_tiles)
             weight = 1.0 / (deal_samples * players)
             for j in range(sides):
                 for c in range(CONTROLS):
                     controls[m, j, c] += actual[j, c] - weight * expected[j, c]
-            played = bit(row[L.T_TILE], NARROW)
+            played = bit(row[L.T_TILE], no_tiles)
             for s in range(L.MAX_SEATS):
                 drawn_run[s] = 0
         elif ev == L.EV_DRAW:
@@ -238,20 +244,20 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             # tile for these ends, so the view stays true for every seat's policy
             seat = row[L.T_SEAT]
             tile = row[L.T_TILE]
-            held = NARROW
+            held = no_tiles
             for s in range(players):
-                held = union(held, hand_of(hands, s, NARROW))
-            options = _mask_tiles(minus(first_tiles(n_tiles, NARROW), union(held, played)), tiles)
-            mine = hand_of(hands, seat, NARROW)
+                held = union(held, hand_of(hands, s, no_tiles))
+            options = _mask_tiles(minus(first_tiles(n_tiles, no_tiles), union(held, played)), tiles)
+            mine = hand_of(hands, seat, no_tiles)
             alt_view[:] = view
             view_draw(alt_view, seat)
             view_void_moment(alt_view, seat, drawn_run[seat] + 1, drawn_run[seat] + 1)
             before = seat - 1 if seat > 0 else players - 1
             drawn_at = -1
             for a in range(options):
-                set_hand(hands, seat, union(mine, bit(tiles[a], NARROW)))
+                set_hand(hands, seat, union(mine, bit(tiles[a], no_tiles)))
                 _evaluate(rules, table, alt_view, hands, tiles, options, tiles[a], before, seat_bases, rollouts, key,
-                          hand_points, work_view, work_hands, roll_rng, per_tile[a])
+                          hand_points, work_view, work_hands, roll_rng, per_tile[a], no_tiles)
                 if tiles[a] == tile:
                     drawn_at = a
             if drawn_at < 0:
@@ -262,7 +268,7 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                     for a in range(options):
                         total += per_tile[a, j, c]
                     controls[m, j, c] += per_tile[drawn_at, j, c] - total / options
-            set_hand(hands, seat, union(mine, bit(tile, NARROW)))
+            set_hand(hands, seat, union(mine, bit(tile, no_tiles)))
             drawn_run[seat] += 1
             view_draw(view, seat)
         elif ev == L.EV_PLAY:
@@ -271,11 +277,11 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             if drawn_run[seat] > 0:
                 view_void_moment(view, seat, drawn_run[seat], drawn_run[seat] - 1)
                 drawn_run[seat] = 0
-            set_hand(hands, seat, minus(hand_of(hands, seat, NARROW), bit(tile, NARROW)))
-            played = union(played, bit(tile, NARROW))
+            set_hand(hands, seat, minus(hand_of(hands, seat, no_tiles), bit(tile, no_tiles)))
+            played = union(played, bit(tile, no_tiles))
             is_double = 1 if TILE_LO[tile] == TILE_HI[tile] else 0
             end = row[L.T_END]
-            view_play(view, seat, tile, end, other_half(tile, view[L.V_END + end]), is_double, NARROW)
+            view_play(view, seat, tile, end, other_half(tile, view[L.V_END + end]), is_double, no_tiles)
             hand_points[seat % 2 if partners else seat] += row[L.T_POINTS]
             for s in range(sides):
                 view[L.V_SCORE + s] = row[L.T_SCORE + s]
