@@ -468,7 +468,9 @@ def policy_parameters(names: Iterable[str]) -> dict[str, dict[str, float]]:
     """The tuned weights of every built-in policy among ``names`` that has them (``expert``'s WEIGHTS).
 
     A policy module with ``WEIGHTS`` (and ``FEATURES`` naming them) is a
-    tuned policy; its weights are part of what a result depends on.
+    tuned policy; its weights are part of what a result depends on.  A
+    policy whose ``weights`` setting picks another set (``WEIGHT_CHOICES``,
+    the vector ``<CHOICE>_WEIGHTS``) is listed under its full name.
     """
     out = {}
     for policy in sorted(set(names)):
@@ -476,9 +478,15 @@ def policy_parameters(names: Iterable[str]) -> dict[str, dict[str, float]]:
         if base in BUILTINS:
             module = importlib.import_module(BUILTINS[base][0])
             weights = getattr(module, "WEIGHTS", None)
+            params = getattr(module, "PARAMS", {})
             if weights is not None:
+                key = base
+                if "weights" in params and policy != base:
+                    choice = module.WEIGHT_CHOICES[resolve(policy).params[list(params).index("weights")]]
+                    if choice != params["weights"][0]:
+                        weights, key = getattr(module, f"{choice.upper()}_WEIGHTS"), policy
                 labels = getattr(module, "FEATURES", range(len(weights)))
-                out[base] = {str(k): float(w) for k, w in zip(labels, np.asarray(weights).tolist())}
+                out[key] = {str(k): float(w) for k, w in zip(labels, np.asarray(weights).tolist())}
     return out
 
 

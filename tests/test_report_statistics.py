@@ -52,6 +52,14 @@ def test_differences_of_rates_print_in_percentage_points_with_their_holm_interva
     assert shown.iloc[0, 0] == "+1.0 pp [+0.0, +2.0]" and shown.iloc[0, 1] == "[-0.5, +2.5]"
 
 
+def test_a_policy_playing_another_weight_set_is_recorded_with_those_weights():
+    from bergen_sim.reporting import policy_parameters
+
+    recorded = policy_parameters(["expert", "expert:lead=highest", "expert:weights=spinner", "greedy"])
+    assert recorded == {"expert": dict(zip(expert.FEATURES, expert.WEIGHTS.tolist())),
+                        "expert:weights=spinner": dict(zip(expert.FEATURES, expert.SPINNER_WEIGHTS.tolist()))}
+
+
 @pytest.fixture(scope="module")
 def strategy_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")

@@ -13,6 +13,7 @@ and is rendered from:
 - ``docs/match_value.json`` (``python tools/measure_match_value.py``);
 - ``docs/duplicate_gain.json`` (``python tools/measure_duplicate_gain.py``);
 - ``docs/luck_gain.json`` (``python tools/measure_luck.py --out``);
+- ``docs/expert_weights.json`` (``python tools/measure_expert_weights.py``);
 - ``docs/examples/*.txt`` (``python tools/doc_examples.py``: command output).
 
 ``tests/test_docs_numbers.py`` fails when a block is not what :func:`render`
@@ -49,6 +50,7 @@ BLOCKS = {
     "policies-speed": ("docs/policies.md", "benchmarks/results.json"),
     "search-cost": ("docs/policies.md", "docs/search_cost.json"),
     "plugin-startup": ("docs/policies.md", "benchmarks/results.json"),
+    "expert-weights": ("docs/policies.md", "docs/expert_weights.json"),
 }
 
 
@@ -399,6 +401,21 @@ def _plugin_startup(root: Path) -> str:
             f"run compiles its own combination in the same way.")
 
 
+def _expert_weights(root: Path) -> str:
+    data = _json(root, "docs/expert_weights.json")
+    if data is None:
+        return _missing("head-to-head of expert's weight sets in `docs/expert_weights.json`",
+                        "python tools/measure_expert_weights.py")
+    rows = ["| game | layout | `expert:weights=spinner` wins against `expert` | deal sets |", "|---|---|---|---|"]
+    for title, r in data["games"].items():
+        rows.append(f"| {title} | {'spinner' if r['spinner'] else 'line'} | "
+                    f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | {int(r['deal_sets']):,} |")
+    return (f"Match-win share of the re-tuned weights against `expert`'s (`python tools/measure_expert_weights.py "
+            f"--matches {data['deal_sets_per_game']}`, seed {data['seed']}; duplicate deals, every seat rotation, "
+            f"95% intervals over deal sets, not corrected for the {len(data['games'])} games):\n\n"
+            + "\n".join(rows))
+
+
 RENDER = {
     "pimc-strength": _pimc_strength,
     "pimc-cost": _pimc_cost,
@@ -413,6 +430,7 @@ RENDER = {
     "policies-speed": _policies_speed,
     "search-cost": _search_cost,
     "plugin-startup": _plugin_startup,
+    "expert-weights": _expert_weights,
 }
 
 

@@ -4,13 +4,16 @@ Run from the project root (it prints every candidate it tries and, at the
 end, the weights and the table rows for ``bergen_sim/policies/expert.py``)::
 
     python tools/tune_expert.py --deal-sets 10000 --seed 20240601 --rounds 3
+    python tools/tune_expert.py --players 4 --set domino_set=double-nine --deal-sets 2000   # another game
 
 How (reproducible: the same arguments give the same weights):
 
 - The objective of a weight vector is its mean match-win share against the
-  panel ``greedy, defensive, doubles-first, heavy-first`` in 2-player
-  standard matches, each pair played on ``--deal-sets`` duplicate deal sets
-  (both seat orders on the same deals, :func:`bergen_sim.tournament.play_pair`).
+  panel ``greedy, defensive, doubles-first, heavy-first`` in matches of the
+  game asked for (2-player standard rules by default; ``--players``,
+  ``--partnerships`` and ``--set KEY=VALUE`` choose another), each pair
+  played on ``--deal-sets`` duplicate deal sets (every seat rotation on the
+  same deals, :func:`bergen_sim.tournament.play_pair`).
 - Every candidate meets the same deals (the same seed), so two candidates
   differ only by their play and the comparison is paired deal set by deal set.
 - Coordinate search: for each weight but ``points`` (it fixes the scale,
@@ -69,24 +72,22 @@ def candidate(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     return expert.best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles)
 
 
-def win_shares(weights: np.ndarray, deal_sets: int, seed: int) -> np.ndarray:
+def win_shares(weights: np.ndarray, deal_sets: int, seed: int, rules) -> np.ndarray:
     """Per deal set, the candidate's mean win share against the panel (one row per deal set)."""
     from bergen_sim.execution import RunOptions
-    from bergen_sim.rules import Rules
     from bergen_sim.tournament import play_pair
 
     module = sys.modules["tools.tune_expert"]  # the instance the kernels imported, not __main__
     module.WEIGHTS[:] = weights
-    rules = Rules.make(players=2)
     here = RunOptions(workers=1)  # in this process: other processes do not share WEIGHTS' memory
     shares = [play_pair(rules, CANDIDATE, opponent, deal_sets, seed, options=here).win_share for opponent in PANEL]
     return np.mean(shares, axis=0)
 
 
-def search(deal_sets: int, seed: int, rounds: int) -> np.ndarray:
-    """Coordinate search from START; prints each candidate and returns the best weights."""
-    best = np.array([START[name] for name in expert.FEATURES], dtype=np.float64)
-    best_shares = win_shares(best, deal_sets, seed)
+def search(deal_sets: int, seed: int, rounds: int, rules, start: np.ndarray | None = None) -> np.ndarray:
+    """Coordinate search from ``start`` (default START); prints each candidate and returns the best weights."""
+    best = np.array([START[name] for name in expert.FEATURES] if start is None else start, dtype=np.float64)
+    best_shares = win_shares(best, deal_sets, seed, rules)
     print(f"start {_fmt(best)}  share {best_shares.mean():.4f}", flush=True)
     steps = dict(FIRST_STEPS)
     for round_no in range(1, rounds + 1):
@@ -96,7 +97,7 @@ def search(deal_sets: int, seed: int, rounds: int) -> np.ndarray:
             for sign in (-1.0, 1.0):
                 trial = best.copy()
                 trial[i] += sign * step
-                shares = win_shares(trial, deal_sets, seed)
+                shares = win_shares(trial, deal_sets, seed, rules)
                 diff = shares - best_shares  # paired: the same deal sets
                 gain, se = diff.mean(), diff.std(ddof=1) / np.sqrt(len(diff))
                 print(f"round {round_no} {name}{sign * step:+.3f}: {_fmt(trial)}  share {shares.mean():.4f}"
@@ -119,6 +120,12 @@ def main() -> None:
     parser.add_argument("--deal-sets", type=int, default=10_000, help="deal sets per opponent and candidate")
     parser.add_argument("--seed", type=int, default=20240601, help="seed of the tuning deals")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the coordinate search")
+    parser.add_argument("--players", type=int, default=2, help="players of the tuning game")
+    parser.add_argument("--partnerships", action="store_true", help="play in partnerships (4, 6 or 8 players)")
+    parser.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
+                        help="a rule setting of the tuning game (repeatable), as in bergen-sim --set")
+    parser.add_argument("--start", choices=("hand-picked", "expert"), default="hand-picked",
+                        help="start from the hand-picked START or from expert's present weights")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     os.chdir(root)
@@ -126,7 +133,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bergen-tune-") as private_cache:
         os.environ["BERGEN_SIM_CACHE_DIR"] = os.environ[_PRIVATE] = private_cache  # kernels stay private
         importlib.import_module("tools.tune_expert")
-        best = search(args.deal_sets, args.seed, args.rounds)
+        from bergen_sim.rules import Rules, parse_settings
+
+        rules = Rules.make(players=args.players, partnerships=args.partnerships, **parse_settings(args.settings))
+        print(f"tuning on {rules.players} players{' in partnerships' if rules.partnerships else ''}, "
+              f"{rules.domino_set}, spinner {'on' if rules.spinner else 'off'}, lead {rules.lead}", flush=True)
+        start = expert.WEIGHTS if args.start == "expert" else None
+        best = search(args.deal_sets, args.seed, args.rounds, rules, start)
     print(f"\nWEIGHTS = np.array([{', '.join(f'{w:.3g}' for w in best)}])")
     for name, w in zip(expert.FEATURES, best):
         print(f"{name:<8} {w:.3g}")

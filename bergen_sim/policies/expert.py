@@ -22,6 +22,16 @@ greedy, defensive, doubles-first and heavy-first (method, numbers and the
 features that were tried and dropped in docs/policies.md).  ``points`` is
 fixed at 1 because scaling every weight alike changes no choice.
 
+The larger games were checked for weights of their own: the same search on
+4-player double-nine with the spinner (``tools/tune_expert.py --players 4
+--set domino_set=double-nine --deal-sets 10000 --rounds 3 --start expert``)
+moved ``threat`` to -0.375 and ``block`` to 0.625 (``SPINNER_WEIGHTS``), but
+head to head on fresh deals (``tools/measure_expert_weights.py``, the table
+in docs/policies.md) those weights won less than a point of match-win share
+more than these in spinner games, nothing measurable in most, and lost
+clearly in the standard game; so every game plays ``WEIGHTS``, and
+``expert:weights=spinner`` plays the re-tuned set for study.
+
 Tie-breaks: the first listed move (lower tile index, L before R) among equal
 scores.
 """
@@ -48,11 +58,16 @@ NAME = "expert"
 
 #: settings (see bergen_sim.runtime.registry): which double it leads under lead = any-double (base.LEAD_*)
 LEAD_RULES = ("lowest", "highest", "follow")
-PARAMS = {"lead": ("follow", LEAD_RULES)}
+#: which weights it plays by: WEIGHTS (``line``, tuned on the standard game) or SPINNER_WEIGHTS
+WEIGHT_CHOICES = ("line", "spinner")
+PARAMS = {"lead": ("follow", LEAD_RULES), "weights": ("line", WEIGHT_CHOICES)}
+WEIGHTS_LINE, WEIGHTS_SPINNER = range(len(WEIGHT_CHOICES))
 
 FEATURES = ("points", "threat", "double", "follow", "block")
 #: one weight per feature, in FEATURES order (the table above, as printed by tools/tune_expert.py)
 WEIGHTS = np.array([1.0, -1.25, 0.5, 0.2, 0.125])
+#: the same re-tuned on 4-player double-nine with the spinner (see the module note; not the default)
+SPINNER_WEIGHTS = np.array([1.0, -0.375, 0.5, 0.15, 0.625])
 
 
 @njit(cache=True, inline="always")
@@ -80,12 +95,13 @@ def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
 
 
 @policy_entry
-def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW):
-    """The move with the highest weighted feature sum (weights: WEIGHTS)."""
-    return best_move(view, move_tiles, move_ends, n_moves, WEIGHTS, no_tiles)
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW, weights=WEIGHTS_LINE):
+    """The move with the highest weighted feature sum (the ``weights`` setting's vector)."""
+    return best_move(view, move_tiles, move_ends, n_moves, SPINNER_WEIGHTS if weights == WEIGHTS_SPINNER else WEIGHTS,
+                     no_tiles)
 
 
 @policy_entry
-def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW):
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW, weights=WEIGHTS_LINE):
     """The double to lead under ``lead = any-double``: the ``lead`` setting's rule (measured, docs/policies.md)."""
     return lead_by(view, move_tiles, n_moves, lead, no_tiles)

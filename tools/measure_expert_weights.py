@@ -1,0 +1,69 @@
+"""Do the larger games need ``expert`` weights of their own?  Measured head to head, on deals the tuning never saw.
+
+    python tools/measure_expert_weights.py --matches 20000 --out docs/expert_weights.json
+
+``expert`` plays by ``WEIGHTS`` (tuned on the standard game);
+``expert:weights=spinner`` by ``SPINNER_WEIGHTS``, re-tuned on 4-player
+double-nine with the spinner by ``tools/tune_expert.py``.  This plays the
+two against each other with ``compare`` (duplicate deals, every seat
+rotation, paired intervals) in spinner games (the tuning game on fresh
+deals, and games the tuning never played: other sets, player counts,
+partnerships, double-six with the spinner) and in line games, and records
+the re-tuned set's match-win share.  Its result decided the default
+(the module note of ``bergen_sim/policies/expert.py``).
+
+docs/policies.md quotes the table this script writes (``tools/docs_numbers.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+#: title -> the game's rules
+GAMES = {
+    "4 players, double-nine (the tuning game)": {"players": 4, "settings": {"domino_set": "double-nine"}},
+    "2 players, double-six, spinner on": {"players": 2, "settings": {"spinner": True}},
+    "3 players, double-fifteen": {"players": 3, "settings": {"domino_set": "double-fifteen"}},
+    "4 players in partnerships, double-nine": {"players": 4, "partnerships": True,
+                                               "settings": {"domino_set": "double-nine"}},
+    "6 players, double-twelve": {"players": 6, "settings": {"domino_set": "double-twelve"}},
+    "2 players, standard (line)": {"players": 2, "settings": {}},
+    "4 players, double-nine, spinner off (line)": {"players": 4, "settings": {"domino_set": "double-nine",
+                                                                             "spinner": False}},
+}
+RETUNED = "expert:weights=spinner"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=20_000, help="deal sets per game")
+    parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
+    parser.add_argument("--out", default="docs/expert_weights.json")
+    args = parser.parse_args(argv)
+
+    from bergen_sim import compare
+    from bergen_sim.rules import rules_for
+
+    results = {"deal_sets_per_game": args.matches, "seed": args.seed, "games": {}}
+    for title, game in GAMES.items():
+        result = compare(players=game["players"], partnerships=game.get("partnerships", False),
+                         settings=game["settings"], policies=[RETUNED, "expert"], matches=args.matches,
+                         seed=args.seed, workers=args.workers)
+        pair = result.pairs.reset_index().to_dict(orient="records")[0]
+        if pair["policy"] != RETUNED:
+            raise RuntimeError(f"{title}: the pair lists {pair['policy']} first")
+        rules = rules_for(players=game["players"], partnerships=game.get("partnerships", False),
+                          settings=game["settings"])
+        results["games"][title] = {"spinner": rules.spinner, **pair}
+        print(f"{title}: {RETUNED} wins {pair['win_rate']:.4f} [{pair['win_rate_low']:.4f}, "
+              f"{pair['win_rate_high']:.4f}] against expert", flush=True)
+    Path(args.out).write_text(json.dumps(results, indent=2, default=str) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
