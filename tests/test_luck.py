@@ -221,7 +221,7 @@ def test_the_deal_s_control_does_not_depend_on_which_double_the_leader_chose():
 
     rules = Rules.make(players=2, lead="any-double")
     trace = engine_for(rules, ("expert", "expert")).trace_rows(3, 0, 40)
-    table = table_for(rules, "expert")
+    table = table_for(Rules.make(players=2), "expert")  # any value table will do; this one the suite has built
     checked = 0
     for at in np.flatnonzero(trace[:, L.T_TYPE] == L.EV_LEAD):
         lead = trace[at]

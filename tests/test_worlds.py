@@ -447,6 +447,7 @@ def test_three_word_worlds_are_exactly_uniform(case):
     _assert_exactly_uniform(LARGE_CASES[case], key=23)
 
 
+@pytest.mark.slow  # its view comes from a traced double-eighteen game: the three-word engine kernel
 def test_counts_of_the_largest_games_stay_finite_and_exact():
     """At the first play of a double-eighteen game of 8 the unconstrained count is a multinomial above 1e50;
     the sampler's float count agrees with the exact integer (no factorial overflow past 170 tiles)."""
@@ -474,7 +475,12 @@ def _game_id(r: Rules) -> str:
     return f"{r.domino_set}-{r.players}p{'-partners' if r.partnerships else ''}-{r.lead}"
 
 
-@pytest.mark.parametrize("rules", MORE_RULE_SETS, ids=_game_id)
+def _games(rule_sets):
+    """pytest parameters: three-word games in the slow tier (their traces need the three-word engine kernel)."""
+    return [pytest.param(r, id=_game_id(r), marks=[pytest.mark.slow] if r.n_tiles > 64 else []) for r in rule_sets]
+
+
+@pytest.mark.parametrize("rules", _games(MORE_RULE_SETS))
 def test_more_seats_and_large_sets_true_world_is_allowed_and_samples_are_consistent(rules):
     """Real views of 5 to 8 player double-nine games and of double-twelve to double-eighteen games: the
     truth satisfies the constraints, every sample too."""
@@ -483,18 +489,21 @@ def test_more_seats_and_large_sets_true_world_is_allowed_and_samples_are_consist
                                                            min_views=200 if one_word else 60)
 
 
-_MORE_VIEWS: dict[int, list] = {}
+_MORE_VIEWS: dict[Rules, list] = {}
 
 
-@settings(max_examples=250, deadline=None)
-@given(st.integers(0, len(MORE_RULE_SETS) - 1), st.integers(0, 10**6), st.integers(0, 2**64 - 1),
-       st.sampled_from([0, 1]))
-def test_any_more_seats_or_large_set_real_view_and_stream_give_a_consistent_world(rule_set, pick, key, use_lead):
+@pytest.mark.parametrize("rule_sets", [pytest.param(WIDE_RULE_SETS, id="5-8-seats"),
+                                       pytest.param(LARGE_RULE_SETS, id="three-word-sets", marks=pytest.mark.slow)])
+@settings(max_examples=150, deadline=None)
+@given(pick_game=st.integers(0, 10**6), pick=st.integers(0, 10**6), key=st.integers(0, 2**64 - 1),
+       use_lead=st.sampled_from([0, 1]))
+def test_any_more_seats_or_large_set_real_view_and_stream_give_a_consistent_world(rule_sets, pick_game, pick, key,
+                                                                                   use_lead):
     """Property, 5 to 8 seats and three-word sets: any real view, any stream, with or without lead
     evidence, a consistent world."""
-    rules = MORE_RULE_SETS[rule_set]
-    if rule_set not in _MORE_VIEWS:
-        _MORE_VIEWS[rule_set] = [view for view, _, _ in real_views(rules, matches=4 if rules.n_tiles <= 64 else 2,
-                                                                   seed=8)]
-    views = _MORE_VIEWS[rule_set]
+    rules = rule_sets[pick_game % len(rule_sets)]
+    if rules not in _MORE_VIEWS:
+        _MORE_VIEWS[rules] = [view for view, _, _ in real_views(rules, matches=4 if rules.n_tiles <= 64 else 2,
+                                                                seed=8)]
+    views = _MORE_VIEWS[rules]
     _check_sample(rules, views[pick % len(views)], key, use_lead)
