@@ -1,4 +1,4 @@
-"""``expert``: a weighted sum of the shared move features, weights tuned by simulation.
+"""``expert``: a weighted sum of the shared move features, weights tuned by simulation (settings: lead=follow, weights=line).
 
 Idea: each simple strategy is right about one thing (points now, the answer
 it allows, doubles for a blocked hand, keeping playable tiles), so
