@@ -87,6 +87,11 @@ def minus(a, b):
     return a & ~b
 
 
+def differ(a, b):
+    """Tiles in exactly one of ``a`` and ``b`` (empty when the sets are equal)."""
+    return a ^ b
+
+
 def is_empty(a):
     return a == 0
 
@@ -178,6 +183,13 @@ def _minus(a, b):
     if _is_wide(a):
         return lambda a, b: (a[0] & ~b[0], a[1] & ~b[1], a[2] & ~b[2])
     return lambda a, b: a & ~b
+
+
+@overload(differ)
+def _differ(a, b):
+    if _is_wide(a):
+        return lambda a, b: (a[0] ^ b[0], a[1] ^ b[1], a[2] ^ b[2])
+    return lambda a, b: a ^ b
 
 
 @overload(is_empty)
@@ -331,4 +343,5 @@ def _store(vector, at, a):
 @njit(cache=True)
 def _check(no_tiles):  # compiled once per width by the tests: every overload types
     a = union(bit(3, no_tiles), number_tiles(1, no_tiles))
-    return count(minus(a, first_tiles(2, no_tiles))), lowest(drop_lowest(a)), has(both(a, a), 3), is_empty(a)
+    return (count(minus(a, first_tiles(2, no_tiles))), lowest(drop_lowest(a)), has(both(a, a), 3), is_empty(a),
+            count(differ(a, bit(3, no_tiles))))

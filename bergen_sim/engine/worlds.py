@@ -64,8 +64,8 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, shuffle
 from bergen_sim.engine.play_rules import hand_of, numbers_tiles, set_hand
-from bergen_sim.engine.tileset import (bit, both, count, double_tiles, drop_lowest, has, is_empty, load, lowest, minus,
-                                       store, union)
+from bergen_sim.engine.tileset import (bit, both, count, differ, double_tiles, drop_lowest, has, is_empty, load, lowest,
+                                       minus, store, union)
 from bergen_sim.engine.view import played_by, unseen_tiles
 
 DOUBLE_TILE = L.DOUBLE_TILE
@@ -226,8 +226,7 @@ def _programme(spec, max_cells, max_work, no_tiles):
         g = n_groups
         if m > SEAT_GROUPS:
             for i in range(j):
-                if is_empty(union(minus(_allowed(spec, i, no_tiles), _allowed(spec, j, no_tiles)),
-                                  minus(_allowed(spec, j, no_tiles), _allowed(spec, i, no_tiles)))):
+                if is_empty(differ(_allowed(spec, i, no_tiles), _allowed(spec, j, no_tiles))):
                     g = spec[W_GROUP + i]
                     break
         spec[W_GROUP + j] = g
@@ -342,11 +341,9 @@ def _merge_closest_groups(spec, group_allowed, no_tiles):
     b = 1
     for i in range(n_groups):
         for j in range(i + 1, n_groups):
-            gi = load(group_allowed, i * WORDS, no_tiles)
-            gj = load(group_allowed, j * WORDS, no_tiles)
-            differ = count(union(minus(gi, gj), minus(gj, gi)))
-            if differ < best:
-                best = differ
+            apart = count(differ(load(group_allowed, i * WORDS, no_tiles), load(group_allowed, j * WORDS, no_tiles)))
+            if apart < best:
+                best = apart
                 a = i
                 b = j
     for j in range(spec[W_OTHERS]):
