@@ -17,9 +17,8 @@ Speed is measured here, never asserted in the tests.
 ``--out FILE.json`` also records each policy's figures in FILE (merged into
 what the file already holds, keyed by policy, so the policies can be timed in
 separate runs); docs/pimc.md and docs/policies.md quote docs/search_cost.json
-(``python benchmarks/search_cost.py --matches 20 --policy pimc --policy
-pimc:worlds=128 --out docs/search_cost.json``, then ``--policy ismcts
---policy reader`` likewise), and tests/test_docs_numbers.py checks the quotes.
+(the command is ``SEARCH_COST_COMMAND`` in tools/docs_numbers.py), and
+tests/test_docs_numbers.py checks the quotes.
 """
 
 from __future__ import annotations

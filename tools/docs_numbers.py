@@ -14,6 +14,7 @@ and is rendered from:
 - ``docs/duplicate_gain.json`` (``python tools/measure_duplicate_gain.py``);
 - ``docs/luck_gain.json`` (``python tools/measure_luck.py --out``);
 - ``docs/expert_weights.json`` (``python tools/measure_expert_weights.py``);
+- ``docs/search_strength.json`` (``python tools/measure_search.py``);
 - ``docs/examples/*.txt`` (``python tools/doc_examples.py``: command output).
 
 ``tests/test_docs_numbers.py`` fails when a block is not what :func:`render`
@@ -33,7 +34,7 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the package's number formatting, not a copy of it
-from bergen_sim.stats import number  # noqa: E402
+from bergen_sim.stats import holm, number, se_from_interval  # noqa: E402
 
 #: block name -> (doc, the files it is made from, for the marker)
 BLOCKS = {
@@ -51,6 +52,7 @@ BLOCKS = {
     "search-cost": ("docs/policies.md", "docs/search_cost.json"),
     "plugin-startup": ("docs/policies.md", "benchmarks/results.json"),
     "expert-weights": ("docs/policies.md", "docs/expert_weights.json"),
+    "search-strength": ("docs/policies.md", "docs/search_strength.json"),
 }
 
 
@@ -141,12 +143,17 @@ def _cost_row(cost: dict, policy: str) -> str:
             f"{r['cpu_s']:.1f} s of CPU; 1-minute load {r['load_before']:.1f} before, {r['load_after']:.1f} after)")
 
 
+#: how docs/search_cost.json is made (every player docs/pimc.md and docs/policies.md quote, in one run)
+SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py --policy pimc --policy pimc:worlds=128 "
+                       "--policy pimc:worlds=256 --policy ismcts --policy reader --policy ismcts:iterations=2000 "
+                       "--out docs/search_cost.json")
+
+
 def _pimc_cost(root: Path) -> str:
     cost, bench = _json(root, "docs/search_cost.json"), _json(root, "benchmarks/results.json")
     if cost is None or not {"pimc", "pimc:worlds=128"} <= set(cost["runs"]):
         return _missing("search cost in `docs/search_cost.json`",
-                        "python benchmarks/search_cost.py --matches 20 --policy pimc --policy pimc:worlds=128 "
-                        "--out docs/search_cost.json")
+                        SEARCH_COST_COMMAND)
     text = (f"**Cost** (`benchmarks/search_cost.py`, `docs/search_cost.json`: `pimc` in both seats of 2-player "
             f"matches, CPU time of one process per decision with two or more legal moves, on a shared 2-core "
             f"machine): with its defaults `pimc` takes {_cost_row(cost, 'pimc')}; with 128 worlds "
@@ -372,17 +379,21 @@ def _policies_speed(root: Path) -> str:
             "are shorter.")
 
 
+#: the players whose cost docs/policies.md gives (those of the strength table, when timed)
+SEARCH_COST_ROWS = ("pimc", "ismcts", "reader", "pimc:worlds=256", "ismcts:iterations=2000")
+
+
 def _search_cost(root: Path) -> str:
     cost = _json(root, "docs/search_cost.json")
     if cost is None or not {"pimc", "ismcts", "reader"} <= set(cost["runs"]):
         return _missing("search cost of pimc, ismcts and reader in `docs/search_cost.json`",
-                        "python benchmarks/search_cost.py --matches 20 --policy ismcts --policy reader "
-                        "--out docs/search_cost.json")
+                        SEARCH_COST_COMMAND)
     runs = cost["runs"]
-    return ("**Cost** (`python benchmarks/search_cost.py --matches 20 --policy ... --out docs/search_cost.json`: "
-            "each policy in both seats of 20 2-player matches, CPU time per decision with two or more legal "
-            "moves, one process; the 2-core machine was shared with other jobs, so these are upper bounds): "
-            + "; ".join(f"`{p}` {_cost_row(cost, p)}" for p in ("pimc", "ismcts", "reader"))
+    return (f"**Cost** (`{SEARCH_COST_COMMAND}`: "
+            f"each policy in both seats of {runs['pimc']['matches']} 2-player matches, CPU time per decision with two "
+            "or more legal moves, one process; the 2-core machine was shared with other jobs, so these are upper "
+            "bounds): "
+            + "; ".join(f"`{p}` {_cost_row(cost, p)}" for p in SEARCH_COST_ROWS if p in runs)
             + f". `ismcts` costs {runs['ismcts']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} "
             f"times `pimc` per decision and `reader` "
             f"{runs['reader']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} times (the policies may have been "
@@ -416,6 +427,41 @@ def _expert_weights(root: Path) -> str:
             + "\n".join(rows))
 
 
+#: the 2-player match-win share against pimc that a stronger built-in should reach
+GOAL_AGAINST_PIMC = 0.55
+
+
+def _search_strength(root: Path) -> str:
+    data = _json(root, "docs/search_strength.json")
+    if data is None:
+        return _missing("measurement of the search players against pimc in `docs/search_strength.json`",
+                        "python tools/measure_search.py")
+    rows = [(title, name, r) for title, game in data["games"].items() for name, r in game["challengers"].items()]
+    lo = [r["adjusted_win_rate_low"] for _, _, r in rows]
+    hi = [r["adjusted_win_rate_high"] for _, _, r in rows]
+    family = holm([r["adjusted_win_rate"] - 0.5 for _, _, r in rows], se_from_interval(lo, hi))
+    lines = [f"| game | challenger | wins against `{data['opponent']}` | luck-adjusted | Holm-adjusted | "
+             "deal sets (matches) |", "|---|---|---|---|---|---|"]
+    for k, (title, name, r) in enumerate(rows):
+        held = (0.5 + family["adj_lo"][k], 0.5 + family["adj_hi"][k])
+        lines.append(f"| {title} | `{name}` | {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | "
+                     f"{_rate(r['adjusted_win_rate'], lo[k], hi[k])} | "
+                     f"{_rate(r['adjusted_win_rate'], *held)}{' (differs from 50%)' if family['reject'][k] else ''} | "
+                     f"{int(r['deal_sets']):,} ({int(r['matches']):,}) |")
+    two = [k for k, (title, _, _) in enumerate(rows) if title == "2 players"]
+    best = max(two, key=lambda k: rows[k][2]["adjusted_win_rate"])
+    below = [f"`{rows[k][1]}`" for k in two if 0.5 + family["adj_hi"][k] < GOAL_AGAINST_PIMC]
+    return (f"Match-win share of each search player against `{data['opponent']}` at its default settings "
+            f"(`python tools/measure_search.py`, seed {data['seed']}; duplicate deals, every seat rotation, 95% "
+            f"intervals over deal sets; luck-adjusted as in compare.md on the same matches; the Holm-adjusted "
+            f"interval widens the adjusted one for the {family['m']} comparisons, family-wise 95%):\n\n"
+            + "\n".join(lines)
+            + f"\n\nWith 2 players the highest luck-adjusted share is `{rows[best][1]}`'s, "
+            f"{_rate(rows[best][2]['adjusted_win_rate'], lo[best], hi[best])}. A share of "
+            f"{GOAL_AGAINST_PIMC:.0%} is above the Holm-adjusted interval of "
+            + (", ".join(below) if below else "none of them") + ".")
+
+
 RENDER = {
     "pimc-strength": _pimc_strength,
     "pimc-cost": _pimc_cost,
@@ -431,6 +477,7 @@ RENDER = {
     "search-cost": _search_cost,
     "plugin-startup": _plugin_startup,
     "expert-weights": _expert_weights,
+    "search-strength": _search_strength,
 }
 
 

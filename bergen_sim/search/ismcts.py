@@ -32,8 +32,8 @@ Settings (``ismcts:iterations=2000:explore=3``):
   (default 8); until then the base policy plays on from it.  With 1, a
   fresh node's moves are first tried once each, so the other seats'
   replies are at first modelled as uniformly random, a worse model of a
-  player than ``base``; 8 did best of the values tried (docs/policies.md;
-  on fresh deals ``ismcts`` then wins about 52.5% against ``pimc``).
+  player than ``base``; 8 did best of the values tried.  Its strength
+  against ``pimc`` is measured in docs/policies.md (``tools/measure_search.py``).
 - ``trust``: the reader's belief that the other seats take the best header,
   in tenths (default 10; 0 deals uniform worlds).
 - ``base``: the built-in that plays the rollouts (default expert).

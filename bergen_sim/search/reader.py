@@ -33,9 +33,9 @@ Settings (``reader:worlds=512:trust=0``):
   to take the best header (default 10, i.e. 1.0; 0 gives uniform worlds).
 - ``base``: the built-in playing every seat in the rollouts (default expert).
 
-Measured against ``pimc`` (docs/policies.md): 51.75% [50.05, 53.45] of
-2-player matches on 1,000 duplicate deal sets, at about 2.5 times its cost
-per decision; neither change alone showed a measurable gain.
+Its strength against ``pimc`` (2 players, 3 players, partnerships) and its
+cost per decision are measured in docs/policies.md (``tools/measure_search.py``,
+``benchmarks/search_cost.py``).
 """
 
 from __future__ import annotations
