@@ -9,20 +9,74 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import stream_state
 from bergen_sim.engine.play_rules import hand_moves
-from bergen_sim.engine.worlds import NARROW, prepare
+from bergen_sim.engine.worlds import NARROW, prepare, sample_world
 from bergen_sim.execution import engine_for
 from bergen_sim.rules import Rules
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.search import ismcts, reader
-from bergen_sim.search.inference import play_log_likelihood
+from bergen_sim.engine.play_rules import hand_of, legal_moves, open_end_tiles, other_half
+from bergen_sim.engine.tileset import bit, both, load, minus, no_tiles_for, store, union
+from bergen_sim.search.inference import (_header_after, drew_since, evidence_buffer, play_evidence, replay_start,
+                                         world_log_likelihood)
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search.position import Position, position_view
 from bergen_sim.search.rollout import BASE_POLICIES
 from tests.test_worlds import real_views
+
+
+@njit
+def replayed_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, no_tiles):
+    """The inference model stated directly (the reference for play_evidence + world_log_likelihood): log-likelihood
+    (<= 0) of the other seats' logged plays in the world ``hands``, replaying the hand for this world.
+
+    ``scratch_tiles`` / ``scratch_ends`` are move buffers of length
+    ``MAX_MOVES`` and ``line`` a scratch view (``V_SIZE``) whose ends replay
+    the hand.  Returns 0.0 when nothing can be inferred.
+    """
+    n = min(view[L.V_PLAYS_N], L.MAX_TILES)
+    me = view[L.V_SEAT]
+    if n < 2 or trust == 0.0 or view[L.V_SPINNER] >= 0:
+        return 0.0
+    ends = line[L.V_END : L.V_END + L.N_ENDS]
+    doubles = line[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS]
+    later = replay_start(view, n, line, no_tiles)
+    total = 0.0
+    for k in range(1, n):
+        at = L.V_PLAYS + L.PLAY_SIZE * k
+        seat = view[at + L.PLAY_SEAT]
+        tile = view[at + L.PLAY_TILE]
+        end = view[at + L.PLAY_END]
+        if seat != me and not drew_since(view, seat, view[at + L.PLAY_MOMENTS]):
+            held = union(hand_of(hands, seat, no_tiles), load(later, seat * L.SET_WORDS, no_tiles))
+            n_moves = legal_moves(both(held, open_end_tiles(line, no_tiles)), line, scratch_tiles, scratch_ends)
+            if n_moves > 1:
+                best = 0
+                for j in range(n_moves):
+                    best = max(best, _header_after(ends, doubles, scratch_tiles[j], scratch_ends[j]))
+                total -= trust * (best - _header_after(ends, doubles, tile, end))
+        store(later, seat * L.SET_WORDS, minus(load(later, seat * L.SET_WORDS, no_tiles), bit(tile, no_tiles)))
+        ends[end] = other_half(tile, ends[end])
+        doubles[end] = 1 if L.TILE_LO[tile] == L.TILE_HI[tile] else 0
+    return total
+
+
+@njit
+def _fast_log_likelihood(view, hands, trust, line, no_tiles):
+    evidence = evidence_buffer()
+    return world_log_likelihood(evidence, play_evidence(view, evidence, line, no_tiles), hands, trust, no_tiles)
+
+
+def play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, no_tiles):
+    """The package's likelihood (evidence once per decision, then per world), checked against the reference."""
+    fast = _fast_log_likelihood(view, hands, trust, line, no_tiles)
+    assert fast == replayed_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, no_tiles)
+    return fast
+
 
 READER = "reader:worlds=32:base=first"
 ISMCTS = "ismcts:iterations=60:base=first"
@@ -147,7 +201,9 @@ def test_worlds_follow_the_evidence_on_real_views():
         spec, completions = prepare(view, rules_vec, 1, NARROW)
         for w in range(40):
             for trust in (0.0, 3.0):
-                reader.draw_world(view, spec, completions, np.uint64(i), w, trust, hands, bone, *scratch, NARROW)
+                evidence = evidence_buffer()
+                rows = play_evidence(view, evidence, scratch[2], NARROW)
+                reader.draw_world(view, spec, completions, np.uint64(i), w, trust, evidence, rows, hands, bone, NARROW)
                 assert hands[view[L.V_SEAT] * L.SET_WORDS] == view[L.V_HAND]
                 assert not (hands[(1 - view[L.V_SEAT]) * L.SET_WORDS] & (view[L.V_PLAYED] | view[L.V_HAND]))
                 loglik = play_log_likelihood(view, hands, 1.0, *scratch, NARROW)
@@ -168,3 +224,29 @@ def test_plays_matches_legally_and_reproducibly(policy):
     again = engine.play(seed=3, first_match=0, n_matches=12)
     assert first.totals[L.S_MATCHES] == 12 and first.totals[L.S_POLICY_CALLS] > 40
     assert np.array_equal(first.match_rows, again.match_rows)
+
+
+@pytest.mark.parametrize("rules", [TWO, Rules.make(players=3), Rules.make(players=4, partnerships=True),
+                                   Rules.make(players=3, domino_set="double-nine", spinner=False),
+                                   pytest.param(Rules.make(players=4, domino_set="double-twelve", spinner=False),
+                                                marks=pytest.mark.slow)],
+                         ids=["2 players", "3 players", "partnerships", "3 players double-nine line",
+                              "4 players double-twelve line (three-word sets)"])
+def test_the_evidence_scores_every_world_as_the_replay_does(rules):
+    """play_evidence + world_log_likelihood equal the replayed model exactly, on real views and uniform worlds."""
+    rules_vec = rules.to_array()
+    no_tiles = no_tiles_for(rules.n_tiles)
+    scratch = (np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
+               np.zeros(L.V_SIZE, dtype=np.int64))
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    informative = 0
+    for i, (view, _, _) in enumerate(real_views(rules, matches=3)):
+        spec, completions = prepare(view, rules_vec, 1, no_tiles)
+        for w in range(12):
+            rng[0] = stream_state(i, w, 0, 0)
+            sample_world(view, spec, completions, rng, hands, bone, no_tiles)
+            for trust in (0.0, 0.7, 1.0):
+                informative += play_log_likelihood(view, hands, trust, *scratch, no_tiles) < 0.0
+    assert informative > 20  # the check met worlds where plays tell something

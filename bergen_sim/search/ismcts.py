@@ -48,6 +48,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, play, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, world_count
+from bergen_sim.search.inference import play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.pimc import load_world
@@ -103,7 +104,8 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
         return 0  # no world fits the view (cannot happen for a real one): any move is as good
     me = view[L.V_SEAT]
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
-    hands, bone, scratch_tiles, scratch_ends, line, b = world_buffers(no_tiles)
+    hands, bone, evidence, line, b = world_buffers(no_tiles)
+    rows = play_evidence(view, evidence, line, no_tiles)
     world = b.policy_view
     roll_rng = np.zeros(1, dtype=np.uint64)
     path = np.zeros(iterations + 2, dtype=np.int64)
@@ -111,8 +113,7 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     nodes[0, N_MOVER] = -1
     n_nodes = 1
     for it in range(iterations):
-        n_bone = draw_world(view, spec, completions, key, it, trust, hands, bone, scratch_tiles, scratch_ends, line,
-                            no_tiles)
+        n_bone = draw_world(view, spec, completions, key, it, trust, evidence, rows, hands, bone, no_tiles)
         load_world(rules, view, used, b, hands, bone, n_bone)
         roll_rng[0] = stream_state(key, it, 1, 0)
         pos = 0

@@ -47,7 +47,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import below, next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
-from bergen_sim.search.inference import play_log_likelihood
+from bergen_sim.search.inference import evidence_buffer, play_evidence, world_log_likelihood
 from bergen_sim.search.match_value import table_for
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.pimc import play_move_out
@@ -81,21 +81,22 @@ _UNIT = 1.0 / (1 << 30)
 
 @njit(cache=True)
 def world_buffers(no_tiles):
-    """Scratch arrays for worlds and rollouts: (hands, boneyard, two move buffers, a line view, hand buffers)."""
+    """Scratch arrays for worlds and rollouts: (hands, boneyard, evidence rows, a line view, hand buffers)."""
     b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64),
                         np.zeros(L.MAX_TILES, dtype=np.int64), no_tiles)
     return (np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64), np.zeros(L.MAX_TILES, dtype=np.int64),
-            np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
-            np.zeros(L.V_SIZE, dtype=np.int64), b)
+            evidence_buffer(), np.zeros(L.V_SIZE, dtype=np.int64), b)
 
 
 @njit(cache=True)
-def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends, line, no_tiles):
+def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles):
     """Fill ``hands``/``bone`` with world ``w`` of the decision ``key``; returns the boneyard size.
 
     Candidates come from the keyed streams ``(key, w, 0, j)``, ``j = 0, 1,
     ...``; candidate ``j`` is kept with probability equal to the likelihood of
-    the other seats' plays in it (rejection sampling from the posterior).
+    the other seats' plays in it (rejection sampling from the posterior),
+    scored from the decision's evidence (``rows`` rows of ``evidence``, from
+    :func:`bergen_sim.search.inference.play_evidence`).
     After ``MAX_TRIES`` candidates the last one is kept whatever its
     likelihood.  World ``w`` is thus a pure function of ``(key, w)``, like
     pimc's, whatever batches it is drawn in.
@@ -105,7 +106,7 @@ def draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tile
     for j in range(MAX_TRIES):
         rng[0] = stream_state(key, w, 0, j)
         n_bone = sample_world(view, spec, completions, rng, hands, bone, no_tiles)
-        loglik = play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, no_tiles)
+        loglik = world_log_likelihood(evidence, rows, hands, trust, no_tiles)
         if loglik >= 0.0 or below(rng, 1 << 30) * _UNIT < np.exp(loglik):
             break
     return n_bone
@@ -124,13 +125,13 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     consistent = world_count(spec, completions)
     if consistent == 0.0:
         return consistent
-    hands, bone, scratch_tiles, scratch_ends, line, b = world_buffers(no_tiles)
+    hands, bone, evidence, line, b = world_buffers(no_tiles)
+    rows = play_evidence(view, evidence, line, no_tiles)
     roll_rng = np.zeros(1, dtype=np.uint64)
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
     for i in range(count):
         w = first + i
-        n_bone = draw_world(view, spec, completions, key, w, trust, hands, bone, scratch_tiles, scratch_ends, line,
-                            no_tiles)
+        n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
             values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands, bone, n_bone, view[L.V_SEAT],
