@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.tileset import from_words, to_words
+from bergen_sim.engine.tileset import NARROW_TILES, from_words, to_words
 from bergen_sim.game import Game
 from bergen_sim.policies import base, defensive, doubles_first, expert, greedy, heavy_first
 from bergen_sim.reference import deals_from_trace, legal_moves
@@ -185,7 +185,9 @@ def expected_calls(events: list[dict], rules: Rules, probe_seats: set[int]):
             public.score(ev["score"])
 
 
-@pytest.mark.parametrize("name", sorted(RULE_SETS))
+# a set of more than 64 tiles compiles the six-policy kernel again for two-word hands (about a minute, cold)
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.slow] if RULE_SETS[name].n_tiles > NARROW_TILES else [])
+                                  for name in sorted(RULE_SETS)])
 def test_a_policy_receives_exactly_what_its_seat_may_know(name):
     """Every view handed to a policy equals the view rebuilt from public events and the seat's own hand."""
     rules = RULE_SETS[name]
