@@ -214,6 +214,9 @@ def test_worlds_follow_the_evidence_on_real_views():
     assert weighted > uniform  # kept worlds explain the plays better
 
 
+# each compiles a kernel with its search inlined (about a minute, cold): the slow tier; the default tier
+# calls both searches directly (the tests above and below), and test_pimc plays pimc's kernel
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", [READER, ISMCTS])
 def test_plays_matches_legally_and_reproducibly(policy):
     """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
