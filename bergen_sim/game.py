@@ -265,14 +265,22 @@ class Game:
         """
         return [Move(tile, end) for tile, end in self._state.moves]
 
-    def play(self, move: Move | str | tuple[str, str]) -> None:
-        """Make a move (a :class:`Move`, its text or a ``(tile, end)`` pair) for :attr:`to_move`."""
+    def legal_move(self, move: Move | str | tuple[str, str]) -> Move:
+        """``move`` as a :class:`Move` if :attr:`to_move` may make it now; else :class:`MoveError` listing the legal ones.
+
+        (A tile is read in either order, ``2-1`` as ``1-2``.)
+        """
         if self.is_over:
             raise MoveError("the match is over: there is no move to make")
         move = Move.of(move)
         if (str(move.tile), move.end.name) not in self._state.moves:
             legal = ", ".join(str(m) for m in self.legal_moves())
             raise MoveError(f"{move} is not legal for seat {self.to_move}; legal: {legal}")
+        return move
+
+    def play(self, move: Move | str | tuple[str, str]) -> None:
+        """Make a move (a :class:`Move`, its text or a ``(tile, end)`` pair) for :attr:`to_move`."""
+        move = self.legal_move(move)
         if self._state.phase == LEAD:
             self._state.lead(str(move.tile))
         else:

@@ -43,11 +43,11 @@ the tile drawn.  A record may stop before the match ends.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from bergen_sim.domain import FORMAT_V2
+from bergen_sim.domain import FORMAT_V2, FORMATS
 from bergen_sim.errors import BergenError
 from bergen_sim.rules import Rules, parse_setting
 
@@ -178,18 +178,68 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
     actions = []
     for k, event in enumerate(events, 1):
         where = f"event {k} of match {head.get('match', 0)}"
-        kind = event.get("type")
-        if kind == "deal":
-            actions.append(Action("deal", where, hands=tuple(tuple(h) for h in event["hands"])))
-        elif kind == "draw":
-            actions.append(Action("draw", where, seat=event["seat"], tiles=(event["tile"],)))
-        elif kind == "play":
-            actions.append(Action("play", where, seat=event["seat"], tile=event["tile"], end=event["end"]))
-        elif kind in ("lead", "pass"):
-            actions.append(Action(kind, where, seat=event["seat"], tile=event.get("tile", "")))
-    return WrittenGame(rules, actions, seed=int(head.get("seed", 0)), match=int(head.get("match", 0)),
-                       policies=list(head.get("policies", [])), source="trace",
-                       format=head.get("format", FORMAT_V2))
+        try:
+            action = _trace_action(event, where)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"{where}: a {event.get('type')} event needs {_TRACE_FIELDS.get(event.get('type'))}; "
+                              f"this one has {_shown(exc)}") from None
+        if action is not None:
+            actions.append(action)
+    try:
+        seed, match = int(head.get("seed", 0)), int(head.get("match", 0))
+        policies = [str(p) for p in head.get("policies", [])]
+    except (TypeError, ValueError) as exc:
+        raise RecordError(f"event 1: the match's seed, number and policies must be whole numbers and a list of "
+                          f"names; {_shown(exc)}") from None
+    version = head.get("format", FORMAT_V2)
+    if version not in FORMATS:
+        raise RecordError(f"event 1: format must be one of {', '.join(FORMATS)}, not {str(version)[:40]!r}")
+    return WrittenGame(rules, actions, seed=seed, match=match, policies=policies, source="trace", format=version)
+
+
+#: what each traced event a review reads must hold
+_TRACE_FIELDS = {"deal": "'hands', a list of lists of tiles", "draw": "a whole-number 'seat' and a 'tile'",
+                 "play": "a whole-number 'seat', a 'tile' and an 'end'", "lead": "a whole-number 'seat'",
+                 "pass": "a whole-number 'seat'"}
+
+
+def _shown(exc: BaseException) -> str:
+    """An exception's gist for a one-line message (a missing key, a wrong type), at most 80 characters."""
+    text = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _trace_seat(event: dict[str, Any]) -> int:
+    seat = event["seat"]
+    if type(seat) is not int:  # noqa: E721 - bool and float are not seats
+        raise TypeError(f"seat {str(seat)[:20]!r}")
+    return seat
+
+
+def _trace_text(event: dict[str, Any], key: str) -> str:
+    value = event[key]
+    if not isinstance(value, str):
+        raise TypeError(f"{key} {str(value)[:20]!r}, not text")
+    return value
+
+
+def _trace_action(event: dict[str, Any], where: str) -> Action | None:
+    """The action one traced event records (None: an event a review does not replay)."""
+    kind = event.get("type")
+    if kind == "deal":
+        hands = event["hands"]
+        if not isinstance(hands, list) or not all(isinstance(h, list) for h in hands):
+            raise TypeError("hands that are not a list of lists")
+        return Action("deal", where, hands=tuple(tuple(_trace_text({"tile": t}, "tile") for t in h) for h in hands))
+    if kind == "draw":
+        return Action("draw", where, seat=_trace_seat(event), tiles=(_trace_text(event, "tile"),))
+    if kind == "play":
+        return Action("play", where, seat=_trace_seat(event), tile=_trace_text(event, "tile"),
+                      end=_trace_text(event, "end"))
+    if kind in ("lead", "pass"):
+        tile = event.get("tile", "")
+        return Action(kind, where, seat=_trace_seat(event), tile=tile if isinstance(tile, str) else str(tile))
+    return None
 
 
 def read_games(path: str | Path) -> list[WrittenGame]:
@@ -209,8 +259,9 @@ def read_games(path: str | Path) -> list[WrittenGame]:
             if line.strip():
                 try:
                     events.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise RecordError(f"{path}: line {k} is not JSON: {exc.msg}") from None
+                except ValueError as exc:  # not JSON, or a number too long for Python to read
+                    why = getattr(exc, "msg", None) or "it holds a number of more than 4,300 digits"
+                    raise RecordError(f"{path}: line {k} is not JSON: {why}") from None
         try:
             matches = split_matches(events)
         except (ValueError, KeyError, TypeError) as exc:
@@ -264,9 +315,11 @@ def _apply(game, action: Action, checked: int, before_play) -> int:
     elif action.kind == "play":
         if game.to_move != seat:
             raise RecordError(f"{where}: seat {seat} cannot play here ({_due(game)})")
+        move = game.legal_move((action.tile, action.end))  # MoveError names the legal moves
+        action = replace(action, tile=str(move.tile), end=move.end.name)  # as the engine writes it: 1-2, not 2-1
         if before_play is not None:
             before_play(game, action)
-        game.play((action.tile, action.end))
+        game.play(move)
     elif action.kind == "lead" and game.choosing_lead:  # lead = any-double: the leader's choice is a decision
         if game.to_move != seat:
             raise RecordError(f"{where}: seat {seat} cannot lead here ({_due(game)})")

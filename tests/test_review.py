@@ -129,6 +129,9 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     (BLUNDER.encode(), ["--seat", "5"], "seat 5 does not exist: seats are 0..1"),
     (BLUNDER.encode(), ["--match", "3"], "--match 3: "),
     (BLUNDER.encode(), ["--out", "/nonexistent-folder/r.md"], "does not exist"),
+    # an illegal move at a decision that is reviewed (two or more legal moves): the rules speak, not the analyzer
+    (BLUNDER.replace("0: 3-5 L", "0: 3-5 R").encode(), [], "line 11: 3-5 R is not legal for seat 0; legal: "),
+    (BLUNDER.replace("0: 3-5 L", "0: 7-7 L").encode(), [], "line 11: 7-7 L is not legal for seat 0"),
 ])
 def test_review_of_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, args, message):
     path = tmp_path / "game.txt"
@@ -137,3 +140,43 @@ def test_review_of_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, a
     assert main(["review", str(path), "--worlds", "50", *args]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_a_tile_written_high_half_first_is_reviewed_as_the_same_move():
+    forward = review([parse_record(BLUNDER)], worlds=50, batch=50)
+    reversed_ = review([parse_record(BLUNDER.replace("1: 1-2 R", "1: 2-1 R"))], worlds=50, batch=50)
+    assert [d.played for d in reversed_.decisions] == [d.played for d in forward.decisions] == ["1-2 R", "3-5 L"]
+
+
+def _first(events, kind):
+    return next(e for e in events if e["type"] == kind)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda ev: ev[0].update(format="bergen-trace/99"), "event 1: format must be one of bergen-trace/1, "),
+    (lambda ev: ev[0].update(seed="abc"), "event 1: the match's seed, number and policies must be"),
+    (lambda ev: ev[0].update(policies=5), "event 1: the match's seed, number and policies must be"),
+    (lambda ev: _first(ev, "deal").pop("hands"), "a deal event needs 'hands', a list of lists of tiles; this "
+                                                 "one has no 'hands'"),
+    (lambda ev: _first(ev, "deal")["hands"][0].__setitem__(0, [1, 3]), "tile '[1, 3]', not text"),
+    (lambda ev: _first(ev, "play").update(seat=0.0), "a play event needs a whole-number 'seat'"),
+    (lambda ev: _first(ev, "play").pop("seat"), "this one has no 'seat'"),
+    (lambda ev: _first(ev, "draw").pop("tile"), "a draw event needs a whole-number 'seat' and a 'tile'"),
+])
+def test_a_malformed_trace_is_one_line_and_exit_2(tmp_path, capsys, change, message):
+    """Fields of the wrong type or missing, in any event a review reads: one line naming the event."""
+    events = [json.loads(line) for line in (GOLDEN / "2p-standard.jsonl").read_text().splitlines() if line.strip()]
+    change(events)
+    path = tmp_path / "game.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    assert main(["review", str(path), "--worlds", "20", "--match", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err, err
+
+
+def test_a_number_too_long_to_read_is_one_line_and_exit_2(tmp_path, capsys):
+    path = tmp_path / "game.jsonl"
+    path.write_text('{"type": "match", "rules": {"target": ' + "9" * 5000 + "}}\n")
+    assert main(["review", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "line 1 is not JSON: it holds a number of more than 4,300 digits" in err
