@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, BinaryIO, Sequence
 
 from bergen_sim.search.position import DEFAULT_BASE, analyze
 from bergen_sim.errors import BergenError
@@ -178,8 +178,11 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     return Review(decisions, [summaries[s] for s in sorted(wanted)], rules.to_dict(), settings)
 
 
-def win_probability_figure(result: Review, path: str | Path) -> Path:
-    """A figure of each deciding seat's match-win probability through the game(s), errors marked."""
+def win_probability_figure(result: Review, path: str | Path | BinaryIO) -> str | Path | BinaryIO:
+    """A figure of each deciding seat's match-win probability through the game(s), errors marked (PNG).
+
+    ``path``: a file name or a binary file object (the command writes it through bergen_sim.output).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -207,8 +210,9 @@ def win_probability_figure(result: Review, path: str | Path) -> Path:
     ax.set_title("Match-win probability through the game (red x: an error; band: 95% interval)", fontsize=10)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
+    if isinstance(path, str):
+        path = Path(path)
+    fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
     return path
 

@@ -129,6 +129,9 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     (BLUNDER.encode(), ["--seat", "5"], "seat 5 does not exist: seats are 0..1"),
     (BLUNDER.encode(), ["--match", "3"], "--match 3: "),
     (BLUNDER.encode(), ["--out", "/nonexistent-folder/r.md"], "does not exist"),
+    (BLUNDER.encode(), ["--out", "/proc/r.md"], "virtual file system"),
+    (BLUNDER.encode(), ["--out", "r.png"], "unknown file type '.png'; use .md"),  # the figure's own name
+    (BLUNDER.encode(), ["--out", "/dev/null"], "a review report is a Markdown file with its figure (PNG) beside it"),
     # an illegal move at a decision that is reviewed (two or more legal moves): the rules speak, not the analyzer
     (BLUNDER.replace("0: 3-5 L", "0: 3-5 R").encode(), [], "line 11: 3-5 R is not legal for seat 0; legal: "),
     (BLUNDER.replace("0: 3-5 L", "0: 7-7 L").encode(), [], "line 11: 7-7 L is not legal for seat 0"),
@@ -180,3 +183,21 @@ def test_a_number_too_long_to_read_is_one_line_and_exit_2(tmp_path, capsys):
     assert main(["review", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "line 1 is not JSON: it holds a number of more than 4,300 digits" in err
+
+
+def test_a_report_that_cannot_be_written_keeps_the_review_and_leaves_no_file(tmp_path, capsys, monkeypatch):
+    """The disk fills up after the review ran: the results are printed, then one line, exit 2, no half file."""
+    from bergen_sim import output
+
+    def full(target, data):
+        raise target.fail("write failed (No space left on device); nothing was written")
+
+    monkeypatch.setattr(output, "write_bytes", full)
+    path = tmp_path / "game.txt"
+    path.write_text(BLUNDER)
+    out = tmp_path / "r.md"
+    assert main(["review", str(path), "--worlds", "50", "--json", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["seats"][0]["decisions"] == 1  # Ann's 3-5 L, printed all the same
+    assert captured.err.strip().endswith("r.png: write failed (No space left on device); nothing was written")
+    assert len(captured.err.strip().splitlines()) == 1 and sorted(tmp_path.iterdir()) == [path]

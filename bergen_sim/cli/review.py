@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, o
     95% intervals.
     """
     from bergen_sim.errors import BergenError
+    from bergen_sim.output import OutputError, check_file, open_output, write_bytes
     from bergen_sim.record import read_games
     from bergen_sim.review import markdown, review, win_probability_figure
 
@@ -52,13 +54,31 @@ def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, o
         if missing:
             raise BergenError(f"--match {missing[0]}: {game} holds matches 0..{len(games) - 1}")
         games = [games[m] for m in matches]
-    if out and not Path(out).parent.resolve().is_dir():
-        raise BergenError(f"--out {out}: the folder {Path(out).parent} does not exist")
+    report = figure = None
+    if out:  # checked before the review runs: a typo never costs the minutes it takes
+        report = check_file(out, "--out", formats=(".md",))
+        if report.how != "replace":
+            raise OutputError(f"--out {out}: a review report is a Markdown file with its figure (PNG) beside it; "
+                              "give a file name ending in .md")
+        figure = check_file(str(report.path.with_suffix(".png")), "--out", formats=(".png",))
     result = review(games, seats=seats, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder)
+    failure = None
     if out:
-        figure = Path(out).with_suffix(".png")
-        win_probability_figure(result, figure)
-        Path(out).write_text(markdown(result, figure.name, source=Path(game).name))
+        try:  # each file is complete or not written at all (bergen_sim.output)
+            png = io.BytesIO()
+            win_probability_figure(result, png)
+            write_bytes(figure, png.getvalue())
+            with open_output(report) as handle:
+                handle.write(markdown(result, report.path.with_suffix(".png").name, source=Path(game).name))
+        except OutputError as exc:
+            failure = exc  # raised after the results are shown: the review is never lost
+    _show(result, as_json, out if failure is None else None)
+    if failure is not None:
+        raise failure
+
+
+def _show(result, as_json: bool, out: str | None) -> None:
+    """Print the review: one JSON object, or the decisions' and the players' tables."""
     if as_json:
         click.echo(json.dumps(result.to_dict()))
         return
