@@ -165,6 +165,26 @@ def test_full_device_keeps_the_summary_and_the_device(capsys):
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["policies"], ["review", "GAME", "--worlds", "20", "--json"], ["review", "GAME",
+                                                                                                  "--worlds", "20"]])
+def test_standard_output_on_a_full_device_is_one_line(tmp_path, args):
+    """`bergen-sim ... > /dev/full`: one line, exit 2, and no second error from Python's flush at exit."""
+    import subprocess
+    import sys
+
+    game = tmp_path / "game.txt"
+    game.write_text("bergen-record 1\nrules players=2 hand_size=4 target=3\nhand 1\n"  # no decision to judge:
+                    "deal 1-1 1-3 3-4 3-5 | 1-2 2-4 5-6 6-6\n0: lead 1-1\n")  # nothing compiles in the child
+    args = [str(game) if a == "GAME" else a for a in args]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())",
+                               *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "bergen-sim: error: standard output cannot be written (No space left on device); nothing more was printed"]
+
+
 def test_full_device_for_a_trace(capsys):
     status, out, err = run(capsys, "trace", "--matches", "50", "-o", "/dev/full")
     assert status == 2 and len(err.strip().splitlines()) == 1 and "No space left" in err

@@ -8,8 +8,10 @@ anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import importlib
+import os
 import pkgutil
 import sys
 from pathlib import Path
@@ -125,8 +127,38 @@ def main(argv: list[str] | None = None) -> int:
     except BergenError as exc:
         click.echo(f"bergen-sim: error: {exc}", err=True)
         return 2
+    except OSError as exc:
+        if not _written_to_stdout(exc):
+            raise
+        _stdout_to_devnull()
+        click.echo(f"bergen-sim: error: standard output cannot be written ({exc.strerror or exc}); "
+                   "nothing more was printed", err=True)
+        return 2
     return 0
 
+
+def _written_to_stdout(exc: OSError) -> bool:
+    """Whether ``exc`` arose writing to standard output (a full disk, ``> /dev/full``, a closed pipe).
+
+    Read from the innermost frame, the Python code that called the failing
+    write: ``click.echo`` holds the stream as ``file``, a rich ``Console`` as
+    ``self.file``.
+    """
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    streams = [s for s in (sys.stdout, getattr(sys.stdout, "buffer", None), sys.__stdout__) if s is not None]
+    local = tb.tb_frame.f_locals
+    held = (local.get("file"), getattr(local.get("self"), "file", None), local.get("self"))
+    return any(any(h is s for s in streams) for h in held if h is not None)
+
+
+def _stdout_to_devnull() -> None:
+    """Point standard output at /dev/null, so that Python's own flush at exit prints no second error."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (a test's capture): nothing to do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 if __name__ == "__main__":
     sys.exit(main())
