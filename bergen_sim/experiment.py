@@ -47,6 +47,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from bergen_sim import provenance
 from bergen_sim.errors import BergenError
+from bergen_sim.output import OutputError, check_folder
 
 KINDS = ("simulate", "compare")
 #: the table sizes an experiment can name: players and partnerships
@@ -239,14 +240,22 @@ def load(path: str | os.PathLike, out: str | os.PathLike | None = None) -> Exper
     experiment = parse(data, str(path))
     if out is not None:
         experiment.out = Path(out)
+    # checked before the first cell plays: a folder that cannot be written would lose the cell after playing it
+    check_folder(str(experiment.out), "--out" if out is not None else f"{path}: out =")
     return experiment
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, path)  # a cell file is whole or absent: an interrupted batch never reads half a cell
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(tmp, path)  # a cell file is whole or absent: an interrupted batch never reads half a cell
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise OutputError(f"cannot save {path} ({exc.strerror or exc}); the cells saved before it are kept: "
+                          "run the same command again to play the rest") from None
 
 
 def saved_rows(experiment: Experiment, cell: Cell) -> list[dict[str, Any]] | None:
@@ -369,8 +378,14 @@ def run(experiment: Experiment, *, workers: int | None = None, scheduler: str | 
     for path, write in ((parquet_path, lambda tmp: pq.write_table(arrow, tmp)),
                         (csv_path, lambda tmp: table.to_csv(tmp, index=False))):
         tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
-        write(tmp)
-        os.replace(tmp, path)
+        try:
+            write(tmp)
+            os.replace(tmp, path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise OutputError(f"cannot write {path} ({exc.strerror or exc}); every cell is saved in "
+                              f"{experiment.out / 'cells'}: run the same command again to write it") from None
     return ExperimentResult(table, played, reused, [csv_path, parquet_path])
 
 

@@ -124,6 +124,18 @@ def test_a_bad_file_is_refused_in_one_line_before_anything_is_played(capsys, tmp
     assert not (tmp_path / "o").exists()
 
 
+def test_an_out_folder_that_cannot_be_written_is_refused_before_the_first_cell(capsys, tmp_path, monkeypatch):
+    """The file's own `out` is checked like --out: a file there would have cost the first cell after playing it."""
+    monkeypatch.chdir(tmp_path)  # the file's out is relative to the current directory
+    (tmp_path / "taken").write_text("not a folder")
+    text = 'out = "taken"\nmatches = 5\n[policies]\na = "first"\n'
+    status, _, err = run(capsys, "run", str(write(tmp_path, text)))
+    assert status == 2 and err.count("\n") == 1 and ": out = taken: is a file, not a folder" in err, err
+    status, _, err = run(capsys, "run", str(write(tmp_path, 'matches = 5\n[policies]\na = "first"\n')),
+                         "--out", str(tmp_path / "taken" / "under"))
+    assert status == 2 and err.count("\n") == 1 and "taken, which is a file" in err, err
+
+
 def test_a_missing_file_is_one_line(capsys, tmp_path):
     status, _, err = run(capsys, "run", str(tmp_path / "none.toml"))
     assert status == 2 and "no such file" in err
