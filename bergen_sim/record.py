@@ -92,6 +92,11 @@ class WrittenGame:
     format: str = FORMAT_V2  # the trace version a game read from a trace was written in (its replay writes it)
 
 
+def _small_whole(text: str) -> bool:
+    """Digits only, and few enough for any count of a game (longer ones Python would not even read past 4,300)."""
+    return text.isdigit() and len(text) <= 9
+
+
 def _rules_line(words: list[str], where: str) -> Rules:
     settings: dict[str, Any] = {}
     players, partnerships, preset = 2, False, "standard"
@@ -100,8 +105,8 @@ def _rules_line(words: list[str], where: str) -> Rules:
         if not sep:
             raise RecordError(f"{where}: rules takes KEY=VALUE words, not {word!r}")
         if key == "players":
-            if not value.isdigit():
-                raise RecordError(f"{where}: players must be a whole number, not {value!r}")
+            if not _small_whole(value):
+                raise RecordError(f"{where}: players must be a whole number, not {value[:20]!r}")
             players = int(value)
         elif key == "partnerships":
             if value.lower() not in ("yes", "no", "true", "false", "on", "off"):
@@ -140,16 +145,17 @@ def parse_record(text: str) -> WrittenGame:
         elif head == "names":
             names = words
         elif head == "hand":
-            if len(words) != 1 or not words[0].isdigit():
+            if len(words) != 1 or not _small_whole(words[0]):
                 raise RecordError(f"{where}: 'hand N' takes the hand's number")
             actions.append(Action("hand", where, number=int(words[0])))
         elif head == "deal":
             hands = tuple(tuple(part.split()) for part in rest.split("|"))
             actions.append(Action("deal", where, hands=hands))
-        elif head.endswith(":") and head[:-1].isdigit():
+        elif head.endswith(":") and _small_whole(head[:-1]):
             actions.append(_seat_action(int(head[:-1]), words, where))
         else:
-            raise RecordError(f"{where}: expected rules, names, hand, deal or 'SEAT: move', not {line!r}")
+            raise RecordError(f"{where}: expected rules, names, hand, deal or 'SEAT: move', not "
+                              f"{line if len(line) <= 60 else line[:57] + '...'!r}")
     if names and len(names) != rules.players:
         raise RecordError(f"names: give one name per seat ({rules.players}), not {len(names)}")
     return WrittenGame(rules, actions, names=names)

@@ -78,6 +78,10 @@ def test_voids_and_the_worlds_they_allow():
         ({"voids": {"1": [0, 1, 2, 3, 4, 5, 6]}}, "no deal of the unseen tiles"),
         ({"voids": {"0": [1]}}, "voids: give numbers for the other seats, not seat 0"),
         ({"hand": "0-0,1-1,0-1,2-2", "played": "4-4,3-4,4-5"}, "no tile in the hand fits the ends 3|5"),
+        ({"voids": [3, 5]}, "voids is a table of seat -> numbers (e.g. {\"1\": ...}), not [3, 5]"),
+        ({"played_by": [["3-4"]]}, "played_by is a table of seat -> tiles"),
+        ({"ends": "9" * 5000 + ",5"}, "ends: '" + "9" * 36 + "... is not a number 0..18"),
+        ({"boneyard": "9" * 5000}, "boneyard takes whole numbers, not '" + "9" * 36 + "..."),
     ],
 )
 def test_impossible_positions_are_one_line_errors(change, message):
@@ -152,6 +156,18 @@ def test_cli_table_json_and_toml(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["moves"][0]["tile"] == "3-5"
     assert main(["analyze", "--position", str(toml), "--players", "3", "--json"]) == 2
     assert "give the rules there or as options, not both" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"hand": ' * 100_000, "not valid JSON: nested too deep"),
+    ('{"boneyard": ' + "9" * 5000 + "}", "not valid JSON: a number of more than 4,300 digits"),
+])
+def test_a_position_file_python_cannot_read_is_one_line(tmp_path, capsys, text, message):
+    path = tmp_path / "p.json"
+    path.write_text(text)
+    assert main(["analyze", "--position", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
 
 
 def test_cli_bad_position_exits_2_with_one_line(capsys):

@@ -132,6 +132,9 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     (BLUNDER.encode(), ["--out", "/proc/r.md"], "virtual file system"),
     (BLUNDER.encode(), ["--out", "r.png"], "unknown file type '.png'; use .md"),  # the figure's own name
     (BLUNDER.encode(), ["--out", "/dev/null"], "a review report is a Markdown file with its figure (PNG) beside it"),
+    (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be a whole number, not '999"),
+    (BLUNDER.replace("hand 1", "hand " + "9" * 5000).encode(), [], "line 5: 'hand N' takes the hand's number"),
+    (BLUNDER.replace("1: 1-2 R", "9" * 5000 + ": 1-2 R").encode(), [], "line 8: expected rules, names, hand, deal"),
     # an illegal move at a decision that is reviewed (two or more legal moves): the rules speak, not the analyzer
     (BLUNDER.replace("0: 3-5 L", "0: 3-5 R").encode(), [], "line 11: 3-5 R is not legal for seat 0; legal: "),
     (BLUNDER.replace("0: 3-5 L", "0: 7-7 L").encode(), [], "line 11: 7-7 L is not legal for seat 0"),

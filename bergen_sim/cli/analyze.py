@@ -33,8 +33,10 @@ def _read_file(path: str) -> dict[str, Any]:
         raise PositionError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
         data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise PositionError(f"{path}: not valid {'TOML' if path.endswith('.toml') else 'JSON'}: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # also a number of over 4,300 digits, or nesting too deep to read
+        why = exc if isinstance(exc, (tomllib.TOMLDecodeError, json.JSONDecodeError)) else \
+            "nested too deep" if isinstance(exc, RecursionError) else "a number of more than 4,300 digits"
+        raise PositionError(f"{path}: not valid {'TOML' if path.endswith('.toml') else 'JSON'}: {why}") from None
     if not isinstance(data, dict):
         raise PositionError(f"{path}: the position must be an object of keys")
     return data

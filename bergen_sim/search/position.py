@@ -137,11 +137,13 @@ class Position:
         arms = parse_ends(data["ends"], spinner)
         (left, left_double), (right, right_double) = arms[:2]
         (up, up_double), (down, down_double) = arms[2:] if len(arms) == 4 else ((None, False), (None, False))
-        played_by = {_seat_key(k): tuple(_names(v, "played_by")) for k, v in (data.get("played_by") or {}).items()}
+        played_by = {_seat_key(k): tuple(_names(v, "played_by"))
+                     for k, v in _by_seat(data.get("played_by"), "played_by", "tiles").items()}
         played = list(_names(data.get("played") or [], "played"))
         for tiles in played_by.values():
             played += [t for t in tiles if t not in played]
-        voids = {_seat_key(k): tuple(_numbers(v, "voids")) for k, v in (data.get("voids") or {}).items()}
+        voids = {_seat_key(k): tuple(_numbers(v, "voids"))
+                 for k, v in _by_seat(data.get("voids"), "voids", "numbers").items()}
         return cls(
             seat=_whole(data.get("seat", 0), "seat"),
             hand=tuple(_names(data["hand"], "hand")),
@@ -165,13 +167,30 @@ def _items(value: Any) -> list:
     return [value]
 
 
+def _by_seat(value: Any, key: str, what: str) -> Mapping[Any, Any]:
+    """A position's per-seat table (``played_by``, ``voids``): seat -> its {what}; absent: none."""
+    if value in (None, "", [], {}):
+        return {}
+    if not isinstance(value, Mapping):
+        raise PositionError(f"{key} is a table of seat -> {what} (e.g. {{\"1\": ...}}), not {_shown(value)}")
+    return value
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, cut to 40 characters for a one-line message."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _whole(value: Any, what: str) -> int:
     try:
         if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError
+        if isinstance(value, str) and len(value.strip()) > 18:
+            raise ValueError  # beyond int64 anyway (and beyond Python's 4,300-digit limit for int(str))
         return int(value)
-    except (TypeError, ValueError):
-        raise PositionError(f"{what} takes whole numbers, not {value!r}") from None
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
+        raise PositionError(f"{what} takes whole numbers, not {_shown(value)}") from None
 
 
 def _seat_key(value: Any) -> int:
@@ -237,9 +256,9 @@ def parse_ends(value: Any, spinner: int | None = None) -> list[tuple[int | None,
             continue
         double = text.endswith("d")
         number = text[:-1] if double else text
-        if not number.isdigit() or int(number) > L.MAX_NUMBER:
+        if not number.isdigit() or len(number) > 2 or int(number) > L.MAX_NUMBER:
             star = "; * for an arm with no tile" if four else ""
-            raise PositionError(f"ends: {item!r} is not a number 0..{L.MAX_NUMBER} "
+            raise PositionError(f"ends: {_shown(item)} is not a number 0..{L.MAX_NUMBER} "
                                 f"(optionally followed by d for a double end{star})")
         out.append((int(number), double))
     if four:
