@@ -43,8 +43,10 @@ from bergen_sim.output import check_folder
 FORMAT = "bergen-sim-checkpoint/3"
 MANIFEST = "manifest.json"
 LOCK = ".lock"
-#: the members of a chunk file
-MEMBERS = {"totals.npy", "match_rows.npy", "hand_rows.npy", "run.npy"}
+#: the members of a chunk file (``first.npy``, the chunk's first match, in files written since it was added)
+MEMBERS = {"totals.npy", "match_rows.npy", "hand_rows.npy", "run.npy", "first.npy"}
+#: ... and of the files of format 3 written before it: still read
+_MEMBERS_BEFORE_FIRST = MEMBERS - {"first.npy"}
 _CHUNK_NAME = re.compile(r"chunk-(\d+)-(\d+)\.npz")
 
 
@@ -174,7 +176,7 @@ class Checkpoint:
                     names = set(archive.namelist())
             except (OSError, zipfile.BadZipFile) as exc:
                 raise self._damaged(path, exc) from None
-            if names != MEMBERS:
+            if names not in (MEMBERS, _MEMBERS_BEFORE_FIRST):
                 raise self._damaged(path, f"members {sorted(names)}")
 
     def _damaged(self, path: Path, why: Any) -> CheckpointError:
@@ -192,7 +194,7 @@ class Checkpoint:
         _atomic_write(
             self.path_of(chunk.first_match, count),
             lambda h: np.savez(h, totals=chunk.totals, match_rows=chunk.match_rows, hand_rows=chunk.hand_rows,
-                               run=np.array(self.run_id)),
+                               run=np.array(self.run_id), first=np.array(chunk.first_match, dtype=np.int64)),
         )
 
     def close(self) -> None:
@@ -208,12 +210,16 @@ class Checkpoint:
             with np.load(path, allow_pickle=False) as data:
                 chunk = Chunk(first, data["totals"], data["match_rows"], data["hand_rows"])
                 run = str(data["run"])
+                # the chunk's own first match (files written before it was kept have none): a chunk copied over
+                # another of the same size is otherwise indistinguishable in a summary run
+                saved_first = int(data["first"]) if "first" in data.files else first
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
             raise self._damaged(path, exc) from None
         if run != self.run_id:
             raise CheckpointError(f"checkpoint chunk {path} belongs to another run (a copied file?); "
                                   "delete that file to play its matches again")
-        problem = _inconsistency(chunk, count, match_rows)
+        problem = _inconsistency(chunk, count, match_rows) or (
+            f"it holds the chunk from match {saved_first}" if saved_first != first else None)
         if problem:
             raise self._damaged(path, problem)
         return chunk

@@ -94,6 +94,30 @@ def test_damaged_chunk_is_refused(tmp_path, damage):
         list(run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path))))
 
 
+def test_a_chunk_copied_over_another_is_refused_in_a_summary_run(tmp_path):
+    """Without match rows only the chunk's own record of its first match tells two chunks of one size apart."""
+    job = Job(Rules.make(players=2), ("random", "random"), seed=21, match_rows=False)
+    run = iter(run_job(job, 40, 10, RunOptions(workers=1, checkpoint=str(tmp_path))))
+    for _ in range(2):
+        next(run)
+    run.close()
+    first, second = sorted(tmp_path.glob("chunk-*.npz"))[:2]
+    second.write_bytes(first.read_bytes())
+    with pytest.raises(CheckpointError, match=f"chunk {re.escape(str(second))} is damaged \\(it holds the chunk "
+                                              "from match 0\\); delete that file"):
+        list(run_job(job, 40, 10, RunOptions(workers=1, checkpoint=str(tmp_path))))
+
+
+def test_chunks_written_before_they_kept_their_first_match_still_resume(tmp_path, uninterrupted):
+    stop_after(2, tmp_path, 1)
+    for path in tmp_path.glob("chunk-*.npz"):
+        with np.load(path) as data:
+            kept = {key: data[key] for key in data.files if key != "first"}
+        np.savez(path, **kept)
+    resumed = totals(run_job(JOB, MATCHES, CHUNK, RunOptions(workers=1, checkpoint=str(tmp_path))))
+    assert np.array_equal(resumed[0], uninterrupted[0]) and np.array_equal(resumed[1], uninterrupted[1])
+
+
 def test_damaged_manifest_and_stray_files_are_refused(tmp_path):
     stop_after(1, tmp_path, 1)
     (tmp_path / "chunk-000000000007-5.npz").write_bytes(b"")
