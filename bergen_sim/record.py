@@ -100,10 +100,14 @@ def _small_whole(text: str) -> bool:
 def _rules_line(words: list[str], where: str) -> Rules:
     settings: dict[str, Any] = {}
     players, partnerships, preset = 2, False, "standard"
+    seen: set[str] = set()
     for word in words:
         key, sep, value = word.partition("=")
         if not sep:
             raise RecordError(f"{where}: rules takes KEY=VALUE words, not {word!r}")
+        if key in seen:
+            raise RecordError(f"{where}: {key} is given twice; give each setting once")
+        seen.add(key)
         if key == "players":
             if not _small_whole(value):
                 raise RecordError(f"{where}: players must be a whole number, not {value[:20]!r}")
@@ -143,6 +147,8 @@ def parse_record(text: str) -> WrittenGame:
                 raise RecordError(f"{where}: the rules line comes once, before the first deal")
             rules, seen_rules = _rules_line(words, where), True
         elif head == "names":
+            if names:
+                raise RecordError(f"{where}: the names line comes once")
             names = words
         elif head == "hand":
             if len(words) != 1 or not _small_whole(words[0]):

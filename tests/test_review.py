@@ -65,6 +65,8 @@ def test_a_record_is_played_through_the_rules():
     (lambda t: t.replace("hand 1", "hand 2"), "line 5: this is hand 1, not hand 2"),
     (lambda t: t.replace("target=3", "target"), "line 3: rules takes KEY=VALUE words, not 'target'"),
     (lambda t: t.replace("target=3", "colour=red"), "colour"),
+    (lambda t: t.replace("target=3", "target=3 target=5"), "line 3: target is given twice; give each setting once"),
+    (lambda t: t.replace("names Ann Bob", "names Ann Bob\nnames Cy Di"), "line 5: the names line comes once"),
     (lambda t: t.replace("names Ann Bob", "names Ann"), "names: give one name per seat (2), not 1"),
     (lambda t: t.replace("1: 1-2 R", "1: 1-2 up"), "line 8: a seat's line is 'TILE END'"),
     (lambda t: t.replace("deal 1-1", "deal 1-1 1-1"), "line 6: seat 0 is dealt 5 tiles, not 4"),
