@@ -29,6 +29,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from bergen_sim.errors import BergenError
+
+
+class CacheDirError(BergenError):
+    """The cache folder cannot be created or written."""
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _MARK = "bergen-sim-src-"
 #: subpackages whose source compiled code may call; a compiled function elsewhere may call only into them
@@ -42,6 +48,28 @@ def cache_dir() -> Path:
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "bergen-sim"
+
+
+def check_cache_dir() -> Path:
+    """:func:`cache_dir`, created if missing; one line (:class:`CacheDirError`) if it cannot be used.
+
+    Checked once, when the engine is first imported, so that a cache folder
+    pointing at a file, a device or /proc is named as the cause instead of
+    failing deep inside a compile.
+    """
+    folder = cache_dir()
+    source = "BERGEN_SIM_CACHE_DIR" if os.environ.get("BERGEN_SIM_CACHE_DIR") else "the cache folder"
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(0, "it is not a folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".probe.{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise CacheDirError(f"{source} {folder} cannot be used as a folder for compiled code "
+                            f"({exc.strerror or exc}); point BERGEN_SIM_CACHE_DIR at a writable folder") from None
+    return folder
 
 
 @functools.cache

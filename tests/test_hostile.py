@@ -465,3 +465,14 @@ def test_existing_file_keeps_its_permissions(capsys, tmp_path):
     path.chmod(0o640)
     assert run(capsys, "simulate", "--matches", "20", "--workers", "1", "--out", str(path))[0] == 0
     assert stat.S_IMODE(path.stat().st_mode) == 0o640 and len(pd.read_csv(path)) == 20
+
+
+@pytest.mark.parametrize("code, shown", [("", "sys.exit(None)"), ('"bye"', "sys.exit('bye')")])
+def test_a_plugin_that_exits_while_imported_is_one_line(capsys, tmp_path, monkeypatch, code, shown):
+    """sys.exit() in a plug-in module used to end the run with status 0 and no word (or its text alone)."""
+    name = f"exits_on_import_{abs(hash(code))}"
+    (tmp_path / f"{name}.py").write_text(f"import sys\nsys.exit({code})\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status, out, err = run(capsys, "simulate", "--policy", f"{name}:choose", "--matches", "5", "--workers", "1")
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert f"importing '{name}' called {shown}; a policy module must not exit" in err

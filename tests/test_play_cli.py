@@ -52,9 +52,12 @@ def test_partnerships_name_the_sides_and_replay(tmp_path):
 
 def test_hostile_input_reprompts_and_eof_keeps_the_match_so_far(tmp_path):
     out = tmp_path / "partial.jsonl"
-    result = run(["--seed", "11", "-o", str(out)], "x\n99\n0\n-1\n\n3-3 Q\n6-6 L\n2-4 R\n")
+    result = run(["--seed", "11", "-o", str(out)],
+                 "x\n99\n0\n-1\n\n3-3 Q\n6-6 L\n\u00b2\n" + "1" * 5000 + "\n2-4 R\n")
     assert result.exit_code == 0, result.output
-    assert result.output.count("your move [1-4, h hint, q quit]") == 7 + 1  # 7 refusals, then the move
+    assert result.output.count("your move [1-4, h hint, q quit]") == 9 + 1  # 9 refusals, then the move
+    assert "\u00b2 is not a move here" in result.output  # a digit Python's int() reads as no number
+    assert "1" * 5000 + " is not a move here" in result.output  # past the 4,300 digits int() reads
     assert "'x' is not a move" in result.output
     assert "99 is not a move here: enter 1..4" in result.output
     assert "0 is not a move here" in result.output
@@ -91,6 +94,8 @@ def test_hint_prints_the_analyze_ranking(tmp_path):
     (["--match", str(2**70)], "--match"),
     (["--hint-worlds", "0"], "--hint-worlds"),
     (["--seed", "x"], "--seed"),
+    (["-o", ""], "give the trace a file name"),
+    (["-o", "-"], "it cannot go to standard output"),
 ])
 def test_bad_options_are_one_line_and_status_2(args, message, capsys, tmp_path):
     assert main(["play", "-o", str(tmp_path / "x.jsonl"), *args]) == 2

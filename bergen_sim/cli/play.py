@@ -176,8 +176,8 @@ def _read_choice(session: Session) -> Move | str | None:
             return None
         if text.lower() in ("h", "hint", "?"):
             return "hint"
-        if text.isdigit():
-            if 1 <= int(text) <= len(moves):
+        if text.isdigit():  # also other scripts' digits ('²', '٣'), and thousands of them: not a move number
+            if text.isascii() and len(text) <= 3 and 1 <= int(text) <= len(moves):
                 return moves[int(text) - 1]
             click.echo(f"{text} is not a move here: enter 1..{len(moves)}, h for a hint or q to quit")
             continue
@@ -246,6 +246,9 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
     if not 0 <= seat < rules.players:
         raise click.BadParameter(f"must be 0..{rules.players - 1} with {rules.players} players, not {seat}",
                                  param_hint="--seat")
+    if out is not None and out.strip() in ("", "-"):  # the trace is rewritten after every move: it needs a file
+        raise click.BadParameter("give the trace a file name (it is saved after every move, so it cannot go "
+                                 "to standard output)", param_hint="-o")
     policies = opponent_names(rules, seat, opponents)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)

@@ -169,6 +169,9 @@ def _from_target(name: str, target: str, check: bool = True) -> PolicyRef:
     if check:
         try:
             mod = importlib.import_module(module)
+        except SystemExit as exc:  # sys.exit() at import: the run would end with no result and no word
+            raise PolicyError(f"policy {name!r}: importing {module!r} called sys.exit({exc.code!r}); a policy "
+                              "module must not exit") from None
         except Exception as exc:  # a plug-in's import error is the user's to see, on one line
             raise PolicyError(f"policy {name!r}: importing {module!r} failed: {exc}") from None
         fn = getattr(mod, function, None)
