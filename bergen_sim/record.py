@@ -93,8 +93,12 @@ class WrittenGame:
 
 
 def _small_whole(text: str) -> bool:
-    """Digits only, and few enough for any count of a game (longer ones Python would not even read past 4,300)."""
-    return text.isdigit() and len(text) <= 9
+    """ASCII digits only, and few enough for any count of a game.
+
+    (``str.isdigit`` also accepts '²' and other scripts' digits, which ``int`` refuses; and Python reads no
+    more than 4,300 digits.)
+    """
+    return text.isascii() and text.isdigit() and len(text) <= 9
 
 
 def _rules_line(words: list[str], where: str) -> Rules:

@@ -63,6 +63,8 @@ def test_a_record_is_played_through_the_rules():
     (lambda t: t.replace("1: 1-2 R", "1: pass\n1: 1-2 R"), "line 8: seat 1 did not pass here"),
     (lambda t: t.replace("1: 1-2 R", "1: draw 0-0"), "line 8: seat 1 cannot draw 0-0 here (seat 1 is to play)"),
     (lambda t: t.replace("hand 1", "hand 2"), "line 5: this is hand 1, not hand 2"),
+    (lambda t: t.replace("hand 1", "hand \u00b2"), "line 5: 'hand N' takes the hand's number"),
+    (lambda t: t.replace("players=2", "players=\u00b2"), "line 3: players must be a whole number, not '\u00b2'"),
     (lambda t: t.replace("target=3", "target"), "line 3: rules takes KEY=VALUE words, not 'target'"),
     (lambda t: t.replace("target=3", "colour=red"), "colour"),
     (lambda t: t.replace("target=3", "target=3 target=5"), "line 3: target is given twice; give each setting once"),

@@ -69,7 +69,7 @@ def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, o
             win_probability_figure(result, png)
             write_bytes(figure, png.getvalue())
             with open_output(report) as handle:
-                handle.write(markdown(result, report.path.with_suffix(".png").name, source=Path(game).name))
+                handle.write(markdown(result, figure.path.name, source=Path(game).name))
         except OutputError as exc:
             failure = exc  # raised after the results are shown: the review is never lost
     _show(result, as_json, out if failure is None else None)
