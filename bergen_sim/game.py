@@ -50,7 +50,7 @@ from bergen_sim.engine.keyed_random import STREAM_POLICY, keyed_deals, seed_to_i
 from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
 from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_start_match, view_void_moment
-from bergen_sim.errors import BergenError, MoveError
+from bergen_sim.errors import BergenError, MoveError, PolicyError, reason_of, returns_no_index
 from bergen_sim.reference import DEAL, DRAW, LEAD, PLAY, MatchState, halves
 from bergen_sim.rules import Rules
 
@@ -176,13 +176,14 @@ class View:
 _POLICIES: dict[tuple[str, Rules], Callable] = {}
 
 
-def compiled_policy(name: str, rules: Rules, lead: bool = False) -> Callable[..., int]:
+def compiled_policy(name: str, rules: Rules, lead: bool = False) -> Callable[..., Any]:
     """A policy by its ``--policy`` name as a Python callable ``f(view, move_tiles, move_ends, n_moves, rng)``.
 
     Built-in settings and constant arrays (``pimc``'s) are bound as the
     compiled kernel binds them, so the policy chooses what it would choose there.
     With ``lead``, its choice of the double to lead (``choose_lead``; a plug-in
     without one leads its lowest double, the first listed), as the kernel asks it.
+    It returns what the function returns; :meth:`Game.policy_move` checks that.
     """
     key = (name, rules, lead)
     if key not in _POLICIES:
@@ -204,7 +205,7 @@ def compiled_policy(name: str, rules: Rules, lead: bool = False) -> Callable[...
         if not ref.source_file or takes_no_tiles(function):  # built-ins and plug-ins that read any width
             no_tiles = no_tiles_for(rules.n_tiles)
             extra = (no_tiles, *extra)
-        _POLICIES[key] = lambda view, tiles, ends, n, rng: int(function(view, tiles, ends, n, rng, *extra))
+        _POLICIES[key] = lambda view, tiles, ends, n, rng: function(view, tiles, ends, n, rng, *extra)
     return _POLICIES[key]
 
 
@@ -453,9 +454,19 @@ class Game:
         for k, move in enumerate(moves):
             tiles[k], ends[k] = move.tile.index, LEAD_CHOICE if leading else int(move.end)
         choose = compiled_policy(name, self.rules, lead=leading)
-        k = choose(self.view(seat).array, tiles, ends, len(moves), self._rngs[seat : seat + 1])
+        try:
+            k = choose(self.view(seat).array, tiles, ends, len(moves), self._rngs[seat : seat + 1])
+        except BergenError:
+            raise
+        except Exception as exc:  # a plug-in that raises, or is not a policy's function at all: one line
+            called = "; a policy is called as choose(view, move_tiles, move_ends, n_moves, rng)"
+            raise PolicyError(f"policy {name!r} at seat {seat} raised {type(exc).__name__}: {reason_of(exc)} "
+                              f"(hand {self.hand_number}{called if isinstance(exc, TypeError) else ''})") from None
+        if not isinstance(k, (int, np.integer)):  # the compiled loop refuses these too (runtime/runner.py)
+            raise returns_no_index(name, type(k).__name__)
+        k = int(k)
         if not 0 <= k < len(moves):
-            raise MoveError(f"policy {name!r} returned move {k}, but only moves 0..{len(moves) - 1} are legal")
+            raise PolicyError(f"policy {name!r} returned move {k}, but only moves 0..{len(moves) - 1} are legal")
         return moves[k]
 
     def clone(self) -> Game:

@@ -1,4 +1,4 @@
-"""Misbehaving plug-in policies for tests/test_plugins.py (never for real use).
+"""Misbehaving plug-in policies for tests/test_plugins.py and tests/test_hostile.py (never for real use).
 
 Run from the project root as ``--policy tests.plugins_bad:illegal`` or
 ``--policy tests.plugins_bad:raises``; the engine must stop with a one-line
@@ -43,3 +43,15 @@ def writes_view(view, move_tiles, move_ends, n_moves, rng):
 def returns_float(view, move_tiles, move_ends, n_moves, rng):
     """Returns a float rather than the integer index of a move."""
     return 0.5 * n_moves
+
+
+@njit(cache=True)
+def always_raises(view, move_tiles, move_ends, n_moves, rng):
+    """Raises at every call, so Numba infers that it returns nothing."""
+    raise ValueError("this plug-in never chooses")
+
+
+@njit(cache=True)
+def wrong_arguments(view, move_tiles):
+    """Takes two of the five arguments a policy is called with."""
+    return 0

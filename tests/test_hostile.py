@@ -9,6 +9,7 @@ there the summary must still be printed.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -476,3 +477,39 @@ def test_a_plugin_that_exits_while_imported_is_one_line(capsys, tmp_path, monkey
     status, out, err = run(capsys, "simulate", "--policy", f"{name}:choose", "--matches", "5", "--workers", "1")
     assert status == 2 and out == "" and err.count("\n") == 1
     assert f"importing '{name}' called {shown}; a policy module must not exit" in err
+
+
+# --- the same plug-ins stepped by a Game (``play``, ``review``, the gym env): no kernel, the same messages --
+
+@pytest.mark.parametrize("function, says", [
+    ("raises", "at seat 1 raised ValueError: this plug-in always fails (hand 1)"),
+    ("always_raises", "raised ValueError: this plug-in never chooses (hand 1)"),
+    ("wrong_arguments", "raised TypeError: too many arguments: expected 2, got 5 (hand 1; a policy is called as "
+                        "choose(view, move_tiles, move_ends, n_moves, rng))"),
+    ("returns_float", "returns float, but a policy must return the integer index of its chosen move"),
+    ("illegal", "returned move 3, but only moves 0..2 are legal"),
+])
+def test_a_broken_plugin_stepped_by_a_game_is_one_line(from_root, function, says):
+    """Before, a raise or a wrong signature was a traceback and a float was silently cut to an integer."""
+    from bergen_sim.errors import PolicyError
+    from bergen_sim.game import Game
+
+    name = f"tests.plugins_bad:{function}"
+    game = Game(seed=1, policies=["first", name])
+    with pytest.raises(PolicyError) as caught:
+        while not game.is_over:
+            game.play(game.policy_move("first" if game.to_move == 0 else name))
+    message = str(caught.value)
+    assert says in message and "\n" not in message and message.startswith(f"policy {name!r}")
+
+
+def test_play_against_a_raising_plugin_ends_in_one_line_and_keeps_the_match(capsys, from_root, tmp_path,
+                                                                            monkeypatch):
+    out = tmp_path / "m.jsonl"
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 60))
+    status, _, err = run(capsys, "play", "--seed", "1", "--seat", "1", "--opponent", "tests.plugins_bad:raises",
+                             "-o", str(out))
+    assert status == 2 and err.strip().splitlines() == [
+        "bergen-sim: error: policy 'tests.plugins_bad:raises' at seat 0 raised ValueError: this plug-in always "
+        "fails (hand 1)"]
+    assert json.loads(out.read_text().splitlines()[0])["type"] == "match"

@@ -23,7 +23,7 @@ from bergen_sim.compile_cache import in_disk_cache
 from bergen_sim.engine.run_buffers import RunBuffers
 from bergen_sim.engine.tileset import from_words, no_tiles_for
 from bergen_sim.runtime.kernel_build import load_kernel
-from bergen_sim.errors import PolicyError, TraceError
+from bergen_sim.errors import PolicyError, TraceError, reason_of, returns_no_index
 from bergen_sim.runtime.registry import PolicyRef, resolve
 from bergen_sim.rules import Rules
 
@@ -95,11 +95,8 @@ def _check_returns(refs: Sequence[PolicyRef]) -> None:
                 continue
         for signature in getattr(function, "nopython_signatures", ()):
             returned = signature.return_type
-            if not isinstance(returned, numba.types.Integer):
-                raise PolicyError(
-                    f"policy {ref.name!r} returns {returned}, but a policy must return the integer index of "
-                    f"its chosen move, 0..n_moves-1 (e.g. return np.int64(k))"
-                )
+            if not isinstance(returned, (numba.types.Integer, numba.types.Boolean)):  # a bool is 0 or 1, as in Python
+                raise returns_no_index(ref.name, str(returned))
 
 
 def _load_cached(load: Callable[[], object]) -> None:
@@ -175,9 +172,8 @@ class Engine:
         except PolicyError as exc:  # a plug-in Numba cannot compile: say which, on one line
             _check_returns(self.refs)
             names = ", ".join(ref.name for ref in self.refs)
-            lines = [ln.strip() for ln in str(exc.__context__ or exc).splitlines() if ln.strip()]
-            reason = next((ln for ln in lines if not ln.startswith("Failed in")), lines[0] if lines else "")
-            raise PolicyError(f"the kernel for policies {names} does not compile (Numba): {reason}") from None
+            raise PolicyError(f"the kernel for policies {names} does not compile (Numba): "
+                              f"{reason_of(exc.__context__ or exc)}") from None
 
     def _call_args(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True):
         """The kernel's arguments for one call, and the totals, match rows and error slots it fills."""
