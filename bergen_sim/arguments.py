@@ -12,7 +12,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Mapping
 
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, shown
 
 
 class ArgumentError(BergenError, TypeError):
@@ -20,7 +20,8 @@ class ArgumentError(BergenError, TypeError):
 
 
 def _shown(value: Any) -> str:
-    return f"{type(value).__name__} {value!r}"
+    """The type and (cut) value of a wrong argument: ``str 'x'``."""
+    return f"{type(value).__name__} {shown(value)}"
 
 
 def whole(name: str, value: Any) -> int:

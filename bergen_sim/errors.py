@@ -1,4 +1,4 @@
-"""Errors a user can cause, each carrying a one-line message.
+"""Errors a user can cause, each carrying a one-line message, and the helpers that keep the message one short line.
 
 The CLI prints ``str(error)`` and exits with status 2 for these; anything else
 is a bug and keeps its traceback.
@@ -23,6 +23,31 @@ class TraceError(BergenError, ValueError):
 
 class MoveError(BergenError, ValueError):
     """A move that cannot be read, or that is not legal now (the message lists the legal ones)."""
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the cut marked with "..."."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def shown(value: object, width: int = 40) -> str:
+    """``repr(value)`` for a one-line message, cut to ``width`` characters.
+
+    Hostile input can be megabytes long, or a number too long for Python to
+    write out (``repr`` of an int of more than 4,300 digits raises).
+
+    >>> shown("x" * 100, 12)
+    "'xxxxxxxx..."
+    >>> shown(10 ** 5000)
+    'a number of 16610 bits'
+    """
+    try:
+        text = repr(value)
+    except ValueError:  # int's digit limit, in the value or inside it
+        if isinstance(value, int):
+            return f"a number of {value.bit_length()} bits"
+        return "<holding a number too long to write out>"
+    return cut(text, width)
 
 
 #: what a policy is called with and must return, for messages about a policy that does not keep to it

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from bergen_sim.domain import FORMAT_V2, FORMATS
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, cut, shown
 from bergen_sim.rules import Rules, parse_setting
 
 HEADER = "bergen-record 1"
@@ -114,7 +114,7 @@ def _rules_line(words: list[str], where: str) -> Rules:
         seen.add(key)
         if key == "players":
             if not _small_whole(value):
-                raise RecordError(f"{where}: players must be a whole number, not {value[:20]!r}")
+                raise RecordError(f"{where}: players must be a whole number, not {shown(value, 20)}")
             players = int(value)
         elif key == "partnerships":
             if value.lower() not in ("yes", "no", "true", "false", "on", "off"):
@@ -198,7 +198,7 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
             action = _trace_action(event, where)
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"{where}: a {event.get('type')} event needs {_TRACE_FIELDS.get(event.get('type'))}; "
-                              f"this one has {_shown(exc)}") from None
+                              f"this one has {_gist(exc)}") from None
         if action is not None:
             actions.append(action)
     try:
@@ -206,10 +206,10 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
         policies = [str(p) for p in head.get("policies", [])]
     except (TypeError, ValueError) as exc:
         raise RecordError(f"event 1: the match's seed, number and policies must be whole numbers and a list of "
-                          f"names; {_shown(exc)}") from None
+                          f"names; {_gist(exc)}") from None
     version = head.get("format", FORMAT_V2)
     if version not in FORMATS:
-        raise RecordError(f"event 1: format must be one of {', '.join(FORMATS)}, not {str(version)[:40]!r}")
+        raise RecordError(f"event 1: format must be one of {', '.join(FORMATS)}, not {shown(str(version))}")
     return WrittenGame(rules, actions, seed=seed, match=match, policies=policies, source="trace", format=version)
 
 
@@ -219,23 +219,24 @@ _TRACE_FIELDS = {"deal": "'hands', a list of lists of tiles", "draw": "a whole-n
                  "pass": "a whole-number 'seat'"}
 
 
-def _shown(exc: BaseException) -> str:
+def _gist(exc: BaseException) -> str:
     """An exception's gist for a one-line message (a missing key, a wrong type), at most 80 characters."""
-    text = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
-    return text if len(text) <= 80 else text[:77] + "..."
+    if isinstance(exc, KeyError):
+        return f"no {shown(exc.args[0] if exc.args else '', 77)}"
+    return cut(str(exc), 80)
 
 
 def _trace_seat(event: dict[str, Any]) -> int:
     seat = event["seat"]
     if type(seat) is not int:  # noqa: E721 - bool and float are not seats
-        raise TypeError(f"seat {str(seat)[:20]!r}")
+        raise TypeError(f"seat {shown(str(seat), 20)}")
     return seat
 
 
 def _trace_text(event: dict[str, Any], key: str) -> str:
     value = event[key]
     if not isinstance(value, str):
-        raise TypeError(f"{key} {str(value)[:20]!r}, not text")
+        raise TypeError(f"{key} {shown(str(value), 20)}, not text")
     return value
 
 

@@ -46,6 +46,8 @@ def test_top_level_names_are_the_functions():
     (dict(settings=[("target", 12)]), "settings must be a dict of rule settings"),
     (dict(workers="2"), "workers must be a whole number"),
     (dict(out=3), "out must be a string"),
+    (dict(players="2" * 100_000), "players must be a whole number (an int), not the str '" + "2" * 36 + "..."),
+    (dict(seed=[10 ** 5000]), "seed must be a whole number (an int), not the list <holding a number too long to write out>"),
 ])
 def test_wrong_types_get_one_clear_sentence(kwargs, message):
     with pytest.raises(ArgumentError) as caught:

@@ -49,7 +49,7 @@ from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.engine.tileset import compiled_set, no_tiles_for, store, store_split
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, shown
 from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search import reader
@@ -172,14 +172,8 @@ def _by_seat(value: Any, key: str, what: str) -> Mapping[Any, Any]:
     if value in (None, "", [], {}):
         return {}
     if not isinstance(value, Mapping):
-        raise PositionError(f"{key} is a table of seat -> {what} (e.g. {{\"1\": ...}}), not {_shown(value)}")
+        raise PositionError(f"{key} is a table of seat -> {what} (e.g. {{\"1\": ...}}), not {shown(value)}")
     return value
-
-
-def _shown(value: Any) -> str:
-    """``repr(value)``, cut to 40 characters for a one-line message."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _whole(value: Any, what: str) -> int:
@@ -190,7 +184,7 @@ def _whole(value: Any, what: str) -> int:
             raise ValueError  # beyond int64 anyway (and beyond Python's 4,300-digit limit for int(str))
         return int(value)
     except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
-        raise PositionError(f"{what} takes whole numbers, not {_shown(value)}") from None
+        raise PositionError(f"{what} takes whole numbers, not {shown(value)}") from None
 
 
 def _seat_key(value: Any) -> int:
@@ -258,7 +252,7 @@ def parse_ends(value: Any, spinner: int | None = None) -> list[tuple[int | None,
         number = text[:-1] if double else text
         if not number.isdigit() or len(number) > 2 or int(number) > L.MAX_NUMBER:
             star = "; * for an arm with no tile" if four else ""
-            raise PositionError(f"ends: {_shown(item)} is not a number 0..{L.MAX_NUMBER} "
+            raise PositionError(f"ends: {shown(item)} is not a number 0..{L.MAX_NUMBER} "
                                 f"(optionally followed by d for a double end{star})")
         out.append((int(number), double))
     if four:
@@ -321,8 +315,8 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
     odd = {x for x in range(L.MAX_NUMBER + 1) if degree[x] % 2}
     want = set() if left == right else {left, right}
     if odd != want:
-        shown = ", ".join(str(x) for x in sorted(odd)) or "none"
-        return f"a line with ends {left}|{right} needs exactly those numbers an odd number of times; here: {shown}"
+        odd_numbers = ", ".join(str(x) for x in sorted(odd)) or "none"
+        return f"a line with ends {left}|{right} needs exactly those numbers an odd number of times; here: {odd_numbers}"
     for side, number, double in (("left", left, left_double), ("right", right, right_double)):
         if double or number not in doubles:
             continue
