@@ -50,10 +50,13 @@ from typing import Any, Callable, Iterator
 from bergen_sim import lifeline
 from bergen_sim._version import __version__
 from bergen_sim import feedback
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, cut, reason_of
 
 #: seconds to wait for a Dask scheduler before giving up
 CONNECT_TIMEOUT = 15
+#: seconds more for the whole handshake and the workers' version check (a service that accepts the
+#: connection and then says nothing, or is not Dask at all, would otherwise keep a run waiting for ever)
+ANSWER_TIMEOUT = 15
 #: seconds :func:`shutdown` waits for a pool that is still starting
 START_TIMEOUT = 30
 #: idle cores (on average, while a run plays its first chunks) that make a worker pool worth starting soon...
@@ -424,12 +427,40 @@ def _start_local_cluster(workers: int) -> tuple[Any, Any]:
 
 
 def _connect(scheduler: str) -> Any:
+    """A client of the cluster at ``scheduler`` whose workers run this bergen-sim version, or a BergenError.
+
+    Tried in a thread with an overall deadline: Dask's own timeout covers
+    opening the connection, not a peer that accepts it and never answers.
+    """
+    outcome: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            outcome["client"] = _connect_now(scheduler)
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=attempt, name="bergen-sim Dask connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_TIMEOUT + ANSWER_TIMEOUT)
+    if thread.is_alive():
+        raise BergenError(f"no answer from a Dask scheduler at {scheduler} within "
+                          f"{CONNECT_TIMEOUT + ANSWER_TIMEOUT} s: is a Dask scheduler listening there?")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["client"]
+
+
+def _connect_now(scheduler: str) -> Any:
     from dask.distributed import Client
 
     try:
         client = Client(scheduler, timeout=CONNECT_TIMEOUT)
     except (OSError, ValueError, TypeError) as exc:
-        raise BergenError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        raise BergenError(f"cannot reach the Dask scheduler at {scheduler}: {cut(reason_of(exc), 160)}") from None
+    except Exception as exc:  # noqa: BLE001 - e.g. a service that is not Dask sends bytes read as a huge length
+        raise BergenError(f"cannot reach the Dask scheduler at {scheduler}: it does not speak Dask's protocol "
+                          f"({type(exc).__name__})") from None
     try:
         versions = client.run(_worker_version)
     except Exception as exc:  # a worker that cannot import bergen_sim

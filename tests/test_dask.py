@@ -10,6 +10,7 @@ import importlib
 import json
 import logging
 import os
+import threading
 
 import pytest
 
@@ -72,3 +73,47 @@ def test_unreachable_scheduler_is_a_one_line_error(monkeypatch):
     monkeypatch.setattr("bergen_sim.parallel.CONNECT_TIMEOUT", 1)
     with pytest.raises(BergenError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         simulate(matches=10, scheduler="tcp://127.0.0.1:9")
+
+
+@pytest.fixture
+def not_dask():
+    """A TCP service on 127.0.0.1 that is not Dask: it sends an HTTP error and closes, or accepts and says nothing."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    held = []
+
+    def serve(mode: str) -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:  # closed at the end of the test
+                return
+            if mode == "http":
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                conn.close()
+            else:
+                held.append(conn)
+
+    def start(mode: str) -> str:
+        threading.Thread(target=serve, args=(mode,), daemon=True).start()
+        return f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+
+    yield start
+    listener.close()
+    for conn in held:
+        conn.close()
+
+
+@pytest.mark.parametrize("mode, says", [
+    ("http", "cannot reach the Dask scheduler at tcp://127.0.0.1:"),  # was a traceback: bytes read as exabytes
+    ("silent", "within 2 s: is a Dask scheduler listening there?"),  # before, a run waited for ever
+])
+def test_a_service_that_is_not_dask_is_a_one_line_error(monkeypatch, not_dask, mode, says):
+    monkeypatch.setattr("bergen_sim.parallel.CONNECT_TIMEOUT", 1)
+    monkeypatch.setattr("bergen_sim.parallel.ANSWER_TIMEOUT", 1)
+    with pytest.raises(BergenError) as caught:
+        simulate(matches=10, scheduler=not_dask(mode))
+    assert says in str(caught.value) and "\n" not in str(caught.value)
