@@ -36,7 +36,7 @@ import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.runtime.runner import Chunk
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, shown
 from bergen_sim.output import check_folder
 
 #: 3: run totals hold per-match sums for the per-hand intervals (and match rows two more columns)
@@ -145,10 +145,13 @@ class Checkpoint:
         if not isinstance(found, dict) or found.get("format") != FORMAT:
             raise CheckpointError(f"{self.folder} is not a bergen-sim checkpoint ({MANIFEST} has no format {FORMAT})")
         for key in sorted(set(found) | set(self.manifest)):
-            if found.get(key) != self.manifest.get(key):
+            there, here = found.get(key), self.manifest.get(key)
+            if there != here:
+                if isinstance(there, dict) and isinstance(here, dict):  # the rules: name the settings that differ
+                    key, there, here = _first_difference(key, there, here)
                 raise CheckpointError(
-                    f"checkpoint {self.folder} was made with other arguments ({key}: {found.get(key)} there, "
-                    f"{self.manifest.get(key)} here); use another folder, or delete this one to start over"
+                    f"checkpoint {self.folder} was made with other arguments ({key}: {shown(there, 60)} there, "
+                    f"{shown(here, 60)} here); use another folder, or delete this one to start over"
                 )
 
     def saved(self) -> dict[tuple[int, int], Path]:
@@ -240,3 +243,9 @@ def _inconsistency(chunk: Chunk, count: int, match_rows: bool) -> str | None:
     if chunk.hand_rows.ndim != 2 or chunk.hand_rows.shape[1] != L.H_WIDTH:
         return f"hand rows of shape {chunk.hand_rows.shape}"
     return None
+
+
+def _first_difference(key: str, there: dict, here: dict) -> tuple[str, object, object]:
+    """The first entry in which two manifest tables (the rules) differ, as (``key.entry``, there, here)."""
+    entry = next(k for k in sorted(set(there) | set(here), key=str) if there.get(k) != here.get(k))
+    return f"{key}.{entry}", there.get(entry), here.get(entry)

@@ -25,6 +25,37 @@ class MoveError(BergenError, ValueError):
     """A move that cannot be read, or that is not legal now (the message lists the legal ones)."""
 
 
+def escaped(text: str) -> str:
+    """``text`` with any lone surrogate (a byte that was not UTF-8, in a path or an argument) written ``\\udcff``.
+
+    Python's own standard error does this; a stream that is strict UTF-8 (a
+    test's capture, a log file) would raise UnicodeEncodeError instead.
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def printable(message: str, width: int = 400) -> str:
+    r"""A message as the command line prints it: one line of at most ``width`` characters.
+
+    The last guard of the one-line rule, whatever a message quotes: line
+    breaks and other control characters are escaped (``\n``), bytes that were
+    not UTF-8 (lone surrogates) shown as ``\udcff``, and a message still too
+    long is cut in the middle, keeping its end, which says what is allowed.
+
+    >>> printable("folder no\nsuch does not exist")
+    'folder no\\nsuch does not exist'
+    >>> len(printable("x" * 1000))
+    400
+    """
+    text = escaped(message)
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    if len(text) > width:
+        head = (width - 5) * 2 // 3
+        text = text[:head] + " ... " + text[len(text) - (width - 5 - head):]
+    return text
+
+
 def cut(text: str, width: int) -> str:
     """``text`` cut to ``width`` characters, the cut marked with "..."."""
     return text if len(text) <= width else text[: width - 3] + "..."

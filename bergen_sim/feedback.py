@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import sys
 
+from bergen_sim.errors import escaped
+
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 _level = NORMAL
 
@@ -36,7 +38,7 @@ def level() -> int:
 
 
 def _say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    print(escaped(text), file=sys.stderr, flush=True)
 
 
 def info(text: str) -> None:

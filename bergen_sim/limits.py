@@ -26,6 +26,8 @@ one line, exit status 2 on the command line).
 
 from __future__ import annotations
 
+import re
+
 from bergen_sim.errors import BergenError
 
 #: most points needed to win a match (``--set target``)
@@ -74,9 +76,39 @@ def check_range(name: str, value: int, low: int, high: int) -> int:
 
 
 def short_number(value: int) -> str:
-    """A number as typed, shortened when it is absurdly long (a 10**30 would fill the line)."""
+    """A number as typed, shortened when it is absurdly long (a 10**30 would fill the line).
+
+    >>> short_number(10 ** 30), short_number(-10 ** 5000)
+    ('10000000...(31 digits)', 'a number of about 5,000 digits')
+    """
+    if abs(value).bit_length() > 10_000:  # str() refuses ints of more than 4,300 digits
+        return f"a number of about {round(abs(value).bit_length() * 0.30103):,} digits"
     text = str(value)
     return text if len(text) <= 24 else f"{text[:8]}...({len(text)} digits)"
+
+
+_WHOLE = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*")
+
+
+def whole_number(text: str) -> int | None:
+    """The whole number ``text`` spells in ASCII digits (``"12"``, ``"-3"``, ``"1_000"``, ``" 7 "``), else None.
+
+    Digits of other scripts (``"٣"``, ``"７"``), which ``int()`` reads, are
+    refused like any other non-number, as game records and the ``play``
+    prompt refuse them.  A number too long for ``int()`` (more than 4,300
+    digits) comes back as a power of ten with as many digits: above every
+    limit, so the caller's range check refuses it.
+
+    >>> whole_number("1_000"), whole_number("٣"), whole_number("1.5"), whole_number("9" * 5000) == 10 ** 4999
+    (1000, None, None, True)
+    """
+    text = text.strip()
+    if not _WHOLE.fullmatch(text):
+        return None
+    digits = text.lstrip("+-").replace("_", "")
+    if len(digits) > 4_000:
+        return (-1 if text.startswith("-") else 1) * 10 ** (len(digits) - 1)
+    return int(text)
 
 
 def check_seed(seed: int) -> int:

@@ -277,3 +277,22 @@ def write_bytes(target: OutputFile, data: bytes) -> None:
     """Write all of ``data`` to ``target`` (see :func:`open_output`)."""
     with open_output(target, binary=True) as handle:
         handle.write(data)
+
+
+def write_file(path: Path, text: str, option: str = "--out") -> None:
+    """Write ``text`` (UTF-8) to the regular file ``path`` in an already checked folder, whole or not at all."""
+    write_bytes(OutputFile(option, os.fspath(path), path, path.suffix, "replace"), text.encode())
+
+
+def is_text(name: str) -> bool:
+    """Whether a name (a path, an argument) is valid Unicode text.
+
+    Bytes that are not UTF-8 reach Python as lone surrogates, which cannot be
+    written into a UTF-8 file: a report that quotes such a name in its pages
+    could not be saved.
+    """
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return False
+    return True

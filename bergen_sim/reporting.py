@@ -54,8 +54,9 @@ from bergen_sim._version import __version__
 from bergen_sim.display import html_card
 from bergen_sim import figures as figs
 from bergen_sim.engine import layout as L
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, shown
 from bergen_sim.execution import Job, RunOptions, run_job
+from bergen_sim.output import is_text, write_file
 from bergen_sim.parallel import default_workers
 from bergen_sim.stats import is_proportion, number
 from bergen_sim.runtime.registry import BUILTINS, resolve
@@ -133,13 +134,16 @@ def load(name: str, extra: str | os.PathLike | None = None) -> ModuleType:
         choices = ", ".join(known) or "none found (no analyses/ folder)"
         raise AnalysisError(f"unknown analysis {name!r}; available: {choices}")
     path = known[name]
+    if not is_text(name):
+        raise AnalysisError(f"analysis {shown(name)} ({shown(os.fspath(path), 80)}): its file name is not UTF-8 text; "
+                            f"rename it")
     module_name = f"bergen_sim_analysis_{name}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # a broken analysis is named on one line; `report --verbose` shows the traceback
+    except (Exception, SystemExit) as exc:  # a broken analysis is named on one line; --verbose shows the traceback
         sys.modules.pop(module_name, None)
         raise AnalysisError(f"analysis {name!r} ({path}) cannot be loaded: {_one_line(exc)}") from exc
     missing = [attr for attr in ("TITLE", "run", "findings") if not hasattr(module, attr)]
@@ -506,7 +510,7 @@ def _call(module: ModuleType, name: str, function: str, argument: Any) -> Any:
         return getattr(module, function)(argument)
     except BergenError:  # the user's own input (a policy, a setting): its message says it all
         raise
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in an analysis would end `report all` without a word
         raise AnalysisError(f"analysis {name!r} ({module.__file__}): {function}() raised {_one_line(exc)}") from exc
 
 
@@ -541,6 +545,10 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
             raise AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
     if os.fspath(out) == STDOUT:
         raise OutputError("--out -: a report is a folder of files, it cannot go to standard output")
+    for option, folder in (("--out", out), ("--analyses-dir", analyses_dir)):
+        if folder is not None and not is_text(os.fspath(folder)):
+            raise OutputError(f"{option} {shown(os.fspath(folder), 80)}: the folder name is not UTF-8 text, and a "
+                              f"report quotes it in its pages; use another name")
     check_folder(out, "--out")  # before anything runs
     results, pages, failed = [], [], {}
     for name in chosen:
@@ -608,13 +616,13 @@ def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
         _write_parquet(frame, folder / "tables" / f"{table_name}.parquet", {**result.meta, "table": table_name})
     sidecar = {**result.meta, "question": result.question, "findings": result.findings,
                "tables": {k: {"rows": len(v), "columns": list(v.columns)} for k, v in result.tables.items()}}
-    (folder / "metadata.json").write_text(json.dumps(sidecar, indent=1) + "\n")
+    write_file(folder / "metadata.json", json.dumps(sidecar, indent=1) + "\n")
     figures = []
     for chart in result.figures():
         png = figs.save(chart, folder / "figures")[0]
         figures.append((chart.caption, png.relative_to(out)))
     page = out / f"{result.name}.md"
-    page.write_text(markdown_page(result, figures))
+    write_file(page, markdown_page(result, figures))
     return page
 
 
@@ -832,5 +840,5 @@ def write_index(out: str | os.PathLike) -> Path:
         lines += ["", f"*{meta['total_matches']:,} matches, {meta['elapsed_s']:,.0f} s; `{meta['command']}`*", ""]
     lines += ["## Changes since the previous reports", ""] + [f"- {text}" for text in CHANGES] + [""]
     path = out / "README.md"
-    path.write_text("\n".join(lines))
+    write_file(path, "\n".join(lines))
     return path

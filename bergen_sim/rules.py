@@ -30,8 +30,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from bergen_sim.engine import layout as L
-from bergen_sim.errors import RuleError
-from bergen_sim.limits import MAX_POINTS, MAX_TARGET, short_number
+from bergen_sim.errors import RuleError, shown
+from bergen_sim.limits import MAX_POINTS, MAX_TARGET, short_number, whole_number
 
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
@@ -229,7 +229,7 @@ class Rules:
             raise RuleError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
         for key in settings:
             if key not in SETTINGS:
-                raise RuleError(f"unknown setting {key!r}; settings are {', '.join(SETTINGS)}")
+                raise RuleError(f"unknown setting {shown(key)}; settings are {', '.join(SETTINGS)}")
         _check_players(players, partnerships)
         two_sides = players == 2 or bool(partnerships)
         values: dict[str, Any] = {
@@ -323,20 +323,20 @@ def rules_for(rules: "Rules | None" = None, *, players: int = 2, partnerships: b
 def parse_setting(key: str, text: str) -> Any:
     """Parse one ``KEY=VALUE`` setting from the command line."""
     if key not in SETTINGS:
-        raise RuleError(f"unknown setting {key!r}; settings are {', '.join(SETTINGS)}")
+        raise RuleError(f"unknown setting {shown(key)}; settings are {', '.join(SETTINGS)}")
     kind = SETTINGS[key]
     if kind is int:
-        try:
-            return int(text)
-        except ValueError:
-            raise RuleError(f"setting {key} takes a whole number, not {text!r}") from None
+        number = whole_number(text)
+        if number is None:
+            raise RuleError(f"setting {key} takes a whole number, not {shown(text)}")
+        return number
     if kind is bool:
         low = text.lower()
         if low in _TRUE | _FALSE:
             return low in _TRUE
-        raise RuleError(f"setting {key} takes on/off (true/false), not {text!r}")
+        raise RuleError(f"setting {key} takes on/off (true/false), not {shown(text)}")
     if text not in kind:
-        raise RuleError(f"setting {key} must be one of {', '.join(kind)}, not {text!r}")
+        raise RuleError(f"setting {key} must be one of {', '.join(kind)}, not {shown(text)}")
     return text
 
 

@@ -62,7 +62,7 @@ def test_resumed_run_equals_uninterrupted(tmp_path, uninterrupted, workers):
 @pytest.mark.parametrize("change, key", [
     ({"seed": 22}, "seed"),
     ({"policies": ("random", "first")}, "policies"),
-    ({"rules": Rules.make(players=2, target=10)}, "rules"),
+    ({"rules": Rules.make(players=2, target=10)}, "rules.target"),
     ({"match_rows": False}, "match_rows"),
 ])
 def test_checkpoint_of_other_arguments_is_refused(tmp_path, change, key):
@@ -135,6 +135,9 @@ def test_cli_refuses_other_arguments_in_one_line(tmp_path, capsys):
     assert main([*args, "--seed", "2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "other arguments (seed: 1 there, 2 here)" in err
+    assert main([*args, "--seed", "1", "--set", "target=10"]) == 2  # only the setting that differs, not all rules
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "other arguments (rules.target: 15 there, 10 here)" in err and len(err) < 150 + len(str(tmp_path))
 
 
 def test_resumed_parquet_equals_uninterrupted(tmp_path):

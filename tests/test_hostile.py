@@ -65,7 +65,12 @@ CASES = [
     (["simulate", "--set", f"out_points={INT64_MAX}"], ["out_points", "0..1,000"]),
     (["simulate", "--set", f"hand_size={HUGE}"], ["hand_size", "1..14"]),
     (["simulate", "--set", f"boneyard_reserve={HUGE}"], ["boneyard_reserve"]),
-    (["simulate", "--set", "target=1" + "0" * 5000], ["target", "whole number"]),
+    (["simulate", "--set", "target=1" + "0" * 5000], ["target must be 1..1,000, not a number of about 5,000 digits"]),
+    (["simulate", "--set", "hand_size=\u0667"], ["setting hand_size takes a whole number, not '\u0667'"]),
+    (["simulate", "--matches", "\u0663"], ["'\u0663' is not a whole number"]),
+    (["simulate", "--policy", "pimc:worlds=\uff17"], ["worlds must be a whole number in 1..100000, not '\uff17'"]),
+    (["simulate", "--set", "x" * 1000 + "=1"], ["unknown setting '" + "x" * 36 + "..."]),
+    (["trace", "-o", "no\nsuch/x.jsonl"], ["-o no\\nsuch/x.jsonl: folder"]),
     (["simulate", "--seed", str(2**64)], ["--seed", "18,446,744,073,709,551,615"]),
     (["simulate", "--seed", "-1"], ["--seed"]),
     (["simulate", "--seed", "1e3"], ["--seed", "whole number"]),
@@ -355,6 +360,10 @@ BROKEN_ANALYSES = {
     "badfindings": ('import pandas as pd\nTITLE = "F"\ndef run(ctx):\n    return {"t": pd.DataFrame()}\n'
                     'def findings(t):\n    return 7\n', "findings() must return a list"),
     "missing": ('TITLE = "M"\n', "must define run, findings"),
+    # before, sys.exit() in an analysis ended `report` (even `report all`) with status 0 and no word
+    "exits": ("import sys\nsys.exit(0)\n", "cannot be loaded: SystemExit: 0"),
+    "exitsinrun": ('TITLE = "E"\ndef run(ctx):\n    raise SystemExit(3)\ndef findings(t):\n    return []\n',
+                   "run() raised SystemExit: 3"),
 }
 
 
@@ -380,6 +389,28 @@ def test_report_all_goes_on_past_broken_analyses(capsys, tmp_path):
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"bergen-sim: error: {len(BROKEN_ANALYSES)} of {len(names)} analyses failed")
     assert all(name in last for name in BROKEN_ANALYSES)
+
+
+@pytest.mark.parametrize("option", ["--out", "--analyses-dir"])
+def test_report_refuses_a_folder_name_that_is_not_utf8(capsys, tmp_path, option):
+    """A report quotes these names in its pages; before, the write failed half-way (a traceback, an empty page)."""
+    bad = str(tmp_path / os.fsdecode(b"rep\xff"))
+    if option == "--analyses-dir":
+        os.mkdir(bad)
+    folders = {"--out": str(tmp_path / "rep"), option: bad}
+    status, out, err = run(capsys, "report", "going_first", "--matches", "10", "--workers", "1",
+                           *(word for pair in folders.items() for word in pair))
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == 1 and lines[0].startswith(f"bergen-sim: error: {option} '")
+    assert lines[0].endswith(": the folder name is not UTF-8 text, and a report quotes it in its pages; use another name")
+    assert os.listdir(tmp_path) == ([] if option == "--out" else [os.path.basename(bad)])
+
+
+def test_an_analysis_file_named_in_other_bytes_is_named_as_failed(capsys, tmp_path):
+    name = os.fsdecode(b"g\xff")
+    _write_analysis(tmp_path, name, GOOD_ANALYSIS)
+    status, out, err = run(capsys, "report", name, "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"))
+    assert status == 2 and "its file name is not UTF-8 text; rename it" in err and "Traceback" not in err
 
 
 def test_report_verbose_shows_the_traceback(capsys, tmp_path):

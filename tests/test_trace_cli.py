@@ -211,3 +211,13 @@ def test_trace_of_a_failed_run_leaves_no_file(capsys, tmp_path):
     status, _, err = run(capsys, "trace", "--policy", "nope", "-o", str(tmp_path / "t.jsonl"))
     assert status == 2 and "nope" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_quiet_trace_to_standard_output_prints_only_the_events(capfd):
+    from bergen_sim.cli import main
+
+    assert main(["trace", "-o", "-", "-q", "--matches", "1"]) == 0
+    captured = capfd.readouterr()
+    assert captured.err == "" and captured.out.startswith("{")
+    assert main(["trace", "-o", "-", "--matches", "1"]) == 0
+    assert "wrote" in capfd.readouterr().err

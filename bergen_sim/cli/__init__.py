@@ -20,7 +20,7 @@ import click
 
 from bergen_sim import feedback, parallel, provenance  # noqa: F401 (parallel first: its idle-core reading spans start-up)
 from bergen_sim._version import __version__
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, printable
 
 
 class _LazyGroup(click.Group):
@@ -119,13 +119,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except click.UsageError as exc:
         hint = f" (see 'bergen-sim {exc.ctx.command_path.split(' ', 1)[1]} --help')" if exc.ctx and " " in exc.ctx.command_path else ""
-        click.echo(f"bergen-sim: error: {exc.format_message()}{hint}", err=True)
+        click.echo(f"bergen-sim: error: {printable(exc.format_message() + hint)}", err=True)
         return 2
     except click.ClickException as exc:
-        click.echo(f"bergen-sim: error: {exc.format_message()}", err=True)
+        click.echo(f"bergen-sim: error: {printable(exc.format_message())}", err=True)
         return 2
     except BergenError as exc:
-        click.echo(f"bergen-sim: error: {exc}", err=True)
+        click.echo(f"bergen-sim: error: {printable(str(exc))}", err=True)
         return 2
     except OSError as exc:
         if not _written_to_stdout(exc):

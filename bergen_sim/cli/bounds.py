@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from bergen_sim.limits import MAX_SEED, short_number
+from bergen_sim.errors import shown
+from bergen_sim.limits import MAX_SEED, short_number, whole_number
 
 
 class Bounded(click.ParamType):
@@ -22,10 +23,9 @@ class Bounded(click.ParamType):
         if isinstance(value, int) and not isinstance(value, bool):
             number = value
         else:
-            try:
-                number = int(str(value).strip().replace("_", ""), 10)
-            except ValueError:
-                self.fail(f"{value!r} is not a whole number ({self.low:,}..{self.high:,})", param, ctx)
+            number = whole_number(str(value))
+            if number is None:
+                self.fail(f"{shown(value)} is not a whole number ({self.low:,}..{self.high:,})", param, ctx)
         if not self.low <= number <= self.high:
             self.fail(f"{short_number(number)} is not in {self.low:,}..{self.high:,}", param, ctx)
         return number

@@ -12,11 +12,12 @@ from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import run_options
 from bergen_sim.cli.output import print_json
 from bergen_sim.limits import MAX_MATCHES
+from bergen_sim.errors import escaped
 
 
 def _warn(text: str) -> None:
     """A failure line: on standard error even with --quiet."""
-    click.echo(text, err=True)
+    click.echo(escaped(text), err=True)
 
 
 @click.command("report")

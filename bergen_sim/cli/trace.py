@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from bergen_sim import feedback
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import policy_option, with_rules
 from bergen_sim.limits import MAX_TRACE_MATCHES
@@ -22,5 +23,7 @@ def command(rules, policies, matches, seed, out):
     """Play MATCHES matches with the compiled engine and write every event."""
     target = check_trace_path(out)  # before compiling or playing anything
     count = write_jsonl(iter_events(Engine(rules, policies), seed, 0, matches), target)
-    where = "standard output" if target.to_stdout else out
-    click.echo(f"wrote {count:,} events of {matches:,} match(es) to {where}", err=target.to_stdout)
+    if target.to_stdout:  # the events are the result; this line is a note on standard error (none with --quiet)
+        feedback.info(f"wrote {count:,} events of {matches:,} match(es) to standard output")
+    else:
+        click.echo(f"wrote {count:,} events of {matches:,} match(es) to {out}")

@@ -35,7 +35,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bergen_sim.errors import PolicyError
+from bergen_sim.errors import PolicyError, shown
+from bergen_sim.limits import whole_number
 
 ENTRY_POINT_GROUP = "bergen_sim.policies"
 
@@ -220,13 +221,10 @@ def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
     for key, (default, allowed) in spec.items():
         value = chosen.get(key, str(default))
         if isinstance(allowed, range):
-            try:
-                number = int(value)
-            except ValueError:
-                number = None
+            number = whole_number(value)
             if number not in allowed:
-                raise PolicyError(f"policy {name!r}: {key} must be a whole number in "
-                                  f"{allowed.start}..{allowed.stop - 1}, not {value!r}")
+                raise PolicyError(f"policy {shown(name)}: {key} must be a whole number in "
+                                  f"{allowed.start}..{allowed.stop - 1}, not {shown(value)}")
             params.append(number)
         else:
             if value not in allowed:
