@@ -38,6 +38,7 @@ Design (see ``docs/compare.md``):
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import os
@@ -143,6 +144,8 @@ def _checkpoint_folder(checkpoint: str | None, job: Job) -> str | None:
     if checkpoint is None:
         return None
     name = "+".join(re.sub(r"[^A-Za-z0-9._-]", "_", policy) for policy in job.policies)
+    if len(name) > 255:  # longer than a file name may be: shortened, a hash of the whole keeping it unique
+        name = f"{name[:200]}~{hashlib.sha256(name.encode()).hexdigest()[:16]}"
     return str(Path(checkpoint) / name)
 
 

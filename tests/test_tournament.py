@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -235,3 +236,16 @@ def test_api_errors_are_bergen_errors():
         compare(policies=["random", "nosuch"], matches=10)
     with pytest.raises(BergenError, match="unknown file type"):
         compare(policies=["random", "first"], matches=5).write("x.txt")
+
+
+def test_a_rotation_checkpoint_folder_name_fits_a_file_name_however_long_the_policy_names():
+    """Before, a long policy name (``pimc:worlds=000...1``) failed with "File name too long" after compiling."""
+    from types import SimpleNamespace
+
+    from bergen_sim.tournament import _checkpoint_folder
+
+    short = SimpleNamespace(policies=("greedy", "pimc:worlds=8"))
+    assert _checkpoint_folder("ck", short) == str(Path("ck") / "greedy+pimc_worlds_8")  # as before
+    names = [("pimc:worlds=" + "0" * 300 + "1", "random"), ("pimc:worlds=" + "0" * 301 + "1", "random")]
+    folders = [Path(_checkpoint_folder("ck", SimpleNamespace(policies=p))).name for p in names]
+    assert all(len(folder) <= 255 for folder in folders) and folders[0] != folders[1]
