@@ -207,6 +207,13 @@ def test_cli_json_and_out(tmp_path, capsys):
     assert pd.read_parquet(out)["opponent"].tolist().count(FIELD) == 2
 
 
+def test_cli_table_of_one_deal_set_says_there_is_no_interval(capsys):
+    """One deal set has no spread: the table says so instead of printing "± nan%" and "p=nan"."""
+    assert main(["compare", "--policies", "first,random", "--matches", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "(no interval)" in text and "no test" in text and "nan" not in text
+
+
 def test_cli_table(capsys):
     assert main(["compare", "--policies", "first,random", "--matches", "50", "--players", "4", "--partnerships"]) == 0
     text = capsys.readouterr().out

@@ -20,10 +20,14 @@ def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
     """Mean ± half-width (the t intervals are symmetric); the file outputs keep low and high."""
     scale, unit, digits = (100, "%", 2) if percent else (1, "", 3)
     half = (row[f"{column}_high"] - row[f"{column}_low"]) / 2
+    if half != half:  # NaN: one deal set has no spread to make an interval from
+        return f"{scale * row[column]:.{digits}f}{unit} (no interval)"
     return f"{scale * row[column]:.{digits}f} ± {scale * half:.{digits}f}{unit}"
 
 
 def _p(value: float) -> str:
+    if value != value:  # NaN: one deal set, or no spread at all, gives no t test
+        return "no test"
     return "p<1e-300" if value == 0 else f"p={value:.2g}"  # the t tail underflows to 0 below ~1e-308
 
 
