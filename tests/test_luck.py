@@ -191,6 +191,7 @@ def test_self_play_more_players_partnerships_and_larger_sets(rules, share):
     assert _half_width(adjusted) < _half_width(won)
 
 
+@pytest.mark.slow  # compiles a kernel of its own (two lead settings): about 45 s of a cold default run
 def test_controls_have_mean_zero_when_the_leader_chooses_its_double():
     """Under any-double the double led is a decision: with seat 0 leading its highest double and seat 1
     its lowest, each side's deal and draw controls still average to zero over matches."""

@@ -96,6 +96,7 @@ def test_report_refuses_an_unknown_analysis_before_running_any(tmp_path):
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.slow  # a notebook kernel process and its own compiles: about 35 s of a cold default run
 def test_the_example_notebook_runs(tmp_path):
     """examples/notebook.py simulates, compares and plots, as a plain script run top to bottom."""
     env = {**os.environ, "MPLBACKEND": "Agg"}

@@ -113,6 +113,7 @@ def test_a_five_argument_plugin_is_refused_with_three_word_hands():
     assert len(lines) == 1 and "takes 5 arguments" in lines[0] and "no_tiles" in lines[0], done.stderr
 
 
+@pytest.mark.slow  # a plug-in kernel of its own under any-double: about 33 s of a cold default run
 def test_a_plugin_without_choose_lead_leads_its_lowest_double(tmp_path):
     """lead = any-double asks the leader's policy; the example has no choose_lead, so it leads its lowest double."""
     out = tmp_path / "t.jsonl"
