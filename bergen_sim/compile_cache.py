@@ -23,11 +23,12 @@ deleting it is always safe.  ``$NUMBA_CACHE_DIR``, when set, replaces its
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from bergen_sim.errors import BergenError
 
@@ -111,6 +112,40 @@ def in_disk_cache(function: Any, args: tuple | None = None) -> bool | None:
         return cache._index_key(signature, function.targetctx.codegen()) in index
     except Exception:  # not a cached dispatcher, or a Numba whose cache internals differ: no claim either way
         return None
+
+
+@contextlib.contextmanager
+def one_builder(name: str) -> Iterator[None]:
+    """Hold the machine-wide build lock ``name`` (a file under the cache folder) for the block.
+
+    Why: processes that start cold together (a pool's or Dask's workers on one
+    machine, parallel test workers) would each compile the same kernel or
+    simulate the same match-win table, a minute of work done twice.  Under
+    this lock the first builds while the others wait; each re-checks the
+    cache once it holds the lock and then loads what the first one wrote.
+    ``flock``, not a lock file's mere existence: the kernel releases it
+    however the holder dies.  Where there is no ``fcntl`` (Windows) or the
+    lock file cannot be made, there is no lock: each process builds its own,
+    as before (the files themselves are always written atomically).
+    """
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    folder = cache_dir() / "locks"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(folder / f"{hashlib.sha256(name.encode()).hexdigest()[:24]}.lock", "a")
+    except OSError:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks
+            pass
+        yield  # closing the file releases the lock
 
 
 def numba_cache_folder() -> str:

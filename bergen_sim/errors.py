@@ -70,15 +70,24 @@ def shown(value: object, width: int = 40) -> str:
     >>> shown("x" * 100, 12)
     "'xxxxxxxx..."
     >>> shown(10 ** 5000)
-    'a number of 16610 bits'
+    'a number of about 5,000 digits'
     """
     try:
         text = repr(value)
     except ValueError:  # int's digit limit, in the value or inside it
         if isinstance(value, int):
-            return f"a number of {value.bit_length()} bits"
+            return huge_number(value)
         return "<holding a number too long to write out>"
     return cut(text, width)
+
+
+def huge_number(value: int) -> str:
+    """How a message names an integer too long to write out (``str`` refuses more than 4,300 digits).
+
+    >>> huge_number(-10 ** 5000)
+    'a number of about 5,000 digits'
+    """
+    return f"a number of about {round(abs(value).bit_length() * 0.30103):,} digits"
 
 
 #: what a policy is called with and must return, for messages about a policy that does not keep to it

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, huge_number
 
 #: most points needed to win a match (``--set target``)
 MAX_TARGET = 1_000
@@ -82,7 +82,7 @@ def short_number(value: int) -> str:
     ('10000000...(31 digits)', 'a number of about 5,000 digits')
     """
     if abs(value).bit_length() > 10_000:  # str() refuses ints of more than 4,300 digits
-        return f"a number of about {round(abs(value).bit_length() * 0.30103):,} digits"
+        return huge_number(value)
     text = str(value)
     return text if len(text) <= 24 else f"{text[:8]}...({len(text)} digits)"
 

@@ -110,3 +110,33 @@ def test_a_cache_folder_that_cannot_be_used_is_one_line_before_anything_compiles
                           timeout=120)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "cannot be used as a folder for compiled code" in done.stderr and "point BERGEN_SIM_CACHE_DIR at" in done.stderr
+
+
+def test_one_builder_makes_a_second_builder_wait(tmp_path, monkeypatch):
+    """Two builders of one name never hold the lock together; builders of other names do not wait."""
+    import threading
+
+    monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
+    inside, release, entered = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with compile_cache.one_builder("kernel A"):
+            inside.set()
+            release.wait(30)
+
+    def second():
+        with compile_cache.one_builder("kernel A"):
+            entered.set()
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    assert inside.wait(30)
+    with compile_cache.one_builder("kernel B"):  # another name: no wait
+        pass
+    waiter = threading.Thread(target=second)
+    waiter.start()
+    assert not entered.wait(0.5)  # held by the first builder
+    release.set()
+    assert entered.wait(30)  # and free once it is done
+    holder.join()
+    waiter.join()

@@ -187,3 +187,16 @@ def test_the_position_analyzer_says_when_it_compiles(capsys, monkeypatch):
         "boneyard": 16, "scores": "14,12"})
     analyze_module.analyze(position, runner.Rules.make(players=2), base="first", worlds=50, batch=50)
     assert capsys.readouterr().err == "compiling the position analyzer's rollouts (first run only, about 20 s)\n"
+
+
+def test_a_kernel_compiled_while_waiting_for_the_build_lock_is_loaded_not_compiled_again(monkeypatch):
+    """A cache miss takes the machine-wide build lock, then looks again: another process (a pool worker
+    starting at the same time) may have compiled the kernel meanwhile, and then it is only loaded."""
+    answers = iter([False, True])  # a miss before the lock, found once the lock is held
+    monkeypatch.setattr(runner, "in_disk_cache", lambda function, args=None: next(answers))
+    locks, loads = [], []
+    real_builder = runner.one_builder
+    monkeypatch.setattr(runner, "one_builder", lambda name: locks.append(name) or real_builder(name))
+    monkeypatch.setattr(runner, "_load_cached", lambda load: loads.append(load) or load())
+    runner.Engine(runner.Rules.make(players=2), ["random", "first"])
+    assert len(locks) == 1 and locks[0].endswith("words=1") and len(loads) == 1

@@ -121,3 +121,32 @@ def test_pimc_plays_a_many_player_double_nine_match_at_the_default_target(player
                       matches=1, seed=3, rows=True, workers=1)
     scores = result.matches.filter(like="score").to_numpy()
     assert len(result.matches) == 1 and scores.shape == (1, players) and scores.max() >= 10
+
+
+def test_a_table_another_builder_is_making_is_waited_for_and_loaded(tmp_path, monkeypatch):
+    """Processes starting together (a pool's workers) simulate the table once: a second caller waits for the
+    first one's build and loads its file instead of simulating the same two million hands again."""
+    import threading
+
+    monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
+    rules = Rules.make(players=2)
+    second_started = threading.Event()
+    builds = []
+
+    def slow_build(rules, base, kind, hands_per_state):
+        builds.append(base)
+        second_started.wait(30)
+        time.sleep(0.3)  # the second caller is now waiting for the lock (or would be building its own table)
+        return np.full(rules.target**rules.sides, 0.25)
+
+    monkeypatch.setattr(mv, "build_table", slow_build)
+    results = {}
+    first = threading.Thread(target=lambda: results.setdefault("first", table_for(rules, "random")))
+    first.start()
+    while not builds:
+        time.sleep(0.01)
+    second_started.set()
+    results["second"] = table_for(rules, "random")
+    first.join()
+    assert builds == ["random"]
+    assert np.array_equal(results["first"], results["second"]) and results["second"][0] == 0.25

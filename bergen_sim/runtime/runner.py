@@ -19,7 +19,7 @@ import numpy as np
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int
 from bergen_sim import feedback
-from bergen_sim.compile_cache import in_disk_cache
+from bergen_sim.compile_cache import in_disk_cache, one_builder
 from bergen_sim.engine.run_buffers import RunBuffers
 from bergen_sim.engine.tileset import from_words, no_tiles_for
 from bergen_sim.runtime.kernel_build import load_kernel
@@ -157,8 +157,8 @@ class Engine:
         self._no_tiles = no_tiles_for(rules.n_tiles)
         self._kernel = load_kernel(self.refs, rules)
         names = ", ".join(dict.fromkeys([*self.policy_names, *distinct]))  # seat order first
-        cached = in_disk_cache(self._kernel.run_matches, self._call_args(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE,
-                                                                          False, _NO_HANDS)[0])
+        first_call = self._call_args(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)[0]
+        cached = in_disk_cache(self._kernel.run_matches, first_call)
         if cached is False:
             feedback.compiling(f"the match loop for {names}")
         feedback.detail(f"kernel {self._kernel.__file__} for policies {names}")
@@ -168,7 +168,12 @@ class Engine:
             if cached:
                 _load_cached(load)
             else:
-                load()
+                width = len(self._no_tiles) if isinstance(self._no_tiles, tuple) else 1
+                with one_builder(f"{self._kernel.__file__} words={width}"):  # compiled once per machine at a time
+                    if in_disk_cache(self._kernel.run_matches, first_call):  # compiled while this process waited
+                        _load_cached(load)
+                    else:
+                        load()
         except PolicyError as exc:  # a plug-in Numba cannot compile: say which, on one line
             _check_returns(self.refs)
             names = ", ".join(ref.name for ref in self.refs)

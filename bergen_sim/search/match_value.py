@@ -58,7 +58,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
-from bergen_sim.compile_cache import cache_dir, source_digest
+from bergen_sim.compile_cache import cache_dir, one_builder, source_digest
 from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.engine.hand import REDEAL, scratch_buffers, side_count, start_hand
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
@@ -362,10 +362,13 @@ def table_for(rules: Rules, base: str = "greedy") -> np.ndarray:
     path = folder / f"table_{_table_key(rules, base, hands_per_state, kind)}.npy"
     if path.exists():
         return np.load(path)
-    table = build_table(rules, base, kind, hands_per_state)
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as fh:
-        np.save(fh, table)
-    os.replace(tmp, path)  # atomic: concurrent workers never read half a table
+    with one_builder(str(path)):  # processes starting together build it once; the others wait, then load it
+        if path.exists():
+            return np.load(path)
+        table = build_table(rules, base, kind, hands_per_state)
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            np.save(fh, table)
+        os.replace(tmp, path)  # atomic: a reader without the lock never sees half a table
     return table
