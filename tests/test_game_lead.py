@@ -34,3 +34,22 @@ def test_the_leader_chooses_its_double_as_a_move():
     game.play(Move(lead["tile"], "L"))
     assert not game.choosing_lead
     assert [e for e in game.events if e["type"] == "lead"] == [lead]
+
+
+def test_a_later_hands_leader_sees_an_empty_table_when_choosing_its_double():
+    """The view handed to the lead choice is the new hand's: no play log, no draw/pass log left over from the
+    last hand (the logs used to keep the last hand's entries and count until the double was led)."""
+    from bergen_sim.engine import layout as L
+
+    rules = Rules.make(players=2, lead="any-double")
+    for seed in range(20):
+        game = Game(rules, seed=seed)
+        while not game.is_over and not (game.hand_number >= 2 and game.choosing_lead):
+            game.play(game.policy_move("first"))
+        if not game.is_over:
+            break
+    assert game.hand_number >= 2 and game.choosing_lead
+    view = game.view().array
+    assert view[L.V_PLAYS_N] == 0 and view[L.V_LOG_N] == 0 and view[L.V_PLAY_NO] == 0
+    assert not view[L.V_PLAYS : L.V_SIZE].any()  # both logs, their entries cleared
+    assert game.view().played == []

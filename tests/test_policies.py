@@ -64,7 +64,8 @@ class PublicView:
     def start_hand(self, hand_no: int, leader: int, lead_tile: str) -> None:
         r, v = self.rules, self.vec
         n = int(lead_tile.split("-")[0])
-        v[L.V_HAND_NO], v[L.V_LEADER], v[L.V_PLAY_NO], v[L.V_LOG_N] = hand_no, leader, 0, 0
+        v[L.V_HAND_NO], v[L.V_LEADER], v[L.V_PLAY_NO] = hand_no, leader, 0
+        v[L.V_PLAYS_N :] = 0  # a hand starts with empty play and draw/pass logs (counts and entries)
         v[L.V_BONEYARD] = r.n_tiles - r.players * r.hand_size
         v[L.V_END : L.V_END + L.N_ENDS] = n
         v[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS] = 1
