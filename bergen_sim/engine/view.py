@@ -39,12 +39,13 @@ def unseen_tiles(view, no_tiles):
 def _clear_logs(view):
     """Zero the play-log and draw/pass-log entries the last hand wrote (its counters say how many), and the counters.
 
-    Why not ``view[:] = 0``: the logs take most of the view (1,615 slots),
-    and clearing all of it at every match cost about 5% of a random-play run.
-    Entries are only ever appended below their counters (:func:`view_log_play`,
-    :func:`view_void_moment`), so every slot beyond a counter is already zero
-    in a view that started zeroed: a hand, and a match, start from the same
-    all-zero logs either way.
+    Every hand starts with empty logs (the leader choosing its double reads
+    this view).  Entries are only ever appended below their counters
+    (:func:`view_log_play`, :func:`view_void_moment`), so every slot beyond a
+    counter is already zero in a view that started zeroed, and clearing what
+    the counters cover gives the same all-zero logs as clearing the whole view
+    (1,615 slots, most of them logs) would, at each hand's cost rather than
+    the view's.
     """
     view[L.V_PLAYS : L.V_PLAYS + L.PLAY_SIZE * view[L.V_PLAYS_N]] = 0
     view[L.V_LOG : L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]] = 0
