@@ -64,10 +64,63 @@ def progress_bar_allowed() -> bool:
     return _level >= NORMAL
 
 
-#: what a first compile costs, said to whoever waits for it (a cold compile measured 10-40 s)
+#: what a first compile costs, said before this machine has timed one (cold compiles measured 10-40 s)
 COMPILE_NOTE = "first run only, about 20 s"
+#: what can be compiled, each timed on its own (the analyzer's rollouts take longer than a match loop)
+COMPILE_KINDS = ("match loop", "rollouts")
 
 
-def compiling(what: str) -> None:
+def compiling(what: str, kind: str = "match loop") -> None:
     """Say that ``what`` (e.g. "the match loop for greedy, expert") is being compiled: a cache miss."""
-    waiting(f"compiling {what} ({COMPILE_NOTE})")
+    waiting(f"compiling {what} ({compile_note(kind)})")
+
+
+def compile_note(kind: str) -> str:
+    """How long the wait will be: the last compile of this ``kind`` on this machine, else :data:`COMPILE_NOTE`.
+
+    Why: cold compiles take 10 s on one machine and 40 s on another, and the
+    machine the user waits on has the only figure that is right for them.
+    """
+    seconds = _last_compile(kind)
+    if seconds is None:
+        return COMPILE_NOTE
+    return f"first run only, about {seconds:.0f} s on this machine last time"
+
+
+def compiled(kind: str, seconds: float) -> None:
+    """Remember that a compile of ``kind`` took ``seconds`` here, for the next :func:`compiling` notice.
+
+    Under a second it was a load from the cache, not a compile, and is not
+    kept.  A cache folder that cannot be written only loses the figure.
+    """
+    if not seconds >= 1:
+        return
+    from bergen_sim.compile_cache import cache_dir
+
+    path = cache_dir() / _record_name(kind)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(f"{seconds:.1f}\n")
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
+def _last_compile(kind: str) -> float | None:
+    """The seconds :func:`compiled` kept for ``kind``, or None (none kept, or not a plausible number)."""
+    from bergen_sim.compile_cache import cache_dir
+
+    path = cache_dir() / _record_name(kind)
+    try:
+        with open(path, "rb") as handle:
+            seconds = float(handle.read(32))
+    except (OSError, ValueError):
+        return None
+    return seconds if 1 <= seconds < 100_000 else None
+
+
+def _record_name(kind: str) -> str:
+    if kind not in COMPILE_KINDS:
+        raise ValueError(f"compile kind must be one of {', '.join(COMPILE_KINDS)}, not {kind!r}")
+    return f"compile_seconds_{kind.replace(' ', '_')}.txt"

@@ -77,8 +77,12 @@ def test_verbose_says_which_kernel_and_quiet_says_nothing(capsys):
 def test_compile_notice_on_a_terminal_only(capsys, monkeypatch):
     """A cache miss says it is compiling, naming the policies in seat order, on a terminal (or with -v)."""
     monkeypatch.setattr(runner, "in_disk_cache", lambda function, args=None: False)
+    monkeypatch.setattr(feedback, "_last_compile", lambda kind: None)  # no compile timed on this machine yet
+    timed = []
+    monkeypatch.setattr(feedback, "compiled", lambda kind, seconds: timed.append(kind))
     runner.Engine(runner.Rules.make(players=2), ["random", "first"])
     assert capsys.readouterr().err == ""  # stderr is not a terminal under pytest
+    assert timed == ["match loop"]  # the compile's time is kept for the next notice
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     runner.Engine(runner.Rules.make(players=2), ["random", "first"])
     assert capsys.readouterr().err == "compiling the match loop for random, first (first run only, about 20 s)\n"
@@ -182,11 +186,36 @@ def test_the_position_analyzer_says_when_it_compiles(capsys, monkeypatch):
     analyze_module = importlib.import_module("bergen_sim.search.position")
     monkeypatch.setattr(analyze_module, "in_disk_cache", lambda function, args=None: False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr(feedback, "_last_compile", lambda kind: None)  # no compile timed on this machine yet
+    timed = []
+    monkeypatch.setattr(feedback, "compiled", lambda kind, seconds: timed.append(kind))
     position = analyze_module.Position.from_mapping({
         "seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,5",
         "boneyard": 16, "scores": "14,12"})
     analyze_module.analyze(position, runner.Rules.make(players=2), base="first", worlds=50, batch=50)
     assert capsys.readouterr().err == "compiling the position analyzer's rollouts (first run only, about 20 s)\n"
+    assert timed == ["rollouts"]
+
+
+def test_the_compile_notice_gives_this_machines_last_compile_time(tmp_path, monkeypatch):
+    """Once a compile was timed here, the notice gives that time; a load, junk or an unwritable record never do."""
+    monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
+    record = tmp_path / "compile_seconds_match_loop.txt"
+    assert feedback.compile_note("match loop") == feedback.COMPILE_NOTE  # none timed yet
+    feedback.compiled("match loop", 0.2)  # a load from the cache, not a compile: not kept
+    assert feedback.compile_note("match loop") == feedback.COMPILE_NOTE
+    feedback.compiled("match loop", 37.6)
+    assert feedback.compile_note("match loop") == "first run only, about 38 s on this machine last time"
+    assert feedback.compile_note("rollouts") == feedback.COMPILE_NOTE  # each kind is timed on its own
+    for junk in (b"nan\n", b"-5", b"\xff\xfe", b"9" * 40, b""):
+        record.write_bytes(junk)
+        assert feedback.compile_note("match loop") == feedback.COMPILE_NOTE, junk
+    record.unlink()
+    record.mkdir()  # a folder where the record goes: unreadable, and cannot be replaced
+    assert feedback.compile_note("match loop") == feedback.COMPILE_NOTE
+    feedback.compiled("match loop", 12.0)  # the figure is lost, nothing is raised
+    with pytest.raises(ValueError, match="compile kind"):
+        feedback.compile_note("everything")
 
 
 def test_a_kernel_compiled_while_waiting_for_the_build_lock_is_loaded_not_compiled_again(monkeypatch):

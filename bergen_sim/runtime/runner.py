@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -173,7 +174,9 @@ class Engine:
                     if in_disk_cache(self._kernel.run_matches, first_call):  # compiled while this process waited
                         _load_cached(load)
                     else:
+                        started = time.perf_counter()
                         load()
+                        feedback.compiled("match loop", time.perf_counter() - started)
         except PolicyError as exc:  # a plug-in Numba cannot compile: say which, on one line
             _check_returns(self.refs)
             names = ", ".join(ref.name for ref in self.refs)

@@ -606,8 +606,10 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     points = np.zeros((worlds, n), dtype=np.float64)
     mirror = _mirrors(view, move_tiles, move_ends, n)
     z = _z_separation(n)
-    if in_disk_cache(reader.evaluate_worlds if player == "reader" else evaluate_worlds) is False:
-        feedback.compiling("the position analyzer's rollouts")
+    compiling = in_disk_cache(reader.evaluate_worlds if player == "reader" else evaluate_worlds) is False
+    if compiling:
+        feedback.compiling("the position analyzer's rollouts", "rollouts")
+    compile_start = time.perf_counter()
     base_code = np.int64(BASE_POLICIES.index(base))
     done = 0
     stopped = "budget"
@@ -623,6 +625,9 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
                                          world_batch(key, done, count, base_code, 0), table,
                                          values[done : done + count], points[done : done + count], no_tiles)
         done += count
+        if compiling:  # the first batch's time is the compile's, give or take a few milliseconds of play
+            feedback.compiled("rollouts", time.perf_counter() - compile_start)
+            compiling = False
         verdict = _verdict(values[:done], points[:done], z, mirror)
         if verdict:
             stopped = verdict
