@@ -128,16 +128,18 @@ def one_builder(name: str) -> Iterator[None]:
     lock file cannot be made, there is no lock: each process builds its own,
     as before (the files themselves are always written atomically).
     """
+    handle = None
     try:
         import fcntl
-    except ImportError:
-        yield
-        return
-    folder = cache_dir() / "locks"
-    try:
+
+        folder = cache_dir() / "locks"
         folder.mkdir(parents=True, exist_ok=True)
         handle = open(folder / f"{hashlib.sha256(name.encode()).hexdigest()[:24]}.lock", "a")
-    except OSError:
+    except (ImportError, OSError):
+        pass
+    # the block runs outside the except clause: an error it raises keeps its own context (the Numba error a
+    # failed compile's message is made from), not the ImportError or OSError handled here
+    if handle is None:
         yield
         return
     with handle:

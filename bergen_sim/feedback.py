@@ -80,6 +80,8 @@ def compile_note(kind: str) -> str:
 
     Why: cold compiles take 10 s on one machine and 40 s on another, and the
     machine the user waits on has the only figure that is right for them.
+    Every match loop shares one figure (a kernel of search players compiles
+    longer than one of ``random``): it is "about", not a promise.
     """
     seconds = _last_compile(kind)
     if seconds is None:

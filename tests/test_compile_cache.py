@@ -116,6 +116,7 @@ def test_one_builder_makes_a_second_builder_wait(tmp_path, monkeypatch):
     """Two builders of one name never hold the lock together; builders of other names do not wait."""
     import threading
 
+    pytest.importorskip("fcntl")  # without it (Windows) there is no lock, by design
     monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
     inside, release, entered = threading.Event(), threading.Event(), threading.Event()
 
@@ -128,15 +129,27 @@ def test_one_builder_makes_a_second_builder_wait(tmp_path, monkeypatch):
         with compile_cache.one_builder("kernel A"):
             entered.set()
 
-    holder = threading.Thread(target=first)
+    holder = threading.Thread(target=first, daemon=True)
     holder.start()
     assert inside.wait(30)
     with compile_cache.one_builder("kernel B"):  # another name: no wait
         pass
-    waiter = threading.Thread(target=second)
+    waiter = threading.Thread(target=second, daemon=True)
     waiter.start()
     assert not entered.wait(0.5)  # held by the first builder
     release.set()
     assert entered.wait(30)  # and free once it is done
     holder.join()
     waiter.join()
+
+
+def test_without_a_lock_file_a_failed_build_keeps_its_own_error(tmp_path, monkeypatch):
+    """No lock can be made (the cache folder is a file here): the block still runs, once, and an error it
+    raises is not chained to the lock's failure (a failed compile's message is made from its context)."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(blocker))
+    with pytest.raises(RuntimeError, match="compile failed") as raised:
+        with compile_cache.one_builder("kernel A"):
+            raise RuntimeError("compile failed")
+    assert raised.value.__context__ is None

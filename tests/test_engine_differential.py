@@ -160,8 +160,8 @@ def compiled_statistics(rules: Rules, matches: int, seed: int) -> dict[str, tupl
 
 @pytest.mark.parametrize("name", ["2p-standard", "3p-american", "4p-partnerships", "2p-classic",
                                   "4p-any-double-double-nine",
-                                  # the only default test of the three-word random kernel (about 35 s cold); the
-                                  # three-word engine is checked trace for trace by the `first` tests below
+                                  # slow: the one case that needs the three-word random kernel (about 35 s cold);
+                                  # the default tier checks the three-word engine trace for trace with `first` below
                                   pytest.param("6p-partnerships-double-twelve", marks=pytest.mark.slow)])
 def test_random_policy_statistics_agree(name):
     rules = Rules.make(**RULE_SETS[name])

@@ -128,25 +128,26 @@ def test_a_table_another_builder_is_making_is_waited_for_and_loaded(tmp_path, mo
     first one's build and loads its file instead of simulating the same two million hands again."""
     import threading
 
+    pytest.importorskip("fcntl")  # without it (Windows) there is no lock, by design
     monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
     rules = Rules.make(players=2)
-    second_started = threading.Event()
+    building, second_started = threading.Event(), threading.Event()
     builds = []
 
     def slow_build(rules, base, kind, hands_per_state):
         builds.append(base)
+        building.set()
         second_started.wait(30)
-        time.sleep(0.3)  # the second caller is now waiting for the lock (or would be building its own table)
+        time.sleep(1.0)  # the second caller is now waiting for the lock (or would be building its own table)
         return np.full(rules.target**rules.sides, 0.25)
 
     monkeypatch.setattr(mv, "build_table", slow_build)
     results = {}
-    first = threading.Thread(target=lambda: results.setdefault("first", table_for(rules, "random")))
+    first = threading.Thread(target=lambda: results.setdefault("first", table_for(rules, "random")), daemon=True)
     first.start()
-    while not builds:
-        time.sleep(0.01)
+    assert building.wait(30), "the first caller never started building"
     second_started.set()
     results["second"] = table_for(rules, "random")
-    first.join()
+    first.join(30)
     assert builds == ["random"]
     assert np.array_equal(results["first"], results["second"]) and results["second"][0] == 0.25

@@ -59,7 +59,7 @@ class PublicView:
 
     def __init__(self, rules: Rules):
         self.rules = rules
-        self.vec = np.zeros(L.V_SIZE, dtype=np.int64)  # the match's view: the log area persists between hands
+        self.vec = np.zeros(L.V_SIZE, dtype=np.int64)  # the match's view; each hand starts with empty logs
 
     def start_hand(self, hand_no: int, leader: int, lead_tile: str) -> None:
         r, v = self.rules, self.vec

@@ -625,8 +625,9 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
                                          world_batch(key, done, count, base_code, 0), table,
                                          values[done : done + count], points[done : done + count], no_tiles)
         done += count
-        if compiling:  # the first batch's time is the compile's, give or take a few milliseconds of play
-            feedback.compiled("rollouts", time.perf_counter() - compile_start)
+        if compiling:  # a first batch of up to 1,000 worlds plays in well under a second: its time is the compile's
+            if count <= 1_000:
+                feedback.compiled("rollouts", time.perf_counter() - compile_start)
             compiling = False
         verdict = _verdict(values[:done], points[:done], z, mirror)
         if verdict:
