@@ -114,6 +114,21 @@ def in_disk_cache(function: Any, args: tuple | None = None) -> bool | None:
         return None
 
 
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all (this process's temporary file beside it, then a rename).
+
+    Every file of the cache is written this way (kernels, their constant
+    arrays, match-win tables, compile times): processes sharing the folder
+    never read half a file, and two writing at once leave one whole file.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def one_builder(name: str) -> Iterator[None]:
     """Hold the machine-wide build lock ``name`` (a file under the cache folder) for the block.

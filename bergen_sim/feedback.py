@@ -97,23 +97,19 @@ def compiled(kind: str, seconds: float) -> None:
     """
     if not seconds >= 1:
         return
-    from bergen_sim.compile_cache import cache_dir
+    from bergen_sim.compile_cache import write_atomically
 
-    path = cache_dir() / _record_name(kind)
-    tmp = path.with_name(f".{path.name}.tmp")
+    path = _record_path(kind)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(f"{seconds:.1f}\n")
-        tmp.replace(path)
+        write_atomically(path, f"{seconds:.1f}\n".encode())
     except OSError:
         pass
 
 
 def _last_compile(kind: str) -> float | None:
     """The seconds :func:`compiled` kept for ``kind``, or None (none kept, or not a plausible number)."""
-    from bergen_sim.compile_cache import cache_dir
-
-    path = cache_dir() / _record_name(kind)
+    path = _record_path(kind)
     try:
         with open(path, "rb") as handle:
             seconds = float(handle.read(32))
@@ -122,7 +118,10 @@ def _last_compile(kind: str) -> float | None:
     return seconds if 1 <= seconds < 100_000 else None
 
 
-def _record_name(kind: str) -> str:
+def _record_path(kind: str):
+    """The file :func:`compiled` keeps ``kind``'s compile time in, in the cache folder."""
+    from bergen_sim.compile_cache import cache_dir
+
     if kind not in COMPILE_KINDS:
         raise ValueError(f"compile kind must be one of {', '.join(COMPILE_KINDS)}, not {kind!r}")
-    return f"compile_seconds_{kind.replace(' ', '_')}.txt"
+    return cache_dir() / f"compile_seconds_{kind.replace(' ', '_')}.txt"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
+import io
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Sequence
 import numba
 import numpy as np
 
-from bergen_sim.compile_cache import cache_dir, source_digest
+from bergen_sim.compile_cache import cache_dir, source_digest, write_atomically
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import NARROW_TILES
 from bergen_sim.errors import PolicyError
@@ -65,10 +65,9 @@ def _constant_arrays(ref: PolicyRef, rules: Rules | None) -> list[Path]:
         digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode() + data.tobytes()).hexdigest()[:20]
         path = folder / f"array_{digest}.npy"
         if not path.exists():
-            tmp = folder / f".array_{digest}.{os.getpid()}.tmp"
-            with open(tmp, "wb") as fh:
-                np.save(fh, data)
-            os.replace(tmp, path)
+            saved = io.BytesIO()
+            np.save(saved, data)
+            write_atomically(path, saved.getvalue())
         paths.append(path)
     return paths
 
@@ -172,9 +171,7 @@ def load_kernel(policies: Sequence[PolicyRef], rules: Rules | None = None) -> Mo
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"kernel_{key}.py"
     if not path.exists():
-        tmp = folder / f".kernel_{key}.{os.getpid()}.tmp"
-        tmp.write_text(source)
-        os.replace(tmp, path)  # atomic: concurrent workers never see half a file
+        write_atomically(path, source.encode())  # concurrent workers never see half a file
     name = f"bergen_sim_kernel_{key}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

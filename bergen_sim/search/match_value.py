@@ -49,7 +49,7 @@ table's kind and the source of the engine and policies.
 from __future__ import annotations
 
 import hashlib
-import os
+import io
 from itertools import combinations_with_replacement
 from math import comb
 
@@ -58,7 +58,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
-from bergen_sim.compile_cache import cache_dir, one_builder, source_digest
+from bergen_sim.compile_cache import cache_dir, one_builder, source_digest, write_atomically
 from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.engine.hand import REDEAL, scratch_buffers, side_count, start_hand
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
@@ -367,8 +367,7 @@ def table_for(rules: Rules, base: str = "greedy") -> np.ndarray:
             return np.load(path)
         table = build_table(rules, base, kind, hands_per_state)
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{path.name}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            np.save(fh, table)
-        os.replace(tmp, path)  # atomic: a reader without the lock never sees half a table
+        saved = io.BytesIO()
+        np.save(saved, table)
+        write_atomically(path, saved.getvalue())  # a reader without the lock never sees half a table
     return table
