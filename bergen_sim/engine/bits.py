@@ -8,7 +8,11 @@ array passed to a compiled function with atomic increments, and in the match
 loop those atomics took over half of the run time.  A borrowed view has no
 reference count (its meminfo is NULL), so passing it around is free.  The
 caller must keep the owning array alive (use it after the borrowed view's
-last use) for as long as the view is in use.
+last use) for as long as the view is in use.  A compiled function that is
+called with arrays (search's play-outs, ismcts's tree) borrows them on entry
+(``engine.hand.borrowed`` for hand buffers): the caller owns them for the
+whole call, and Numba, which cannot know that they are borrowed already,
+would otherwise count references on every use.
 """
 
 from __future__ import annotations

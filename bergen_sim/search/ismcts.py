@@ -45,7 +45,8 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, play, side_of_seat
+from bergen_sim.engine.bits import borrow
+from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.search.inference import play_evidence
@@ -102,13 +103,28 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     spec, completions = prepare(view, rules, 1, no_tiles)
     if world_count(spec, completions) == 0.0:
         return 0  # no world fits the view (cannot happen for a real one): any move is as good
-    me = view[L.V_SEAT]
-    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
     hands, bone, evidence, line, b = world_buffers(no_tiles)
     rows = play_evidence(view, evidence, line, no_tiles)
-    world = b.policy_view
     roll_rng = np.zeros(1, dtype=np.uint64)
     path = np.zeros(iterations + 2, dtype=np.int64)
+    return _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
+                 nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles)
+
+
+@njit(cache=True)
+def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
+          stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles):
+    """The body of :func:`search`, on borrowed views of its arrays, which :func:`search` owns
+    (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why)."""
+    view, move_tiles, move_ends, rules, table, nodes, stats = (borrow(view), borrow(move_tiles), borrow(move_ends),
+                                                               borrow(rules), borrow(table), borrow(nodes),
+                                                               borrow(stats))
+    spec, completions, hands, bone, evidence = borrow(spec), borrow(completions), borrow(hands), borrow(bone), \
+        borrow(evidence)
+    b, roll_rng, path = borrowed(b), borrow(roll_rng), borrow(path)
+    me = view[L.V_SEAT]
+    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
+    world = b.policy_view
     nodes[0, N_CHILD] = -1
     nodes[0, N_MOVER] = -1
     n_nodes = 1

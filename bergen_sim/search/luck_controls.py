@@ -42,6 +42,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_of, other_half, set_hand
+from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import begin_turns, deal_hand, lead, scratch_buffers, side_count
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
 from bergen_sim.engine.view import view_draw, view_play, view_start_match, view_void_moment
@@ -70,6 +71,9 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
     with the same key, see the other tiles in the same order and the same
     policy random numbers.
     """
+    rules, table, view, hands, bone, seat_bases, key, hand_points, work_view, work_hands, rng, out = (
+        borrow(rules), borrow(table), borrow(view), borrow(hands), borrow(bone), borrow(seat_bases), borrow(key),
+        borrow(hand_points), borrow(work_view), borrow(work_hands), borrow(rng), borrow(out))
     sides = side_count(rules)
     for j in range(sides):
         out[j, C_TABLE] = win_probability(table, rules, view, j)
@@ -80,6 +84,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
     shuffled = np.empty(n_bone, dtype=np.int64)
     order = np.empty(n_bone, dtype=np.int64)
     b = scratch_buffers(work_view, work_hands, order, no_tiles)
+    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]  # the rest of the view is log space nobody reads
     for r in range(rollouts):
         rng[0] = stream_state(key[0], key[1], key[2], key[3] + np.uint64(r))
         shuffled[:] = bone[:n_bone]
@@ -89,7 +94,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
             if shuffled[i] != exclude:
                 order[n] = shuffled[i]
                 n += 1
-        work_view[:] = view
+        work_view[:used] = view[:used]
         work_hands[:] = hands
         begin_turns(b, 0, n - rules[L.R_RESERVE])
         play_out_by_seat(rules, b, seat, seat_bases[0], seat_bases, rng)

@@ -33,7 +33,8 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
-from bergen_sim.engine.hand import begin_turns, play, scratch_buffers
+from bergen_sim.engine.bits import borrow
+from bergen_sim.engine.hand import begin_turns, borrowed, play, scratch_buffers
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
@@ -128,6 +129,9 @@ def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, 
     Returns the deciding side's match-win probability at the end of the hand
     and the points it scored from the move on.
     """
+    rules, view, hands0, bone0, roll_rng, table = borrow(rules), borrow(view), borrow(hands0), borrow(bone0), \
+        borrow(roll_rng), borrow(table)
+    b = borrowed(b)
     world = b.policy_view
     load_world(rules, view, used, b, hands0, bone0, n_bone)
     roll_rng[0] = roll_start

@@ -22,7 +22,9 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, play, scratch_buffers, start_hand
+from bergen_sim.engine.bits import borrow
+from bergen_sim.engine.hand import (HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, scratch_buffers,
+                                     start_hand)
 from bergen_sim.engine.play_rules import hand_of
 from bergen_sim.engine.tileset import store
 from bergen_sim.policies import defensive, doubles_first, expert, first_move, greedy, heavy_first, random_move
@@ -81,6 +83,10 @@ def play_out_by_seat(rules, b, seat, base, seat_bases, rng):
     where it is a built-in, so its values are the expectations of the match
     actually being played.
     """
+    b = borrowed(b)
+    rules = borrow(rules)
+    seat_bases = borrow(seat_bases)
+    rng = borrow(rng)
     view = b.policy_view
     pos = b.turn[L.TURN_BONE_START]
     while True:
