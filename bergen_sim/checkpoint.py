@@ -120,6 +120,14 @@ class Checkpoint:
         if self.folder.exists() and not self.folder.is_dir():
             raise CheckpointError(f"checkpoint {self.folder} is a file, not a folder")
         check_folder(self.folder, "--checkpoint")
+        if self.folder.is_dir() and not (self.folder / MANIFEST).exists():
+            # a new checkpoint gets a folder of its own: never chunk files and a lock among a user's files
+            theirs = sorted(p.name for p in self.folder.iterdir()
+                            if p.name != LOCK and not p.name.startswith(MANIFEST) and not p.match("chunk-*.npz"))
+            if theirs:
+                raise CheckpointError(f"checkpoint {self.folder} holds other files ({shown(theirs[0], 40)}"
+                                      f"{f' and {len(theirs) - 1:,} more' if len(theirs) > 1 else ''}) and is not a "
+                                      "checkpoint; give a new or empty folder")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -34,6 +34,11 @@ FORMAT_V2 = "bergen-trace/2"
 FORMATS = (FORMAT_V1, FORMAT_V2)
 
 
+def _digits(text: str) -> bool:
+    """Whether ``text`` is a number in the digits 0-9 (``str.isdigit`` also takes other scripts' digits)."""
+    return text.isascii() and text.isdigit()
+
+
 @dataclass(frozen=True, order=True)
 class Tile:
     """A domino ``lo-hi`` with ``0 <= lo <= hi <= HIGHEST``; its text is ``"lo-hi"``.
@@ -54,7 +59,7 @@ class Tile:
     def parse(cls, text: str) -> "Tile":
         """``"3-5"`` (or ``"5-3"``) -> ``Tile(3, 5)``; anything else raises ValueError saying what is allowed."""
         a, sep, b = str(text).strip().partition("-")
-        if not sep or not a.strip().isdigit() or not b.strip().isdigit():
+        if not sep or not _digits(a.strip()) or not _digits(b.strip()):
             raise ValueError(f"{text!r} is not a tile; write tiles as a-b with numbers 0..{HIGHEST}, e.g. 3-5")
         x, y = int(a), int(b)
         if max(x, y) > HIGHEST:

@@ -47,6 +47,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from bergen_sim import provenance
 from bergen_sim.errors import BergenError
+from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_DEAL_SETS, MAX_MATCHES, check_chunks, check_range, check_seed
 from bergen_sim.output import OutputError, check_folder
 
 KINDS = ("simulate", "compare")
@@ -195,6 +196,16 @@ def parse(data: Mapping[str, Any], source: str = "experiment") -> Experiment:
         raise _fail(source, f"seeds must be a list of whole numbers, e.g. [0, 1], not {seeds!r}")
     sizes = list(dict.fromkeys(_size_label(source, s) for s in sizes))
     seeds = list(dict.fromkeys(_whole(source, "seeds", s) for s in seeds))
+    # every number within its limit before any cell plays (a cell would refuse it only when its turn came)
+    try:
+        for seed in seeds:
+            check_seed(seed)
+        check_range("matches", matches, 1, MAX_MATCHES if kind == "simulate" else MAX_DEAL_SETS)
+        if chunk_size is not None:
+            check_range("chunk_size", chunk_size, 1, MAX_CHUNK_SIZE)
+            check_chunks(matches, chunk_size)
+    except BergenError as exc:
+        raise _fail(source, str(exc)) from None
     out = data.get("out", DEFAULT_OUT)
     if not isinstance(out, str) or not out.strip():
         raise _fail(source, f"out must be a folder name, not {out!r}")

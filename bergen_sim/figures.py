@@ -183,13 +183,18 @@ def finish(fig: Figure, title: str, note: str = CI_NOTE, legend_from=None, legen
     return fig
 
 
+def path_of(chart: Chart, folder: str | Path, suffix: str = "png") -> Path:
+    """Where :func:`save` writes ``chart`` as ``suffix`` (a page links to it before it is written)."""
+    return Path(folder) / f"{chart.name}.{suffix}"
+
+
 def save(chart: Chart, folder: str | Path) -> list[Path]:
     """Write ``NAME.png`` and ``NAME.svg`` into ``folder`` and close the figure; returns the paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for suffix in ("png", "svg"):
-        path = folder / f"{chart.name}.{suffix}"
+        path = path_of(chart, folder, suffix)
         chart.figure.savefig(path, dpi=DPI, metadata={"Date": None} if suffix == "svg" else None)
         paths.append(path)
     plt.close(chart.figure)

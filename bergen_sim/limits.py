@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from bergen_sim.errors import BergenError, huge_number
+from bergen_sim.errors import BergenError, huge_number, shown
 
 #: most points needed to win a match (``--set target``)
 MAX_TARGET = 1_000
@@ -50,6 +50,8 @@ MAX_WORLDS = 10**6
 MAX_WORKERS = 1_024
 #: seeds are 0 .. MAX_SEED (the kernel keys its random streams on a uint64)
 MAX_SEED = 2**64 - 1
+#: most match index within a seed (``play --match``, a trace's ``match``)
+MAX_MATCH_INDEX = 2**62
 
 
 class LimitError(BergenError, ValueError):
@@ -109,6 +111,34 @@ def whole_number(text: str) -> int | None:
     if len(digits) > 4_000:
         return (-1 if text.startswith("-") else 1) * 10 ** (len(digits) - 1)
     return int(text)
+
+
+def foreign_digit(text: str) -> str | None:
+    """The first digit of another script in ``text`` (``'٣'``, ``'７'``, ``'²'``), else None.
+
+    For text that is not a whole number but holds numbers (tiles ``3-5``,
+    ends ``6,5d``, counts ``4,6``): ``int()`` and ``str.isdigit`` read such
+    digits, so they are refused before the text is read, as
+    :func:`whole_number` refuses them.
+
+    >>> foreign_digit("3-5,6,5d"), foreign_digit("５-６")
+    (None, '５')
+    """
+    return next((ch for ch in text if not ch.isascii() and ch.isnumeric()), None)
+
+
+def ascii_digits_only(text: str, what: str) -> str:
+    """``text`` if it has no digit of another script, else a one-line LimitError naming ``what`` and the digit.
+
+    >>> ascii_digits_only("１４", "boneyard")
+    Traceback (most recent call last):
+    bergen_sim.limits.LimitError: boneyard: '１４' has '１', a digit of another script; write numbers with the digits 0-9
+    """
+    digit = foreign_digit(text)
+    if digit is not None:
+        raise LimitError(f"{what}: {shown(text)} has {digit!r}, a digit of another script; "
+                         "write numbers with the digits 0-9")
+    return text
 
 
 def check_seed(seed: int) -> int:

@@ -49,6 +49,7 @@ from typing import Any, Callable, Iterable
 
 from bergen_sim.domain import FORMAT_V2, FORMATS
 from bergen_sim.errors import BergenError, cut, shown
+from bergen_sim.limits import MAX_MATCH_INDEX, MAX_SEED, foreign_digit
 from bergen_sim.rules import Rules, parse_setting
 
 HEADER = "bergen-record 1"
@@ -172,6 +173,10 @@ def parse_record(text: str) -> WrittenGame:
 
 
 def _seat_action(seat: int, words: list[str], where: str) -> Action:
+    digit = foreign_digit(" ".join(words))
+    if digit is not None:  # a tile is read with int(), which reads '３-５' as 3-5
+        raise RecordError(f"{where}: {digit!r} is a digit of another script; write tiles with the digits 0-9 "
+                          "(e.g. 3-5 R)")
     if words[:1] == ["pass"] and len(words) == 1:
         return Action("pass", where, seat=seat)
     if words[:1] == ["lead"] and len(words) == 2:
@@ -187,10 +192,13 @@ def _seat_action(seat: int, words: list[str], where: str) -> Action:
 def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
     """One traced match (its ``match`` event first) as a written game: its deals, draws and plays."""
     head = events[0]
+    if "rules" not in head:
+        raise RecordError("event 1: the match event has no 'rules'; it needs the match's rules, an object of every "
+                          "setting (as `bergen-sim trace` writes it)")
     try:
         rules = Rules.from_trace(head["rules"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise RecordError(f"event 1: the match's rules cannot be read: {exc}") from None
+        raise RecordError(f"event 1: the match's rules cannot be read: {_gist(exc)}") from None
     actions = []
     for k, event in enumerate(events, 1):
         where = f"event {k} of match {head.get('match', 0)}"
@@ -201,16 +209,33 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
                               f"this one has {_gist(exc)}") from None
         if action is not None:
             actions.append(action)
-    try:
-        seed, match = int(head.get("seed", 0)), int(head.get("match", 0))
-        policies = [str(p) for p in head.get("policies", [])]
-    except (TypeError, ValueError) as exc:
-        raise RecordError(f"event 1: the match's seed, number and policies must be whole numbers and a list of "
-                          f"names; {_gist(exc)}") from None
+    seed = _head_whole(head, "seed", MAX_SEED, "0..2^64-1")
+    match = _head_whole(head, "match", MAX_MATCH_INDEX, "0..2^62")
+    policies = head.get("policies", [])
+    if not isinstance(policies, list):
+        raise RecordError(f"event 1: the match event's 'policies' must be a list of names, not {_as_json(policies)}")
+    policies = [str(p) for p in policies]
     version = head.get("format", FORMAT_V2)
     if version not in FORMATS:
         raise RecordError(f"event 1: format must be one of {', '.join(FORMATS)}, not {shown(str(version))}")
     return WrittenGame(rules, actions, seed=seed, match=match, policies=policies, source="trace", format=version)
+
+
+def _head_whole(head: dict[str, Any], key: str, high: int, allowed: str) -> int:
+    """The match event's ``seed`` or ``match``: a JSON whole number (not text, a fraction or true/false)."""
+    value = head.get(key, 0)
+    if type(value) is not int or not 0 <= value <= high:  # noqa: E721 - bool is not a number here
+        raise RecordError(f"event 1: the match event's {key!r} must be a whole number {allowed} (a JSON number, "
+                          f"not text or a fraction), not {_as_json(value)}")
+    return value
+
+
+def _as_json(value: Any) -> str:
+    """A JSON value as the file writes it (``null``, ``"１２"``), cut for a one-line message."""
+    try:
+        return cut(json.dumps(value, ensure_ascii=False), 40)
+    except (TypeError, ValueError, RecursionError):
+        return shown(value)
 
 
 #: what each traced event a review reads must hold
@@ -237,6 +262,8 @@ def _trace_text(event: dict[str, Any], key: str) -> str:
     value = event[key]
     if not isinstance(value, str):
         raise TypeError(f"{key} {shown(str(value), 20)}, not text")
+    if foreign_digit(value) is not None:  # Tile.parse would read '３-５' as 3-5
+        raise ValueError(f"{key} {shown(value, 20)}, with a digit of another script (not 0-9)")
     return value
 
 
@@ -263,7 +290,7 @@ def read_games(path: str | Path) -> list[WrittenGame]:
     """Every game in a file: each match of a ``bergen-trace`` JSON Lines file, or one game record."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not text
     except UnicodeDecodeError:
         raise RecordError(f"{path}: not a text file (UTF-8)") from None
     except OSError as exc:
@@ -275,10 +302,18 @@ def read_games(path: str | Path) -> list[WrittenGame]:
         for k, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
-                    events.append(json.loads(line))
+                    event = json.loads(line)
                 except ValueError as exc:  # not JSON, or a number too long for Python to read
                     why = getattr(exc, "msg", None) or "it holds a number of more than 4,300 digits"
                     raise RecordError(f"{path}: line {k} is not JSON: {why}") from None
+                except RecursionError:
+                    raise RecordError(f"{path}: line {k} is not JSON that can be read: nested too deep") from None
+                if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+                    what = "an object without a 'type' naming its event" if isinstance(event, dict) else \
+                        f"{_as_json(event)}, not a JSON object with a 'type'"
+                    raise RecordError(f"{path}: line {k} is {what}; a bergen-trace file holds one event object per "
+                                      "line, each with a 'type', the first a match event")
+                events.append(event)
         try:
             matches = split_matches(events)
         except (ValueError, KeyError, TypeError) as exc:

@@ -143,7 +143,10 @@ def load(name: str, extra: str | os.PathLike | None = None) -> ModuleType:
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:  # a broken analysis is named on one line; --verbose shows the traceback
+    except KeyboardInterrupt:
+        sys.modules.pop(module_name, None)
+        raise
+    except BaseException as exc:  # a broken analysis is named on one line; --verbose shows the traceback
         sys.modules.pop(module_name, None)
         raise AnalysisError(f"analysis {name!r} ({path}) cannot be loaded: {_one_line(exc)}") from exc
     missing = [attr for attr in ("TITLE", "run", "findings") if not hasattr(module, attr)]
@@ -333,6 +336,7 @@ class AnalysisResult:
     show: dict[str, Any]
     method: str = ""
     draw: Callable[[dict[str, pd.DataFrame]], Iterable[figs.Chart]] | None = None
+    path: str = ""  # the analysis's file, named in its error messages
 
     def figures(self) -> list[figs.Chart]:
         """The analysis's figures drawn from its tables (matplotlib figures; empty if it has none).
@@ -341,12 +345,16 @@ class AnalysisResult:
         """
         if not self.draw:
             return []
+        where = f"analysis {self.name!r}{f' ({self.path})' if self.path else ''}"
         try:
-            return list(self.draw(self.tables))
+            drawn = self.draw(self.tables)
         except BergenError:
             raise
-        except Exception as exc:
-            raise AnalysisError(f"analysis {self.name!r}: figures() raised {_one_line(exc)}") from exc
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # SystemExit, GeneratorExit...: a failure of this analysis, not of the command
+            raise AnalysisError(f"{where}: figures() raised {_one_line(exc)}") from exc
+        return _checked_charts(drawn, where)
 
     def __repr__(self) -> str:
         return (f"AnalysisResult({self.name!r}: {len(self.tables)} tables ({', '.join(self.tables)}), "
@@ -356,6 +364,92 @@ class AnalysisResult:
         shown = {name.replace("_", " "): display_frame(self.tables[name].head(MAX_ROWS)) for name in self.show}
         return html_card(f"{self.title} ({self.meta['total_matches']:,} matches)",
                          [*self.meta.get("key_findings", []), *self.findings], shown)
+
+
+#: what a chart's name (its files' stem) may contain
+_CHART_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+def _close_figures(values: Iterable[Any]) -> None:
+    """Close the matplotlib figures of the charts among ``values`` (a refused list is not drawn)."""
+    for value in values:
+        if isinstance(value, figs.Chart) and isinstance(value.figure, figs.Figure):
+            figs.plt.close(value.figure)
+
+
+def _checked_charts(drawn: Any, where: str) -> list[figs.Chart]:
+    """``figures()``'s return value checked to be a list of Chart with distinct file-safe names and captions."""
+    allowed = ("must return a list of Chart (bergen_sim.figures.Chart: a name of letters, digits, '_', '-' or '.', "
+               "a matplotlib Figure and a caption)")
+    if isinstance(drawn, (str, bytes, Mapping, figs.Chart)) or not isinstance(drawn, Iterable):
+        _close_figures([drawn])
+        raise AnalysisError(f"{where}: figures() {allowed}, not {_kind(drawn)}")
+    try:
+        charts = list(drawn)
+    except (BergenError, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        raise AnalysisError(f"{where}: figures() raised {_one_line(exc)}") from exc
+    problem = None
+    names: set[str] = set()
+    for k, chart in enumerate(charts):
+        if not isinstance(chart, figs.Chart):
+            problem = f"item {k} is {_kind(chart)}"
+        elif not isinstance(chart.figure, figs.Figure):
+            problem = f"chart {k}'s figure is {_kind(chart.figure)}, not a matplotlib Figure"
+        elif not isinstance(chart.caption, str):
+            problem = f"chart {k}'s caption is {_kind(chart.caption)}, not str"
+        elif (not isinstance(chart.name, str) or not chart.name or chart.name.startswith(".")
+              or not set(chart.name) <= _CHART_NAME):
+            problem = f"chart {k}'s name is {shown(chart.name, 40) if isinstance(chart.name, str) else _kind(chart.name)}"
+        elif chart.name in names:
+            problem = f"two charts are named {chart.name!r}"
+        if problem:
+            _close_figures(charts)
+            raise AnalysisError(f"{where}: figures() {allowed}; {problem}")
+        names.add(chart.name)
+    return charts
+
+
+def _checked_show(show: Any, tables: Mapping[str, pd.DataFrame], where: str) -> dict[str, Any]:
+    """``SHOW`` checked: table name (one run() returned) -> caption, or (caption, selection)."""
+    allowed = ("SHOW must be a dict of table name -> caption (str) or (caption, selection), the selection a pandas "
+               "query string or a function of the table")
+    existing = ", ".join(tables) or "none"
+    if not isinstance(show, Mapping):
+        raise AnalysisError(f"{where}: {allowed}, not {_kind(show)}")
+    for name, spec in show.items():
+        if not isinstance(name, str) or name not in tables:
+            raise AnalysisError(f"{where}: SHOW names table {shown(name, 40) if isinstance(name, str) else _kind(name)}, "
+                                f"which run() did not return; its tables: {existing}")
+        if isinstance(spec, str):
+            continue
+        if not (isinstance(spec, (tuple, list)) and len(spec) == 2 and isinstance(spec[0], str)
+                and (spec[1] is None or isinstance(spec[1], str) or callable(spec[1]))):
+            raise AnalysisError(f"{where}: {allowed}; SHOW[{name!r}] is {_kind(spec)}"
+                                f"{' ' + shown(repr(spec), 60) if isinstance(spec, (tuple, list)) else ''}")
+    return dict(show)
+
+
+def _selected(result: AnalysisResult, name: str, query: Any) -> pd.DataFrame:
+    """The rows of table ``name`` that SHOW selects; a selection that fails is one AnalysisError."""
+    frame = result.tables[name]
+    if query is None:
+        return frame
+    where = f"analysis {result.name!r}{f' ({result.path})' if result.path else ''}"
+    try:
+        chosen = query(frame) if callable(query) else frame.query(query)
+    except BergenError:
+        raise
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        raise AnalysisError(f"{where}: the selection of SHOW[{name!r}] raised {_one_line(exc)}; a selection is a "
+                            f"pandas query string or a function of the table returning its rows") from exc
+    if not isinstance(chosen, pd.DataFrame):
+        raise AnalysisError(f"{where}: the selection of SHOW[{name!r}] must give a pandas DataFrame (rows of the "
+                            f"table), not {_kind(chosen)}")
+    return chosen
 
 
 @dataclass
@@ -451,20 +545,27 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
         "key_findings": key,
         "runs": ctx.runs,
     }
-    show = dict(getattr(module, "SHOW", {table: "" for table in tables}))
+    show = _checked_show(getattr(module, "SHOW", {table: "" for table in tables}), tables,
+                         f"analysis {name!r} ({module.__file__})")
     return AnalysisResult(name, module.TITLE, doc, tables, found, meta, show, getattr(module, "METHOD", "").strip(),
-                          getattr(module, "figures", None))
+                          getattr(module, "figures", None), str(module.__file__))
 
 
 def _sentences(module: ModuleType, name: str, function: str, tables: dict[str, pd.DataFrame]) -> list[str]:
     """``module.function(tables)`` checked to be a list of sentences."""
-    found = _call(module, name, function, tables)
+    returned = _call(module, name, function, tables)
+    where = f"analysis {name!r} ({module.__file__}): {function}() must return a list of sentences (str)"
+    if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Iterable):
+        raise AnalysisError(f"{where}, not {_kind(returned)}")
     try:
-        found = list(found)
-    except TypeError:
-        found = None
-    if found is None or not all(isinstance(text, str) for text in found):
-        raise AnalysisError(f"analysis {name!r} ({module.__file__}): {function}() must return a list of sentences")
+        found = list(returned)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        raise AnalysisError(f"analysis {name!r} ({module.__file__}): {function}() raised {_one_line(exc)}") from exc
+    wrong = [_kind(text) for text in found if not isinstance(text, str)]
+    if wrong:
+        raise AnalysisError(f"{where}, not a list holding {', '.join(dict.fromkeys(wrong))}")
     return found
 
 
@@ -510,7 +611,9 @@ def _call(module: ModuleType, name: str, function: str, argument: Any) -> Any:
         return getattr(module, function)(argument)
     except BergenError:  # the user's own input (a policy, a setting): its message says it all
         raise
-    except (Exception, SystemExit) as exc:  # sys.exit() in an analysis would end `report all` without a word
+    except KeyboardInterrupt:  # the user stopping the command, not the analysis failing
+        raise
+    except BaseException as exc:  # sys.exit() (or GeneratorExit...) in an analysis would end `report all` without a word
         raise AnalysisError(f"analysis {name!r} ({module.__file__}): {function}() raised {_one_line(exc)}") from exc
 
 
@@ -609,20 +712,27 @@ def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
     """
     out = Path(out)
     folder = out / result.name
-    (folder / "tables").mkdir(parents=True, exist_ok=True)
     result.meta["command"] = _command_with_out(result.meta["command"], out)
     result.meta["provenance"] = provenance.record()
+    # the figures drawn and the page rendered before anything is written: an analysis whose figures() or SHOW
+    # fails leaves no partial folder
+    charts = result.figures()
+    try:
+        figures = [(chart.caption, figs.path_of(chart, Path(result.name) / "figures")) for chart in charts]
+        text = markdown_page(result, figures)
+    except BaseException:
+        _close_figures(charts)
+        raise
+    (folder / "tables").mkdir(parents=True, exist_ok=True)
     for table_name, frame in result.tables.items():
         _write_parquet(frame, folder / "tables" / f"{table_name}.parquet", {**result.meta, "table": table_name})
     sidecar = {**result.meta, "question": result.question, "findings": result.findings,
                "tables": {k: {"rows": len(v), "columns": list(v.columns)} for k, v in result.tables.items()}}
     write_file(folder / "metadata.json", json.dumps(sidecar, indent=1) + "\n")
-    figures = []
-    for chart in result.figures():
-        png = figs.save(chart, folder / "figures")[0]
-        figures.append((chart.caption, png.relative_to(out)))
+    for chart in charts:
+        figs.save(chart, folder / "figures")
     page = out / f"{result.name}.md"
-    write_file(page, markdown_page(result, figures))
+    write_file(page, text)
     return page
 
 
@@ -764,9 +874,7 @@ def markdown_page(result: AnalysisResult, figures: Sequence[tuple[str, Path]]) -
     lines += ["## Tables", ""]
     for name, spec in result.show.items():
         caption, query = (spec, None) if isinstance(spec, str) else spec
-        frame = result.tables[name]
-        if query is not None:
-            frame = query(frame) if callable(query) else frame.query(query)
+        frame = _selected(result, name, query)
         lines += [f"### {name.replace('_', ' ')}", ""]
         if caption:
             lines += [caption, ""]

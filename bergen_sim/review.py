@@ -31,6 +31,7 @@ from typing import Any, BinaryIO, Sequence
 
 from bergen_sim.search.position import DEFAULT_BASE, analyze
 from bergen_sim.errors import BergenError
+from bergen_sim.limits import MAX_SEED, check_seed
 from bergen_sim.record import Action, WrittenGame, drive
 from bergen_sim.stats import Z95
 
@@ -124,6 +125,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     """
     if not games:
         raise BergenError("there is no game to review")
+    check_seed(seed)  # 0..2**64-1, as every seed
     if worlds < 1 or batch < 1:
         raise BergenError(f"worlds and batch must be at least 1, not {worlds} and {batch}")
     if not 0 <= blunder <= 1:
@@ -146,7 +148,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
             return
         view = game.view(action.seat)
         result = analyze(view.position(), rules, base=base, worlds=worlds, batch=min(batch, worlds),
-                         seed=seed + 1000 * len(decisions))
+                         seed=(seed + 1000 * len(decisions)) % (MAX_SEED + 1))  # seed 2**64-1 too
         ranked = result.moves
         best = ranked[0]
         made = next(m for m in ranked if (m["tile"], m["end"]) == (action.tile, action.end))

@@ -347,5 +347,9 @@ def parse_settings(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep:
             raise RuleError(f"--set takes KEY=VALUE, not {pair!r}; settings are {', '.join(SETTINGS)}")
-        settings[key.strip()] = parse_setting(key.strip(), value.strip())
+        key = key.strip()
+        value = parse_setting(key, value.strip())
+        if key in settings:  # the last one winning would silently drop what the user typed first
+            raise RuleError(f"--set {key} is given twice; give each setting once")
+        settings[key] = value
     return settings

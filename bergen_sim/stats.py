@@ -50,6 +50,13 @@ def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, 
     >>> lo, hi = wilson_interval(50, 100)
     >>> round(lo, 3), round(hi, 3)
     (0.404, 0.596)
+
+    It always holds the observed proportion, exactly: with none (or all) of
+    20 the bound is 0 (or 1), not a rounding error beside it, which a
+    figure's whisker (its length ``p - low``) would have made negative.
+
+    >>> wilson_interval(0, 20)[0], wilson_interval(20, 20)[1]
+    (0.0, 1.0)
     """
     if n <= 0:
         return (math.nan, math.nan)
@@ -57,7 +64,7 @@ def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, 
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 def mean_interval(total: float, total_sq: float, n: float, z: float = Z95) -> tuple[float, float, float]:

@@ -132,8 +132,8 @@ def write_jsonl(events: Iterable[dict[str, Any]], path: str | os.PathLike | Outp
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """Read a trace file's events."""
-    with open(path) as fh:
+    """Read a trace file's events (UTF-8; a byte-order mark at the start is skipped)."""
+    with open(path, encoding="utf-8-sig") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 

@@ -5,6 +5,7 @@ Run from the project root as ``--policy tests.plugins_bad:illegal`` or
 error naming the policy, the seat and the position.
 """
 
+import numpy as np
 from numba import njit
 
 
@@ -43,6 +44,12 @@ def writes_view(view, move_tiles, move_ends, n_moves, rng):
 def returns_float(view, move_tiles, move_ends, n_moves, rng):
     """Returns a float rather than the integer index of a move."""
     return 0.5 * n_moves
+
+
+@njit(cache=True)
+def returns_unsigned(view, move_tiles, move_ends, n_moves, rng):
+    """Returns an unsigned integer, which Numba unifies with the built-ins' int64 as a float."""
+    return np.uint64(n_moves - 1)
 
 
 @njit(cache=True)

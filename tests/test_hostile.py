@@ -458,6 +458,49 @@ def test_policy_returning_a_float_is_told_an_integer_is_required(capsys, from_ro
     assert "returns float64" in err and "integer index" in err
 
 
+@pytest.mark.slow
+def test_policy_returning_an_unsigned_integer_is_told_an_int64_is_required(capsys, from_root):
+    status, out, err = run(capsys, "simulate", "--matches", "10", "--workers", "1",
+                           "--policy", "tests.plugins_bad:returns_unsigned", "--policy", "random")
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "unsigned uint64" in err and "np.int64(k)" in err
+
+
+def test_a_setting_given_twice_is_refused(capsys):
+    status, out, err = run(capsys, "simulate", "--matches", "2", "--workers", "1", "--set", "target=5",
+                           "--set", "target=7")
+    assert status == 2 and err.count("\n") == 1
+    assert "target is given twice" in err and out == ""
+
+
+def test_players_in_other_scripts_digits_are_refused(capsys):
+    status, out, err = run(capsys, "simulate", "--matches", "2", "--workers", "1", "--players", "\uff12")
+    assert status == 2 and "not a whole number (2..8)" in err and out == ""
+
+
+def test_a_new_checkpoint_is_not_made_among_other_files(capsys, tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    status, out, err = run(capsys, "simulate", "--matches", "20", "--workers", "1", "--checkpoint", str(tmp_path))
+    assert status == 2 and "holds other files ('notes.txt')" in err and "new or empty folder" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no lock, manifest or chunk left
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run(capsys, "simulate", "--matches", "20", "--workers", "1", "--checkpoint", str(empty))[0] == 0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("seeds = [0, -1]", "seed must be 0..18,446,744,073,709,551,615, not -1"),
+    ("matches = 100000000000000000000", "matches must be 1..100,000,000,000"),
+    ("chunk_size = 10000000", "chunk_size must be 1..1,000,000"),
+])
+def test_an_experiment_is_checked_whole_before_a_cell_plays(capsys, tmp_path, text, message):
+    path = tmp_path / "e.toml"
+    path.write_text(f"{text}\n[policies]\na = \"random\"\n")
+    status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "out"))
+    assert status == 2 and message in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
 # --- the output module's checks that the command lines above cannot reach as root ---------------------
 
 def test_block_device_is_refused():

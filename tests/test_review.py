@@ -164,8 +164,8 @@ def _first(events, kind):
 
 @pytest.mark.parametrize("change, message", [
     (lambda ev: ev[0].update(format="bergen-trace/99"), "event 1: format must be one of bergen-trace/1, "),
-    (lambda ev: ev[0].update(seed="abc"), "event 1: the match's seed, number and policies must be"),
-    (lambda ev: ev[0].update(policies=5), "event 1: the match's seed, number and policies must be"),
+    (lambda ev: ev[0].update(seed="abc"), "event 1: the match event's 'seed' must be a whole number 0..2^64-1"),
+    (lambda ev: ev[0].update(policies=5), "event 1: the match event's 'policies' must be a list of names, not 5"),
     (lambda ev: _first(ev, "deal").pop("hands"), "a deal event needs 'hands', a list of lists of tiles; this "
                                                  "one has no 'hands'"),
     (lambda ev: _first(ev, "deal")["hands"][0].__setitem__(0, [1, 3]), "tile '[1, 3]', not text"),

@@ -195,7 +195,8 @@ def test_parse_settings():
     assert parse_settings(["target=10", "lead=highest-double", "reduced_headers=off", "settlement=pips"]) == {
         "target": 10, "lead": "highest-double", "reduced_headers": False, "settlement": "pips"}
     assert parse_settings([" boneyard_reserve = 0 "]) == {"boneyard_reserve": 0}
-    assert parse_settings(["target=5", "target=7"]) == {"target": 7}  # the last one wins
+    with pytest.raises(RuleError, match="target is given twice"):  # as a game record's rules line refuses it
+        parse_settings(["target=5", "target=7"])
     for text, value in [("on", True), ("true", True), ("yes", True), ("1", True), ("OFF", False), ("false", False),
                         ("no", False), ("0", False)]:
         assert parse_setting("reduced_headers", text) is value

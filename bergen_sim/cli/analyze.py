@@ -14,7 +14,7 @@ from rich.table import Table
 from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.cli.output import print_json, results_console
-from bergen_sim.limits import MAX_WORLDS
+from bergen_sim.limits import MAX_WORLDS, ascii_digits_only
 from bergen_sim.search.position import (DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_PLAYER, DEFAULT_WORLDS, PLAYERS,
                                         Analysis, Position, PositionError, analyze)
 from bergen_sim.search.rollout import BASE_POLICIES
@@ -65,6 +65,25 @@ def _seat_items(values: tuple[str, ...], option: str) -> dict[str, str]:
     return out
 
 
+def _refuse_foreign_digits(value: Any, where: str) -> None:
+    """Refuse a digit of another script anywhere in a position (option text or file value, key or item).
+
+    The position's own readers use ``int()`` and ``str.isdigit``, which read
+    ``'１４'`` as 14; every number of a position is written with the digits 0-9.
+    (``--seat`` and ``--boneyard`` come as text too, so that they are checked
+    here and then read, and their range told with these rules, like a file's.)
+    """
+    if isinstance(value, str):
+        ascii_digits_only(value, where)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_foreign_digits(key, where)
+            _refuse_foreign_digits(item, f"{where}.{key}" if isinstance(key, str) and key.isascii() else where)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _refuse_foreign_digits(item, where)
+
+
 def _pct(record: dict) -> str:
     lo, hi = record["ci95"]
     return f"{100 * record['mean']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
@@ -99,7 +118,7 @@ def analysis_table(result: Analysis) -> Table:
 @rule_options
 @click.option("--position", "position_file", type=click.Path(exists=True, dir_okay=False),
               help="JSON or TOML file with the position (keys as the options below, plus an optional rules table).")
-@click.option("--seat", type=int, help="The deciding seat.  [default: 0]")
+@click.option("--seat", metavar="N", help="The deciding seat.  [default: 0]")
 @click.option("--hand", metavar="TILES", help="Its tiles, e.g. 2-5,5-5,0-1.")
 @click.option("--ends", metavar="L,R[,U,D]",
               help="Left and right end numbers; d marks a double end, e.g. 3d,5.  With the spinner on: "
@@ -108,7 +127,7 @@ def analysis_table(result: Analysis) -> Table:
 @click.option("--played", metavar="TILES", help="Every tile on the table, the led double included.")
 @click.option("--played-by", multiple=True, metavar="SEAT:TILES", help="Tiles a seat played (optional). Repeatable.")
 @click.option("--counts", metavar="N,N,...", help="Tiles in each seat's hand, in seat order (own seat included).")
-@click.option("--boneyard", type=int, help="Tiles left in the boneyard.")
+@click.option("--boneyard", metavar="N", help="Tiles left in the boneyard.")
 @click.option("--scores", metavar="N,N,...", help="Side scores, in side order.")
 @click.option("--void", "voids", multiple=True, metavar="SEAT:NUMBERS",
               help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.")
@@ -131,6 +150,8 @@ def command(players, partnerships, preset, settings, position_file, seat, hand, 
              "scores": scores, "played_by": _seat_items(played_by, "--played-by") or None,
              "voids": _seat_items(voids, "--void") or None}
     data.update({key: value for key, value in given.items() if value is not None})
+    for key, value in data.items():
+        _refuse_foreign_digits(value, key)
     ctx = click.get_current_context()
     from_options = [name for name in _RULE_OPTIONS if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
     if "rules" in data:

@@ -18,8 +18,8 @@ from bergen_sim.rules import PLAYER_COUNTS, PRESETS, SETTINGS, Rules, parse_sett
 def rule_options(command: Callable) -> Callable:
     """Add --players, --partnerships, --preset and --set to a command."""
     options = [
-        click.option("--players", type=click.IntRange(PLAYER_COUNTS[0], PLAYER_COUNTS[-1]), default=2,
-                     show_default=True, help="Number of players (5 or more need a larger set: --set domino_set=...)."),
+        click.option("--players", type=Bounded(PLAYER_COUNTS[0], PLAYER_COUNTS[-1]), default=2,
+                     show_default=True, help="Number of players (6 or more need a larger set: --set domino_set=...)."),
         click.option("--partnerships", is_flag=True,
                      help="4, 6 or 8 players as two partnerships (even seats against odd seats)."),
         click.option("--preset", type=click.Choice(sorted(PRESETS)), default="standard", show_default=True,

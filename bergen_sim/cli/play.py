@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import with_rules
-from bergen_sim.errors import BergenError, PolicyError
-from bergen_sim.rules import Rules
+from bergen_sim.errors import BergenError, PolicyError, shown
+from bergen_sim.limits import MAX_MATCH_INDEX, foreign_digit, short_number, whole_number
+from bergen_sim.rules import PLAYER_COUNTS, Rules
 
 if TYPE_CHECKING:  # the game (and Numba) is imported when a match starts, not for `bergen-sim --help`
     from bergen_sim.game import Game, Move, View
@@ -177,15 +179,19 @@ def _read_choice(session: Session) -> Move | str | None:
         if text.lower() in ("h", "hint", "?"):
             return "hint"
         if text.isdigit():  # also other scripts' digits ('²', '٣'), and thousands of them: not a move number
-            if text.isascii() and len(text) <= 3 and 1 <= int(text) <= len(moves):
-                return moves[int(text) - 1]
-            click.echo(f"{text} is not a move here: enter 1..{len(moves)}, h for a hint or q to quit")
+            number = whole_number(text)  # None for other scripts' digits, which int() would read
+            if number is not None and 1 <= number <= len(moves):
+                return moves[number - 1]
+            what = shown(text) + " (digits are 0-9)" if number is None else short_number(number)
+            click.echo(f"{what} is not a move here: enter 1..{len(moves)}, h for a hint or q to quit")
             continue
         try:
+            if foreign_digit(text) is not None:  # Move.parse would read '３-５ R' as 3-5 R
+                raise MoveError("a digit of another script")
             move = Move.parse(text)
         except MoveError:
-            click.echo(f"{text!r} is not a move: enter 1..{len(moves)} (or the move, e.g. {moves[0]}), "
-                       "h for a hint or q to quit")
+            click.echo(f"{shown(text)} is not a move: enter 1..{len(moves)} (or the move, e.g. {moves[0]}, "
+                       "with the digits 0-9), h for a hint or q to quit")
             continue
         if move in moves:
             return move
@@ -228,16 +234,18 @@ def run_session(session: Session) -> bool:
 
 @click.command("play")
 @with_rules
-@click.option("--seat", type=int, default=0, show_default=True, help="Your seat (seat 0 is dealt first).")
+@click.option("--seat", type=Bounded(0, PLAYER_COUNTS[-1] - 1), default=0, show_default=True,
+              help="Your seat (seat 0 is dealt first).")
 @click.option("--opponent", "--policy", "opponents", multiple=True, metavar="NAME",
               help=f"Policy of the other seats: once for all, or once per other seat in seat order.  "
                    f"[default: {DEFAULT_OPPONENT}]")
-@click.option("--seed", type=int, default=None, help="Seed of the deals (default: a new one, shown at the start).")
-@click.option("--match", "match_index", type=click.IntRange(0, 2**62), default=0, show_default=True,
+@click.option("--seed", type=SEED, default=None,
+              help="Seed of the deals, 0..2^64-1 (default: a new one, shown at the start).")
+@click.option("--match", "match_index", type=Bounded(0, MAX_MATCH_INDEX), default=0, show_default=True,
               help="Match index within the seed (the deals of `bergen-sim trace --seed S` match M).")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Trace file to write (default: bergen-play-SEED.jsonl).")
-@click.option("--hint-worlds", type=click.IntRange(1, MOST_HINT_WORLDS), default=DEFAULT_HINT_WORLDS,
+@click.option("--hint-worlds", type=Bounded(1, MOST_HINT_WORLDS), default=DEFAULT_HINT_WORLDS,
               show_default=True,
               help="Most worlds a hint samples.")
 def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | None, match_index: int,

@@ -8,9 +8,14 @@ from pathlib import Path
 
 import click
 
+from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
+
 DEFAULT_WORLDS = 20_000  # the same defaults as bergen_sim.review (kept here so --help imports no engine)
 DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
+MOST_SEAT = 7  # rules.PLAYER_COUNTS[-1] - 1 (not imported: the rules load NumPy and the engine's layout)
+MOST_WORLDS = 10_000_000  # per decision, and per batch
+MOST_MATCH_INDEX = 10**12  # far beyond any file (a match takes about 10 kB)
 
 
 def _pct(record: dict) -> str:
@@ -20,18 +25,18 @@ def _pct(record: dict) -> str:
 
 @click.command("review")
 @click.argument("game", type=click.Path(dir_okay=False))
-@click.option("--seat", "seats", type=int, multiple=True, help="Review only this seat's decisions. Repeatable.")
-@click.option("--match", "matches", type=int, multiple=True,
+@click.option("--seat", "seats", type=Bounded(0, MOST_SEAT), multiple=True,
+              help="Review only this seat's decisions. Repeatable.")
+@click.option("--match", "matches", type=Bounded(0, MOST_MATCH_INDEX), multiple=True,
               help="Review only this match of a trace (its index in the file, from 0). Repeatable.")
-@click.option("--worlds", type=click.IntRange(1, 10_000_000), default=DEFAULT_WORLDS, show_default=True,
+@click.option("--worlds", type=Bounded(1, MOST_WORLDS), default=DEFAULT_WORLDS, show_default=True,
               help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).")
-@click.option("--batch", type=click.IntRange(1, 10_000_000), default=DEFAULT_BATCH, show_default=True,
+@click.option("--batch", type=Bounded(1, MOST_WORLDS), default=DEFAULT_BATCH, show_default=True,
               help="Worlds between checks whether the best move is separated.")
 @click.option("--base", default="expert", show_default=True, help="Policy that plays every seat in the rollouts.")
 @click.option("--blunder", type=click.FloatRange(0, 1), default=DEFAULT_BLUNDER, show_default=True,
               help="An error losing at least this much match-win probability is a blunder.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
-              help="Seed of the sampled worlds.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--out", type=click.Path(dir_okay=False),
               help="Also write a Markdown report here, with a figure (PNG) beside it.")

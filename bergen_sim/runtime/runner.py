@@ -98,6 +98,9 @@ def _check_returns(refs: Sequence[PolicyRef]) -> None:
             returned = signature.return_type
             if not isinstance(returned, (numba.types.Integer, numba.types.Boolean)):  # a bool is 0 or 1, as in Python
                 raise returns_no_index(ref.name, str(returned))
+            if isinstance(returned, numba.types.Integer) and not returned.signed:
+                # Numba unifies uint64 with the other policies' int64 as a float, which cannot index the moves
+                raise returns_no_index(ref.name, f"an unsigned {returned}")
 
 
 def _load_cached(load: Callable[[], object]) -> None:

@@ -180,7 +180,7 @@ def _whole(value: Any, what: str) -> int:
     try:
         if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError
-        if isinstance(value, str) and len(value.strip()) > 18:
+        if isinstance(value, str) and (len(value.strip()) > 18 or not value.isascii()):  # int() reads '１４'
             raise ValueError  # beyond int64 anyway (and beyond Python's 4,300-digit limit for int(str))
         return int(value)
     except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
@@ -250,7 +250,7 @@ def parse_ends(value: Any, spinner: int | None = None) -> list[tuple[int | None,
             continue
         double = text.endswith("d")
         number = text[:-1] if double else text
-        if not number.isdigit() or len(number) > 2 or int(number) > L.MAX_NUMBER:
+        if not (number.isascii() and number.isdigit()) or len(number) > 2 or int(number) > L.MAX_NUMBER:
             star = "; * for an arm with no tile" if four else ""
             raise PositionError(f"ends: {shown(item)} is not a number 0..{L.MAX_NUMBER} "
                                 f"(optionally followed by d for a double end{star})")
