@@ -293,6 +293,18 @@ def _luck_gain(root: Path) -> str:
         lines += ["", "The goal of a ratio of at most 0.5 for the 2-player win rate "
                   + (f"holds for {said(met)}" if met else "holds for no pair measured")
                   + (f" and not for {said(missed)}" if missed else "") + "."]
+    for r in missed:  # the same pair and deal sets with more play-outs: how much of the gap the play-outs' noise is
+        more = sorted((o for o in data["rows"] if o is not r and (o["policies"], o["players"], o["partnerships"],
+                       o["seed"], o["deal_sets"]) == (r["policies"], r["players"], r["partnerships"], r["seed"],
+                                                      r["deal_sets"])), key=lambda o: o["rollouts"])
+        if more:
+            lines += ["", f"On the same deal sets with more play-outs per position, {r['policies'][0]} against "
+                      f"{r['policies'][1]} reaches a win-rate ratio of "
+                      + ", ".join(f"{o['win_rate']['ratio']:.2f} ({o['rollouts']} play-outs, {o['deal_samples']} "
+                                  "sampled deals)" for o in more)
+                      + f" against {r['win_rate']['ratio']:.2f} at the defaults"
+                      + ("." if any(o["win_rate"]["ratio"] <= 0.5 for o in more) else
+                         ", none of them at most 0.5: more play-outs, which cost in proportion, narrow it little.")]
     return "\n".join(lines)
 
 
