@@ -146,3 +146,21 @@ def test_the_opponents_hidden_tiles_are_never_shown(tmp_path):
             assert tile not in shown, f"{tile} shown"
             checked += 1
     assert checked > 0
+
+
+def test_the_default_trace_never_replaces_an_earlier_game(tmp_path, monkeypatch):
+    """Playing a seed again saves beside the first game (bergen-play-SEED-2.jsonl), not over it."""
+    monkeypatch.chdir(tmp_path)
+    first = run(["--seed", "4", "--opponent", "greedy"], "q\n")
+    assert first.exit_code == 0 and "saved to bergen-play-4.jsonl" in first.output
+    (tmp_path / "bergen-play-4.jsonl").write_text("an earlier game\n")
+    second = run(["--seed", "4", "--opponent", "greedy"], "q\n")
+    assert second.exit_code == 0 and "saved to bergen-play-4-2.jsonl" in second.output
+    assert (tmp_path / "bergen-play-4.jsonl").read_text() == "an earlier game\n"
+    assert read_jsonl(tmp_path / "bergen-play-4-2.jsonl")[0]["type"] == "match"
+
+
+def test_a_trace_path_of_the_wrong_type_is_refused_before_the_match(tmp_path, capsys):
+    assert main(["play", "--seed", "1", "-o", str(tmp_path / "m.txt")]) == 2
+    captured = capsys.readouterr()
+    assert "unknown file type '.txt'; use .jsonl" in captured.err and "Bergen, 2 players" not in captured.out

@@ -232,6 +232,17 @@ def run_session(session: Session) -> bool:
     return True
 
 
+def _unused_path(seed: int) -> Path:
+    """``bergen-play-SEED.jsonl``, or ``-2``, ``-3``... after it when taken: a replayed seed never replaces an
+    earlier game (an ``--out`` the user names is theirs to replace)."""
+    path = Path(f"bergen-play-{seed}.jsonl")
+    k = 1
+    while path.exists():
+        k += 1
+        path = Path(f"bergen-play-{seed}-{k}.jsonl")
+    return path
+
+
 @click.command("play")
 @with_rules
 @click.option("--seat", type=Bounded(0, PLAYER_COUNTS[-1] - 1), default=0, show_default=True,
@@ -244,7 +255,7 @@ def run_session(session: Session) -> bool:
 @click.option("--match", "match_index", type=Bounded(0, MAX_MATCH_INDEX), default=0, show_default=True,
               help="Match index within the seed (the deals of `bergen-sim trace --seed S` match M).")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Trace file to write (default: bergen-play-SEED.jsonl).")
+              help="Trace file to write (default: bergen-play-SEED.jsonl, or -2, -3... when taken).")
 @click.option("--hint-worlds", type=Bounded(1, MOST_HINT_WORLDS), default=DEFAULT_HINT_WORLDS,
               show_default=True,
               help="Most worlds a hint samples.")
@@ -260,7 +271,11 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
     policies = opponent_names(rules, seat, opponents)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
-    path = Path(out or f"bergen-play-{seed}.jsonl")
+    path = Path(out) if out else _unused_path(seed)
+    from bergen_sim.output import check_file
+    from bergen_sim.trace import TRACE_FORMATS
+
+    check_file(path, "-o", TRACE_FORMATS)  # before the match starts, not at its first save
     from bergen_sim.game import Game
 
     game = Game(rules, seed=seed, match=match_index, policies=policies)
