@@ -20,11 +20,13 @@ PlayEvent(seat=1, tile=Tile(lo=2, hi=5), end=<End.R: 1>, points=0, score=[3, 4])
 from __future__ import annotations
 
 import dataclasses
+import operator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_INDEX, TILE_LO, End, Event, set_size
-from bergen_sim.errors import MoveError
+from bergen_sim.errors import MoveError, shown
+from bergen_sim.limits import short_number
 
 #: the highest number on any tile (double-eighteen's); a tile's set is checked where the set is known
 HIGHEST = MAX_NUMBER
@@ -182,8 +184,22 @@ class Move:
 
     @classmethod
     def from_action(cls, action: int) -> "Move":
-        """The move an action number stands for (legal or not)."""
-        tile, end = divmod(int(action), len(End))
+        """The move an action number stands for (legal or not): ``len(End) * tile + end``.
+
+        A float, a bool, text or a number beyond the largest set's tiles is
+        refused (ValueError), never cut or wrapped (-1 is not the last tile).
+        """
+        most = set_size(MAX_NUMBER) * len(End)
+        try:
+            if isinstance(action, bool) or type(action).__name__ == "bool_":
+                raise TypeError
+            number = operator.index(action)
+        except TypeError:
+            raise ValueError(f"an action is a whole number 0..{most - 1} ({len(End)} x tile + end), not "
+                             f"{shown(action)}") from None
+        if not 0 <= number < most:
+            raise ValueError(f"an action is 0..{most - 1} ({len(End)} x tile + end), not {short_number(number)}")
+        tile, end = divmod(number, len(End))
         return cls.from_kernel(tile, end)
 
     def __str__(self) -> str:

@@ -5,9 +5,10 @@ Install with ``pip install bergen-sim[gym]``.  Each episode is one match
 seat is a compiled built-in policy (``expert`` by default), which moves by
 itself between the agent's turns.
 
-* **Actions**: ``Discrete(28 * 2)``; action ``2 * t + e`` plays tile ``t``
+* **Actions**: ``Discrete(28 * 4)``; action ``4 * t + e`` plays tile ``t``
   (tile index, ``bergen_sim.engine.layout.TILE_NAMES``) on end ``e`` (0 = L,
-  1 = R): :attr:`bergen_sim.game.Move.action` and ``Move.from_action``.
+  1 = R, 2 = U, 3 = D, the spinner's arms): :attr:`bergen_sim.game.Move.action`
+  and ``Move.from_action``.
   Only legal moves may be played: the observation's ``action_mask`` (also
   ``info["action_mask"]`` and :meth:`BergenEnv.action_masks`, the method
   maskable learners call) marks them.  An illegal action ends the
@@ -108,6 +109,8 @@ class BergenEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step()")
         if self.game.is_over:
             raise RuntimeError("the match is over: call reset()")
+        if self.illegal:  # that step said terminated: the episode is over though the match is not
+            raise RuntimeError("the episode ended with an illegal action: call reset()")
         move = Move.from_action(action)
         if move not in self.game.legal_moves():
             self.illegal = True

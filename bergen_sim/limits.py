@@ -26,6 +26,7 @@ one line, exit status 2 on the command line).
 
 from __future__ import annotations
 
+import operator
 import re
 
 from bergen_sim.errors import BergenError, huge_number, shown
@@ -66,12 +67,16 @@ def check_range(name: str, value: int, low: int, high: int) -> int:
     >>> check_range("matches", 0, 1, 100)
     Traceback (most recent call last):
     bergen_sim.limits.LimitError: matches must be 1..100, not 0
+    >>> check_range("seed", 2.5, 0, 100)
+    Traceback (most recent call last):
+    bergen_sim.limits.LimitError: seed must be a whole number 0..100, not 2.5
     """
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            value = int(value)  # NumPy integers
-        except (TypeError, ValueError):
-            raise LimitError(f"{name} must be a whole number {low:,}..{high:,}, not {value!r}") from None
+    try:  # an int or a NumPy integer; a float, a bool or text is refused, never cut or read (2.5 is not 2)
+        if isinstance(value, bool) or type(value).__name__ == "bool_":  # NumPy's bool (NumPy is not imported here)
+            raise TypeError
+        value = operator.index(value)
+    except TypeError:
+        raise LimitError(f"{name} must be a whole number {low:,}..{high:,}, not {shown(value)}") from None
     if not low <= value <= high:
         raise LimitError(f"{name} must be {low:,}..{high:,}, not {short_number(value)}")
     return value

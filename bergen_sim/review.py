@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Sequence
 
 from bergen_sim.search.position import DEFAULT_BASE, analyze
-from bergen_sim.errors import BergenError
-from bergen_sim.limits import MAX_SEED, check_seed
+from bergen_sim.errors import BergenError, shown
+from bergen_sim.limits import MAX_SEED, MAX_WORLDS, check_range, check_seed, short_number
 from bergen_sim.record import Action, WrittenGame, drive
 from bergen_sim.stats import Z95
 
@@ -126,18 +126,24 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     if not games:
         raise BergenError("there is no game to review")
     check_seed(seed)  # 0..2**64-1, as every seed
-    if worlds < 1 or batch < 1:
-        raise BergenError(f"worlds and batch must be at least 1, not {worlds} and {batch}")
-    if not 0 <= blunder <= 1:
-        raise BergenError(f"blunder is a loss of match-win probability between 0 and 1, not {blunder}")
+    check_range("worlds", worlds, 1, MAX_WORLDS)
+    check_range("batch", batch, 1, MAX_WORLDS)
+    if isinstance(blunder, bool) or not isinstance(blunder, (int, float)) or not 0 <= blunder <= 1:
+        raise BergenError(f"blunder is a loss of match-win probability between 0 and 1, not {shown(blunder)}")
     rules = games[0].rules
     if any(g.rules != rules for g in games):
         raise BergenError("the games to review are played under different rules: review them one file at a time")
     players = rules.players
-    wanted = set(range(players)) if not seats else set(seats)
-    bad = sorted(s for s in wanted if not 0 <= s < players)
-    if bad:
-        raise BergenError(f"seat {bad[0]} does not exist: seats are 0..{players - 1}")
+    if seats is None:
+        wanted = set(range(players))
+    else:  # a seat number alone (0 is seat 0, not "every seat"), or a list of them
+        wanted = {check_range("seat", s, -(2**63), 2**63 - 1)  # a whole number (True is not seat 1)
+                  for s in ([seats] if isinstance(seats, int) or not hasattr(seats, "__iter__") else seats)}
+        if not wanted:
+            raise BergenError(f"seats names no seat: give seat numbers 0..{players - 1}, or None for every seat")
+        bad = sorted(s for s in wanted if not 0 <= s < players)
+        if bad:
+            raise BergenError(f"seat {short_number(bad[0])} does not exist: seats are 0..{players - 1}")
     names = games[0].names or games[0].policies or [f"seat {s}" for s in range(players)]
     summaries = [SeatSummary(s, str(names[s]) if s < len(names) else f"seat {s}") for s in range(players)]
     decisions: list[Decision] = []

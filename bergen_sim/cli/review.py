@@ -66,7 +66,7 @@ def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, o
             raise OutputError(f"--out {out}: a review report is a Markdown file with its figure (PNG) beside it; "
                               "give a file name ending in .md")
         figure = check_file(str(report.path.with_suffix(".png")), "--out", formats=(".png",))
-    result = review(games, seats=seats, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder)
+    result = review(games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder)
     failure = None
     if out:
         try:  # each file is complete or not written at all (bergen_sim.output)

@@ -17,7 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bergen_sim.limits import check_seed
+from bergen_sim.engine import layout as L
+from bergen_sim.errors import shown
+from bergen_sim.limits import LimitError, check_seed
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -95,7 +97,21 @@ def keyed_deals(seed: int, matches, hands, attempts, n_tiles: int = 28) -> np.nd
     so the deal behind any hand row is ``keyed_deals(seed, rows' match, hand,
     redeals)``: a hand row's ``redeals`` is the attempt that was played.
     """
-    matches, hands, attempts = (np.ascontiguousarray(v, dtype=np.int64) for v in (matches, hands, attempts))
+    sizes = sorted(L.set_size(most) for most in L.DOMINO_SETS.values())
+    if isinstance(n_tiles, bool) or not isinstance(n_tiles, (int, np.integer)) or n_tiles not in sizes:
+        raise LimitError(f"n_tiles must be the size of a set, one of {', '.join(map(str, sizes))}, not "
+                         f"{shown(n_tiles)}")
+    keys = []
+    for name, values in (("matches", matches), ("hands", hands), ("attempts", attempts)):
+        array = np.asarray(values)
+        if array.ndim != 1 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
+            raise LimitError(f"{name} must be a one-dimensional sequence of whole numbers, not "
+                             f"{array.ndim}-dimensional {array.dtype}")
+        keys.append(np.ascontiguousarray(array, dtype=np.int64))
+    matches, hands, attempts = keys
+    if not len(matches) == len(hands) == len(attempts):  # the compiled loop reads all three up to len(matches)
+        raise LimitError(f"matches, hands and attempts must have the same length (one key per deal), not "
+                         f"{len(matches):,}, {len(hands):,} and {len(attempts):,}")
     out = np.zeros((len(matches), n_tiles), dtype=np.int64)
     _keyed_deals(np.uint64(seed_to_int(seed)), matches, hands, attempts, out)
     return out

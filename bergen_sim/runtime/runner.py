@@ -25,6 +25,7 @@ from bergen_sim.engine.run_buffers import RunBuffers
 from bergen_sim.engine.tileset import from_words, no_tiles_for
 from bergen_sim.runtime.kernel_build import load_kernel
 from bergen_sim.errors import PolicyError, TraceError, reason_of, returns_no_index
+from bergen_sim.limits import MAX_MATCH_INDEX, MAX_MATCHES, check_range, check_seed
 from bergen_sim.runtime.registry import PolicyRef, resolve
 from bergen_sim.rules import Rules
 
@@ -61,10 +62,10 @@ class Chunk:
 
 def seat_policy_names(policies: Sequence[str], players: int) -> list[str]:
     """One policy name per seat: a single name fills every seat."""
-    names = list(policies) or ["random"]
+    names = [policies] if isinstance(policies, str) else list(policies)  # a name, not its letters
     if len(names) == 1:
         return names * players
-    if len(names) != players:
+    if len(names) != players:  # none included: an empty list is not silently "random"
         raise PolicyError(f"give one policy for all seats or one per seat ({players}), not {len(names)}")
     return names
 
@@ -239,8 +240,11 @@ class Engine:
         the kernel stops early when its hand buffer could overflow and is called
         again for the rest.
         """
+        check_seed(seed)
+        check_range("first_match", first_match, 0, MAX_MATCH_INDEX)
+        check_range("n_matches", n_matches, 0, MAX_MATCHES)
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
-        match_parts, hand_parts = [], []
+        match_parts, hand_parts = [], [np.zeros((0, L.H_WIDTH), dtype=np.int64)]
         per_match = self.rules.sides * (self.rules.target - 1) + 1
         done = 0
         while done < n_matches:
@@ -254,6 +258,8 @@ class Engine:
             match_parts.append(rows if match_rows else rows[:0])
             hand_parts.append(hands_buf[:n_hands])
             done += played
+        if not match_parts:  # no matches asked for
+            match_parts.append(np.zeros((0, L.M_WIDTH), dtype=np.int64))
         return Chunk(first_match, totals, np.concatenate(match_parts), np.concatenate(hand_parts))
 
     def trace_rows(self, seed: int, first_match: int, n_matches: int, deals=None, script=None) -> np.ndarray:
