@@ -20,13 +20,12 @@ PlayEvent(seat=1, tile=Tile(lo=2, hi=5), end=<End.R: 1>, points=0, score=[3, 4])
 from __future__ import annotations
 
 import dataclasses
-import operator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_INDEX, TILE_LO, End, Event, set_size
 from bergen_sim.errors import MoveError, shown
-from bergen_sim.limits import short_number
+from bergen_sim.limits import ascii_digits, integer, short_number
 
 #: the highest number on any tile (double-eighteen's); a tile's set is checked where the set is known
 HIGHEST = MAX_NUMBER
@@ -34,11 +33,6 @@ HIGHEST = MAX_NUMBER
 FORMAT_V1 = "bergen-trace/1"
 FORMAT_V2 = "bergen-trace/2"
 FORMATS = (FORMAT_V1, FORMAT_V2)
-
-
-def _digits(text: str) -> bool:
-    """Whether ``text`` is a number in the digits 0-9 (``str.isdigit`` also takes other scripts' digits)."""
-    return text.isascii() and text.isdigit()
 
 
 @dataclass(frozen=True, order=True)
@@ -61,7 +55,7 @@ class Tile:
     def parse(cls, text: str) -> "Tile":
         """``"3-5"`` (or ``"5-3"``) -> ``Tile(3, 5)``; anything else raises ValueError saying what is allowed."""
         a, sep, b = str(text).strip().partition("-")
-        if not sep or not _digits(a.strip()) or not _digits(b.strip()):
+        if not sep or not ascii_digits(a.strip()) or not ascii_digits(b.strip()):
             raise ValueError(f"{text!r} is not a tile; write tiles as a-b with numbers 0..{HIGHEST}, e.g. 3-5")
         x, y = int(a), int(b)
         if max(x, y) > HIGHEST:
@@ -191,9 +185,7 @@ class Move:
         """
         most = set_size(MAX_NUMBER) * len(End)
         try:
-            if isinstance(action, bool) or type(action).__name__ == "bool_":
-                raise TypeError
-            number = operator.index(action)
+            number = integer(action)
         except TypeError:
             raise ValueError(f"an action is a whole number 0..{most - 1} ({len(End)} x tile + end), not "
                              f"{shown(action)}") from None

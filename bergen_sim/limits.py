@@ -59,6 +59,32 @@ class LimitError(BergenError, ValueError):
     """A number above (or below) its documented limit."""
 
 
+def integer(value: object) -> int:
+    """``value`` as an ``int`` when it is an int or a NumPy integer; TypeError for a float, a bool or text.
+
+    Never cut or read: 2.5 is not 2, ``True`` is not 1, ``"7"`` is not 7.
+
+    >>> import numpy as np
+    >>> integer(7), integer(np.int64(7))
+    (7, 7)
+    >>> integer(2.5)
+    Traceback (most recent call last):
+    TypeError: 'float' object cannot be interpreted as an integer
+    """
+    if isinstance(value, bool) or type(value).__name__ == "bool_":  # NumPy's bool (NumPy is not imported here)
+        raise TypeError(f"{shown(value)} is not a whole number")
+    return operator.index(value)
+
+
+def ascii_digits(text: str) -> bool:
+    """Whether ``text`` is a number in the digits 0-9 (``str.isdigit`` also takes other scripts' digits).
+
+    >>> ascii_digits("14"), ascii_digits("１４"), ascii_digits("")
+    (True, False, False)
+    """
+    return text.isascii() and text.isdigit()
+
+
 def check_range(name: str, value: int, low: int, high: int) -> int:
     """``value`` if ``low <= value <= high``, else a one-line LimitError naming the allowed range.
 
@@ -71,10 +97,8 @@ def check_range(name: str, value: int, low: int, high: int) -> int:
     Traceback (most recent call last):
     bergen_sim.limits.LimitError: seed must be a whole number 0..100, not 2.5
     """
-    try:  # an int or a NumPy integer; a float, a bool or text is refused, never cut or read (2.5 is not 2)
-        if isinstance(value, bool) or type(value).__name__ == "bool_":  # NumPy's bool (NumPy is not imported here)
-            raise TypeError
-        value = operator.index(value)
+    try:
+        value = integer(value)
     except TypeError:
         raise LimitError(f"{name} must be a whole number {low:,}..{high:,}, not {shown(value)}") from None
     if not low <= value <= high:

@@ -49,7 +49,7 @@ from typing import Any, Callable, Iterable
 
 from bergen_sim.domain import FORMAT_V2, FORMATS
 from bergen_sim.errors import BergenError, cut, shown
-from bergen_sim.limits import MAX_MATCH_INDEX, MAX_SEED, foreign_digit
+from bergen_sim.limits import MAX_MATCH_INDEX, MAX_SEED, ascii_digits, foreign_digit
 from bergen_sim.rules import Rules, parse_setting
 
 HEADER = "bergen-record 1"
@@ -99,7 +99,7 @@ def _small_whole(text: str) -> bool:
     (``str.isdigit`` also accepts '²' and other scripts' digits, which ``int`` refuses; and Python reads no
     more than 4,300 digits.)
     """
-    return text.isascii() and text.isdigit() and len(text) <= 9
+    return ascii_digits(text) and len(text) <= 9
 
 
 def _rules_line(words: list[str], where: str) -> Rules:

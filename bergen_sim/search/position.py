@@ -50,7 +50,7 @@ from bergen_sim.engine.tileset import compiled_set, no_tiles_for, store, store_s
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.errors import BergenError, shown
-from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
+from bergen_sim.limits import MAX_WORLDS, ascii_digits, check_range, check_seed
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search import reader
 from bergen_sim.search.pimc import evaluate_worlds, world_batch
@@ -250,7 +250,7 @@ def parse_ends(value: Any, spinner: int | None = None) -> list[tuple[int | None,
             continue
         double = text.endswith("d")
         number = text[:-1] if double else text
-        if not (number.isascii() and number.isdigit()) or len(number) > 2 or int(number) > L.MAX_NUMBER:
+        if not ascii_digits(number) or len(number) > 2 or int(number) > L.MAX_NUMBER:
             star = "; * for an arm with no tile" if four else ""
             raise PositionError(f"ends: {shown(item)} is not a number 0..{L.MAX_NUMBER} "
                                 f"(optionally followed by d for a double end{star})")
