@@ -51,6 +51,7 @@ from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
 from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_start_match, view_void_moment
 from bergen_sim.errors import BergenError, MoveError, PolicyError, reason_of, returns_no_index
+from bergen_sim.limits import MAX_MATCH_INDEX, check_range, check_seed
 from bergen_sim.reference import DEAL, DRAW, LEAD, PLAY, MatchState, halves
 from bergen_sim.rules import Rules
 
@@ -232,8 +233,8 @@ class Game:
         self.rules = rules if rules is not None else Rules.make()
         if not isinstance(self.rules, Rules):
             raise BergenError(f"rules must be a bergen_sim.rules.Rules, not {type(self.rules).__name__}")
-        self.seed = seed
-        self.match = match
+        self.seed = check_seed(seed)
+        self.match = check_range("match", match, 0, MAX_MATCH_INDEX)
         players = self.rules.players
         names = list(policies) if policies is not None else ["step"] * players
         if len(names) != players:
@@ -422,13 +423,17 @@ class Game:
 
     def hand(self, seat: int) -> list[str]:
         """Seat ``seat``'s tiles in tile order (everything: for a viewer, not for a policy)."""
-        return sorted(self._state.hands[seat], key=L.TILE_INDEX.__getitem__)
+        return sorted(self._state.hands[self._seat(seat)], key=L.TILE_INDEX.__getitem__)
+
+    def _seat(self, seat: object) -> int:
+        """``seat`` if it is a seat of this game (a whole number 0..players-1; -1 is not the last), else BergenError."""
+        return check_range("seat", seat, 0, self.rules.players - 1)
 
     def view(self, seat: int | None = None) -> View:
         """What ``seat`` (default: the seat to move) may know now, as the compiled engine would show it."""
-        seat = self.to_move if seat is None else seat
-        if seat is None or not 0 <= seat < self.rules.players:
-            raise BergenError(f"seat must be 0..{self.rules.players - 1}, not {seat}")
+        seat = self.to_move if seat is None else self._seat(seat)
+        if seat is None:
+            raise BergenError("no seat is to move (the match is over, or the dealer must act): give the seat to view")
         array = self._view.copy()
         array[L.V_SEAT] = seat
         array[L.V_SIDE] = self.rules.side_of(seat)
@@ -481,6 +486,9 @@ class Game:
 def play_out(game: Game, policies: Sequence[str] | str) -> Game:
     """Play ``game`` to its end with compiled policies (one name for every seat, or one per seat)."""
     names = [policies] * game.rules.players if isinstance(policies, str) else list(policies)
+    if len(names) != game.rules.players:
+        raise BergenError(f"give one policy name for every seat, or one per seat ({game.rules.players}), "
+                          f"not {len(names)}")
     while not game.is_over:
         game.play(game.policy_move(names[game.to_move]))
     return game

@@ -49,6 +49,7 @@ from bergen_sim.engine.tileset import from_words, no_tiles_for
 from bergen_sim.engine.worlds import prepare, sample_world
 from bergen_sim.game import ENDS, N_ACTIONS, Game, Move
 from bergen_sim.rules import SETTINGS, Rules, parse_setting
+from bergen_sim.errors import BergenError, shown
 
 SHORT_NAME = "bergen"
 MAX_PLAYERS = L.MAX_SEATS
@@ -167,7 +168,19 @@ class BergenState(pyspiel.State):
         out = self.game._state.out_of_boneyard()
         return [t for t in range(self.rules.n_tiles) if L.TILE_NAMES[t] not in out]
 
+    def _check_chance_action(self, action) -> int:
+        """``action`` if the dealer may take it now (a tile of :meth:`chance_outcomes`), else a one-line BergenError."""
+        allowed = [t for t, _ in self.chance_outcomes()]
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and int(action) in allowed:
+            return int(action)
+        verb = "deal" if self.game.chance_phase == "deal" else "draw"
+        names = " ".join(L.TILE_NAMES[t] for t in allowed)
+        raise BergenError(f"chance action {shown(action)} is not a tile the dealer may {verb} now; "
+                          f"allowed: the tile indices of {names}")
+
     def _apply_action(self, action):
+        if self.game.chance_phase is not None:
+            action = self._check_chance_action(action)
         if self.game.chance_phase == "deal":
             self._dealt.append(int(action))
             if len(self._dealt) == self.rules.players * self.rules.hand_size:
@@ -183,6 +196,9 @@ class BergenState(pyspiel.State):
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             verb = "deal" if self.game.chance_phase == "deal" else "draw"
+            if not isinstance(action, (int, np.integer)) or isinstance(action, bool) \
+                    or not 0 <= action < self.rules.n_tiles:
+                raise BergenError(f"chance action {shown(action)} is not a tile: tiles are 0..{self.rules.n_tiles - 1}")
             return f"{verb} {L.TILE_NAMES[action]}"
         return str(Move.from_action(action))
 

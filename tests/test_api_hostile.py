@@ -95,3 +95,53 @@ def test_review_reads_seat_0_as_seat_0_and_refuses_an_empty_list_and_bad_numbers
                             ({"blunder": "x"}, "blunder is a loss")]:
         with pytest.raises(BergenError, match=message):
             review([game], **{"worlds": 8, "batch": 8, **kwargs})
+
+
+def test_a_game_refuses_seats_seeds_and_match_indices_it_does_not_have():
+    from bergen_sim.game import Game, play_out
+
+    game = Game(Rules.make(players=2), seed=3)
+    assert game.hand(1) == Game(Rules.make(players=2), seed=3).hand(1)
+    for seat in (-1, 2, True, 0.0, "1"):  # -1 was the last seat's hand, True seat 1
+        with pytest.raises(LimitError, match="seat must be"):
+            game.hand(seat)
+        with pytest.raises(LimitError, match="seat must be"):
+            game.view(seat)
+    for kwargs, message in [({"seed": 2.5}, "seed must be a whole number"), ({"seed": -1}, "seed must be"),
+                            ({"match": -1}, "match must be 0..4,611,686,018,427,387,904"),
+                            ({"match": "2"}, "match must be a whole number")]:
+        with pytest.raises(LimitError, match=message):
+            Game(Rules.make(players=2), **kwargs)
+    # play_out read past a short list (IndexError at that seat's turn) and ignored extra names
+    for names in (["random"], ["random"] * 3):
+        with pytest.raises(BergenError, match=rf"one per seat \(2\), not {len(names)}"):
+            play_out(Game(Rules.make(players=2), seed=1), names)
+    assert play_out(Game(Rules.make(players=2), seed=1), ["random", "first"]).is_over
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("voids", {1: 3}, "voids of seat 1 must be a list of numbers, not 3"),
+    ("voids", {1: [-3]}, "voids of seat 1 must be a whole number 0 or more, not -3"),
+    ("voids", [3], "voids must map seats to lists of numbers"),
+    ("voids", {"1": [3]}, "voids: seat '1' is not a whole number"),
+    ("left", None, "left must be a whole number 0 or more, not None"),
+    ("right", -1, "right must be a whole number 0 or more, not -1"),
+    ("left_double", "no", "left_double must be True or False"),
+    ("hand", "3-5,1-3", "hand must be a list of tile names"),
+    ("hand", (35, 13), "hand: 35 is not a tile name"),
+    ("counts", (4, 5.0), "counts must be a whole number, not 5.0"),
+    ("scores", (14, "2"), "scores must be a whole number, not '2'"),
+    ("seat", True, "seat must be a whole number"),
+    ("spinner", "4", "spinner must be a whole number 0 or more or None, not '4'"),
+    ("played_by", {1: "3-4"}, "played_by of seat 1 must be a list of tile names"),
+])
+def test_a_position_built_in_python_with_a_field_of_the_wrong_type_is_refused_on_one_line(field, value, message):
+    import dataclasses
+
+    from bergen_sim.search.position import Position, PositionError, position_view
+
+    good = Position.from_mapping({"seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5",
+                                  "counts": "4,5", "boneyard": 16, "scores": "14,12"})
+    position_view(good, Rules.make(players=2))
+    with pytest.raises(PositionError, match=message):
+        position_view(dataclasses.replace(good, **{field: value}), Rules.make(players=2))

@@ -238,3 +238,19 @@ def test_rl_environment_runs_episodes_with_a_tabular_learner():
         for agent in agents:
             agent.step(step)
         assert sorted(step.rewards) == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("action", [999, -1, 2.0, True])
+def test_a_chance_action_that_is_no_tile_the_dealer_may_take_is_refused_on_one_line(action):
+    from bergen_sim.errors import BergenError
+
+    state = pyspiel.load_game(og.SHORT_NAME, {}).new_initial_state()
+    assert state.is_chance_node()
+    with pytest.raises(BergenError, match="is not a tile the dealer may deal now"):
+        state._apply_action(action)
+    state.apply_action(3)
+    with pytest.raises(BergenError, match="is not a tile the dealer may deal now"):
+        state._apply_action(3)  # dealt already
+    if not isinstance(action, bool) and action in (999, -1):
+        with pytest.raises(BergenError, match="is not a tile: tiles are 0..27"):
+            state._action_to_string(pyspiel.PlayerId.CHANCE, action)

@@ -9,12 +9,12 @@ from pathlib import Path
 import click
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
+from bergen_sim.limits import MAX_WORLDS  # per decision, and per batch: review() refuses more
 
 DEFAULT_WORLDS = 20_000  # the same defaults as bergen_sim.review (kept here so --help imports no engine)
 DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
 MOST_SEAT = 7  # rules.PLAYER_COUNTS[-1] - 1 (not imported: the rules load NumPy and the engine's layout)
-MOST_WORLDS = 10_000_000  # per decision, and per batch
 MOST_MATCH_INDEX = 10**12  # far beyond any file (a match takes about 10 kB)
 
 
@@ -29,9 +29,9 @@ def _pct(record: dict) -> str:
               help="Review only this seat's decisions. Repeatable.")
 @click.option("--match", "matches", type=Bounded(0, MOST_MATCH_INDEX), multiple=True,
               help="Review only this match of a trace (its index in the file, from 0). Repeatable.")
-@click.option("--worlds", type=Bounded(1, MOST_WORLDS), default=DEFAULT_WORLDS, show_default=True,
+@click.option("--worlds", type=Bounded(1, MAX_WORLDS), default=DEFAULT_WORLDS, show_default=True,
               help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).")
-@click.option("--batch", type=Bounded(1, MOST_WORLDS), default=DEFAULT_BATCH, show_default=True,
+@click.option("--batch", type=Bounded(1, MAX_WORLDS), default=DEFAULT_BATCH, show_default=True,
               help="Worlds between checks whether the best move is separated.")
 @click.option("--base", default="expert", show_default=True, help="Policy that plays every seat in the rollouts.")
 @click.option("--blunder", type=click.FloatRange(0, 1), default=DEFAULT_BLUNDER, show_default=True,

@@ -385,9 +385,61 @@ def spinner_problem(played: set[str], spinner: int, arms: list[tuple[int, bool]]
     return None
 
 
+def _is_whole(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_types(p: Position) -> None:
+    """Refuse, on one line, a :class:`Position` built in Python with a field of the wrong type.
+
+    Why: :meth:`Position.from_mapping` checks what it reads, but a notebook may
+    build a Position directly, and a ``voids`` of ``{1: 3}`` or an end of
+    ``None`` would otherwise surface as a TypeError deep in the checks below.
+    """
+    def whole(name: str, value: object, optional: bool = False, number: bool = False) -> None:
+        """A whole number (``number``: a number on the tiles, 0 or more; other ranges are checked below)."""
+        if not (_is_whole(value) or (optional and value is None)) or (number and value is not None and value < 0):
+            raise PositionError(f"{name} must be a whole number{' 0 or more' if number else ''}"
+                                f"{' or None' if optional else ''}, not {shown(value)}")
+
+    def several(name: str, value: object, item: str) -> None:
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise PositionError(f"{name} must be a list of {item}s, not {shown(value)}")
+        for x in value:
+            if item == "tile name" and not isinstance(x, str):
+                raise PositionError(f"{name}: {shown(x)} is not a tile name such as 6-4")
+            if item in ("whole number", "number"):
+                whole(name, x, number=item == "number")
+
+    def by_seat(name: str, value: object, item: str) -> None:
+        if not isinstance(value, Mapping):
+            raise PositionError(f"{name} must map seats to lists of {item}s, not {shown(value)}")
+        for seat, items in value.items():
+            if not _is_whole(seat):
+                raise PositionError(f"{name}: seat {shown(seat)} is not a whole number")
+            several(f"{name} of seat {seat}", items, item)
+
+    whole("seat", p.seat)
+    several("hand", p.hand, "tile name")
+    several("played", p.played, "tile name")
+    for name in ("left", "right"):
+        whole(name, getattr(p, name), number=True)
+    for name in ("up", "down", "spinner"):
+        whole(name, getattr(p, name), optional=True, number=True)
+    for name in ("left_double", "right_double", "up_double", "down_double"):
+        if not isinstance(getattr(p, name), (bool, np.bool_)):
+            raise PositionError(f"{name} must be True or False, not {shown(getattr(p, name))}")
+    several("counts", p.counts, "whole number")
+    whole("boneyard", p.boneyard)
+    several("scores", p.scores, "whole number")
+    by_seat("played_by", p.played_by, "tile name")
+    by_seat("voids", p.voids, "number")
+
+
 def position_view(position: Position, rules: Rules) -> np.ndarray:
     """Check a position against the rules and build the policy view (``V_*``) it describes."""
     p = position
+    _check_types(p)
     names = set(L.TILE_NAMES[: rules.n_tiles])
     sides = rules.sides
     if not 0 <= p.seat < rules.players:
