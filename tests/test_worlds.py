@@ -364,7 +364,7 @@ def test_fallback_worlds_are_exactly_uniform(case):
     view = _small_view(rules, **spec)
     others, worlds = _brute_force_worlds(view, rules.to_array(), rules)
     prep, _ = prepare(view, rules.to_array(), 1, no_tiles_for(rules.n_tiles))
-    completions = _programme(prep, 1, 1, no_tiles_for(rules.n_tiles))  # every table is too large: groups merge down to one
+    completions = _programme(prep, 1.0, 1.0, no_tiles_for(rules.n_tiles))  # every table is too large: groups merge down to one
     assert prep[W_EXACT] == 0 and prep[W_GROUPS] == 1
     assert world_count(prep, completions) >= len(worlds)
     _assert_uniform(view, rules, prep, completions, others, worlds, key=17)
@@ -380,7 +380,7 @@ def test_fallback_out_of_proposals_builds_the_exact_table(monkeypatch):
     view = _small_view(rules, **spec)
     others, worlds = _brute_force_worlds(view, rules.to_array(), rules)
     prep, _ = prepare(view, rules.to_array(), 1, no_tiles_for(rules.n_tiles))
-    completions = _programme(prep, 1, 1, no_tiles_for(rules.n_tiles))
+    completions = _programme(prep, 1.0, 1.0, no_tiles_for(rules.n_tiles))
     monkeypatch.setattr(worlds_module, "MAX_PROPOSALS", 0)
     _assert_uniform(view, rules, prep, completions, others, worlds, key=19, sample=sample_world.py_func)
 

@@ -109,8 +109,10 @@ def side_count(rules):
 
 @njit(cache=True, inline="always")
 def _record(b, ev, seat, tile, end, points, winner, rules):
-    record(b.trace, b.ctr, ev, b.turn[L.TURN_MATCH], b.policy_view[L.V_HAND_NO], seat, tile, end, points, winner,
-           b.policy_view[L.V_SCORE : L.V_SCORE + L.MAX_SEATS], side_count(rules))
+    # int64 casts: one compiled record() for every call (recording.record says why)
+    record(b.trace, b.ctr, ev, b.turn[L.TURN_MATCH], b.policy_view[L.V_HAND_NO], np.int64(seat), np.int64(tile),
+           np.int64(end), np.int64(points), np.int64(winner), b.policy_view[L.V_SCORE : L.V_SCORE + L.MAX_SEATS],
+           side_count(rules))
 
 
 @njit(cache=True, inline="always")

@@ -41,9 +41,21 @@ def mix64(z):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stream_state(seed, a, b, c):
-    """Starting state of the stream keyed (seed, a, b, c)."""
+    """Starting state of the stream keyed (seed, a, b, c).
+
+    The casts make one compiled :func:`_stream_state` serve every caller:
+    Numba compiles a function once per combination of argument types, and
+    each literal (``stream_state(key, w, 1, 0)``) is a type of its own, so
+    the search kernels compiled five copies of it.
+    """
+    return _stream_state(np.uint64(seed), np.int64(a), np.int64(b), np.int64(c))
+
+
+@njit(cache=True)
+def _stream_state(seed, a, b, c):
+    """The body of :func:`stream_state`, for (uint64, int64, int64, int64) only."""
     z = mix64(np.uint64(seed) ^ GOLDEN)
     z = mix64(z ^ np.uint64(a))
     z = mix64(z + GOLDEN ^ np.uint64(b))

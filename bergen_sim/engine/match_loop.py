@@ -27,6 +27,19 @@ from bergen_sim.engine.recording import C_DEAL, C_SCRIPT, C_SIZE, C_TRACE, recor
 from bergen_sim.engine.tileset import store
 from bergen_sim.engine.view import view_start_match
 
+#: constants passed to compiled callees as int64, not as literals, so that each callee compiles once
+#: (a literal ``0`` or ``-1`` is a type of its own: recording.record says why this matters)
+_0 = np.int64(0)
+_NONE = np.int64(-1)
+
+
+@njit(cache=True, inline="always")
+def _copy_row(out, row):
+    """``out[:] = row``, element by element: an array assignment compiles a shape check whose error message
+    formats shapes as text, string code that added seconds to every cold compile of the kernel."""
+    for k in range(row.shape[0]):
+        out[k] = row[k]
+
 
 @njit(cache=True)
 def _fail(err, code, choice, n_moves, hand, view):
@@ -54,7 +67,7 @@ def _choose(rules, seat_policy, rngs, script, err, b, seat, n, leading):
     if script.shape[0] > 0:
         i = b.ctr[C_SCRIPT]
         if i >= script.shape[0]:
-            return _fail(err, L.ERR_SCRIPT_SHORT, -1, n, hand, view)
+            return _fail(err, L.ERR_SCRIPT_SHORT, _NONE, n, hand, view)
         b.ctr[C_SCRIPT] = i + 1
         for k in range(n):
             if mt[k] == script[i, 0] and me[k] == script[i, 1]:
@@ -181,13 +194,13 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
         view_start_match(view, rules)
         scores = view[L.V_SCORE : L.V_SCORE + L.MAX_SEATS]
         for s in range(players):
-            rngs[s] = stream_state(seed, match, STREAM_POLICY + s, 0)
+            rngs[s] = stream_state(seed, match, STREAM_POLICY + s, _0)
         mrow = match_rows[i if keep_matches else 0]
         mrow[:] = 0
         mrow[L.M_MATCH] = match
         if tracing:
-            record(trace, ctr, L.EV_MATCH, match, 0, 0, 0, 0, 0, -1, scores, sides)
-        hand_no = 0
+            record(trace, ctr, L.EV_MATCH, match, _0, _0, _0, _0, _0, _NONE, scores, sides)
+        hand_no = _0
         over = 0
         while over == 0:
             hand_no += 1
@@ -196,13 +209,15 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
             hrow[L.H_HAND] = hand_no
             for side in range(sides):
                 hrow[L.H_SCORE_BEFORE + side] = scores[side]
-            attempt = 0
+            attempt = _0
             while True:
                 if given_deals.shape[0] > 0:
                     if ctr[C_DEAL] >= given_deals.shape[0]:
-                        _fail(err, L.ERR_DEALS_SHORT, -1, 0, no_tiles, view)
+                        _fail(err, L.ERR_DEALS_SHORT, _NONE, _0, no_tiles, view)
                         return -1, n_hand_rows, ctr[C_TRACE]
-                    deal[:n_tiles] = given_deals[ctr[C_DEAL], :n_tiles]
+                    given = given_deals[ctr[C_DEAL]]
+                    for t in range(n_tiles):  # element by element: see _copy_row
+                        deal[t] = given[t]
                     ctr[C_DEAL] += 1
                 else:
                     deal_rng[0] = stream_state(seed, match, hand_no, attempt)
@@ -221,7 +236,7 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
                     break
                 attempt += 1
                 if tracing:
-                    record(trace, ctr, L.EV_REDEAL, match, hand_no, 0, 0, 0, 0, -1, scores, sides)
+                    record(trace, ctr, L.EV_REDEAL, match, hand_no, _0, _0, _0, _0, _NONE, scores, sides)
             if over == 0:
                 over = _play_turns(rules, seat_policy, rngs, script, err, b)
             if over < 0:
@@ -230,14 +245,14 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
             if hand_no == 1:
                 mrow[L.M_FIRST_LEADER] = hrow[L.H_LEADER]
             if keep_hands:
-                hand_rows[n_hand_rows] = hrow
+                _copy_row(hand_rows[n_hand_rows], hrow)
                 n_hand_rows += 1
-        winner = 0
+        winner = _0
         for side in range(sides):
             if scores[side] >= target:
                 winner = side
         if tracing:
-            record(trace, ctr, L.EV_MATCH_END, match, hand_no, 0, 0, 0, 0, winner, scores, sides)
+            record(trace, ctr, L.EV_MATCH_END, match, hand_no, _0, _0, _0, _0, winner, scores, sides)
         totals[L.S_MATCHES] += 1
         totals[L.S_MATCH_WINS + winner] += 1
         mrow[L.M_WINNER] = winner

@@ -232,6 +232,11 @@ def side_holdings(hands, players, partnerships, no_tiles, doubles, pips, plain_p
                 plain_pips[side] += TILE_PIPS[t]
 
 
+#: ``wanted`` of :func:`_unique_best` as int64 constants, not literals: one compiled copy for the four calls
+_EVERY = np.int64(-1)
+_NONE_HELD = np.int64(0)
+
+
 @njit(cache=True)
 def _unique_best(values, group, wanted, sides):
     """The side with the strictly smallest value among sides whose ``group`` equals
@@ -261,12 +266,12 @@ def settle_blocked(settlement, doubles, pips, plain_pips, sides):
     A tie for best scores nobody in every settlement.
     """
     if settlement == L.SETTLE_PIPS:
-        return _unique_best(pips, doubles, -1, sides)
+        return _unique_best(pips, doubles, _EVERY, sides)
     fewest = doubles[0]
     for side in range(1, sides):
         fewest = min(fewest, doubles[side])
     if settlement == L.SETTLE_GERMAN:
         return _unique_best(pips, doubles, fewest, sides)
     if fewest == 0:
-        return _unique_best(pips, doubles, 0, sides)
-    return _unique_best(plain_pips, doubles, -1, sides)
+        return _unique_best(pips, doubles, _NONE_HELD, sides)
+    return _unique_best(plain_pips, doubles, _EVERY, sides)

@@ -80,6 +80,11 @@ SEAT_GROUPS = 3
 MAX_CELLS = 1 << 22
 #: ... and most splits it walks while filling it; beyond either, the rejection fallback (see the module doc)
 MAX_WORK = 1 << 25
+#: the bounds as the float64s the exact fallback passes too (np.inf): one compiled programme for both
+_MOST_CELLS = np.float64(MAX_CELLS)
+_MOST_WORK = np.float64(MAX_WORK)
+#: ``use_lead`` of :func:`prepare` as an int64 (a literal 1 is a type of its own and would compile another copy)
+USE_LEAD = np.int64(1)
 #: proposals the fallback draws for one world at most; then it builds the exact table whatever its size
 MAX_PROPOSALS = 1 << 16
 
@@ -208,7 +213,7 @@ def prepare(view, rules, use_lead, no_tiles):
     spec[W_OTHERS] = m
     spec[W_BONEYARD] = view[L.V_BONEYARD]
     store(spec, W_UNSEEN, unseen_tiles(view, no_tiles))
-    return spec, _programme(spec, MAX_CELLS, MAX_WORK, no_tiles)
+    return spec, _programme(spec, _MOST_CELLS, _MOST_WORK, no_tiles)
 
 
 @njit(cache=True)
@@ -484,7 +489,7 @@ def _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, to
     """
     n_groups = spec[W_GROUPS]
     states = spec[W_STATES]
-    r = 0
+    r = np.int64(0)  # not a literal 0: one compiled _class_total for both callers
     group_tiles[:] = 0
     for g in range(n_groups):
         r += spec[W_GROUP_CAP + g] * spec[W_RADIX + g]

@@ -48,7 +48,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
-from bergen_sim.engine.worlds import prepare, world_count
+from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
 from bergen_sim.search.inference import play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
@@ -100,7 +100,7 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
     ``N_FLOAT``) receive the tree; row 0 is the decision itself.
     """
-    spec, completions = prepare(view, rules, 1, no_tiles)
+    spec, completions = prepare(view, rules, USE_LEAD, no_tiles)
     if world_count(spec, completions) == 0.0:
         return 0  # no world fits the view (cannot happen for a real one): any move is as good
     hands, bone, evidence, line, b = world_buffers(no_tiles)

@@ -58,6 +58,8 @@ CONTROLS = 3
 SAMPLE_KEY = 0x6C75636B  # "luck"
 #: stream key stride per hand (event numbers within a hand stay below it)
 _HAND_STRIDE = 4096
+#: numbers passed to compiled callees as int64s, not literals (each literal would compile its own copy)
+_0, _ONE, _NONE = np.int64(0), np.int64(1), np.int64(-1)
 
 
 @njit(cache=True)
@@ -221,10 +223,10 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                         break
                 for shift in range(players):
                     alt_view[:] = view
-                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated, -1,
+                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE,
                                    no_tiles)
                     key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
-                    _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, -1, leader, seat_bases, 1,
+                    _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases, _ONE,
                               key, alt_points, work_view, work_hands, roll_rng, psi, no_tiles)
                     expected[:sides] += psi[:sides]
             # the actual deal valued by the same function of the deal as the samples (its leader leading
@@ -232,10 +234,10 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             # decision, skill rather than luck, and valuing it here would bias the control
             key[3] = 0
             alt_view[:] = view
-            leader = _deal(rules, deal, 0, hand_no, alt_hands, alt_points, alt_view, bone, rotated, -1, no_tiles)
-            _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, -1, leader, seat_bases, rollouts,
+            leader = _deal(rules, deal, _0, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE, no_tiles)
+            _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases, rollouts,
                       key, alt_points, work_view, work_hands, roll_rng, actual, no_tiles)
-            _deal(rules, deal, 0, hand_no, hands, hand_points, view, bone, rotated, row[L.T_TILE], no_tiles)
+            _deal(rules, deal, _0, hand_no, hands, hand_points, view, bone, rotated, row[L.T_TILE], no_tiles)
             weight = 1.0 / (deal_samples * players)
             for j in range(sides):
                 for c in range(CONTROLS):

@@ -215,7 +215,7 @@ def _estimate(rules, base, seed, hands_per_state, table, no_tiles):
             for s in range(sides):
                 view[L.V_SCORE + s] = scores[s]
             _play_hand(rules, b, deal, deal_rng, rng, base, seed, index, j)
-            total += win_probability(table, rules, view, 0)
+            total += win_probability(table, rules, view, np.int64(0))  # int64: one compiled copy
         table[index] = total / hands_per_state
 
 

@@ -46,7 +46,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import below, next_u64, stream_state
-from bergen_sim.engine.worlds import prepare, sample_world, world_count
+from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
 from bergen_sim.search.inference import evidence_buffer, play_evidence, world_log_likelihood
 from bergen_sim.search.match_value import table_for
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
@@ -121,7 +121,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     with the reader's worlds.  Returns the number of consistent deals of the
     unseen tiles (0: none, nothing written).
     """
-    spec, completions = prepare(view, rules, 1, no_tiles)
+    spec, completions = prepare(view, rules, USE_LEAD, no_tiles)
     consistent = world_count(spec, completions)
     if consistent == 0.0:
         return consistent
@@ -193,10 +193,10 @@ def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules
     race_ends = np.zeros(n_moves, dtype=np.int64)
     batch_values = np.zeros((BATCH, n_moves), dtype=np.float64)
     batch_points = np.zeros((BATCH, n_moves), dtype=np.float64)
-    n_worlds = 0
+    n_worlds = np.int64(0)  # int64 from the start (not a literal 0): one compiled evaluate_worlds
     while n_worlds < worlds:
         count = min(BATCH, worlds - n_worlds)
-        n_racing = 0
+        n_racing = np.int64(0)
         for k in range(n_moves):
             if active[k]:
                 racing[n_racing] = k

@@ -56,7 +56,9 @@ def base_choose(base, view, move_tiles, move_ends, n_moves, rng, no_tiles):
         return doubles_first.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
     if base == 5:
         return heavy_first.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
-    return expert.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
+    # its default settings as int64s, as the match loop's kernels pass them: one compiled expert for both
+    return expert.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, np.int64(expert.LEAD_FOLLOW),
+                         np.int64(expert.WEIGHTS_LINE))
 
 
 #: ``seat_bases`` of a play-out where every seat plays the one base policy
@@ -72,7 +74,8 @@ def play_out(rules, b, seat, base, rng):
     ``base``).  Returns 1 if the match ended in this hand, 0 otherwise; the
     view holds the final scores.
     """
-    return play_out_by_seat(rules, b, seat, base, EVERY_SEAT, rng)
+    # borrowed: typed as the luck controls' own seat_bases are (a plain C array), so one play-out compiles for both
+    return play_out_by_seat(rules, b, seat, base, borrow(EVERY_SEAT), rng)
 
 
 @njit(cache=True)
