@@ -68,8 +68,14 @@ def render(results: dict) -> str:
         cells = ", ".join(f"`{name}` {row['new']['median_s']:.2f} s (CPU {row['new']['median_cpu_s']:.2f} s)"
                           if "median_cpu_s" in row["new"] else f"`{name}` {row['new']['median_s']:.2f} s"
                           for name, row in times["commands"].items())
-        lines.append(f"| start-up, fresh processes (medians of {times['rounds']}; {times['machine']['date'][:10]}, "
+        where = "" if times["machine"]["cpu"] == m["cpu"] else f"{times['machine']['cpu']}, "
+        lines.append(f"| start-up, fresh processes (medians of {times['rounds']}; {where}{times['machine']['date'][:10]}, "
                      f"load average {times['load_average_before'][0]}) | {cells} |")
+        cold = times.get("cold")
+        if cold and cold.get("rounds", 1) > 1:
+            lines.append(f"| cold compile of the default kernel, `simulate --matches 1000` with an empty cache (medians "
+                         f"of {cold['rounds']}; {where}{times['machine']['date'][:10]}) | {cold['new']['wall_s']:.1f} s "
+                         f"(kernel {cold['new']['kernel_s']:.1f} s) |")
     mem = results.get("memory", [])
     if mem:
         sizes = " / ".join(f"10^{len(str(r['matches'])) - 1}" for r in mem)

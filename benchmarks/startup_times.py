@@ -3,6 +3,7 @@
     python benchmarks/startup_times.py                        # 9 runs of each command (medians)
     python benchmarks/startup_times.py --old /work/i12-old     # before/after, interleaved, with ratios
     python benchmarks/startup_times.py --cold                 # also one cold compile of the default kernel
+    python benchmarks/startup_times.py --old /work/old --cold 3  # three per tree, interleaved: medians and new/old
 
 Each command runs as a fresh process (``python -c "...main()"`` with the tree
 first on ``PYTHONPATH`` and its own warm compile cache, bytecode caching on as
@@ -77,6 +78,21 @@ def cold(tree: Path) -> dict:
             "kernel_s": round(measured["kernel_s"], 2)}
 
 
+def cold_rounds(trees: dict[str, Path], rounds: int) -> dict:
+    """``rounds`` cold compiles per tree, the trees taking turns (so both see the same machine load): medians."""
+    runs: dict[str, list[dict]] = {name: [] for name in trees}
+    for r in range(rounds):
+        for name in (trees if r % 2 == 0 else list(reversed(list(trees)))):
+            runs[name].append(cold(trees[name]))
+    out: dict = {name: {key: round(statistics.median(run[key] for run in measured), 2)
+                        for key in ("wall_s", "cpu_s", "kernel_s")} | {"runs_s": [run["wall_s"] for run in measured]}
+                 for name, measured in runs.items()}
+    out["rounds"] = rounds
+    if "old" in trees:
+        out["ratio"] = round(out["new"]["wall_s"] / out["old"]["wall_s"], 3)
+    return out
+
+
 def report(section: dict) -> str:
     """The start-up times as Markdown (a section of benchmarks/results.md)."""
     m = section["machine"]
@@ -98,9 +114,13 @@ def report(section: dict) -> str:
     lines += ["", f"Time to first result (new): kernel load from the warm cache {warm['kernel_s']:.3f} s and play "
               f"{warm['play_s']:.3f} s of the median {warm['median_s']:.3f} s; the rest is Python and imports."]
     if section.get("cold"):
-        lines += ["", "Cold compile of the default kernel (`simulate --matches 1000 --workers 1`, empty cache): " +
-                  "; ".join(f"{t} {c['wall_s']:.1f} s (kernel {c['kernel_s']:.1f} s; CPU {c.get('cpu_s', float('nan')):.1f} s)"
-                            for t, c in section["cold"].items())]
+        cold_runs = section["cold"]
+        rounds = cold_runs.get("rounds", 1)
+        lines += ["", "Cold compile of the default kernel (`simulate --matches 1000 --workers 1`, empty cache"
+                  + (f"; medians of {rounds} per tree, interleaved" if rounds > 1 else "") + "): "
+                  + "; ".join(f"{t} {c['wall_s']:.1f} s (kernel {c['kernel_s']:.1f} s; CPU {c.get('cpu_s', float('nan')):.1f} s)"
+                              for t, c in cold_runs.items() if isinstance(c, dict))
+                  + (f"; new / old {cold_runs['ratio']:.2f}" if "ratio" in cold_runs else "")]
     lines += ["", "| goal | measured (new) | met |", "|---|---|---|"]
     lines += [f"| {g['goal']} | {g['measured']} | {'yes' if g['met'] else 'no'} |" for g in section["goals"]]
     return "\n".join(lines) + "\n"
@@ -119,7 +139,9 @@ def goals(section: dict) -> list[dict]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--cold", action="store_true", help="also time one cold compile per tree (~20 s each)")
+    parser.add_argument("--cold", type=int, nargs="?", const=1, default=0, metavar="ROUNDS",
+                        help="also time cold compiles of the default kernel: ROUNDS per tree, interleaved (default 1; "
+                             "about 20 s each)")
     add_tree_options(parser)
     opts = parser.parse_args()
     import run as bench  # noqa: E402
@@ -152,7 +174,7 @@ def main() -> int:
             row["ratio"] = row["new"]["median_s"] / row["old"]["median_s"]
         section["commands"][command] = row
     if opts.cold:
-        section["cold"] = {name: cold(tree) for name, tree in trees.items()}
+        section["cold"] = cold_rounds(trees, opts.cold)
     section["goals"] = goals(section)
     print(report(section))
     if not opts.no_save:
