@@ -165,3 +165,17 @@ def test_the_search_table_states_the_goal_only_where_its_interval_allows():
     for k, (title, name, _) in enumerate(rows):
         if title == "2 players":
             assert (f"`{name}`" in sentence.split("interval of", 1)[1]) == (0.5 + family["adj_hi"][k] < 0.55), name
+
+
+def test_the_partner_prose_says_what_the_measurement_shows():
+    """policies.md says modelling the partner was not shown to win more: every paired difference's Holm-adjusted
+    interval in docs/partner_model.json must then reach 0 or below (and the block says which partners it measured)."""
+    rows = json.loads((ROOT / "docs/partner_model.json").read_text())["rows"]
+    diff = [r["difference"] for r in rows]
+    family = docs_numbers.holm([d["mean"] for d in diff],
+                               docs_numbers.se_from_interval([d["low"] for d in diff], [d["high"] for d in diff]))
+    policies = " ".join((ROOT / "docs/policies.md").read_text().split())
+    claim = "with a `random` or a `greedy` partner it was not shown to win more"
+    assert claim in policies
+    assert {r["partner"] for r in rows} == {"random", "greedy"}
+    assert all(lo <= 0 for lo in family["adj_lo"])

@@ -125,8 +125,7 @@ def test_pimc_returns_a_legal_index_on_real_views():
         if n < 2:
             continue
         rng[0] = stream_state(np.uint64(1), i, 0, 0)
-        k = pimc.choose(view, mt, me, n, rng, np.int64(0), np.int64(ref.params[0]), np.int64(ref.params[1]),
-                        rules_vec, table)
+        k = pimc.choose(view, mt, me, n, rng, np.int64(0), *(np.int64(p) for p in ref.params), rules_vec, table)
         assert 0 <= k < n
         calls += 1
     assert calls > 20
@@ -196,12 +195,31 @@ def test_bad_settings_are_one_line_errors(name, message):
 
 
 def test_settings_are_parsed_and_become_kernel_literals():
-    assert resolve("pimc").params == (64, BASE_POLICIES.index("expert"))
-    assert resolve("pimc:base=greedy:worlds=16").params == (16, BASE_POLICIES.index("greedy"))
-    assert resolve("pimc:worlds=16").params == (16, BASE_POLICIES.index("expert"))
+    assert resolve("pimc").params == (64, BASE_POLICIES.index("expert"), 0)
+    assert resolve("pimc:base=greedy:worlds=16").params == (16, BASE_POLICIES.index("greedy"), 0)
+    assert resolve("pimc:worlds=16").params == (16, BASE_POLICIES.index("expert"), 0)
+    # partner: 0 is "base" (every seat as base), then the built-ins in BASE_POLICIES order
+    assert resolve("pimc:partner=greedy").params == (64, BASE_POLICIES.index("expert"), 1 + BASE_POLICIES.index("greedy"))
     assert resolve("greedy").params == ()
     one = _dispatcher_source([resolve("pimc:worlds=8:base=first")], TWO)
     two = _dispatcher_source([resolve("pimc:worlds=9:base=first")], TWO)
-    assert "_np.int64(8), _np.int64(1), _const_0_0, _const_0_1)" in one
+    assert "_np.int64(8), _np.int64(1), _np.int64(0), _const_0_0, _const_0_1)" in one
     assert one != two  # so the kernel key differs
     assert _dispatcher_source([resolve("greedy")], None).count("_np") == 0
+
+
+def test_the_partner_setting_plays_the_partners_seats_and_nobody_elses():
+    """pimc:partner=P: the seats of the deciding seat's side (but its own) play P in the play-outs, the others base;
+    without partnerships, or with partner=base (-1 here), every seat plays base (an empty array)."""
+    expert, greedy = BASE_POLICIES.index("expert"), BASE_POLICIES.index("greedy")
+
+    def bases(rules, seat, partner):
+        return pimc.seat_bases_for(rules.to_array(), np.int64(seat), np.int64(expert), np.int64(partner)).tolist()
+
+    four = Rules.make(players=4, partnerships=True)
+    assert bases(four, 0, greedy) == [expert, expert, greedy, expert]
+    assert bases(four, 3, greedy) == [expert, greedy, expert, expert]
+    six = Rules.make(players=6, partnerships=True, domino_set="double-nine")
+    assert bases(six, 1, greedy) == [expert, expert, expert, greedy, expert, greedy]
+    assert bases(four, 0, -1) == []
+    assert bases(Rules.make(players=4), 0, greedy) == []  # no partners

@@ -53,6 +53,7 @@ BLOCKS = {
     "plugin-startup": ("docs/policies.md", "benchmarks/results.json"),
     "expert-weights": ("docs/policies.md", "docs/expert_weights.json"),
     "search-strength": ("docs/policies.md", "docs/search_strength.json"),
+    "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
 }
 
 
@@ -474,6 +475,43 @@ def _search_strength(root: Path) -> str:
             + (", ".join(below) if below else "none of them") + ".")
 
 
+def _points(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def _partner_model(root: Path) -> str:
+    data = _json(root, "docs/partner_model.json")
+    if data is None:
+        return _missing("measurement of pimc's partner setting in `docs/partner_model.json`",
+                        "python tools/measure_partner.py")
+    rows = data["rows"]
+    diff = [r["difference"] for r in rows]
+    family = holm([d["mean"] for d in diff], se_from_interval([d["low"] for d in diff], [d["high"] for d in diff]))
+    lines = ["| partner at seat 2 | `pimc` (models it as `expert`) | `pimc:partner=P` (models it as it plays) | "
+             "difference, percentage points [95%] | Holm-adjusted [95%] |", "|---|---|---|---|---|"]
+    said = []
+    for k, r in enumerate(rows):
+        adj = (family["adj_lo"][k], family["adj_hi"][k])  # Holm's intervals are of the estimates themselves
+        lines.append(f"| `{r['partner']}` | {_rate(r['plain']['mean'], r['plain']['low'], r['plain']['high'])} | "
+                     f"{_rate(r['informed']['mean'], r['informed']['low'], r['informed']['high'])} | "
+                     f"{_points(diff[k]['mean'])} [{_points(diff[k]['low'])}, {_points(diff[k]['high'])}] | "
+                     f"[{_points(adj[0])}, {_points(adj[1])}] |")
+        if family["reject"][k]:
+            said.append(f"with a `{r['partner']}` partner, modelling it as it plays changes the side's match-win "
+                        f"rate by {_points(diff[k]['mean'])} points (Holm-adjusted interval "
+                        f"[{_points(adj[0])}, {_points(adj[1])}])")
+        else:
+            bound = max(abs(adj[0]), abs(adj[1]))
+            said.append(f"with a `{r['partner']}` partner the difference is not shown (its Holm-adjusted interval "
+                        f"contains 0 and rules out an effect larger than {100 * bound:.1f} points either way)")
+    return (f"`python tools/measure_partner.py` (`docs/partner_model.json`): {data['players']} players in "
+            f"partnerships, `pimc` at seat 0 with a weaker partner at seat 2 against `{data['opponent']}` at seats 1 "
+            f"and 3; each variant plays the same {int(data['matches']):,} matches (seed {data['seed']}: the same "
+            f"keyed deals), so the difference is paired over matches; side 0's match-win rate with 95% intervals, "
+            f"the Holm adjustment over the {family['m']} differences:\n\n" + "\n".join(lines)
+            + "\n\nSo " + "; ".join(said) + ".")
+
+
 RENDER = {
     "pimc-strength": _pimc_strength,
     "pimc-cost": _pimc_cost,
@@ -490,6 +528,7 @@ RENDER = {
     "plugin-startup": _plugin_startup,
     "expert-weights": _expert_weights,
     "search-strength": _search_strength,
+    "partner-model": _partner_model,
 }
 
 

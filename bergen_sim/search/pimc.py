@@ -1,4 +1,4 @@
-"""``pimc``: determinized Monte Carlo search (settings: worlds=64, base=expert).
+"""``pimc``: determinized Monte Carlo search (settings: worlds=64, base=expert, partner=base).
 
 Idea: at each decision, deal the tiles the seat cannot see in many ways that
 agree with everything it knows (:mod:`bergen_sim.engine.worlds`), play the
@@ -19,6 +19,10 @@ Settings (``pimc:worlds=256:base=greedy``; see docs/pimc.md):
   Cost grows linearly in it; the time per decision is measured in the docs.
 - ``base``: the built-in policy that plays every seat inside the worlds and
   that estimates the match-value table (default expert).
+- ``partner``: in partnerships, the built-in that plays the partners' seats
+  inside the worlds (default ``base``, like every other seat): a searcher
+  that knows its partner plays, say, ``greedy`` models it as ``greedy``.
+  Without partnerships it changes nothing.
 
 All randomness comes from the seat's keyed stream (``rng``), so a run is
 reproducible from its seed like any other.
@@ -35,7 +39,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import begin_turns, borrowed, play, scratch_buffers
-from bergen_sim.search.rollout import BASE_POLICIES, play_out
+from bergen_sim.search.rollout import BASE_POLICIES, play_out_by_seat
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.match_value import table_for, win_probability
@@ -46,6 +50,7 @@ NAME = "pimc"
 PARAMS = {
     "worlds": (64, range(1, 100_001)),
     "base": ("expert", BASE_POLICIES),
+    "partner": ("base", ("base",) + BASE_POLICIES),  # code 0: as base; k: BASE_POLICIES[k - 1]
 }
 
 
@@ -62,11 +67,28 @@ class WorldBatch(NamedTuple):
     count: np.int64
     base: np.int64  # the rollout policy's code (its index in BASE_POLICIES)
     use_lead: np.int64  # 1: the lead is evidence about the hidden doubles (see engine/worlds.py)
+    partner: np.int64  # in partnerships, the code of the policy playing the partners' seats; -1: ``base``
 
 
-def world_batch(key: int, first: int, count: int, base: int, use_lead: int) -> WorldBatch:
+def world_batch(key: int, first: int, count: int, base: int, use_lead: int, partner: int = -1) -> WorldBatch:
     """A :class:`WorldBatch` with the field types every caller must share (one compiled specialization)."""
-    return WorldBatch(np.uint64(key), np.int64(first), np.int64(count), np.int64(base), np.int64(use_lead))
+    return WorldBatch(np.uint64(key), np.int64(first), np.int64(count), np.int64(base), np.int64(use_lead),
+                      np.int64(partner))
+
+
+@njit(cache=True)
+def seat_bases_for(rules, seat, base, partner):
+    """The rollout policy of every seat: ``partner`` for ``seat``'s partners in partnerships, ``base`` for the rest
+    (an empty array, which :func:`~bergen_sim.search.rollout.play_out_by_seat` reads as ``base`` everywhere, when
+    ``partner`` is -1 or there are no partnerships)."""
+    players = rules[L.R_PLAYERS]
+    if partner < 0 or not rules[L.R_PARTNERSHIPS]:
+        return np.zeros(0, dtype=np.int64)
+    bases = np.full(players, base, dtype=np.int64)
+    for s in range(players):
+        if s != seat and s % 2 == seat % 2:
+            bases[s] = partner
+    return bases
 
 
 @njit(cache=True)
@@ -88,6 +110,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
     if worlds == 0.0:
         return worlds
     seat = view[L.V_SEAT]
+    seat_bases = seat_bases_for(rules, seat, base, batch.partner)
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]  # the rest of the view is unused log space
     hands0 = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone0 = np.zeros(L.MAX_TILES, dtype=np.int64)
@@ -104,8 +127,8 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
             values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat,
-                                                       move_tiles[k], move_ends[k], base, roll_start, roll_rng,
-                                                       table)
+                                                       move_tiles[k], move_ends[k], base, seat_bases, roll_start,
+                                                       roll_rng, table)
     return worlds
 
 
@@ -119,8 +142,10 @@ def load_world(rules, view, used, b, hands0, bone0, n_bone):
 
 
 @njit(cache=True)
-def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, base, roll_start, roll_rng, table):
-    """Play one move, then the rest of the hand with ``base`` everywhere, in one world; (win chance, points).
+def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, base, seat_bases, roll_start, roll_rng,
+                  table):
+    """Play one move, then the rest of the hand with ``base`` (or seat ``s`` with ``seat_bases[s]``, when given)
+    in one world; (win chance, points).
 
     The world is the view's first ``used`` slots with hidden hands ``hands0``
     and boneyard ``bone0[:n_bone]``; it is copied into the scratch buffers
@@ -131,24 +156,25 @@ def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, 
     """
     rules, view, hands0, bone0, roll_rng, table = borrow(rules), borrow(view), borrow(hands0), borrow(bone0), \
         borrow(roll_rng), borrow(table)
+    seat_bases = borrow(seat_bases)
     b = borrowed(b)
     world = b.policy_view
     load_world(rules, view, used, b, hands0, bone0, n_bone)
     roll_rng[0] = roll_start
     side = view[L.V_SIDE]
     if not play(rules, b, seat, tile, end):
-        play_out(rules, b, seat, base, roll_rng)
+        play_out_by_seat(rules, b, seat, base, seat_bases, roll_rng)
     return win_probability(table, rules, world, side), np.float64(world[L.V_SCORE + side] - view[L.V_SCORE + side])
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, rules, table):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, partner, rules, table):
     """The move with the best mean match-win probability over ``worlds`` sampled worlds."""
     key = next_u64(rng)
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     # typed arguments, not literals, so the analyzer's calls share this compiled specialization
-    batch = WorldBatch(key, np.int64(0), np.int64(worlds), np.int64(base), np.int64(1))
+    batch = WorldBatch(key, np.int64(0), np.int64(worlds), np.int64(base), np.int64(1), np.int64(partner - 1))
     evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points, no_tiles)
     best = 0
     best_value = -1.0
@@ -164,6 +190,6 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, ru
 
 
 @njit(cache=True)
-def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, rules, table):
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, partner, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_*)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

@@ -128,6 +128,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     hands, bone, evidence, line, b = world_buffers(no_tiles)
     rows = play_evidence(view, evidence, line, no_tiles)
     roll_rng = np.zeros(1, dtype=np.uint64)
+    every_seat = np.zeros(0, dtype=np.int64)  # base plays every seat (pimc.seat_bases_for)
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
     for i in range(count):
         w = first + i
@@ -135,8 +136,8 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
             values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands, bone, n_bone, view[L.V_SEAT],
-                                                       move_tiles[k], move_ends[k], base, roll_start, roll_rng,
-                                                       table)
+                                                       move_tiles[k], move_ends[k], base, every_seat, roll_start,
+                                                       roll_rng, table)
     return consistent
 
 

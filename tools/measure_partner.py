@@ -1,0 +1,69 @@
+"""Does ``pimc`` play better in partnerships when its play-outs model its partner as the partner plays?
+
+    python tools/measure_partner.py --out docs/partner_model.json          # about 15 minutes on 2 cores
+    python tools/measure_partner.py --matches 200 --out /tmp/p.json        # a quick look
+
+Four players in partnerships: ``pimc`` at seat 0 with a weaker partner at
+seat 2 (``random``, then ``greedy``) against ``expert`` at seats 1 and 3.
+``pimc`` at its defaults models every seat in its play-outs as ``expert``
+(its ``base``); ``pimc:partner=P`` models the partner as ``P``, which is how
+the partner really plays.  Both variants play the same matches (one seed:
+the same keyed deals, hand by hand), so the sampling unit is the match and
+the comparison is paired: the difference of side 0's match wins, with its
+95% interval (normal, over matches).  docs/pimc.md quotes the result
+(``tools/docs_numbers.py``, block ``partner-model``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+PARTNERS = ("random", "greedy")
+OPPONENT = "expert"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=10000, help="matches per partner and variant")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
+    parser.add_argument("--out", default="docs/partner_model.json")
+    args = parser.parse_args(argv)
+
+    from bergen_sim.rules import Rules
+    from bergen_sim.simulate import simulate
+    from bergen_sim.stats import mean_interval
+
+    rules = Rules.make(players=4, partnerships=True)
+    results = {"players": 4, "partnerships": True, "opponent": OPPONENT, "seed": args.seed, "matches": args.matches,
+               "rows": []}
+    for partner in PARTNERS:
+        wins = {}
+        seconds = {}
+        for variant in ("pimc", f"pimc:partner={partner}"):
+            start = time.perf_counter()
+            run = simulate(rules=rules, policies=[variant, OPPONENT, partner, OPPONENT], matches=args.matches,
+                           seed=args.seed, workers=args.workers, rows=True)
+            wins[variant] = (run.matches.winner == 0).to_numpy().astype(float)
+            seconds[variant] = round(time.perf_counter() - start, 1)
+        plain, informed = wins["pimc"], wins[f"pimc:partner={partner}"]
+        diff = informed - plain
+        row = {"partner": partner, "matches": args.matches}
+        for name, values in (("plain", plain), ("informed", informed), ("difference", diff)):
+            mean, low, high = mean_interval(values.sum(), (values ** 2).sum(), len(values))
+            row[name] = {"mean": mean, "low": low, "high": high}
+        row["seconds"] = seconds
+        results["rows"].append(row)
+        Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
+        print(f"partner {partner}: side 0 wins {plain.mean():.4f} with pimc, {informed.mean():.4f} with "
+              f"pimc:partner={partner}; difference {row['difference']['mean']:+.4f} "
+              f"[{row['difference']['low']:+.4f}, {row['difference']['high']:+.4f}] ({args.matches} matches)",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
