@@ -50,6 +50,7 @@ from bergen_sim.engine.worlds import prepare, sample_world
 from bergen_sim.game import ENDS, N_ACTIONS, Game, Move
 from bergen_sim.rules import SETTINGS, Rules, parse_setting
 from bergen_sim.errors import BergenError, shown
+from bergen_sim.limits import integer
 
 SHORT_NAME = "bergen"
 MAX_PLAYERS = L.MAX_SEATS
@@ -137,6 +138,14 @@ class BergenGame(pyspiel.Game):
         return BergenObserver(self.rules, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
+def _tile_index(action: object) -> int:
+    """A chance action as a tile index, or -1 when it is not a whole number (:func:`bergen_sim.limits.integer`)."""
+    try:
+        return integer(action)
+    except TypeError:
+        return -1
+
+
 class BergenState(pyspiel.State):
     """A match in progress; the dealer (chance) deals and draws, the seats play."""
 
@@ -171,7 +180,7 @@ class BergenState(pyspiel.State):
     def _check_chance_action(self, action) -> int:
         """``action`` if the dealer may take it now (a tile of :meth:`chance_outcomes`), else a one-line BergenError."""
         allowed = [t for t, _ in self.chance_outcomes()]
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and int(action) in allowed:
+        if _tile_index(action) in allowed:
             return int(action)
         verb = "deal" if self.game.chance_phase == "deal" else "draw"
         names = " ".join(L.TILE_NAMES[t] for t in allowed)
@@ -196,8 +205,7 @@ class BergenState(pyspiel.State):
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             verb = "deal" if self.game.chance_phase == "deal" else "draw"
-            if not isinstance(action, (int, np.integer)) or isinstance(action, bool) \
-                    or not 0 <= action < self.rules.n_tiles:
+            if not 0 <= _tile_index(action) < self.rules.n_tiles:
                 raise BergenError(f"chance action {shown(action)} is not a tile: tiles are 0..{self.rules.n_tiles - 1}")
             return f"{verb} {L.TILE_NAMES[action]}"
         return str(Move.from_action(action))

@@ -34,10 +34,10 @@ _NONE = np.int64(-1)
 
 
 @njit(cache=True, inline="always")
-def _copy_row(out, row):
-    """``out[:] = row``, element by element: an array assignment compiles a shape check whose error message
+def _copy_row(out, row, n):
+    """``out[:n] = row[:n]``, element by element: an array assignment compiles a shape check whose error message
     formats shapes as text, string code that added seconds to every cold compile of the kernel."""
-    for k in range(row.shape[0]):
+    for k in range(n):
         out[k] = row[k]
 
 
@@ -215,9 +215,7 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
                     if ctr[C_DEAL] >= given_deals.shape[0]:
                         _fail(err, L.ERR_DEALS_SHORT, _NONE, _0, no_tiles, view)
                         return -1, n_hand_rows, ctr[C_TRACE]
-                    given = given_deals[ctr[C_DEAL]]
-                    for t in range(n_tiles):  # element by element: see _copy_row
-                        deal[t] = given[t]
+                    _copy_row(deal, given_deals[ctr[C_DEAL]], n_tiles)
                     ctr[C_DEAL] += 1
                 else:
                     deal_rng[0] = stream_state(seed, match, hand_no, attempt)
@@ -245,7 +243,7 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
             if hand_no == 1:
                 mrow[L.M_FIRST_LEADER] = hrow[L.H_LEADER]
             if keep_hands:
-                _copy_row(hand_rows[n_hand_rows], hrow)
+                _copy_row(hand_rows[n_hand_rows], hrow, hrow.shape[0])
                 n_hand_rows += 1
         winner = _0
         for side in range(sides):

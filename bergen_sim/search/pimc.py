@@ -38,7 +38,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.bits import borrow
-from bergen_sim.engine.hand import begin_turns, borrowed, play, scratch_buffers
+from bergen_sim.engine.hand import begin_turns, borrowed, play, scratch_buffers, side_of_seat
 from bergen_sim.search.rollout import BASE_POLICIES, play_out_by_seat
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
@@ -86,7 +86,7 @@ def seat_bases_for(rules, seat, base, partner):
         return np.zeros(0, dtype=np.int64)
     bases = np.full(players, base, dtype=np.int64)
     for s in range(players):
-        if s != seat and s % 2 == seat % 2:
+        if s != seat and side_of_seat(rules, s) == side_of_seat(rules, seat):
             bases[s] = partner
     return bases
 

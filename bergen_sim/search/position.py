@@ -50,7 +50,7 @@ from bergen_sim.engine.tileset import compiled_set, no_tiles_for, store, store_s
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.errors import BergenError, shown
-from bergen_sim.limits import MAX_WORLDS, ascii_digits, check_range, check_seed
+from bergen_sim.limits import MAX_WORLDS, ascii_digits, check_range, check_seed, integer
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search import reader
 from bergen_sim.search.pimc import evaluate_worlds, world_batch
@@ -386,7 +386,12 @@ def spinner_problem(played: set[str], spinner: int, arms: list[tuple[int, bool]]
 
 
 def _is_whole(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    """Whether :func:`bergen_sim.limits.integer` takes ``value`` (an int or a NumPy integer, not a bool)."""
+    try:
+        integer(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _check_types(p: Position) -> None:

@@ -44,6 +44,7 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import below, next_u64, stream_state
 from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
@@ -51,7 +52,7 @@ from bergen_sim.search.inference import evidence_buffer, play_evidence, world_lo
 from bergen_sim.search.match_value import table_for
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.pimc import play_move_out
-from bergen_sim.search.rollout import BASE_POLICIES
+from bergen_sim.search.rollout import BASE_POLICIES, EVERY_SEAT
 
 NAME = "reader"
 
@@ -128,7 +129,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     hands, bone, evidence, line, b = world_buffers(no_tiles)
     rows = play_evidence(view, evidence, line, no_tiles)
     roll_rng = np.zeros(1, dtype=np.uint64)
-    every_seat = np.zeros(0, dtype=np.int64)  # base plays every seat (pimc.seat_bases_for)
+    every_seat = borrow(EVERY_SEAT)  # base plays every seat
     used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
     for i in range(count):
         w = first + i
