@@ -13,6 +13,13 @@ per-round ratios new/old.  Warm start is the wall time of a fresh
 ``bergen-sim simulate --matches 1000 --workers 1`` process with a filled
 compile cache, alternated the same way.
 
+``--game`` measures other tables the same way (each one a comma-separated
+list of ``Rules.make`` settings, e.g. ``--game players=4,domino_set=double-nine``;
+the default is the 2-player game), and ``--no-start`` skips the warm-start
+rows.  ``--keep-cache`` compiles into a cache per tree under the bergen-sim
+cache folder that outlives the run (each kernel is 20 s cold), instead of a
+fresh one.
+
 Only public names present in both trees are used (``bergen_sim.Engine``,
 ``bergen_sim.Rules``, layout ``S_HANDS``).  A shared machine gives noisy
 numbers: read the ratio, and repeat on a quiet machine before concluding.
@@ -39,15 +46,18 @@ import json, sys, time
 import numpy as np
 import bergen_sim
 from bergen_sim.engine import layout as L
-rules = bergen_sim.Rules.make(players=2)
-engines = {p: bergen_sim.Engine(rules, [p]) for p in sys.argv[1].split(",")}
-for engine in engines.values():
-    engine.play(seed=1, first_match=0, n_matches=2000, match_rows=False)
+games = json.loads(sys.argv[2]) if len(sys.argv) > 2 else [{"players": 2}]
+engines = {}
+for g, game in enumerate(games):
+    rules = bergen_sim.Rules.make(**game)
+    for p in sys.argv[1].split(","):
+        engines[g, p] = bergen_sim.Engine(rules, [p])
+        engines[g, p].play(seed=1, first_match=0, n_matches=2000, match_rows=False)
 print(json.dumps({"ready": bergen_sim.__file__}), flush=True)
 first = 0
 for line in sys.stdin:
-    policy, seconds = line.split()
-    engine, budget = engines[policy], float(seconds)
+    g, policy, seconds = line.split()
+    engine, budget = engines[int(g), policy], float(seconds)
     matches, hands, start = 0, 0, time.perf_counter()
     size = 2000
     while time.perf_counter() - start < budget:
@@ -59,6 +69,26 @@ for line in sys.stdin:
     elapsed = time.perf_counter() - start
     print(json.dumps({"hands_per_s": hands / elapsed, "matches": matches, "seconds": elapsed}), flush=True)
 '''
+
+
+def game_settings(text: str) -> dict:
+    """``players=4,domino_set=double-nine`` as Rules.make settings (whole numbers and on/off read as such)."""
+    settings: dict = {}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise argparse.ArgumentTypeError(f"give each setting as name=value, not {item!r}")
+        key = key.strip().replace("-", "_")
+        value = value.strip()
+        settings[key] = int(value) if value.isdigit() else {"on": True, "off": False}.get(value, value)
+    return settings
+
+
+def game_label(game: dict) -> str:
+    """A short name for a measured table: ``2p``, ``4p double-nine``, ``4p partnerships``."""
+    rest = [f"{v}" if k == "domino_set" else (k if v is True else f"{k}={v}")
+            for k, v in game.items() if k != "players"]
+    return " ".join([f"{game.get('players', 2)}p", *rest])
 
 
 def tree_env(tree: Path, cache: Path) -> dict:
@@ -99,8 +129,9 @@ def chosen_trees(opts: argparse.Namespace) -> tuple[dict[str, Path], dict[str, P
     return trees, {name: bench_cache(name) for name in trees}
 
 
-def measure(worker: subprocess.Popen, policy: str, seconds: float) -> float:
-    worker.stdin.write(f"{policy} {seconds}\n")
+def measure(worker: subprocess.Popen, policy: str, seconds: float, game: int = 0) -> float:
+    """hands/s of ``policy`` on the worker's game number ``game`` for about ``seconds``."""
+    worker.stdin.write(f"{game} {policy} {seconds}\n")
     worker.stdin.flush()
     return json.loads(worker.stdout.readline())["hands_per_s"]
 
@@ -119,47 +150,62 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=2.0, help="timed play per measurement")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--game", action="append", type=game_settings, default=[],
+                        help="a table to measure, as Rules.make settings: players=4,domino_set=double-nine "
+                             "(repeat for more; default: the 2-player game)")
+    parser.add_argument("--policies", default=",".join(POLICIES), help="comma-separated (default: random,expert)")
+    parser.add_argument("--no-start", action="store_true", help="skip the warm-start rows")
+    parser.add_argument("--keep-cache", action="store_true",
+                        help="compile into a lasting cache per tree (see bench_cache), not a fresh one")
     opts = parser.parse_args()
     trees = {"old": opts.old.resolve(), "new": opts.new.resolve()}
+    games = opts.game or [{"players": 2}]
+    policies = opts.policies.split(",")
     with tempfile.TemporaryDirectory() as folder:
-        caches = {name: Path(folder) / name for name in trees}
+        caches = {name: bench_cache(f"trees-{name}") if opts.keep_cache else Path(folder) / name for name in trees}
         for cache in caches.values():
-            cache.mkdir()
-        workers = {name: start_worker(tree, caches[name]) for name, tree in trees.items()}
+            cache.mkdir(parents=True, exist_ok=True)
+        workers = {name: start_worker(tree, caches[name], WORKER, ",".join(policies), json.dumps(games))
+                   for name, tree in trees.items()}
         results: dict = {"rounds": opts.rounds, "seconds": opts.seconds, "load_average": os.getloadavg(),
                          "trees": {k: str(v) for k, v in trees.items()}}
         try:
-            for policy in POLICIES:
-                runs: dict[str, list[float]] = {"old": [], "new": []}
-                for r in range(opts.rounds):
-                    for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                        runs[name].append(measure(workers[name], policy, opts.seconds))
-                ratios = [n / o for n, o in zip(runs["new"], runs["old"])]
-                results[f"2p {policy} hands/s"] = {
-                    "old": statistics.median(runs["old"]), "new": statistics.median(runs["new"]),
-                    "ratio": statistics.median(ratios), "runs": runs}
+            for g, game in enumerate(games):
+                for policy in policies:
+                    runs: dict[str, list[float]] = {"old": [], "new": []}
+                    for r in range(opts.rounds):
+                        for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                            runs[name].append(measure(workers[name], policy, opts.seconds, g))
+                    ratios = [n / o for n, o in zip(runs["new"], runs["old"])]
+                    results[f"{game_label(game)} {policy} hands/s"] = {
+                        "old": statistics.median(runs["old"]), "new": statistics.median(runs["new"]),
+                        "ratio": statistics.median(ratios), "runs": runs}
         finally:
             for worker in workers.values():
                 worker.stdin.close()
                 worker.wait()
-        for name, tree in trees.items():
-            warm_start(tree, caches[name])  # the simulate kernel is compiled and cached once
-        starts: dict[str, list[float]] = {"old": [], "new": []}
-        for r in range(opts.rounds):
-            for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                starts[name].append(warm_start(trees[name], caches[name]))
-        results["warm start s"] = {"old": statistics.median(starts["old"]), "new": statistics.median(starts["new"]),
-                                   "ratio": statistics.median(starts["new"]) / statistics.median(starts["old"]),
-                                   "runs": starts}
+        if not opts.no_start:
+            for name, tree in trees.items():
+                warm_start(tree, caches[name])  # the simulate kernel is compiled and cached once
+            starts: dict[str, list[float]] = {"old": [], "new": []}
+            for r in range(opts.rounds):
+                for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                    starts[name].append(warm_start(trees[name], caches[name]))
+            results["warm start s"] = {"old": statistics.median(starts["old"]),
+                                       "new": statistics.median(starts["new"]),
+                                       "ratio": statistics.median(starts["new"]) / statistics.median(starts["old"]),
+                                       "runs": starts}
     if opts.json:
         print(json.dumps(results, indent=1))
         return 0
     print(f"old: {trees['old']}\nnew: {trees['new']}\n{opts.rounds} rounds, load average at start "
           f"{', '.join(f'{x:.2f}' for x in results['load_average'])}")
-    print(f"{'measure':<24}{'old':>14}{'new':>14}{'new/old':>10}")
-    for key in [k for k in results if k.startswith("2p ")] + ["warm start s"]:
+    keys = [k for k in results if k.endswith(" hands/s") or k == "warm start s"]
+    width = max(24, *(len(k) + 2 for k in keys))
+    print(f"{'measure':<{width}}{'old':>14}{'new':>14}{'new/old':>10}")
+    for key in keys:
         row = results[key]
-        print(f"{key:<24}{row['old']:>14,.2f}{row['new']:>14,.2f}{row['ratio']:>10.3f}")
+        print(f"{key:<{width}}{row['old']:>14,.2f}{row['new']:>14,.2f}{row['ratio']:>10.3f}")
     return 0
 
 

@@ -488,6 +488,30 @@ def test_a_tile_fitting_both_ends_is_two_moves_even_on_equal_ends():
         ("2-2", "R"), ("2-5", "L"), ("2-5", "R"), ("5-6", "L")]
 
 
+def test_the_most_moves_a_hand_can_have_fit_the_move_arrays():
+    # Four open arms all showing 7 on double-eighteen (the spinner 7-7 led; each arm's tile shows 7 outward) and
+    # a hand of the other 18 tiles showing 7: every tile fits all four arms, 72 moves, the most any seat can have
+    # (layout.MAX_MOVES says why).  legal_moves writes one slot past its moves; with one sentinel slot past
+    # MAX_MOVES, nothing may reach it.
+    from bergen_sim.engine.tileset import to_words
+
+    view = line_view(7, 7, Rules.make(players=8, domino_set="double-eighteen"))
+    view[L.V_END + L.END_U] = view[L.V_END + L.END_D] = 7
+    view[L.V_OPEN_ENDS] = 4
+    view[L.V_COUNTING] = 0b1111
+    view[L.V_SPINNER] = 7
+    sevens = [L.TILE_NAMES[L.TILE_AT[7, n]] for n in range(19) if n != 7]
+    hand = tuple(np.int64(w) for w in to_words(L.tile_mask(sevens)))
+    tiles = np.full(L.MAX_MOVES + 1, -7, dtype=np.int64)
+    ends = np.full(L.MAX_MOVES + 1, -7, dtype=np.int64)
+    n = hand_moves(hand, view, tiles, ends)
+    assert n == 72 == L.N_ENDS * L.MAX_NUMBER < L.MAX_MOVES
+    listed = [(L.TILE_NAMES[t], L.END_NAMES[e]) for t, e in zip(tiles[:n], ends[:n])]
+    ordered = sorted(sevens, key=L.TILE_INDEX.get)
+    assert listed == [(name, end) for name in ordered for end in ("L", "R", "U", "D")]
+    assert tiles[L.MAX_MOVES] == ends[L.MAX_MOVES] == -7
+
+
 # --- the spinner ------------------------------------------------------------------------------------
 
 def test_spinner_arms_open_after_both_sides_and_count_only_once_played_on():

@@ -41,7 +41,7 @@ from bergen_sim.engine.play_rules import (
     settle_blocked,
     side_holdings,
 )
-from bergen_sim.engine.bits import borrow
+from bergen_sim.engine.bits import borrow, slot
 from bergen_sim.engine.recording import C_SIZE, record
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, has, is_empty, lowest, minus, union
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_void_moment
@@ -282,8 +282,8 @@ def play(rules, b, seat, tile, end):
     view = b.policy_view
     hrow = b.hrow
     set_hand(b.hands, seat, minus(hand_of(b.hands, seat, b.no_tiles), bit(tile, b.no_tiles)))
-    is_double = 1 if TILE_LO[tile] == TILE_HI[tile] else 0
-    view_play(view, seat, tile, end, other_half(tile, view[L.V_END + end]), is_double, b.no_tiles)
+    is_double = 1 if TILE_LO[slot(tile)] == TILE_HI[slot(tile)] else 0
+    view_play(view, seat, tile, end, other_half(tile, view[slot(L.V_END + end)]), is_double, b.no_tiles)
     hrow[L.H_PLAYS] += 1
     value = ends_header(view[L.V_END : L.V_END + L.N_ENDS], view[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS],
                         view[L.V_COUNTING])
@@ -291,10 +291,10 @@ def play(rules, b, seat, tile, end):
     score = 0
     if value > 0:
         side = side_of_seat(rules, seat)
-        pts = cut_points(value, view[L.V_SCORE + side], rules[L.R_TARGET], rules[L.R_REDUCED])
-        score = view[L.V_SCORE + side] + pts
-        view[L.V_SCORE + side] = score
-        hrow[L.H_SEAT_POINTS + seat] += pts
+        pts = cut_points(value, view[slot(L.V_SCORE + side)], rules[L.R_TARGET], rules[L.R_REDUCED])
+        score = view[slot(L.V_SCORE + side)] + pts
+        view[slot(L.V_SCORE + side)] = score
+        hrow[slot(L.H_SEAT_POINTS + seat)] += pts
         b.totals[L.S_POINTS_HEADER] += pts
         play_no = min(hrow[L.H_PLAYS], L.MAX_PLAY_NO)
         if value == 3:

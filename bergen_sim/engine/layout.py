@@ -200,7 +200,9 @@ LEAD_LOWEST = Lead.LOWEST_DOUBLE
 LEAD_HIGHEST = Lead.HIGHEST_DOUBLE
 LEAD_ANY_DOUBLE = Lead.ANY_DOUBLE
 
-#: most legal moves a hand can have: on each of the 4 ends, the 19 tiles showing its number
+#: slots of the move arrays: a seat has at most N_ENDS * MAX_NUMBER legal moves (an open end's number shows on a
+#: tile on the table, so a hand holds at most MAX_NUMBER of the MAX_NUMBER + 1 tiles showing it), and
+#: play_rules.legal_moves writes one slot past the moves it lists: both fit
 MAX_MOVES = N_ENDS * (MAX_NUMBER + 1)
 
 

@@ -36,7 +36,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.bits import popcount
+from bergen_sim.engine.bits import popcount, slot
 
 WORDS = L.SET_WORDS
 NUMBER_TILES = L.NUMBER_TILES
@@ -301,28 +301,29 @@ def _words(no_tiles):
 @overload(load)
 def _load(vector, at, no_tiles):
     if _is_wide(no_tiles):
-        return lambda vector, at, no_tiles: (vector[at], vector[at + 1], vector[at + 2])
-    return lambda vector, at, no_tiles: vector[at]
+        return lambda vector, at, no_tiles: (vector[slot(at)], vector[slot(at + 1)], vector[slot(at + 2)])
+    return lambda vector, at, no_tiles: vector[slot(at)]
 
 
 @overload(load_split)
 def _load_split(vector, first, high, no_tiles):
     if _is_wide(no_tiles):
-        return lambda vector, first, high, no_tiles: (vector[first], vector[high], vector[high + 1])
-    return lambda vector, first, high, no_tiles: vector[first]
+        return lambda vector, first, high, no_tiles: (vector[slot(first)], vector[slot(high)],
+                                                      vector[slot(high + 1)])
+    return lambda vector, first, high, no_tiles: vector[slot(first)]
 
 
 @overload(store_split)
 def _store_split(vector, first, high, a):
     if _is_wide(a):
         def impl(vector, first, high, a):
-            vector[first] = a[0]
-            vector[high] = a[1]
-            vector[high + 1] = a[2]
+            vector[slot(first)] = a[0]
+            vector[slot(high)] = a[1]
+            vector[slot(high + 1)] = a[2]
         return impl
 
     def narrow(vector, first, high, a):
-        vector[first] = a
+        vector[slot(first)] = a
     return narrow
 
 
@@ -330,13 +331,13 @@ def _store_split(vector, first, high, a):
 def _store(vector, at, a):
     if _is_wide(a):
         def impl(vector, at, a):
-            vector[at] = a[0]
-            vector[at + 1] = a[1]
-            vector[at + 2] = a[2]
+            vector[slot(at)] = a[0]
+            vector[slot(at + 1)] = a[1]
+            vector[slot(at + 2)] = a[2]
         return impl
 
     def narrow(vector, at, a):
-        vector[at] = a
+        vector[slot(at)] = a
     return narrow
 
 

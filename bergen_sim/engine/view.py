@@ -14,6 +14,7 @@ from __future__ import annotations
 from numba import njit
 
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.bits import slot
 from bergen_sim.engine.tileset import bit, first_tiles, load, load_split, minus, store, store_split, union
 
 
@@ -121,10 +122,10 @@ def view_log_play(view, seat, tile, end):
     k = view[L.V_PLAYS_N]
     if k < L.MAX_TILES:
         at = L.V_PLAYS + L.PLAY_SIZE * k
-        view[at + L.PLAY_SEAT] = seat
-        view[at + L.PLAY_TILE] = tile
-        view[at + L.PLAY_END] = end
-        view[at + L.PLAY_MOMENTS] = view[L.V_LOG_N]
+        view[slot(at + L.PLAY_SEAT)] = seat
+        view[slot(at + L.PLAY_TILE)] = tile
+        view[slot(at + L.PLAY_END)] = end
+        view[slot(at + L.PLAY_MOMENTS)] = view[L.V_LOG_N]
         view[L.V_PLAYS_N] = k + 1
 
 
@@ -138,12 +139,12 @@ def view_play(view, seat, tile, end, new_number, is_double, no_tiles):
     t = bit(tile, no_tiles)
     store(view, L.V_PLAYED, union(load(view, L.V_PLAYED, no_tiles), t))
     store_played_by(view, seat, union(played_by(view, seat, no_tiles), t))
-    view[L.V_HAND_COUNT + seat] -= 1
+    view[slot(L.V_HAND_COUNT + seat)] -= 1
     view[L.V_PLAY_NO] += 1
     view_log_play(view, seat, tile, end)
-    view[L.V_END + end] = new_number
-    view[L.V_END_DOUBLE + end] = is_double
-    view[L.V_END_TILES + end] += 1
+    view[slot(L.V_END + end)] = new_number
+    view[slot(L.V_END_DOUBLE + end)] = is_double
+    view[slot(L.V_END_TILES + end)] += 1
     if end > L.END_R:
         view[L.V_COUNTING] |= 1 << end
     elif (view[L.V_SPINNER] >= 0 and view[L.V_OPEN_ENDS] == 2 and view[L.V_END_TILES + L.END_L] > 0
@@ -154,7 +155,7 @@ def view_play(view, seat, tile, end, new_number, is_double, no_tiles):
 @njit(cache=True, inline="always")
 def view_draw(view, seat):
     """A seat drew one tile (its face stays hidden)."""
-    view[L.V_HAND_COUNT + seat] += 1
+    view[slot(L.V_HAND_COUNT + seat)] += 1
     view[L.V_BONEYARD] -= 1
 
 
@@ -178,13 +179,13 @@ def view_void_moment(view, seat, drawn, kept):
     """
     numbers = open_numbers(view)
     if kept > 0:
-        view[L.V_VOID + seat] = numbers
+        view[slot(L.V_VOID + seat)] = numbers
     else:
-        view[L.V_VOID + seat] |= numbers
+        view[slot(L.V_VOID + seat)] |= numbers
     k = view[L.V_LOG_N]
     if k < L.V_LOG_CAPACITY:
         base = L.V_LOG + L.LOG_SIZE * k
-        view[base + L.LOG_SEAT] = seat
-        view[base + L.LOG_NUMBERS] = numbers
-        view[base + L.LOG_DRAWN] = drawn
+        view[slot(base + L.LOG_SEAT)] = seat
+        view[slot(base + L.LOG_NUMBERS)] = numbers
+        view[slot(base + L.LOG_DRAWN)] = drawn
         view[L.V_LOG_N] = k + 1
