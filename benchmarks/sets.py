@@ -9,7 +9,9 @@ compiles its kernel) and reports the median hands/s of ``--repeats`` runs.
 The one-word kernels (double-six, double-nine) and the three-word kernels
 (double-twelve and up) are separate compiled specialisations of the same
 source (engine/tileset.py), so each set size pays its own first compile,
-which is reported too.  Writes benchmarks/sets.json and benchmarks/sets.md.
+which is reported too.  Writes benchmarks/sets.json and benchmarks/sets.md, and
+the same under ``sets`` in benchmarks/results.json (results.md and the
+README's speed table show it).
 Whether the double-six game got slower is measured by ``benchmarks/trees.py``
 (old and new tree interleaved in one run), not here.
 """
@@ -30,7 +32,6 @@ from bergen_sim.execution import engine_for
 from bergen_sim.rules import Rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import machine  # noqa: E402  (benchmarks/ is a folder of scripts)
 
 HERE = Path(__file__).resolve().parent
 GAMES = {
@@ -71,8 +72,8 @@ def measure(config: dict, policy: str, seconds: float, repeats: int) -> dict:
 
 
 def report(results: dict) -> str:
-    lines = ["# Hands per second by domino set and table (one core)", "",
-             f"Machine: {results['machine'].get('cpu', '?')}; load before the run "
+    lines = ["## Hands per second by domino set and table (one core, `benchmarks/sets.py`)", "",
+             f"{results['machine'].get('date', '?')}; {results['machine'].get('cpu', '?')}; load before the run "
              f"{results['machine'].get('load_average_at_start', '?')}; commit {results['machine'].get('commit', '?')}.",
              f"Each figure is the median of {results['repeats']} runs of about {results['seconds']} s "
              "(written by benchmarks/sets.py).", "",
@@ -92,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args(argv)
-    results = {"machine": machine(), "seconds": args.seconds, "repeats": args.repeats, "rows": [], "goals": []}
+    import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts; run.py imports this one)
+
+    results = {"machine": bench.machine(), "seconds": args.seconds, "repeats": args.repeats, "rows": [], "goals": []}
     for game, config in GAMES.items():
         for policy in POLICIES:
             print(f"{game}, {policy} ...", file=sys.stderr, flush=True)
@@ -107,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_save:
         (HERE / "sets.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
         (HERE / "sets.md").write_text(text)
+        bench.save_section("sets", json.loads(json.dumps(results, default=float)))
     return 0
 
 

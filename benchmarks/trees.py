@@ -16,7 +16,9 @@ compile cache, alternated the same way.
 ``--game`` measures other tables the same way (each one a comma-separated
 list of ``Rules.make`` settings, e.g. ``--game players=4,domino_set=double-nine``;
 the default is the 2-player game), and ``--no-start`` skips the warm-start
-rows.  ``--keep-cache`` compiles into a cache per tree under the bergen-sim
+rows.  ``--save`` keeps the run under ``trees`` in benchmarks/results.json
+(results.md shows it as "Old tree against new"), for a change whose speed
+the docs quote.  ``--keep-cache`` compiles into a cache per tree under the bergen-sim
 cache folder that outlives the run (each kernel is 20 s cold), instead of a
 fresh one.
 
@@ -91,6 +93,31 @@ def game_label(game: dict) -> str:
     return " ".join([f"{game.get('players', 2)}p", *rest])
 
 
+def tree_commit(tree: Path) -> str:
+    """A tree's commit, with "+changes" when its files differ from it."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=tree, capture_output=True, text=True).stdout.strip()
+    commit = git("rev-parse", "--short=12", "HEAD") or "not in git"
+    return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def report(section: dict) -> str:
+    """The saved old-against-new run as Markdown (a section of benchmarks/results.md)."""
+    m = section["machine"]
+    lines = ["## Old tree against new (`benchmarks/trees.py`)", "",
+             f"{section['change']}", "",
+             f"{m['date']}; {m['cpu']}, {m['cores']} cores; load average before {section['load_average'][0]:.2f}, "
+             f"after {section['load_average_after'][0]:.2f}; {section['rounds']} rounds of about "
+             f"{section['seconds']} s per tree, interleaved; one core each.", "",
+             f"old: {section['trees']['old']}  ", f"new: {section['trees']['new']}", "",
+             "| measure | old | new | new/old (median of the rounds' ratios) |", "|---|---:|---:|---:|"]
+    for key, row in section.items():
+        if key.endswith(" hands/s") or key == "warm start s":
+            number = (lambda x: f"{x:,.0f}") if key.endswith("hands/s") else (lambda x: f"{x:.2f}")
+            lines.append(f"| {key} | {number(row['old'])} | {number(row['new'])} | {row['ratio']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
 def tree_env(tree: Path, cache: Path) -> dict:
     """The tree first on the path, its own compile cache; bytecode caching on, as for an installed package."""
     env = {**os.environ, "PYTHONPATH": str(tree), "BERGEN_SIM_CACHE_DIR": str(cache)}
@@ -155,6 +182,8 @@ def main() -> int:
                              "(repeat for more; default: the 2-player game)")
     parser.add_argument("--policies", default=",".join(POLICIES), help="comma-separated (default: random,expert)")
     parser.add_argument("--no-start", action="store_true", help="skip the warm-start rows")
+    parser.add_argument("--save", metavar="CHANGE",
+                        help="keep this run, described as CHANGE, under trees in benchmarks/results.json")
     parser.add_argument("--keep-cache", action="store_true",
                         help="compile into a lasting cache per tree (see bench_cache), not a fresh one")
     opts = parser.parse_args()
@@ -195,6 +224,12 @@ def main() -> int:
                                        "new": statistics.median(starts["new"]),
                                        "ratio": statistics.median(starts["new"]) / statistics.median(starts["old"]),
                                        "runs": starts}
+    if opts.save:
+        import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts; run.py imports this one)
+
+        results.update(change=opts.save, machine=bench.machine(), load_average_after=bench.load_average(),
+                       trees={name: f"{tree} ({tree_commit(tree)})" for name, tree in trees.items()})
+        bench.save_section("trees", results)
     if opts.json:
         print(json.dumps(results, indent=1))
         return 0

@@ -81,7 +81,8 @@ def test_the_blocks_follow_their_files(tree):
     _edit_json(tree / "docs/duplicate_gain.json", lambda d: d["rows"][0].update(win_ratio=0.5))
     _edit_json(tree / "docs/luck_gain.json", lambda d: d["rows"][0]["win_rate"].update(ratio=0.777, t_difference=5.5))
     _edit_json(tree / "benchmarks/results.json",
-               lambda d: [r["1 core"].update(matches_per_s=4321.0) for r in d["throughput"]])
+               lambda d: [r["1 core"].update(matches_per_s=4321.0) for r in d["throughput"]]
+               + [d["trees"]["2p random hands/s"].update(ratio=9.87)])
     (tree / "docs/examples/compare.txt").write_text("$ bergen-sim compare\nchanged output\n")
     _edit_json(tree / "docs/search_strength.json", lambda d: d["games"]["2 players"]["challengers"]["reader"].update(
         adjusted_win_rate=0.6, adjusted_win_rate_low=0.58, adjusted_win_rate_high=0.62))
@@ -94,6 +95,7 @@ def test_the_blocks_follow_their_files(tree):
     assert "| 0.500 |" in blocks["duplicate-gain"]
     assert "**0.78**" in blocks["luck-gain"] and "| +5.5 |" in blocks["luck-unbiased"]
     assert "4,321 matches/s" in blocks["policies-speed"]
+    assert "(9.87x)" in blocks["hot-loop"]
     assert "changed output" in blocks["compare-example"]
     assert "| 2 players | `reader` |" in blocks["search-strength"]
     assert "highest luck-adjusted share is `reader`'s, 60.0% [58.0, 62.0]" in blocks["search-strength"]

@@ -54,6 +54,7 @@ BLOCKS = {
     "expert-weights": ("docs/policies.md", "docs/expert_weights.json"),
     "search-strength": ("docs/policies.md", "docs/search_strength.json"),
     "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
+    "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
 
@@ -512,6 +513,20 @@ def _partner_model(root: Path) -> str:
             + "\n\nSo " + "; ".join(said) + ".")
 
 
+def _hot_loop(root: Path) -> str:
+    bench = _json(root, "benchmarks/results.json")
+    run = (bench or {}).get("trees")
+    if run is None:
+        return _missing("old-against-new run", "python benchmarks/trees.py --old TREE --save CHANGE")
+    rows = {key[:-len(" hands/s")]: row for key, row in run.items() if key.endswith(" hands/s")}
+    cells = [f"{game}: {row['old']:,.0f} to {row['new']:,.0f} hands/s ({row['ratio']:.2f}x)"
+             for game, row in rows.items()]
+    m = run["machine"]
+    return (f"Measured by `benchmarks/trees.py` ({m['date'][:10]}, {m['cpu']}, {run['rounds']} rounds of about "
+            f"{run['seconds']} s per tree, taking turns, one core; load average {run['load_average'][0]:.2f} "
+            f"before): " + "; ".join(cells) + ".")
+
+
 RENDER = {
     "pimc-strength": _pimc_strength,
     "pimc-cost": _pimc_cost,
@@ -529,6 +544,7 @@ RENDER = {
     "expert-weights": _expert_weights,
     "search-strength": _search_strength,
     "partner-model": _partner_model,
+    "hot-loop": _hot_loop,
 }
 
 

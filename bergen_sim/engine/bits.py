@@ -23,7 +23,6 @@ would otherwise count references on every use.
 
 from __future__ import annotations
 
-import numpy as np
 from llvmlite import ir
 from numba import carray, njit, types
 from numba.core import cgutils
@@ -73,8 +72,19 @@ def borrow(a):
     return carray(_as_pointer(a.ctypes.data, a.dtype), a.shape)
 
 
-@njit(cache=True, inline="always")
-def slot(i):
+@intrinsic
+def slot(typingctx, i):
     """``i``, a non-negative index, as an unsigned one: Numba compiles no wraparound for unsigned indices (see the
-    module note).  Only for indexing: do arithmetic on the signed value (uint64 mixed with int64 is float64)."""
-    return np.uint64(i)
+    module note).  Only for indexing: do arithmetic on the signed value (uint64 mixed with int64 is float64).
+
+    An intrinsic (a cast written straight into LLVM IR) rather than an inlined
+    njit function: each inlined call is typed and inlined again at every use,
+    and the hot loop indexes with it in dozens of places (cold compile time).
+    """
+    if not isinstance(i, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, args[0], signature.args[0], types.uint64)
+
+    return types.uint64(i), codegen
