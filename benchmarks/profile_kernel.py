@@ -48,12 +48,8 @@ while True:
 """
 ADDRESS = re.compile(r"^\s+0x([0-9a-f]+)")
 
-
-def setting(text: str) -> tuple[str, object]:
-    key, sep, value = text.partition("=")
-    if not sep:
-        raise argparse.ArgumentTypeError(f"give a setting as name=value, not {text!r}")
-    return key.replace("-", "_"), int(value) if value.isdigit() else {"on": True, "off": False}.get(value, value)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trees import setting  # noqa: E402  (benchmarks/ is a folder of scripts)
 
 
 def gdb(pid: int, commands: list[str]) -> str:

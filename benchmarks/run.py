@@ -96,7 +96,7 @@ def machine() -> dict:
         "numba": numba.__version__,
         "numpy": np.__version__,
         "bergen_sim": __version__,
-        "commit": _commit(),
+        "commit": commit_of(),
     }
 
 
@@ -120,10 +120,10 @@ def save_section(key: str, value: dict) -> None:
     save(results)
 
 
-def _commit() -> str:
-    """The checkout's commit, with "+changes" when the tree differs from it ("unknown" outside git)."""
+def commit_of(tree: Path = HERE) -> str:
+    """A checkout's commit, with "+changes" when the tree differs from it ("unknown" outside git)."""
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True).stdout.strip()
+        return subprocess.run(["git", *args], cwd=tree, capture_output=True, text=True).stdout.strip()
     try:
         commit = git("rev-parse", "--short=12", "HEAD")
         return (commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")) or "unknown"

@@ -73,17 +73,18 @@ for line in sys.stdin:
 '''
 
 
+def setting(item: str) -> tuple[str, object]:
+    """One ``name=value`` rule setting for Rules.make (whole numbers and on/off read as such)."""
+    key, sep, value = item.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"give each setting as name=value, not {item!r}")
+    value = value.strip()
+    return key.strip().replace("-", "_"), int(value) if value.isdigit() else {"on": True, "off": False}.get(value, value)
+
+
 def game_settings(text: str) -> dict:
-    """``players=4,domino_set=double-nine`` as Rules.make settings (whole numbers and on/off read as such)."""
-    settings: dict = {}
-    for item in text.split(","):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise argparse.ArgumentTypeError(f"give each setting as name=value, not {item!r}")
-        key = key.strip().replace("-", "_")
-        value = value.strip()
-        settings[key] = int(value) if value.isdigit() else {"on": True, "off": False}.get(value, value)
-    return settings
+    """``players=4,domino_set=double-nine`` as Rules.make settings (:func:`setting` each)."""
+    return dict(setting(item) for item in text.split(","))
 
 
 def game_label(game: dict) -> str:
@@ -91,14 +92,6 @@ def game_label(game: dict) -> str:
     rest = [f"{v}" if k == "domino_set" else (k if v is True else f"{k}={v}")
             for k, v in game.items() if k != "players"]
     return " ".join([f"{game.get('players', 2)}p", *rest])
-
-
-def tree_commit(tree: Path) -> str:
-    """A tree's commit, with "+changes" when its files differ from it."""
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=tree, capture_output=True, text=True).stdout.strip()
-    commit = git("rev-parse", "--short=12", "HEAD") or "not in git"
-    return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 def report(section: dict) -> str:
@@ -228,7 +221,7 @@ def main() -> int:
         import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts; run.py imports this one)
 
         results.update(change=opts.save, machine=bench.machine(), load_average_after=bench.load_average(),
-                       trees={name: f"{tree} ({tree_commit(tree)})" for name, tree in trees.items()})
+                       trees={name: f"{tree} ({bench.commit_of(tree)})" for name, tree in trees.items()})
         bench.save_section("trees", results)
     if opts.json:
         print(json.dumps(results, indent=1))
