@@ -99,14 +99,23 @@ def fit_error(domino_set: str, players: int, hand_size: int, reserve: int) -> st
     tiles = L.set_size(_set_max(domino_set))
     if players * hand_size + reserve <= tiles:
         return None
-    fixes = [f"domino_set={name}" for name, most in L.DOMINO_SETS.items()
-             if most > L.DOMINO_SETS[domino_set] and players * hand_size + reserve <= L.set_size(most)][:1]
+    fixes = larger_set(domino_set, players * hand_size + reserve)
     if (tiles - reserve) // players >= 1:
         fixes.append(f"hand_size <= {(tiles - reserve) // players}")
     if reserve and tiles - players * hand_size >= 0:
         fixes.append(f"boneyard_reserve <= {tiles - players * hand_size}")
     return (f"{players} players x {hand_size} tiles + reserve {reserve} do not fit the {tiles} tiles of "
             f"{domino_set}: use {' or '.join(fixes) or 'fewer players'}")
+
+
+def larger_set(domino_set: str, tiles_needed: int) -> list[str]:
+    """``["domino_set=NAME"]`` for the smallest set larger than ``domino_set`` with ``tiles_needed`` tiles, or ``[]``.
+
+    >>> larger_set("double-six", 30), larger_set("double-eighteen", 200)
+    (['domino_set=double-nine'], [])
+    """
+    return [f"domino_set={name}" for name, most in L.DOMINO_SETS.items()
+            if most > L.DOMINO_SETS[domino_set] and tiles_needed <= L.set_size(most)][:1]
 
 
 def redeal_probability(max_number: int, players: int, hand_size: int) -> Fraction:
@@ -163,9 +172,11 @@ class Rules:
         _check_players(self.players, self.partnerships)
         most = self.n_tiles // self.players
         if not 1 <= self.hand_size <= most:
+            # a hand size the set cannot deal may fit a larger set: name the smallest, as fit_error does
+            bigger = larger_set(self.domino_set, self.players * self.hand_size + max(self.boneyard_reserve, 0)) if self.hand_size > most else []
             raise RuleError(
                 f"hand_size must be 1..{most} with {self.players} players ({self.n_tiles} tiles of {self.domino_set}), "
-                f"not {short_number(self.hand_size)}"
+                f"not {short_number(self.hand_size)}" + "".join(f", or use {fix}" for fix in bigger)
             )
         if not 1 <= self.target <= MAX_TARGET:  # the limit keeps every count exact in int64 (bergen_sim.limits)
             raise RuleError(f"target must be 1..{MAX_TARGET:,}, not {short_number(self.target)}")

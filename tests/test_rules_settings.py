@@ -87,7 +87,9 @@ def test_extreme_but_possible_deals_are_accepted():
         (dict(players=6, boneyard_reserve=0), ["reserve 0", "domino_set=double-nine", "hand_size <= 4"]),
         (dict(players=3, boneyard_reserve=11), ["3 players x 6 tiles + reserve 11", "domino_set=double-nine",
                                                 "hand_size <= 5", "boneyard_reserve <= 10"]),
-        (dict(players=8, domino_set="double-nine", hand_size=7), ["hand_size", "1..6", "55 tiles of double-nine"]),
+        (dict(players=8, domino_set="double-nine", hand_size=7), ["hand_size", "1..6", "55 tiles of double-nine",
+                                                                   "or use domino_set=double-twelve"]),
+        (dict(players=6, hand_size=5), ["hand_size", "1..4", "28 tiles of double-six", "or use domino_set=double-nine"]),
         (dict(players=2, domino_set="double-seven"), ["domino_set", "double-six", "double-eighteen"]),
         (dict(players=2, domino_set="double-nine", spinner="yes"), ["spinner", "true or false"]),
         (dict(players=2, hand_size=15), ["hand_size", "1..14"]),
@@ -122,6 +124,15 @@ def test_impossible_settings_are_refused_with_one_line(kwargs, names):
     for name in names:
         assert name in message
     assert isinstance(info.value, BergenError)
+
+
+@pytest.mark.parametrize("kwargs", [dict(players=2, hand_size=100), dict(players=2, hand_size=0),
+                                    dict(players=8, domino_set="double-eighteen", hand_size=24)])
+def test_a_hand_size_no_larger_set_deals_names_no_set(kwargs):
+    """Only a hand size some larger set can deal (with the reserve) gets that set named."""
+    with pytest.raises(RuleError) as info:
+        Rules.make(**kwargs)
+    assert "domino_set=" not in str(info.value) and "hand_size must be 1.." in str(info.value)
 
 
 def test_the_constructor_validates_too():
