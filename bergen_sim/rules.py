@@ -172,8 +172,10 @@ class Rules:
         _check_players(self.players, self.partnerships)
         most = self.n_tiles // self.players
         if not 1 <= self.hand_size <= most:
-            # a hand size the set cannot deal may fit a larger set: name the smallest, as fit_error does
-            bigger = larger_set(self.domino_set, self.players * self.hand_size + max(self.boneyard_reserve, 0)) if self.hand_size > most else []
+            # a hand size too large for this set may fit a larger one: name the smallest, as fit_error does
+            # (only when too large: a hand size below 1 is wrong in every set)
+            needed = self.players * self.hand_size + max(self.boneyard_reserve, 0)
+            bigger = larger_set(self.domino_set, needed) if self.hand_size > most else []
             raise RuleError(
                 f"hand_size must be 1..{most} with {self.players} players ({self.n_tiles} tiles of {self.domino_set}), "
                 f"not {short_number(self.hand_size)}" + "".join(f", or use {fix}" for fix in bigger)
