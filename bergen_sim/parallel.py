@@ -5,13 +5,16 @@ schedules chunks and merges them in match order (:mod:`bergen_sim.execution`)
 is the same for all of them, and their results are identical.
 
 - One worker: chunks run in this process (no start-up cost, nothing pickled).
-- Several: a :class:`~concurrent.futures.ProcessPoolExecutor` (processes, since
-  the kernel holds the GIL), reached through :class:`InlineUntilPool`: the
-  pool starts in a background thread while this process plays the first
-  chunks itself, so no run waits for it (starting one costs about a second:
-  a forkserver imports Numba; the default run starts it only when its first
-  chunks say the rest would take longer than that, see
-  :mod:`bergen_sim.execution`).  Workers are forked from a ``forkserver`` that has
+- Several: a :class:`~concurrent.futures.ProcessPoolExecutor` (processes: a
+  worker that is stopped, by Ctrl-C or a failure, ends at once, while a
+  chunk played in a thread would run to its end), reached through
+  :class:`InlineUntilPool`: the pool starts in a background thread while this
+  process plays the first chunks itself, so no run waits for it (starting one
+  costs about 0.7 s on an idle machine: a forkserver imports Numba; the
+  default run starts it only when its first chunks say the rest would take
+  longer than that, see :mod:`bergen_sim.execution`).  The kernel plays
+  without holding the GIL (``run_matches`` in engine/match_loop.py says why),
+  so the chunks played here do not keep that thread waiting.  Workers are forked from a ``forkserver`` that has
   already imported the engine and set up Numba's compiler tables
   (:mod:`bergen_sim.runtime.preload`; ``spawn`` where there is no forkserver), never
   from this process itself, which may hold threads and locks (the progress

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import threading
 import time
 
 import numpy as np
@@ -70,6 +71,29 @@ def test_workers_warm_up_while_calls_play_here():
         future.result()
     assert executor.submit(os.getpid).result() != os.getpid()
     discard_pool(3)
+
+
+def test_a_chunk_plays_without_the_gil_and_concurrent_chunks_stay_exact():
+    """The kernel releases the GIL: the pool-start thread runs while this process plays its first chunks.
+
+    With the GIL held for a whole chunk, starting a pool beside an inline run took about twice as long
+    (benchmarks/results.md, "Run size against wall time").  Chunks own their buffers, so two threads playing
+    at once give exactly what one thread playing them in turn gives.
+    """
+    engine = execution.engine_for(Rules.make(players=2), ("greedy", "random"))
+    assert engine._kernel.run_matches.targetoptions.get("nogil") is True
+    alone = [engine.play(seed=5, first_match=first, n_matches=2_000) for first in (0, 2_000)]
+    together: dict[int, object] = {}
+    threads = [threading.Thread(target=lambda f=first: together.__setitem__(f, engine.play(seed=5, first_match=f,
+                                                                                             n_matches=2_000)))
+               for first in (0, 2_000)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for chunk, first in zip(alone, (0, 2_000)):
+        assert np.array_equal(chunk.totals, together[first].totals)
+        assert np.array_equal(chunk.match_rows, together[first].match_rows)
 
 
 def test_the_default_starts_a_pool_only_when_the_rest_would_take_longer_than_starting_it(monkeypatch):

@@ -112,7 +112,7 @@ def _play_turns(rules, seat_policy, rngs, script, err, b):
             return 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, no_tiles):
     """Play matches ``first_match .. first_match + n_matches - 1``.
 
@@ -129,6 +129,14 @@ def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffe
     Returns (matches played, hand rows written, trace rows needed): fewer
     matches than asked when ``hand_rows`` could not hold another whole match,
     and -1 matches after an error described in ``err``.
+
+    ``nogil``: a call holds no Python lock while it plays (it touches only
+    the arrays it is given and those it allocates), so this process's other
+    threads run meanwhile.  That matters while a run plays its first chunks
+    here and a worker pool starts beside it (:mod:`bergen_sim.parallel`): the
+    thread starting the pool and the pool's own feeder thread waited for
+    every chunk to end, and the pool took about twice as long to be ready.
+    Two threads may also play chunks of one engine at once.
     """
     owned = np.zeros(_SCRATCH_SIZE, dtype=np.int64)
     owned_rng = np.zeros(L.MAX_SEATS + 1, dtype=np.uint64)
