@@ -95,6 +95,16 @@ def render(results: dict) -> str:
     return "\n".join(lines)
 
 
+def _repeats(sweep: dict) -> str:
+    """How many runs each median took: '3', or '3 (9 up to 300,000 matches)' when short runs were repeated more."""
+    short = sweep.get("short_repeats", sweep["repeats"])
+    if short == sweep["repeats"]:
+        return str(sweep["repeats"])
+    smallest_long = [r["matches"] for r in sweep["rows"] if r["repeats"] == sweep["repeats"]]
+    limit = max(r["matches"] for r in sweep["rows"] if r["repeats"] == short)
+    return f"{sweep['repeats']} ({short} up to {limit:,} matches)" if smallest_long else str(short)
+
+
 def _sweep_row(sweep: dict) -> str:
     """Default and 2 workers against 1, over the sizes of the last sweep (fresh commands, this tree)."""
     rows = [r for r in sweep["rows"] if r["tree"] == "new" and r["view"] == "command"]
@@ -103,7 +113,7 @@ def _sweep_row(sweep: dict) -> str:
     two = (f"; 2 workers vs 1 on runs of 2 s of play or more: {min(r['two_speedup'] for r in long):.2f}x or better"
            if long else "")
     return (f"| the default vs 1 worker, `simulate --matches` {rows[0]['matches']:,} .. {rows[-1]['matches']:,} "
-            f"(fresh commands, medians of {sweep['repeats']}; {sweep['machine']['date'][:10]}, load average "
+            f"(fresh commands, medians of {_repeats(sweep)}; {sweep['machine']['date'][:10]}, load average "
             f"{sweep['load_average_before'][0]}) | wall time at most {worst['default_over_one']:.2f}x one worker's"
             f"{two} |")
 

@@ -38,6 +38,9 @@ MODES = {"1 worker": ["--workers", "1"], "2 workers": ["--workers", "2"], "defau
 GOAL_DEFAULT_VS_ONE = 1.05  # default wall <= 1.05 x one worker's, every size
 GOAL_TWO_VS_ONE = 1.9  # two workers >= 1.9 x one worker on runs of >= 2 s of work
 LONG_RUN_S = 2.0
+#: runs this short (about a second of wall time, most of it start-up) are repeated more: with 3 repeats the
+#: default's ratio to one worker swung from 0.78 to 1.15 where both played in one process (2026-12-03)
+SHORT_MATCHES = 300_000
 
 API_WORKER = r'''
 import json, sys, time
@@ -145,7 +148,8 @@ def report(sweep: dict) -> str:
     lines = ["## Run size against wall time: 1 worker, 2 workers, the default (`benchmarks/sizes.py`)", "",
              f"{m['date']}; {m['cores']} cores; commit {m['commit']}; load average before "
              f"{sweep['load_average_before']}, after {sweep['load_average_after']}; medians of "
-             f"{sweep['repeats']} interleaved runs; 2 players, `random`, seed 1.", "",
+             f"{sweep['repeats']} interleaved runs ({sweep.get('short_repeats', sweep['repeats'])} for runs of "
+             f"{SHORT_MATCHES:,} matches or fewer, about a second each and noisier); 2 players, `random`, seed 1.", "",
              "command: a fresh `bergen-sim simulate --matches N --json` process (whole wall time: Python, imports, "
              "kernel load from a warm cache, any pool it starts, play). api: `bergen_sim.simulate()` in one "
              "long-lived process (a pool started by an earlier call is reused).", "",
@@ -169,6 +173,8 @@ def main() -> int:
     parser.add_argument("--min", type=int, default=10_000, help="smallest run (default 10,000 matches)")
     parser.add_argument("--max", type=int, default=10_000_000, help="largest run (default 10,000,000 matches)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--short-repeats", type=int, default=9,
+                        help=f"repeats of runs of {SHORT_MATCHES:,} matches or fewer (default 9)")
     parser.add_argument("--views", default="command,api", help="command, api or both (default)")
     add_tree_options(parser)
     opts = parser.parse_args()
@@ -176,15 +182,18 @@ def main() -> int:
 
     trees, caches = chosen_trees(opts)
     views = opts.views.split(",")
-    sweep: dict = {"machine": bench.machine(), "repeats": opts.repeats, "load_average_before": bench.load_average(),
+    sweep: dict = {"machine": bench.machine(), "repeats": opts.repeats,
+                   "short_repeats": max(opts.repeats, opts.short_repeats), "load_average_before": bench.load_average(),
                    "trees": {k: str(v) for k, v in trees.items()}}
     for name, tree in trees.items():  # compile (or load) each tree's kernel once, outside the timing
         command_run(tree, caches[name], 2_000, "1 worker")
     api = {name: start_worker(tree, caches[name], API_WORKER, "api") for name, tree in trees.items()} if "api" in views else {}
     runs: dict = {}
     try:
-        for repeat in range(opts.repeats):
+        for repeat in range(sweep["short_repeats"]):
             for matches in sizes(opts.min, opts.max):
+                if repeat >= opts.repeats and matches > SHORT_MATCHES:
+                    continue
                 order = list(MODES) if repeat % 2 == 0 else list(reversed(MODES))
                 for name in (trees if repeat % 2 == 0 else reversed(list(trees))):
                     for mode in order:
