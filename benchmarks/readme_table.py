@@ -100,9 +100,10 @@ def _repeats(sweep: dict) -> str:
     short = sweep.get("short_repeats", sweep["repeats"])
     if short == sweep["repeats"]:
         return str(sweep["repeats"])
-    smallest_long = [r["matches"] for r in sweep["rows"] if r["repeats"] == sweep["repeats"]]
+    if not any(r["repeats"] == sweep["repeats"] for r in sweep["rows"]):  # every size was a short one
+        return str(short)
     limit = max(r["matches"] for r in sweep["rows"] if r["repeats"] == short)
-    return f"{sweep['repeats']} ({short} up to {limit:,} matches)" if smallest_long else str(short)
+    return f"{sweep['repeats']} ({short} up to {limit:,} matches)"
 
 
 def _sweep_row(sweep: dict) -> str:

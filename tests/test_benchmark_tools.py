@@ -45,3 +45,17 @@ def test_table_settings_read_numbers_and_switches():
         "8p double-eighteen partnerships"
     with pytest.raises(argparse.ArgumentTypeError):
         trees.game_settings("players")
+
+
+def test_the_readme_row_says_how_many_runs_each_median_of_the_size_sweep_took():
+    readme_table = _load("readme_table")
+
+    def sweep(repeats, short_repeats, counts):
+        rows = [{"matches": m, "repeats": r} for m, r in counts]
+        return {"repeats": repeats, "short_repeats": short_repeats, "rows": rows}
+
+    assert readme_table._repeats(sweep(3, 9, [(10_000, 9), (300_000, 9), (1_000_000, 3)])) == \
+        "3 (9 up to 300,000 matches)"
+    assert readme_table._repeats(sweep(3, 3, [(10_000, 3), (1_000_000, 3)])) == "3"
+    assert readme_table._repeats({"repeats": 5, "rows": []}) == "5"  # a sweep saved before short repeats existed
+    assert readme_table._repeats(sweep(3, 9, [(10_000, 9), (30_000, 9)])) == "9"  # only short runs were measured
