@@ -134,8 +134,8 @@ def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffe
     the arrays it is given and those it allocates), so this process's other
     threads run meanwhile.  That matters while a run plays its first chunks
     here and a worker pool starts beside it (:mod:`bergen_sim.parallel`): the
-    thread starting the pool and the pool's own feeder thread waited for
-    every chunk to end, and the pool took about twice as long to be ready.
+    thread starting the pool and the pool's own feeder thread used to wait
+    for every chunk to end (benchmarks/sizes.py measures the difference).
     Two threads may also play chunks of one engine at once.
     """
     owned = np.zeros(_SCRATCH_SIZE, dtype=np.int64)
