@@ -53,6 +53,7 @@ BLOCKS = {
     "plugin-startup": ("docs/policies.md", "benchmarks/results.json"),
     "expert-weights": ("docs/policies.md", "docs/expert_weights.json"),
     "search-strength": ("docs/policies.md", "docs/search_strength.json"),
+    "ismcts-check": ("docs/policies.md", "docs/ismcts_check.json"),
     "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
@@ -476,6 +477,25 @@ def _search_strength(root: Path) -> str:
             + (", ".join(below) if below else "none of them") + ".")
 
 
+def _ismcts_check(root: Path) -> str:
+    """The strongest search player against pimc again, on fresh deals and more of them: is 55% ruled out?"""
+    data = _json(root, "docs/ismcts_check.json")
+    command = ("bergen-sim compare --policies ismcts,pimc --matches 2000 --seed 20261203 --adjust luck --json "
+               "> docs/ismcts_check.json")
+    if data is None:
+        return _missing("second measurement of `ismcts` against `pimc` in `docs/ismcts_check.json`", command)
+    (r,) = [p for p in data["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "pimc"]
+    top = max(r["win_rate_high"], r["adjusted_win_rate_high"])  # the higher of the two intervals' upper ends
+    verdict = (f"Both intervals lie below {GOAL_AGAINST_PIMC:.0%}: at its defaults `ismcts` falls short of that share "
+               f"by at least {100 * (GOAL_AGAINST_PIMC - top):.1f} points" if top < GOAL_AGAINST_PIMC
+               else f"A share of {GOAL_AGAINST_PIMC:.0%} is not ruled out (an interval reaches {100 * top:.1f}%)")
+    return (f"A second, larger run of the strongest of them, on fresh deals (`{command}`, "
+            f"{data['deal_sets']:,} deal sets in both seat orders, seed {data['seed']}): `ismcts` won "
+            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {data['matches']:,} matches against "
+            f"`pimc`, luck-adjusted {_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}"
+            f". {verdict}.")
+
+
 def _points(x: float) -> str:
     return f"{100 * x:+.1f}"
 
@@ -543,6 +563,7 @@ RENDER = {
     "plugin-startup": _plugin_startup,
     "expert-weights": _expert_weights,
     "search-strength": _search_strength,
+    "ismcts-check": _ismcts_check,
     "partner-model": _partner_model,
     "hot-loop": _hot_loop,
 }
