@@ -76,8 +76,8 @@ def test_workers_warm_up_while_calls_play_here():
 def test_a_chunk_plays_without_the_gil_and_concurrent_chunks_stay_exact():
     """The kernel releases the GIL: the pool-start thread runs while this process plays its first chunks.
 
-    With the GIL held for a whole chunk, starting a pool beside an inline run took about twice as long
-    (benchmarks/results.md, "Run size against wall time").  Chunks own their buffers, so two threads playing
+    With the GIL held for a whole chunk, a pool starting beside an inline run waited for every chunk
+    (benchmarks/results.md, "Run size against wall time", old tree).  Chunks own their buffers, so two threads playing
     at once give exactly what one thread playing them in turn gives.
     """
     engine = execution.engine_for(Rules.make(players=2), ("greedy", "random"))

@@ -480,7 +480,8 @@ def _search_strength(root: Path) -> str:
 def _ismcts_check(root: Path) -> str:
     """The strongest search player against pimc again, on fresh deals and more of them: is 55% ruled out?"""
     data = _json(root, "docs/ismcts_check.json")
-    command = ("bergen-sim compare --policies ismcts,pimc --matches 2000 --seed 20261203 --adjust luck --json "
+    deal_sets, seed = (data["deal_sets"], data["seed"]) if data else (2000, 20261203)  # the file says how it was run
+    command = (f"bergen-sim compare --policies ismcts,pimc --matches {deal_sets} --seed {seed} --adjust luck --json "
                "> docs/ismcts_check.json")
     if data is None:
         return _missing("second measurement of `ismcts` against `pimc` in `docs/ismcts_check.json`", command)
@@ -490,7 +491,7 @@ def _ismcts_check(root: Path) -> str:
                f"by at least {100 * (GOAL_AGAINST_PIMC - top):.1f} points" if top < GOAL_AGAINST_PIMC
                else f"A share of {GOAL_AGAINST_PIMC:.0%} is not ruled out (an interval reaches {100 * top:.1f}%)")
     return (f"A second, larger run of the strongest of them, on fresh deals (`{command}`, "
-            f"{data['deal_sets']:,} deal sets in both seat orders, seed {data['seed']}): `ismcts` won "
+            f"{deal_sets:,} deal sets in both seat orders, seed {seed}): `ismcts` won "
             f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {data['matches']:,} matches against "
             f"`pimc`, luck-adjusted {_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}"
             f". {verdict}.")
