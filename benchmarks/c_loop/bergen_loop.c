@@ -114,7 +114,8 @@ static int play_hand(const int *deal, int players, int partners, int hand_size, 
         }
         seat = seat + 1 < players ? seat + 1 : 0;
         side = partners ? seat % 2 : seat;
-        uint64_t ends = number_mask[left] | number_mask[right];
+        uint64_t fits_left = number_mask[left], fits_right = number_mask[right];
+        uint64_t ends = fits_left | fits_right;
         uint64_t playable = hands[seat] & ends;
         if (!playable) {
             while (bone < bone_stop) {
@@ -132,20 +133,25 @@ static int play_hand(const int *deal, int players, int partners, int hand_size, 
             }
         }
         passes = 0;
+        /* branch-free listing, as the engine's: write each (tile, end) candidate, count it only if it fits */
         int n = 0;
         for (uint64_t p = playable; p; p &= p - 1) {
             int t = __builtin_ctzll(p);
-            if (tile_lo[t] == left || tile_hi[t] == left) { move_tile[n] = t; move_end[n++] = 0; }
-            if (tile_lo[t] == right || tile_hi[t] == right) { move_tile[n] = t; move_end[n++] = 1; }
+            move_tile[n] = t; move_end[n] = 0; n += (int)((fits_left >> t) & 1);
+            move_tile[n] = t; move_end[n] = 1; n += (int)((fits_right >> t) & 1);
         }
         int k = n == 1 ? 0 : (int)below(&rngs[seat], n);
-        int t = move_tile[k], dbl = tile_lo[t] == tile_hi[t];
+        int t = move_tile[k], e = move_end[k];
         hands[seat] &= ~(1ULL << t);
-        if (move_end[k] == 0) { left = tile_lo[t] == left ? tile_hi[t] : tile_lo[t]; left_double = dbl; }
-        else { right = tile_lo[t] == right ? tile_hi[t] : tile_lo[t]; right_double = dbl; }
+        /* the new end (the tile's other half) by selects, not a branch: which end a random move takes is random */
+        int dbl = tile_lo[t] == tile_hi[t], other = tile_lo[t] + tile_hi[t] - (e ? right : left);
+        left = e ? left : other;
+        right = e ? other : right;
+        left_double = e ? left_double : dbl;
+        right_double = e ? dbl : right_double;
         tot->plays++;
         if (left == right) {
-            int value = (left_double || right_double) ? 3 : 2;
+            int value = (left_double | right_double) ? 3 : 2;
             if (value == 3) tot->triple_headers++; else tot->double_headers++;
             scores[side] += cut_points(value, scores[side], target);
             if (scores[side] >= target) return 1;
