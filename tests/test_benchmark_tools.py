@@ -59,3 +59,42 @@ def test_the_readme_row_says_how_many_runs_each_median_of_the_size_sweep_took():
     assert readme_table._repeats(sweep(3, 3, [(10_000, 3), (1_000_000, 3)])) == "3"
     assert readme_table._repeats({"repeats": 5, "rows": []}) == "5"  # a sweep saved before short repeats existed
     assert readme_table._repeats(sweep(3, 9, [(10_000, 9), (30_000, 9)])) == "9"  # only short runs were measured
+
+
+sizes = _load("sizes")
+
+
+def test_a_paired_ratio_cancels_what_both_runs_of_a_repeat_share():
+    """Load that slows both modes of a repeat alike moves neither the ratio nor its interval; one pair has none."""
+    one = [1.0, 2.0, 1.5, 3.0]
+    assert sizes.paired_ratio([2 * x for x in one], one) == {"ratio": 2.0, "low": 2.0, "high": 2.0, "n": 4}
+    noisy = sizes.paired_ratio([1.1, 0.9, 1.05, 0.95], [1.0, 1.0, 1.0, 1.0])
+    assert noisy["low"] < 1.0 < noisy["high"] and noisy["n"] == 4
+    assert sizes.paired_ratio([2.0], [1.0])["low"] is None
+
+
+def _row(matches, one, two, default, play_s=0.0):
+    """A size-sweep row as sizes.summarize keeps it (runs per mode), with its paired ratios."""
+    row = {"tree": "new", "view": "command", "matches": matches}
+    for mode, walls in (("1 worker", one), ("2 workers", two), ("default", default)):
+        row[mode] = {"wall_s": sorted(walls)[len(walls) // 2], "runs_wall_s": walls, "play_s": play_s}
+    return sizes.add_paired(row)
+
+
+def test_the_size_goals_are_met_only_where_every_interval_shows_them():
+    same = [1.0, 1.2, 0.9, 1.1]
+    tight = _row(10_000, same, same, [x * 1.01 for x in same])  # default 1.01x, no spread
+    wide = _row(30_000, same, same, [1.3, 0.9, 1.2, 0.8])  # default about 1.0x, wide interval
+    slower = _row(100_000, same, same, [x * 1.2 for x in same])  # default 1.2x, every time
+    fast = _row(1_000_000, [4.0, 4.2, 3.9], [2.0, 2.1, 1.95], [2.0, 2.1, 1.95], play_s=3.0)  # 2 workers 2.0x
+
+    def judged(rows):
+        return [(g["met"], g["measured"].split("; ", 1)[1]) for g in sizes.goals(rows)]
+
+    assert judged([tight, fast]) == [(True, "every size's interval is at or below 1.05"),
+                                     (True, "every such size's interval is at or above 1.9x")]
+    assert judged([tight, wide])[0][0] is False
+    assert judged([tight, wide])[0][1].startswith("no size shown above 1.05; the intervals reach")
+    assert judged([tight, slower])[0] == (False, "shown above 1.05 at 100,000")
+    half = _row(1_000_000, [4.0, 4.2, 3.9], [3.0, 3.1, 2.9], [3.0, 3.1, 2.9], play_s=3.0)  # 2 workers 1.35x
+    assert judged([tight, half])[1] == (False, "shown below 1.9x at 1,000,000")
