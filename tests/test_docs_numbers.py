@@ -136,6 +136,27 @@ def test_the_prose_around_the_measurements_fits_them():
     assert rows["pimc"]["win_rate"]["ratio"] > rows["expert"]["win_rate"]["ratio"]
 
 
+def test_the_luck_gain_block_reports_the_other_tables_beside_the_two_player_goal(tree):
+    """Rows with 3 players or partnerships are reported with their ratios (seeds pooled into a range); the
+    0.5 goal's sentence stays about the 2-player rows."""
+    def add(data):
+        first = data["rows"][0]  # expert vs greedy, 2 players, the default settings
+
+        def row(players, partnerships, seed, win, margin):
+            return {**first, "players": players, "partnerships": partnerships, "seed": seed,
+                    "win_rate": {**first["win_rate"], "ratio": win}, "margin": {**first["margin"], "ratio": margin}}
+        two = [r for r in data["rows"] if r["players"] == 2 and not r["partnerships"]]  # only these rows' tables
+        data["rows"] = two + [row(3, False, 1, 0.28, 0.42), row(4, True, 1, 0.29, 0.34), row(4, True, 2, 0.31, 0.40)]
+
+    _edit_json(tree / "docs/luck_gain.json", add)
+    block = " ".join(docs_numbers.render(tree)["luck-gain"].split())
+    assert ("With more players (no goal is set there): expert against greedy with 3 players, win-rate ratio 0.28 "
+            "and margin ratio 0.42; expert against greedy with 4 in partnerships, win-rate ratio 0.29 to 0.31 and "
+            "margin ratio 0.34 to 0.40 (2 seeds).") in block
+    goal = block[block.index("The goal of a ratio of at most 0.5"):block.index("With more players")]
+    assert "0.28" not in goal and "0.29" not in goal
+
+
 def test_the_docs_quote_no_hand_typed_measurements():
     """Numbers that were typed by hand before they came from files stay out."""
     stale = {

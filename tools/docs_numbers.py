@@ -296,6 +296,19 @@ def _luck_gain(root: Path) -> str:
         lines += ["", "The goal of a ratio of at most 0.5 for the 2-player win rate "
                   + (f"holds for {said(met)}" if met else "holds for no pair measured")
                   + (f" and not for {said(missed)}" if missed else "") + "."]
+    others: dict[tuple, list[dict]] = {}  # the other tables, which the goal does not cover: reported as measured
+    for r in rows:
+        if r["players"] != 2 or r["partnerships"]:
+            others.setdefault((tuple(r["policies"]), _luck_cells(r)[1]), []).append(r)
+    if others:
+        def spread(group, figure):
+            low, high = (f(x[figure]["ratio"] for x in group) for f in (min, max))
+            return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f}"
+        lines += ["", "With more players (no goal is set there): " + "; ".join(
+            f"{a} against {b} with {table.replace(', partnerships', ' in partnerships')}, win-rate ratio "
+            f"{spread(group, 'win_rate')} and margin ratio {spread(group, 'margin')}"
+            + (f" ({len(group)} seeds)" if len(group) > 1 else "")
+            for ((a, b), table), group in others.items()) + "."]
     for r in missed:  # the same pair and deal sets with more play-outs: how much of the gap the play-outs' noise is
         more = sorted((o for o in data["rows"] if o is not r and (o["policies"], o["players"], o["partnerships"],
                        o["seed"], o["deal_sets"]) == (r["policies"], r["players"], r["partnerships"], r["seed"],
