@@ -107,24 +107,14 @@ def _repeats(sweep: dict) -> str:
 
 
 def _sweep_row(sweep: dict) -> str:
-    """Default and 2 workers against 1, over the sizes of the last sweep (fresh commands, this tree): the paired
-    ratios and the verdicts of benchmarks/sizes.py, which judges the goals by their intervals."""
+    """Default and 2 workers against 1, over the sizes of the last sweep (fresh commands, this tree): the verdicts
+    of benchmarks/sizes.py, which judges the goals by the paired ratios' intervals (a sweep saved before those
+    existed: ``python benchmarks/sizes.py --rejudge`` first)."""
     rows = [r for r in sweep["rows"] if r["tree"] == "new" and r["view"] == "command"]
-    if "default_over_one_paired" not in rows[0]:  # a sweep saved before the paired ratios: medians only
-        worst = max(rows, key=lambda r: r["default_over_one"])
-        default = f"wall time at most {worst['default_over_one']:.2f}x one worker's"
-    else:
-        verdict = next(g["measured"] for g in sweep["goals"] if (g["tree"], g["view"]) == ("new", "command")
-                       and g["goal"].startswith("default"))
-        default = f"default / 1 worker: {verdict}"
-    long = [r for r in rows if r["1 worker"].get("play_s", r["1 worker"]["wall_s"]) >= 2.0]
-    two = ""
-    if long and "two_speedup_paired" in long[0]:
-        verdict = next(g["measured"] for g in sweep["goals"] if (g["tree"], g["view"]) == ("new", "command")
-                       and g["goal"].startswith("2 workers"))
-        two = f"; 1 worker / 2 workers on runs of 2 s of play or more: {verdict}"
-    elif long:
-        two = f"; 2 workers vs 1 on runs of 2 s of play or more: {min(r['two_speedup'] for r in long):.2f}x or better"
+    verdicts = {g["key"]: g["measured"] for g in sweep["goals"] if (g["tree"], g["view"]) == ("new", "command")}
+    default = f"default / 1 worker: {verdicts['default_vs_one']}"
+    two = (f"; 1 worker / 2 workers on runs of 2 s of play or more: {verdicts['two_vs_one']}"
+           if "two_vs_one" in verdicts else "")
     return (f"| the default and 2 workers vs 1 worker, `simulate --matches` {rows[0]['matches']:,} .. "
             f"{rows[-1]['matches']:,} (fresh commands; paired runs per size: {_repeats(sweep)}; 95% intervals; "
             f"{sweep['machine']['date'][:10]}, load average {sweep['load_average_before'][0]}) | {default}{two} |")

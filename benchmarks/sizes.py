@@ -185,11 +185,11 @@ def goals(rows: list[dict]) -> list[dict]:
             if met:
                 verdict = f"every size's interval is at or below {GOAL_DEFAULT_VS_ONE:.2f}"
             elif above:
-                verdict = "shown above " + f"{GOAL_DEFAULT_VS_ONE:.2f} at " + ", ".join(f"{m:,}" for m in above)
+                verdict = f"shown above {GOAL_DEFAULT_VS_ONE:.2f} at " + ", ".join(f"{m:,}" for m in above)
             else:
                 verdict = (f"no size shown above {GOAL_DEFAULT_VS_ONE:.2f}; the intervals reach "
                            f"{widest[1]['high']:.2f} (at {widest[0]:,})" if widest else "no intervals (one run each)")
-            out.append({"tree": tree, "view": view,
+            out.append({"tree": tree, "view": view, "key": "default_vs_one",
                         "goal": f"default <= {GOAL_DEFAULT_VS_ONE:.2f} x one worker's wall time, every size",
                         "measured": f"highest {_interval(worst[1])} at {worst[0]:,} matches; {verdict}",
                         "met": met})
@@ -201,7 +201,7 @@ def goals(rows: list[dict]) -> list[dict]:
                 verdict = (f"every such size's interval is at or above {GOAL_TWO_VS_ONE}x" if met else
                            f"shown below {GOAL_TWO_VS_ONE}x at " + ", ".join(f"{m:,}" for m in below) if below else
                            f"not shown above or below {GOAL_TWO_VS_ONE}x")
-                out.append({"tree": tree, "view": view,
+                out.append({"tree": tree, "view": view, "key": "two_vs_one",
                             "goal": f"2 workers >= {GOAL_TWO_VS_ONE}x one worker on runs of >= {LONG_RUN_S:.0f} s "
                                     "of play (wall time ratio)",
                             "measured": f"lowest {_interval(low[1])}x at {low[0]:,} matches; {verdict}",
