@@ -125,8 +125,8 @@ def paired_ratio(top: list[float], bottom: list[float]) -> dict:
 
 
 def summarize(runs: dict) -> list[dict]:
-    """One row per (tree, view, size): medians per mode, the ratios of the medians and the paired ratios the goals
-    are judged by (:func:`paired_ratio`)."""
+    """One row per (tree, view, size): medians per mode and the paired ratios the goals are judged by
+    (:func:`paired_ratio`)."""
     rows = []
     for (tree, view, matches), by_mode in runs.items():
         row = {"tree": tree, "view": view, "matches": matches, "repeats": len(by_mode["1 worker"])}
@@ -136,9 +136,6 @@ def summarize(runs: dict) -> list[dict]:
                          "workers_used": [r["workers_used"] for r in measured]}
             if "play_s" in measured[0]:
                 row[mode]["play_s"] = round(_median(measured, "play_s"), 3)
-        one, two, default = (row[m]["wall_s"] for m in MODES)
-        row["default_over_one"] = default / one  # wall: <= 1.05 is the goal
-        row["two_speedup"] = one / two  # wall: >= 1.9 on long runs is the goal
         rows.append(add_paired(row))
     return rows
 

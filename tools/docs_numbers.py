@@ -253,10 +253,13 @@ def _luck_table(root: Path):
     return _json(root, "docs/luck_gain.json")
 
 
+def _luck_game(r: dict, joiner: str = ", ") -> str:
+    """The table a luck row was measured on: '3 players', or '4, partnerships' (joiner ' in ': '4 in partnerships')."""
+    return f"{r['players']}{joiner}partnerships" if r["partnerships"] else f"{r['players']} players"
+
+
 def _luck_cells(r: dict) -> list[str]:
-    table = {2: "2 players", 3: "3 players", 4: "4 players"}[r["players"]] if not r["partnerships"] \
-        else f"{r['players']}, partnerships"
-    return [f"{r['policies'][0]} vs {r['policies'][1]}", table, str(r["seed"]),
+    return [f"{r['policies'][0]} vs {r['policies'][1]}", _luck_game(r), str(r["seed"]),
             f"{r['deal_sets']:,} ({r['matches']:,})"]
 
 
@@ -299,13 +302,13 @@ def _luck_gain(root: Path) -> str:
     others: dict[tuple, list[dict]] = {}  # the other tables, which the goal does not cover: reported as measured
     for r in rows:
         if r["players"] != 2 or r["partnerships"]:
-            others.setdefault((tuple(r["policies"]), _luck_cells(r)[1]), []).append(r)
+            others.setdefault((tuple(r["policies"]), _luck_game(r, " in ")), []).append(r)
     if others:
         def spread(group, figure):
             low, high = (f(x[figure]["ratio"] for x in group) for f in (min, max))
             return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f}"
         lines += ["", "With more players (no goal is set there): " + "; ".join(
-            f"{a} against {b} with {table.replace(', partnerships', ' in partnerships')}, win-rate ratio "
+            f"{a} against {b} with {table}, win-rate ratio "
             f"{spread(group, 'win_rate')} and margin ratio {spread(group, 'margin')}"
             + (f" ({len(group)} seeds)" if len(group) > 1 else "")
             for ((a, b), table), group in others.items()) + "."]
@@ -493,7 +496,7 @@ def _search_strength(root: Path) -> str:
 def _ismcts_check(root: Path) -> str:
     """The strongest search player against pimc again, on fresh deals and more of them: is 55% ruled out?"""
     data = _json(root, "docs/ismcts_check.json")
-    deal_sets, seed = (data["deal_sets"], data["seed"]) if data else (2000, 20261203)  # the file says how it was run
+    deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")  # the file says how it was run
     command = (f"bergen-sim compare --policies ismcts,pimc --matches {deal_sets} --seed {seed} --adjust luck --json "
                "> docs/ismcts_check.json")
     if data is None:
