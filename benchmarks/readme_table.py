@@ -115,6 +115,8 @@ def _sweep_row(sweep: dict) -> str:
     default = f"default / 1 worker: {verdicts['default_vs_one']}"
     two = (f"; 1 worker / 2 workers on runs of 2 s of play or more: {verdicts['two_vs_one']}"
            if "two_vs_one" in verdicts else "")
+    if "two_vs_one_play" in verdicts:  # the same runs' own play times: no start-up, which no core count shortens
+        two += f"; the same on the play time each run reports: {verdicts['two_vs_one_play']}"
     return (f"| the default and 2 workers vs 1 worker, `simulate --matches` {rows[0]['matches']:,} .. "
             f"{rows[-1]['matches']:,} (fresh commands; paired runs per size: {_repeats(sweep)}; 95% intervals; "
             f"{sweep['machine']['date'][:10]}, load average {sweep['load_average_before'][0]}) | {default}{two} |")

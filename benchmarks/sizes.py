@@ -12,7 +12,13 @@ Two views of the same question (issue 12: "never slower for using more cores"):
   load from a warm disk cache, any worker pool it starts, play) and the play
   time it reports (``elapsed_s``).
 - **api**: ``bergen_sim.simulate(...)`` called in one long-lived process, as
-  a notebook does, so a pool started by an earlier call is reused.
+  a notebook does (with a tree that used a pool of processes, a pool started
+  by an earlier call is reused).
+
+In the command view the two-worker goal is judged twice: on the whole wall
+time, and on the play time each run reports (``elapsed_s``), which leaves
+out the start-up (Python, imports, the kernel's load) that both modes share
+and no number of cores shortens.
 
 Sizes go up by factors of 10 (and 3) from ``--min`` to ``--max``; the modes
 and trees are interleaved within each repeat so they see the same machine
@@ -136,6 +142,7 @@ def summarize(runs: dict) -> list[dict]:
                          "workers_used": [r["workers_used"] for r in measured]}
             if "play_s" in measured[0]:
                 row[mode]["play_s"] = round(_median(measured, "play_s"), 3)
+                row[mode]["runs_play_s"] = [round(r["play_s"], 4) for r in measured]
         rows.append(add_paired(row))
     return rows
 
@@ -146,6 +153,9 @@ def add_paired(row: dict) -> dict:
     walls = {m: row[m]["runs_wall_s"] for m in MODES}
     row["default_over_one_paired"] = paired_ratio(walls["default"], walls["1 worker"])
     row["two_speedup_paired"] = paired_ratio(walls["1 worker"], walls["2 workers"])
+    if all("runs_play_s" in row[m] for m in MODES):  # a command's own play time, without its start-up
+        plays = {m: row[m]["runs_play_s"] for m in MODES}
+        row["two_speedup_play_paired"] = paired_ratio(plays["1 worker"], plays["2 workers"])
     return row
 
 
@@ -190,20 +200,26 @@ def goals(rows: list[dict]) -> list[dict]:
                         "goal": f"default <= {GOAL_DEFAULT_VS_ONE:.2f} x one worker's wall time, every size",
                         "measured": f"highest {_interval(worst[1])} at {worst[0]:,} matches; {verdict}",
                         "met": met})
-            long = [(r["matches"], r["two_speedup_paired"]) for r in mine if _work_s(r) >= LONG_RUN_S]
-            if long:
-                low = min(long, key=lambda x: x[1]["ratio"])
-                met = all(x["low"] is not None and x["low"] >= GOAL_TWO_VS_ONE for _, x in long)
-                below = [m for m, x in long if x["high"] is not None and x["high"] < GOAL_TWO_VS_ONE]
-                verdict = (f"every such size's interval is at or above {GOAL_TWO_VS_ONE}x" if met else
-                           f"shown below {GOAL_TWO_VS_ONE}x at " + ", ".join(f"{m:,}" for m in below) if below else
-                           f"not shown above or below {GOAL_TWO_VS_ONE}x")
-                out.append({"tree": tree, "view": view, "key": "two_vs_one",
-                            "goal": f"2 workers >= {GOAL_TWO_VS_ONE}x one worker on runs of >= {LONG_RUN_S:.0f} s "
-                                    "of play (wall time ratio)",
-                            "measured": f"lowest {_interval(low[1])}x at {low[0]:,} matches; {verdict}",
-                            "met": met})
+            for key, ratio, what in (("two_vs_one", "two_speedup_paired", "wall time ratio"),
+                                     ("two_vs_one_play", "two_speedup_play_paired",
+                                      "ratio of the play times the runs report, start-up left out")):
+                long = [(r["matches"], r[ratio]) for r in mine if _work_s(r) >= LONG_RUN_S and ratio in r]
+                if long:
+                    out.append(_two_vs_one(tree, view, key, what, long))
     return out
+
+
+def _two_vs_one(tree: str, view: str, key: str, what: str, long: list[tuple[int, dict]]) -> dict:
+    """The verdict on "2 workers >= GOAL_TWO_VS_ONE x one worker" over the long runs' paired ratios."""
+    low = min(long, key=lambda x: x[1]["ratio"])
+    met = all(x["low"] is not None and x["low"] >= GOAL_TWO_VS_ONE for _, x in long)
+    below = [m for m, x in long if x["high"] is not None and x["high"] < GOAL_TWO_VS_ONE]
+    verdict = (f"every such size's interval is at or above {GOAL_TWO_VS_ONE}x" if met else
+               f"shown below {GOAL_TWO_VS_ONE}x at " + ", ".join(f"{m:,}" for m in below) if below else
+               f"not shown above or below {GOAL_TWO_VS_ONE}x")
+    return {"tree": tree, "view": view, "key": key,
+            "goal": f"2 workers >= {GOAL_TWO_VS_ONE}x one worker on runs of >= {LONG_RUN_S:.0f} s of play ({what})",
+            "measured": f"lowest {_interval(low[1])}x at {low[0]:,} matches; {verdict}", "met": met}
 
 
 def report(sweep: dict) -> str:
@@ -216,7 +232,8 @@ def report(sweep: dict) -> str:
              f"{SHORT_MATCHES:,} matches or fewer, about a second each and noisier); 2 players, `random`, seed 1.", "",
              "command: a fresh `bergen-sim simulate --matches N --json` process (whole wall time: Python, imports, "
              "kernel load from a warm cache, any pool it starts, play). api: `bergen_sim.simulate()` in one "
-             "long-lived process (a pool started by an earlier call is reused).", "",
+             "long-lived process (a pool of processes started by an earlier call, in trees that had one, is "
+             "reused).", "",
              "Wall times are medians. The ratios pair the runs of one repeat (measured one after the other): the "
              "geometric mean of the paired ratios with its 95% interval (Student's t over their logarithms); the "
              "goals are judged by these intervals.", "",

@@ -15,13 +15,10 @@ single number of the result: chunks are always handed back in match order.
 
 from __future__ import annotations
 
-import functools
-import os
 import signal
 import threading
 from collections import deque
 from concurrent.futures import Executor, Future, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -33,8 +30,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_MATCHES, MAX_WORKERS, check_chunks, check_range
 from bergen_sim.runtime.runner import Chunk, Engine
 from bergen_sim.errors import BergenError
-from bergen_sim.parallel import (MIN_IDLE_CORES, check_scheduler, cores_idle_lately, default_workers, discard_pool,
-                                 executor_for, pool_running, start_pool)
+from bergen_sim.parallel import check_scheduler, default_workers, executor_for
 from bergen_sim.progress import match_progress
 from bergen_sim.rules import Rules
 
@@ -46,18 +42,8 @@ MIN_CHUNK = 1_000
 TARGET_CHUNKS = 32
 #: seconds between checks for Ctrl-C while waiting for a chunk
 _POLL = 0.2
-#: a run on several local workers starts their pool once its first chunks (played here) say that the rest
-#: would take longer than this here: about what starting one costs (a forkserver imports Numba, ~0.7 s on
-#: an idle 2-core machine; benchmarks/sizes.py), so shorter runs never pay for a pool they cannot use
-POOL_AFTER_S = 1.0
-#: ... and when a pool is already running (started by an earlier run), once the rest exceeds this
-WARM_POOL_AFTER_S = 0.1
-#: a run of this many matches starts its pool at once, while the kernel loads (by default only if the
-#: machine is not busy):
-#: even the fastest built-in policy (~400,000 matches/s on one core) takes longer than POOL_AFTER_S to play them
-PRESTART_MATCHES = 500_000
-
 _ENGINES: dict[tuple, Engine] = {}
+_ENGINES_LOCK = threading.Lock()  # threads of a run share the engines: one builds (compiles), the others wait
 
 
 @dataclass(frozen=True)
@@ -78,9 +64,9 @@ class Job:
 class RunOptions:
     """How to run a job.  None of these changes the results.
 
-    ``workers``: at most this many processes on this machine (default:
-    every core), used when the run is long enough to gain from them (see
-    :data:`POOL_AFTER_S`), or the size of the LocalCluster with ``scheduler="local"``; ``scheduler``: ``None``
+    ``workers``: at most this many threads on this machine (default:
+    every core; never more than the run has chunks), or the size of the
+    LocalCluster with ``scheduler="local"``; ``scheduler``: ``None``
     (this machine), ``"local"`` or a Dask address ``tcp://HOST:PORT``;
     ``checkpoint``: folder keeping finished chunks so the run can resume;
     ``progress``: draw a progress bar.
@@ -116,35 +102,24 @@ class RunInterrupted(KeyboardInterrupt):
 def engine_for(rules: Rules, policies: tuple[str, ...], kernel_policies: tuple[str, ...] = ()) -> Engine:
     """The (cached per process) engine for rules and seat policies (see ``Job.kernel_policies``)."""
     key = (rules, policies, kernel_policies)
-    if key not in _ENGINES:
-        _ENGINES[key] = Engine(rules, policies, kernel_policies)
-    return _ENGINES[key]
+    engine = _ENGINES.get(key)
+    if engine is None:
+        with _ENGINES_LOCK:
+            engine = _ENGINES.get(key)
+            if engine is None:
+                engine = _ENGINES[key] = Engine(rules, policies, kernel_policies)
+    return engine
 
 
-def _spare_core() -> bool:
-    """Whether this machine has a core to spare for a pool started with the run (a busy machine's pool starts
-    only once idle cores are seen while the run plays, see :class:`bergen_sim.parallel.IdleCores`).
+def run_chunk(job: Job, first_match: int, n_matches: int, halt: np.ndarray | None = None) -> Chunk:
+    """Play matches ``first_match .. first_match + n_matches - 1`` of a job here.
 
-    Read from the idle time since the last look (for a command: its own
-    start-up); the load average, a mean over the last minute, only where that
-    cannot be read.  Why: a benchmark or a script that ran just before leaves
-    a load average above 1 on an idle 2-core machine for a minute, and the
-    long run that follows then played its first second on one core
-    (benchmarks/sizes.py).
+    ``halt``: the run's stop flag (:class:`bergen_sim.parallel.ThreadWorkers`); once it is set the chunk
+    raises :class:`~bergen_sim.runtime.runner.Halted` after the match it is playing.
     """
-    idle = cores_idle_lately()
-    if idle is not None:
-        return idle >= MIN_IDLE_CORES
-    try:
-        return os.getloadavg()[0] <= default_workers() - 1
-    except OSError:  # no load average here
-        return True
-
-
-def run_chunk(job: Job, first_match: int, n_matches: int) -> Chunk:
-    """Play matches ``first_match .. first_match + n_matches - 1`` of a job here."""
     engine = engine_for(job.rules, job.policies, job.kernel_policies)
-    return engine.play(job.seed, first_match, n_matches, hand_rows=job.hand_rows, match_rows=job.match_rows)
+    return engine.play(job.seed, first_match, n_matches, hand_rows=job.hand_rows, match_rows=job.match_rows,
+                       halt=halt)
 
 
 def default_chunk_size(matches: int) -> int:
@@ -215,10 +190,15 @@ class _CtrlC:
 
 
 class _Window:
-    """Keeps up to ``size`` chunks in flight on an executor; hands results back in submission order."""
+    """Keeps up to ``size`` chunks in flight on an executor; hands results back in submission order.
+
+    Chunks get the executor's halt flag when it has one (threads: :class:`bergen_sim.parallel.ThreadWorkers`),
+    so :meth:`stop` can end running chunks after their current match instead of waiting for them.
+    """
 
     def __init__(self, executor: Executor, job: Job, ranges: list[tuple[int, int]], size: int, ctrl_c: _CtrlC):
         self.executor, self.job, self.size, self.ctrl_c = executor, job, size, ctrl_c
+        self.halt = getattr(executor, "halt_flag", None)
         self.todo = iter(ranges)
         self.flight: deque[Future] = deque()
         self._fill()
@@ -228,7 +208,10 @@ class _Window:
             part = next(self.todo, None)
             if part is None:
                 return
-            self.flight.append(self.executor.submit(run_chunk, self.job, *part))
+            if self.halt is None:  # a Dask cluster: its chunks cannot be reached once sent
+                self.flight.append(self.executor.submit(run_chunk, self.job, *part))
+            else:
+                self.flight.append(self.executor.submit(run_chunk, self.job, *part, halt=self.halt))
 
     def next(self) -> Chunk:
         """The next chunk in order (KeyboardInterrupt once Ctrl-C was pressed)."""
@@ -244,14 +227,21 @@ class _Window:
         return chunk
 
     def stop(self, finish: bool = True) -> list[Chunk]:
-        """Cancel what has not started; the chunks that finished (running ones too, if ``finish``)."""
+        """Cancel what has not started; the chunks that finished (running ones too, if ``finish``).
+
+        Without ``finish`` (or at a second Ctrl-C while finishing) running chunks are halted: they end
+        after the match they are playing, and their partial results are dropped.
+        """
         for future in self.flight:
             future.cancel()
         try:
             if finish:
                 wait(self.flight)
         except KeyboardInterrupt:  # a second Ctrl-C: keep what is finished now, stop waiting
-            pass
+            finish = False
+        if not finish and self.halt is not None:
+            self.halt[0] = 1
+            wait(self.flight)  # each ends after its current match
         finished = [f.result() for f in self.flight if f.done() and not f.cancelled() and f.exception() is None]
         self.flight.clear()
         return finished
@@ -265,8 +255,8 @@ class JobRun:
     anything is played.  ``resumed`` is the number of matches read back from
     the checkpoint rather than played, ``resumed_totals`` their totals;
     ``workers`` is the number of workers asked for, and once the run has
-    ended the number that played at once (1 when every chunk played in this
-    process; on a Dask cluster: its threads).
+    begun the number that plays at once (never more than it has chunks to
+    play; on a Dask cluster: its threads).
     """
 
     def __init__(self, job: Job, matches: int, chunk_size: int | None = None, options: RunOptions | None = None):
@@ -291,13 +281,6 @@ class JobRun:
         self.done = 0
         #: why the checkpoint stopped being written (full disk, folder removed...); the run itself went on
         self.failure: str | None = None
-        chunks_to_play = len(self.ranges) - len(saved)
-        #: whether the worker pool was started with the run (a long one), before the kernel loaded
-        self.prestarted = (self.options.scheduler is None and min(self.workers, chunks_to_play) > 1
-                           and matches - self.resumed >= PRESTART_MATCHES
-                           and (self.options.workers is not None or _spare_core()))
-        if self.prestarted:
-            start_pool(min(self.workers, chunks_to_play))
 
     def _keep(self, chunk: Chunk) -> None:
         """Save a finished chunk in the checkpoint; if that fails, note why and play on without it."""
@@ -326,20 +309,13 @@ class JobRun:
         todo = [part for part in self.ranges if part not in self.saved]
         workers = min(self.workers, len(todo)) if self.options.scheduler is None else self.workers
         if todo:
-            try:  # compile once here; workers then load it from the disk cache
+            try:  # compile (or load) once here: this process's threads share it, a cluster's workers load it
                 engine_for(job.rules, job.policies, job.kernel_policies)
-            except KeyboardInterrupt:  # Ctrl-C while it compiles: a pool started with the run ends with it
-                if self.prestarted:
-                    discard_pool(workers, terminate=True)
+            except KeyboardInterrupt:
                 raise RunInterrupted(self._interrupted()) from None
-        # several workers play only a run long enough to gain from them (see POOL_AFTER_S)
-        pool_after = 0.0 if self.prestarted else WARM_POOL_AFTER_S if pool_running(workers) else POOL_AFTER_S
         ctrl_c = _CtrlC()
         try:
-            warm_up = functools.partial(run_chunk, job, 0, 0)  # a worker loads the kernel while this process plays
-            # the default also waits for an idle core: on a busy machine a pool only costs; --workers N is obeyed
-            with executor_for(max(workers, 1), self.options.scheduler, len(todo), pool_after, warm_up,
-                              when_idle=self.options.workers is None) as (executor, in_flight), \
+            with executor_for(max(workers, 1), self.options.scheduler) as (executor, in_flight), \
                     match_progress(self.matches, self.resumed, self.options.progress) as advance:
                 self.workers = max(1, in_flight // 2)  # what plays: fewer for few chunks; a cluster's size
                 window = _Window(executor, job, todo, in_flight, ctrl_c)
@@ -360,15 +336,9 @@ class JobRun:
                     # with a checkpoint, running chunks are worth finishing (they are saved); without, stop now
                     for chunk in window.stop(finish=store is not None):
                         self._keep(chunk)
-                    if store is None and self.options.scheduler is None:
-                        discard_pool(workers, terminate=True)
                     raise RunInterrupted(self._interrupted()) from None
-                except BrokenProcessPool:
-                    discard_pool(workers)
-                    raise
                 finally:
-                    window.stop()
-                    self.workers = getattr(executor, "workers_used", self.workers)  # local: did a pool play?
+                    window.stop(finish=False)  # an early end (a failure, a caller that stopped iterating)
         finally:
             ctrl_c.restore()
 

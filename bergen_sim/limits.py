@@ -47,7 +47,7 @@ MAX_DEAL_SETS = 10**7
 MAX_TRACE_MATCHES = 10**7
 #: most worlds (and worlds per batch) of ``analyze``
 MAX_WORLDS = 10**6
-#: most worker processes
+#: most workers (threads here, or processes of a LocalCluster)
 MAX_WORKERS = 1_024
 #: seeds are 0 .. MAX_SEED (the kernel keys its random streams on a uint64)
 MAX_SEED = 2**64 - 1

@@ -157,7 +157,7 @@ def simulate(
     meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed,
                                       "provenance": provenance.record(run_id)})}
     start = time.perf_counter()
-    run = run_job(job, matches, chunk_size, options)  # first: a pool asked for starts while the kernel loads
+    run = run_job(job, matches, chunk_size, options)  # first: bad options and checkpoints fail before the kernel loads
     engine_for(rules, seat_names)  # compile or load the kernel before timing the play
     startup = time.perf_counter() - start
     start = time.perf_counter()

@@ -98,3 +98,17 @@ def test_the_size_goals_are_met_only_where_every_interval_shows_them():
     assert judged([tight, slower])[0] == (False, "shown above 1.05 at 100,000")
     half = _row(1_000_000, [4.0, 4.2, 3.9], [3.0, 3.1, 2.9], [3.0, 3.1, 2.9], play_s=3.0)  # 2 workers 1.35x
     assert judged([tight, half])[1] == (False, "shown below 1.9x at 1,000,000")
+
+
+def test_two_workers_are_judged_on_the_play_time_too_where_the_runs_report_it():
+    """A fresh command's start-up is shared by both modes and no core count shortens it: the wall-time ratio
+    understates the speed-up of the play, so the sweep judges the play times the runs report as well."""
+    row = {"tree": "new", "view": "command", "matches": 1_000_000}
+    for mode, walls, plays in (("1 worker", [3.5, 3.6, 3.4], [3.0, 3.1, 2.9]),
+                               ("2 workers", [2.0, 2.05, 1.95], [1.5, 1.55, 1.45]),
+                               ("default", [2.0, 2.05, 1.95], [1.5, 1.55, 1.45])):
+        row[mode] = {"wall_s": walls[1], "runs_wall_s": walls, "play_s": plays[1], "runs_play_s": plays}
+    judged = {g["key"]: (g["met"], g["measured"]) for g in sizes.goals([sizes.add_paired(row)])}
+    assert judged["two_vs_one"][0] is False and judged["two_vs_one"][1].startswith("lowest 1.75")
+    assert judged["two_vs_one_play"] == (True, "lowest 2.00 [2.00, 2.00]x at 1,000,000 matches; "
+                                               "every such size's interval is at or above 1.9x")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from bergen_sim import feedback, parallel, provenance  # noqa: F401 (parallel first: its idle-core reading spans start-up)
+from bergen_sim import feedback, provenance
 from bergen_sim._version import __version__
 from bergen_sim.errors import BergenError, printable
 

@@ -56,8 +56,8 @@ def with_rules(command: Callable) -> Callable:
 #: --workers and --scheduler: where chunks are played (every command that plays has them)
 PLACEMENT_OPTIONS = (
     click.option("--workers", type=Bounded(1, MAX_WORKERS), default=None,
-                 help="Worker processes at most (default: every core; a run too short to gain from a pool "
-                      "plays in this process); with --scheduler local, the cluster's size."),
+                 help="Worker threads at most (default: every core; never more than the run has chunks); "
+                      "with --scheduler local, the cluster's size."),
     click.option("--scheduler", metavar="local|tcp://HOST:PORT", default=None,
                  help="Run the chunks on Dask: 'local' starts a LocalCluster, an address uses a running one."),
 )

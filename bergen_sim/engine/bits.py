@@ -88,3 +88,28 @@ def slot(typingctx, i):
         return context.cast(builder, args[0], signature.args[0], types.uint64)
 
     return types.uint64(i), codegen
+
+
+@intrinsic
+def _load_atomic(typingctx, address):
+    """The int64 at ``address``, read with one atomic (monotonic) load that the optimiser may not hoist."""
+    if not isinstance(address, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        return builder.load_atomic(pointer, "monotonic", 8)
+
+    return types.int64(address), codegen
+
+
+@njit(cache=True, inline="always")
+def read_shared(flag):
+    """``flag[0]`` (an int64 array) as another thread last wrote it.
+
+    Why not ``flag[0]``: in a loop that never writes ``flag`` the optimiser
+    may read it once before the loop and never again, so a stop asked for
+    by another thread (:class:`bergen_sim.engine.run_buffers.RunBuffers`'s
+    ``halt``) would go unseen.  An atomic load is read every time.
+    """
+    return _load_atomic(flag.ctypes.data)

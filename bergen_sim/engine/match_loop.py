@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.bits import borrow
+from bergen_sim.engine.bits import borrow, read_shared
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, REDEAL, HandBuffers, advance, deal_hand, lead, play
 from bergen_sim.engine.play_rules import hand_of
 from bergen_sim.engine.keyed_random import STREAM_POLICY, shuffled_set, stream_state
@@ -127,8 +127,9 @@ def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffe
     one row per match (or, when it has a single row, scratch for it);
     ``hand_rows``, when it has rows, one per hand.
     Returns (matches played, hand rows written, trace rows needed): fewer
-    matches than asked when ``hand_rows`` could not hold another whole match,
-    and -1 matches after an error described in ``err``.
+    matches than asked when ``hand_rows`` could not hold another whole match
+    or another thread set ``halt`` (checked before each match), and -1
+    matches after an error described in ``err``.
 
     ``nogil``: a call holds no Python lock while it plays (it touches only
     the arrays it is given and those it allocates), so this process's other
@@ -136,7 +137,8 @@ def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffe
     here and a worker pool starts beside it (:mod:`bergen_sim.parallel`): the
     thread starting the pool and the pool's own feeder thread used to wait
     for every chunk to end (benchmarks/sizes.py measures the difference).
-    Two threads may also play chunks of one engine at once.
+    Two threads may also play chunks of one engine at once: that is how a
+    run uses several cores (:mod:`bergen_sim.parallel`).
     """
     owned = np.zeros(_SCRATCH_SIZE, dtype=np.int64)
     owned_rng = np.zeros(L.MAX_SEATS + 1, dtype=np.uint64)
@@ -186,6 +188,7 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
     match_rows = borrow(buffers.match_rows)
     hand_rows = borrow(buffers.hand_rows)
     err = borrow(buffers.err)
+    halt = buffers.halt  # not borrowed: read_shared reads its address, never through a view
     keep_hands = hand_rows.shape[0] > 0
     keep_matches = match_rows.shape[0] > 1 or n_matches == 1
     b = HandBuffers(view, hands, deal, turn, hrow, totals, trace, ctr, mt, me, no_tiles)
@@ -194,7 +197,7 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
     most_hands = sides * (target - 1) + 1  # every lead scores at least 1 point
 
     for i in range(n_matches):
-        if keep_hands and n_hand_rows + most_hands > hand_rows.shape[0]:
+        if (keep_hands and n_hand_rows + most_hands > hand_rows.shape[0]) or read_shared(halt) != 0:
             return i, n_hand_rows, ctr[C_TRACE]
         match = first_match + i
         err[L.E_MATCH] = match

@@ -17,3 +17,6 @@ class RunBuffers(NamedTuple):
     match_rows: np.ndarray  # (matches or 1, M_WIDTH): one row per match (1 row: scratch)
     hand_rows: np.ndarray  # (capacity, H_WIDTH): one row per hand, when it has rows
     err: np.ndarray  # (E_SIZE,): why the call stopped early
+    #: (1,): another thread sets it non-zero to have the call return after the match it is playing (Ctrl-C
+    #: of a run whose chunks play in threads, bergen_sim.parallel); read with engine.bits.read_shared
+    halt: np.ndarray

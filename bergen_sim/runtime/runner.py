@@ -35,6 +35,15 @@ _NO_TRACE = np.zeros((0, L.T_WIDTH), dtype=np.int64)
 _NO_HANDS = np.zeros((0, L.H_WIDTH), dtype=np.int64)
 
 
+def halt_flag() -> np.ndarray:
+    """A new stop flag for :meth:`Engine.play` (``flag[0] = 1`` asks every call given it to stop)."""
+    return np.zeros(1, dtype=np.int64)
+
+
+class Halted(Exception):
+    """A chunk stopped before its last match because its run set the chunk's halt flag (Ctrl-C)."""
+
+
 @dataclass
 class Chunk:
     """What one kernel call produced for a contiguous range of matches."""
@@ -187,7 +196,8 @@ class Engine:
             raise PolicyError(f"the kernel for policies {names} does not compile (Numba): "
                               f"{reason_of(exc.__context__ or exc)}") from None
 
-    def _call_args(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True):
+    def _call_args(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True,
+                   halt=None):
         """The kernel's arguments for one call, and the totals, match rows and error slots it fills."""
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
         rows = np.zeros((n_matches if match_rows else 1, L.M_WIDTH), dtype=np.int64)
@@ -195,13 +205,15 @@ class Engine:
         # converted before the call: only what the kernel raises is a policy's doing
         key, first, count = np.uint64(seed_to_int(seed)), np.int64(first_match), np.int64(n_matches)
         args = (self._rules_vec, self.seat_policy, key, first, count, tracing,
-                RunBuffers(deals, script, trace, totals, rows, hand_rows, err), self._no_tiles)
+                RunBuffers(deals, script, trace, totals, rows, hand_rows, err, halt_flag() if halt is None else halt),
+                self._no_tiles)
         return args, totals, rows, err
 
-    def _call(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True):
+    def _call(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True,
+              halt=None):
         """One kernel call; returns (matches played, totals, match rows, hand rows used, trace rows used)."""
         args, totals, match_rows, err = self._call_args(seed, first_match, n_matches, deals, script, trace, tracing,
-                                                        hand_rows, match_rows)
+                                                        hand_rows, match_rows, halt)
         try:
             played, n_hands, n_trace = self._kernel.run_matches(*args)
         except Exception as exc:  # raised inside a policy: name it, the seat and the position
@@ -232,13 +244,14 @@ class Engine:
         raise RuntimeError(f"kernel stopped with unknown error code {code}")
 
     def play(self, seed: int, first_match: int, n_matches: int, hand_rows: bool = False,
-             match_rows: bool = True) -> Chunk:
+             match_rows: bool = True, halt: np.ndarray | None = None) -> Chunk:
         """Play matches ``first_match ..`` with keyed deals; totals and per-match rows.
 
         Without ``match_rows`` the chunk's match rows are empty (summary runs);
         with ``hand_rows`` it also holds one row per hand (layout ``H_*``);
         the kernel stops early when its hand buffer could overflow and is called
-        again for the rest.
+        again for the rest.  ``halt`` (:func:`halt_flag`): once another thread
+        sets it, the call raises :class:`Halted` after the match it is playing.
         """
         check_seed(seed)
         check_range("first_match", first_match, 0, MAX_MATCH_INDEX)
@@ -252,8 +265,10 @@ class Engine:
             size = min(todo * per_match, max(per_match, 1 << 16)) if hand_rows else 0
             hands_buf = np.zeros((size, L.H_WIDTH), dtype=np.int64)
             played, part, rows, n_hands, _ = self._call(
-                seed, first_match + done, todo, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, hands_buf, match_rows
+                seed, first_match + done, todo, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, hands_buf, match_rows, halt
             )
+            if halt is not None and halt[0] != 0 and done + played < n_matches:
+                raise Halted(f"matches {first_match}..{first_match + n_matches - 1}: stopped after {done + played}")
             totals += part
             match_parts.append(rows if match_rows else rows[:0])
             hand_parts.append(hands_buf[:n_hands])

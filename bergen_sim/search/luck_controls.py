@@ -147,7 +147,7 @@ def _mask_tiles(mask, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a run's threads replay their chunks at once (bergen_sim.parallel)
 def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, controls, match_rows,
                   no_tiles):
     """Replay trace rows of whole matches; per match, every side's luck controls and its result.
