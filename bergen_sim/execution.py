@@ -239,8 +239,8 @@ class _Window:
                 wait(self.flight)
         except KeyboardInterrupt:  # a second Ctrl-C: keep what is finished now, stop waiting
             finish = False
-        if not finish and self.halt is not None:
-            self.halt[0] = 1
+        if not finish and self.halt is not None and self.flight:
+            self.executor.halt()
             wait(self.flight)  # each ends after its current match
         finished = [f.result() for f in self.flight if f.done() and not f.cancelled() and f.exception() is None]
         self.flight.clear()

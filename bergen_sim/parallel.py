@@ -86,11 +86,11 @@ class ThreadWorkers(ThreadPoolExecutor):
     """
 
     def __init__(self, workers: int):
-        import numpy as np  # here, not at the top: the command line imports this module before it needs NumPy
+        from bergen_sim.runtime.runner import halt_flag  # here: only a run that plays needs the engine's modules
 
         super().__init__(workers, thread_name_prefix="bergen-sim-worker")
         #: the kernel's stop flag (``RunBuffers.halt``) shared by every chunk of this executor
-        self.halt_flag = np.zeros(1, dtype=np.int64)
+        self.halt_flag = halt_flag()
 
     def halt(self) -> None:
         """Ask every running chunk to stop after its match (those not started yet should be cancelled)."""

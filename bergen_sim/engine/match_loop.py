@@ -133,12 +133,8 @@ def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffe
 
     ``nogil``: a call holds no Python lock while it plays (it touches only
     the arrays it is given and those it allocates), so this process's other
-    threads run meanwhile.  That matters while a run plays its first chunks
-    here and a worker pool starts beside it (:mod:`bergen_sim.parallel`): the
-    thread starting the pool and the pool's own feeder thread used to wait
-    for every chunk to end (benchmarks/sizes.py measures the difference).
-    Two threads may also play chunks of one engine at once: that is how a
-    run uses several cores (:mod:`bergen_sim.parallel`).
+    threads run meanwhile, and several threads may play chunks of one engine
+    at once: that is how a run uses several cores (:mod:`bergen_sim.parallel`).
     """
     owned = np.zeros(_SCRATCH_SIZE, dtype=np.int64)
     owned_rng = np.zeros(L.MAX_SEATS + 1, dtype=np.uint64)
