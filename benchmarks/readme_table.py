@@ -117,6 +117,9 @@ def _sweep_row(sweep: dict) -> str:
            if "two_vs_one" in verdicts else "")
     if "two_vs_one_play" in verdicts:  # the same runs' own play times: no start-up, which no core count shortens
         two += f"; the same on the play time each run reports: {verdicts['two_vs_one_play']}"
+    if "two_vs_ceiling_play" in verdicts:  # what the machine's two cores give two unrelated runs at once
+        two += (f"; 2 workers' play time against two separate one-worker runs of half the matches at once "
+                f"(the machine's two cores): {verdicts['two_vs_ceiling_play']}")
     return (f"| the default and 2 workers vs 1 worker, `simulate --matches` {rows[0]['matches']:,} .. "
             f"{rows[-1]['matches']:,} (fresh commands; paired runs per size: {_repeats(sweep)}; 95% intervals; "
             f"{sweep['machine']['date'][:10]}, load average {sweep['load_average_before'][0]}) | {default}{two} |")

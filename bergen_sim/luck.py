@@ -56,6 +56,7 @@ from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.execution import Job, engine_for
 from bergen_sim.search.luck_controls import CONTROLS, SAMPLE_KEY, luck_controls
 from bergen_sim.search.match_value import table_for
+from bergen_sim.runtime.runner import Halted, halt_flag
 from bergen_sim.parallel import default_workers, executor_for
 
 #: the ``adjust`` choices of ``compare``
@@ -100,12 +101,15 @@ def rollout_policies(seat_policies: list[str]) -> np.ndarray:
 
 
 def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int | None = None,
-                 rollouts: int | None = None) -> TracedChunk:
+                 rollouts: int | None = None, halt: np.ndarray | None = None) -> TracedChunk:
     """Play matches of a job with tracing and reduce each to its result and its sides' luck controls.
 
     ``deal_samples`` and ``rollouts`` default to :data:`DEAL_SAMPLES` and
     :data:`ROLLOUTS` as they are when called (``tools/measure_luck.py`` sets
-    them to measure what the play-outs buy).
+    them to measure what the play-outs buy).  ``halt``: the run's stop flag
+    (:class:`bergen_sim.parallel.ThreadWorkers`); once it is set, the chunk
+    raises :class:`~bergen_sim.runtime.runner.Halted` after the match it is
+    playing or replaying, so a stopped run does not wait for its chunks.
     """
     deal_samples = DEAL_SAMPLES if deal_samples is None else deal_samples
     rollouts = ROLLOUTS if rollouts is None else rollouts
@@ -116,12 +120,15 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
     rows = np.zeros((n_matches, L.M_WIDTH), dtype=np.int64)
     controls = np.zeros((n_matches, L.MAX_SEATS, CONTROLS), dtype=np.float64)
     sample_seed = np.uint64((job.seed ^ SAMPLE_KEY) % (1 << 64))
+    flag = halt_flag() if halt is None else halt
     for start in range(0, n_matches, TRACE_BATCH):
         count = min(TRACE_BATCH, n_matches - start)
-        trace = engine.trace_rows(job.seed, first_match + start, count)
+        trace = engine.trace_rows(job.seed, first_match + start, count, halt=halt)
         read = luck_controls(rules.to_array(), table, trace, sample_seed, np.int64(deal_samples),
                              np.int64(rollouts), rollout_policies(engine.policy_names),
-                             controls[start : start + count], rows[start : start + count], no_tiles)
+                             controls[start : start + count], rows[start : start + count], no_tiles, flag)
+        if read != count and flag[0] != 0:
+            raise Halted(f"matches {first_match}..{first_match + n_matches - 1}: stopped after {start + read}")
         if read != count:  # the kernel's own trace always replays; anything else is a bug here
             raise RuntimeError(f"luck controls: read {read} of {count} traced matches from match {first_match + start}")
     return TracedChunk(rows, controls)
@@ -149,17 +156,20 @@ class TracedRun:
         table_for(self.job.rules, TABLE_BASE)  # build (or load) the table here, not in every worker
         workers = min(self.workers, len(ranges)) if self.scheduler is None else self.workers
         with executor_for(max(workers, 1), self.scheduler) as (executor, in_flight):
+            # threads get the executor's halt flag, which it sets if the run stops early (executor_for);
+            # a Dask cluster's chunks cannot be reached once sent
+            halt = getattr(executor, "halt_flag", None)
             pending = []
             todo = iter(ranges)
             for part in todo:
-                pending.append(executor.submit(traced_chunk, self.job, *part))
+                pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt))
                 if len(pending) >= in_flight:
                     break
             while pending:
                 chunk = pending.pop(0).result()
                 part = next(todo, None)
                 if part is not None:
-                    pending.append(executor.submit(traced_chunk, self.job, *part))
+                    pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt))
                 yield chunk
 
 

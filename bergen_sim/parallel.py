@@ -240,8 +240,10 @@ def executor_for(workers: int, scheduler: str | None) -> Iterator[tuple[Executor
 
     In-flight chunks are bounded (two per worker: one running, one queued) so
     memory stays flat however many chunks a run has.  On this machine the
-    threads end with the block: chunks not started are cancelled, and
-    running ones finish (a caller that stops early halts them first).
+    threads end with the block: chunks not started are cancelled; running
+    ones finish when the block ends normally, and are halted after their
+    current match when it ends by an exception (Ctrl-C, a failure, a caller
+    that stopped iterating), whose results nobody will read.
     """
     check_scheduler(scheduler)
     if scheduler is not None:
@@ -251,5 +253,8 @@ def executor_for(workers: int, scheduler: str | None) -> Iterator[tuple[Executor
     executor = ThreadWorkers(workers)
     try:
         yield executor, 2 * workers
+    except BaseException:
+        executor.halt()
+        raise
     finally:
         executor.shutdown(wait=True, cancel_futures=True)

@@ -315,3 +315,30 @@ def ctrl_c_as_on_a_terminal() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
+
+
+def assert_halts_soon(run: Callable[[np.ndarray], Any], *, after_s: float, within_s: float = 5.0) -> None:
+    """Start ``run(flag)`` (a chunk that would take minutes) in a thread, raise the halt flag after
+    ``after_s`` seconds and assert the chunk raised :class:`Halted` within ``within_s`` seconds of it."""
+    import threading
+    import time
+
+    from bergen_sim.runtime.runner import Halted, halt_flag
+
+    flag = halt_flag()
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["result"] = run(flag)
+        except Halted as exc:
+            outcome["halted"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    time.sleep(after_s)
+    asked = time.perf_counter()
+    flag[0] = 1
+    thread.join(timeout=60)
+    assert not thread.is_alive() and "halted" in outcome, "the chunk did not stop on the halt flag"
+    assert time.perf_counter() - asked < within_s

@@ -112,3 +112,37 @@ def test_two_workers_are_judged_on_the_play_time_too_where_the_runs_report_it():
     assert judged["two_vs_one"][0] is False and judged["two_vs_one"][1].startswith("lowest 1.75")
     assert judged["two_vs_one_play"] == (True, "lowest 2.00 [2.00, 2.00]x at 1,000,000 matches; "
                                                "every such size's interval is at or above 1.9x")
+
+
+def test_two_workers_are_also_judged_against_the_machines_two_cores():
+    """Two busy cores of a shared machine run slower than one: two unrelated one-worker runs at once (the
+    ceiling) lose the same, so 2 workers are also judged against them (0.95 of them is 1.9x of perfect cores)."""
+    row = {"tree": "new", "view": "api", "matches": 1_000_000}
+    for mode, walls in (("1 worker", [3.4, 3.5, 3.3]), ("2 workers", [1.8, 1.85, 1.75]),
+                        ("default", [1.8, 1.85, 1.75]), (sizes.CEILING, [1.8, 1.85, 1.75])):
+        row[mode] = {"wall_s": walls[1], "runs_wall_s": walls}
+    judged = {g["key"]: (g["met"], g["measured"]) for g in sizes.goals([sizes.add_paired(row)])}
+    assert judged["two_vs_one"][0] is False  # 1.89x of one worker
+    assert judged["two_vs_ceiling"] == (True, "lowest 1.00 [1.00, 1.00] at 1,000,000 matches; "
+                                              "every such size's interval is at or above 0.95")
+    row[sizes.CEILING]["runs_wall_s"] = [1.6, 1.65, 1.55]  # the machine gives more than 2 workers get
+    judged = {g["key"]: g["met"] for g in sizes.goals([sizes.add_paired(row)])}
+    assert judged["two_vs_ceiling"] is False
+
+
+def test_a_goal_whose_interval_spans_it_is_reported_as_not_decided():
+    """"no" is kept for a goal the intervals show missed; one they neither meet nor miss says so."""
+    same = [1.0, 1.2, 0.9, 1.1]
+    tight = _row(10_000, same, same, [x * 1.01 for x in same])
+    wide = _row(30_000, same, same, [1.3, 0.9, 1.2, 0.8])
+    slower = _row(100_000, same, same, [x * 1.2 for x in same])
+    words = lambda rows: [sizes._met_text(g) for g in sizes.goals(rows)]  # noqa: E731
+    assert words([tight]) == ["yes"]
+    assert words([tight, wide]) == ["not decided"]
+    assert words([tight, slower]) == ["no"]
+    for row in (tight, wide):
+        row["default"]["workers_used"] = [2]
+    assert "| not decided |" in sizes.report({"machine": {"date": "d", "cores": 2, "commit": "c"},
+                                              "load_average_before": [0], "load_average_after": [0],
+                                              "repeats": 4, "rows": [tight, wide],
+                                              "goals": sizes.goals([tight, wide])})

@@ -10,6 +10,10 @@ adjusted interval is narrower than the raw one.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -21,8 +25,10 @@ from bergen_sim.luck import cross_fitted, rollout_policies, traced_chunk
 from bergen_sim.search.luck_controls import C_TABLE, C_WIN
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.rules import Rules
+from bergen_sim.runtime.runner import halt_flag
 from bergen_sim.stats import paired_interval
 from bergen_sim.tournament import CompareError, compare
+from tests.helpers import assert_halts_soon
 
 #: few play-outs keep the tests quick; unbiasedness holds for any number
 FAST = dict(rollouts=2, deal_samples=4)
@@ -244,9 +250,37 @@ def test_the_deal_s_control_does_not_depend_on_which_double_the_leader_chose():
             out = np.zeros((1, L.MAX_SEATS, CONTROLS))
             read = luck_controls(rules.to_array(), table, rows, np.uint64(9), np.int64(4), np.int64(2),
                                  rollout_policies(["expert", "expert"]), out, np.zeros((1, L.M_WIDTH), np.int64),
-                                 np.int64(0))
+                                 np.int64(0), halt_flag())
             assert read == 1
             controls.append(out)
         assert np.array_equal(controls[0], controls[1])
         checked += 1
     assert checked >= 3
+
+
+def test_a_halted_traced_chunk_stops_after_its_match_and_an_unhalted_one_is_unchanged():
+    """Play and replay both read the run's halt flag before every match, as the match loop does."""
+    job = Job(Rules.make(players=2), ("expert", "greedy"), 3, match_rows=True)
+    slow = {"deal_samples": 128, "rollouts": 512}  # a few hundred ms per match: 500 matches take minutes
+    free = traced_chunk(job, 0, 6, **FAST)  # compiled or loaded before the clock starts
+    assert_halts_soon(lambda flag: traced_chunk(job, 0, 500, halt=flag, **slow), after_s=1.0)
+    flagged = traced_chunk(job, 0, 6, halt=halt_flag(), **FAST)
+    assert np.array_equal(free.controls, flagged.controls) and np.array_equal(free.match_rows, flagged.match_rows)
+
+
+def test_ctrl_c_stops_a_luck_adjusted_comparison_without_waiting_for_its_chunks(monkeypatch):
+    """Nothing of a traced run is kept, so Ctrl-C halts the running chunks after their match."""
+    import bergen_sim.luck as luck
+
+    compare(policies=("expert", "greedy"), matches=2, seed=3, adjust="luck", workers=1)  # kernels loaded first
+    monkeypatch.setattr(luck, "ROLLOUTS", 512)  # chunks of minutes each
+    monkeypatch.setattr(luck, "DEAL_SAMPLES", 128)
+    sent: list[float] = []
+    timer = threading.Timer(1.0, lambda: (sent.append(time.perf_counter()), os.kill(os.getpid(), signal.SIGINT)))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        compare(policies=("expert", "greedy"), matches=1_000, seed=3, adjust="luck", workers=2, chunk_size=500)
+    stopped = time.perf_counter()
+    timer.join()
+    assert stopped - sent[0] < 5
+    assert not [t for t in threading.enumerate() if t.name.startswith("bergen-sim-worker")]

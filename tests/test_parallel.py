@@ -22,9 +22,10 @@ from bergen_sim.cli import main
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunInterrupted, RunOptions, chunk_ranges, default_chunk_size, run_job
 from bergen_sim.parallel import ThreadWorkers
-from bergen_sim.runtime.runner import Halted, halt_flag
+from bergen_sim.runtime.runner import halt_flag
 from bergen_sim.rules import Rules
 from bergen_sim.simulate import simulate
+from tests.helpers import assert_halts_soon
 
 MATCHES = 3_000
 #: summary fields that describe how the run went, not what it found
@@ -64,23 +65,8 @@ def test_every_worker_is_a_thread_of_this_process_from_the_first_chunk():
 def test_a_halted_chunk_stops_after_its_match_and_an_unhalted_one_is_unchanged():
     """The kernel reads the halt flag before every match (an atomic load the optimiser cannot hoist)."""
     engine = execution.engine_for(Rules.make(players=2), ("greedy", "random"))
-    flag = halt_flag()
-    outcome: dict[str, object] = {}
-
-    def play() -> None:
-        try:
-            outcome["chunk"] = engine.play(seed=5, first_match=0, n_matches=50_000_000, halt=flag)
-        except Halted as exc:
-            outcome["halted"] = exc
-
-    thread = threading.Thread(target=play)
-    thread.start()
-    time.sleep(0.3)
-    asked = time.perf_counter()
-    flag[0] = 1
-    thread.join(timeout=30)
-    assert not thread.is_alive() and "halted" in outcome  # 50 million matches would take minutes
-    assert time.perf_counter() - asked < 5
+    assert_halts_soon(lambda flag: engine.play(seed=5, first_match=0, n_matches=50_000_000, halt=flag),
+                      after_s=0.3)  # 50 million matches would take minutes
     whole = engine.play(seed=5, first_match=0, n_matches=500, halt=halt_flag())
     assert np.array_equal(whole.totals, engine.play(seed=5, first_match=0, n_matches=500).totals)
 

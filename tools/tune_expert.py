@@ -72,7 +72,7 @@ def candidate(view, move_tiles, move_ends, n_moves, rng, no_tiles):
     return expert.best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles)
 
 
-def win_shares(weights: np.ndarray, deal_sets: int, seed: int, rules) -> np.ndarray:
+def win_shares(weights: np.ndarray, deal_sets: int, seed: int, rules, panel=PANEL) -> np.ndarray:
     """Per deal set, the candidate's mean win share against the panel (one row per deal set)."""
     from bergen_sim.execution import RunOptions
     from bergen_sim.tournament import play_pair
@@ -80,14 +80,15 @@ def win_shares(weights: np.ndarray, deal_sets: int, seed: int, rules) -> np.ndar
     module = sys.modules["tools.tune_expert"]  # the instance the kernels imported, not __main__
     module.WEIGHTS[:] = weights
     here = RunOptions(workers=1)  # in this process: other processes do not share WEIGHTS' memory
-    shares = [play_pair(rules, CANDIDATE, opponent, deal_sets, seed, options=here).win_share for opponent in PANEL]
+    shares = [play_pair(rules, CANDIDATE, opponent, deal_sets, seed, options=here).win_share for opponent in panel]
     return np.mean(shares, axis=0)
 
 
-def search(deal_sets: int, seed: int, rounds: int, rules, start: np.ndarray | None = None) -> np.ndarray:
+def search(deal_sets: int, seed: int, rounds: int, rules, start: np.ndarray | None = None,
+           panel=PANEL) -> np.ndarray:
     """Coordinate search from ``start`` (default START); prints each candidate and returns the best weights."""
     best = np.array([START[name] for name in expert.FEATURES] if start is None else start, dtype=np.float64)
-    best_shares = win_shares(best, deal_sets, seed, rules)
+    best_shares = win_shares(best, deal_sets, seed, rules, panel)
     print(f"start {_fmt(best)}  share {best_shares.mean():.4f}", flush=True)
     steps = dict(FIRST_STEPS)
     for round_no in range(1, rounds + 1):
@@ -97,7 +98,7 @@ def search(deal_sets: int, seed: int, rounds: int, rules, start: np.ndarray | No
             for sign in (-1.0, 1.0):
                 trial = best.copy()
                 trial[i] += sign * step
-                shares = win_shares(trial, deal_sets, seed, rules)
+                shares = win_shares(trial, deal_sets, seed, rules, panel)
                 diff = shares - best_shares  # paired: the same deal sets
                 gain, se = diff.mean(), diff.std(ddof=1) / np.sqrt(len(diff))
                 print(f"round {round_no} {name}{sign * step:+.3f}: {_fmt(trial)}  share {shares.mean():.4f}"
@@ -126,6 +127,8 @@ def main() -> None:
                         help="a rule setting of the tuning game (repeatable), as in bergen-sim --set")
     parser.add_argument("--start", choices=("hand-picked", "expert"), default="hand-picked",
                         help="start from the hand-picked START or from expert's present weights")
+    parser.add_argument("--panel", default=",".join(PANEL),
+                        help="the opponents, comma-separated built-ins (default: %(default)s)")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     os.chdir(root)
@@ -139,7 +142,7 @@ def main() -> None:
         print(f"tuning on {rules.players} players{' in partnerships' if rules.partnerships else ''}, "
               f"{rules.domino_set}, spinner {'on' if rules.spinner else 'off'}, lead {rules.lead}", flush=True)
         start = expert.WEIGHTS if args.start == "expert" else None
-        best = search(args.deal_sets, args.seed, args.rounds, rules, start)
+        best = search(args.deal_sets, args.seed, args.rounds, rules, start, tuple(args.panel.split(",")))
     print(f"\nWEIGHTS = np.array([{', '.join(f'{w:.3g}' for w in best)}])")
     for name, w in zip(expert.FEATURES, best):
         print(f"{name:<8} {w:.3g}")

@@ -277,14 +277,22 @@ class Engine:
             match_parts.append(np.zeros((0, L.M_WIDTH), dtype=np.int64))
         return Chunk(first_match, totals, np.concatenate(match_parts), np.concatenate(hand_parts))
 
-    def trace_rows(self, seed: int, first_match: int, n_matches: int, deals=None, script=None) -> np.ndarray:
-        """Trace rows (layout ``T_*``) of matches, keyed or replayed from deals and a script."""
+    def trace_rows(self, seed: int, first_match: int, n_matches: int, deals=None, script=None,
+                   halt: np.ndarray | None = None) -> np.ndarray:
+        """Trace rows (layout ``T_*``) of matches, keyed or replayed from deals and a script.
+
+        ``halt`` as for :meth:`play`: once it is set the call raises :class:`Halted` after the match it is
+        tracing.
+        """
         deals = _NO_DEALS if deals is None else np.ascontiguousarray(deals, dtype=np.int64)
         script = _NO_ROWS if script is None else np.ascontiguousarray(script, dtype=np.int64).reshape(-1, 2)
         capacity = 512 * max(n_matches, 1)
         while True:
             trace = np.zeros((capacity, L.T_WIDTH), dtype=np.int64)
-            *_, used = self._call(seed, first_match, n_matches, deals, script, trace, True, _NO_HANDS)
+            played, *_, used = self._call(seed, first_match, n_matches, deals, script, trace, True, _NO_HANDS,
+                                          halt=halt)
+            if halt is not None and halt[0] != 0 and played < n_matches:
+                raise Halted(f"matches {first_match}..{first_match + n_matches - 1}: stopped after {played}")
             if used <= capacity:
                 return trace[:used]
             capacity = used  # the kernel counted what it needed: one more run fits exactly

@@ -42,7 +42,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_of, other_half, set_hand
-from bergen_sim.engine.bits import borrow
+from bergen_sim.engine.bits import borrow, read_shared
 from bergen_sim.engine.hand import begin_turns, deal_hand, lead, scratch_buffers, side_count
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
 from bergen_sim.engine.view import view_draw, view_play, view_start_match, view_void_moment
@@ -149,7 +149,7 @@ def _mask_tiles(mask, out):
 
 @njit(cache=True, nogil=True)  # a run's threads replay their chunks at once (bergen_sim.parallel)
 def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, controls, match_rows,
-                  no_tiles):
+                  no_tiles, halt):
     """Replay trace rows of whole matches; per match, every side's luck controls and its result.
 
     ``controls`` (matches, MAX_SEATS, CONTROLS) receives the sums over
@@ -158,8 +158,10 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
     play-outs per evaluated position (seat ``s`` playing the built-in with
     code ``seat_bases[s]``); the possible tiles of a draw share their
     play-outs' random numbers, so their differences are not drowned in noise.
-    ``no_tiles`` is the game's empty set (its width).  Returns the number of
-    matches read.
+    ``no_tiles`` is the game's empty set (its width).  ``halt`` is the run's
+    stop flag (``bergen_sim.runtime.runner.halt_flag``), read before every
+    match as the match loop reads it: once another thread sets it, the replay
+    returns before the next match.  Returns the number of matches read.
     """
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
@@ -201,6 +203,8 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
         key[2] = hand_no * _HAND_STRIDE + event
         key[3] = 0
         if ev == L.EV_MATCH:
+            if read_shared(halt) != 0:
+                return m + 1
             m += 1
             controls[m, :, :] = 0.0
             match_rows[m, :] = 0
