@@ -146,3 +146,15 @@ def test_a_goal_whose_interval_spans_it_is_reported_as_not_decided():
                                               "load_average_before": [0], "load_average_after": [0],
                                               "repeats": 4, "rows": [tight, wide],
                                               "goals": sizes.goals([tight, wide])})
+
+
+@pytest.mark.parametrize("args, says", [(["--panel", "nosuch"], "unknown policy 'nosuch'"),
+                                        (["--deal-sets", "0"], "--deal-sets and --rounds must be at least 1"),
+                                        (["--players", "99"], "players must be 2..8")])
+def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_play(args, says):
+    import subprocess
+
+    tool = BENCHMARKS.parent / "tools" / "tune_expert.py"
+    done = subprocess.run([sys.executable, str(tool), *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert says in done.stderr.strip().splitlines()[-1]

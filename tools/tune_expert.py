@@ -136,13 +136,24 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bergen-tune-") as private_cache:
         os.environ["BERGEN_SIM_CACHE_DIR"] = os.environ[_PRIVATE] = private_cache  # kernels stay private
         importlib.import_module("tools.tune_expert")
+        from bergen_sim.errors import BergenError
         from bergen_sim.rules import Rules, parse_settings
+        from bergen_sim.runtime.registry import resolve
 
-        rules = Rules.make(players=args.players, partnerships=args.partnerships, **parse_settings(args.settings))
+        try:  # a wrong game or opponent is one line and exit status 2, before any play
+            if args.deal_sets < 1 or args.rounds < 1:
+                raise BergenError("--deal-sets and --rounds must be at least 1")
+            rules = Rules.make(players=args.players, partnerships=args.partnerships,
+                               **parse_settings(args.settings))
+            panel = tuple(args.panel.split(","))
+            for name in panel:
+                resolve(name)
+        except BergenError as exc:
+            parser.error(str(exc))
         print(f"tuning on {rules.players} players{' in partnerships' if rules.partnerships else ''}, "
               f"{rules.domino_set}, spinner {'on' if rules.spinner else 'off'}, lead {rules.lead}", flush=True)
         start = expert.WEIGHTS if args.start == "expert" else None
-        best = search(args.deal_sets, args.seed, args.rounds, rules, start, tuple(args.panel.split(",")))
+        best = search(args.deal_sets, args.seed, args.rounds, rules, start, panel)
     print(f"\nWEIGHTS = np.array([{', '.join(f'{w:.3g}' for w in best)}])")
     for name, w in zip(expert.FEATURES, best):
         print(f"{name:<8} {w:.3g}")
