@@ -49,7 +49,7 @@ while True:
 ADDRESS = re.compile(r"^\s+0x([0-9a-f]+)")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trees import setting  # noqa: E402  (benchmarks/ is a folder of scripts)
+from trees import at_least, duration, setting  # noqa: E402  (benchmarks/ is a folder of scripts)
 
 
 def gdb(pid: int, commands: list[str]) -> str:
@@ -88,16 +88,28 @@ def main() -> int:
     parser.add_argument("--set", dest="settings", action="append", type=setting, default=[],
                         help="a rule setting, e.g. domino_set=double-nine (repeatable)")
     parser.add_argument("--policy", default="random")
-    parser.add_argument("--seconds", type=float, default=6.0, help="how long perf samples")
-    parser.add_argument("--top", type=int, default=8, help="hot stretches to show per function")
-    parser.add_argument("--functions", type=int, default=2, help="how many of the busiest functions to show")
+    parser.add_argument("--seconds", type=duration, default=6.0, help="how long perf samples")
+    parser.add_argument("--top", type=at_least(1), default=8, help="hot stretches to show per function")
+    parser.add_argument("--functions", type=at_least(1), default=2, help="how many of the busiest functions to show")
     parser.add_argument("--listing", type=Path, help="write their annotated disassembly here")
     opts = parser.parse_args()
+    from bergen_sim.errors import BergenError
+    from bergen_sim.output import check_file
+    from bergen_sim.rules import Rules
+    from bergen_sim.runtime.registry import resolve
+
+    settings = {"players": opts.players, **dict(opts.settings)}
+    try:  # checked here: in the child a wrong game or policy is a traceback, and --listing is written last
+        Rules.make(**settings)
+        resolve(opts.policy)
+        if opts.listing:
+            check_file(opts.listing, "--listing")
+    except BergenError as exc:
+        parser.error(str(exc))
     missing = [tool for tool in ("perf", "gdb") if not shutil.which(tool)]
     if missing:
         print(f"profile_kernel needs {' and '.join(missing)} on the PATH (Linux)", file=sys.stderr)
         return 2
-    settings = {"players": opts.players, **dict(opts.settings)}
     child = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(settings), opts.policy],
                              stdout=subprocess.PIPE, text=True)
     try:

@@ -146,6 +146,10 @@ def write(readme: Path = README, results_path: Path = RESULTS) -> None:
 
 
 def main() -> int:
+    unknown = [arg for arg in sys.argv[1:] if arg != "--check"]
+    if unknown:  # a misspelt --check would rewrite README.md instead of checking it
+        print(f"readme_table.py: unknown argument {unknown[0]!r}; the only option is --check", file=sys.stderr)
+        return 2
     if "--check" in sys.argv[1:]:
         text = README.read_text()
         ok = text == expected_readme(text, json.loads(RESULTS.read_text()))

@@ -50,6 +50,7 @@ from bergen_sim._version import __version__
 from bergen_sim import reference
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, run_job
+from bergen_sim.limits import MAX_WORKERS
 from bergen_sim.parallel import default_workers
 from bergen_sim.runtime.registry import BUILTINS
 from bergen_sim.rules import Rules
@@ -389,7 +390,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="longer timings, 3 repeats (median)")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
-    parser.add_argument("--workers", type=int, default=default_workers(), help="'all cores' (default: every core)")
+    parser.add_argument("--workers", type=trees.at_least(1, MAX_WORKERS), default=default_workers(),
+                        help="'all cores' (default: every core)")
     args = parser.parse_args()
     budget, repeats = (6.0, 3) if args.full else (1.5, 1)
     results = {"full": args.full, "machine": machine(), "throughput": [], "notes": []}

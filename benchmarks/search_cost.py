@@ -32,8 +32,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bergen_sim.engine import layout as L
+from bergen_sim.errors import BergenError
 from bergen_sim.execution import engine_for
+from bergen_sim.limits import MAX_SEED, check_range
+from bergen_sim.output import merge_target
 from bergen_sim.rules import Rules, parse_settings
+from bergen_sim.runtime.registry import resolve
+from trees import at_least  # benchmarks/ is a folder of scripts
 
 
 def cost(rules: Rules, policy: str, matches: int, seed: int) -> dict:
@@ -55,13 +60,19 @@ def main() -> None:
     parser.add_argument("--policy", action="append", help="policy to time (repeatable; default pimc and reader)")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--partnerships", action="store_true")
-    parser.add_argument("--matches", type=int, default=60)
+    parser.add_argument("--matches", type=at_least(1), default=60)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule setting (repeatable)")
     parser.add_argument("--out", help="JSON file to merge the figures into")
     args = parser.parse_args()
-    saved = json.loads(Path(args.out).read_text()) if args.out and Path(args.out).exists() else {"runs": {}}
-    rules = Rules.make(players=args.players, partnerships=args.partnerships, **parse_settings(args.set))
+    try:  # a wrong game, policy, seed or --out is one line and exit status 2 before any play, not a traceback
+        rules = Rules.make(players=args.players, partnerships=args.partnerships, **parse_settings(args.set))
+        for policy in args.policy or []:
+            resolve(policy)
+        check_range("seed", args.seed, 0, MAX_SEED - 1)  # the warm-up plays seed + 1
+        saved = (merge_target(args.out, "--out", "runs", dict) if args.out else None) or {"runs": {}}
+    except BergenError as exc:
+        parser.error(str(exc))
     print(f"cores {os.cpu_count()}, {args.players} players{' in partnerships' if args.partnerships else ''}")
     for policy in args.policy or ["pimc", "reader"]:
         r = cost(rules, policy, args.matches, args.seed)

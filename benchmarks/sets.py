@@ -32,6 +32,7 @@ from bergen_sim.execution import engine_for
 from bergen_sim.rules import Rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trees import at_least, duration  # noqa: E402  (benchmarks/ is a folder of scripts)
 
 HERE = Path(__file__).resolve().parent
 GAMES = {
@@ -89,8 +90,8 @@ def report(results: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seconds", type=duration, default=2.0)
+    parser.add_argument("--repeats", type=at_least(1), default=3)
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args(argv)
     import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts; run.py imports this one)

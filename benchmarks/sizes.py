@@ -44,7 +44,8 @@ import sys
 import time
 from pathlib import Path
 
-from trees import CLI, tree_env, add_tree_options, chosen_trees, start_worker  # benchmarks/ is a folder of scripts
+from bergen_sim.limits import MAX_MATCHES
+from trees import CLI, at_least, tree_env, add_tree_options, chosen_trees, start_worker  # benchmarks/: scripts
 MODES = {"1 worker": ["--workers", "1"], "2 workers": ["--workers", "2"], "default": []}
 #: the machine's own ceiling for two cores: two separate one-worker runs of N/2 matches each, started together
 #: (wall time: the later to finish); no code of ours is shared between them, so what they lose against one
@@ -322,16 +323,24 @@ def report(sweep: dict) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--min", type=int, default=10_000, help="smallest run (default 10,000 matches)")
-    parser.add_argument("--max", type=int, default=10_000_000, help="largest run (default 10,000,000 matches)")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--short-repeats", type=int, default=9,
+    parser.add_argument("--min", type=at_least(1, MAX_MATCHES), default=10_000,
+                        help="smallest run (default 10,000 matches)")
+    parser.add_argument("--max", type=at_least(1, MAX_MATCHES), default=10_000_000,
+                        help="largest run (default 10,000,000 matches)")
+    parser.add_argument("--repeats", type=at_least(1), default=3)
+    parser.add_argument("--short-repeats", type=at_least(1), default=9,
                         help=f"repeats of runs of {SHORT_MATCHES:,} matches or fewer (default 9)")
     parser.add_argument("--views", default="command,api", help="command, api or both (default)")
     parser.add_argument("--rejudge", action="store_true",
                         help="measure nothing: recompute the saved sweep's paired ratios and goals from its runs")
     add_tree_options(parser)
     opts = parser.parse_args()
+    views = opts.views.split(",")
+    # refused here: otherwise a sweep of no sizes or of an unknown view, found out after compiling every tree
+    if not set(views) <= {"command", "api"}:
+        parser.error(f"--views {opts.views}: give command, api or command,api")
+    if opts.min > opts.max:
+        parser.error(f"--min {opts.min:,} is above --max {opts.max:,}")
     import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts)
 
     if opts.rejudge:
@@ -344,7 +353,6 @@ def main() -> int:
         return 0
 
     trees, caches = chosen_trees(opts)
-    views = opts.views.split(",")
     sweep: dict = {"machine": bench.machine(), "repeats": opts.repeats,
                    "short_repeats": max(opts.repeats, opts.short_repeats), "load_average_before": bench.load_average(),
                    "trees": {k: str(v) for k, v in trees.items()}}

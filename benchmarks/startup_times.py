@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from trees import tree_env, add_tree_options, chosen_trees  # benchmarks/ is a folder of scripts
+from trees import at_least, tree_env, add_tree_options, chosen_trees  # benchmarks/ is a folder of scripts
 HEAVY = ("pandas", "pyarrow", "matplotlib", "scipy", "dask", "distributed", "numba")
 COMMANDS = {
     "bergen-sim --help": ["--help"],
@@ -138,8 +138,8 @@ def goals(section: dict) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--cold", type=int, nargs="?", const=1, default=0, metavar="ROUNDS",
+    parser.add_argument("--rounds", type=at_least(1), default=9)
+    parser.add_argument("--cold", type=at_least(0), nargs="?", const=1, default=0, metavar="ROUNDS",
                         help="also time cold compiles of the default kernel: ROUNDS per tree, interleaved (default 1; "
                              "about 20 s each)")
     add_tree_options(parser)

@@ -82,6 +82,53 @@ def setting(item: str) -> tuple[str, object]:
     return key.strip().replace("-", "_"), int(value) if value.isdigit() else {"on": True, "off": False}.get(value, value)
 
 
+def at_least(low: int, high: int | None = None):
+    """An argparse type: a whole number in ``low..high`` (no upper limit when ``high`` is None).
+
+    Refused in one line and exit status 2 before anything runs: 0 rounds or
+    repeats would end in an empty median, and 0 workers in a refusal, only
+    after minutes of compiling and measuring.
+    """
+    allowed = f"{low:,}..{high:,}" if high is not None else f"{low:,} or more"
+
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ({allowed})") from None
+        if value < low or (high is not None and value > high):
+            shown = f"{value:,}" if len(text) < 30 else f"a number of {len(text)} characters"
+            raise argparse.ArgumentTypeError(f"must be {allowed}, not {shown}")
+        return value
+
+    return whole
+
+
+def duration(text: str) -> float:
+    """An argparse type: seconds, a finite number above 0 (0, a negative or nan would time nothing and divide by
+    it; refused before anything runs)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (above 0)") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a number of seconds above 0")
+    return value
+
+
+def source_tree(text: str) -> Path:
+    """An argparse type: a source tree of bergen-sim (a folder holding ``bergen_sim/__init__.py``).
+
+    Any other folder would put nothing on ``PYTHONPATH`` and silently measure
+    the installed package instead of the tree asked for.
+    """
+    tree = Path(text).resolve()
+    if not (tree / "bergen_sim" / "__init__.py").is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a bergen-sim source tree (no bergen_sim/__init__.py); "
+                                         "give the folder that holds bergen_sim/")
+    return tree
+
+
 def game_settings(text: str) -> dict:
     """``players=4,domino_set=double-nine`` as Rules.make settings (:func:`setting` each)."""
     return dict(setting(item) for item in text.split(","))
@@ -139,7 +186,7 @@ def bench_cache(tree_name: str) -> Path:
 
 def add_tree_options(parser: argparse.ArgumentParser) -> None:
     """--old (a second tree, measured the same way, interleaved) and --no-save."""
-    parser.add_argument("--old", type=Path, help="another tree to measure the same way, interleaved")
+    parser.add_argument("--old", type=source_tree, help="another tree to measure the same way, interleaved")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
 
 
@@ -165,10 +212,10 @@ def warm_start(tree: Path, cache: Path) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--old", type=Path, required=True, help="the tree before the change")
-    parser.add_argument("--new", type=Path, default=NEW, help="the tree after the change (default: this one)")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--seconds", type=float, default=2.0, help="timed play per measurement")
+    parser.add_argument("--old", type=source_tree, required=True, help="the tree before the change")
+    parser.add_argument("--new", type=source_tree, default=NEW, help="the tree after the change (default: this one)")
+    parser.add_argument("--rounds", type=at_least(1), default=5)
+    parser.add_argument("--seconds", type=duration, default=2.0, help="timed play per measurement")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--game", action="append", type=game_settings, default=[],
                         help="a table to measure, as Rules.make settings: players=4,domino_set=double-nine "
@@ -183,6 +230,17 @@ def main() -> int:
     trees = {"old": opts.old.resolve(), "new": opts.new.resolve()}
     games = opts.game or [{"players": 2}]
     policies = opts.policies.split(",")
+    from bergen_sim.errors import BergenError
+    from bergen_sim.rules import Rules
+    from bergen_sim.runtime.registry import resolve
+
+    try:  # checked here (this tree's rules and policies), not as a worker's crash after the other tree compiled
+        for game in games:
+            Rules.make(**game)
+        for name in policies:
+            resolve(name)
+    except BergenError as exc:
+        parser.error(str(exc))
     with tempfile.TemporaryDirectory() as folder:
         caches = {name: bench_cache(f"trees-{name}") if opts.keep_cache else Path(folder) / name for name in trees}
         for cache in caches.values():

@@ -26,7 +26,10 @@ from bergen_sim.engine import layout as L  # noqa: E402
 from bergen_sim.engine.keyed_random import stream_state  # noqa: E402
 from bergen_sim.engine.tileset import no_tiles_for  # noqa: E402
 from bergen_sim.engine.worlds import W_EXACT, W_GROUPS, prepare, sample_world  # noqa: E402
+from bergen_sim.errors import BergenError  # noqa: E402
+from bergen_sim.limits import check_seed  # noqa: E402
 from bergen_sim.rules import Rules  # noqa: E402
+from trees import at_least  # noqa: E402  (benchmarks/ is a folder of scripts)
 from tests.test_worlds import real_views  # noqa: E402
 
 
@@ -62,12 +65,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, action="append", help="seats (repeatable; default 4, 6 and 8)")
     parser.add_argument("--domino-set", default="double-nine")
-    parser.add_argument("--matches", type=int, default=30)
-    parser.add_argument("--samples", type=int, default=20, help="worlds drawn per view")
+    parser.add_argument("--matches", type=at_least(1), default=30)
+    parser.add_argument("--samples", type=at_least(1), default=20, help="worlds drawn per view")
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args()
-    for players in args.players or [4, 6, 8]:
-        r = cost(Rules.make(players=players, domino_set=args.domino_set), args.matches, args.samples, args.seed)
+    try:  # every table and the seed checked before the first is measured: one line and exit status 2
+        check_seed(args.seed)
+        tables = [(players, Rules.make(players=players, domino_set=args.domino_set))
+                  for players in args.players or [4, 6, 8]]
+    except BergenError as exc:
+        parser.error(str(exc))
+    for players, rules in tables:
+        r = cost(rules, args.matches, args.samples, args.seed)
         print(f"{players} players, {args.domino_set}: {r['views']:,} views, prepare {r['prepare_us']:.1f} us "
               f"(worst {r['prepare_max_us']:.0f}), sample {r['sample_us']:.2f} us over {r['samples']:,} worlds "
               f"(worst view {r['sample_max_us']:.0f}), fallback in {r['fallback_views']} views "

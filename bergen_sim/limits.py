@@ -175,6 +175,15 @@ def check_seed(seed: int) -> int:
     return check_range("seed", seed, 0, MAX_SEED)
 
 
+def check_run(matches: int, most: int, seed: int, workers: int | None) -> None:
+    """A measuring tool's ``--matches`` (1..``most``), seed and ``--workers`` (None: every core), checked
+    before its first run, so a wrong one is refused at once rather than after the runs that came first."""
+    check_range("--matches", matches, 1, most)
+    check_seed(seed)
+    if workers is not None:
+        check_range("--workers", workers, 1, MAX_WORKERS)
+
+
 def check_chunks(matches: int, chunk_size: int) -> None:
     """Refuse a chunk size that cuts a run into more than MAX_CHUNKS chunks."""
     chunks = -(-matches // chunk_size)

@@ -74,6 +74,9 @@ TRACE_BATCH = 250
 LUCK_CHUNK = 500
 #: fewest deal sets per control in a fold for fitting coefficients (below, the adjustment is left out)
 MIN_FOLD_PER_CONTROL = 10
+#: fewest deal sets with which a comparison of two policies is adjusted at all: two folds, each with
+#: MIN_FOLD_PER_CONTROL deal sets per control of either policy (fewer: the adjusted figures are the raw ones)
+MIN_ADJUSTED_DEAL_SETS = 2 * MIN_FOLD_PER_CONTROL * 2 * CONTROLS
 #: ridge penalty relative to the mean diagonal of the controls' cross-product (the controls of the two
 #: sides of a 2-sided game are exact opposites; the penalty keeps the fit well posed)
 RIDGE = 1e-6

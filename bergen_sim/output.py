@@ -22,6 +22,7 @@ Every command that writes (``simulate --out``, ``trace -o``, ``compare --out``,
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -132,6 +133,29 @@ def _file_above(path: Path) -> Path:
     return path
 
 
+def merge_target(given: str | os.PathLike, option: str, key: str, kind: type) -> dict | None:
+    """The JSON file a run merges its figures into, checked and read before the run.
+
+    A run that merges (the measuring tools keep rows of earlier runs) would
+    otherwise find, only at its last write, a path it cannot write or a file
+    that is not its own, and lose what it measured.  Returns the file's
+    object (a dict whose ``key`` is a ``kind``), or None when there is no file
+    yet.  Raises :class:`OutputError`.
+    """
+    check_file(given, option, (".json",))
+    path = Path(given)
+    if not path.exists():
+        return None
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise OutputError(f"{option} {given}: cannot read it as JSON ({exc}); give a file this tool wrote, "
+                          "or a new one") from None
+    if not isinstance(saved, dict) or not isinstance(saved.get(key), kind):
+        raise OutputError(f"{option} {given}: holds no {key!r} of this tool; give a file it wrote, or a new one")
+    return saved
+
+
 def check_file(given: str | os.PathLike, option: str = "--out", formats: Sequence[str] = (),
                stdout: bool = False) -> OutputFile:
     """Check an output file path before anything runs; how it will be written.
@@ -141,11 +165,12 @@ def check_file(given: str | os.PathLike, option: str = "--out", formats: Sequenc
     """
     given = os.fspath(given)
     allowed = ", ".join(formats)
+    hint = f" ({allowed})" if allowed else ""
     if not given.strip():
         raise OutputError(f"{option} is empty: give a file name" + (" (or - for standard output)" if stdout else ""))
     if given == STDOUT:
         if not stdout:
-            raise OutputError(f"{option} -: this output cannot go to standard output; give a file name ({allowed})")
+            raise OutputError(f"{option} -: this output cannot go to standard output; give a file name{hint}")
         return OutputFile(option, given, None, "", "stdout")
     suffix = Path(given).suffix.lower()
     if formats and suffix and suffix not in formats:
@@ -168,7 +193,7 @@ def check_file(given: str | os.PathLike, option: str = "--out", formats: Sequenc
     target = Path(os.path.realpath(given))  # a link's target is what gets written
     if info is not None:
         if stat.S_ISDIR(info.st_mode):
-            raise OutputError(f"{option} {given}: is a folder; give a file name ({allowed})")
+            raise OutputError(f"{option} {given}: is a folder; give a file name{hint}")
         if stat.S_ISBLK(info.st_mode):
             raise OutputError(f"{option} {given}: is a block device (a disk); refusing to write to it")
         if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode):  # /dev/null, a pipe: the first format

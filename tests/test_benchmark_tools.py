@@ -1,4 +1,5 @@
-"""The pure helpers of the developer benchmarks: profile_kernel's reading of a profile, trees' table settings."""
+"""The pure helpers of the developer benchmarks (profile_kernel's reading of a profile, trees' table settings), and
+the developer scripts' one-line refusals of a wrong argument."""
 
 import argparse
 import importlib.util
@@ -148,13 +149,77 @@ def test_a_goal_whose_interval_spans_it_is_reported_as_not_decided():
                                               "goals": sizes.goals([tight, wide])})
 
 
+def _refused(script: str, args: list[str], says: str, tmp_path: Path | None = None) -> None:
+    """``script`` (under the project root) run with ``args`` ends with exit status 2 and one line that says ``says``,
+    before any play; ``{tmp}`` in an argument is ``tmp_path``, which holds ``bad.json`` (not JSON) and
+    ``list.json`` (JSON, but not an object)."""
+    import subprocess
+
+    if tmp_path is not None:
+        (tmp_path / "bad.json").write_text("not json")
+        (tmp_path / "list.json").write_text("[1, 2]")
+        args = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
+    done = subprocess.run([sys.executable, str(BENCHMARKS.parent / script), *args], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert says in done.stderr.strip().splitlines()[-1]
+
+
 @pytest.mark.parametrize("args, says", [(["--panel", "nosuch"], "unknown policy 'nosuch'"),
                                         (["--deal-sets", "0"], "--deal-sets and --rounds must be at least 1"),
                                         (["--players", "99"], "players must be 2..8")])
 def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_play(args, says):
-    import subprocess
+    _refused("tools/tune_expert.py", args, says)
 
-    tool = BENCHMARKS.parent / "tools" / "tune_expert.py"
-    done = subprocess.run([sys.executable, str(tool), *args], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert says in done.stderr.strip().splitlines()[-1]
+
+@pytest.mark.parametrize("script, args, says", [
+    ("tools/measure_duplicate_gain.py", ["--matches", "0"], "--matches must be 1..10,000,000, not 0"),
+    ("tools/measure_duplicate_gain.py", ["--seeds", "1,a"], "--seeds '1,a': give whole numbers"),
+    ("tools/measure_duplicate_gain.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
+    ("tools/measure_expert_weights.py", ["--workers", "0"], "--workers must be 1..1,024, not 0"),
+    ("tools/measure_expert_weights.py", ["--out", "{tmp}"], "is a folder"),
+    ("tools/measure_lead_choice.py", ["--matches", "-1"], "--matches must be 1..10,000,000, not -1"),
+    ("tools/measure_lead_choice.py", ["--out", "x.txt"], "unknown file type '.txt'; use .json"),
+    ("tools/measure_partner.py", ["--matches", "0"], "--matches must be 1..100,000,000,000, not 0"),
+    ("tools/measure_partner.py", ["--seed", "-1"], "seed must be 0..18,446,744,073,709,551,615, not -1"),
+    ("tools/measure_match_value.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
+    ("tools/measure_luck.py", ["--policies", "greedy"], "give two policies"),
+    ("tools/measure_luck.py", ["--policies", "nosuch,random"], "unknown policy 'nosuch'"),
+    ("tools/measure_luck.py", ["--policies", "greedy,random", "--players", "3", "--partnerships"],
+     "partnerships need 4, 6 or 8 players"),
+    ("tools/measure_luck.py", ["--policies", "greedy,random", "--matches", "119"], "--matches must be 120..10,000,000"),
+    ("tools/measure_luck.py", ["--policies", "greedy,random", "--rollouts", "0"], "--rollouts must be 1..10,000"),
+    ("tools/measure_luck.py", ["--policies", "greedy,random", "--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+    ("tools/measure_search.py", ["--scale", "nan"], "--scale nan: give a number above 0"),
+    ("tools/measure_search.py", ["--scale", "0"], "--scale 0.0: give a number above 0"),
+    ("tools/measure_search.py", ["--out", "{tmp}/list.json"], "holds no 'games' of this tool"),
+    ("tools/compare_trees.py", ["--old", "{tmp}", "--out", "{tmp}/out"], "not a bergen-sim source tree"),
+    ("tools/compare_trees.py", ["--old", str(BENCHMARKS.parent), "--out", "{tmp}/out", "--only", "nosuch"],
+     "no such configuration"),
+    ("tools/doc_examples.py", ["nosuch"], "no example 'nosuch'; choose from compare, analyze"),
+    ("tools/docs_numbers.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
+    ("tools/readme_findings.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
+    ("benchmarks/readme_table.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
+    ("benchmarks/run.py", ["--workers", "0", "--no-save"], "argument --workers: must be 1..1,024, not 0"),
+    ("benchmarks/sets.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),
+    ("benchmarks/sets.py", ["--seconds", "nan", "--no-save"], "argument --seconds: nan is not a number of seconds"),
+    ("benchmarks/sizes.py", ["--min", "1000", "--max", "10", "--no-save"], "--min 1,000 is above --max 10"),
+    ("benchmarks/sizes.py", ["--views", "nosuch", "--no-save"], "--views nosuch: give command, api or command,api"),
+    ("benchmarks/startup_times.py", ["--old", "{tmp}", "--no-save"], "not a bergen-sim source tree"),
+    ("benchmarks/startup_times.py", ["--rounds", "0", "--no-save"], "argument --rounds: must be 1 or more, not 0"),
+    ("benchmarks/trees.py", ["--old", "{tmp}"], "not a bergen-sim source tree"),
+    ("benchmarks/trees.py", ["--old", str(BENCHMARKS.parent), "--game", "players=99"], "players must be 2..8"),
+    ("benchmarks/trees.py", ["--old", str(BENCHMARKS.parent), "--policies", "random,nosuch"],
+     "unknown policy 'nosuch'"),
+    ("benchmarks/search_cost.py", ["--set", "colour=red"], "unknown setting 'colour'"),
+    ("benchmarks/search_cost.py", ["--policy", "nosuch"], "unknown policy 'nosuch'"),
+    ("benchmarks/search_cost.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+    ("benchmarks/world_cost.py", ["--domino-set", "nosuch"], "domino_set must be one of"),
+    ("benchmarks/world_cost.py", ["--samples", "0"], "argument --samples: must be 1 or more, not 0"),
+    ("benchmarks/profile_kernel.py", ["--policy", "nosuch"], "unknown policy 'nosuch'"),
+    ("benchmarks/profile_kernel.py", ["--listing", "{tmp}"], "is a folder"),
+])
+def test_the_developer_scripts_refuse_a_wrong_argument_in_one_line_before_any_play(script, args, says, tmp_path):
+    """A wrong count, game, policy, tree or --out is exit status 2 and one line, never a traceback after minutes of
+    play, a run of nothing, a docs rewrite for a misspelt --check, or figures lost when --out cannot be written."""
+    _refused(script, args, says, tmp_path)

@@ -587,3 +587,29 @@ def test_play_against_a_raising_plugin_ends_in_one_line_and_keeps_the_match(caps
         "bergen-sim: error: policy 'tests.plugins_bad:raises' at seat 0 raised ValueError: this plug-in always "
         "fails (hand 1)"]
     assert json.loads(out.read_text().splitlines()[0])["type"] == "match"
+
+
+def test_a_file_to_merge_into_is_read_and_checked_before_the_run(tmp_path):
+    """The measuring tools merge their rows into a JSON file: a file that is not theirs is refused up front."""
+    from bergen_sim.output import OutputError, merge_target
+
+    assert merge_target(tmp_path / "new.json", "--out", "rows", list) is None
+    (tmp_path / "ours.json").write_text('{"rows": [{"a": 1}]}')
+    assert merge_target(tmp_path / "ours.json", "--out", "rows", list) == {"rows": [{"a": 1}]}
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "broken.json").write_text("{")
+    for name, says in (("list.json", "holds no 'rows' of this tool"), ("broken.json", "cannot read it as JSON"),
+                       ("rows.csv", "unknown file type")):
+        with pytest.raises(OutputError, match=says):
+            merge_target(tmp_path / name, "--out", "rows", list)
+    with pytest.raises(OutputError, match=r"is a folder; give a file name$"):  # no empty "()" of formats
+        from bergen_sim.output import check_file
+        check_file(tmp_path, "--listing")
+
+
+def test_a_measuring_tools_run_size_seed_and_workers_are_checked_together():
+    limits.check_run(10, 100, 0, None)
+    for args, says in (((0, 100, 0, None), "--matches must be 1..100"), ((10, 100, -1, None), "seed"),
+                       ((10, 100, 0, 0), "--workers")):
+        with pytest.raises(limits.LimitError, match=says):
+            limits.check_run(*args)

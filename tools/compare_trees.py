@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 
 CLI = "import sys; from bergen_sim.cli import main; sys.exit(main())"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from trees import source_tree  # noqa: E402  (the benchmarks' check of a tree: a folder of scripts)
 
 #: name -> arguments of one ``bergen-sim`` run; ``{out}`` is replaced by the run's output file
 CONFIGS: dict[str, list[str]] = {
@@ -87,12 +89,22 @@ def run(tree: Path, name: str, args: list[str], folder: Path) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--old", type=Path, required=True, help="the tree before the change (e.g. /work/main)")
-    parser.add_argument("--new", type=Path, default=Path(__file__).resolve().parent.parent)
+    parser.add_argument("--old", type=source_tree, required=True, help="the tree before the change (e.g. /work/main)")
+    parser.add_argument("--new", type=source_tree, default=Path(__file__).resolve().parent.parent)
     parser.add_argument("--out", type=Path, required=True, help="folder for outputs and caches")
     parser.add_argument("--reuse-old", action="store_true", help="reuse the old tree's outputs already in --out")
     parser.add_argument("--only", action="append", default=[], help="run only these configurations")
     opts = parser.parse_args()
+    unknown = [name for name in opts.only if name not in CONFIGS]
+    if unknown:  # else nothing is compared and the run says nothing differs
+        parser.error(f"--only {unknown[0]}: no such configuration; choose from {', '.join(CONFIGS)}")
+    from bergen_sim.errors import BergenError
+    from bergen_sim.output import check_folder
+
+    try:  # a file or an unwritable folder: one line, not a traceback once the first configuration has run
+        check_folder(opts.out, "--out")
+    except BergenError as exc:
+        parser.error(str(exc))
     different = 0
     for name, args in CONFIGS.items():
         if opts.only and name not in opts.only:

@@ -46,6 +46,10 @@ def run(name: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     names = (argv if argv is not None else sys.argv[1:]) or list(EXAMPLES)
+    unknown = [name for name in names if name not in EXAMPLES]
+    if unknown:  # one line and exit status 2, as argparse would say it (this script takes names only)
+        print(f"doc_examples.py: no example {unknown[0]!r}; choose from {', '.join(EXAMPLES)}", file=sys.stderr)
+        return 2
     FOLDER.mkdir(exist_ok=True)
     for name in names:
         text = run(name)

@@ -605,6 +605,10 @@ def expected(doc: str, text: str, blocks: dict[str, str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    unknown = [arg for arg in args if arg != "--check"]
+    if unknown:  # a misspelt --check would rewrite the docs instead of checking them
+        print(f"docs_numbers.py: unknown argument {unknown[0]!r}; the only option is --check", file=sys.stderr)
+        return 2
     blocks = render(ROOT)
     stale = []
     for doc in sorted({where for where, _ in BLOCKS.values()}):

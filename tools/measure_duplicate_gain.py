@@ -49,8 +49,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bergen_sim import compare
+    from bergen_sim.errors import BergenError
+    from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed, whole_number
+    from bergen_sim.output import check_file
 
-    seeds = [int(s) for s in args.seeds.split(",")]
+    try:  # one line and exit status 2 before any play: not a traceback, nor the figures lost at the last write
+        check_range("--matches", args.matches, 1, MAX_DEAL_SETS)
+        seeds = [whole_number(s) for s in args.seeds.split(",")]
+        if None in seeds:
+            raise BergenError(f"--seeds {args.seeds!r}: give whole numbers separated by commas, e.g. 1,2,3")
+        for seed in seeds:
+            check_seed(seed)
+        check_file(args.out, "--out", (".json",))
+    except BergenError as exc:
+        parser.error(str(exc))
     rows = []
     for label, players, partnerships, a, b in ROWS:
         runs = []

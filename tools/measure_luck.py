@@ -32,10 +32,18 @@ from pathlib import Path
 import numpy as np
 
 from bergen_sim import luck
+from bergen_sim.errors import BergenError
 from bergen_sim.execution import RunOptions
+from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
+from bergen_sim.output import merge_target
 from bergen_sim.rules import Rules
+from bergen_sim.runtime.registry import resolve
 from bergen_sim.stats import paired_interval
 from bergen_sim.tournament import play_pair
+
+#: most --rollouts and --deal-samples: hundreds of times the defaults, far beyond a useful run, and a count the
+#: compiled play-outs take (their int64; a 10**30 would be a traceback after the play)
+MAX_SAMPLES = 10_000
 
 
 def _half(values: np.ndarray) -> float:
@@ -54,9 +62,23 @@ def main() -> None:
     parser.add_argument("--deal-samples", type=int, default=luck.DEAL_SAMPLES)
     parser.add_argument("--out", help="JSON file to merge the row into")
     args = parser.parse_args()
-    a, b = args.policies.split(",")
+    try:  # a wrong pair, game, count or --out is one line and exit status 2 before any play
+        pair = args.policies.split(",")
+        if len(pair) != 2:
+            raise BergenError(f"--policies {args.policies!r}: give two policies, e.g. expert,greedy")
+        for name in pair:
+            resolve(name)
+        rules = Rules.make(players=args.players, partnerships=args.partnerships)
+        # fewer deal sets leave the adjustment out, and a ratio of 1 would measure nothing
+        check_range("--matches", args.matches, luck.MIN_ADJUSTED_DEAL_SETS, MAX_DEAL_SETS)
+        check_range("--rollouts", args.rollouts, 1, MAX_SAMPLES)
+        check_range("--deal-samples", args.deal_samples, 1, MAX_SAMPLES)
+        check_seed(args.seed)
+        saved = (merge_target(args.out, "--out", "rows", list) or {"rows": []}) if args.out else None
+    except BergenError as exc:
+        parser.error(str(exc))
+    a, b = pair
     luck.ROLLOUTS, luck.DEAL_SAMPLES = args.rollouts, args.deal_samples
-    rules = Rules.make(players=args.players, partnerships=args.partnerships)
     out = play_pair(rules, a, b, args.matches, args.seed, options=RunOptions(workers=1), field=(a, b),
                     adjust="luck")
     share, points, opponent_points = out.adjusted
@@ -77,13 +99,11 @@ def main() -> None:
                   f"{scale * adjusted.mean():.{digits}f} ± {scale * _half(adjusted):.{digits}f}",
                   f"{_half(adjusted) / _half(raw):.2f}", f"{t:+.1f}"]
     print("| " + " | ".join(cells) + " |")
-    if args.out:
-        path = Path(args.out)
-        saved = json.loads(path.read_text()) if path.exists() else {"rows": []}
-        same = lambda r: all(r[k] == record[k] for k in ("policies", "players", "partnerships", "seed",  # noqa: E731
-                                                         "deal_sets", "rollouts", "deal_samples"))
+    if saved is not None:
+        same = lambda r: all(r.get(k) == record[k] for k in ("policies", "players", "partnerships",  # noqa: E731
+                                                             "seed", "deal_sets", "rollouts", "deal_samples"))
         saved["rows"] = [r for r in saved["rows"] if not same(r)] + [record]
-        path.write_text(json.dumps(saved, indent=2) + "\n")
+        Path(args.out).write_text(json.dumps(saved, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -41,9 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bergen_sim.engine.tileset import no_tiles_for
+    from bergen_sim.errors import BergenError
+    from bergen_sim.output import check_file
     from bergen_sim.rules import Rules
     from bergen_sim.search import match_value as mv
     from bergen_sim.search.rollout import BASE_POLICIES
+
+    try:  # checked before the minutes of building the tables, not when they are written
+        check_file(args.out, "--out", (".json",))
+    except BergenError as exc:
+        parser.error(str(exc))
 
     base = "expert"
     out = {"base": base, "hand_budget": mv.HAND_BUDGET, "min_hands_per_state": mv.MIN_HANDS_PER_STATE,

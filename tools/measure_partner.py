@@ -33,9 +33,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="docs/partner_model.json")
     args = parser.parse_args(argv)
 
+    from bergen_sim.errors import BergenError
+    from bergen_sim.limits import MAX_MATCHES, check_run
+    from bergen_sim.output import check_file
     from bergen_sim.rules import Rules
     from bergen_sim.simulate import simulate
     from bergen_sim.stats import mean_interval
+
+    try:  # one line and exit status 2 before any play: not a traceback after the first partner's runs
+        check_run(args.matches, MAX_MATCHES, args.seed, args.workers)
+        check_file(args.out, "--out", (".json",))
+    except BergenError as exc:
+        parser.error(str(exc))
 
     rules = Rules.make(players=4, partnerships=True)
     results = {"players": 4, "partnerships": True, "opponent": OPPONENT, "seed": args.seed, "matches": args.matches,

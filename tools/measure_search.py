@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from pathlib import Path
 
@@ -41,6 +42,11 @@ GAMES = {
 OPPONENT = "pimc"
 
 
+def _sets(deal_sets: int, scale: float) -> int:
+    """A game's deal sets at ``scale`` (at least 10)."""
+    return max(10, round(deal_sets * scale))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the deal sets per game")
@@ -50,15 +56,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bergen_sim import compare
+    from bergen_sim.errors import BergenError
+    from bergen_sim.limits import MAX_DEAL_SETS, MAX_WORKERS, check_range, check_seed
+    from bergen_sim.output import merge_target
 
+    try:  # one line and exit status 2 before any play, not a traceback (nan, inf) or a silent 10 deal sets (0, -1)
+        if not 0 < args.scale < math.inf or _sets(max(g[2] for g in GAMES.values()), args.scale) > MAX_DEAL_SETS:
+            raise BergenError(f"--scale {args.scale}: give a number above 0 that keeps every game at most "
+                              f"{MAX_DEAL_SETS:,} deal sets, e.g. 0.1 or 1")
+        check_seed(args.seed)
+        if args.workers is not None:
+            check_range("--workers", args.workers, 1, MAX_WORKERS)
+        earlier = merge_target(args.out, "--out", "games", dict)
+    except BergenError as exc:
+        parser.error(str(exc))
     out = Path(args.out)
-    results = {"opponent": OPPONENT, "seed": args.seed, "games": {}}
-    if out.exists():  # resume: keep what an earlier run of the same seed measured at the same size
-        earlier = json.loads(out.read_text())
-        if earlier.get("seed") == args.seed and earlier.get("opponent") == OPPONENT:
-            results = earlier
+    # resume: keep what an earlier run of the same seed measured at the same size
+    results = (earlier if earlier and earlier.get("seed") == args.seed and earlier.get("opponent") == OPPONENT
+               else {"opponent": OPPONENT, "seed": args.seed, "games": {}})
     for title, (players, partnerships, deal_sets, challengers) in GAMES.items():
-        sets = max(10, round(deal_sets * args.scale))
+        sets = _sets(deal_sets, args.scale)
         rows = results["games"].get(title, {}).get("challengers", {})
         for challenger in challengers:
             if rows.get(challenger, {}).get("deal_sets") == sets:

@@ -157,6 +157,10 @@ def expected_readme(readme: str, reports: Path = REPORTS) -> str:
 
 
 def main(argv: list[str]) -> int:
+    unknown = [arg for arg in argv if arg != "--check"]
+    if unknown:  # a misspelt --check would rewrite README.md instead of checking it
+        print(f"readme_findings.py: unknown argument {unknown[0]!r}; the only option is --check", file=sys.stderr)
+        return 2
     readme = README.read_text()
     wanted = expected_readme(readme)
     if "--check" in argv:
