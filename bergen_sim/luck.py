@@ -131,7 +131,7 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
                              np.int64(rollouts), rollout_policies(engine.policy_names),
                              controls[start : start + count], rows[start : start + count], no_tiles, flag)
         if read != count and flag[0] != 0:
-            raise Halted(f"matches {first_match}..{first_match + n_matches - 1}: stopped after {start + read}")
+            raise Halted.after(first_match, n_matches, start + read)
         if read != count:  # the kernel's own trace always replays; anything else is a bug here
             raise RuntimeError(f"luck controls: read {read} of {count} traced matches from match {first_match + start}")
     return TracedChunk(rows, controls)

@@ -43,6 +43,11 @@ def halt_flag() -> np.ndarray:
 class Halted(Exception):
     """A chunk stopped before its last match because its run set the chunk's halt flag (Ctrl-C)."""
 
+    @classmethod
+    def after(cls, first_match: int, n_matches: int, played: int) -> "Halted":
+        """The chunk of matches ``first_match ..`` (``n_matches``) stopped after ``played`` of them."""
+        return cls(f"matches {first_match}..{first_match + n_matches - 1}: stopped after {played}")
+
 
 @dataclass
 class Chunk:
@@ -268,7 +273,7 @@ class Engine:
                 seed, first_match + done, todo, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, hands_buf, match_rows, halt
             )
             if halt is not None and halt[0] != 0 and done + played < n_matches:
-                raise Halted(f"matches {first_match}..{first_match + n_matches - 1}: stopped after {done + played}")
+                raise Halted.after(first_match, n_matches, done + played)
             totals += part
             match_parts.append(rows if match_rows else rows[:0])
             hand_parts.append(hands_buf[:n_hands])
@@ -292,7 +297,7 @@ class Engine:
             played, *_, used = self._call(seed, first_match, n_matches, deals, script, trace, True, _NO_HANDS,
                                           halt=halt)
             if halt is not None and halt[0] != 0 and played < n_matches:
-                raise Halted(f"matches {first_match}..{first_match + n_matches - 1}: stopped after {played}")
+                raise Halted.after(first_match, n_matches, played)
             if used <= capacity:
                 return trace[:used]
             capacity = used  # the kernel counted what it needed: one more run fits exactly
