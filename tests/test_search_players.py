@@ -114,20 +114,20 @@ def test_finds_the_header_that_wins_the_match():
     assert values[:used, move].min() == 1.0  # the match is won in every world
 
 
-def _search(view, rules, iterations=200, key=7, expand=1):
+def _search(view, rules, iterations=200, key=7, expand=1, leaves=0):
     tiles, ends, n = _moves(view)
     nodes = np.zeros((iterations + 1, ismcts.N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, ismcts.N_FLOAT))
     move = ismcts.search(view, tiles, ends, n, np.uint64(key), np.int64(iterations), 0.5, np.int64(expand), 1.0,
-                         FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats, NARROW)
+                         FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats, NARROW, np.int64(leaves))
     return tiles, move, nodes, stats
 
 
-@pytest.mark.parametrize("expand", [1, 8])
-def test_ismcts_finds_the_header_that_wins_the_match(expand):
+@pytest.mark.parametrize("expand,leaves", [(1, 0), (8, 0), (8, 50)])
+def test_ismcts_finds_the_header_that_wins_the_match(expand, leaves):
     """The same position: the tree's most visited root move is a 5-6, and its mean is a sure win."""
     view = position_view(Position.from_mapping(WINNING), TWO)
-    tiles, move, nodes, stats = _search(view, TWO, expand=expand)
+    tiles, move, nodes, stats = _search(view, TWO, expand=expand, leaves=leaves)
     assert L.TILE_NAMES[tiles[move]] == "5-6"
     roots = []
     c = nodes[0, ismcts.N_CHILD]
@@ -217,11 +217,11 @@ def test_worlds_follow_the_evidence_on_real_views():
 # each compiles a kernel with its search inlined (about a minute, cold): the slow tier; the default tier
 # calls both searches directly (the tests above and below), and test_pimc plays pimc's kernel
 @pytest.mark.slow
-@pytest.mark.parametrize("policy", [READER, ISMCTS])
+@pytest.mark.parametrize("policy", [READER, ISMCTS, ISMCTS + ":leaves=50"])
 def test_plays_matches_legally_and_reproducibly(policy):
     """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
     assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"))
-    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"))
+    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0)
     engine = engine_for(TWO, (policy, "greedy"))
     first = engine.play(seed=3, first_match=0, n_matches=12)
     again = engine.play(seed=3, first_match=0, n_matches=12)

@@ -54,6 +54,7 @@ BLOCKS = {
     "expert-weights": ("docs/policies.md", "docs/expert_weights.json"),
     "search-strength": ("docs/policies.md", "docs/search_strength.json"),
     "ismcts-check": ("docs/policies.md", "docs/ismcts_check.json"),
+    "endgame-check": ("docs/policies.md", "docs/endgame_check.json, docs/ismcts_check.json and docs/search_cost.json"),
     "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
@@ -149,7 +150,7 @@ def _cost_row(cost: dict, policy: str) -> str:
 #: how docs/search_cost.json is made (every player docs/pimc.md and docs/policies.md quote, in one run)
 SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py --policy pimc --policy pimc:worlds=128 "
                        "--policy pimc:worlds=256 --policy ismcts --policy reader --policy ismcts:iterations=2000 "
-                       "--out docs/search_cost.json")
+                       "--policy ismcts:leaves=50 --out docs/search_cost.json")
 
 
 def _pimc_cost(root: Path) -> str:
@@ -411,7 +412,7 @@ def _policies_speed(root: Path) -> str:
 
 
 #: the players whose cost docs/policies.md gives (those of the strength table, when timed)
-SEARCH_COST_ROWS = ("pimc", "ismcts", "reader", "pimc:worlds=256", "ismcts:iterations=2000")
+SEARCH_COST_ROWS = ("pimc", "ismcts", "reader", "pimc:worlds=256", "ismcts:iterations=2000", "ismcts:leaves=50")
 
 
 def _search_cost(root: Path) -> str:
@@ -513,6 +514,39 @@ def _ismcts_check(root: Path) -> str:
             f". {verdict}.")
 
 
+#: the player with exact ends of hands that docs/policies.md measures ("Exact ends of hands")
+ENDGAME_PLAYER = "ismcts:leaves=50"
+#: the cost per decision the issue allows a stronger player
+COST_LIMIT_MS = 5.0
+
+
+def _endgame_check(root: Path) -> str:
+    """ismcts with solved ends of hands against pimc, on the deals of the ismcts check: stronger, at what cost?"""
+    data, base, cost = (_json(root, f"docs/{name}.json") for name in ("endgame_check", "ismcts_check", "search_cost"))
+    deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
+    command = (f"bergen-sim compare --policies {ENDGAME_PLAYER},pimc --matches {deal_sets} --seed {seed} --json "
+               "> docs/endgame_check.json")
+    if data is None or base is None or cost is None or ENDGAME_PLAYER not in cost["runs"]:
+        return _missing(f"`{ENDGAME_PLAYER}` against `pimc` in `docs/endgame_check.json` and its cost in "
+                        "`docs/search_cost.json`", command)
+    (r,) = [p for p in data["pairs"] if p["policy"] == ENDGAME_PLAYER and p["opponent"] == "pimc"]
+    (d,) = [p for p in base["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "pimc"]
+    same = (base["deal_sets"], base["seed"]) == (deal_sets, seed)
+    ms = cost["runs"][ENDGAME_PLAYER]["ms_per_decision"]
+    ratio = ms / cost["runs"]["ismcts"]["ms_per_decision"]
+    verdict = (f"its interval lies below {GOAL_AGAINST_PIMC:.0%}" if r["win_rate_high"] < GOAL_AGAINST_PIMC
+               else f"{GOAL_AGAINST_PIMC:.0%} is inside its interval" if r["win_rate_low"] < GOAL_AGAINST_PIMC
+               else f"its interval lies above {GOAL_AGAINST_PIMC:.0%}")
+    limit = "above" if ms > COST_LIMIT_MS else "within"
+    return (f"**Exact ends of hands** (`{command}`, {deal_sets:,} deal sets in both seat orders, seed {seed}"
+            + (", the deals of the check above" if same else "") + f"): `{ENDGAME_PLAYER}` won "
+            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {data['matches']:,} matches against "
+            f"`pimc`, against {_rate(d['win_rate'], d['win_rate_low'], d['win_rate_high'])} for the default `ismcts`"
+            f" (two separate runs against the same opponent, not a paired comparison of the two), and {verdict}. It "
+            f"costs {_cost_row(cost, ENDGAME_PLAYER)}, {ratio:.1f} times the default's, {limit} the "
+            f"{COST_LIMIT_MS:g} ms a decision may take.")
+
+
 def _points(x: float) -> str:
     return f"{100 * x:+.1f}"
 
@@ -581,6 +615,7 @@ RENDER = {
     "expert-weights": _expert_weights,
     "search-strength": _search_strength,
     "ismcts-check": _ismcts_check,
+    "endgame-check": _endgame_check,
     "partner-model": _partner_model,
     "hot-loop": _hot_loop,
 }

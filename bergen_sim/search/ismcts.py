@@ -1,4 +1,4 @@
-"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert).
+"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0).
 
 Idea (single-observer ISMCTS: Cowling, Powley and Whitehouse, "Information
 Set Monte Carlo Tree Search", IEEE TCIAIG 2012): one tree of moves is grown
@@ -37,6 +37,12 @@ Settings (``ismcts:iterations=2000:explore=3``):
 - ``trust``: the reader's belief that the other seats take the best header,
   in tenths (default 10; 0 deals uniform worlds).
 - ``base``: the built-in that plays the rollouts (default expert).
+- ``leaves``: 0 (the default: off) or a node budget: a rollout that
+  reaches a decision with nothing left to draw ends there in an exact
+  alpha-beta solve of the rest of the hand in its world
+  (:mod:`bergen_sim.search.endgame`) of at most this many nodes (over it,
+  ``base`` plays on).  Two sides only (with more, ignored).  Its strength
+  against ``pimc`` and its cost are measured in docs/policies.md.
 """
 
 from __future__ import annotations
@@ -46,9 +52,10 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow
-from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, side_of_seat
+from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, side_count, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
+from bergen_sim.search.endgame import play_out_solved, stack_for
 from bergen_sim.search.inference import play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
@@ -65,6 +72,7 @@ PARAMS = {
     "expand": (8, range(1, 100_001)),
     "trust": (10, range(0, 101)),
     "base": ("expert", BASE_POLICIES),
+    "leaves": (0, range(0, 100_001)),
 }
 
 
@@ -92,9 +100,18 @@ def _child(nodes, parent, tile, end):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves):
+    """Play the hand out from ``seat``'s play: side 0's solved value (``leaves`` > 0), else -1 (read the world)."""
+    if leaves > 0:
+        return play_out_solved(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
+    play_out(rules, b, seat, base, roll_rng)
+    return -1.0
+
+
 @njit(cache=True)
 def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-           stats, no_tiles):
+           stats, no_tiles, leaves=0):
     """Grow the tree for ``iterations`` worlds; returns the index of the root move to play.
 
     ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
@@ -107,13 +124,17 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     rows = play_evidence(view, evidence, line, no_tiles)
     roll_rng = np.zeros(1, dtype=np.uint64)
     path = np.zeros(iterations + 2, dtype=np.int64)
+    stack = stack_for(view, rules)
+    budget = np.zeros(1, dtype=np.int64)
+    solve_leaves = leaves if side_count(rules) == 2 else 0
     return _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
-                 nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles)
+                 nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack,
+                 budget, solve_leaves)
 
 
 @njit(cache=True)
 def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-          stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles):
+          stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack, budget, leaves):
     """The body of :func:`search`, on borrowed views of its arrays, which :func:`search` owns
     (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why)."""
     view, move_tiles, move_ends, rules, table, nodes, stats = (borrow(view), borrow(move_tiles), borrow(move_ends),
@@ -139,6 +160,7 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
         b.move_tiles[:n] = move_tiles[:n]
         b.move_ends[:n] = move_ends[:n]
         depth = 0
+        leaf0 = -1.0  # side 0's value when a play-out solved the hand's end; else read from the world
         while True:
             untried = -1
             for j in range(n):
@@ -162,7 +184,7 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
                 depth += 1
                 if not play(rules, b, seat, nodes[c, N_TILE], nodes[c, N_END]):
                     begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])
-                    play_out(rules, b, seat, base, roll_rng)
+                    leaf0 = _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
                 break
             best = -1
             best_score = -np.inf
@@ -179,7 +201,7 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
                 break
             if stats[best, N_VISITS] < expand:
                 begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])  # too few visits to search its moves yet
-                play_out(rules, b, seat, base, roll_rng)
+                leaf0 = _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
                 break
             n, seat, pos = advance(rules, b, seat, pos)
             if n == HAND_OVER or n == MATCH_OVER:
@@ -188,7 +210,11 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
         for d in range(depth):
             c = path[d]
             stats[c, N_VISITS] += 1.0
-            stats[c, N_VALUE] += win_probability(table, rules, world, side_of_seat(rules, nodes[c, N_MOVER]))
+            mover_side = side_of_seat(rules, nodes[c, N_MOVER])
+            if leaf0 >= 0.0:  # two sides: the other side's chance is the rest
+                stats[c, N_VALUE] += leaf0 if mover_side == 0 else 1.0 - leaf0
+            else:
+                stats[c, N_VALUE] += win_probability(table, rules, world, mover_side)
     best = 0
     best_visits = -1.0
     best_mean = -1.0
@@ -206,17 +232,17 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, rules,
-           table):
-    """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base)."""
-    nodes = np.zeros((iterations + 1, N_INT), dtype=np.int64)
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, leaves,
+           rules, table):
+    """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base, leaves)."""
+    tree = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
     return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,
-                  trust / 10.0, base, rules, table, nodes, stats, no_tiles)
+                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves)
 
 
 @njit(cache=True)
-def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, rules,
-                table):
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base,
+                leaves, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)
