@@ -54,7 +54,8 @@ BLOCKS = {
     "expert-weights": ("docs/policies.md", "docs/expert_weights.json"),
     "search-strength": ("docs/policies.md", "docs/search_strength.json"),
     "ismcts-check": ("docs/policies.md", "docs/ismcts_check.json"),
-    "endgame-check": ("docs/policies.md", "docs/endgame_check.json, docs/ismcts_check.json and docs/search_cost.json"),
+    "endgame-check": ("docs/policies.md", "docs/endgame_check.json, docs/endgame_head_to_head.json, "
+                      "docs/ismcts_check.json and docs/search_cost.json"),
     "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
@@ -538,13 +539,25 @@ def _endgame_check(root: Path) -> str:
                else f"{GOAL_AGAINST_PIMC:.0%} is inside its interval" if r["win_rate_low"] < GOAL_AGAINST_PIMC
                else f"its interval lies above {GOAL_AGAINST_PIMC:.0%}")
     limit = "above" if ms > COST_LIMIT_MS else "within"
-    return (f"**Exact ends of hands** (`{command}`, {deal_sets:,} deal sets in both seat orders, seed {seed}"
+    text = (f"**Exact ends of hands** (`{command}`, {deal_sets:,} deal sets in both seat orders, seed {seed}"
             + (", the deals of the check above" if same else "") + f"): `{ENDGAME_PLAYER}` won "
             f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {data['matches']:,} matches against "
             f"`pimc`, against {_rate(d['win_rate'], d['win_rate_low'], d['win_rate_high'])} for the default `ismcts`"
             f" (two separate runs against the same opponent, not a paired comparison of the two), and {verdict}. It "
             f"costs {_cost_row(cost, ENDGAME_PLAYER)}, {ratio:.1f} times the default's, {limit} the "
             f"{COST_LIMIT_MS:g} ms a decision may take.")
+    duel = _json(root, "docs/endgame_head_to_head.json")
+    if duel is None:
+        return text
+    (h,) = [p for p in duel["pairs"] if p["policy"] == ENDGAME_PLAYER and p["opponent"] == "ismcts"]
+    shown = h["win_rate_low"] > 0.5 or h["win_rate_high"] < 0.5
+    return (text + f" Head to head, the paired test of the two (`bergen-sim compare --policies {ENDGAME_PLAYER},"
+            f"ismcts --matches {duel['deal_sets']} --seed {duel['seed']} --json > docs/endgame_head_to_head.json`): "
+            f"`{ENDGAME_PLAYER}` won {_rate(h['win_rate'], h['win_rate_low'], h['win_rate_high'])} of "
+            f"{duel['matches']:,} matches against the default `ismcts`, "
+            + ("a difference the interval shows." if shown else
+               f"no difference shown; the interval rules out a gain of more than "
+               f"{100 * (h['win_rate_high'] - 0.5):.1f} points of match-win share."))
 
 
 def _points(x: float) -> str:
