@@ -37,10 +37,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, play, side_of_seat
-from bergen_sim.engine.play_rules import hand_of
-from bergen_sim.engine.tileset import store
-from bergen_sim.policies.base import side_of
-from bergen_sim.search.rollout import base_choose
+from bergen_sim.search.rollout import base_move
 from bergen_sim.search.match_value import win_probability
 
 #: what :func:`solve` returns when its node budget ran out
@@ -227,19 +224,14 @@ def play_out_solved(rules, b, seat, base, rng, table, stack, budget, nodes):
         n, seat, pos = advance(rules, b, seat, pos)
         if n == HAND_OVER or n == MATCH_OVER:
             return win_probability(table, rules, view, 0)
-        k = 0
-        if n > 1:
-            if solving and pos >= stop:
-                budget[0] = nodes
-                value = solve_decision(rules, b, n, seat, table, 0, stack, budget)
-                if value != OVER_BUDGET:
-                    return value
-                restore(b, stack, 0)
-                solving = False
-            view[L.V_SEAT] = seat
-            view[L.V_SIDE] = side_of(view, seat)
-            store(view, L.V_HAND, hand_of(b.hands, seat, b.no_tiles))
-            k = base_choose(base, view, b.move_tiles, b.move_ends, n, rng, b.no_tiles)
+        if n > 1 and solving and pos >= stop:
+            budget[0] = nodes
+            value = solve_decision(rules, b, n, seat, table, 0, stack, budget)
+            if value != OVER_BUDGET:
+                return value
+            restore(b, stack, 0)
+            solving = False
+        k = base_move(b, seat, n, base, rng)
         if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
             return win_probability(table, rules, view, 0)
 

@@ -55,7 +55,7 @@ from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, side_count, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
-from bergen_sim.search.endgame import play_out_solved, stack_for
+from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
 from bergen_sim.search.inference import play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
@@ -124,9 +124,9 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     rows = play_evidence(view, evidence, line, no_tiles)
     roll_rng = np.zeros(1, dtype=np.uint64)
     path = np.zeros(iterations + 2, dtype=np.int64)
-    stack = stack_for(view, rules)
-    budget = np.zeros(1, dtype=np.int64)
     solve_leaves = leaves if side_count(rules) == 2 else 0
+    stack = stack_for(view, rules) if solve_leaves > 0 else stack_buffers(0)  # a few hundred kB: only when used
+    budget = np.zeros(1, dtype=np.int64)
     return _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
                  nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack,
                  budget, solve_leaves)

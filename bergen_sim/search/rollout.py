@@ -30,7 +30,7 @@ from bergen_sim.engine.tileset import store
 from bergen_sim.policies import defensive, doubles_first, expert, first_move, greedy, heavy_first, random_move
 from bergen_sim.policies.base import side_of
 
-__all__ = ["BASE_POLICIES", "EVERY_SEAT", "base_choose", "begin_turns", "play", "play_out", "play_out_by_seat",
+__all__ = ["BASE_POLICIES", "EVERY_SEAT", "base_choose", "base_move", "begin_turns", "play", "play_out", "play_out_by_seat",
            "scratch_buffers", "start_hand"]
 
 #: built-in policies a rollout can use, in the order of their ``base`` codes
@@ -59,6 +59,19 @@ def base_choose(base, view, move_tiles, move_ends, n_moves, rng, no_tiles):
     # its default settings as int64s, as the match loop's kernels pass them: one compiled expert for both
     return expert.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, np.int64(expert.LEAD_FOLLOW),
                          np.int64(expert.WEIGHTS_LINE))
+
+
+@njit(cache=True, inline="always")
+def base_move(b, seat, n, base, rng):
+    """The index of the move the built-in ``base`` makes for ``seat`` among the ``n`` moves listed in ``b``
+    (0 when forced: no call); the view is turned to the seat (its seat, side and hand) before the call."""
+    if n < 2:
+        return 0
+    view = b.policy_view
+    view[L.V_SEAT] = seat
+    view[L.V_SIDE] = side_of(view, seat)
+    store(view, L.V_HAND, hand_of(b.hands, seat, b.no_tiles))
+    return base_choose(base, view, b.move_tiles, b.move_ends, n, rng, b.no_tiles)
 
 
 #: ``seat_bases`` of a play-out where every seat plays the one base policy
@@ -90,7 +103,6 @@ def play_out_by_seat(rules, b, seat, base, seat_bases, rng):
     rules = borrow(rules)
     seat_bases = borrow(seat_bases)
     rng = borrow(rng)
-    view = b.policy_view
     pos = b.turn[L.TURN_BONE_START]
     while True:
         n, seat, pos = advance(rules, b, seat, pos)
@@ -98,12 +110,6 @@ def play_out_by_seat(rules, b, seat, base, seat_bases, rng):
             return 0
         if n == MATCH_OVER:
             return 1
-        k = 0
-        if n > 1:
-            view[L.V_SEAT] = seat
-            view[L.V_SIDE] = side_of(view, seat)
-            store(view, L.V_HAND, hand_of(b.hands, seat, b.no_tiles))
-            k = base_choose(seat_bases[seat] if seat_bases.shape[0] > 0 else base, view, b.move_tiles,
-                            b.move_ends, n, rng, b.no_tiles)
+        k = base_move(b, seat, n, seat_bases[seat] if seat_bases.shape[0] > 0 else base, rng)
         if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
             return 1
