@@ -68,6 +68,10 @@ TABLE_BASE = "expert"
 #: play-outs per evaluated position (the dealt hands, each possible tile of a draw); their noise is
 #: much of what the adjustment leaves: 16 left 0.46 of the win-rate interval of expert vs greedy, 32 0.38
 ROLLOUTS = 32
+#: per policy name, the built-in that plays its seats in the play-outs instead of its own default
+#: (``tools/measure_luck.py --model`` sets it, to measure what a wrong model of a seat's play costs: the
+#: estimator stays unbiased whatever plays the play-outs, only its precision changes); empty by default
+PLAY_OUT_MODELS: dict[str, str] = {}
 #: matches traced per kernel call (a trace buffer holds 512 rows of 40 integers per match)
 TRACE_BATCH = 250
 #: most matches per traced chunk (a traced match costs thousands of hand play-outs: keep chunks short)
@@ -91,15 +95,17 @@ class TracedChunk:
 
 
 def rollout_policies(seat_policies: list[str]) -> np.ndarray:
-    """Per seat, the code of the built-in its play-outs use: its own policy if a rollout can play it, else
-    ``TABLE_BASE`` (``pimc`` and plug-ins are too slow or unknown to the compiled play-outs).
+    """Per seat, the code of the built-in its play-outs use: the one :data:`PLAY_OUT_MODELS` names for its
+    policy, else its own policy if a rollout can play it, else ``TABLE_BASE`` (``pimc`` and plug-ins are too
+    slow or unknown to the compiled play-outs).
 
     The closer the play-outs are to the real play, the more luck the value function explains.
 
     >>> rollout_policies(["greedy", "pimc"]).tolist() == [BASE_POLICIES.index("greedy"), BASE_POLICIES.index("expert")]
     True
     """
-    return np.array([BASE_POLICIES.index(name if name in BASE_POLICIES else TABLE_BASE) for name in seat_policies],
+    named = [PLAY_OUT_MODELS.get(name, name) for name in seat_policies]
+    return np.array([BASE_POLICIES.index(name if name in BASE_POLICIES else TABLE_BASE) for name in named],
                     dtype=np.int64)
 
 

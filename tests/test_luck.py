@@ -18,6 +18,7 @@ import time
 import numpy as np
 import pytest
 
+from bergen_sim import luck
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import Job
@@ -139,6 +140,23 @@ def test_too_few_deal_sets_leave_the_outcomes_unadjusted():
 def test_rollout_policies_fall_back_to_expert():
     codes = rollout_policies(["greedy", "pimc", "random", "mypkg.mod:choose"])
     assert [BASE_POLICIES[c] for c in codes] == ["greedy", "expert", "random", "expert"]
+
+
+def test_play_out_models_replace_a_policys_own(monkeypatch):
+    """``PLAY_OUT_MODELS`` (tools/measure_luck.py --model) names the built-in that plays a policy's seats."""
+    monkeypatch.setitem(luck.PLAY_OUT_MODELS, "greedy", "random")
+    codes = rollout_policies(["greedy", "pimc", "expert"])
+    assert [BASE_POLICIES[c] for c in codes] == ["random", "expert", "expert"]
+
+
+def test_controls_keep_mean_zero_under_a_wrong_model(monkeypatch):
+    """The controls' expectation is zero whatever plays the play-outs: ``first`` played as ``random``."""
+    monkeypatch.setitem(luck.PLAY_OUT_MODELS, "first", "random")
+    chunk = _self_play(300, 17)
+    for side in (0, 1):
+        for control in range(chunk.controls.shape[2]):
+            x = chunk.controls[:, side, control]
+            assert abs(x.mean()) < 4.5 * x.std() / np.sqrt(len(x)), (side, control, x.mean(), x.std())
 
 
 def test_compare_reports_adjusted_figures_beside_raw():

@@ -57,6 +57,7 @@ BLOCKS = {
     "endgame-check": ("docs/policies.md", "docs/endgame_check.json, docs/endgame_head_to_head.json, "
                       "docs/ismcts_check.json and docs/search_cost.json"),
     "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
+    "analyze-engine": ("docs/policies.md", "docs/ismcts_reader.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -260,8 +261,14 @@ def _luck_game(r: dict, joiner: str = ", ") -> str:
     return f"{r['players']}{joiner}partnerships" if r["partnerships"] else f"{r['players']} players"
 
 
+def _luck_pair(r: dict) -> str:
+    """'expert vs greedy', with any seat played by another built-in in the play-outs: '(greedy played as expert)'."""
+    return f"{r['policies'][0]} vs {r['policies'][1]}" + "".join(
+        f" ({name} played as {model})" for name, model in r.get("models", {}).items())
+
+
 def _luck_cells(r: dict) -> list[str]:
-    return [f"{r['policies'][0]} vs {r['policies'][1]}", _luck_game(r), str(r["seed"]),
+    return [_luck_pair(r), _luck_game(r), str(r["seed"]),
             f"{r['deal_sets']:,} ({r['matches']:,})"]
 
 
@@ -280,7 +287,8 @@ def _luck_gain(root: Path) -> str:
         return _missing(*_LUCK_MISSING)
     from bergen_sim import luck
 
-    rows = [r for r in data["rows"] if (r["rollouts"], r["deal_samples"]) == (luck.ROLLOUTS, luck.DEAL_SAMPLES)]
+    rows = [r for r in data["rows"] if (r["rollouts"], r["deal_samples"]) == (luck.ROLLOUTS, luck.DEAL_SAMPLES)
+            and not r.get("models")]
     lines = [f"Default settings of the adjustment ({luck.ROLLOUTS} play-outs per position, {luck.DEAL_SAMPLES} "
              f"sampled deals per hand); `python tools/measure_luck.py ... --out docs/luck_gain.json`:", "",
              "| pair | table | seed | deal sets (matches) | win rate raw | adjusted | ratio | margin raw | adjusted "
@@ -315,7 +323,8 @@ def _luck_gain(root: Path) -> str:
             + (f" ({len(group)} seeds)" if len(group) > 1 else "")
             for ((a, b), table), group in others.items()) + "."]
     for r in missed:  # the same pair and deal sets with more play-outs: how much of the gap the play-outs' noise is
-        more = sorted((o for o in data["rows"] if o is not r and (o["policies"], o["players"], o["partnerships"],
+        more = sorted((o for o in data["rows"] if o is not r and not o.get("models") and (
+                       o["policies"], o["players"], o["partnerships"],
                        o["seed"], o["deal_sets"]) == (r["policies"], r["players"], r["partnerships"], r["seed"],
                                                       r["deal_sets"])), key=lambda o: o["rollouts"])
         if more:
@@ -326,6 +335,21 @@ def _luck_gain(root: Path) -> str:
                       + f" against {r['win_rate']['ratio']:.2f} at the defaults"
                       + ("." if any(o["win_rate"]["ratio"] <= 0.5 for o in more) else
                          ", none of them at most 0.5: more play-outs, which cost in proportion, narrow it little.")]
+    for r in rows:  # the same pair and deal sets with a seat played in the play-outs by another built-in
+        wrong = [o for o in data["rows"] if o.get("models") and (o["policies"], o["players"], o["partnerships"],
+                 o["seed"], o["deal_sets"], o["rollouts"], o["deal_samples"]) == (
+                 r["policies"], r["players"], r["partnerships"], r["seed"], r["deal_sets"], r["rollouts"],
+                 r["deal_samples"])]
+        if wrong:
+            lines += ["", f"A wrong model of a seat's play costs most of the gain: on the same deal sets, "
+                      f"{r['policies'][0]} against {r['policies'][1]} with each seat played by its own policy in "
+                      f"the play-outs has a win-rate ratio of {r['win_rate']['ratio']:.2f} (margin "
+                      f"{r['margin']['ratio']:.2f}); with "
+                      + "; with ".join(", ".join(f"{name}'s seats played by {model}" for name, model in
+                                                 o["models"].items())
+                                       + f" {o['win_rate']['ratio']:.2f} (margin {o['margin']['ratio']:.2f})"
+                                       for o in wrong)
+                      + " (`tools/measure_luck.py --model NAME=BUILTIN`)."]
     return "\n".join(lines)
 
 
@@ -560,6 +584,25 @@ def _endgame_check(root: Path) -> str:
                f"{100 * (h['win_rate_high'] - 0.5):.1f} points of match-win share."))
 
 
+def _analyze_engine(root: Path) -> str:
+    """The two candidate engines of ``analyze`` head to head: is the tree search shown stronger than ``reader``?"""
+    data = _json(root, "docs/ismcts_reader.json")
+    command = "bergen-sim compare --policies ismcts,reader --matches 1000 --seed 20261205 --json > " \
+              "docs/ismcts_reader.json"
+    if data is None:
+        return _missing("`ismcts` against `reader` in `docs/ismcts_reader.json`", command)
+    (h,) = [p for p in data["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "reader"]
+    shown = h["win_rate_low"] > 0.5 or h["win_rate_high"] < 0.5
+    return (f"Head to head (`bergen-sim compare --policies ismcts,reader --matches {data['deal_sets']} --seed "
+            f"{data['seed']} --json > docs/ismcts_reader.json`, {data['deal_sets']:,} deal sets in both seat orders, "
+            f"paired): `ismcts` won {_rate(h['win_rate'], h['win_rate_low'], h['win_rate_high'])} of "
+            f"{data['matches']:,} matches against `reader`, "
+            + ("a difference the interval shows." if shown else
+               f"no difference shown (p = {h['win_p_value']:.2f}); the interval rules out an edge of more than "
+               f"{100 * (h['win_rate_high'] - 0.5):.1f} points of match-win share for `ismcts`, so `analyze` loses "
+               "no shown strength by using `reader`."))
+
+
 def _points(x: float) -> str:
     return f"{100 * x:+.1f}"
 
@@ -630,6 +673,7 @@ RENDER = {
     "ismcts-check": _ismcts_check,
     "endgame-check": _endgame_check,
     "partner-model": _partner_model,
+    "analyze-engine": _analyze_engine,
     "hot-loop": _hot_loop,
 }
 

@@ -14,7 +14,12 @@ the per-deal-set difference raw - adjusted, whose expectation is exactly 0
 (``docs/compare.md``, "Unbiasedness").  ``--rollouts`` and
 ``--deal-samples`` set the adjustment's play-outs per position and sampled
 deals per hand (``bergen_sim.luck.ROLLOUTS`` / ``DEAL_SAMPLES``) in this
-process, which is why it plays on one worker.
+process, which is why it plays on one worker.  ``--model NAME=BUILTIN``
+(repeatable) has the built-in ``BUILTIN`` play the seats of policy ``NAME``
+in the play-outs instead of its own (``bergen_sim.luck.PLAY_OUT_MODELS``):
+with ``--policies expert,greedy --model greedy=expert`` it measures what a
+wrong model of a seat's play costs, the situation of every policy the
+play-outs cannot run (``pimc``, the searches, plug-ins, played by ``expert``).
 
 ``--out FILE.json`` also records the row in FILE (merged into what it
 already holds, one entry per pair, table, seed and settings);
@@ -38,6 +43,7 @@ from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.output import merge_target
 from bergen_sim.rules import Rules
 from bergen_sim.runtime.registry import resolve
+from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.stats import paired_interval
 from bergen_sim.tournament import play_pair
 
@@ -60,6 +66,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rollouts", type=int, default=luck.ROLLOUTS)
     parser.add_argument("--deal-samples", type=int, default=luck.DEAL_SAMPLES)
+    parser.add_argument("--model", action="append", default=[], metavar="NAME=BUILTIN",
+                        help="play policy NAME's seats by BUILTIN in the play-outs (repeatable)")
     parser.add_argument("--out", help="JSON file to merge the row into")
     args = parser.parse_args()
     try:  # a wrong pair, game, count or --out is one line and exit status 2 before any play
@@ -68,6 +76,13 @@ def main() -> None:
             raise BergenError(f"--policies {args.policies!r}: give two policies, e.g. expert,greedy")
         for name in pair:
             resolve(name)
+        models = {}
+        for given in args.model:
+            name, _, builtin = given.partition("=")
+            if name not in pair or builtin not in BASE_POLICIES:
+                raise BergenError(f"--model {given!r}: give NAME=BUILTIN with NAME one of {', '.join(pair)} and "
+                                  f"BUILTIN one of {', '.join(BASE_POLICIES)}")
+            models[name] = builtin
         rules = Rules.make(players=args.players, partnerships=args.partnerships)
         # fewer deal sets leave the adjustment out, and a ratio of 1 would measure nothing
         check_range("--matches", args.matches, luck.MIN_ADJUSTED_DEAL_SETS, MAX_DEAL_SETS)
@@ -79,14 +94,17 @@ def main() -> None:
         parser.error(str(exc))
     a, b = pair
     luck.ROLLOUTS, luck.DEAL_SAMPLES = args.rollouts, args.deal_samples
+    luck.PLAY_OUT_MODELS.update(models)
     out = play_pair(rules, a, b, args.matches, args.seed, options=RunOptions(workers=1), field=(a, b),
                     adjust="luck")
     share, points, opponent_points = out.adjusted
-    cells = [f"{a} vs {b}", f"{args.players}{' (partnerships)' if args.partnerships else ''}", str(args.seed),
+    cells = [f"{a} vs {b}" + "".join(f" ({name} played as {model})" for name, model in models.items()), f"{args.players}{' (partnerships)' if args.partnerships else ''}", str(args.seed),
              f"{args.matches:,} ({out.matches:,})", f"{args.rollouts} / {args.deal_samples}"]
     record = {"policies": [a, b], "players": args.players, "partnerships": args.partnerships, "seed": args.seed,
               "deal_sets": args.matches, "matches": int(out.matches), "rollouts": args.rollouts,
               "deal_samples": args.deal_samples, "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if models:  # rows without the key are of each seat's own model (all rows before the option)
+        record["models"] = models
     for name, raw, adjusted, scale, digits in (("win_rate", out.win_share, share, 100, 2),
                                                ("margin", out.points - out.opponent_points,
                                                 points - opponent_points, 1, 3)):
@@ -100,8 +118,9 @@ def main() -> None:
                   f"{_half(adjusted) / _half(raw):.2f}", f"{t:+.1f}"]
     print("| " + " | ".join(cells) + " |")
     if saved is not None:
-        same = lambda r: all(r.get(k) == record[k] for k in ("policies", "players", "partnerships",  # noqa: E731
-                                                             "seed", "deal_sets", "rollouts", "deal_samples"))
+        same = lambda r: all(r.get(k) == record.get(k) for k in ("policies", "players", "partnerships",  # noqa: E731
+                                                                 "seed", "deal_sets", "rollouts", "deal_samples",
+                                                                 "models"))
         saved["rows"] = [r for r in saved["rows"] if not same(r)] + [record]
         Path(args.out).write_text(json.dumps(saved, indent=2) + "\n")
 
