@@ -318,6 +318,33 @@ def test_worked_example_features_and_choices():
     assert choices == {"greedy": 1, "defensive": 2, "doubles-first": 1, "heavy-first": 1, "expert": 2}
 
 
+def test_expert_feature_table_is_what_expert_weighs():
+    """``expert.feature_table`` (fitting tools read it) gives the worked example's features, and at every
+    decision of random games ``expert`` plays the first move of highest weighted sum of its rows."""
+    view, tiles, ends = _example()
+    table = np.zeros((3, len(expert.FEATURES)))
+    expert.feature_table(view, tiles, ends, 3, np.int64(0), table)
+    assert table.tolist() == [[0, 0.0, 0, 3, 0], [2, 1.5, 0, 1, 0], [2, 0.0, 0, 0, 1]]
+    rules = Rules.make(players=3, spinner=True)
+    no_tiles = np.int64(0)
+    rng = np.zeros(1, dtype=np.uint64)
+    checked = 0
+    for match in range(6):
+        game = Game(rules, seed=5, match=match)
+        while not game.is_over:
+            moves = game.legal_moves()
+            if len(moves) >= 2 and not game.choosing_lead:
+                t = np.array([m.tile.index for m in moves], dtype=np.int64)
+                e = np.array([int(m.end) for m in moves], dtype=np.int64)
+                view = game.view(game.to_move).array
+                table = np.zeros((len(moves), len(expert.FEATURES)))
+                expert.feature_table(view, t, e, len(moves), no_tiles, table)
+                assert expert.choose(view, t, e, len(moves), rng, no_tiles) == int(np.argmax(table @ expert.WEIGHTS))
+                checked += 1
+            game.play(game.policy_move("random"))
+    assert checked > 50
+
+
 def test_could_hold_counts_only_tiles_drawn_after_the_void():
     """A seat void in a number since a draw/pass moment can hold that number only among later draws."""
     view, _, _ = _example()

@@ -58,6 +58,7 @@ BLOCKS = {
                       "docs/ismcts_check.json and docs/search_cost.json"),
     "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
     "analyze-engine": ("docs/policies.md", "docs/ismcts_reader.json"),
+    "imitation": ("docs/policies.md", "docs/imitation.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -603,6 +604,31 @@ def _analyze_engine(root: Path) -> str:
                "no shown strength by using `reader`."))
 
 
+def _imitation(root: Path) -> str:
+    """expert's weights fitted to a search's choices: is there a better linear play-out policy?"""
+    data = _json(root, "docs/imitation.json")
+    if data is None:
+        return _missing("imitation measurement in `docs/imitation.json`",
+                        "python tools/measure_imitation.py --out docs/imitation.json")
+    weights = lambda w: ", ".join(f"{name} {x:g}" for name, x in zip(data["features"], w))  # noqa: E731
+    share = lambda r: f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}]"  # noqa: E731
+    d = data["agreement_difference"]
+    shown = d["low"] > 0 or d["high"] < 0
+    return (f"**Imitating the search** (`{data['command'].replace(' --out docs/imitation.json', '')} --out "
+            f"docs/imitation.json`): `{data['searcher']}` played every seat of {data['matches']:,} 2-player matches "
+            f"(seed {data['seed']}); `expert`'s five features, fitted to its {data['decisions_fitted']:,} decisions "
+            f"in the even matches by a conditional logit, give the weights "
+            f"{weights(round(x, 2) for x in data['fitted_weights'])} (divided by the points weight), against "
+            f"`expert`'s own {weights(data['expert_weights'])}. On the {data['decisions_held_out']:,} decisions of "
+            f"the odd matches `expert`'s weights pick `{data['searcher']}`'s move in "
+            f"{share(data['agreement_expert'])} of them and the fitted ones in {share(data['agreement_fitted'])}, "
+            f"a difference of {100 * d['rate']:+.1f} points [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] "
+            "(paired, 95% intervals over matches): "
+            + ("a difference the interval shows." if shown else
+               "none shown. The weights that fit the search best agree with it no more often than `expert`'s own: "
+               "what the search knows that `expert` does not is not a re-weighting of these features."))
+
+
 def _points(x: float) -> str:
     return f"{100 * x:+.1f}"
 
@@ -674,6 +700,7 @@ RENDER = {
     "endgame-check": _endgame_check,
     "partner-model": _partner_model,
     "analyze-engine": _analyze_engine,
+    "imitation": _imitation,
     "hot-loop": _hot_loop,
 }
 

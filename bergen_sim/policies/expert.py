@@ -71,6 +71,18 @@ SPINNER_WEIGHTS = np.array([1.0, -0.375, 0.5, 0.15, 0.625])
 
 
 @njit(cache=True, inline="always")
+def move_features(view, side, hand, unseen, tile, end, no_tiles):
+    """The FEATURES of one move, in order (``side``, ``hand`` and ``unseen`` are the view's, read once per
+    decision by the caller): the one definition :func:`best_move` and :func:`feature_table` share."""
+    ends, doubles, counting, open_ends = ends_after(view, tile, end)
+    return (header_points(view, side, ends, doubles, counting),
+            threat(view, ends, doubles, counting, open_ends, unseen, no_tiles),
+            is_double(tile),
+            playable_after(hand, tile, ends, open_ends, no_tiles),
+            blocks_next(view, ends, open_ends))
+
+
+@njit(cache=True, inline="always")
 def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
     """Index of the first move with the highest weighted feature sum."""
     side = view[L.V_SIDE]
@@ -79,19 +91,26 @@ def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
     best = 0
     best_value = -np.inf
     for k in range(n_moves):
-        tile = move_tiles[k]
-        ends, doubles, counting, open_ends = ends_after(view, tile, move_ends[k])
-        value = (
-            weights[0] * header_points(view, side, ends, doubles, counting)
-            + weights[1] * threat(view, ends, doubles, counting, open_ends, unseen, no_tiles)
-            + weights[2] * is_double(tile)
-            + weights[3] * playable_after(hand, tile, ends, open_ends, no_tiles)
-            + weights[4] * blocks_next(view, ends, open_ends)
-        )
+        points, threatened, double, follow, block = move_features(view, side, hand, unseen, move_tiles[k],
+                                                                  move_ends[k], no_tiles)
+        value = (weights[0] * points + weights[1] * threatened + weights[2] * double + weights[3] * follow
+                 + weights[4] * block)
         if value > best_value:
             best = k
             best_value = value
     return best
+
+
+@njit(cache=True)
+def feature_table(view, move_tiles, move_ends, n_moves, no_tiles, out):
+    """Every listed move's FEATURES into ``out[k, :]``: what ``expert`` weighs, for fitting weights to another
+    player's choices (``tools/measure_imitation.py``)."""
+    side = view[L.V_SIDE]
+    hand = own_hand(view, no_tiles)
+    unseen = unseen_tiles(view, no_tiles)
+    for k in range(n_moves):
+        out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4] = move_features(view, side, hand, unseen, move_tiles[k],
+                                                                               move_ends[k], no_tiles)
 
 
 @policy_entry
