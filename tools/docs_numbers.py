@@ -59,6 +59,7 @@ BLOCKS = {
     "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
     "analyze-engine": ("docs/policies.md", "docs/ismcts_reader.json"),
     "imitation": ("docs/policies.md", "docs/imitation.json"),
+    "search-saturation": ("docs/policies.md", "docs/ismcts_iterations.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -574,15 +575,22 @@ def _endgame_check(root: Path) -> str:
     duel = _json(root, "docs/endgame_head_to_head.json")
     if duel is None:
         return text
-    (h,) = [p for p in duel["pairs"] if p["policy"] == ENDGAME_PLAYER and p["opponent"] == "ismcts"]
+    return text + " Head to head, the paired test of the two " + _head_to_head(
+        duel, ENDGAME_PLAYER, "ismcts", "docs/endgame_head_to_head.json") + "."
+
+
+def _head_to_head(data: dict, policy: str, opponent: str, out: str) -> str:
+    """'`policy` won X% [lo, hi] of N matches against `opponent`, ...': a paired ``compare --json`` run of two
+    policies, with the command that wrote ``out``, and what its interval shows or rules out."""
+    (h,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == opponent]
     shown = h["win_rate_low"] > 0.5 or h["win_rate_high"] < 0.5
-    return (text + f" Head to head, the paired test of the two (`bergen-sim compare --policies {ENDGAME_PLAYER},"
-            f"ismcts --matches {duel['deal_sets']} --seed {duel['seed']} --json > docs/endgame_head_to_head.json`): "
-            f"`{ENDGAME_PLAYER}` won {_rate(h['win_rate'], h['win_rate_low'], h['win_rate_high'])} of "
-            f"{duel['matches']:,} matches against the default `ismcts`, "
-            + ("a difference the interval shows." if shown else
-               f"no difference shown; the interval rules out a gain of more than "
-               f"{100 * (h['win_rate_high'] - 0.5):.1f} points of match-win share."))
+    return (f"(`bergen-sim compare --policies {policy},{opponent} --matches {data['deal_sets']} --seed {data['seed']} "
+            f"--json > {out}`, {data['deal_sets']:,} deal sets in both seat orders, paired): `{policy}` won "
+            f"{_rate(h['win_rate'], h['win_rate_low'], h['win_rate_high'])} of {data['matches']:,} matches against "
+            f"`{opponent}`, "
+            + ("a difference the interval shows" if shown else
+               f"no difference shown (p = {h['win_p_value']:.2f}); the interval rules out an edge of more than "
+               f"{100 * (h['win_rate_high'] - 0.5):.1f} points of match-win share for `{policy}`"))
 
 
 def _analyze_engine(root: Path) -> str:
@@ -594,14 +602,21 @@ def _analyze_engine(root: Path) -> str:
         return _missing("`ismcts` against `reader` in `docs/ismcts_reader.json`", command)
     (h,) = [p for p in data["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "reader"]
     shown = h["win_rate_low"] > 0.5 or h["win_rate_high"] < 0.5
-    return (f"Head to head (`bergen-sim compare --policies ismcts,reader --matches {data['deal_sets']} --seed "
-            f"{data['seed']} --json > docs/ismcts_reader.json`, {data['deal_sets']:,} deal sets in both seat orders, "
-            f"paired): `ismcts` won {_rate(h['win_rate'], h['win_rate_low'], h['win_rate_high'])} of "
-            f"{data['matches']:,} matches against `reader`, "
-            + ("a difference the interval shows." if shown else
-               f"no difference shown (p = {h['win_p_value']:.2f}); the interval rules out an edge of more than "
-               f"{100 * (h['win_rate_high'] - 0.5):.1f} points of match-win share for `ismcts`, so `analyze` loses "
-               "no shown strength by using `reader`."))
+    return ("Head to head " + _head_to_head(data, "ismcts", "reader", "docs/ismcts_reader.json")
+            + ("." if shown else ", so `analyze` loses no shown strength by using `reader`."))
+
+
+def _search_saturation(root: Path) -> str:
+    """Does more of ismcts's own search buy strength?  Four times its iterations against the default, paired."""
+    data = _json(root, "docs/ismcts_iterations.json")
+    if data is None:
+        return _missing("`ismcts:iterations=4000` against `ismcts` in `docs/ismcts_iterations.json`",
+                        "bergen-sim compare --policies ismcts:iterations=4000,ismcts --matches 1000 --seed 20261206 "
+                        "--json > docs/ismcts_iterations.json")
+    (policy,) = {p["policy"] for p in data["pairs"]} - {"ismcts"}
+    return ("**More search** " + _head_to_head(data, policy, "ismcts", "docs/ismcts_iterations.json")
+            + ". Four times the iterations, at about four times the cost per decision (linear in them), are "
+            "not shown to win more.")
 
 
 def _imitation(root: Path) -> str:
@@ -701,6 +716,7 @@ RENDER = {
     "partner-model": _partner_model,
     "analyze-engine": _analyze_engine,
     "imitation": _imitation,
+    "search-saturation": _search_saturation,
     "hot-loop": _hot_loop,
 }
 
