@@ -304,9 +304,10 @@ def _luck_gain(root: Path) -> str:
     two = [r for r in rows if r["players"] == 2 and not r["partnerships"]]
     met = [r for r in two if r["win_rate"]["ratio"] <= 0.5]
     missed = [r for r in two if r["win_rate"]["ratio"] > 0.5]
-    said = lambda group: ", ".join(f"{r['policies'][0]} against {r['policies'][1]} "  # noqa: E731
-                                   f"({r['win_rate']['ratio']:.2f}: {1 / r['win_rate']['ratio'] ** 2:.1f} times "
-                                   f"fewer matches for the same precision)" for r in group)
+    def said(group):
+        parts = [f"{r['policies'][0]} against {r['policies'][1]} ({r['win_rate']['ratio']:.2f}: "
+                 f"{1 / r['win_rate']['ratio'] ** 2:.1f} times fewer matches for the same precision)" for r in group]
+        return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
     if two:
         lines += ["", "The goal of a ratio of at most 0.5 for the 2-player win rate "
                   + (f"holds for {said(met)}" if met else "holds for no pair measured")
