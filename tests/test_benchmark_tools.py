@@ -6,6 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -24,6 +25,29 @@ def _load(name: str):
 
 profile_kernel = _load("profile_kernel")
 trees = _load("trees")
+
+
+def test_the_imitation_tool_fits_a_known_chooser_and_intervals_cover_matches():
+    """measure_imitation's logit recovers the weights of a chooser that plays by them, its argmax agreement is 1
+    there, and its interval over matches is the cluster (ratio) interval: wider when a match's decisions agree
+    together than when they are independent."""
+    spec = importlib.util.spec_from_file_location("measure_imitation", BENCHMARKS.parent / "tools/measure_imitation.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    rng = np.random.default_rng(3)
+    true = np.array([1.0, -2.0, 0.5, 0.3, 0.0])
+    features = rng.normal(size=(4000, 3, 5))
+    listed = np.ones((4000, 3), dtype=bool)
+    u = features @ true
+    chosen = np.array([rng.choice(3, p=np.exp(x) / np.exp(x).sum()) for x in u])
+    w = tool.fit(features, listed, chosen)
+    assert np.allclose(w, true, atol=0.15)
+    assert tool.agrees(features, listed, np.argmax(u, axis=1), true).all()
+    match = np.repeat(np.arange(200), 20)
+    independent = tool.rate(rng.integers(0, 2, size=4000).astype(float), match)
+    clustered = tool.rate(np.repeat(rng.integers(0, 2, size=200), 20).astype(float), match)
+    assert independent["low"] < 0.5 < independent["high"]
+    assert clustered["high"] - clustered["low"] > 3 * (independent["high"] - independent["low"])
 
 
 def test_stretches_split_at_twelve_unsampled_instructions_busiest_first():
