@@ -46,7 +46,7 @@ argument; the dependence vanishes as the folds grow).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -68,10 +68,6 @@ TABLE_BASE = "expert"
 #: play-outs per evaluated position (the dealt hands, each possible tile of a draw); their noise is
 #: much of what the adjustment leaves: 16 left 0.46 of the win-rate interval of expert vs greedy, 32 0.38
 ROLLOUTS = 32
-#: per policy name, the built-in that plays its seats in the play-outs instead of its own default
-#: (``tools/measure_luck.py --model`` sets it, to measure what a wrong model of a seat's play costs: the
-#: estimator stays unbiased whatever plays the play-outs, only its precision changes); empty by default
-PLAY_OUT_MODELS: dict[str, str] = {}
 #: matches traced per kernel call (a trace buffer holds 512 rows of 40 integers per match)
 TRACE_BATCH = 250
 #: most matches per traced chunk (a traced match costs thousands of hand play-outs: keep chunks short)
@@ -94,24 +90,31 @@ class TracedChunk:
     controls: np.ndarray  # (matches, MAX_SEATS, CONTROLS) float64
 
 
-def rollout_policies(seat_policies: list[str]) -> np.ndarray:
-    """Per seat, the code of the built-in its play-outs use: the one :data:`PLAY_OUT_MODELS` names for its
-    policy, else its own policy if a rollout can play it, else ``TABLE_BASE`` (``pimc`` and plug-ins are too
-    slow or unknown to the compiled play-outs).
+def rollout_policies(seat_policies: list[str], models: Mapping[str, str] | None = None) -> np.ndarray:
+    """Per seat, the code of the built-in its play-outs use: the one ``models`` names for its policy (the
+    ``luck_models`` of a comparison), else its own policy if a rollout can play it, else ``TABLE_BASE``
+    (``pimc`` and plug-ins are too slow or unknown to the compiled play-outs).
 
-    The closer the play-outs are to the real play, the more luck the value function explains.
+    The closer the play-outs are to the real play, the more luck the value function explains; whatever
+    plays them, the controls' expectation stays zero, so a model changes only the precision.
 
     >>> rollout_policies(["greedy", "pimc"]).tolist() == [BASE_POLICIES.index("greedy"), BASE_POLICIES.index("expert")]
     True
+    >>> rollout_policies(["mine:f", "pimc"], {"mine:f": "greedy"}).tolist() == [BASE_POLICIES.index("greedy"),
+    ...                                                                       BASE_POLICIES.index("expert")]
+    True
     """
-    named = [PLAY_OUT_MODELS.get(name, name) for name in seat_policies]
+    named = [(models or {}).get(name, name) for name in seat_policies]
     return np.array([BASE_POLICIES.index(name if name in BASE_POLICIES else TABLE_BASE) for name in named],
                     dtype=np.int64)
 
 
 def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int | None = None,
-                 rollouts: int | None = None, halt: np.ndarray | None = None) -> TracedChunk:
+                 rollouts: int | None = None, halt: np.ndarray | None = None,
+                 models: Mapping[str, str] | None = None) -> TracedChunk:
     """Play matches of a job with tracing and reduce each to its result and its sides' luck controls.
+
+    ``models``: per policy name, the built-in that plays its seats in the play-outs (:func:`rollout_policies`).
 
     ``deal_samples`` and ``rollouts`` default to :data:`DEAL_SAMPLES` and
     :data:`ROLLOUTS` as they are when called (``tools/measure_luck.py`` sets
@@ -134,7 +137,7 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
         count = min(TRACE_BATCH, n_matches - start)
         trace = engine.trace_rows(job.seed, first_match + start, count, halt=halt)
         read = luck_controls(rules.to_array(), table, trace, sample_seed, np.int64(deal_samples),
-                             np.int64(rollouts), rollout_policies(engine.policy_names),
+                             np.int64(rollouts), rollout_policies(engine.policy_names, models),
                              controls[start : start + count], rows[start : start + count], no_tiles, flag)
         if read != count and flag[0] != 0:
             raise Halted.after(first_match, n_matches, start + read)
@@ -154,9 +157,10 @@ class TracedRun:
     resumed = 0
     failure: str | None = None
 
-    def __init__(self, job: Job, matches: int, chunk_size: int, workers: int | None, scheduler: str | None):
+    def __init__(self, job: Job, matches: int, chunk_size: int, workers: int | None, scheduler: str | None,
+                 models: Mapping[str, str] | None = None):
         self.job, self.matches, self.chunk_size = job, matches, max(1, min(chunk_size, LUCK_CHUNK))
-        self.workers, self.scheduler = workers or default_workers(), scheduler
+        self.workers, self.scheduler, self.models = workers or default_workers(), scheduler, dict(models or {})
 
     def __iter__(self) -> Iterator[TracedChunk]:
         ranges = [(first, min(self.chunk_size, self.matches - first))
@@ -171,14 +175,14 @@ class TracedRun:
             pending = []
             todo = iter(ranges)
             for part in todo:
-                pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt))
+                pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt, models=self.models))
                 if len(pending) >= in_flight:
                     break
             while pending:
                 chunk = pending.pop(0).result()
                 part = next(todo, None)
                 if part is not None:
-                    pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt))
+                    pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt, models=self.models))
                 yield chunk
 
 

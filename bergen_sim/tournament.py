@@ -63,6 +63,7 @@ from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for
 from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.luck import ADJUSTMENTS, TracedRun, add_controls, adjusted_outcomes
 from bergen_sim.search.luck_controls import CONTROLS
+from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.output import OutputFile, check_file, check_folder, open_output, raise_failures
 from bergen_sim.parallel import default_workers
 from bergen_sim.progress import match_progress
@@ -149,10 +150,36 @@ def _checkpoint_folder(checkpoint: str | None, job: Job) -> str | None:
     return str(Path(checkpoint) / name)
 
 
+def check_luck_models(models: Mapping[str, str] | None, names: Sequence[str], adjust: str) -> dict[str, str]:
+    """The ``luck_models`` of a comparison, checked: each a policy of the comparison mapped to a built-in a
+    play-out can run, and only with ``adjust="luck"``.
+
+    >>> check_luck_models({"greedy": "expert"}, ["greedy", "random"], "luck")
+    {'greedy': 'expert'}
+    >>> check_luck_models({"nosuch": "expert"}, ["greedy", "random"], "luck")
+    Traceback (most recent call last):
+    ...
+    bergen_sim.tournament.CompareError: luck model 'nosuch': not one of the compared policies (greedy, random)
+    """
+    if models is not None and not isinstance(models, Mapping):
+        raise CompareError(f"luck_models: give a mapping of policy name to built-in, e.g. {{'mine': 'greedy'}}, "
+                           f"not {type(models).__name__}")
+    models = dict(models or {})
+    if models and adjust != "luck":
+        raise CompareError("luck models: they say how the luck adjustment's play-outs play a policy; "
+                           "give them with --adjust luck")
+    for name, model in models.items():
+        if name not in names:
+            raise CompareError(f"luck model {name!r}: not one of the compared policies ({', '.join(names)})")
+        if model not in BASE_POLICIES:
+            raise CompareError(f"luck model {name}={model}: the play-outs can play {', '.join(BASE_POLICIES)}")
+    return models
+
+
 def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, independent: bool = False,
               chunk_size: int | None = None, options: RunOptions | None = None,
               advance: Callable[[int], None] = lambda n: None, field: tuple[str, ...] = (),
-              adjust: str = "none") -> PairOutcomes:
+              adjust: str = "none", luck_models: Mapping[str, str] | None = None) -> PairOutcomes:
     """Play every rotation of (a, b) on ``deal_sets`` match indices and reduce them per deal set.
 
     ``independent`` gives each rotation its own seed (fresh deals): the
@@ -160,7 +187,8 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
     (workers, scheduler; its checkpoint folder gets one subfolder per
     rotation); ``advance(n)`` is called as matches finish; ``field`` as in
     :func:`rotation_jobs`.  ``adjust="luck"`` plays traced matches and adds
-    the luck-adjusted outcomes (:mod:`bergen_sim.luck`).
+    the luck-adjusted outcomes (:mod:`bergen_sim.luck`), whose play-outs play
+    a policy named in ``luck_models`` by the built-in it maps to.
     """
     options = options or RunOptions()
     jobs = rotation_jobs(rules, a, b, seed, independent=independent, field=field)
@@ -175,7 +203,7 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
         side_policy = np.array([int(job.policies[s] == b) for s in side_seat])  # 0: a, 1: b, per side
         if controls is not None:
             run = TracedRun(job, deal_sets, chunk_size or default_chunk_size(deal_sets), options.workers,
-                            options.scheduler)
+                            options.scheduler, luck_models)
         else:
             run = run_job(job, deal_sets, chunk_size,
                           dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)))
@@ -383,6 +411,7 @@ def compare(
     checkpoint: str | None = None,
     progress: bool = False,
     adjust: str = "none",
+    luck_models: Mapping[str, str] | None = None,
     rules: Rules | None = None,
     options: RunOptions | None = None,
 ) -> TournamentResult:
@@ -395,7 +424,11 @@ def compare(
     ``chunk_size`` and ``progress`` (one bar for the whole tournament) say how
     the matches are run, never what they find: the same arguments and seed
     always give the same result.  ``adjust="luck"`` adds luck-adjusted
-    figures (``adjusted_*`` columns; :mod:`bergen_sim.luck`).  ``rules`` (a
+    figures (``adjusted_*`` columns; :mod:`bergen_sim.luck`); ``luck_models``
+    (``{"mypkg.mod:choose": "greedy"}``) has a built-in play a policy's seats
+    in the adjustment's play-outs, for a plug-in or search the play-outs
+    cannot run (else played by ``expert``): a closer model narrows the
+    adjusted interval, and any model leaves it unbiased.  ``rules`` (a
     :class:`Rules`) and ``options`` (a :class:`RunOptions`) may replace the
     rule keywords and the run keywords.
     """
@@ -408,6 +441,7 @@ def compare(
     options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     if adjust not in ADJUSTMENTS:
         raise CompareError(f"adjust: unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
+    luck_models = check_luck_models(luck_models, names, adjust)
     if adjust == "luck" and options.checkpoint is not None:
         raise CompareError("adjust luck: checkpoints are not kept for luck-adjusted runs; drop --checkpoint "
                            "or use --adjust none")
@@ -426,13 +460,15 @@ def compare(
     start = time.perf_counter()
     with match_progress(len(pairs) * len(rotations) * matches, 0, progress) as advance:
         outcomes = [play_pair(rules, a, b, matches, seed, independent=independent, chunk_size=chunk_size,
-                              options=options, advance=advance, field=names, adjust=adjust) for a, b in pairs]
+                              options=options, advance=advance, field=names, adjust=adjust,
+                              luck_models=luck_models) for a, b in pairs]
     elapsed = time.perf_counter() - start
     total = sum(out.matches for out in outcomes)
     resumed = sum(out.resumed for out in outcomes)
     meta = {
         "design": "independent" if independent else "duplicate",
         "adjust": adjust,
+        **({"luck_models": luck_models} if luck_models else {}),
         "deal_sets": matches,
         "rotations": ["".join("ab"[k] for k in pattern) for pattern in rotations],
         "matches": total,

@@ -18,7 +18,6 @@ import time
 import numpy as np
 import pytest
 
-from bergen_sim import luck
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import Job
@@ -40,13 +39,13 @@ def _half_width(values: np.ndarray) -> float:
     return (high - low) / 2
 
 
-def _self_play(matches: int, seed: int, rules: Rules | None = None):
+def _self_play(matches: int, seed: int, rules: Rules | None = None, models: dict | None = None):
     """``first`` in every seat: by the symmetry of the deal and the lead, each seat wins exactly 1/n.
 
     (``first``, not a stronger policy: its kernel is one the default test tier compiles anyway.)
     """
     rules = rules or Rules.make(players=2)
-    return traced_chunk(Job(rules, ("first",), seed, match_rows=True), 0, matches, **FAST)
+    return traced_chunk(Job(rules, ("first",), seed, match_rows=True), 0, matches, models=models, **FAST)
 
 
 def test_traced_results_are_the_engines():
@@ -142,17 +141,18 @@ def test_rollout_policies_fall_back_to_expert():
     assert [BASE_POLICIES[c] for c in codes] == ["greedy", "expert", "random", "expert"]
 
 
-def test_play_out_models_replace_a_policys_own(monkeypatch):
-    """``PLAY_OUT_MODELS`` (tools/measure_luck.py --model) names the built-in that plays a policy's seats."""
-    monkeypatch.setitem(luck.PLAY_OUT_MODELS, "greedy", "random")
-    codes = rollout_policies(["greedy", "pimc", "expert"])
-    assert [BASE_POLICIES[c] for c in codes] == ["random", "expert", "expert"]
+def test_luck_models_replace_a_policys_own():
+    """``luck_models`` (compare --luck-model) names the built-in that plays a policy's seats in the play-outs."""
+    codes = rollout_policies(["greedy", "pimc", "expert", "mine:f"], {"greedy": "random", "mine:f": "greedy"})
+    assert [BASE_POLICIES[c] for c in codes] == ["random", "expert", "expert", "greedy"]
 
 
-def test_controls_keep_mean_zero_under_a_wrong_model(monkeypatch):
-    """The controls' expectation is zero whatever plays the play-outs: ``first`` played as ``random``."""
-    monkeypatch.setitem(luck.PLAY_OUT_MODELS, "first", "random")
-    chunk = _self_play(300, 17)
+def test_controls_keep_mean_zero_under_a_wrong_model():
+    """The controls' expectation is zero whatever plays the play-outs: ``first`` played as ``random``, and the
+    model is used (the controls differ from those of ``first``'s own play-outs on the same matches)."""
+    own = _self_play(300, 17)
+    chunk = _self_play(300, 17, models={"first": "random"})
+    assert not np.allclose(own.controls, chunk.controls)
     for side in (0, 1):
         for control in range(chunk.controls.shape[2]):
             x = chunk.controls[:, side, control]
@@ -182,6 +182,14 @@ def test_compare_refuses_bad_adjustments():
         compare(policies=["first", "random"], matches=5, adjust="skill")
     with pytest.raises(CompareError, match="checkpoint"):
         compare(policies=["first", "random"], matches=5, adjust="luck", checkpoint="somewhere")
+    with pytest.raises(CompareError, match="give them with --adjust luck"):
+        compare(policies=["first", "random"], matches=5, luck_models={"first": "greedy"})
+    with pytest.raises(CompareError, match="not one of the compared policies"):
+        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"greedy": "expert"})
+    with pytest.raises(CompareError, match="the play-outs can play random, first"):
+        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"first": "pimc"})
+    with pytest.raises(CompareError, match="give a mapping"):
+        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models=["first=greedy"])
 
 
 def test_cli_adjust_luck_json(capsys):
@@ -198,6 +206,19 @@ def test_cli_adjust_luck_json(capsys):
     assert main(["compare", "--policies", "first,random", "--adjust", "skill"]) == 2
     err = capsys.readouterr().err
     assert "skill" in err and len(err.strip().splitlines()) == 1
+    # a luck model: recorded in the JSON, and the same raw figures (the same matches)
+    assert main([*args, "--json", "--luck-model", "random=greedy"]) == 0
+    modelled = json.loads(capsys.readouterr().out)
+    assert modelled["luck_models"] == {"random": "greedy"}
+    assert modelled["pairs"][0]["win_rate"] == pair["win_rate"]
+    for bad, says in ((["--luck-model", "random"], "give NAME=BUILTIN"),
+                      (["--luck-model", "greedy=expert"], "not one of the compared policies"),
+                      (["--luck-model", "random=pimc"], "the play-outs can play")):
+        assert main([*args, *bad]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1, err
+    assert main(["compare", "--policies", "first,random", "--matches", "20", "--luck-model", "random=greedy"]) == 2
+    assert "give them with --adjust luck" in capsys.readouterr().err
 
 
 @pytest.mark.slow

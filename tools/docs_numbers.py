@@ -352,7 +352,7 @@ def _luck_gain(root: Path) -> str:
                                                  o["models"].items())
                                        + f" {o['win_rate']['ratio']:.2f} (margin {o['margin']['ratio']:.2f})"
                                        for o in wrong)
-                      + " (`tools/measure_luck.py --model NAME=BUILTIN`)."]
+                      + " (`tools/measure_luck.py --model NAME=BUILTIN`, as `compare --luck-model` plays it)."]
     return "\n".join(lines)
 
 

@@ -15,11 +15,11 @@ the per-deal-set difference raw - adjusted, whose expectation is exactly 0
 ``--deal-samples`` set the adjustment's play-outs per position and sampled
 deals per hand (``bergen_sim.luck.ROLLOUTS`` / ``DEAL_SAMPLES``) in this
 process, which is why it plays on one worker.  ``--model NAME=BUILTIN``
-(repeatable) has the built-in ``BUILTIN`` play the seats of policy ``NAME``
-in the play-outs instead of its own (``bergen_sim.luck.PLAY_OUT_MODELS``):
-with ``--policies expert,greedy --model greedy=expert`` it measures what a
-wrong model of a seat's play costs, the situation of every policy the
-play-outs cannot run (``pimc``, the searches, plug-ins, played by ``expert``).
+(repeatable; ``compare --luck-model``) has the built-in ``BUILTIN`` play the
+seats of policy ``NAME`` in the play-outs instead of its own: with
+``--policies expert,greedy --model greedy=expert`` it measures what a wrong
+model of a seat's play costs, the situation of every policy the play-outs
+cannot run (``pimc``, the searches, plug-ins, played by ``expert``).
 
 ``--out FILE.json`` also records the row in FILE (merged into what it
 already holds, one entry per pair, table, seed and settings);
@@ -43,9 +43,8 @@ from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.output import merge_target
 from bergen_sim.rules import Rules
 from bergen_sim.runtime.registry import resolve
-from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.stats import paired_interval
-from bergen_sim.tournament import play_pair
+from bergen_sim.tournament import check_luck_models, play_pair
 
 #: most --rollouts and --deal-samples: hundreds of times the defaults, far beyond a useful run, and a count the
 #: compiled play-outs take (their int64; a 10**30 would be a traceback after the play)
@@ -78,11 +77,11 @@ def main() -> None:
             resolve(name)
         models = {}
         for given in args.model:
-            name, _, builtin = given.partition("=")
-            if name not in pair or builtin not in BASE_POLICIES:
-                raise BergenError(f"--model {given!r}: give NAME=BUILTIN with NAME one of {', '.join(pair)} and "
-                                  f"BUILTIN one of {', '.join(BASE_POLICIES)}")
+            name, equals, builtin = given.rpartition("=")
+            if not equals:
+                raise BergenError(f"--model {given!r}: give NAME=BUILTIN, e.g. greedy=expert")
             models[name] = builtin
+        check_luck_models(models, pair, "luck")
         rules = Rules.make(players=args.players, partnerships=args.partnerships)
         # fewer deal sets leave the adjustment out, and a ratio of 1 would measure nothing
         check_range("--matches", args.matches, luck.MIN_ADJUSTED_DEAL_SETS, MAX_DEAL_SETS)
@@ -94,9 +93,8 @@ def main() -> None:
         parser.error(str(exc))
     a, b = pair
     luck.ROLLOUTS, luck.DEAL_SAMPLES = args.rollouts, args.deal_samples
-    luck.PLAY_OUT_MODELS.update(models)
     out = play_pair(rules, a, b, args.matches, args.seed, options=RunOptions(workers=1), field=(a, b),
-                    adjust="luck")
+                    adjust="luck", luck_models=models)
     share, points, opponent_points = out.adjusted
     cells = [f"{a} vs {b}" + "".join(f" ({name} played as {model})" for name, model in models.items()), f"{args.players}{' (partnerships)' if args.partnerships else ''}", str(args.seed),
              f"{args.matches:,} ({out.matches:,})", f"{args.rollouts} / {args.deal_samples}"]

@@ -113,11 +113,22 @@ def standings_table(result: TournamentResult) -> Table:
 @click.option("--adjust", type=click.Choice(ADJUSTMENTS), default="none", show_default=True,
               help="luck: add luck-adjusted win rates and points (control variates at every deal and draw: "
                    "narrower intervals, but thousands of hand play-outs per match; see docs/compare.md).")
+@click.option("--luck-model", "luck_models", multiple=True, metavar="NAME=BUILTIN",
+              help="With --adjust luck: play policy NAME's seats by the built-in BUILTIN in the adjustment's "
+                   "play-outs (a plug-in or search is otherwise played there by expert; a closer model narrows "
+                   "the interval, none biases it). Repeatable.")
 @run_options
 def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, independent, adjust,
-            run, chunk_size):
+            luck_models, run, chunk_size):
     """Round-robin of POLICIES with seat rotation on duplicate deals."""
     target = check_out_path(out) if out is not None else None  # refuse a bad file name before playing
+    models = {}
+    for given in luck_models:
+        name, equals, builtin = given.rpartition("=")
+        if not equals or not name:
+            raise click.BadParameter(f"{given!r}: give NAME=BUILTIN, e.g. mypkg.mod:choose=greedy",
+                                     param_hint="--luck-model")
+        models[name] = builtin
     to_stderr = bool(target and target.to_stdout)
     if as_json:
         run = dataclasses.replace(run, progress=False)
@@ -125,6 +136,7 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         result = compare(
             rules=rules_from(players, partnerships, preset, settings), policies=policies.split(","),
             matches=matches, seed=seed, independent=independent, chunk_size=chunk_size, options=run, adjust=adjust,
+            luck_models=models,
         )
     except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
         if exc.result is not None:
