@@ -150,6 +150,22 @@ def _checkpoint_folder(checkpoint: str | None, job: Job) -> str | None:
     return str(Path(checkpoint) / name)
 
 
+def parse_luck_models(texts: Sequence[str], option: str = "--luck-model") -> dict[str, str]:
+    """``NAME=BUILTIN`` texts as a ``luck_models`` mapping (split at the last ``=``: a policy's own settings
+    keep theirs, as in ``pimc:worlds=256=expert``); :func:`check_luck_models` checks the names.
+
+    >>> parse_luck_models(["mypkg.mod:choose=greedy", "pimc:worlds=256=expert"])
+    {'mypkg.mod:choose': 'greedy', 'pimc:worlds=256': 'expert'}
+    """
+    models = {}
+    for text in texts:
+        name, equals, builtin = text.rpartition("=")
+        if not equals or not name:
+            raise CompareError(f"{option} {text!r}: give NAME=BUILTIN, e.g. mypkg.mod:choose=greedy")
+        models[name] = builtin
+    return models
+
+
 def check_luck_models(models: Mapping[str, str] | None, names: Sequence[str], adjust: str) -> dict[str, str]:
     """The ``luck_models`` of a comparison, checked: each a policy of the comparison mapped to a built-in a
     play-out can run, and only with ``adjust="luck"``.

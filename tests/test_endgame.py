@@ -23,7 +23,8 @@ from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.game import Game
 from bergen_sim.reference import tile_names
 from bergen_sim.rules import Rules
-from bergen_sim.search.endgame import OVER_BUDGET, restore, solve, solve_decision, stack_for, used_slots
+from bergen_sim.engine.view import used_slots
+from bergen_sim.search.endgame import OVER_BUDGET, restore, solve, solve_decision, stack_for
 from bergen_sim.search.match_value import _normalized, win_probability
 from bergen_sim.search.pimc import load_world
 from bergen_sim.search.reader import world_buffers

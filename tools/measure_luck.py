@@ -44,7 +44,7 @@ from bergen_sim.output import merge_target
 from bergen_sim.rules import Rules
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.stats import paired_interval
-from bergen_sim.tournament import check_luck_models, play_pair
+from bergen_sim.tournament import check_luck_models, parse_luck_models, play_pair
 
 #: most --rollouts and --deal-samples: hundreds of times the defaults, far beyond a useful run, and a count the
 #: compiled play-outs take (their int64; a 10**30 would be a traceback after the play)
@@ -75,13 +75,7 @@ def main() -> None:
             raise BergenError(f"--policies {args.policies!r}: give two policies, e.g. expert,greedy")
         for name in pair:
             resolve(name)
-        models = {}
-        for given in args.model:
-            name, equals, builtin = given.rpartition("=")
-            if not equals:
-                raise BergenError(f"--model {given!r}: give NAME=BUILTIN, e.g. greedy=expert")
-            models[name] = builtin
-        check_luck_models(models, pair, "luck")
+        models = check_luck_models(parse_luck_models(args.model, "--model"), pair, "luck")
         rules = Rules.make(players=args.players, partnerships=args.partnerships)
         # fewer deal sets leave the adjustment out, and a ratio of 1 would measure nothing
         check_range("--matches", args.matches, luck.MIN_ADJUSTED_DEAL_SETS, MAX_DEAL_SETS)

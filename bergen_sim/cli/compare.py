@@ -13,7 +13,7 @@ from bergen_sim.cli.options import rule_options, rules_from, run_options
 from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.limits import MAX_DEAL_SETS
 from bergen_sim.output import OutputError
-from bergen_sim.tournament import ADJUSTMENTS, OUT_FORMATS, TournamentResult, check_out_path, compare
+from bergen_sim.tournament import ADJUSTMENTS, OUT_FORMATS, TournamentResult, check_out_path, compare, parse_luck_models
 
 
 def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
@@ -122,13 +122,6 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
             luck_models, run, chunk_size):
     """Round-robin of POLICIES with seat rotation on duplicate deals."""
     target = check_out_path(out) if out is not None else None  # refuse a bad file name before playing
-    models = {}
-    for given in luck_models:
-        name, equals, builtin = given.rpartition("=")
-        if not equals or not name:
-            raise click.BadParameter(f"{given!r}: give NAME=BUILTIN, e.g. mypkg.mod:choose=greedy",
-                                     param_hint="--luck-model")
-        models[name] = builtin
     to_stderr = bool(target and target.to_stdout)
     if as_json:
         run = dataclasses.replace(run, progress=False)
@@ -136,7 +129,7 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         result = compare(
             rules=rules_from(players, partnerships, preset, settings), policies=policies.split(","),
             matches=matches, seed=seed, independent=independent, chunk_size=chunk_size, options=run, adjust=adjust,
-            luck_models=models,
+            luck_models=parse_luck_models(luck_models),
         )
     except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
         if exc.result is not None:

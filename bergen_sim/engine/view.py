@@ -37,6 +37,19 @@ def unseen_tiles(view, no_tiles):
 
 
 @njit(cache=True, inline="always")
+def used_slots(view):
+    """The view's slots that hold state: everything before the draw/pass log, and the log's entries so far
+    (the rest is log space nobody reads, all zero: what a copy of a view needs to copy)."""
+    return L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
+
+
+@njit(cache=True, inline="always")
+def played_slots(view):
+    """The view's slots up to the end of the play log's entries so far (the rest of the play log is unused)."""
+    return L.V_PLAYS + L.PLAY_SIZE * view[L.V_PLAYS_N]
+
+
+@njit(cache=True, inline="always")
 def _clear_logs(view):
     """Zero the play-log and draw/pass-log entries the last hand wrote (its counters say how many), and the counters.
 
@@ -48,8 +61,8 @@ def _clear_logs(view):
     (1,615 slots, most of them logs) would, at each hand's cost rather than
     the view's.
     """
-    view[L.V_PLAYS : L.V_PLAYS + L.PLAY_SIZE * view[L.V_PLAYS_N]] = 0
-    view[L.V_LOG : L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]] = 0
+    view[L.V_PLAYS : played_slots(view)] = 0
+    view[L.V_LOG : used_slots(view)] = 0
     view[L.V_PLAYS_N] = 0
     view[L.V_LOG_N] = 0
 

@@ -37,23 +37,12 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, play, side_of_seat
+from bergen_sim.engine.view import played_slots, used_slots
 from bergen_sim.search.rollout import base_move
 from bergen_sim.search.match_value import win_probability
 
 #: what :func:`solve` returns when its node budget ran out
 OVER_BUDGET = -1.0
-
-
-@njit(cache=True, inline="always")
-def used_slots(view):
-    """The view's slots that hold state: everything before the draw/pass log, and the log's entries so far."""
-    return L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
-
-
-@njit(cache=True, inline="always")
-def played_slots(view):
-    """The view's slots up to the end of the play log's entries so far (the rest of the play log is unused)."""
-    return L.V_PLAYS + L.PLAY_SIZE * view[L.V_PLAYS_N]
 
 
 # _copy_state skips only the unused end of the play log: the layout must keep the draw/pass log right after it

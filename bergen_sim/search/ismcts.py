@@ -55,6 +55,7 @@ from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, side_count, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
+from bergen_sim.engine.view import used_slots
 from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
 from bergen_sim.search.inference import play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
@@ -144,7 +145,7 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
         borrow(evidence)
     b, roll_rng, path = borrowed(b), borrow(roll_rng), borrow(path)
     me = view[L.V_SEAT]
-    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
+    used = used_slots(view)
     world = b.policy_view
     nodes[0, N_CHILD] = -1
     nodes[0, N_MOVER] = -1

@@ -45,7 +45,7 @@ from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_of, other_half, 
 from bergen_sim.engine.bits import borrow, read_shared
 from bergen_sim.engine.hand import begin_turns, deal_hand, lead, scratch_buffers, side_count
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
-from bergen_sim.engine.view import view_draw, view_play, view_start_match, view_void_moment
+from bergen_sim.engine.view import used_slots, view_draw, view_play, view_start_match, view_void_moment
 from bergen_sim.search.match_value import win_probability
 from bergen_sim.search.rollout import play_out_by_seat
 
@@ -86,7 +86,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
     shuffled = np.empty(n_bone, dtype=np.int64)
     order = np.empty(n_bone, dtype=np.int64)
     b = scratch_buffers(work_view, work_hands, order, no_tiles)
-    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]  # the rest of the view is log space nobody reads
+    used = used_slots(view)  # the rest of the view is log space nobody reads
     for r in range(rollouts):
         rng[0] = stream_state(key[0], key[1], key[2], key[3] + np.uint64(r))
         shuffled[:] = bone[:n_bone]

@@ -48,6 +48,7 @@ from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import below, next_u64, stream_state
 from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
+from bergen_sim.engine.view import used_slots
 from bergen_sim.search.inference import evidence_buffer, play_evidence, world_log_likelihood
 from bergen_sim.search.match_value import table_for
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
@@ -130,7 +131,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     rows = play_evidence(view, evidence, line, no_tiles)
     roll_rng = np.zeros(1, dtype=np.uint64)
     every_seat = borrow(EVERY_SEAT)  # base plays every seat
-    used = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
+    used = used_slots(view)
     for i in range(count):
         w = first + i
         n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles)
