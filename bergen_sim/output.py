@@ -309,6 +309,19 @@ def write_file(path: Path, text: str, option: str = "--out") -> None:
     write_bytes(OutputFile(option, os.fspath(path), path, path.suffix, "replace"), text.encode())
 
 
+def publish_record(record: dict, command: str, out: str | None) -> None:
+    """A measuring tool's result: ``record`` with the ``command`` that made it and the UTC time, as indented
+    JSON on standard output and, whole or not at all, in ``out`` (checked before the run, e.g. by
+    :func:`merge_target`), so a docs figure always names how to make it again."""
+    from datetime import datetime, timezone
+
+    record = {**record, "command": command, "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    text = json.dumps(record, indent=2) + "\n"
+    if out:
+        write_file(Path(out), text)
+    print(text, end="")
+
+
 def is_text(name: str) -> bool:
     """Whether a name (a path, an argument) is valid Unicode text.
 

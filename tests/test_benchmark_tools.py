@@ -50,6 +50,20 @@ def test_the_imitation_tool_fits_a_known_chooser_and_intervals_cover_matches():
     assert clustered["high"] - clustered["low"] > 3 * (independent["high"] - independent["low"])
 
 
+def test_the_clairvoyance_tool_plays_both_seat_orders_of_a_deal_set_reproducibly():
+    """A deal set is two matches (the clairvoyant in seat 0, then seat 1): its share is 0, 1/2 or 1, it decides
+    at least once, and the same deal set plays the same way again (keyed streams, no hidden state)."""
+    spec = importlib.util.spec_from_file_location("measure_clairvoyance",
+                                                  BENCHMARKS.parent / "tools/measure_clairvoyance.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    expert = tool.BASE_POLICIES.index("expert")
+    runs = [tool.play_deal_set((5, match, "greedy", 8, expert)) for match in (0, 1, 0)]
+    for share, decisions in runs:
+        assert share in (0.0, 0.5, 1.0) and decisions > 0
+    assert runs[0] == runs[2]
+
+
 def test_stretches_split_at_twelve_unsampled_instructions_busiest_first():
     counts = [0, 5, 0, 3] + [0] * 12 + [9, 9, 0, 1] + [0] * 11 + [2]
     # 1..3 is one stretch; 16..19 another (eleven zeros do not end it, so 31 joins it)
@@ -222,6 +236,10 @@ def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_pl
     ("tools/measure_imitation.py", ["--searcher", "nosuch"], "unknown policy 'nosuch'"),
     ("tools/measure_imitation.py", ["--matches", "3"], "--matches must be 4..100,000"),
     ("tools/measure_imitation.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+    ("tools/measure_clairvoyance.py", ["--opponent", "nosuch"], "unknown policy 'nosuch'"),
+    ("tools/measure_clairvoyance.py", ["--deal-sets", "1"], "--deal-sets must be 2..100,000"),
+    ("tools/measure_clairvoyance.py", ["--worlds", "0"], "--worlds must be 1..100,000"),
+    ("tools/measure_clairvoyance.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
     ("tools/measure_search.py", ["--scale", "nan"], "--scale nan: give a number above 0"),
     ("tools/measure_search.py", ["--scale", "0"], "--scale 0.0: give a number above 0"),
     ("tools/measure_search.py", ["--out", "{tmp}/list.json"], "holds no 'games' of this tool"),

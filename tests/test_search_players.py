@@ -21,8 +21,11 @@ from bergen_sim.runtime.registry import resolve
 from bergen_sim.search import ismcts, reader
 from bergen_sim.engine.play_rules import hand_of, legal_moves, open_end_tiles, other_half
 from bergen_sim.engine.tileset import bit, both, load, minus, no_tiles_for, store, union
-from bergen_sim.search.inference import (_header_after, drew_since, evidence_buffer, play_evidence, replay_start,
-                                         world_log_likelihood)
+from bergen_sim.engine.tileset import first_tiles, has, to_words
+from bergen_sim.policies.base import side_of
+from bergen_sim.policies.expert import WEIGHTS, move_features
+from bergen_sim.search.inference import (MODEL_EXPERT, _header_after, drew_since, evidence_buffer, play_evidence,
+                                         replay_start, world_log_likelihood)
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search.position import Position, position_view
 from bergen_sim.search.rollout import BASE_POLICIES
@@ -30,21 +33,55 @@ from tests.test_worlds import real_views
 
 
 @njit
-def replayed_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, no_tiles):
-    """The inference model stated directly (the reference for play_evidence + world_log_likelihood): log-likelihood
+def _replayed_expert_gap(view, line, seat, held, sure, on_table, tile, end, scratch_tiles, scratch_ends, no_tiles):
+    """The ``expert`` model at one play: the best expert score among the seat's legal moves with hand ``held``,
+    minus the score of the play made.  Its unseen tiles are everything not on the table and not ``sure`` (surely
+    held), except that a move's threat is 0 when the hand holds the answering tile."""
+    line[L.V_SEAT] = seat
+    line[L.V_SIDE] = side_of(line, seat)
+    ends = line[L.V_END : L.V_END + L.N_ENDS]
+    unseen = minus(first_tiles(view[L.V_N_TILES], no_tiles), union(on_table, sure))
+    n_moves = legal_moves(both(held, open_end_tiles(line, no_tiles)), line, scratch_tiles, scratch_ends)
+    best = -np.inf
+    made = np.nan
+    for j in range(n_moves):
+        t, e = scratch_tiles[j], scratch_ends[j]
+        points, threatened, double, follow, block = move_features(line, line[L.V_SIDE], held, unseen, t, e, no_tiles)
+        left = other_half(t, ends[e]) if e == L.END_L else ends[L.END_L]
+        right = other_half(t, ends[e]) if e == L.END_R else ends[L.END_R]
+        if has(minus(held, bit(t, no_tiles)), L.TILE_AT[left, right]):
+            threatened = 0.0
+        score = (WEIGHTS[0] * points + WEIGHTS[1] * threatened + WEIGHTS[2] * double + WEIGHTS[3] * follow
+                 + WEIGHTS[4] * block)
+        best = max(best, score)
+        if t == tile and e == end:
+            made = score
+    return best - made
+
+
+@njit
+def replayed_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, no_tiles, model=0):
+    """The inference models stated directly (the reference for play_evidence + world_log_likelihood): log-likelihood
     (<= 0) of the other seats' logged plays in the world ``hands``, replaying the hand for this world.
 
-    ``scratch_tiles`` / ``scratch_ends`` are move buffers of length
-    ``MAX_MOVES`` and ``line`` a scratch view (``V_SIZE``) whose ends replay
-    the hand.  Returns 0.0 when nothing can be inferred.
+    At each informative play (another seat's, no draw of its own since) the
+    seat's hand is its world hand plus every tile it put down from then on,
+    and the play adds ``-trust`` times the score it passed up among its legal
+    moves: header points (``points``, model 0) or expert's score
+    (:func:`_replayed_expert_gap`).  ``scratch_tiles`` / ``scratch_ends`` are
+    move buffers of length ``MAX_MOVES`` and ``line`` a scratch view
+    (``V_SIZE``) whose ends replay the hand.  Returns 0.0 when nothing can be
+    inferred.
     """
     n = min(view[L.V_PLAYS_N], L.MAX_TILES)
     me = view[L.V_SEAT]
     if n < 2 or trust == 0.0 or view[L.V_SPINNER] >= 0:
         return 0.0
+    line[:] = view
     ends = line[L.V_END : L.V_END + L.N_ENDS]
     doubles = line[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS]
     later = replay_start(view, n, line, no_tiles)
+    on_table = bit(view[L.V_PLAYS + L.PLAY_TILE], no_tiles)
     total = 0.0
     for k in range(1, n):
         at = L.V_PLAYS + L.PLAY_SIZE * k
@@ -52,14 +89,20 @@ def replayed_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, lin
         tile = view[at + L.PLAY_TILE]
         end = view[at + L.PLAY_END]
         if seat != me and not drew_since(view, seat, view[at + L.PLAY_MOMENTS]):
-            held = union(hand_of(hands, seat, no_tiles), load(later, seat * L.SET_WORDS, no_tiles))
-            n_moves = legal_moves(both(held, open_end_tiles(line, no_tiles)), line, scratch_tiles, scratch_ends)
-            if n_moves > 1:
-                best = 0
-                for j in range(n_moves):
-                    best = max(best, _header_after(ends, doubles, scratch_tiles[j], scratch_ends[j]))
-                total -= trust * (best - _header_after(ends, doubles, tile, end))
+            sure = load(later, seat * L.SET_WORDS, no_tiles)
+            held = union(hand_of(hands, seat, no_tiles), sure)
+            if model == MODEL_EXPERT:
+                total -= trust * _replayed_expert_gap(view, line, seat, held, sure, on_table, tile, end,
+                                                      scratch_tiles, scratch_ends, no_tiles)
+            else:
+                n_moves = legal_moves(both(held, open_end_tiles(line, no_tiles)), line, scratch_tiles, scratch_ends)
+                if n_moves > 1:
+                    best = 0
+                    for j in range(n_moves):
+                        best = max(best, _header_after(ends, doubles, scratch_tiles[j], scratch_ends[j]))
+                    total -= trust * (best - _header_after(ends, doubles, tile, end))
         store(later, seat * L.SET_WORDS, minus(load(later, seat * L.SET_WORDS, no_tiles), bit(tile, no_tiles)))
+        on_table = union(on_table, bit(tile, no_tiles))
         ends[end] = other_half(tile, ends[end])
         doubles[end] = 1 if L.TILE_LO[tile] == L.TILE_HI[tile] else 0
     return total
@@ -76,6 +119,13 @@ def play_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, n
     fast = _fast_log_likelihood(view, hands, trust, line, no_tiles)
     assert fast == replayed_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, line, no_tiles)
     return fast
+
+
+@njit
+def _fast_expert_log_likelihood(view, hands, trust, line, no_tiles):
+    evidence = evidence_buffer()
+    rows = play_evidence(view, evidence, line, no_tiles, MODEL_EXPERT)
+    return world_log_likelihood(evidence, rows, hands, trust, no_tiles, MODEL_EXPERT)
 
 
 READER = "reader:worlds=32:base=first"
@@ -217,11 +267,12 @@ def test_worlds_follow_the_evidence_on_real_views():
 # each compiles a kernel with its search inlined (about a minute, cold): the slow tier; the default tier
 # calls both searches directly (the tests above and below), and test_pimc plays pimc's kernel
 @pytest.mark.slow
-@pytest.mark.parametrize("policy", [READER, ISMCTS, ISMCTS + ":leaves=50"])
+@pytest.mark.parametrize("policy", [READER, ISMCTS, ISMCTS + ":leaves=50", ISMCTS + ":model=expert"])
 def test_plays_matches_legally_and_reproducibly(policy):
     """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
-    assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"))
-    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0)
+    assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"), 0)
+    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0, 0)
+    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, BASE_POLICIES.index("expert"), 0, MODEL_EXPERT)
     engine = engine_for(TWO, (policy, "greedy"))
     first = engine.play(seed=3, first_match=0, n_matches=12)
     again = engine.play(seed=3, first_match=0, n_matches=12)
@@ -237,19 +288,77 @@ def test_plays_matches_legally_and_reproducibly(policy):
                               "4 players double-twelve line (three-word sets)"])
 def test_the_evidence_scores_every_world_as_the_replay_does(rules):
     """play_evidence + world_log_likelihood equal the replayed model exactly, on real views and uniform worlds."""
-    rules_vec = rules.to_array()
     no_tiles = no_tiles_for(rules.n_tiles)
     scratch = (np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
                np.zeros(L.V_SIZE, dtype=np.int64))
+    informative = 0
+    for view, hands in uniform_worlds(rules, worlds=12):
+        for trust in (0.0, 0.7, 1.0):
+            informative += play_log_likelihood(view, hands, trust, *scratch, no_tiles) < 0.0
+    assert informative > 20  # the check met worlds where plays tell something
+
+
+def uniform_worlds(rules, worlds):
+    """(view, world hands) for ``worlds`` uniform worlds of every view of three traced matches (the hands array is
+    reused: read it before the next)."""
+    rules_vec = rules.to_array()
+    no_tiles = no_tiles_for(rules.n_tiles)
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
-    informative = 0
     for i, (view, _, _) in enumerate(real_views(rules, matches=3)):
         spec, completions = prepare(view, rules_vec, 1, no_tiles)
-        for w in range(12):
+        for w in range(worlds):
             rng[0] = stream_state(i, w, 0, 0)
             sample_world(view, spec, completions, rng, hands, bone, no_tiles)
-            for trust in (0.0, 0.7, 1.0):
-                informative += play_log_likelihood(view, hands, trust, *scratch, no_tiles) < 0.0
+            yield view, hands
+
+
+@pytest.mark.parametrize("rules", [TWO, Rules.make(players=3), Rules.make(players=4, partnerships=True),
+                                   Rules.make(players=3, domino_set="double-nine", spinner=False)],
+                         ids=["2 players", "3 players", "partnerships", "3 players double-nine line"])
+def test_the_expert_model_scores_every_world_as_the_replay_does(rules):
+    """With MODEL_EXPERT, play_evidence + world_log_likelihood equal the model replayed for each world (to the
+    millionth of a point the rows store scores in), on real views and uniform worlds; never above 0."""
+    no_tiles = no_tiles_for(rules.n_tiles)
+    tiles, ends = np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64)
+    line, ref_line = np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.V_SIZE, dtype=np.int64)
+    informative = 0
+    for view, hands in uniform_worlds(rules, worlds=8):
+        for trust in (0.0, 2.0):
+            fast = _fast_expert_log_likelihood(view, hands, trust, line, no_tiles)
+            reference = replayed_log_likelihood(view, hands, trust, tiles, ends, ref_line, no_tiles, MODEL_EXPERT)
+            assert fast == pytest.approx(reference, abs=1e-4) and fast <= 0.0
+            informative += fast < -1e-4
     assert informative > 20  # the check met worlds where plays tell something
+
+
+def test_the_expert_model_reads_more_than_header_points():
+    """On real 2-player views (pimc-like play: expert in every seat), the true world is more likely under the
+    expert model than most uniform worlds, and more often so than under the header-points model."""
+    rules_vec = TWO.to_array()
+    line = np.zeros(L.V_SIZE, dtype=np.int64)
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    true = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    bone = np.zeros(L.MAX_TILES, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    ranks = {0: [], MODEL_EXPERT: []}
+    for i, (view, true_hands, _) in enumerate(real_views(TWO, matches=20, policy="expert")):
+        for s, hand in enumerate(true_hands):
+            true[s * L.SET_WORDS : (s + 1) * L.SET_WORDS] = to_words(hand)
+        spec, completions = prepare(view, rules_vec, 1, NARROW)
+        for model in ranks:
+            evidence = evidence_buffer()
+            rows = play_evidence(view, evidence, line, NARROW, model)
+            if rows == 0:
+                continue
+            truth = world_log_likelihood(evidence, rows, true, 2.0, NARROW, model)
+            worlds = []
+            for w in range(50):
+                rng[0] = stream_state(i, w, 0, 0)
+                sample_world(view, spec, completions, rng, hands, bone, NARROW)
+                worlds.append(world_log_likelihood(evidence, rows, hands, 2.0, NARROW, model))
+            worlds = np.array(worlds)
+            ranks[model].append((worlds < truth).mean() + 0.5 * (worlds == truth).mean())
+    assert len(ranks[MODEL_EXPERT]) > 100
+    assert np.mean(ranks[MODEL_EXPERT]) > 0.6 and np.mean(ranks[MODEL_EXPERT]) > np.mean(ranks[0]) + 0.05

@@ -51,15 +51,15 @@ def allowed(view, rv, use_lead, seat, rules) -> int:
     return as_int(allowed_tiles(view, rv, use_lead, seat, no_tiles_for(rules.n_tiles)))
 
 
-def real_views(rules: Rules, matches: int, seed: int = 3):
-    """(view, true hands, true boneyard) before every play of ``matches`` traced matches.
+def real_views(rules: Rules, matches: int, seed: int = 3, policy: str = "first"):
+    """(view, true hands, true boneyard) before every play of ``matches`` traced matches of ``policy`` in every seat.
 
     The view is rebuilt from the trace with the kernel's view functions, in
     the kernel's order (a draw/pass moment is logged before the play it
     precedes); the deciding seat, its side and its hand are then filled in
     as the kernel does before calling a policy.
     """
-    rows = engine_for(rules, ("first",) * rules.players).trace_rows(seed, 0, matches)
+    rows = engine_for(rules, (policy,) * rules.players).trace_rows(seed, 0, matches)
     rv = rules.to_array()
     no_tiles = no_tiles_for(rules.n_tiles)
     view = np.zeros(L.V_SIZE, dtype=np.int64)

@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the package's number formatting, not a copy of it
+from bergen_sim.search.ismcts import STRONGEST  # noqa: E402
 from bergen_sim.stats import holm, number, se_from_interval  # noqa: E402
 
 #: block name -> (doc, the files it is made from, for the marker)
@@ -60,6 +61,9 @@ BLOCKS = {
     "analyze-engine": ("docs/policies.md", "docs/ismcts_reader.json"),
     "imitation": ("docs/policies.md", "docs/imitation.json"),
     "search-saturation": ("docs/policies.md", "docs/ismcts_iterations.json"),
+    "clairvoyance": ("docs/policies.md", "docs/clairvoyance.json"),
+    "inference-model": ("docs/policies.md", "docs/imitation_pimc.json, docs/ismcts_model_check.json, "
+                        "docs/ismcts_model_head_to_head.json, docs/search_strength.json and docs/search_cost.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -154,7 +158,7 @@ def _cost_row(cost: dict, policy: str) -> str:
 #: how docs/search_cost.json is made (every player docs/pimc.md and docs/policies.md quote, in one run)
 SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py --policy pimc --policy pimc:worlds=128 "
                        "--policy pimc:worlds=256 --policy ismcts --policy reader --policy ismcts:iterations=2000 "
-                       "--policy ismcts:leaves=50 --out docs/search_cost.json")
+                       f"--policy ismcts:leaves=50 --policy {STRONGEST} --out docs/search_cost.json")
 
 
 def _pimc_cost(root: Path) -> str:
@@ -511,7 +515,8 @@ def _search_strength(root: Path) -> str:
     two = [k for k, (title, _, _) in enumerate(rows) if title == "2 players"]
     best = max(two, key=lambda k: rows[k][2]["adjusted_win_rate"])
     below = [f"`{rows[k][1]}`" for k in two if 0.5 + family["adj_hi"][k] < GOAL_AGAINST_PIMC]
-    return (f"Match-win share of each search player against `{data['opponent']}` at its default settings "
+    return (f"Match-win share of each search player against `{data['opponent']}` at its defaults, each "
+            f"challenger at the settings its name gives "
             f"(`python tools/measure_search.py`, seed {data['seed']}; duplicate deals, every seat rotation, 95% "
             f"intervals over deal sets; luck-adjusted as in compare.md on the same matches; the Holm-adjusted "
             f"interval widens the adjusted one for the {family['m']} comparisons, family-wise 95%):\n\n"
@@ -696,6 +701,65 @@ def _hot_loop(root: Path) -> str:
             f"before): " + "; ".join(cells) + ".")
 
 
+def _clairvoyance(root: Path) -> str:
+    """What seeing the hidden tiles is worth: the ceiling of better inference for pimc's search."""
+    data = _json(root, "docs/clairvoyance.json")
+    if data is None:
+        return _missing("the clairvoyant's share in `docs/clairvoyance.json`",
+                        "python tools/measure_clairvoyance.py --out docs/clairvoyance.json")
+    lo, hi = data["win_share_ci95"]
+    return (f"**What the hidden tiles are worth** (`{data['command']}`: {data['deal_sets']:,} deal sets of "
+            f"2-player matches, each with the clairvoyant in either seat, seed {data['seed']}; "
+            f"{data['clairvoyant_decisions']:,} of its decisions): `{data['clairvoyant']}` (the true hands in "
+            f"every world, only the boneyard's order shuffled) won {_rate(data['win_share'], lo, hi)} of "
+            f"{data['matches']:,} matches against `{data['opponent']}` (95% interval over deal sets): knowing the "
+            f"hidden hands is worth {100 * (data['win_share'] - 0.5):.1f} points [{100 * (lo - 0.5):.1f}, "
+            f"{100 * (hi - 0.5):.1f}] of match-win share to `pimc`'s search. No reading of the plays can know more, "
+            "so that is the ceiling of what better inference alone can give it, several times what any search "
+            "setting above gains.")
+
+def _inference_model(root: Path) -> str:
+    """ismcts reading the other seats with expert's model: the goal's check on fresh deals, and its cost."""
+    data, table, cost = (_json(root, f"docs/{name}.json") for name in ("ismcts_model_check", "search_strength",
+                                                                       "search_cost"))
+    deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
+    command = (f"bergen-sim compare --policies {STRONGEST},pimc --matches {deal_sets} --seed {seed} --adjust luck "
+               "--json > docs/ismcts_model_check.json")
+    if data is None or cost is None or STRONGEST not in cost["runs"]:
+        return _missing(f"`{STRONGEST}` against `pimc` in `docs/ismcts_model_check.json` and its cost in "
+                        "`docs/search_cost.json`", command)
+    (r,) = [p for p in data["pairs"] if p["policy"] == STRONGEST and p["opponent"] == "pimc"]
+    ms = cost["runs"][STRONGEST]["ms_per_decision"]
+    met = r["win_rate"] >= GOAL_AGAINST_PIMC and r["win_rate_low"] > 0.5 and ms <= COST_LIMIT_MS
+    fit = _json(root, "docs/imitation_pimc.json")
+    text = ""
+    if fit:
+        text = (f"**Fitted**: a conditional logit of `{fit['searcher']}`'s choices on `expert`'s five features "
+                f"(`{fit['command']}`: {fit['decisions_fitted']:,} decisions of the even matches of "
+                f"{fit['matches']} self-play matches, seed {fit['seed']}) puts {fit['fitted_scale']:.2f} on a point "
+                f"of the score, `trust={10 * fit['fitted_scale']:.0f}` in the setting's tenths; relative to the "
+                "points weight its weights are "
+                + ", ".join(f"{f} {w:.2f}" for f, w in zip(fit["features"], fit["fitted_weights"]))
+                + " (`expert`'s: " + ", ".join(f"{f} {w:g}" for f, w in zip(fit["features"], fit["expert_weights"]))
+                + "). **Measured**: ")
+    text += (f"on fresh deals (`{command}`, {deal_sets:,} deal sets in both seat orders, seed {seed}): "
+            f"`{STRONGEST}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
+            f"{data['matches']:,} matches against `pimc`, luck-adjusted "
+            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, "
+            f"at {_cost_row(cost, STRONGEST)}.")
+    pair = _json(root, "docs/ismcts_model_head_to_head.json")
+    if pair:
+        text += " Head to head against the default " + _head_to_head(pair, STRONGEST, "ismcts",
+                                                                      "docs/ismcts_model_head_to_head.json") + "."
+    two = (table or {}).get("games", {}).get("2 players", {}).get("challengers", {}).get(STRONGEST)
+    if two:
+        text += (f" On the deals of the table above (seed {table['seed']}, {int(two['deal_sets']):,} deal sets) it "
+                 f"won {_rate(two['win_rate'], two['win_rate_low'], two['win_rate_high'])}.")
+    return text + (f" The goal ({GOAL_AGAINST_PIMC:.0%} or more of 2-player matches against `pimc`, the interval "
+                   f"above 50%, at most {COST_LIMIT_MS:g} ms per decision) is "
+                   + ("met by this run." if met else "not met by this run."))
+
+
 RENDER = {
     "pimc-strength": _pimc_strength,
     "pimc-cost": _pimc_cost,
@@ -718,6 +782,8 @@ RENDER = {
     "analyze-engine": _analyze_engine,
     "imitation": _imitation,
     "search-saturation": _search_saturation,
+    "clairvoyance": _clairvoyance,
+    "inference-model": _inference_model,
     "hot-loop": _hot_loop,
 }
 

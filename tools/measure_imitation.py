@@ -20,17 +20,17 @@ how often the move with the highest weighted sum is the searcher's, for
 two (paired: the same decisions), each with a 95% interval over matches,
 the sampling unit (a match's decisions share its deals and its play):
 ratio estimates with a linearised variance and Student's t.  The fitted
-weights are printed divided by the ``points`` weight, as ``expert``'s are.
+weights are printed divided by the ``points`` weight, as ``expert``'s are;
+``fitted_scale`` is the ``points`` weight itself, how sharply the searcher
+maximises the score (the ``trust`` of ``model=expert``, in tenths, that
+describes it: docs/policies.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
 from scipy import optimize, stats
@@ -40,7 +40,7 @@ from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.errors import BergenError
 from bergen_sim.game import Game
 from bergen_sim.limits import check_range, check_seed
-from bergen_sim.output import merge_target
+from bergen_sim.output import merge_target, publish_record
 from bergen_sim.policies import expert
 from bergen_sim.rules import Rules
 from bergen_sim.runtime.registry import resolve
@@ -140,16 +140,12 @@ def main() -> None:
         "decisions_fitted": int(fitting.sum()), "decisions_held_out": int(held.sum()),
         "features": list(expert.FEATURES), "expert_weights": expert.WEIGHTS.tolist(),
         "fitted_weights": (w / w[0]).tolist(),
+        "fitted_scale": float(w[0]),  # the logit's weight on a point: how sharply the searcher maximises the score
         "agreement_expert": rate(own, match[held]), "agreement_fitted": rate(fitted, match[held]),
         "agreement_difference": rate(fitted - own, match[held]),
         "seconds": round(time.time() - started, 1),
-        "command": "python tools/measure_imitation.py " + " ".join(sys.argv[1:]),
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    text = json.dumps(record, indent=2) + "\n"
-    if args.out:
-        Path(args.out).write_text(text)
-    print(text, end="")
+    publish_record(record, "python tools/measure_imitation.py " + " ".join(sys.argv[1:]), args.out)
 
 
 if __name__ == "__main__":

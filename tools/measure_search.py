@@ -4,8 +4,9 @@
     python tools/measure_search.py --scale 0.1 --out /tmp/s.json        # a quick look
 
 Each challenger (``ismcts``, ``reader``, and ``pimc`` with four times its
-worlds: what more of pimc's own search buys at a similar cost; with 2
-players also ``ismcts`` with twice its iterations) meets
+worlds: what more of pimc's own search buys at a similar cost; ``ismcts``
+reading the other seats with ``expert``'s model, ``ismcts.STRONGEST``; with
+2 players also ``ismcts`` with twice its iterations) meets
 ``pimc`` at its default settings with ``compare``: duplicate deals, every
 seat rotation, the challenger's match-win share with its 95% interval over
 deal sets (the sampling unit: one deal set's matches share their deals), and
@@ -30,8 +31,11 @@ import math
 import time
 from pathlib import Path
 
-#: the search players at their defaults, and pimc with four times its worlds
-CHALLENGERS = ("ismcts", "reader", "pimc:worlds=256")
+from bergen_sim.search.ismcts import STRONGEST
+
+#: the search players at their defaults, pimc with four times its worlds, and the strongest configuration
+#: (ismcts reading the other seats with expert's model; added later: a rerun of the same seed measures only it)
+CHALLENGERS = ("ismcts", "reader", "pimc:worlds=256", STRONGEST)
 #: title -> (players, partnerships, deal sets at scale 1, challengers); 2 players also tries ismcts with twice
 #: its iterations: what more of its search would buy, at twice its cost per decision
 GAMES = {

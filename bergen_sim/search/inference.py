@@ -8,12 +8,28 @@ play the other seats made this hand under a simple model of their play,
 so that search can keep worlds in proportion to it (rejection sampling in
 :mod:`bergen_sim.search.reader`).
 
-Model ("seats take points"): at each of its plays a seat chose among its
-legal moves of the moment; a move that makes a header worth ``v`` points
-(2 or 3, before the near-target cut, which needs the score of the moment)
-is preferred, and passing up ``d`` points of the best header available has
-likelihood ``exp(-trust * d)``, relative to playing a best one.  With
-``trust`` 0 every world is equally likely (plain uniform worlds).
+Two models (the searchers' ``model`` setting), both of the form "a seat
+plays a best move by some score, and passing up ``d`` points of that score
+has likelihood ``exp(-trust * d)``, relative to playing a best one"; with
+``trust`` 0 every world is equally likely (plain uniform worlds):
+
+- ``points`` ("seats take points", the default): the score is the header
+  value of the move (2 or 3, before the near-target cut, which needs the
+  score of the moment).
+- ``expert`` ("seats play like expert"): the score is ``expert``'s weighted
+  sum of its features (:mod:`bergen_sim.policies.expert`: points, the
+  threat of the next seat's header answer, doubles, own tiles that still
+  fit, a known-void next seat), computed with what the seat could see at
+  that play.  So a seat that left an open header answer probably held the
+  answering tile itself, one that kept a double probably had no other good
+  move, and so on.  Three approximations keep it cheap, each a small error
+  in a model that is only a model: for the threat, the seat's unseen tiles
+  are everything not on the table and not surely held (the rest of its
+  world hand counts as unseen, except the answering tile itself), and the
+  hand counts, voids and scores are those of the decision, not of the play.
+  Measured (docs/policies.md): the true world ranks above more uniform
+  worlds under this model than under ``points``, and ``ismcts`` wins more
+  with it.
 
 What a seat held at one of its plays is known in a world only if it has
 drawn nothing since: then it held its world hand plus every tile it played
@@ -34,7 +50,11 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.play_rules import hand_of, header_value, other_half
-from bergen_sim.engine.tileset import bit, both, drop_lowest, is_empty, load, lowest, minus, number_tiles, store, union
+from bergen_sim.engine.tileset import (bit, both, count, drop_lowest, first_tiles, has, is_empty, load, lowest, minus,
+                                       number_tiles, store, union)
+from bergen_sim.policies.base import ends_after, open_tiles, side_of
+from bergen_sim.policies.expert import WEIGHTS, move_features
+from bergen_sim.engine.view import used_slots
 
 __all__ = ["EVIDENCE_WIDTH", "drew_since", "evidence_buffer", "play_evidence", "replay_start", "world_log_likelihood"]
 
@@ -43,7 +63,25 @@ __all__ = ["EVIDENCE_WIDTH", "drew_since", "evidence_buffer", "play_evidence", "
 #: (``SET_WORDS`` slots each): the tiles that would have made a triple-header, and a double-header
 EV_SEAT, EV_VALUE, EV_KNOWN, EV_THREE = 0, 1, 2, 3
 EV_TWO = EV_THREE + L.SET_WORDS
-EVIDENCE_WIDTH = EV_TWO + L.SET_WORDS
+#: for the ``expert`` model: the tiles the seat put down from the play on (the play's own among them), which
+#: candidate is the play made, how many candidates, then the candidates (``PAIR_WIDTH`` columns each)
+EV_LATER = EV_TWO + L.SET_WORDS
+EV_ACTUAL = EV_LATER + L.SET_WORDS
+EV_PAIRS = EV_ACTUAL + 1
+EV_PAIR0 = EV_PAIRS + 1
+#: a candidate move (a tile not yet on the table that fits an end, on that end): the tile, the tile that would
+#: answer it with a header (-1: none), expert's score without the world-dependent terms and its threat term (both
+#: in SCORE_UNITs), then the tiles that fit the ends after it (for ``follow``)
+P_TILE, P_ANSWER, P_STATIC, P_THREAT, P_FIT = 0, 1, 2, 3, 4
+PAIR_WIDTH = P_FIT + L.SET_WORDS
+#: most candidates of a play: every tile showing either end's number, on each end
+MAX_PAIRS = 2 * (L.MAX_NUMBER + 1)
+EVIDENCE_WIDTH = EV_PAIR0 + MAX_PAIRS * PAIR_WIDTH
+#: scores are stored as whole millionths of a point in the int64 rows
+SCORE_UNIT = 1_000_000
+#: the models of the other seats' play (the searchers' ``model`` setting): header points only, or expert's score
+MODELS = ("points", "expert")
+MODEL_POINTS, MODEL_EXPERT = range(len(MODELS))
 
 
 @njit(cache=True)
@@ -101,7 +139,7 @@ def evidence_buffer():
 
 
 @njit(cache=True)
-def play_evidence(view, evidence, line, no_tiles):
+def play_evidence(view, evidence, line, no_tiles, model=MODEL_POINTS):
     """What the other seats' plays say, whatever the world: rows of ``evidence``; returns how many.
 
     The likelihood of a world needs, at each informative play (another
@@ -116,15 +154,21 @@ def play_evidence(view, evidence, line, no_tiles):
     they fit).  :func:`world_log_likelihood` then scores a world from the rows
     alone, with a few set intersections per play.  No rows (0) where nothing
     is inferred: fewer than two plays, or the spinner.  ``line`` is a scratch
-    view whose ends replay the hand.
+    view: a copy of ``view`` whose ends replay the hand.
+
+    With ``model`` ``MODEL_EXPERT`` a row also lists the seat's candidate
+    moves of the moment (:func:`_candidates`), for :func:`world_log_likelihood`'s
+    expert model.
     """
     n = min(view[L.V_PLAYS_N], L.MAX_TILES)
     me = view[L.V_SEAT]
     if n < 2 or view[L.V_SPINNER] >= 0:
         return 0
+    line[: used_slots(view)] = view[: used_slots(view)]
     ends = line[L.V_END : L.V_END + L.N_ENDS]
     doubles = line[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS]
     later = replay_start(view, n, line, no_tiles)
+    on_table = bit(view[L.V_PLAYS + L.PLAY_TILE], no_tiles)
     rows = 0
     for k in range(1, n):
         at = L.V_PLAYS + L.PLAY_SIZE * k
@@ -153,15 +197,88 @@ def play_evidence(view, evidence, line, no_tiles):
             evidence[rows, EV_KNOWN] = known
             store(evidence[rows], EV_THREE, three)
             store(evidence[rows], EV_TWO, two)
+            if model == MODEL_EXPERT:
+                _candidates(line, seat, held, on_table, tile, end, evidence[rows], no_tiles)
             rows += 1
         store(later, seat * L.SET_WORDS, minus(load(later, seat * L.SET_WORDS, no_tiles), bit(tile, no_tiles)))
+        on_table = union(on_table, bit(tile, no_tiles))
         ends[end] = other_half(tile, ends[end])
         doubles[end] = 1 if L.TILE_LO[tile] == L.TILE_HI[tile] else 0
     return rows
 
 
+@njit(cache=True)
+def _candidates(line, seat, held, on_table, tile, end, row, no_tiles):
+    """Fill ``row``'s candidates: every move ``seat`` could have made with some world's hand at this play.
+
+    ``line`` shows the ends of the moment; ``held`` are the tiles the seat
+    surely held (those it put down from this play on), ``on_table`` the
+    tiles on the table before the play.  Each candidate's ``expert``
+    features (:func:`bergen_sim.policies.expert.move_features`) are
+    computed here with what the seat could see then, except the two that
+    depend on the rest of its hand: ``follow`` (kept as the tiles that fit
+    the new ends) and whether it held the tile that answers the move with a
+    header (then its ``threat`` is 0; kept as that tile).  Approximations
+    (the model is a model): the seat's unseen tiles are taken as everything
+    not on the table and not surely held, and the hand counts, voids and
+    scores as they are now.
+    """
+    line[L.V_SEAT] = seat
+    side = side_of(line, seat)
+    line[L.V_SIDE] = side
+    unseen = minus(first_tiles(line[L.V_N_TILES], no_tiles), union(on_table, held))
+    fitting = minus(union(number_tiles(line[L.V_END + L.END_L], no_tiles),
+                          number_tiles(line[L.V_END + L.END_R], no_tiles)), on_table)
+    same = (line[L.V_END + L.END_L] == line[L.V_END + L.END_R]
+            and line[L.V_END_DOUBLE + L.END_L] == line[L.V_END_DOUBLE + L.END_R])
+    pairs = 0
+    while not is_empty(fitting):
+        t = lowest(fitting)
+        fitting = drop_lowest(fitting)
+        for e in (L.END_L, L.END_R):
+            if L.TILE_LO[t] != line[L.V_END + e] and L.TILE_HI[t] != line[L.V_END + e]:
+                continue
+            if e == L.END_R and same:
+                continue  # two identical ends: the same move twice
+            points, threatened, double, _follow, block = move_features(line, side, held, unseen, t, e, no_tiles)
+            after, _doubles, _counting, open_ends = ends_after(line, t, e)
+            left, right = after[0], after[1]
+            at = EV_PAIR0 + pairs * PAIR_WIDTH
+            row[at + P_TILE] = t
+            row[at + P_ANSWER] = L.TILE_AT[left, right]
+            row[at + P_STATIC] = round(SCORE_UNIT * (WEIGHTS[0] * points + WEIGHTS[2] * double + WEIGHTS[4] * block))
+            row[at + P_THREAT] = round(SCORE_UNIT * WEIGHTS[1] * threatened)
+            store(row, at + P_FIT, open_tiles(after, open_ends, no_tiles))
+            if t == tile and (e == end or same):
+                row[EV_ACTUAL] = pairs
+            pairs += 1
+    row[EV_PAIRS] = pairs
+    store(row, EV_LATER, held)
+
+
 @njit(cache=True, inline="always")
-def world_log_likelihood(evidence, rows, hands, trust, no_tiles):
+def _expert_log_likelihood(row, hands, trust, no_tiles):
+    """``-trust`` times the expert score the seat of ``row`` passed up in the world ``hands``."""
+    hand = union(hand_of(hands, row[EV_SEAT], no_tiles), load(row, EV_LATER, no_tiles))
+    best = -np.inf
+    made = 0.0
+    for p in range(row[EV_PAIRS]):
+        at = EV_PAIR0 + p * PAIR_WIDTH
+        t = row[at + P_TILE]
+        if not has(hand, t):
+            continue
+        score = row[at + P_STATIC] / SCORE_UNIT + WEIGHTS[3] * count(both(minus(hand, bit(t, no_tiles)),
+                                                                          load(row, at + P_FIT, no_tiles)))
+        if not has(minus(hand, bit(t, no_tiles)), row[at + P_ANSWER]):  # else nobody else can answer
+            score += row[at + P_THREAT] / SCORE_UNIT
+        best = max(best, score)
+        if p == row[EV_ACTUAL]:
+            made = score
+    return -trust * (best - made)
+
+
+@njit(cache=True, inline="always")
+def world_log_likelihood(evidence, rows, hands, trust, no_tiles, model=MODEL_POINTS):
     """Log-likelihood (<= 0) of the other seats' logged plays in the world ``hands`` (``SET_WORDS`` slots a seat).
 
     ``evidence[:rows]`` are the decision's :func:`play_evidence` rows; each
@@ -173,6 +290,9 @@ def world_log_likelihood(evidence, rows, hands, trust, no_tiles):
         return total
     for r in range(rows):
         row = evidence[r]
+        if model == MODEL_EXPERT:
+            total += _expert_log_likelihood(row, hands, trust, no_tiles)
+            continue
         best = row[EV_KNOWN]
         if best < 3:
             hand = hand_of(hands, row[EV_SEAT], no_tiles)

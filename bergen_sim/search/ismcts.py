@@ -1,4 +1,4 @@
-"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0).
+"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0, model=points).
 
 Idea (single-observer ISMCTS: Cowling, Powley and Whitehouse, "Information
 Set Monte Carlo Tree Search", IEEE TCIAIG 2012): one tree of moves is grown
@@ -34,8 +34,15 @@ Settings (``ismcts:iterations=2000:explore=3``):
   replies are at first modelled as uniformly random, a worse model of a
   player than ``base``; 8 did best of the values tried.  Its strength
   against ``pimc`` is measured in docs/policies.md (``tools/measure_search.py``).
-- ``trust``: the reader's belief that the other seats take the best header,
-  in tenths (default 10; 0 deals uniform worlds).
+- ``trust``: how strongly the other seats' plays are believed, in tenths
+  (default 10; 0 deals uniform worlds): a world loses ``exp(-trust/10)``
+  per point of the model's score that its plays passed up.
+- ``model``: the model of the other seats' play that weighs the worlds
+  (:mod:`bergen_sim.search.inference`): ``points`` (the default: they take
+  the best header) or ``expert`` (they play as ``expert`` scores moves:
+  points, threats left, doubles, tiles kept playable, blocks).
+  ``ismcts:model=expert:trust=20`` is the strongest player measured
+  (docs/policies.md).
 - ``base``: the built-in that plays the rollouts (default expert).
 - ``leaves``: 0 (the default: off) or a node budget: a rollout that
   reaches a decision with nothing left to draw ends there in an exact
@@ -57,7 +64,7 @@ from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
 from bergen_sim.engine.view import used_slots
 from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
-from bergen_sim.search.inference import play_evidence
+from bergen_sim.search.inference import MODEL_POINTS, MODELS, play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.pimc import load_world
@@ -74,7 +81,11 @@ PARAMS = {
     "trust": (10, range(0, 101)),
     "base": ("expert", BASE_POLICIES),
     "leaves": (0, range(0, 100_001)),
+    "model": ("points", MODELS),
 }
+
+#: the strongest configuration measured against ``pimc`` (docs/policies.md, "Reading the other seats like expert")
+STRONGEST = "ismcts:model=expert:trust=20"
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -112,7 +123,7 @@ def _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves):
 
 @njit(cache=True)
 def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-           stats, no_tiles, leaves=0):
+           stats, no_tiles, leaves=0, model=MODEL_POINTS):
     """Grow the tree for ``iterations`` worlds; returns the index of the root move to play.
 
     ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
@@ -122,7 +133,7 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     if world_count(spec, completions) == 0.0:
         return 0  # no world fits the view (cannot happen for a real one): any move is as good
     hands, bone, evidence, line, b = world_buffers(no_tiles)
-    rows = play_evidence(view, evidence, line, no_tiles)
+    rows = play_evidence(view, evidence, line, no_tiles, model)
     roll_rng = np.zeros(1, dtype=np.uint64)
     path = np.zeros(iterations + 2, dtype=np.int64)
     solve_leaves = leaves if side_count(rules) == 2 else 0
@@ -130,12 +141,13 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     budget = np.zeros(1, dtype=np.int64)
     return _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
                  nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack,
-                 budget, solve_leaves)
+                 budget, solve_leaves, model)
 
 
 @njit(cache=True)
 def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-          stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack, budget, leaves):
+          stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack, budget, leaves,
+          model):
     """The body of :func:`search`, on borrowed views of its arrays, which :func:`search` owns
     (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why)."""
     view, move_tiles, move_ends, rules, table, nodes, stats = (borrow(view), borrow(move_tiles), borrow(move_ends),
@@ -151,7 +163,7 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
     nodes[0, N_MOVER] = -1
     n_nodes = 1
     for it in range(iterations):
-        n_bone = draw_world(view, spec, completions, key, it, trust, evidence, rows, hands, bone, no_tiles)
+        n_bone = draw_world(view, spec, completions, key, it, trust, evidence, rows, hands, bone, no_tiles, model)
         load_world(rules, view, used, b, hands, bone, n_bone)
         roll_rng[0] = stream_state(key, it, 1, 0)
         pos = 0
@@ -234,16 +246,16 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
 
 @njit(cache=True)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, leaves,
-           rules, table):
+           model, rules, table):
     """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base, leaves)."""
     tree = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
     return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,
-                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves)
+                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves, model)
 
 
 @njit(cache=True)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base,
-                leaves, rules, table):
+                leaves, model, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

@@ -1,4 +1,4 @@
-"""``reader``: pimc that reads the other seats' plays and spends its worlds on the close moves (settings: worlds=256, trust=10, base=expert).
+"""``reader``: pimc that reads the other seats' plays and spends its worlds on the close moves (settings: worlds=256, trust=10, base=expert, model=points).
 
 Idea: ``pimc`` (:mod:`bergen_sim.search.pimc`) deals the hidden tiles
 uniformly among the deals that break no void and gives every legal move the
@@ -9,8 +9,8 @@ the hand):
 1. **Worlds weighted by the other seats' plays.**  A candidate world is
    kept with probability equal to the likelihood of the plays the other
    seats made this hand, had they held what the world gives them
-   (:mod:`bergen_sim.search.inference`: a seat that passed up a header it
-   could have made loses ``exp(-trust/10 * points)``).  Kept worlds are
+   (:mod:`bergen_sim.search.inference`: with the default model a seat that
+   passed up a header it could have made loses ``exp(-trust/10 * points)``).  Kept worlds are
    thus drawn from the posterior (uniform prior times that likelihood: exact
    rejection sampling).  After ``MAX_TRIES`` candidates for one world the
    last is kept unweighted, so an unexpected opponent cannot stall a decision.
@@ -32,6 +32,8 @@ Settings (``reader:worlds=512:trust=0``):
 - ``trust``: in tenths, how strongly the other seats' plays are believed
   to take the best header (default 10, i.e. 1.0; 0 gives uniform worlds).
 - ``base``: the built-in playing every seat in the rollouts (default expert).
+- ``model``: the model of the other seats' play (``points``, the default, or
+  ``expert``; :mod:`bergen_sim.search.inference`).
 
 Its strength against ``pimc`` (2 players, 3 players, partnerships) and its
 cost per decision are measured in docs/policies.md (``tools/measure_search.py``,
@@ -49,7 +51,7 @@ from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import below, next_u64, stream_state
 from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
 from bergen_sim.engine.view import used_slots
-from bergen_sim.search.inference import evidence_buffer, play_evidence, world_log_likelihood
+from bergen_sim.search.inference import MODEL_POINTS, MODELS, evidence_buffer, play_evidence, world_log_likelihood
 from bergen_sim.search.match_value import table_for
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.pimc import play_move_out
@@ -62,6 +64,7 @@ PARAMS = {
     "worlds": (256, range(32, 100_001)),
     "trust": (10, range(0, 101)),
     "base": ("expert", BASE_POLICIES),
+    "model": ("points", MODELS),
 }
 
 
@@ -91,7 +94,7 @@ def world_buffers(no_tiles):
 
 
 @njit(cache=True)
-def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles):
+def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model=MODEL_POINTS):
     """Fill ``hands``/``bone`` with world ``w`` of the decision ``key``; returns the boneyard size.
 
     Candidates come from the keyed streams ``(key, w, 0, j)``, ``j = 0, 1,
@@ -108,7 +111,7 @@ def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bo
     for j in range(MAX_TRIES):
         rng[0] = stream_state(key, w, 0, j)
         n_bone = sample_world(view, spec, completions, rng, hands, bone, no_tiles)
-        loglik = world_log_likelihood(evidence, rows, hands, trust, no_tiles)
+        loglik = world_log_likelihood(evidence, rows, hands, trust, no_tiles, model)
         if loglik >= 0.0 or below(rng, 1 << 30) * _UNIT < np.exp(loglik):
             break
     return n_bone
@@ -116,7 +119,7 @@ def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bo
 
 @njit(cache=True)
 def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, count, trust, base, table, values,
-                    points, no_tiles):
+                    points, no_tiles, model=MODEL_POINTS):
     """Every move in worlds ``first .. first + count - 1`` (rows ``0 .. count - 1`` of ``values``/``points``).
 
     The analyzer's entry point: like :func:`bergen_sim.search.pimc.evaluate_worlds`
@@ -128,13 +131,13 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     if consistent == 0.0:
         return consistent
     hands, bone, evidence, line, b = world_buffers(no_tiles)
-    rows = play_evidence(view, evidence, line, no_tiles)
+    rows = play_evidence(view, evidence, line, no_tiles, model)
     roll_rng = np.zeros(1, dtype=np.uint64)
     every_seat = borrow(EVERY_SEAT)  # base plays every seat
     used = used_slots(view)
     for i in range(count):
         w = first + i
-        n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles)
+        n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
             values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands, bone, n_bone, view[L.V_SEAT],
@@ -184,7 +187,8 @@ def _race(values, points, n_worlds, active, n_moves):
 
 
 @njit(cache=True)
-def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules, table, values, points, no_tiles):
+def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules, table, values, points, no_tiles,
+           model=MODEL_POINTS):
     """The reader's move for a view; ``values``/``points`` (``worlds x n_moves``) receive what was played.
 
     Returns ``(move, worlds used)``; rows past the worlds used, and the
@@ -207,7 +211,7 @@ def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules
                 race_ends[n_racing] = move_ends[k]
                 n_racing += 1
         if evaluate_worlds(rules, view, race_tiles, race_ends, n_racing, key, n_worlds, count, trust, base, table,
-                           batch_values, batch_points, no_tiles) == 0.0:
+                           batch_values, batch_points, no_tiles, model) == 0.0:
             return 0, 0  # no world fits the view (cannot happen for a real one): any move is as good
         for i in range(count):
             for j in range(n_racing):
@@ -220,16 +224,16 @@ def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, base, rules, table):
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, base, model, rules, table):
     """pimc on worlds weighted by the other seats' plays, racing the moves (settings: worlds, trust, base)."""
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     move, _ = decide(view, move_tiles, move_ends, n_moves, next_u64(rng), worlds, trust / 10.0, base, rules, table,
-                     values, points, no_tiles)
+                     values, points, no_tiles, model)
     return move
 
 
 @njit(cache=True)
-def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, base, rules, table):
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, base, model, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)
