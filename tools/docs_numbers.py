@@ -63,7 +63,8 @@ BLOCKS = {
     "search-saturation": ("docs/policies.md", "docs/ismcts_iterations.json"),
     "clairvoyance": ("docs/policies.md", "docs/clairvoyance.json"),
     "inference-model": ("docs/policies.md", "docs/imitation_pimc.json, docs/ismcts_model_check.json, "
-                        "docs/ismcts_model_head_to_head.json, docs/search_strength.json and docs/search_cost.json"),
+                        "docs/ismcts_model_head_to_head.json, docs/reader_model_head_to_head.json, "
+                        "docs/search_strength.json and docs/search_cost.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -751,6 +752,11 @@ def _inference_model(root: Path) -> str:
     if pair:
         text += " Head to head against the default " + _head_to_head(pair, STRONGEST, "ismcts",
                                                                       "docs/ismcts_model_head_to_head.json") + "."
+    reading = _json(root, "docs/reader_model_head_to_head.json")
+    if reading:
+        (challenger,) = {p["policy"] for p in reading["pairs"]} - {"reader"}
+        text += (" The same model in `reader`, head to head against the default `reader` "
+                 + _head_to_head(reading, challenger, "reader", "docs/reader_model_head_to_head.json") + ".")
     two = (table or {}).get("games", {}).get("2 players", {}).get("challengers", {}).get(STRONGEST)
     if two:
         text += (f" On the deals of the table above (seed {table['seed']}, {int(two['deal_sets']):,} deal sets) it "
