@@ -51,7 +51,7 @@ from bergen_sim.output import merge_target, publish_record
 from bergen_sim.rules import Rules
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.search.match_value import table_for
-from bergen_sim.search.pimc import play_move_out
+from bergen_sim.search.pimc import best_total, play_move_out
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.stats import paired_interval
 
@@ -76,23 +76,18 @@ def clairvoyant_choose(rules, view, hands0, bone_tiles, n_bone, move_tiles, move
     world_rng = np.zeros(1, dtype=np.uint64)
     roll_rng = np.zeros(1, dtype=np.uint64)
     every_seat = np.zeros(0, dtype=np.int64)
-    values = np.zeros(n_moves)
-    points = np.zeros(n_moves)
+    values = np.zeros((worlds, n_moves))
+    points = np.zeros((worlds, n_moves))
     for w in range(worlds):
         world_rng[0] = stream_state(key, w, 0, 0)
         order[:n_bone] = bone_tiles[:n_bone]
         shuffle(world_rng, order, n_bone)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
-            v, p = play_move_out(rules, view, used, b, hands0, order, n_bone, seat, move_tiles[k], move_ends[k], base,
-                                 every_seat, roll_start, roll_rng, table)
-            values[k] += v
-            points[k] += p
-    best = 0
-    for k in range(1, n_moves):
-        if values[k] > values[best] or (values[k] == values[best] and points[k] > points[best]):
-            best = k
-    return best
+            values[w, k], points[w, k] = play_move_out(rules, view, used, b, hands0, order, n_bone, seat,
+                                                       move_tiles[k], move_ends[k], base, every_seat, roll_start,
+                                                       roll_rng, table)
+    return best_total(values, points, n_moves)
 
 
 def play_deal_set(args: tuple[int, int, str, int, int]) -> tuple[float, int]:

@@ -70,7 +70,7 @@ EV_ACTUAL = EV_LATER + L.SET_WORDS
 EV_PAIRS = EV_ACTUAL + 1
 EV_PAIR0 = EV_PAIRS + 1
 #: a candidate move (a tile not yet on the table that fits an end, on that end): the tile, the tile that would
-#: answer it with a header (-1: none), expert's score without the world-dependent terms and its threat term (both
+#: answer it with a header (the one showing both new ends), expert's score without the world-dependent terms and its threat term (both
 #: in SCORE_UNITs), then the tiles that fit the ends after it (for ``follow``)
 P_TILE, P_ANSWER, P_STATIC, P_THREAT, P_FIT = 0, 1, 2, 3, 4
 PAIR_WIDTH = P_FIT + L.SET_WORDS
@@ -154,7 +154,7 @@ def play_evidence(view, evidence, line, no_tiles, model=MODEL_POINTS):
     they fit).  :func:`world_log_likelihood` then scores a world from the rows
     alone, with a few set intersections per play.  No rows (0) where nothing
     is inferred: fewer than two plays, or the spinner.  ``line`` is a scratch
-    view: a copy of ``view`` whose ends replay the hand.
+    view whose ends replay the hand (with ``MODEL_EXPERT``, a copy of ``view``).
 
     With ``model`` ``MODEL_EXPERT`` a row also lists the seat's candidate
     moves of the moment (:func:`_candidates`), for :func:`world_log_likelihood`'s
@@ -164,7 +164,9 @@ def play_evidence(view, evidence, line, no_tiles, model=MODEL_POINTS):
     me = view[L.V_SEAT]
     if n < 2 or view[L.V_SPINNER] >= 0:
         return 0
-    line[: used_slots(view)] = view[: used_slots(view)]
+    if model == MODEL_EXPERT:  # expert's features read the rest of the view too
+        used = used_slots(view)
+        line[:used] = view[:used]
     ends = line[L.V_END : L.V_END + L.N_ENDS]
     doubles = line[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS]
     later = replay_start(view, n, line, no_tiles)
@@ -267,9 +269,9 @@ def _expert_log_likelihood(row, hands, trust, no_tiles):
         t = row[at + P_TILE]
         if not has(hand, t):
             continue
-        score = row[at + P_STATIC] / SCORE_UNIT + WEIGHTS[3] * count(both(minus(hand, bit(t, no_tiles)),
-                                                                          load(row, at + P_FIT, no_tiles)))
-        if not has(minus(hand, bit(t, no_tiles)), row[at + P_ANSWER]):  # else nobody else can answer
+        rest = minus(hand, bit(t, no_tiles))
+        score = row[at + P_STATIC] / SCORE_UNIT + WEIGHTS[3] * count(both(rest, load(row, at + P_FIT, no_tiles)))
+        if not has(rest, row[at + P_ANSWER]):  # else nobody else can answer
             score += row[at + P_THREAT] / SCORE_UNIT
         best = max(best, score)
         if p == row[EV_ACTUAL]:
@@ -281,8 +283,9 @@ def _expert_log_likelihood(row, hands, trust, no_tiles):
 def world_log_likelihood(evidence, rows, hands, trust, no_tiles, model=MODEL_POINTS):
     """Log-likelihood (<= 0) of the other seats' logged plays in the world ``hands`` (``SET_WORDS`` slots a seat).
 
-    ``evidence[:rows]`` are the decision's :func:`play_evidence` rows; each
-    adds ``-trust * (best - made)``, the header points passed up.  0.0 when
+    ``evidence[:rows]`` are the decision's :func:`play_evidence` rows (made
+    with the same ``model``); each adds ``-trust * (best - made)``, the
+    model's score passed up: header points, or expert's score.  0.0 when
     nothing can be inferred (no rows, or ``trust`` 0).
     """
     total = 0.0

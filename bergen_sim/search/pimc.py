@@ -176,6 +176,13 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, pa
     # typed arguments, not literals, so the analyzer's calls share this compiled specialization
     batch = WorldBatch(key, np.int64(0), np.int64(worlds), np.int64(base), np.int64(1), np.int64(partner - 1))
     evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points, no_tiles)
+    return best_total(values, points, n_moves)
+
+
+@njit(cache=True)
+def best_total(values, points, n_moves):
+    """pimc's verdict on ``values``/``points`` (worlds x moves): the move with the highest total win chance, ties
+    to more points, then to the first listed."""
     best = 0
     best_value = -1.0
     best_points = -1.0

@@ -30,7 +30,7 @@ Settings (``reader:worlds=512:trust=0``):
 - ``worlds``: most worlds per decision (default 256); cost grows with it
   but less than linearly, since clear losers stop early.
 - ``trust``: in tenths, how strongly the other seats' plays are believed
-  to take the best header (default 10, i.e. 1.0; 0 gives uniform worlds).
+  to follow the model (default 10, i.e. 1.0; 0 gives uniform worlds).
 - ``base``: the built-in playing every seat in the rollouts (default expert).
 - ``model``: the model of the other seats' play (``points``, the default, or
   ``expert``; :mod:`bergen_sim.search.inference`).
