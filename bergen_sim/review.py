@@ -2,9 +2,10 @@
 
 A game (a ``bergen-trace`` match or a table record, :mod:`bergen_sim.record`)
 is played again through the rules.  At each decision with more than one
-legal move, the deciding seat's view, exactly what it knew then, becomes an
-:class:`~bergen_sim.search.position.Position` and :func:`~bergen_sim.search.position.analyze`
-ranks its moves by match-win probability in sampled worlds, stopping as soon
+legal move, :func:`~bergen_sim.search.position.analyze` is given the deciding
+seat's view, exactly what it knew then (the order of the hand's plays
+included, so the other seats' plays weigh the worlds as the ``reader``
+reads them in a match), and ranks its moves by match-win probability in sampled worlds, stopping as soon
 as the best move is separated from every other (or the world budget is
 spent).  The loss of the move made is its paired difference to the best move
 in the same worlds, with a 95% interval.
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Sequence
 
 from bergen_sim.search.position import DEFAULT_BASE, analyze
+from bergen_sim.search.reader import STRONGEST as READER_STRONGEST
 from bergen_sim.errors import BergenError, shown
 from bergen_sim.limits import MAX_SEED, MAX_WORLDS, check_range, check_seed, short_number
 from bergen_sim.record import Action, WrittenGame, drive
@@ -153,7 +155,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
         if action.seat not in wanted or len(moves) < 2:
             return
         view = game.view(action.seat)
-        result = analyze(view.position(), rules, base=base, worlds=worlds, batch=min(batch, worlds),
+        result = analyze(view, rules, base=base, worlds=worlds, batch=min(batch, worlds),
                          seed=(seed + 1000 * len(decisions)) % (MAX_SEED + 1))  # seed 2**64-1 too
         ranked = result.moves
         best = ranked[0]
@@ -181,7 +183,8 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
 
     for written in games:
         drive(written, before_play)
-    settings = {"worlds": worlds, "batch": batch, "base": base, "seed": seed, "blunder": blunder,
+    settings = {"worlds": worlds, "batch": batch, "base": base, "reading": READER_STRONGEST, "seed": seed,
+                "blunder": blunder,
                 "seats": sorted(wanted), "games": len(games)}
     return Review(decisions, [summaries[s] for s in sorted(wanted)], rules.to_dict(), settings)
 

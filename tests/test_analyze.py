@@ -334,3 +334,45 @@ def test_a_double_twelve_spinner_position_of_a_real_game_is_analyzed():
     assert ranked == {(L.TILE_NAMES[t], "LRUD"[e]) for t, e in (m.kernel() for m in moves)}
     assert all(0.0 <= m["win"]["mean"] <= 1.0 for m in result.moves)
     assert analyze(position, twelve, **FAST).to_dict()["moves"] == result.to_dict()["moves"]
+
+
+def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
+    """A game's View holds the order of the hand's plays, a Position does not: given the view, the reader weighs
+    its worlds by the other seats' plays (expert's model, ``reader.STRONGEST``), so at some decisions of a real
+    game its estimates differ from the same reading with no trust in the plays; the legal moves are the
+    position's, the caller's view is not written, and ``plays_read`` says how many plays were read."""
+    from bergen_sim import game as game_module
+    from bergen_sim.search import position as position_module
+
+    rules = Rules.make(players=2)
+    read_differs = decisions = 0
+    for match in range(3):
+        game = game_module.Game(rules, seed=5, match=match, policies=["greedy", "greedy"])
+        while not game.is_over and decisions < 24:
+            if len(game.legal_moves()) > 1 and game.view().play_number >= 2:
+                view = game.view()
+                before = view.array.copy()
+                read = analyze(view, rules, worlds=300, batch=300, seed=1)
+                assert np.array_equal(view.array, before)
+                as_position = analyze(view.position(), rules, worlds=300, batch=300, seed=1)
+                assert as_position.plays_read == 0 and read.plays_read == view.array[L.V_PLAYS_N] >= 2
+                assert {(m["tile"], m["end"]) for m in read.moves} == {(m["tile"], m["end"])
+                                                                       for m in as_position.moves}
+                with monkeypatch.context() as patch:
+                    patch.setattr(position_module, "READER_TRUST", 0.0)
+                    unread = analyze(view, rules, worlds=300, batch=300, seed=1)
+                wins = {(m["tile"], m["end"]): m["win"]["mean"] for m in unread.moves}
+                read_differs += any(m["win"]["mean"] != wins[(m["tile"], m["end"])] for m in read.moves)
+                decisions += 1
+            game.play(game.policy_move("greedy"))
+    assert decisions >= 10 and read_differs >= 3
+
+
+@pytest.mark.parametrize("given, message", [
+    (object(), "analyze reads a Position or a game's View"),
+    (type("View", (), {"array": np.zeros(3, dtype=np.int64), "position": lambda self: None})(),
+     "a view is"),
+])
+def test_what_is_neither_a_position_nor_a_view_is_a_one_line_error(given, message):
+    with pytest.raises(PositionError, match=message):
+        analyze(given, Rules.make(players=2), worlds=10, batch=10)

@@ -761,9 +761,15 @@ def _inference_model(root: Path) -> str:
     if two:
         text += (f" On the deals of the table above (seed {table['seed']}, {int(two['deal_sets']):,} deal sets) it "
                  f"won {_rate(two['win_rate'], two['win_rate_low'], two['win_rate_high'])}.")
+    if met:
+        verdict = "met by this run."
+    elif r["win_rate_high"] < GOAL_AGAINST_PIMC:
+        verdict = (f"not met: the interval of this run ({data['matches']:,} matches) lies wholly below "
+                   f"{GOAL_AGAINST_PIMC:.0%}.")
+    else:
+        verdict = "not met by this run."
     return text + (f" The goal ({GOAL_AGAINST_PIMC:.0%} or more of 2-player matches against `pimc`, the interval "
-                   f"above 50%, at most {COST_LIMIT_MS:g} ms per decision) is "
-                   + ("met by this run." if met else "not met by this run."))
+                   f"above 50%, at most {COST_LIMIT_MS:g} ms per decision) is " + verdict)
 
 
 RENDER = {

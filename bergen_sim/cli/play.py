@@ -149,8 +149,7 @@ class Session:
         from bergen_sim.search.position import analyze
         from bergen_sim.cli.analyze import analysis_table
 
-        position = self.game.view(self.seat).position()
-        result = analyze(position, self.game.rules, worlds=self.hint_worlds, batch=min(500, self.hint_worlds),
+        result = analyze(self.game.view(self.seat), self.game.rules, worlds=self.hint_worlds, batch=min(500, self.hint_worlds),
                          seed=self.game.seed)
         text = io.StringIO()
         Console(file=text, width=120).print(analysis_table(result))

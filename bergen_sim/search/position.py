@@ -6,9 +6,10 @@ other seats' hand counts, the boneyard size, the scores and any numbers a
 seat is known to be void in.  :func:`analyze` plays every legal move out in
 sampled worlds with the search code of the ``reader`` policy, the default
 (:func:`bergen_sim.search.reader.evaluate_worlds`: worlds kept in proportion
-to the other seats' plays, when the position says who played what in which
-order, which a described position does not: then they are pimc's uniform
-worlds), or of ``pimc`` (:func:`bergen_sim.search.pimc.evaluate_worlds`);
+to the other seats' plays read with ``expert``'s model, ``reader.STRONGEST``,
+when it is given a game's view, which holds the order of the plays; a
+described position does not, and its worlds are pimc's uniform ones), or
+of ``pimc`` (:func:`bergen_sim.search.pimc.evaluate_worlds`);
 either way the same worlds and the same rollout randomness meet every
 move.  It samples in batches, until the best move is
 separated from every other or the world budget is spent, and reports each
@@ -53,6 +54,7 @@ from bergen_sim.errors import BergenError, shown
 from bergen_sim.limits import MAX_WORLDS, ascii_digits, check_range, check_seed, integer
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search import reader
+from bergen_sim.search.inference import MODELS
 from bergen_sim.search.pimc import evaluate_worlds, world_batch
 from bergen_sim.rules import Rules
 
@@ -62,8 +64,10 @@ DEFAULT_BASE = "expert"
 #: search players whose evaluation ranks the moves (each gives every move a value per world)
 PLAYERS = ("reader", "pimc")
 DEFAULT_PLAYER = "reader"
-#: the reader's default trust in the other seats' plays (its setting is in tenths)
-READER_TRUST = reader.PARAMS["trust"][0] / 10.0
+#: how the reader reads the other seats' plays, when the view holds them (a game's view does; a described
+#: position does not): the reading measured strongest, ``reader.STRONGEST`` (its trust setting is in tenths)
+READER_TRUST = reader.READING["trust"] / 10.0
+READER_MODEL = MODELS.index(reader.READING["model"])
 
 
 class PositionError(BergenError, ValueError):
@@ -591,6 +595,7 @@ class Analysis:
     position: Position
     rules: Rules
     player: str = DEFAULT_PLAYER
+    plays_read: int = 0  # plays of this hand whose order the reader read (a game's view; 0 for a described position)
 
     def __repr__(self) -> str:
         best = self.moves[0]
@@ -624,6 +629,7 @@ class Analysis:
             "worlds": self.worlds,
             "stopped": self.stopped,
             "consistent_worlds": self.consistent_worlds,
+            "plays_read": self.plays_read,
             "elapsed_s": self.elapsed_s,
             "moves": self.moves,
         }
@@ -634,12 +640,28 @@ def _z_separation(n_moves: int) -> float:
     return NormalDist().inv_cdf(1 - 0.05 / (2 * max(n_moves - 1, 1)))
 
 
-def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: int = DEFAULT_WORLDS,
+def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, worlds: int = DEFAULT_WORLDS,
             batch: int = DEFAULT_BATCH, seed: int = 0, player: str = DEFAULT_PLAYER) -> Analysis:
     """Rank every legal move of ``position`` (see the module note); reproducible from ``seed``.
 
-    ``player`` names the search whose evaluation is used (:data:`PLAYERS`).
+    ``position`` is a :class:`Position`, or a seat's view of a game
+    (:meth:`bergen_sim.game.Game.view`, a ``View``): that one also holds the
+    order of this hand's plays, the draws and passes between them and who
+    led, so the ``reader`` weighs its worlds by what the other seats' plays
+    say (:data:`READER_MODEL`), as it does in a match; a described position
+    holds no play order, and its worlds are uniform among those that agree
+    with it.  ``player`` names the search whose evaluation is used
+    (:data:`PLAYERS`).
     """
+    seen = None
+    if not isinstance(position, Position):
+        if not (isinstance(getattr(position, "array", None), np.ndarray) and callable(getattr(position, "position",
+                                                                                              None))):
+            raise PositionError(f"analyze reads a Position or a game's View, not {shown(position)}")
+        seen = np.array(position.array, dtype=np.int64)  # a copy: the search never writes the caller's view
+        if seen.shape != (L.V_SIZE,):
+            raise PositionError(f"a view is {L.V_SIZE} numbers (a game's View), not an array of shape {seen.shape}")
+        position = position.position()
     if base not in BASE_POLICIES:
         raise PositionError(f"base must be one of {', '.join(BASE_POLICIES)}, not {base!r}")
     if player not in PLAYERS:
@@ -648,7 +670,9 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
     check_range("batch", batch, 1, MAX_WORLDS)
     check_seed(seed)
     start = time.perf_counter()
-    view = position_view(position, rules)
+    view = position_view(position, rules)  # checks the position (a view's too) against the rules
+    if seen is not None:
+        view = seen  # the seat's whole view: the position's fields and the order of the plays
     rules_vec = _readonly(rules.to_array())
     move_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     move_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
@@ -676,7 +700,8 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
         if player == "reader":
             consistent = reader.evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, key, np.int64(done),
                                                 np.int64(count), READER_TRUST, base_code, table,
-                                                values[done : done + count], points[done : done + count], no_tiles)
+                                                values[done : done + count], points[done : done + count], no_tiles,
+                                                READER_MODEL)
         else:
             consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n,
                                          world_batch(key, done, count, base_code, 0), table,
@@ -691,8 +716,9 @@ def analyze(position: Position, rules: Rules, base: str = DEFAULT_BASE, worlds: 
             stopped = verdict
             break
     moves = _summaries(values[:done], points[:done], move_tiles, move_ends, mirror, view)
+    plays_read = int(min(view[L.V_PLAYS_N], L.MAX_TILES)) if seen is not None and player == "reader" else 0
     return Analysis(moves, done, stopped, base, seed, float(consistent), time.perf_counter() - start, position, rules,
-                    player)
+                    player, plays_read)
 
 
 def _arm_state(view: np.ndarray, end: int) -> tuple[int, int, bool]:

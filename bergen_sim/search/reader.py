@@ -67,6 +67,11 @@ PARAMS = {
     "model": ("points", MODELS),
 }
 
+#: the reading measured strongest: ``reader:model=expert:trust=20`` won 51.7% [50.7, 52.8] of 4,000 matches
+#: head to head against the default (docs/reader_model_head_to_head.json); ``analyze`` reads plays with it
+READING = {"model": "expert", "trust": 20}
+STRONGEST = NAME + "".join(f":{k}={v}" for k, v in READING.items())
+
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
