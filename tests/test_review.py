@@ -208,3 +208,19 @@ def test_a_report_that_cannot_be_written_keeps_the_review_and_leaves_no_file(tmp
     assert json.loads(captured.out)["seats"][0]["decisions"] == 1  # Ann's 3-5 L, printed all the same
     assert captured.err.strip().endswith("r.png: write failed (No space left on device); nothing was written")
     assert len(captured.err.strip().splitlines()) == 1 and sorted(tmp_path.iterdir()) == [path]
+
+
+def test_review_reads_the_other_seats_plays(monkeypatch):
+    """Each decision is analyzed from the seat's own view of the game, plays in order: with no trust in the plays
+    (uniform worlds) some estimates change; the settings name the reading."""
+    from bergen_sim.search import position as position_module
+    from bergen_sim.search.reader import STRONGEST
+
+    games = read_games(GOLDEN / "2p-standard.jsonl")[:2]
+    read = review(games, worlds=200, batch=200, seed=3)
+    with monkeypatch.context() as patch:
+        patch.setattr(position_module, "READER_TRUST", 0.0)
+        unread = review(games, worlds=200, batch=200, seed=3)
+    assert read.settings["reading"] == STRONGEST == "reader:model=expert:trust=20"
+    assert [d.played for d in read.decisions] == [d.played for d in unread.decisions]
+    assert sum(a.win_played != b.win_played for a, b in zip(read.decisions, unread.decisions)) >= 3
