@@ -372,6 +372,8 @@ def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
     (object(), "analyze reads a Position or a game's View"),
     (type("View", (), {"array": np.zeros(3, dtype=np.int64), "position": lambda self: None})(),
      "a view is"),
+    (type("View", (), {"array": np.zeros(L.V_SIZE, dtype=np.int64), "position": lambda self: "6-6"})(),
+     "a view's position"),
 ])
 def test_what_is_neither_a_position_nor_a_view_is_a_one_line_error(given, message):
     with pytest.raises(PositionError, match=message):

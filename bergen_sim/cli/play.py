@@ -149,8 +149,8 @@ class Session:
         from bergen_sim.search.position import analyze
         from bergen_sim.cli.analyze import analysis_table
 
-        result = analyze(self.game.view(self.seat), self.game.rules, worlds=self.hint_worlds, batch=min(500, self.hint_worlds),
-                         seed=self.game.seed)
+        result = analyze(self.game.view(self.seat), self.game.rules, worlds=self.hint_worlds,
+                         batch=min(500, self.hint_worlds), seed=self.game.seed)
         text = io.StringIO()
         Console(file=text, width=120).print(analysis_table(result))
         return text.getvalue().rstrip().splitlines()

@@ -662,6 +662,8 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
         if seen.shape != (L.V_SIZE,):
             raise PositionError(f"a view is {L.V_SIZE} numbers (a game's View), not an array of shape {seen.shape}")
         position = position.position()
+        if not isinstance(position, Position):
+            raise PositionError(f"a view's position() gives a Position, not {shown(position)}")
     if base not in BASE_POLICIES:
         raise PositionError(f"base must be one of {', '.join(BASE_POLICIES)}, not {base!r}")
     if player not in PLAYERS:
