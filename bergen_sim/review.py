@@ -239,7 +239,8 @@ def markdown(result: Review, figure: str | None = None, source: str = "") -> str
     lines = [f"# Game review{f': {source}' if source else ''}", "",
              f"Rules: {', '.join(f'{k}={v}' for k, v in result.rules.items())}.",
              f"Each decision with more than one legal move was analysed from what the deciding seat knew, "
-             f"in up to {s['worlds']:,} sampled worlds (base policy `{s['base']}`, seed {s['seed']}), stopping "
+             f"in up to {s['worlds']:,} sampled worlds weighed by the other seats' plays as `{s['reading']}` "
+             f"reads them (base policy `{s['base']}`, seed {s['seed']}), stopping "
              f"once the best move was separated. Losses are in points of match-win probability (percentage "
              f"points) with 95% intervals; a blunder loses at least {100 * s['blunder']:.0f} points.", "",
              "## Per player", "",

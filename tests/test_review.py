@@ -122,6 +122,7 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     assert data["seats"][0]["blunders"] == 1
     text = out.read_text()
     assert "| 0 | Ann | 1 | 0 | 1 | 1 |" in text and "![match-win probability" in text
+    assert data["settings"]["reading"] == "reader:model=expert:trust=20" and "as `reader:model=expert" in text
     assert (tmp_path / "review.png").stat().st_size > 1000
 
 
