@@ -340,12 +340,13 @@ def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
     """A game's View holds the order of the hand's plays, a Position does not: given the view, the reader weighs
     its worlds by the other seats' plays (expert's model, ``reader.STRONGEST``), so at some decisions of a real
     game its estimates differ from the same reading with no trust in the plays; the legal moves are the
-    position's, the caller's view is not written, and ``plays_read`` says how many plays were read."""
+    position's, the caller's view is not written, and ``plays_read`` counts the other seats' plays read (none
+    with the spinner, which the model does not read)."""
     from bergen_sim import game as game_module
     from bergen_sim.search import position as position_module
 
     rules = Rules.make(players=2)
-    read_differs = decisions = 0
+    read_differs = decisions = plays_read = 0
     for match in range(3):
         game = game_module.Game(rules, seed=5, match=match, policies=["greedy", "greedy"])
         while not game.is_over and decisions < 24:
@@ -355,7 +356,8 @@ def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
                 read = analyze(view, rules, worlds=300, batch=300, seed=1)
                 assert np.array_equal(view.array, before)
                 as_position = analyze(view.position(), rules, worlds=300, batch=300, seed=1)
-                assert as_position.plays_read == 0 and read.plays_read == view.array[L.V_PLAYS_N] >= 2
+                assert as_position.plays_read == 0 and 0 <= read.plays_read < view.array[L.V_PLAYS_N]  # not the lead
+                plays_read += read.plays_read
                 assert {(m["tile"], m["end"]) for m in read.moves} == {(m["tile"], m["end"])
                                                                        for m in as_position.moves}
                 with monkeypatch.context() as patch:
@@ -365,7 +367,12 @@ def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
                 read_differs += any(m["win"]["mean"] != wins[(m["tile"], m["end"])] for m in read.moves)
                 decisions += 1
             game.play(game.policy_move("greedy"))
-    assert decisions >= 10 and read_differs >= 3
+    assert decisions >= 10 and read_differs >= 3 and plays_read >= decisions
+    spinner = Rules.make(players=2, spinner=True)  # the model reads no spinner layout: nothing is read
+    game = game_module.Game(spinner, seed=5, match=0, policies=["greedy", "greedy"])
+    while game.view().play_number < 3 or len(game.legal_moves()) < 2:
+        game.play(game.policy_move("greedy"))
+    assert analyze(game.view(), spinner, worlds=50, batch=50, seed=1).plays_read == 0
 
 
 @pytest.mark.parametrize("given, message", [

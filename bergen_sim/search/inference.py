@@ -82,6 +82,11 @@ SCORE_UNIT = 1_000_000
 #: the models of the other seats' play (the searchers' ``model`` setting): header points only, or expert's score
 MODELS = ("points", "expert")
 MODEL_POINTS, MODEL_EXPERT = range(len(MODELS))
+#: the reading of the other seats' plays measured strongest (docs/policies.md, "Reading the others"): expert's
+#: model at trust 20 (in tenths), the same settings in ``ismcts.STRONGEST`` and ``reader.STRONGEST``; ``analyze``
+#: reads a game's plays with it
+READING = {"model": "expert", "trust": 20}
+READING_SETTINGS = "".join(f":{k}={v}" for k, v in READING.items())
 
 
 @njit(cache=True)

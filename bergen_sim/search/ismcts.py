@@ -64,7 +64,7 @@ from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
 from bergen_sim.engine.view import used_slots
 from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
-from bergen_sim.search.inference import MODEL_POINTS, MODELS, play_evidence
+from bergen_sim.search.inference import MODEL_POINTS, MODELS, READING_SETTINGS, play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.pimc import load_world
@@ -84,8 +84,9 @@ PARAMS = {
     "model": ("points", MODELS),
 }
 
-#: the strongest configuration measured against ``pimc`` (docs/policies.md, "Reading the other seats like expert")
-STRONGEST = "ismcts:model=expert:trust=20"
+#: the strongest configuration measured against ``pimc`` (docs/policies.md, "Reading the others"):
+#: ``ismcts:model=expert:trust=20``
+STRONGEST = NAME + READING_SETTINGS
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -247,7 +248,8 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
 @njit(cache=True)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, leaves,
            model, rules, table):
-    """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base, leaves)."""
+    """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base, leaves,
+    model)."""
     tree = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
     return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,

@@ -54,7 +54,7 @@ from bergen_sim.errors import BergenError, shown
 from bergen_sim.limits import MAX_WORLDS, ascii_digits, check_range, check_seed, integer
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search import reader
-from bergen_sim.search.inference import MODELS
+from bergen_sim.search.inference import MODELS, READING, evidence_buffer, play_evidence
 from bergen_sim.search.pimc import evaluate_worlds, world_batch
 from bergen_sim.rules import Rules
 
@@ -66,8 +66,8 @@ PLAYERS = ("reader", "pimc")
 DEFAULT_PLAYER = "reader"
 #: how the reader reads the other seats' plays, when the view holds them (a game's view does; a described
 #: position does not): the reading measured strongest, ``reader.STRONGEST`` (its trust setting is in tenths)
-READER_TRUST = reader.READING["trust"] / 10.0
-READER_MODEL = MODELS.index(reader.READING["model"])
+READER_TRUST = READING["trust"] / 10.0
+READER_MODEL = MODELS.index(READING["model"])
 
 
 class PositionError(BergenError, ValueError):
@@ -595,7 +595,7 @@ class Analysis:
     position: Position
     rules: Rules
     player: str = DEFAULT_PLAYER
-    plays_read: int = 0  # plays of this hand whose order the reader read (a game's view; 0 for a described position)
+    plays_read: int = 0  # the other seats' plays of this hand that weighed the worlds (0 for a described position)
 
     def __repr__(self) -> str:
         best = self.moves[0]
@@ -718,7 +718,10 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
             stopped = verdict
             break
     moves = _summaries(values[:done], points[:done], move_tiles, move_ends, mirror, view)
-    plays_read = int(min(view[L.V_PLAYS_N], L.MAX_TILES)) if seen is not None and player == "reader" else 0
+    plays_read = 0  # the other seats' plays whose evidence weighed the worlds (none with the spinner)
+    if seen is not None and player == "reader":
+        plays_read = int(play_evidence(view, evidence_buffer(), np.zeros(L.V_SIZE, dtype=np.int64), no_tiles,
+                                       READER_MODEL))
     return Analysis(moves, done, stopped, base, seed, float(consistent), time.perf_counter() - start, position, rules,
                     player, plays_read)
 

@@ -10,8 +10,8 @@ the hand):
    kept with probability equal to the likelihood of the plays the other
    seats made this hand, had they held what the world gives them
    (:mod:`bergen_sim.search.inference`: with the default model a seat that
-   passed up a header it could have made loses ``exp(-trust/10 * points)``).  Kept worlds are
-   thus drawn from the posterior (uniform prior times that likelihood: exact
+   passed up a header it could have made loses ``exp(-trust/10 * points)``).
+   Kept worlds are thus drawn from the posterior (uniform prior times that likelihood: exact
    rejection sampling).  After ``MAX_TRIES`` candidates for one world the
    last is kept unweighted, so an unexpected opponent cannot stall a decision.
 2. **Racing the moves.**  Worlds come in batches of 32; after each batch a
@@ -51,7 +51,8 @@ from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import below, next_u64, stream_state
 from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
 from bergen_sim.engine.view import used_slots
-from bergen_sim.search.inference import MODEL_POINTS, MODELS, evidence_buffer, play_evidence, world_log_likelihood
+from bergen_sim.search.inference import (MODEL_POINTS, MODELS, READING_SETTINGS, evidence_buffer, play_evidence,
+                                         world_log_likelihood)
 from bergen_sim.search.match_value import table_for
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.pimc import play_move_out
@@ -67,11 +68,9 @@ PARAMS = {
     "model": ("points", MODELS),
 }
 
-#: the reading measured strongest: ``reader:model=expert:trust=20`` won 51.7% [50.7, 52.8] of 4,000 matches
-#: head to head against the default (docs/reader_model_head_to_head.json); ``analyze`` reads plays with it
-READING = {"model": "expert", "trust": 20}
-STRONGEST = NAME + "".join(f":{k}={v}" for k, v in READING.items())
-
+#: ``reader:model=expert:trust=20``: it won 51.7% [50.7, 52.8] of 4,000 matches head to head against the default
+#: (docs/reader_model_head_to_head.json)
+STRONGEST = NAME + READING_SETTINGS
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -230,7 +229,7 @@ def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules
 
 @njit(cache=True)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, base, model, rules, table):
-    """pimc on worlds weighted by the other seats' plays, racing the moves (settings: worlds, trust, base)."""
+    """pimc on worlds weighted by the other seats' plays, racing the moves (settings: worlds, trust, base, model)."""
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     move, _ = decide(view, move_tiles, move_ends, n_moves, next_u64(rng), worlds, trust / 10.0, base, rules, table,
