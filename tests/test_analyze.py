@@ -208,7 +208,28 @@ def test_empty_up_and_down_arms_are_mirror_images():
     by_move = {(m["tile"], m["end"]): m for m in result.moves}
     assert by_move["0-4", "U"]["mirror_of"] == "0-4 D" and by_move["0-4", "D"]["mirror_of"] == "0-4 U"
     assert by_move["0-4", "U"]["ends_after"] == "7,2,0,*"
-    assert by_move["0-4", "U"]["win"]["mean"] == pytest.approx(by_move["0-4", "D"]["win"]["mean"], abs=0.05)
+    # one move seen in a mirror has one value: the twins share every world's evaluation
+    assert by_move["0-4", "U"]["win"] == by_move["0-4", "D"]["win"]
+    assert by_move["0-4", "U"]["points"] == by_move["0-4", "D"]["points"]
+
+
+def test_twins_on_a_line_share_one_evaluation_so_review_sees_no_loss():
+    """0-2 on either end of 0|0 is one move: the rollouts (which break ties by end) once valued them a point apart."""
+    from pathlib import Path
+
+    from bergen_sim.record import drive, read_games
+
+    games = read_games(Path(__file__).resolve().parent / "golden" / "2p-standard.jsonl")[:1]
+    seen = []
+    drive(games[0], lambda game, action: seen.append((game.view(action.seat), action))
+          if (game.hand_number, action.seat, action.tile) == (2, 0, "0-2") else None)
+    view, action = seen[0]
+    result = analyze(view, games[0].rules, worlds=2000, batch=1000, seed=0)
+    by_move = {(m["tile"], m["end"]): m for m in result.moves}
+    assert by_move["0-2", "L"]["mirror_of"] == "0-2 R"
+    assert by_move["0-2", "L"]["win"] == by_move["0-2", "R"]["win"]
+    twin = result.moves[1]
+    assert twin["win_behind_best"] == {"mean": 0.0, "ci95": [0.0, 0.0], "n": result.worlds}
 
 
 @pytest.mark.parametrize("change, message", [
