@@ -347,6 +347,50 @@ def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | Non
     return game
 
 
+def each_decision(written: WrittenGame, visit: Callable[[int, Any, Action], None]):
+    """Play a written game through the rules, calling ``visit(number, game, action)`` at each decision.
+
+    A decision is a play with two or more legal moves (a forced play is not
+    one).  They are numbered from 1 in the order played, every seat's
+    counted, so a decision keeps its number whichever seats a review shows:
+    ``bergen-sim review`` prints these numbers and ``bergen-sim analyze
+    --game FILE --decision N`` finds a decision by one.  Returns the game at
+    its end, as :func:`drive` does.
+    """
+    count = 0
+
+    def before_play(game, action: Action) -> None:
+        nonlocal count
+        if len(game.legal_moves()) >= 2:
+            count += 1
+            visit(count, game, action)
+
+    return drive(written, before_play)
+
+
+def decision_view(written: WrittenGame, number: int) -> tuple[Any, Action]:
+    """The deciding seat's view at decision ``number`` (:func:`each_decision`) and the play made there.
+
+    The view is the seat's whole view (:meth:`bergen_sim.game.Game.view`),
+    the order of the hand's plays included, so an analysis of it reads the
+    other seats' plays.  A number the game does not reach raises
+    :class:`RecordError` naming the numbers it has.
+    """
+    found: list[tuple[Any, Action]] = []
+    seen = [0]
+
+    def visit(k: int, game, action: Action) -> None:
+        seen[0] = k
+        if k == number:
+            found.append((game.view(action.seat), action))
+
+    each_decision(written, visit)
+    if not found:
+        has = f"has decisions 1..{seen[0]}" if seen[0] else "has no decision (every play was forced)"
+        raise RecordError(f"there is no decision {shown(number)}: the game {has}")
+    return found[0]
+
+
 def _apply(game, action: Action, checked: int, before_play) -> int:
     where, seat = action.where, action.seat
     if action.kind in ("draw", "play") and game.is_over:

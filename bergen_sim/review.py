@@ -34,7 +34,7 @@ from bergen_sim.search.position import DEFAULT_BASE, analyze
 from bergen_sim.search.reader import STRONGEST as READER_STRONGEST
 from bergen_sim.errors import BergenError, shown
 from bergen_sim.limits import MAX_SEED, MAX_WORLDS, check_range, check_seed, short_number
-from bergen_sim.record import Action, WrittenGame, drive
+from bergen_sim.record import Action, WrittenGame, each_decision
 from bergen_sim.stats import Z95
 
 DEFAULT_WORLDS = 20_000
@@ -47,6 +47,7 @@ class Decision:
     """One reviewed decision: the move made, the best move, and the loss between them."""
 
     match: int
+    number: int  # the decision's number in its match, every seat's counted (record.each_decision)
     hand: int
     seat: int
     side: int
@@ -118,6 +119,18 @@ def _se(record: dict[str, Any]) -> float:
     return (hi - lo) / (2 * Z95) if hi > lo else 0.0
 
 
+def decision_seed(seed: int, match: int, number: int) -> int:
+    """The analyzer's seed for decision ``number`` of match ``match`` in a review seeded ``seed``.
+
+    A function of the decision, not of its place in the review: it gets the
+    same worlds whichever seats or matches are reviewed, and ``bergen-sim
+    analyze --game FILE --decision N --seed S`` repeats review's figures for it
+    (1,000,003 is prime, so no two decisions of fewer than a million per
+    match share a seed).
+    """
+    return (seed + 1000 * number + 1_000_003 * match) % (MAX_SEED + 1)  # wraps past 2**64-1
+
+
 def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, worlds: int = DEFAULT_WORLDS,
            batch: int = DEFAULT_BATCH, base: str = DEFAULT_BASE, seed: int = 0,
            blunder: float = DEFAULT_BLUNDER, progress=None) -> Review:
@@ -150,13 +163,13 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     summaries = [SeatSummary(s, str(names[s]) if s < len(names) else f"seat {s}") for s in range(players)]
     decisions: list[Decision] = []
 
-    def before_play(game, action: Action) -> None:
-        moves = game.legal_moves()
-        if action.seat not in wanted or len(moves) < 2:
+    def visit(number: int, game, action: Action) -> None:
+        if action.seat not in wanted:
             return
+        moves = game.legal_moves()
         view = game.view(action.seat)
         result = analyze(view, rules, base=base, worlds=worlds, batch=min(batch, worlds),
-                         seed=(seed + 1000 * len(decisions)) % (MAX_SEED + 1))  # seed 2**64-1 too
+                         seed=decision_seed(seed, game.match, number))
         ranked = result.moves
         best = ranked[0]
         made = next(m for m in ranked if (m["tile"], m["end"]) == (action.tile, action.end))
@@ -164,7 +177,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
         is_best = made is best or made.get("mirror_of") == f"{best['tile']} {best['end']}" or (
             loss["mean"] == 0 and loss["ci95"][0] == loss["ci95"][1] == 0)
         verdict = _verdict(loss, is_best, blunder)
-        decision = Decision(match=game.match, hand=game.hand_number, seat=action.seat,
+        decision = Decision(match=game.match, number=number, hand=game.hand_number, seat=action.seat,
                             side=rules.side_of(action.seat), scores=tuple(game.scores),
                             played=f"{action.tile} {action.end}", best=f"{best['tile']} {best['end']}",
                             legal_moves=len(moves), win_played=made["win"], win_best=best["win"], loss=loss,
@@ -182,7 +195,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
             progress(len(decisions))
 
     for written in games:
-        drive(written, before_play)
+        each_decision(written, visit)
     settings = {"worlds": worlds, "batch": batch, "base": base, "reading": READER_STRONGEST, "seed": seed,
                 "blunder": blunder,
                 "seats": sorted(wanted), "games": len(games)}
@@ -253,9 +266,11 @@ def markdown(result: Review, figure: str | None = None, source: str = "") -> str
     if figure:
         lines += ["", f"![match-win probability through the game]({figure})"]
     lines += ["", "## Every decision", "",
+              "`#` numbers a match's decisions in the order played, every seat's counted; "
+              "`bergen-sim analyze --game FILE --match M --decision N` analyses one in depth.", "",
               "| # | match | hand | seat | scores | played | best | loss (points) | verdict |",
               "|---:|---:|---:|---:|---|---|---|---:|---|"]
-    for k, d in enumerate(result.decisions, 1):
-        lines.append(f"| {k} | {d.match} | {d.hand} | {d.seat} | {'-'.join(map(str, d.scores))} | {d.played} | "
+    for d in result.decisions:
+        lines.append(f"| {d.number} | {d.match} | {d.hand} | {d.seat} | {'-'.join(map(str, d.scores))} | {d.played} | "
                      f"{d.best} | {_pct(d.loss)} | {d.verdict} |")
     return "\n".join(lines) + "\n"

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from bergen_sim.cli import main
-from bergen_sim.record import RecordError, drive, parse_record, read_games
+from bergen_sim.engine import layout as L
+from bergen_sim.record import RecordError, decision_view, drive, parse_record, read_games
 from bergen_sim.reference import split_matches
-from bergen_sim.review import review
+from bergen_sim.review import markdown, review
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -225,3 +226,62 @@ def test_review_reads_the_other_seats_plays(monkeypatch):
     assert read.settings["reading"] == STRONGEST == "reader:model=expert:trust=20"
     assert [d.played for d in read.decisions] == [d.played for d in unread.decisions]
     assert sum(a.win_played != b.win_played for a, b in zip(read.decisions, unread.decisions)) >= 3
+
+
+def test_decisions_are_numbered_in_their_match_whichever_seats_are_reviewed():
+    """A decision's number and figures do not depend on the seats asked for (its seed is the decision's own)."""
+    games = read_games(GOLDEN / "2p-standard.jsonl")[:1]
+    every = review(games, worlds=200, batch=100, seed=3)
+    assert [d.number for d in every.decisions] == list(range(1, len(every.decisions) + 1))
+    seat_1 = review(games, seats=[1], worlds=200, batch=100, seed=3)
+    by_number = {d.number: d for d in every.decisions}
+    assert seat_1.decisions and all(d == by_number[d.number] for d in seat_1.decisions)
+    assert "| 3 | 0 | 1 | 1 |" in markdown(seat_1)  # the report's '#' is the decision's number, not its row
+
+
+def test_decision_view_finds_a_decision_by_number_and_names_the_range():
+    written = parse_record(BLUNDER)  # two decisions: Bob's 1-2, Ann's 3-5 L
+    view, action = decision_view(written, 2)
+    assert (action.seat, action.tile, action.end) == (0, "3-5", "L")
+    assert view.array[L.V_SEAT] == 0 and view.position().hand == ("3-4", "3-5")  # what Ann held then
+    with pytest.raises(RecordError, match=r"there is no decision 3: the game has decisions 1\.\.2"):
+        decision_view(written, 3)
+
+
+def test_analyze_a_decision_of_a_game_repeats_its_review_row(tmp_path, capsys):
+    """`analyze --game FILE --match M --decision N` is review's analysis of that decision, plays read, in depth."""
+    game = GOLDEN / "2p-standard.jsonl"
+    assert main(["review", str(game), "--match", "1", "--worlds", "400", "--batch", "200", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["decisions"][2]
+    args = ["analyze", "--game", str(game), "--match", "1", "--decision", str(row["number"]), "--worlds", "400",
+            "--batch", "200"]
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["game"] == {"file": str(game), "match": 1, "decision": row["number"], "played": row["played"],
+                            "played_rank": next(m["rank"] for m in data["moves"]
+                                                if f"{m['tile']} {m['end']}" == row["played"]),
+                            "review_seed": 0}
+    made = next(m for m in data["moves"] if f"{m['tile']} {m['end']}" == row["played"])
+    assert made["win_behind_best"] == row["loss"] and data["plays_read"] >= 1
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert f"match 1, decision {row['number']}: seat {row['seat']} played {row['played']}" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--decision", "2"], "--decision picks a decision of a played game: give the game too (--game FILE)"),
+    (["--match", "0"], "--match picks a decision of a played game"),
+    (["--game", "{game}"], "give --decision N, the decision's number in its match"),
+    (["--game", "{game}", "--decision", "1", "--hand", "1-2"], "--game brings its own position and rules: leave "
+                                                                 "out --hand"),
+    (["--game", "{game}", "--decision", "1", "--set", "target=5"], "leave out --set"),
+    (["--game", "{game}", "--decision", "1", "--match", "1"], "--match 1: "),
+    (["--game", "{game}", "--decision", "3"], "--decision 3, match 0 of "),
+    (["--game", "{game}", "--decision", "0"], "0 is not in 1..1,000,000"),
+])
+def test_analyze_of_a_bad_game_decision_is_one_line_and_exit_2(tmp_path, capsys, args, message):
+    path = tmp_path / "game.txt"
+    path.write_text(BLUNDER)
+    assert main(["analyze", *[a.replace("{game}", str(path)) for a in args], "--worlds", "50"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err, err

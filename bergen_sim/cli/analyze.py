@@ -21,6 +21,12 @@ from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.rules import Rules, parse_setting
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
+#: what describes a position (and its rules): a game's decision brings its own
+_POSITION_OPTIONS = _RULE_OPTIONS + ("position_file", "seat", "hand", "ends", "spinner", "played", "played_by",
+                                     "counts", "boneyard", "scores", "voids")
+_OPTION_NAMES = {"position_file": "position", "voids": "void", "settings": "set"}
+MOST_MATCH_INDEX = 10**12  # as review's --match: far beyond any file
+MOST_DECISION = 10**6  # far beyond any match's decisions
 
 
 def _read_file(path: str) -> dict[str, Any]:
@@ -116,6 +122,13 @@ def analysis_table(result: Analysis) -> Table:
 
 @click.command("analyze")
 @rule_options
+@click.option("--game", "game_file", type=click.Path(dir_okay=False),
+              help="A played game (a bergen-trace file or a game record, as `bergen-sim review` reads): analyze "
+                   "its decision --decision, from what the deciding seat knew, its plays read.")
+@click.option("--match", "match_index", type=Bounded(0, MOST_MATCH_INDEX), default=None,
+              help="With --game: the match, its index in the file from 0.  [default: 0]")
+@click.option("--decision", type=Bounded(1, MOST_DECISION), default=None,
+              help="With --game: the decision's number in its match (the # column of `bergen-sim review`).")
 @click.option("--position", "position_file", type=click.Path(exists=True, dir_okay=False),
               help="JSON or TOML file with the position (keys as the options below, plus an optional rules table).")
 @click.option("--seat", metavar="N", help="The deciding seat.  [default: 0]")
@@ -142,9 +155,19 @@ def analysis_table(result: Analysis) -> Table:
               help="Worlds between checks whether the best move is separated.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sampled worlds (0..2^64-1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def command(players, partnerships, preset, settings, position_file, seat, hand, ends, spinner, played, played_by,
-            counts, boneyard, scores, voids, player, base, worlds, batch, seed, as_json):
-    """Rank every legal move of a position by its estimated match-win probability."""
+def command(players, partnerships, preset, settings, game_file, match_index, decision, position_file, seat, hand,
+            ends, spinner, played, played_by, counts, boneyard, scores, voids, player, base, worlds, batch, seed,
+            as_json):
+    """Rank every legal move of a position by its estimated match-win probability.
+
+    The position is described by the options below or a --position file, or
+    is a decision of a played game (--game FILE --decision N).
+    """
+    ctx = click.get_current_context()
+    given_options = [name for name in ctx.params if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    if game_file is not None or match_index is not None or decision is not None:
+        _game_decision(game_file, match_index, decision, given_options, player, base, worlds, batch, seed, as_json)
+        return
     data = _read_file(position_file) if position_file else {}
     given = {"seat": seat, "hand": hand, "ends": ends, "spinner": spinner, "played": played, "counts": counts, "boneyard": boneyard,
              "scores": scores, "played_by": _seat_items(played_by, "--played-by") or None,
@@ -152,8 +175,7 @@ def command(players, partnerships, preset, settings, position_file, seat, hand, 
     data.update({key: value for key, value in given.items() if value is not None})
     for key, value in data.items():
         _refuse_foreign_digits(value, key)
-    ctx = click.get_current_context()
-    from_options = [name for name in _RULE_OPTIONS if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    from_options = [name for name in _RULE_OPTIONS if name in given_options]
     if "rules" in data:
         if from_options:
             raise PositionError("the position file has a rules table: give the rules there or as options, not both")
@@ -166,3 +188,49 @@ def command(players, partnerships, preset, settings, position_file, seat, hand, 
         print_json(result.to_dict())
     else:
         results_console().print(analysis_table(result))
+
+
+def _game_decision(game_file, match_index, decision, given_options, player, base, worlds, batch, seed,
+                   as_json) -> None:
+    """``--game FILE --decision N``: analyze a decision of a played game from the deciding seat's whole view.
+
+    The view holds the order of the hand's plays, so the reader weighs its
+    worlds by the other seats' plays, as ``review`` does; the seed is
+    review's for that decision (:func:`bergen_sim.review.decision_seed`), so
+    with review's ``--worlds`` and ``--seed`` the figures repeat its row.
+    """
+    if game_file is None:
+        raise PositionError(f"--{'decision' if decision is not None else 'match'} picks a decision of a played "
+                            "game: give the game too (--game FILE)")
+    if decision is None:
+        raise PositionError(f"--game {game_file}: give --decision N, the decision's number in its match "
+                            "(the # column of `bergen-sim review`)")
+    clash = [name for name in given_options if name in _POSITION_OPTIONS]
+    if clash:
+        raise PositionError(f"--game brings its own position and rules: leave out --{_OPTION_NAMES.get(clash[0], clash[0]).replace('_', '-')}")
+    from bergen_sim.errors import BergenError
+    from bergen_sim.record import RecordError, decision_view, read_games
+    from bergen_sim.review import decision_seed
+
+    games = read_games(game_file)
+    match_index = 0 if match_index is None else match_index
+    if not match_index < len(games):
+        raise BergenError(f"--match {match_index}: {game_file} holds matches 0..{len(games) - 1}")
+    written = games[match_index]
+    try:
+        view, action = decision_view(written, decision)
+    except RecordError as exc:
+        raise RecordError(f"--decision {decision}, match {match_index} of {game_file}: {exc}") from None
+    result = analyze(view, written.rules, base=base, worlds=worlds, batch=batch,
+                     seed=decision_seed(seed, written.match, decision), player=player)
+    made = f"{action.tile} {action.end}"
+    rank = next(m["rank"] for m in result.moves
+                if f"{m['tile']} {m['end']}" == made)
+    if as_json:
+        print_json({**result.to_dict(), "game": {"file": str(game_file), "match": match_index, "decision": decision,
+                                                 "played": made, "played_rank": rank, "review_seed": seed}})
+        return
+    console = results_console()
+    console.print(analysis_table(result))
+    console.print(f"match {match_index}, decision {decision}: seat {action.seat} played {made} (rank {rank} of "
+                  f"{len(result.moves)}); the worlds are review's for this decision with --seed {seed}")

@@ -94,8 +94,8 @@ def _show(result, as_json: bool, out: str | None) -> None:
     table = Table(title=f"{len(result.decisions)} decisions (loss: points of match-win probability, 95% interval)")
     for name in ("#", "match", "hand", "seat", "scores", "played", "best", "loss", "verdict"):
         table.add_column(name, justify="right" if name in ("#", "match", "hand", "seat", "loss") else "left")
-    for k, d in enumerate(result.decisions, 1):
-        table.add_row(str(k), str(d.match), str(d.hand), str(d.seat), "-".join(map(str, d.scores)), d.played,
+    for d in result.decisions:  # '#': the decision's number in its match (analyze --game FILE --decision N)
+        table.add_row(str(d.number), str(d.match), str(d.hand), str(d.seat), "-".join(map(str, d.scores)), d.played,
                       d.best, _pct(d.loss), d.verdict)
     console.print(table)
     summary = Table(title="per player")
