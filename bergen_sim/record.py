@@ -419,9 +419,11 @@ def _apply(game, action: Action, checked: int, before_play) -> int:
     elif action.kind == "lead" and game.choosing_lead:  # lead = any-double: the leader's choice is a decision
         if game.to_move != seat:
             raise RecordError(f"{where}: seat {seat} cannot lead here ({_due(game)})")
+        move = game.legal_move((action.tile, "L"))  # MoveError names the doubles it may lead
+        action = replace(action, tile=str(move.tile), end=move.end.name)  # a lead is a move on L, as the engine's
         if before_play is not None:
             before_play(game, action)
-        game.play((action.tile, "L"))
+        game.play(move)
         return len(game.events)
     else:  # a stated lead or pass: it must be among the events since the last check
         events = game.events

@@ -396,6 +396,39 @@ def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
     assert analyze(game.view(), spinner, worlds=50, batch=50, seed=1).plays_read == 0
 
 
+def test_a_leader_choosing_its_double_is_analyzed_lead_by_lead():
+    """Under lead=any-double the leader's choice of double is a decision: its moves are its doubles, each led
+    on L as the engine leads (scoring the lead); at 13 of 15 every lead wins the match at once."""
+    from bergen_sim.game import Game
+
+    classic = Rules.make(players=2, preset="classic")
+    game = Game(classic, seed=1, match=1)
+    assert game.choosing_lead and len(game.legal_moves()) == 3
+    result = analyze(game.view(), classic, worlds=400, batch=200, seed=2)
+    assert result.leading and sorted((m["tile"], m["end"]) for m in result.moves) == [
+        (str(m.tile), "L") for m in game.legal_moves()]
+    assert {m["tile"]: m["ends_after"] for m in result.moves} == {"0-0": "0d,0d", "1-1": "1d,1d", "5-5": "5d,5d"}
+    assert all(m["points"]["ci95"][0] > 2 for m in result.moves)  # the lead's 2 points, then the hand's headers
+    data = result.to_dict()["position"]
+    assert data["leading"] is True and data["ends"] is None and data["played"] == []
+    view = game.view()
+    view.array[L.V_SCORE + view.array[L.V_SIDE]] = 13  # the lead's 2 points reach the target of 15
+    won = analyze(view, classic, worlds=200, batch=100, seed=2)
+    assert won.stopped == "tie" and all(m["win"]["mean"] == 1.0 and m["points"]["mean"] == 2.0 for m in won.moves)
+
+
+def test_an_empty_table_is_a_lead_only_under_any_double():
+    from bergen_sim.game import Game
+
+    classic = Rules.make(players=2, preset="classic")
+    view = Game(classic, seed=1, match=1).view()
+    with pytest.raises(PositionError, match="with lead=lowest-double the lead is not a choice"):
+        analyze(view, Rules.make(players=2, preset="classic", lead="lowest-double"), worlds=10, batch=10)
+    view.array[L.V_BONEYARD] -= 1
+    with pytest.raises(PositionError, match="a leader choosing its double holds 6 tiles"):
+        analyze(view, classic, worlds=10, batch=10)
+
+
 @pytest.mark.parametrize("given, message", [
     (object(), "analyze reads a Position or a game's View"),
     (type("View", (), {"array": np.zeros(3, dtype=np.int64), "position": lambda self: None})(),

@@ -285,3 +285,17 @@ def test_analyze_of_a_bad_game_decision_is_one_line_and_exit_2(tmp_path, capsys,
     assert main(["analyze", *[a.replace("{game}", str(path)) for a in args], "--worlds", "50"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err, err
+
+
+def test_the_choice_of_the_double_to_lead_is_reviewed_under_any_double(capsys):
+    """lead=any-double: the leader's choice among its doubles is a decision (it once stopped the review)."""
+    games = read_games(GOLDEN / "2p-classic-any-double.jsonl")[1:2]
+    leads = []
+    drive(games[0], lambda game, action: leads.append(action) if game.choosing_lead else None)
+    result = review(games, worlds=100, batch=100)
+    first = result.decisions[0]
+    assert (first.number, first.played, first.legal_moves) == (1, f"{leads[0].tile} L", 3)
+    assert first.verdict in ("best", "error", "blunder", "unclear")
+    assert main(["analyze", "--game", str(GOLDEN / "2p-classic-any-double.jsonl"), "--match", "1", "--decision", "1",
+                 "--worlds", "100", "--batch", "100"]) == 0
+    assert f"seat {first.seat} to lead a double of " in capsys.readouterr().out

@@ -106,7 +106,8 @@ def analysis_table(result: Analysis) -> Table:
     ends = p.ends_text("|") + ("" if p.spinner is None else f" (spinner {p.spinner}-{p.spinner})")
     stopped = {"separated": "best move separated", "tie": "the best moves tie in every world",
                "budget": "world budget reached"}[result.stopped]
-    title = (f"seat {p.seat} to play {' '.join(p.hand)} on {ends}, scores {'-'.join(map(str, p.scores))}; "
+    where = f"lead a double of {' '.join(p.hand)}" if result.leading else f"play {' '.join(p.hand)} on {ends}"
+    title = (f"seat {p.seat} to {where}, scores {'-'.join(map(str, p.scores))}; "
              f"{result.worlds:,} worlds ({stopped}), {result.player}, base {result.base}, seed {result.seed}")
     table = Table(title=title, show_header=True, header_style="bold")
     for name, justify in (("rank", "right"), ("move", "left"), ("ends after", "left"), ("match win", "right"),

@@ -38,7 +38,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.bits import borrow
-from bergen_sim.engine.hand import begin_turns, borrowed, play, scratch_buffers, side_of_seat
+from bergen_sim.engine.hand import begin_turns, borrowed, lead, play, scratch_buffers, side_of_seat
 from bergen_sim.search.rollout import BASE_POLICIES, play_out_by_seat
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
@@ -152,7 +152,9 @@ def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, 
     ``b`` first, so the caller's world stays intact for the next move.  The
     rollout stream restarts from ``roll_start`` (common random numbers).
     Returns the deciding side's match-win probability at the end of the hand
-    and the points it scored from the move on.
+    and the points it scored from the move on.  In a view with nothing on the
+    table (a leader choosing its double under ``any-double``) the move is the
+    lead of the double ``tile``, which scores as the engine's lead does.
     """
     rules, view, hands0, bone0, roll_rng, table = borrow(rules), borrow(view), borrow(hands0), borrow(bone0), \
         borrow(roll_rng), borrow(table)
@@ -162,7 +164,12 @@ def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, 
     load_world(rules, view, used, b, hands0, bone0, n_bone)
     roll_rng[0] = roll_start
     side = view[L.V_SIDE]
-    if not play(rules, b, seat, tile, end):
+    if view[L.V_OPEN_ENDS] == 0:  # nothing on the table (view_deal): the seat leads the double ``tile``
+        b.hrow[L.H_LEADER] = seat
+        over = lead(rules, b, view[L.V_HAND_NO], tile)
+    else:
+        over = play(rules, b, seat, tile, end)
+    if not over:
         play_out_by_seat(rules, b, seat, base, seat_bases, roll_rng)
     return win_probability(table, rules, world, side), np.float64(world[L.V_SCORE + side] - view[L.V_SCORE + side])
 

@@ -596,6 +596,7 @@ class Analysis:
     rules: Rules
     player: str = DEFAULT_PLAYER
     plays_read: int = 0  # the other seats' plays of this hand that weighed the worlds (0 for a described position)
+    leading: bool = False  # the seat chooses the double it leads (lead=any-double): the moves are its doubles
 
     def __repr__(self) -> str:
         best = self.moves[0]
@@ -616,7 +617,8 @@ class Analysis:
         return {
             "position": {
                 "seat": p.seat, "hand": list(p.hand),
-                "ends": p.ends_text(),
+                "ends": None if self.leading else p.ends_text(),
+                **({"leading": True} if self.leading else {}),
                 **({} if p.spinner is None else {"spinner": p.spinner}),
                 "played": list(p.played), "played_by": {str(k): list(v) for k, v in p.played_by.items()},
                 "counts": list(p.counts), "boneyard": p.boneyard, "scores": list(p.scores),
@@ -672,14 +674,25 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     check_range("batch", batch, 1, MAX_WORLDS)
     check_seed(seed)
     start = time.perf_counter()
-    view = position_view(position, rules)  # checks the position (a view's too) against the rules
-    if seen is not None:
-        view = seen  # the seat's whole view: the position's fields and the order of the plays
+    leading = seen is not None and seen[L.V_OPEN_ENDS] == 0  # nothing on the table: the double to lead
+    if leading:
+        _check_lead(position, rules)
+        view = seen
+    else:
+        view = position_view(position, rules)  # checks the position (a view's too) against the rules
+        if seen is not None:
+            view = seen  # the seat's whole view: the position's fields and the order of the plays
     rules_vec = _readonly(rules.to_array())
     move_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     move_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
     no_tiles = no_tiles_for(rules.n_tiles)
-    n = hand_moves(compiled_set(view, L.V_HAND, no_tiles), view, move_tiles, move_ends)
+    if leading:  # the seat's doubles, each led as the engine leads (on L)
+        doubles = [L.TILE_INDEX[t] for t in position.hand if t.split("-")[0] == t.split("-")[1]]
+        n = len(doubles)
+        move_tiles[:n] = sorted(doubles)
+        move_ends[:n] = L.END_L
+    else:
+        n = hand_moves(compiled_set(view, L.V_HAND, no_tiles), view, move_tiles, move_ends)
     if n == 0:
         raise PositionError(f"no tile in the hand fits the ends {position.ends_text('|')}: "
                             "the seat must draw, there is no move to choose")
@@ -718,13 +731,31 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
         if verdict:
             stopped = verdict
             break
-    moves = _summaries(values[:done], points[:done], move_tiles, move_ends, mirror, view)
+    moves = _summaries(values[:done], points[:done], move_tiles, move_ends, mirror, view, leading, rules.spinner)
     plays_read = 0  # the other seats' plays whose evidence weighed the worlds (none with the spinner)
     if seen is not None and player == "reader":
         plays_read = int(play_evidence(view, evidence_buffer(), np.zeros(L.V_SIZE, dtype=np.int64), no_tiles,
                                        READER_MODEL))
     return Analysis(moves, done, stopped, base, seed, float(consistent), time.perf_counter() - start, position, rules,
-                    player, plays_read)
+                    player, plays_read, leading)
+
+
+def _check_lead(position: Position, rules: Rules) -> None:
+    """A view with nothing on the table is a leader choosing its double: only under ``any-double``, at a fresh deal.
+
+    (Any other view is checked as a described position is, by :func:`position_view`.)
+    """
+    if rules.lead != "any-double":
+        raise PositionError(f"nothing is on the table, but with lead={rules.lead} the lead is not a choice: "
+                            "a view to analyze has the led double on the table, or is under lead=any-double")
+    size, players = rules.hand_size, rules.players
+    if tuple(position.counts) != (size,) * players or position.boneyard != rules.n_tiles - players * size \
+            or len(position.hand) != size:
+        raise PositionError(f"a leader choosing its double holds {size} tiles, as every seat does, with "
+                            f"{rules.n_tiles - players * size} in the boneyard: this view has counts "
+                            f"{','.join(map(str, position.counts))} and boneyard {position.boneyard}")
+    if max(position.scores, default=0) >= rules.target:
+        raise PositionError(f"a side has reached the target {rules.target}: the match is over, no lead is chosen")
 
 
 def _arm_state(view: np.ndarray, end: int) -> tuple[int, int, bool]:
@@ -779,6 +810,16 @@ def ends_after(view: np.ndarray, tile: int, end: int) -> str:
     return ends_text(arms[:2]) if spinner < 0 else ends_text(arms, spinner)
 
 
+def lead_ends(tile: int, spinner: bool) -> str:
+    """The ends as a position writes them after the double ``tile`` is led (engine/view.py, view_start_hand).
+
+    On a line both ends show the double (``5d,5d``); with the spinner on,
+    every arm is still empty (``*,*,*,*``).
+    """
+    number = int(L.TILE_LO[tile])
+    return ends_text([(number, True)] * (L.N_ENDS if spinner else 2), number if spinner else None)
+
+
 def _ranking(values: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Move indices, best first: highest mean win probability, then points, then listing order."""
     n = values.shape[1]
@@ -807,7 +848,8 @@ def _verdict(values: np.ndarray, points: np.ndarray, z: float, mirror: np.ndarra
 
 
 def _summaries(values: np.ndarray, points: np.ndarray, move_tiles: np.ndarray, move_ends: np.ndarray,
-               mirror: np.ndarray, view: np.ndarray) -> list[dict[str, Any]]:
+               mirror: np.ndarray, view: np.ndarray, leading: bool = False,
+               spinner: bool = False) -> list[dict[str, Any]]:
     """One record per move, best first: win probability, expected points and the gap to the best."""
     order = _ranking(values, points)
     best = order[0]
@@ -820,7 +862,7 @@ def _summaries(values: np.ndarray, points: np.ndarray, move_tiles: np.ndarray, m
             "rank": rank,
             "tile": L.TILE_NAMES[tile],
             "end": L.END_NAMES[end],
-            "ends_after": ends_after(view, tile, end),
+            "ends_after": lead_ends(tile, spinner) if leading else ends_after(view, tile, end),
             "win": _record(values[:, k]),
             "points": _record(points[:, k]),
             "win_behind_best": _record(diff),
