@@ -507,3 +507,27 @@ def test_any_more_seats_or_large_set_real_view_and_stream_give_a_consistent_worl
                                                                 seed=8)]
     views = _MORE_VIEWS[rules]
     _check_sample(rules, views[pick % len(views)], key, use_lead)
+
+
+def test_under_any_double_a_seat_the_lead_passed_over_holds_no_double():
+    """The lead goes to the first seat from the opening seat that holds a double: the seats before it hold none
+    (until they draw), and the worlds say so with the lead's evidence (and only with it)."""
+    from bergen_sim.game import Game
+
+    classic = Rules.make(players=3, preset="classic")
+    rv = classic.to_array()
+    doubles = sum(1 << int(t) for t in L.DOUBLE_TILE[:7])
+    found = 0
+    for match in range(150):
+        game = Game(classic, seed=2, match=match)
+        view = game.view().array
+        leader, opening = int(view[L.V_LEADER]), (int(view[L.V_HAND_NO]) - 1) % 3
+        passed = [(opening + k) % 3 for k in range((leader - opening) % 3)]
+        for seat in range(3):
+            if seat == leader:
+                continue
+            with_lead = allowed(view, rv, 1, seat, classic)
+            assert allowed(view, rv, 0, seat, classic) & doubles  # without the evidence: any unseen double
+            assert (with_lead & doubles == 0) == (seat in passed), (match, seat, leader, opening)
+            found += seat in passed
+    assert found >= 5

@@ -13,7 +13,9 @@ must never contradict the view:
 * with ``use_lead``, the lead is evidence too: the leader led the lowest
   (highest) double dealt, so every lower (higher) double was in the
   boneyard at the deal, and a seat that has drawn nothing this hand (per the
-  view's draw/pass log) cannot hold one.
+  view's draw/pass log) cannot hold one; under ``any-double`` the lead went
+  to the first seat from the opening seat that holds a double, so a seat it
+  passed over that has drawn nothing holds no double.
 
 Among all assignments that satisfy these constraints, worlds are drawn
 *exactly uniformly* (no bias), for 2 to 8 seats and every set: tiles are grouped into classes by which seats may
@@ -173,9 +175,28 @@ def allowed_tiles(view, rules, use_lead, seat, no_tiles):
     """The unseen tiles ``seat`` may hold according to the view (voids and, if asked, the lead)."""
     allowed = minus(unseen_tiles(view, no_tiles),
                     numbers_tiles(view[L.V_VOID + seat], view[L.V_MAX_NUMBER], no_tiles))
-    if use_lead and rules[L.R_LEAD] != L.LEAD_ANY_DOUBLE and not has_drawn(view, seat):
-        allowed = minus(allowed, undealt_doubles(view, rules[L.R_LEAD] == L.LEAD_HIGHEST, no_tiles))
+    if use_lead and not has_drawn(view, seat):
+        if rules[L.R_LEAD] != L.LEAD_ANY_DOUBLE:
+            allowed = minus(allowed, undealt_doubles(view, rules[L.R_LEAD] == L.LEAD_HIGHEST, no_tiles))
+        elif passed_over(view, seat):
+            allowed = minus(allowed, double_tiles(no_tiles))
     return allowed
+
+
+@njit(cache=True)
+def passed_over(view, seat):
+    """Under ``any-double``: True if the lead passed ``seat`` over, so it was dealt no double.
+
+    The leader is the first seat from the hand's opening seat, ``(hand_no -
+    1) mod players``, that holds a double (RULES.md; engine/hand.py,
+    ``deal_hand``), so every seat before it in that order holds none.
+    """
+    players = view[L.V_PLAYERS]
+    leader = view[L.V_LEADER]
+    if leader < 0 or leader >= players or view[L.V_HAND_NO] < 1:
+        return False
+    opening = (view[L.V_HAND_NO] - 1) % players
+    return (seat - opening) % players < (leader - opening) % players
 
 
 @njit(cache=True, inline="always")

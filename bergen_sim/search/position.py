@@ -717,9 +717,9 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
                                                 np.int64(count), READER_TRUST, base_code, table,
                                                 values[done : done + count], points[done : done + count], no_tiles,
                                                 READER_MODEL)
-        else:
+        else:  # a game's view says who led, evidence about the doubles (engine/worlds.py); a described one does not
             consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n,
-                                         world_batch(key, done, count, base_code, 0), table,
+                                         world_batch(key, done, count, base_code, int(seen is not None)), table,
                                          values[done : done + count], points[done : done + count], no_tiles)
         _copy_twins(values[done : done + count], points[done : done + count], mirror)
         done += count
