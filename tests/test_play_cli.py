@@ -87,6 +87,15 @@ def test_hint_prints_the_analyze_ranking(tmp_path):
     assert "match win" in result.output and "2-4 L" in result.output and "rank" in result.output
 
 
+def test_a_hint_ranks_the_doubles_a_leader_may_lead_under_any_double(tmp_path):
+    """Classic rules: seat 1 of match 1 (seed 1) leads, holding 0-0, 1-1 and 5-5: the hint ranks the three leads."""
+    result = run(["--preset", "classic", "--seat", "1", "--seed", "1", "--match", "1", "-o", str(tmp_path / "l.jsonl"),
+                  "--hint-worlds", "100"], "h\nq\n")
+    assert result.exit_code == 0, result.output
+    assert "to lead a double of" in result.output
+    assert all(f"{d} L" in result.output and f"{d[0]}d|{d[0]}d" in result.output for d in ("0-0", "1-1", "5-5"))
+
+
 @pytest.mark.parametrize("args, message", [
     (["--seat", "2"], "--seat"),
     (["--opponent", "nosuch"], "unknown policy 'nosuch'"),
