@@ -427,6 +427,14 @@ def test_an_empty_table_is_a_lead_only_under_any_double():
     view.array[L.V_BONEYARD] -= 1
     with pytest.raises(PositionError, match="a leader choosing its double holds 6 tiles"):
         analyze(view, classic, worlds=10, batch=10)
+    view.array[L.V_BONEYARD] += 1
+    from bergen_sim.engine.tileset import to_words
+
+    for hand, message in ((["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"], "the leader holds no double"),
+                          (["0-0", "0-2", "0-3", "0-4", "0-5", "7-7"], "7-7 is not a tile of double-six")):
+        view.array[L.V_HAND : L.V_HAND + L.SET_WORDS] = to_words(sum(1 << L.TILE_INDEX[t] for t in hand))
+        with pytest.raises(PositionError, match=message):
+            analyze(view, classic, worlds=10, batch=10)
 
 
 @pytest.mark.parametrize("given, message", [

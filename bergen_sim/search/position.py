@@ -686,10 +686,10 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     move_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     move_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
     no_tiles = no_tiles_for(rules.n_tiles)
-    if leading:  # the seat's doubles, each led as the engine leads (on L)
-        doubles = [L.TILE_INDEX[t] for t in position.hand if t.split("-")[0] == t.split("-")[1]]
+    if leading:  # the seat's doubles (_check_lead: at least one), each led as the engine leads (on L)
+        doubles = _doubles(position.hand)
         n = len(doubles)
-        move_tiles[:n] = sorted(doubles)
+        move_tiles[:n] = doubles
         move_ends[:n] = L.END_L
     else:
         n = hand_moves(compiled_set(view, L.V_HAND, no_tiles), view, move_tiles, move_ends)
@@ -756,6 +756,17 @@ def _check_lead(position: Position, rules: Rules) -> None:
                             f"{','.join(map(str, position.counts))} and boneyard {position.boneyard}")
     if max(position.scores, default=0) >= rules.target:
         raise PositionError(f"a side has reached the target {rules.target}: the match is over, no lead is chosen")
+    beyond = [t for t in position.hand if L.TILE_HI[L.TILE_INDEX[t]] > rules.max_number]
+    if beyond:
+        raise PositionError(f"{beyond[0]} is not a tile of {rules.domino_set} (numbers 0..{rules.max_number})")
+    if not _doubles(position.hand):
+        raise PositionError(f"the leader holds no double ({' '.join(position.hand)}): only a seat holding a double "
+                            "leads")
+
+
+def _doubles(hand: tuple[str, ...]) -> list[int]:
+    """The doubles of a hand of tile names, as tile indices in ascending order."""
+    return sorted(t for t in map(L.TILE_INDEX.__getitem__, hand) if L.TILE_LO[t] == L.TILE_HI[t])
 
 
 def _arm_state(view: np.ndarray, end: int) -> tuple[int, int, bool]:
