@@ -725,18 +725,28 @@ def _clairvoyance(root: Path) -> str:
             "so that is the ceiling of what better inference alone can give it, several times what any search "
             "setting above gains.")
 
+def _goal_run(root: Path, policy: str, name: str, flags: str):
+    """A run of ``policy`` against pimc for issue 13's goal (``docs/NAME.json``) with its cost per decision:
+    (run, its pair, the cost file, ms per decision, the command), or the text saying how to make what is missing."""
+    data, cost = _json(root, f"docs/{name}.json"), _json(root, "docs/search_cost.json")
+    deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
+    command = (f"bergen-sim compare --policies {policy},pimc --matches {deal_sets} --seed {seed} {flags}"
+               f"--json > docs/{name}.json")
+    if data is None or cost is None or policy not in cost["runs"]:
+        return _missing(f"`{policy}` against `pimc` in `docs/{name}.json` and its cost in `docs/search_cost.json`",
+                        command)
+    (r,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
+    return data, r, cost, cost["runs"][policy]["ms_per_decision"], command
+
+
 def _inference_model(root: Path) -> str:
     """ismcts reading the other seats with expert's model: the goal's check on fresh deals, and its cost."""
-    data, table, cost = (_json(root, f"docs/{name}.json") for name in ("ismcts_model_check", "search_strength",
-                                                                       "search_cost"))
-    deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
-    command = (f"bergen-sim compare --policies {STRONGEST},pimc --matches {deal_sets} --seed {seed} --adjust luck "
-               "--json > docs/ismcts_model_check.json")
-    if data is None or cost is None or STRONGEST not in cost["runs"]:
-        return _missing(f"`{STRONGEST}` against `pimc` in `docs/ismcts_model_check.json` and its cost in "
-                        "`docs/search_cost.json`", command)
-    (r,) = [p for p in data["pairs"] if p["policy"] == STRONGEST and p["opponent"] == "pimc"]
-    ms = cost["runs"][STRONGEST]["ms_per_decision"]
+    check = _goal_run(root, STRONGEST, "ismcts_model_check", "--adjust luck ")
+    if isinstance(check, str):
+        return check
+    data, r, cost, ms, command = check
+    deal_sets, seed = data["deal_sets"], data["seed"]
+    table = _json(root, "docs/search_strength.json")
     fit = _json(root, "docs/imitation_pimc.json")
     text = ""
     if fit:
@@ -782,15 +792,11 @@ def _goal_verdict(r: dict, matches: int, ms: float) -> str:
 
 def _budget_check(root: Path) -> str:
     """The strongest configuration with twice its iterations, within the time a decision may take, on fresh deals."""
-    data, cost = _json(root, "docs/ismcts_budget_check.json"), _json(root, "docs/search_cost.json")
-    deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
-    command = (f"bergen-sim compare --policies {BUDGET_PLAYER},pimc --matches {deal_sets} --seed {seed} "
-               "--json > docs/ismcts_budget_check.json")
-    if data is None or cost is None or BUDGET_PLAYER not in cost["runs"]:
-        return _missing(f"`{BUDGET_PLAYER}` against `pimc` in `docs/ismcts_budget_check.json` and its cost in "
-                        "`docs/search_cost.json`", command)
-    (r,) = [p for p in data["pairs"] if p["policy"] == BUDGET_PLAYER and p["opponent"] == "pimc"]
-    ms = cost["runs"][BUDGET_PLAYER]["ms_per_decision"]
+    check = _goal_run(root, BUDGET_PLAYER, "ismcts_budget_check", "")
+    if isinstance(check, str):
+        return check
+    data, r, cost, ms, command = check
+    deal_sets, seed = data["deal_sets"], data["seed"]
     return (f"**More of the time limit** (`{command}`, {deal_sets:,} fresh deal sets in both seat orders, seed "
             f"{seed}): `{BUDGET_PLAYER}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
             f"{data['matches']:,} matches against `pimc`, at {_cost_row(cost, BUDGET_PLAYER)}. The goal is "
