@@ -29,6 +29,7 @@ import math
 import re
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pyarrow.parquet as pq
 
@@ -725,9 +726,18 @@ def _clairvoyance(root: Path) -> str:
             "so that is the ceiling of what better inference alone can give it, several times what any search "
             "setting above gains.")
 
-def _goal_run(root: Path, policy: str, name: str, flags: str):
-    """A run of ``policy`` against pimc for issue 13's goal (``docs/NAME.json``) with its cost per decision:
-    (run, its pair, the cost file, ms per decision, the command), or the text saying how to make what is missing."""
+class _GoalRun(NamedTuple):
+    """A run of a player against pimc for issue 13's goal, with its cost per decision."""
+
+    data: dict  # the compare run's JSON
+    pair: dict  # the player's row against pimc
+    cost: dict  # docs/search_cost.json
+    ms: float  # the player's ms per decision
+    command: str  # how the run is made
+
+
+def _goal_run(root: Path, policy: str, name: str, flags: str) -> "_GoalRun | str":
+    """``policy`` against pimc (``docs/NAME.json``) with its cost, or the text saying how to make what is missing."""
     data, cost = _json(root, f"docs/{name}.json"), _json(root, "docs/search_cost.json")
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
     command = (f"bergen-sim compare --policies {policy},pimc --matches {deal_sets} --seed {seed} {flags}"
@@ -736,16 +746,15 @@ def _goal_run(root: Path, policy: str, name: str, flags: str):
         return _missing(f"`{policy}` against `pimc` in `docs/{name}.json` and its cost in `docs/search_cost.json`",
                         command)
     (r,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
-    return data, r, cost, cost["runs"][policy]["ms_per_decision"], command
+    return _GoalRun(data, r, cost, cost["runs"][policy]["ms_per_decision"], command)
 
 
 def _inference_model(root: Path) -> str:
     """ismcts reading the other seats with expert's model: the goal's check on fresh deals, and its cost."""
-    check = _goal_run(root, STRONGEST, "ismcts_model_check", "--adjust luck ")
-    if isinstance(check, str):
-        return check
-    data, r, cost, ms, command = check
-    deal_sets, seed = data["deal_sets"], data["seed"]
+    run = _goal_run(root, STRONGEST, "ismcts_model_check", "--adjust luck ")
+    if isinstance(run, str):
+        return run
+    data, r, cost, command = run.data, run.pair, run.cost, run.command
     table = _json(root, "docs/search_strength.json")
     fit = _json(root, "docs/imitation_pimc.json")
     text = ""
@@ -758,7 +767,7 @@ def _inference_model(root: Path) -> str:
                 + ", ".join(f"{f} {w:.2f}" for f, w in zip(fit["features"], fit["fitted_weights"]))
                 + " (`expert`'s: " + ", ".join(f"{f} {w:g}" for f, w in zip(fit["features"], fit["expert_weights"]))
                 + "). **Measured**: ")
-    text += (f"on fresh deals (`{command}`, {deal_sets:,} deal sets in both seat orders, seed {seed}): "
+    text += (f"on fresh deals (`{command}`, {data['deal_sets']:,} deal sets in both seat orders, seed {data['seed']}): "
             f"`{STRONGEST}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
             f"{data['matches']:,} matches against `pimc`, luck-adjusted "
             f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, "
@@ -777,11 +786,12 @@ def _inference_model(root: Path) -> str:
         text += (f" On the deals of the table above (seed {table['seed']}, {int(two['deal_sets']):,} deal sets) it "
                  f"won {_rate(two['win_rate'], two['win_rate_low'], two['win_rate_high'])}.")
     return text + (f" The goal ({GOAL_AGAINST_PIMC:.0%} or more of 2-player matches against `pimc`, the interval "
-                   f"above 50%, at most {COST_LIMIT_MS:g} ms per decision) is " + _goal_verdict(r, data["matches"], ms))
+                   f"above 50%, at most {COST_LIMIT_MS:g} ms per decision) is " + _goal_verdict(run))
 
 
-def _goal_verdict(r: dict, matches: int, ms: float) -> str:
+def _goal_verdict(run: _GoalRun) -> str:
     """Whether a run against pimc meets issue 13's goal, and if not, what its interval says."""
+    r, matches, ms = run.pair, run.data["matches"], run.ms
     if r["win_rate"] >= GOAL_AGAINST_PIMC and r["win_rate_low"] > 0.5 and ms <= COST_LIMIT_MS:
         return "met by this run."
     if r["win_rate_high"] < GOAL_AGAINST_PIMC:
@@ -792,15 +802,14 @@ def _goal_verdict(r: dict, matches: int, ms: float) -> str:
 
 def _budget_check(root: Path) -> str:
     """The strongest configuration with twice its iterations, within the time a decision may take, on fresh deals."""
-    check = _goal_run(root, BUDGET_PLAYER, "ismcts_budget_check", "")
-    if isinstance(check, str):
-        return check
-    data, r, cost, ms, command = check
-    deal_sets, seed = data["deal_sets"], data["seed"]
-    return (f"**More of the time limit** (`{command}`, {deal_sets:,} fresh deal sets in both seat orders, seed "
-            f"{seed}): `{BUDGET_PLAYER}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
-            f"{data['matches']:,} matches against `pimc`, at {_cost_row(cost, BUDGET_PLAYER)}. The goal is "
-            + _goal_verdict(r, data["matches"], ms))
+    run = _goal_run(root, BUDGET_PLAYER, "ismcts_budget_check", "")
+    if isinstance(run, str):
+        return run
+    r = run.pair
+    return (f"**More of the time limit** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat "
+            f"orders, seed {run.data['seed']}): `{BUDGET_PLAYER}` won "
+            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run.data['matches']:,} matches "
+            f"against `pimc`, at {_cost_row(run.cost, BUDGET_PLAYER)}. The goal is " + _goal_verdict(run))
 
 
 RENDER = {

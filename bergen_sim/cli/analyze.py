@@ -208,7 +208,8 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
                             "(the # column of `bergen-sim review`)")
     clash = [name for name in given_options if name in _POSITION_OPTIONS]
     if clash:
-        raise PositionError(f"--game brings its own position and rules: leave out --{_OPTION_NAMES.get(clash[0], clash[0]).replace('_', '-')}")
+        option = _OPTION_NAMES.get(clash[0], clash[0]).replace("_", "-")
+        raise PositionError(f"--game brings its own position and rules: leave out --{option}")
     from bergen_sim.errors import BergenError
     from bergen_sim.record import RecordError, decision_view, read_games
     from bergen_sim.review import decision_seed
