@@ -47,10 +47,11 @@ programme walks the splits in the same order as always, so a keyed stream
 gives the same world as before groups existed.
 
 Fallback.  The table is bounded (``MAX_CELLS`` floats, ``MAX_WORK`` splits
-walked).  When the exact groups exceed it, the two groups whose allowed
-sets differ least are merged, allowed the union of both sets, until the
-table fits: a relaxed problem whose worlds include every consistent one,
-sampled exactly uniformly as above.  A proposal is kept only if every seat's
+walked).  When the exact groups exceed it, some are merged, a merged group
+allowed the union of its seats' sets: a relaxed problem whose worlds
+include every consistent one, sampled exactly uniformly as above.  Of all
+the ways to merge them whose table fits, the one expected to keep the most
+proposals is used (:func:`_relax`).  A proposal is kept only if every seat's
 hand lies in its own allowed set (rejection sampling from an exact
 proposal: exactly uniform).  After ``MAX_PROPOSALS`` rejected proposals the
 exact table is built whatever its size, so a world is always drawn, exactly,
@@ -242,9 +243,10 @@ def _programme(spec, max_cells, max_work, no_tiles):
     """Group the other seats, class the tiles and fill the completions table (see :func:`prepare`).
 
     Exact groups: every seat alone (few seats), else one group per distinct
-    allowed set.  While the table would exceed ``max_cells`` cells or
-    ``max_work`` splits walked, the closest groups are merged (the fallback's
-    relaxed proposal); one group always fits the real budget.
+    allowed set.  When their table would exceed ``max_cells`` cells or
+    ``max_work`` splits walked, :func:`_relax` merges them into the relaxed
+    proposal that keeps the most worlds (the fallback); one group always
+    fits the real budget.
     """
     m = spec[W_OTHERS]
     n_groups = 0
@@ -262,8 +264,8 @@ def _programme(spec, max_cells, max_work, no_tiles):
     spec[W_EXACT] = 1
     unseen = load(spec, W_UNSEEN, no_tiles)
     group_allowed = np.zeros(MAX_OTHERS * WORDS, dtype=np.int64)
-    while not _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles) and spec[W_GROUPS] > 1:
-        _merge_closest_groups(spec, group_allowed, no_tiles)
+    if not _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
+        _relax(spec, unseen, group_allowed, max_cells, max_work, no_tiles)
 
     states = spec[W_STATES]
     n_classes = spec[W_CLASSES]
@@ -285,6 +287,64 @@ def _programme(spec, max_cells, max_work, no_tiles):
     return completions
 
 
+@njit(cache=True)
+def _relax(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
+    """Merge the exact groups into the relaxed proposal whose table fits and whose worlds are most often kept.
+
+    Every way to merge the exact groups (a set partition of them: at most
+    877, for seven) is tried.  A merged group may hold the union ``U`` of
+    its seats' allowed sets, and a proposal is kept only if each seat's hand
+    lies in its own set ``A``; taking the seat's ``c`` tiles as a uniform
+    draw from ``U``, that happens with probability about ``C(|A|, c) /
+    C(|U|, c)``.  The partition that fits with the largest product of these
+    over the seats is kept, so the rejection sampler wastes the fewest
+    proposals (merging the groups that differ least, regardless of their
+    counts, could merge a seat of sixteen tiles with seats void in other
+    numbers and keep one proposal in tens of thousands).  When none fits,
+    every seat is one group.  Leaves ``spec`` and ``group_allowed`` set for
+    the partition kept; ``spec[W_EXACT]`` is 0.
+    """
+    m = spec[W_OTHERS]
+    n = spec[W_GROUPS]
+    exact = np.zeros(MAX_OTHERS, dtype=np.int64)
+    for j in range(m):
+        exact[j] = spec[W_GROUP + j]
+    block = np.zeros(n, dtype=np.int64)  # the partition as a restricted growth string over the exact groups
+    most = np.zeros(n, dtype=np.int64)  # most[i]: the largest block number among block[:i + 1]
+    best = np.zeros(n, dtype=np.int64)
+    best_score = -np.inf
+    while True:
+        for j in range(m):
+            spec[W_GROUP + j] = block[exact[j]]
+        spec[W_GROUPS] = most[n - 1] + 1
+        if spec[W_GROUPS] < n:
+            _group_unions(spec, group_allowed, no_tiles)
+            score = _kept_share(spec, group_allowed, no_tiles)
+            if score > best_score and _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
+                best_score = score
+                best[:] = block
+        # the next partition: raise the last entry that may grow, zero the entries after it
+        i = n - 1
+        while i >= 1 and block[i] == most[i - 1] + 1:
+            i -= 1
+        if i < 1:
+            break
+        block[i] += 1
+        most[i] = max(most[i - 1], block[i])
+        for k in range(i + 1, n):
+            block[k] = 0
+            most[k] = most[i]
+    if best_score == -np.inf:
+        best[:] = 0  # nothing fits the budget given: one group
+    groups = 0
+    for j in range(m):
+        spec[W_GROUP + j] = best[exact[j]]
+        groups = max(groups, best[exact[j]] + 1)
+    spec[W_GROUPS] = groups
+    spec[W_EXACT] = 0
+    _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles)
+
+
 @njit(cache=True, inline="always")
 def _scratch():
     """Per-group work arrays: remaining counts, the split being walked, its bounds, the split picked."""
@@ -300,18 +360,15 @@ def _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
     exact groups; ``group_allowed`` receives them, ``SET_WORDS`` slots a
     group).  ``unseen`` is the unseen set, of the width of ``no_tiles``.  Returns
     False when the programme over these groups would exceed ``max_cells`` or
-    ``max_work`` (then the caller merges groups).
+    ``max_work`` (then :func:`_relax` merges groups).
     """
-    m = spec[W_OTHERS]
     n_groups = spec[W_GROUPS]
-    group_allowed[:] = 0
+    _group_unions(spec, group_allowed, no_tiles)
     for g in range(MAX_OTHERS):
         spec[W_GROUP_CAP + g] = 0
         spec[W_RADIX + g] = 0
-    for j in range(m):
-        g = spec[W_GROUP + j]
-        store(group_allowed, g * WORDS, union(load(group_allowed, g * WORDS, no_tiles), _allowed(spec, j, no_tiles)))
-        spec[W_GROUP_CAP + g] += spec[W_CAP + j]
+    for j in range(spec[W_OTHERS]):
+        spec[W_GROUP_CAP + spec[W_GROUP + j]] += spec[W_CAP + j]
     states = 1
     for g in range(n_groups):
         spec[W_RADIX + g] = states
@@ -337,6 +394,26 @@ def _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
 
 
 @njit(cache=True)
+def _group_unions(spec, group_allowed, no_tiles):
+    """``group_allowed`` receives each group's allowed set: the union of its seats' (``SET_WORDS`` slots a group)."""
+    group_allowed[:] = 0
+    for j in range(spec[W_OTHERS]):
+        g = spec[W_GROUP + j]
+        store(group_allowed, g * WORDS, union(load(group_allowed, g * WORDS, no_tiles), _allowed(spec, j, no_tiles)))
+
+
+@njit(cache=True)
+def _kept_share(spec, group_allowed, no_tiles):
+    """Log of the share of a relaxed proposal's worlds that the rejection keeps, about (see :func:`_relax`)."""
+    share = 0.0
+    for j in range(spec[W_OTHERS]):
+        cap = spec[W_CAP + j]
+        held = count(load(group_allowed, spec[W_GROUP + j] * WORDS, no_tiles))
+        share += np.log(_BINOMIAL[count(_allowed(spec, j, no_tiles)), cap]) - np.log(_BINOMIAL[held, cap])
+    return share
+
+
+@njit(cache=True)
 def _splits_walked(spec, cls, size):
     """Splits of a class of ``size`` tiles that the programme walks over all states, at most.
 
@@ -356,30 +433,6 @@ def _splits_walked(spec, cls, size):
         else:
             walked *= cap + 1
     return walked
-
-
-@njit(cache=True)
-def _merge_closest_groups(spec, group_allowed, no_tiles):
-    """Merge the two groups whose allowed sets differ in the fewest tiles (the fallback's relaxation)."""
-    n_groups = spec[W_GROUPS]
-    best = 1 << 30
-    a = 0
-    b = 1
-    for i in range(n_groups):
-        for j in range(i + 1, n_groups):
-            apart = count(differ(load(group_allowed, i * WORDS, no_tiles), load(group_allowed, j * WORDS, no_tiles)))
-            if apart < best:
-                best = apart
-                a = i
-                b = j
-    for j in range(spec[W_OTHERS]):
-        g = spec[W_GROUP + j]
-        if g == b:
-            spec[W_GROUP + j] = a
-        elif g > b:
-            spec[W_GROUP + j] = g - 1
-    spec[W_GROUPS] = n_groups - 1
-    spec[W_EXACT] = 0
 
 
 @njit(cache=True, inline="always")
