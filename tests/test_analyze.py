@@ -431,7 +431,7 @@ def test_an_empty_table_is_a_lead_only_under_any_double():
     from bergen_sim.engine.tileset import to_words
 
     for hand, message in ((["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"], "the leader holds no double"),
-                          (["0-0", "0-2", "0-3", "0-4", "0-5", "7-7"], "7-7 is not a tile of double-six")):
+                          (["0-0", "0-2", "0-3", "0-4", "0-5", "7-7"], "tile 7-7 is not in the double-six set")):
         view.array[L.V_HAND : L.V_HAND + L.SET_WORDS] = to_words(sum(1 << L.TILE_INDEX[t] for t in hand))
         with pytest.raises(PositionError, match=message):
             analyze(view, classic, worlds=10, batch=10)

@@ -445,14 +445,9 @@ def _check_types(p: Position) -> None:
     by_seat("voids", p.voids, "number")
 
 
-def position_view(position: Position, rules: Rules) -> np.ndarray:
-    """Check a position against the rules and build the policy view (``V_*``) it describes."""
-    p = position
-    _check_types(p)
+def _check_tiles(p: Position, rules: Rules) -> None:
+    """Every tile of the hand and the table is in the game's set, and none is listed twice."""
     names = set(L.TILE_NAMES[: rules.n_tiles])
-    sides = rules.sides
-    if not 0 <= p.seat < rules.players:
-        raise PositionError(f"seat must be 0..{rules.players - 1}, not {p.seat}")
     seen: dict[str, str] = {}
     for where, tiles in (("the hand", p.hand), ("the table", p.played)):
         for t in tiles:
@@ -461,6 +456,16 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
             if t in seen:
                 raise PositionError(f"tile {t} is listed twice ({seen[t]} and {where})")
             seen[t] = where
+
+
+def position_view(position: Position, rules: Rules) -> np.ndarray:
+    """Check a position against the rules and build the policy view (``V_*``) it describes."""
+    p = position
+    _check_types(p)
+    sides = rules.sides
+    if not 0 <= p.seat < rules.players:
+        raise PositionError(f"seat must be 0..{rules.players - 1}, not {p.seat}")
+    _check_tiles(p, rules)
     if not p.hand:
         raise PositionError("the hand is empty: a seat with no tiles has gone out")
     if len(p.counts) != rules.players:
@@ -756,9 +761,8 @@ def _check_lead(position: Position, rules: Rules) -> None:
                             f"{','.join(map(str, position.counts))} and boneyard {position.boneyard}")
     if max(position.scores, default=0) >= rules.target:
         raise PositionError(f"a side has reached the target {rules.target}: the match is over, no lead is chosen")
-    beyond = [t for t in position.hand if L.TILE_HI[L.TILE_INDEX[t]] > rules.max_number]
-    if beyond:
-        raise PositionError(f"{beyond[0]} is not a tile of {rules.domino_set} (numbers 0..{rules.max_number})")
+    _check_types(position)
+    _check_tiles(position, rules)
     if not _doubles(position.hand):
         raise PositionError(f"the leader holds no double ({' '.join(position.hand)}): only a seat holding a double "
                             "leads")
