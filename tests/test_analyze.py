@@ -437,6 +437,20 @@ def test_an_empty_table_is_a_lead_only_under_any_double():
             analyze(view, classic, worlds=10, batch=10)
 
 
+def test_a_leaders_view_with_mistyped_fields_is_a_one_line_error():
+    """The lead's checks read the counts and scores: their types are checked first (no TypeError)."""
+    import dataclasses
+
+    from bergen_sim.game import Game
+
+    classic = Rules.make(players=2, preset="classic")
+    real = Game(classic, seed=1, match=1).view()
+    position = dataclasses.replace(real.position(), scores=("a", "b"))
+    given = type("View", (), {"array": real.array, "position": lambda self: position})()
+    with pytest.raises(PositionError, match="scores"):
+        analyze(given, classic, worlds=10, batch=10)
+
+
 @pytest.mark.parametrize("given, message", [
     (object(), "analyze reads a Position or a game's View"),
     (type("View", (), {"array": np.zeros(3, dtype=np.int64), "position": lambda self: None})(),

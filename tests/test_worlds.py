@@ -26,9 +26,9 @@ from bergen_sim.engine.tileset import from_words, no_tiles_for, store, store_spl
 from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
 from bergen_sim.engine import worlds as worlds_module
 from bergen_sim.engine.tileset import load
-from bergen_sim.engine.worlds import (W_ALLOWED, W_CAP, W_EXACT, W_GROUP, W_GROUPS, W_OTHERS, W_UNSEEN, _programme,
-                                      _propose, _respects_seats, _scratch, _set_classes, allowed_tiles, prepare,
-                                      sample_world, world_count)
+from bergen_sim.engine.worlds import (W_ALLOWED, W_CAP, W_EXACT, W_GROUP, W_GROUPS, W_OTHERS, W_UNSEEN, _group_unions,
+                                      _programme, _propose, _respects_seats, _scratch, _set_classes, allowed_tiles,
+                                      prepare, sample_world, world_count)
 from bergen_sim.record import decision_view, read_games
 from bergen_sim.execution import engine_for
 from bergen_sim.policies.base import unseen_tiles
@@ -409,6 +409,7 @@ CROWDED = ("8p-partnerships-double-eighteen.jsonl", 1, 42)
 @njit
 def _fits(spec, group_allowed, no_tiles):
     """The sampler's own test of whether the programme over ``spec``'s groups fits the real bounds."""
+    _group_unions(spec, group_allowed, no_tiles)
     return _set_classes(spec, load(spec, W_UNSEEN, no_tiles), group_allowed, np.float64(worlds_module.MAX_CELLS),
                         np.float64(worlds_module.MAX_WORK), no_tiles)
 

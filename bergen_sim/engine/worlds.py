@@ -266,6 +266,7 @@ def _programme(spec, max_cells, max_work, no_tiles):
     spec[W_EXACT] = 1
     unseen = load(spec, W_UNSEEN, no_tiles)
     group_allowed = np.zeros(MAX_OTHERS * WORDS, dtype=np.int64)
+    _group_unions(spec, group_allowed, no_tiles)
     if not _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
         _relax(spec, unseen, group_allowed, max_cells, max_work, no_tiles)
 
@@ -344,6 +345,7 @@ def _relax(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
         groups = max(groups, best[exact[j]] + 1)
     spec[W_GROUPS] = groups
     spec[W_EXACT] = 0
+    _group_unions(spec, group_allowed, no_tiles)
     _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles)
 
 
@@ -359,13 +361,13 @@ def _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
     """Fill the groups' counts, the state radices and the tile classes from ``spec[W_GROUP + j]``.
 
     A group may hold the union of its seats' allowed sets (the same set for
-    exact groups; ``group_allowed`` receives them, ``SET_WORDS`` slots a
-    group).  ``unseen`` is the unseen set, of the width of ``no_tiles``.  Returns
+    exact groups), which ``group_allowed`` must already hold
+    (:func:`_group_unions`, ``SET_WORDS`` slots a group; the caller computes
+    them once, as :func:`_relax` also scores them).  ``unseen`` is the unseen set, of the width of ``no_tiles``.  Returns
     False when the programme over these groups would exceed ``max_cells`` or
     ``max_work`` (then :func:`_relax` merges groups).
     """
     n_groups = spec[W_GROUPS]
-    _group_unions(spec, group_allowed, no_tiles)
     for g in range(MAX_OTHERS):
         spec[W_GROUP_CAP + g] = 0
         spec[W_RADIX + g] = 0

@@ -750,6 +750,7 @@ def _check_lead(position: Position, rules: Rules) -> None:
 
     (Any other view is checked as a described position is, by :func:`position_view`.)
     """
+    _check_types(position)  # before the checks below read its counts and scores
     if rules.lead != "any-double":
         raise PositionError(f"nothing is on the table, but with lead={rules.lead} the lead is not a choice: "
                             "a view to analyze has the led double on the table, or is under lead=any-double")
@@ -761,7 +762,6 @@ def _check_lead(position: Position, rules: Rules) -> None:
                             f"{','.join(map(str, position.counts))} and boneyard {position.boneyard}")
     if max(position.scores, default=0) >= rules.target:
         raise PositionError(f"a side has reached the target {rules.target}: the match is over, no lead is chosen")
-    _check_types(position)
     _check_tiles(position, rules)
     if not _doubles(position.hand):
         raise PositionError(f"the leader holds no double ({' '.join(position.hand)}): only a seat holding a double "
