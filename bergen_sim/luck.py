@@ -53,11 +53,12 @@ import numpy as np
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.search.rollout import BASE_POLICIES
-from bergen_sim.execution import Job, engine_for
+from bergen_sim.execution import TARGET_CHUNKS, Job, engine_for
 from bergen_sim.search.luck_controls import CONTROLS, SAMPLE_KEY, luck_controls
 from bergen_sim.search.match_value import table_for
 from bergen_sim.runtime.runner import Halted, halt_flag
 from bergen_sim.parallel import default_workers, executor_for
+from bergen_sim.runtime.registry import resolve
 
 #: the ``adjust`` choices of ``compare``
 ADJUSTMENTS = ("none", "luck")
@@ -68,6 +69,9 @@ TABLE_BASE = "expert"
 #: play-outs per evaluated position (the dealt hands, each possible tile of a draw); their noise is
 #: much of what the adjustment leaves: 16 left 0.46 of the win-rate interval of expert vs greedy, 32 0.38
 ROLLOUTS = 32
+#: most play-outs per position a comparison may ask for (``compare --luck-playouts``): hundreds of times the
+#: default, far beyond a useful run, and a count the compiled play-outs take
+MAX_PLAYOUTS = 10_000
 #: matches traced per kernel call (a trace buffer holds 512 rows of 40 integers per match)
 TRACE_BATCH = 250
 #: most matches per traced chunk (a traced match costs thousands of hand play-outs: keep chunks short)
@@ -82,6 +86,20 @@ MIN_ADJUSTED_DEAL_SETS = 2 * MIN_FOLD_PER_CONTROL * 2 * CONTROLS
 RIDGE = 1e-6
 
 
+def traced_chunk_size(matches: int) -> int:
+    """Matches per traced chunk when none is given: about ``TARGET_CHUNKS`` chunks, at most ``LUCK_CHUNK``.
+
+    Why smaller than an untraced run's chunks (at least ``MIN_CHUNK``, 1,000
+    matches): a traced match costs thousands of hand play-outs, so even a
+    run of a few hundred matches is worth spreading over every worker, and a
+    traced run keeps no checkpoint whose chunks a resumed run must find again.
+
+    >>> traced_chunk_size(300), traced_chunk_size(10_000), traced_chunk_size(10**6), traced_chunk_size(5)
+    (10, 313, 500, 1)
+    """
+    return max(1, min(LUCK_CHUNK, -(-matches // TARGET_CHUNKS)))
+
+
 @dataclass
 class TracedChunk:
     """One chunk of a traced job: its match rows (``M_*``) and every side's controls per match."""
@@ -90,23 +108,55 @@ class TracedChunk:
     controls: np.ndarray  # (matches, MAX_SEATS, CONTROLS) float64
 
 
-def rollout_policies(seat_policies: list[str], models: Mapping[str, str] | None = None) -> np.ndarray:
-    """Per seat, the code of the built-in its play-outs use: the one ``models`` names for its policy (the
-    ``luck_models`` of a comparison), else its own policy if a rollout can play it, else ``TABLE_BASE``
-    (``pimc`` and plug-ins are too slow or unknown to the compiled play-outs).
+#: the search a luck model may name besides the built-ins (``pimc``, its settings ``worlds`` and ``base``)
+SEARCH_MODEL = "pimc"
+
+
+def model_codes(model: str) -> tuple[int, int]:
+    """How the play-outs play a seat modelled by ``model``: (the code of a built-in, ``pimc`` worlds or 0).
+
+    ``model`` is a built-in a play-out can run (``greedy``) or ``pimc`` with
+    optional ``worlds`` and ``base`` settings (``pimc:worlds=16``): a small
+    search inside every play-out, whose own play-outs play ``base`` and whose
+    leaves are valued by the adjustment's table (``TABLE_BASE``'s).  Raises
+    ``ValueError`` (the one-line reason) for anything else.
+
+    >>> model_codes("greedy") == (BASE_POLICIES.index("greedy"), 0)
+    True
+    >>> model_codes("pimc:worlds=16") == (BASE_POLICIES.index("expert"), 16)
+    True
+    """
+    if model in BASE_POLICIES:
+        return BASE_POLICIES.index(model), 0
+    if model.partition(":")[0] != SEARCH_MODEL:
+        raise ValueError(f"the play-outs can play {', '.join(BASE_POLICIES)} or {SEARCH_MODEL}[:worlds=N]")
+    worlds, base, partner = resolve(model).params
+    if partner != 0:
+        raise ValueError(f"{SEARCH_MODEL} in the play-outs takes worlds and base, not partner")
+    return base, worlds
+
+
+def rollout_policies(seat_policies: list[str], models: Mapping[str, str] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Per seat, how its play-outs play it: the code of a built-in, and the worlds of a ``pimc`` search
+    (0: the built-in plays it).  The model ``models`` names for its policy (the ``luck_models`` of a
+    comparison, :func:`model_codes`), else its own policy if a rollout can play it, else ``TABLE_BASE``
+    (``pimc`` and plug-ins are too slow or unknown to the compiled play-outs unless named as a model).
 
     The closer the play-outs are to the real play, the more luck the value function explains; whatever
     plays them, the controls' expectation stays zero, so a model changes only the precision.
 
-    >>> rollout_policies(["greedy", "pimc"]).tolist() == [BASE_POLICIES.index("greedy"), BASE_POLICIES.index("expert")]
-    True
-    >>> rollout_policies(["mine:f", "pimc"], {"mine:f": "greedy"}).tolist() == [BASE_POLICIES.index("greedy"),
-    ...                                                                       BASE_POLICIES.index("expert")]
-    True
+    >>> bases, worlds = rollout_policies(["greedy", "pimc"])
+    >>> bases.tolist() == [BASE_POLICIES.index("greedy"), BASE_POLICIES.index("expert")], worlds.tolist()
+    (True, [0, 0])
+    >>> bases, worlds = rollout_policies(["mine:f", "pimc"], {"mine:f": "greedy", "pimc": "pimc:worlds=8"})
+    >>> bases.tolist() == [BASE_POLICIES.index("greedy"), BASE_POLICIES.index("expert")], worlds.tolist()
+    (True, [0, 8])
     """
-    named = [(models or {}).get(name, name) for name in seat_policies]
-    return np.array([BASE_POLICIES.index(name if name in BASE_POLICIES else TABLE_BASE) for name in named],
-                    dtype=np.int64)
+    codes = [model_codes((models or {}).get(name, name if name in BASE_POLICIES else TABLE_BASE))
+             for name in seat_policies]
+    return (np.array([base for base, _ in codes], dtype=np.int64),
+            np.array([worlds for _, worlds in codes], dtype=np.int64))
 
 
 def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int | None = None,
@@ -137,7 +187,7 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
         count = min(TRACE_BATCH, n_matches - start)
         trace = engine.trace_rows(job.seed, first_match + start, count, halt=halt)
         read = luck_controls(rules.to_array(), table, trace, sample_seed, np.int64(deal_samples),
-                             np.int64(rollouts), rollout_policies(engine.policy_names, models),
+                             np.int64(rollouts), *rollout_policies(engine.policy_names, models),
                              controls[start : start + count], rows[start : start + count], no_tiles, flag)
         if read != count and flag[0] != 0:
             raise Halted.after(first_match, n_matches, start + read)
@@ -158,9 +208,10 @@ class TracedRun:
     failure: str | None = None
 
     def __init__(self, job: Job, matches: int, chunk_size: int, workers: int | None, scheduler: str | None,
-                 models: Mapping[str, str] | None = None):
+                 models: Mapping[str, str] | None = None, rollouts: int | None = None):
         self.job, self.matches, self.chunk_size = job, matches, max(1, min(chunk_size, LUCK_CHUNK))
         self.workers, self.scheduler, self.models = workers or default_workers(), scheduler, dict(models or {})
+        self.rollouts = rollouts
 
     def __iter__(self) -> Iterator[TracedChunk]:
         ranges = [(first, min(self.chunk_size, self.matches - first))
@@ -175,14 +226,16 @@ class TracedRun:
             pending = []
             todo = iter(ranges)
             for part in todo:
-                pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt, models=self.models))
+                pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt, models=self.models,
+                                                   rollouts=self.rollouts))
                 if len(pending) >= in_flight:
                     break
             while pending:
                 chunk = pending.pop(0).result()
                 part = next(todo, None)
                 if part is not None:
-                    pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt, models=self.models))
+                    pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt, models=self.models,
+                                                   rollouts=self.rollouts))
                 yield chunk
 
 

@@ -59,9 +59,10 @@ from bergen_sim.arguments import checked_rules, flag, policy_names, whole
 from bergen_sim.display import html_card
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
-from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, options_for, run_job
+from bergen_sim.execution import Job, RunOptions, engine_for, options_for, run_job
 from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
-from bergen_sim.luck import ADJUSTMENTS, TracedRun, add_controls, adjusted_outcomes
+from bergen_sim.luck import (MAX_PLAYOUTS, ROLLOUTS, SEARCH_MODEL, ADJUSTMENTS, TracedRun, add_controls,
+                             adjusted_outcomes, model_codes, traced_chunk_size)
 from bergen_sim.search.luck_controls import CONTROLS
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.output import OutputFile, check_file, check_folder, open_output, raise_failures
@@ -150,25 +151,37 @@ def _checkpoint_folder(checkpoint: str | None, job: Job) -> str | None:
     return str(Path(checkpoint) / name)
 
 
-def parse_luck_models(texts: Sequence[str], option: str = "--luck-model") -> dict[str, str]:
-    """``NAME=BUILTIN`` texts as a ``luck_models`` mapping (split at the last ``=``: a policy's own settings
-    keep theirs, as in ``pimc:worlds=256=expert``); :func:`check_luck_models` checks the names.
+def parse_luck_models(texts: Sequence[str], option: str = "--luck-model",
+                      names: Sequence[str] = ()) -> dict[str, str]:
+    """``NAME=MODEL`` texts as a ``luck_models`` mapping; :func:`check_luck_models` checks the names.
 
-    >>> parse_luck_models(["mypkg.mod:choose=greedy", "pimc:worlds=256=expert"])
-    {'mypkg.mod:choose': 'greedy', 'pimc:worlds=256': 'expert'}
+    Both sides may hold ``=`` (a policy's settings, a ``pimc`` model's): the
+    split is after one of the compared policies ``names`` when the text
+    starts with one followed by ``=``, else at the last ``=`` followed by a
+    model's name (a built-in a play-out runs, or ``pimc``), else at the last ``=``.
+
+    >>> parse_luck_models(["mypkg.mod:choose=greedy", "pimc:worlds=256=expert", "pimc=pimc:worlds=8"])
+    {'mypkg.mod:choose': 'greedy', 'pimc:worlds=256': 'expert', 'pimc': 'pimc:worlds=8'}
+    >>> parse_luck_models(["pimc:base=greedy=pimc:base=greedy"], names=["pimc:base=greedy", "expert"])
+    {'pimc:base=greedy': 'pimc:base=greedy'}
     """
     models = {}
     for text in texts:
-        name, equals, builtin = text.rpartition("=")
-        if not equals or not name:
-            raise CompareError(f"{option} {text!r}: give NAME=BUILTIN, e.g. mypkg.mod:choose=greedy")
-        models[name] = builtin
+        splits = [i for i, char in enumerate(text) if char == "="]
+        after_name = [i for i in splits if text[:i] in names]
+        named = [i for i in splits if text[i + 1 :].partition(":")[0] in BASE_POLICIES + (SEARCH_MODEL,)]
+        at = (after_name or named or splits or [-1])[-1]
+        name, model = text[:at], text[at + 1 :]
+        if at < 0 or not name:
+            raise CompareError(f"{option} {text!r}: give NAME=MODEL, e.g. mypkg.mod:choose=greedy or "
+                               f"pimc=pimc:worlds=8")
+        models[name] = model
     return models
 
 
 def check_luck_models(models: Mapping[str, str] | None, names: Sequence[str], adjust: str) -> dict[str, str]:
-    """The ``luck_models`` of a comparison, checked: each a policy of the comparison mapped to a built-in a
-    play-out can run, and only with ``adjust="luck"``.
+    """The ``luck_models`` of a comparison, checked: each a policy of the comparison mapped to a model a
+    play-out can run (:func:`bergen_sim.luck.model_codes`), and only with ``adjust="luck"``.
 
     >>> check_luck_models({"greedy": "expert"}, ["greedy", "random"], "luck")
     {'greedy': 'expert'}
@@ -187,15 +200,18 @@ def check_luck_models(models: Mapping[str, str] | None, names: Sequence[str], ad
     for name, model in models.items():
         if name not in names:
             raise CompareError(f"luck model {name!r}: not one of the compared policies ({', '.join(names)})")
-        if model not in BASE_POLICIES:
-            raise CompareError(f"luck model {name}={model}: the play-outs can play {', '.join(BASE_POLICIES)}")
+        try:
+            model_codes(model)
+        except (ValueError, BergenError) as error:
+            raise CompareError(f"luck model {name}={model}: {error}") from None
     return models
 
 
 def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, independent: bool = False,
               chunk_size: int | None = None, options: RunOptions | None = None,
               advance: Callable[[int], None] = lambda n: None, field: tuple[str, ...] = (),
-              adjust: str = "none", luck_models: Mapping[str, str] | None = None) -> PairOutcomes:
+              adjust: str = "none", luck_models: Mapping[str, str] | None = None,
+              luck_playouts: int | None = None) -> PairOutcomes:
     """Play every rotation of (a, b) on ``deal_sets`` match indices and reduce them per deal set.
 
     ``independent`` gives each rotation its own seed (fresh deals): the
@@ -204,7 +220,8 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
     rotation); ``advance(n)`` is called as matches finish; ``field`` as in
     :func:`rotation_jobs`.  ``adjust="luck"`` plays traced matches and adds
     the luck-adjusted outcomes (:mod:`bergen_sim.luck`), whose play-outs play
-    a policy named in ``luck_models`` by the built-in it maps to.
+    a policy named in ``luck_models`` by the model it maps to, ``luck_playouts`` play-outs per position
+    (default ``bergen_sim.luck.ROLLOUTS``).
     """
     options = options or RunOptions()
     jobs = rotation_jobs(rules, a, b, seed, independent=independent, field=field)
@@ -218,8 +235,8 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
     for job in jobs:
         side_policy = np.array([int(job.policies[s] == b) for s in side_seat])  # 0: a, 1: b, per side
         if controls is not None:
-            run = TracedRun(job, deal_sets, chunk_size or default_chunk_size(deal_sets), options.workers,
-                            options.scheduler, luck_models)
+            run = TracedRun(job, deal_sets, chunk_size or traced_chunk_size(deal_sets), options.workers,
+                            options.scheduler, luck_models, luck_playouts)
         else:
             run = run_job(job, deal_sets, chunk_size,
                           dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)))
@@ -428,6 +445,7 @@ def compare(
     progress: bool = False,
     adjust: str = "none",
     luck_models: Mapping[str, str] | None = None,
+    luck_playouts: int | None = None,
     rules: Rules | None = None,
     options: RunOptions | None = None,
 ) -> TournamentResult:
@@ -441,10 +459,13 @@ def compare(
     the matches are run, never what they find: the same arguments and seed
     always give the same result.  ``adjust="luck"`` adds luck-adjusted
     figures (``adjusted_*`` columns; :mod:`bergen_sim.luck`); ``luck_models``
-    (``{"mypkg.mod:choose": "greedy"}``) has a built-in play a policy's seats
-    in the adjustment's play-outs, for a plug-in or search the play-outs
-    cannot run (else played by ``expert``): a closer model narrows the
-    adjusted interval, and any model leaves it unbiased.  ``rules`` (a
+    (``{"mypkg.mod:choose": "greedy"}``, ``{"pimc": "pimc:worlds=8"}``) has
+    a built-in or a ``pimc`` search play a policy's seats in the
+    adjustment's play-outs, for a plug-in or search the play-outs do not
+    run by themselves (else played by ``expert``): a closer model narrows the
+    adjusted interval, and any model leaves it unbiased; ``luck_playouts``
+    sets the play-outs per evaluated position (default 32: more narrow the
+    adjusted interval further, at their cost).  ``rules`` (a
     :class:`Rules`) and ``options`` (a :class:`RunOptions`) may replace the
     rule keywords and the run keywords.
     """
@@ -458,6 +479,11 @@ def compare(
     if adjust not in ADJUSTMENTS:
         raise CompareError(f"adjust: unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
     luck_models = check_luck_models(luck_models, names, adjust)
+    if luck_playouts is not None:
+        luck_playouts = whole("luck_playouts", luck_playouts)
+        check_range("luck_playouts (--luck-playouts)", luck_playouts, 1, MAX_PLAYOUTS)
+        if adjust != "luck":
+            raise CompareError("luck play-outs: they are the luck adjustment's; give them with --adjust luck")
     if adjust == "luck" and options.checkpoint is not None:
         raise CompareError("adjust luck: checkpoints are not kept for luck-adjusted runs; drop --checkpoint "
                            "or use --adjust none")
@@ -477,7 +503,7 @@ def compare(
     with match_progress(len(pairs) * len(rotations) * matches, 0, progress) as advance:
         outcomes = [play_pair(rules, a, b, matches, seed, independent=independent, chunk_size=chunk_size,
                               options=options, advance=advance, field=names, adjust=adjust,
-                              luck_models=luck_models) for a, b in pairs]
+                              luck_models=luck_models, luck_playouts=luck_playouts) for a, b in pairs]
     elapsed = time.perf_counter() - start
     total = sum(out.matches for out in outcomes)
     resumed = sum(out.resumed for out in outcomes)
@@ -485,6 +511,7 @@ def compare(
         "design": "independent" if independent else "duplicate",
         "adjust": adjust,
         **({"luck_models": luck_models} if luck_models else {}),
+        **({"luck_playouts": luck_playouts or ROLLOUTS} if adjust == "luck" else {}),
         "deal_sets": matches,
         "rotations": ["".join("ab"[k] for k in pattern) for pattern in rotations],
         "matches": total,

@@ -292,6 +292,23 @@ def reference_matches(rules: Rules, n_matches: int, *, seed: int = 0, first_matc
     return events
 
 
+def deal_keyed_hand(rv: np.ndarray, b, deal: np.ndarray, n_tiles: int, seed: int, match: int, hand_no: int) -> int:
+    """Deal hand ``hand_no`` of ``match`` into the hand buffers ``b`` (whose boneyard is ``deal``) as the engine
+    deals it from ``seed``: redealt until a hand holds a double; returns ``start_hand``'s result."""
+    from bergen_sim.engine.hand import REDEAL, start_hand
+    from bergen_sim.engine.keyed_random import shuffled_set, stream_state
+
+    deal_rng = np.zeros(1, dtype=np.uint64)
+    attempt = 0
+    while True:
+        deal_rng[0] = stream_state(np.uint64(seed), match, hand_no, attempt)
+        shuffled_set(deal_rng, deal, n_tiles)
+        ended = start_hand(rv, b, hand_no)
+        if ended != REDEAL:
+            return ended
+        attempt += 1
+
+
 def line_view(left: int, right: int, rules: Rules | None = None) -> np.ndarray:
     """A policy view of a line (no spinner) whose open ends show ``left`` and ``right``."""
     from bergen_sim.engine.view import view_start_match

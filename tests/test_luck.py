@@ -28,7 +28,7 @@ from bergen_sim.rules import Rules
 from bergen_sim.runtime.runner import halt_flag
 from bergen_sim.stats import paired_interval
 from bergen_sim.tournament import CompareError, compare
-from tests.helpers import assert_halts_soon
+from tests.helpers import assert_halts_soon, deal_keyed_hand
 
 #: few play-outs keep the tests quick; unbiasedness holds for any number
 FAST = dict(rollouts=2, deal_samples=4)
@@ -137,26 +137,84 @@ def test_too_few_deal_sets_leave_the_outcomes_unadjusted():
 
 
 def test_rollout_policies_fall_back_to_expert():
-    codes = rollout_policies(["greedy", "pimc", "random", "mypkg.mod:choose"])
+    codes, worlds = rollout_policies(["greedy", "pimc", "random", "mypkg.mod:choose"])
     assert [BASE_POLICIES[c] for c in codes] == ["greedy", "expert", "random", "expert"]
+    assert worlds.tolist() == [0, 0, 0, 0]
 
 
 def test_luck_models_replace_a_policys_own():
     """``luck_models`` (compare --luck-model) names the built-in that plays a policy's seats in the play-outs."""
-    codes = rollout_policies(["greedy", "pimc", "expert", "mine:f"], {"greedy": "random", "mine:f": "greedy"})
-    assert [BASE_POLICIES[c] for c in codes] == ["random", "expert", "expert", "greedy"]
+    codes, worlds = rollout_policies(["greedy", "pimc", "expert", "mine:f"],
+                                     {"greedy": "random", "mine:f": "greedy", "pimc": "pimc:worlds=12:base=greedy"})
+    assert [BASE_POLICIES[c] for c in codes] == ["random", "greedy", "expert", "greedy"]
+    assert worlds.tolist() == [0, 12, 0, 0]
 
 
-def test_controls_keep_mean_zero_under_a_wrong_model():
-    """The controls' expectation is zero whatever plays the play-outs: ``first`` played as ``random``, and the
-    model is used (the controls differ from those of ``first``'s own play-outs on the same matches)."""
-    own = _self_play(300, 17)
-    chunk = _self_play(300, 17, models={"first": "random"})
+@pytest.mark.parametrize("model, matches", [("random", 300), ("pimc:worlds=2:base=first", 120)])
+def test_controls_keep_mean_zero_under_a_wrong_model(model, matches):
+    """The controls' expectation is zero whatever plays the play-outs: ``first`` played as ``random`` or as a
+    small search, and the model is used (the controls differ from those of ``first``'s own play-outs on the
+    same matches)."""
+    own = _self_play(matches, 17)
+    chunk = _self_play(matches, 17, models={"first": model})
     assert not np.allclose(own.controls, chunk.controls)
     for side in (0, 1):
         for control in range(chunk.controls.shape[2]):
             x = chunk.controls[:, side, control]
             assert abs(x.mean()) < 4.5 * x.std() / np.sqrt(len(x)), (side, control, x.mean(), x.std())
+
+
+@pytest.mark.parametrize("search_worlds", [[0, 0], [3, 0], [0, 2]])
+def test_the_play_outs_play_a_search_seat_as_pimc_does(search_worlds):
+    """The luck's play-out (``_play_out``) against a replay of the same hand in Python: at each turn of a
+    seat with search worlds, the move ``pimc.choose`` makes on the play-out's view; elsewhere the built-in's.
+    With no search seat it is the rollouts' own play-out."""
+    from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, play, scratch_buffers
+    from bergen_sim.engine.view import view_start_match
+    from bergen_sim.search import pimc
+    from bergen_sim.search.luck_controls import _play_out
+    from bergen_sim.search.match_value import table_for
+    from bergen_sim.search.rollout import base_move, play_out_by_seat, turn_view
+
+    rules = Rules.make(players=2)
+    rv, table = rules.to_array(), table_for(rules, "expert")
+    bases = np.array([BASE_POLICIES.index("first"), BASE_POLICIES.index("greedy")], dtype=np.int64)
+    worlds = np.array(search_worlds, dtype=np.int64)
+
+    def dealt(seed):
+        view = np.zeros(L.V_SIZE, dtype=np.int64)
+        view_start_match(view, rv)
+        hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+        deal = np.zeros(L.MAX_TILES, dtype=np.int64)
+        b = scratch_buffers(view, hands, deal, np.int64(0))
+        assert deal_keyed_hand(rv, b, deal, rules.n_tiles, seed, 0, 1) == 0
+        return b, view
+
+    searched = 0
+    for seed in range(6):
+        b, view = dealt(seed)
+        rng = np.full(1, seed, dtype=np.uint64)
+        _play_out(rv, b, b.hrow[L.H_LEADER], bases, worlds, table, rng)
+        replay, replay_view = dealt(seed)
+        replay_rng = np.full(1, seed, dtype=np.uint64)
+        seat, pos = replay.hrow[L.H_LEADER], replay.turn[L.TURN_BONE_START]
+        if not worlds.any():
+            play_out_by_seat(rv, replay, seat, bases[0], bases, replay_rng)
+        while worlds.any():
+            n, seat, pos = advance(rv, replay, seat, pos)
+            if n in (HAND_OVER, MATCH_OVER):
+                break
+            if n > 1 and worlds[seat]:
+                k = pimc.choose(turn_view(replay, seat), replay.move_tiles, replay.move_ends, n, replay_rng,
+                                replay.no_tiles, worlds[seat], bases[seat], np.int64(0), rv, table)
+                searched += 1
+            else:
+                k = base_move(replay, seat, n, bases[seat], replay_rng)
+            if play(rv, replay, seat, replay.move_tiles[k], replay.move_ends[k]):
+                break
+        assert np.array_equal(view[: L.V_LOG], replay_view[: L.V_LOG]), seed
+        assert np.array_equal(b.hands, replay.hands) and rng[0] == replay_rng[0], seed
+    assert searched > 0 or not worlds.any()
 
 
 def test_compare_reports_adjusted_figures_beside_raw():
@@ -186,8 +244,12 @@ def test_compare_refuses_bad_adjustments():
         compare(policies=["first", "random"], matches=5, luck_models={"first": "greedy"})
     with pytest.raises(CompareError, match="not one of the compared policies"):
         compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"greedy": "expert"})
-    with pytest.raises(CompareError, match="the play-outs can play random, first"):
-        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"first": "pimc"})
+    with pytest.raises(CompareError, match=r"the play-outs can play random, first, .* or pimc\[:worlds=N\]"):
+        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"first": "ismcts"})
+    with pytest.raises(CompareError, match="luck model first=pimc:worlds=0: .*worlds must be a whole number"):
+        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"first": "pimc:worlds=0"})
+    with pytest.raises(CompareError, match="takes worlds and base, not partner"):
+        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"first": "pimc:partner=greedy"})
     with pytest.raises(CompareError, match="give a mapping"):
         compare(policies=["first", "random"], matches=5, adjust="luck", luck_models=["first=greedy"])
 
@@ -206,19 +268,26 @@ def test_cli_adjust_luck_json(capsys):
     assert main(["compare", "--policies", "first,random", "--adjust", "skill"]) == 2
     err = capsys.readouterr().err
     assert "skill" in err and len(err.strip().splitlines()) == 1
-    # a luck model: recorded in the JSON, and the same raw figures (the same matches)
-    assert main([*args, "--json", "--luck-model", "random=greedy"]) == 0
+    # a luck model and the play-outs per position: recorded in the JSON, and the same raw figures (the same
+    # matches)
+    assert data["luck_playouts"] == 32
+    assert main([*args, "--json", "--luck-model", "random=greedy", "--luck-playouts", "3"]) == 0
     modelled = json.loads(capsys.readouterr().out)
-    assert modelled["luck_models"] == {"random": "greedy"}
+    assert modelled["luck_models"] == {"random": "greedy"} and modelled["luck_playouts"] == 3
     assert modelled["pairs"][0]["win_rate"] == pair["win_rate"]
-    for bad, says in ((["--luck-model", "random"], "give NAME=BUILTIN"),
+    for bad, says in ((["--luck-model", "random"], "give NAME=MODEL"),
                       (["--luck-model", "greedy=expert"], "not one of the compared policies"),
-                      (["--luck-model", "random=pimc"], "the play-outs can play")):
+                      (["--luck-model", "random=ismcts"], "the play-outs can play"),
+                      (["--luck-model", "random=pimc:partner=greedy"], "takes worlds and base, not partner"),
+                      (["--luck-playouts", "0"], "luck_playouts (--luck-playouts) must be 1..10,000, not 0"),
+                      (["--luck-playouts", "10001"], "must be 1..10,000"),
+                      (["--luck-playouts", "x"], "'x' is not a valid integer")):
         assert main([*args, *bad]) == 2
         err = capsys.readouterr().err
         assert says in err and len(err.strip().splitlines()) == 1, err
-    assert main(["compare", "--policies", "first,random", "--matches", "20", "--luck-model", "random=greedy"]) == 2
-    assert "give them with --adjust luck" in capsys.readouterr().err
+    for without_luck in (["--luck-model", "random=greedy"], ["--luck-playouts", "4"]):
+        assert main(["compare", "--policies", "first,random", "--matches", "20", *without_luck]) == 2
+        assert "give them with --adjust luck" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -250,6 +319,17 @@ def test_controls_have_mean_zero_when_the_leader_chooses_its_double():
         for control in range(chunk.controls.shape[2]):
             x = chunk.controls[:, side, control]
             assert abs(x.mean()) < 4.5 * x.std() / np.sqrt(len(x)), (side, control, x.mean(), x.std())
+
+
+def test_more_play_outs_change_the_controls_not_the_matches():
+    """``luck_playouts`` reaches the play-outs: other adjusted figures on the very same raw ones."""
+    args = dict(policies=["first", "random"], matches=130, seed=6, adjust="luck", workers=1)
+    few = compare(**args, luck_playouts=1).results
+    more = compare(**args, luck_playouts=6).results
+    assert few["win_rate"].tolist() == more["win_rate"].tolist()
+    assert few["adjusted_win_rate"].tolist() != more["adjusted_win_rate"].tolist()
+    with pytest.raises(CompareError, match="give them with --adjust luck"):
+        compare(policies=["first", "random"], matches=5, luck_playouts=4)
 
 
 def test_workers_and_chunks_do_not_change_adjusted_figures():
@@ -288,7 +368,7 @@ def test_the_deal_s_control_does_not_depend_on_which_double_the_leader_chose():
             rows[2, L.T_TILE] = tile
             out = np.zeros((1, L.MAX_SEATS, CONTROLS))
             read = luck_controls(rules.to_array(), table, rows, np.uint64(9), np.int64(4), np.int64(2),
-                                 rollout_policies(["expert", "expert"]), out, np.zeros((1, L.M_WIDTH), np.int64),
+                                 *rollout_policies(["expert", "expert"]), out, np.zeros((1, L.M_WIDTH), np.int64),
                                  np.int64(0), halt_flag())
             assert read == 1
             controls.append(out)

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.keyed_random import shuffled_set, stream_state
+from bergen_sim.engine.keyed_random import stream_state
 from bergen_sim.runtime.kernel_build import _dispatcher_source
 from bergen_sim.engine.play_rules import hand_moves
-from bergen_sim.engine.hand import REDEAL, scratch_buffers, start_hand
+from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.errors import PolicyError
@@ -23,6 +23,7 @@ from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.search import pimc
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.rules import Rules
+from tests.helpers import deal_keyed_hand
 from tests.test_worlds import real_views
 
 PIMC = "pimc:worlds=6:base=first"
@@ -38,18 +39,10 @@ def _rollout_match(rules: Rules, seed: int, match: int, base: int) -> tuple[list
     deal = np.zeros(L.MAX_TILES, dtype=np.int64)
     b = scratch_buffers(view, hands, deal, np.int64(0))
     rng = np.zeros(1, dtype=np.uint64)
-    deal_rng = np.zeros(1, dtype=np.uint64)
     hand_no = 0
     while True:
         hand_no += 1
-        attempt = 0
-        while True:
-            deal_rng[0] = stream_state(np.uint64(seed), match, hand_no, attempt)
-            shuffled_set(deal_rng, deal, rules.n_tiles)
-            ended = start_hand(rv, b, hand_no)
-            if ended != REDEAL:
-                break
-            attempt += 1
+        ended = deal_keyed_hand(rv, b, deal, rules.n_tiles, seed, match, hand_no)
         if ended or play_out(rv, b, b.hrow[L.H_LEADER], base, rng):
             return [int(x) for x in view[L.V_SCORE : L.V_SCORE + rules.sides]], hand_no
 

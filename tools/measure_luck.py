@@ -14,9 +14,11 @@ the per-deal-set difference raw - adjusted, whose expectation is exactly 0
 (``docs/compare.md``, "Unbiasedness").  ``--rollouts`` and
 ``--deal-samples`` set the adjustment's play-outs per position and sampled
 deals per hand (``bergen_sim.luck.ROLLOUTS`` / ``DEAL_SAMPLES``) in this
-process, which is why it plays on one worker.  ``--model NAME=BUILTIN``
-(repeatable; ``compare --luck-model``) has the built-in ``BUILTIN`` play the
-seats of policy ``NAME`` in the play-outs instead of its own: with
+process, which is why it plays on this process's threads (``--workers``,
+default 1), never on a cluster.  ``--model NAME=MODEL``
+(repeatable; ``compare --luck-model``) has ``MODEL`` (a built-in, or
+``pimc[:worlds=N]``) play the seats of policy ``NAME`` in the play-outs
+instead of its own: with
 ``--policies expert,greedy --model greedy=expert`` it measures what a wrong
 model of a seat's play costs, the situation of every policy the play-outs
 cannot run (``pimc``, the searches, plug-ins, played by ``expert``).
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -65,8 +68,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rollouts", type=int, default=luck.ROLLOUTS)
     parser.add_argument("--deal-samples", type=int, default=luck.DEAL_SAMPLES)
-    parser.add_argument("--model", action="append", default=[], metavar="NAME=BUILTIN",
-                        help="play policy NAME's seats by BUILTIN in the play-outs (repeatable)")
+    parser.add_argument("--model", action="append", default=[], metavar="NAME=MODEL",
+                        help="play policy NAME's seats by MODEL (a built-in or pimc[:worlds=N]) in the play-outs "
+                             "(repeatable)")
+    parser.add_argument("--workers", type=int, default=1, help="threads (the figures do not depend on it)")
     parser.add_argument("--out", help="JSON file to merge the row into")
     args = parser.parse_args()
     try:  # a wrong pair, game, count or --out is one line and exit status 2 before any play
@@ -75,26 +80,29 @@ def main() -> None:
             raise BergenError(f"--policies {args.policies!r}: give two policies, e.g. expert,greedy")
         for name in pair:
             resolve(name)
-        models = check_luck_models(parse_luck_models(args.model, "--model"), pair, "luck")
+        models = check_luck_models(parse_luck_models(args.model, "--model", pair), pair, "luck")
         rules = Rules.make(players=args.players, partnerships=args.partnerships)
         # fewer deal sets leave the adjustment out, and a ratio of 1 would measure nothing
         check_range("--matches", args.matches, luck.MIN_ADJUSTED_DEAL_SETS, MAX_DEAL_SETS)
         check_range("--rollouts", args.rollouts, 1, MAX_SAMPLES)
         check_range("--deal-samples", args.deal_samples, 1, MAX_SAMPLES)
         check_seed(args.seed)
+        check_range("--workers", args.workers, 1, 256)
         saved = (merge_target(args.out, "--out", "rows", list) or {"rows": []}) if args.out else None
     except BergenError as exc:
         parser.error(str(exc))
     a, b = pair
     luck.ROLLOUTS, luck.DEAL_SAMPLES = args.rollouts, args.deal_samples
-    out = play_pair(rules, a, b, args.matches, args.seed, options=RunOptions(workers=1), field=(a, b),
+    cpu = time.process_time()  # every thread's: the play and the adjustment's play-outs (its cost)
+    out = play_pair(rules, a, b, args.matches, args.seed, options=RunOptions(workers=args.workers), field=(a, b),
                     adjust="luck", luck_models=models)
     share, points, opponent_points = out.adjusted
     cells = [f"{a} vs {b}" + "".join(f" ({name} played as {model})" for name, model in models.items()), f"{args.players}{' (partnerships)' if args.partnerships else ''}", str(args.seed),
              f"{args.matches:,} ({out.matches:,})", f"{args.rollouts} / {args.deal_samples}"]
     record = {"policies": [a, b], "players": args.players, "partnerships": args.partnerships, "seed": args.seed,
               "deal_sets": args.matches, "matches": int(out.matches), "rollouts": args.rollouts,
-              "deal_samples": args.deal_samples, "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+              "deal_samples": args.deal_samples, "cpu_seconds": round(time.process_time() - cpu, 1),
+              "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     if models:  # rows without the key are of each seat's own model (all rows before the option)
         record["models"] = models
     for name, raw, adjusted, scale, digits in (("win_rate", out.win_share, share, 100, 2),

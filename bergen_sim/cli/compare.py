@@ -113,13 +113,17 @@ def standings_table(result: TournamentResult) -> Table:
 @click.option("--adjust", type=click.Choice(ADJUSTMENTS), default="none", show_default=True,
               help="luck: add luck-adjusted win rates and points (control variates at every deal and draw: "
                    "narrower intervals, but thousands of hand play-outs per match; see docs/compare.md).")
-@click.option("--luck-model", "luck_models", multiple=True, metavar="NAME=BUILTIN",
-              help="With --adjust luck: play policy NAME's seats by the built-in BUILTIN in the adjustment's "
-                   "play-outs (a plug-in or search is otherwise played there by expert; a closer model narrows "
-                   "the interval, none biases it). Repeatable.")
+@click.option("--luck-model", "luck_models", multiple=True, metavar="NAME=MODEL",
+              help="With --adjust luck: play policy NAME's seats by MODEL in the adjustment's play-outs: a "
+                   "built-in heuristic, or pimc[:worlds=N] (a search in every play-out: slower, closer to a "
+                   "search player). A plug-in or search is otherwise played there by expert; a closer model "
+                   "narrows the interval, none biases it. Repeatable.")
+@click.option("--luck-playouts", "luck_playouts", type=int, metavar="N",
+              help="With --adjust luck: play-outs per evaluated position (default 32; more narrow the adjusted "
+                   "interval further, at their cost).")
 @run_options
 def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, independent, adjust,
-            luck_models, run, chunk_size):
+            luck_models, luck_playouts, run, chunk_size):
     """Round-robin of POLICIES with seat rotation on duplicate deals."""
     target = check_out_path(out) if out is not None else None  # refuse a bad file name before playing
     to_stderr = bool(target and target.to_stdout)
@@ -129,7 +133,7 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         result = compare(
             rules=rules_from(players, partnerships, preset, settings), policies=policies.split(","),
             matches=matches, seed=seed, independent=independent, chunk_size=chunk_size, options=run, adjust=adjust,
-            luck_models=parse_luck_models(luck_models),
+            luck_models=parse_luck_models(luck_models, names=policies.split(",")), luck_playouts=luck_playouts,
         )
     except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
         if exc.result is not None:

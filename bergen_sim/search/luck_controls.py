@@ -27,7 +27,8 @@ expectation taken over the event's outcome given everything before it:
   the hand (those already scored in it included).
 
 A play-out plays the rest of the hand from the full position (every hand
-known) with each seat's own policy where it is a built-in, and a boneyard
+known) with each seat's own policy where it is a built-in, or its model (a
+built-in, or a ``pimc`` search from the seat's view: ``_play_out``), and a boneyard
 freshly shuffled for it: the actual order is the future's chance and is
 never looked at.  Each control is a sum of terms whose conditional
 expectation is zero, so its expectation is exactly zero, whatever the
@@ -43,11 +44,13 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_of, other_half, set_hand
 from bergen_sim.engine.bits import borrow, read_shared
-from bergen_sim.engine.hand import begin_turns, deal_hand, lead, scratch_buffers, side_count
+from bergen_sim.engine.hand import (HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, deal_hand, lead, play,
+                                     scratch_buffers, side_count)
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
 from bergen_sim.engine.view import used_slots, view_draw, view_play, view_start_match, view_void_moment
 from bergen_sim.search.match_value import win_probability
-from bergen_sim.search.rollout import play_out_by_seat
+from bergen_sim.search import pimc
+from bergen_sim.search.rollout import base_move, turn_view
 
 #: the controls of a side, in ``controls[..., c]`` order
 C_TABLE = 0
@@ -63,8 +66,38 @@ _0, _ONE, _NONE = np.int64(0), np.int64(1), np.int64(-1)
 
 
 @njit(cache=True)
-def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases, rollouts, key, hand_points,
-              work_view, work_hands, rng, out, no_tiles):
+def _play_out(rules, b, seat, seat_bases, search_worlds, table, rng):
+    """Play a hand out (``seat`` has just moved) as the match is played: seat ``s`` by the built-in with code
+    ``seat_bases[s]``, or, where ``search_worlds[s] > 0``, by ``pimc`` with that many worlds (its play-outs
+    by ``seat_bases[s]``, its leaves valued by ``table``).  Returns 1 if the match ended in the hand.
+
+    Why a loop of its own rather than :func:`~bergen_sim.search.rollout.play_out_by_seat`: ``pimc``'s
+    own play-outs are that function, and a play-out that could call ``pimc`` from inside it would be
+    recursive, which the compiler cannot type.  A search seat in the luck's play-outs is what lets the
+    value function follow a search player's play (``docs/compare.md``, "Models of the players").
+    """
+    b = borrowed(b)
+    rules, seat_bases, search_worlds, table, rng = (borrow(rules), borrow(seat_bases), borrow(search_worlds),
+                                                    borrow(table), borrow(rng))
+    pos = b.turn[L.TURN_BONE_START]
+    while True:
+        n, seat, pos = advance(rules, b, seat, pos)
+        if n == HAND_OVER:
+            return 0
+        if n == MATCH_OVER:
+            return 1
+        if n > 1 and search_worlds[seat] > 0:
+            k = pimc.choose(turn_view(b, seat), b.move_tiles, b.move_ends, n, rng, b.no_tiles, search_worlds[seat],
+                            seat_bases[seat], _0, rules, table)
+        else:
+            k = base_move(b, seat, n, seat_bases[seat], rng)
+        if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
+            return 1
+
+
+@njit(cache=True)
+def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases, search_worlds, rollouts, key,
+              hand_points, work_view, work_hands, rng, out, no_tiles):
     """``psi`` of a full position for every side into ``out[j, :]`` (``seat`` has just moved).
 
     ``bone[:n_bone]`` holds the boneyard's tiles and ``exclude`` (when not
@@ -73,9 +106,10 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
     with the same key, see the other tiles in the same order and the same
     policy random numbers.
     """
-    rules, table, view, hands, bone, seat_bases, key, hand_points, work_view, work_hands, rng, out = (
-        borrow(rules), borrow(table), borrow(view), borrow(hands), borrow(bone), borrow(seat_bases), borrow(key),
-        borrow(hand_points), borrow(work_view), borrow(work_hands), borrow(rng), borrow(out))
+    rules, table, view, hands, bone, seat_bases, search_worlds, key, hand_points, work_view, work_hands, rng, out = (
+        borrow(rules), borrow(table), borrow(view), borrow(hands), borrow(bone), borrow(seat_bases),
+        borrow(search_worlds), borrow(key), borrow(hand_points), borrow(work_view), borrow(work_hands), borrow(rng),
+        borrow(out))
     sides = side_count(rules)
     for j in range(sides):
         out[j, C_TABLE] = win_probability(table, rules, view, j)
@@ -99,7 +133,7 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
         work_view[:used] = view[:used]
         work_hands[:] = hands
         begin_turns(b, 0, n - rules[L.R_RESERVE])
-        play_out_by_seat(rules, b, seat, seat_bases[0], seat_bases, rng)
+        _play_out(rules, b, seat, seat_bases, search_worlds, table, rng)
         for j in range(sides):
             out[j, C_WIN] += win_probability(table, rules, work_view, j) / rollouts
             out[j, C_POINTS] += (hand_points[j] + work_view[L.V_SCORE + j] - view[L.V_SCORE + j]) / rollouts
@@ -148,8 +182,8 @@ def _mask_tiles(mask, out):
 
 
 @njit(cache=True, nogil=True)  # a run's threads replay their chunks at once (bergen_sim.parallel)
-def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, controls, match_rows,
-                  no_tiles, halt):
+def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, search_worlds, controls,
+                  match_rows, no_tiles, halt):
     """Replay trace rows of whole matches; per match, every side's luck controls and its result.
 
     ``controls`` (matches, MAX_SEATS, CONTROLS) receives the sums over
@@ -230,8 +264,8 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                     leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE,
                                    no_tiles)
                     key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
-                    _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases, _ONE,
-                              key, alt_points, work_view, work_hands, roll_rng, psi, no_tiles)
+                    _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases,
+                              search_worlds, _ONE, key, alt_points, work_view, work_hands, roll_rng, psi, no_tiles)
                     expected[:sides] += psi[:sides]
             # the actual deal valued by the same function of the deal as the samples (its leader leading
             # the lowest double it holds): under any-double the double actually led is the leader's
@@ -239,8 +273,8 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             key[3] = 0
             alt_view[:] = view
             leader = _deal(rules, deal, _0, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE, no_tiles)
-            _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases, rollouts,
-                      key, alt_points, work_view, work_hands, roll_rng, actual, no_tiles)
+            _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases,
+                      search_worlds, rollouts, key, alt_points, work_view, work_hands, roll_rng, actual, no_tiles)
             _deal(rules, deal, _0, hand_no, hands, hand_points, view, bone, rotated, row[L.T_TILE], no_tiles)
             weight = 1.0 / (deal_samples * players)
             for j in range(sides):
@@ -267,8 +301,8 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             drawn_at = -1
             for a in range(options):
                 set_hand(hands, seat, union(mine, bit(tiles[a], no_tiles)))
-                _evaluate(rules, table, alt_view, hands, tiles, options, tiles[a], before, seat_bases, rollouts, key,
-                          hand_points, work_view, work_hands, roll_rng, per_tile[a], no_tiles)
+                _evaluate(rules, table, alt_view, hands, tiles, options, tiles[a], before, seat_bases, search_worlds,
+                          rollouts, key, hand_points, work_view, work_hands, roll_rng, per_tile[a], no_tiles)
                 if tiles[a] == tile:
                     drawn_at = a
             if drawn_at < 0:

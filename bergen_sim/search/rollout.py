@@ -31,7 +31,7 @@ from bergen_sim.policies import defensive, doubles_first, expert, first_move, gr
 from bergen_sim.policies.base import side_of
 
 __all__ = ["BASE_POLICIES", "EVERY_SEAT", "base_choose", "base_move", "begin_turns", "play", "play_out", "play_out_by_seat",
-           "scratch_buffers", "start_hand"]
+           "scratch_buffers", "start_hand", "turn_view"]
 
 #: built-in policies a rollout can use, in the order of their ``base`` codes
 BASE_POLICIES = tuple(m.NAME for m in (random_move, first_move, greedy, defensive, doubles_first, heavy_first, expert))
@@ -67,11 +67,17 @@ def base_move(b, seat, n, base, rng):
     (0 when forced: no call); the view is turned to the seat (its seat, side and hand) before the call."""
     if n < 2:
         return 0
+    return base_choose(base, turn_view(b, seat), b.move_tiles, b.move_ends, n, rng, b.no_tiles)
+
+
+@njit(cache=True, inline="always")
+def turn_view(b, seat):
+    """The play-out's view turned to ``seat`` (its seat, side and hand), as that seat's policy must see it."""
     view = b.policy_view
     view[L.V_SEAT] = seat
     view[L.V_SIDE] = side_of(view, seat)
     store(view, L.V_HAND, hand_of(b.hands, seat, b.no_tiles))
-    return base_choose(base, view, b.move_tiles, b.move_ends, n, rng, b.no_tiles)
+    return view
 
 
 #: ``seat_bases`` of a play-out where every seat plays the one base policy
