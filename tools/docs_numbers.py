@@ -330,7 +330,7 @@ def _luck_gain(root: Path) -> str:
                 ratio = best["win_rate"]["ratio"]
                 lines[-1] += (f" With {_models(best)} in the play-outs, {r['policies'][0]} against {r['policies'][1]} "
                               + ("meets it" if ratio <= 0.5 else "still misses it")
-                              + f" ({ratio:.2f}: {1 / ratio ** 2:.1f} times fewer matches for the same precision).")
+                              + f" ({ratio:.3f}: {1 / ratio ** 2:.1f} times fewer matches for the same precision).")
     others: dict[tuple, list[dict]] = {}  # the other tables, which the goal does not cover: reported as measured
     for r in rows:
         if r["players"] != 2 or r["partnerships"]:
@@ -410,7 +410,7 @@ def _cost(o: dict, default: dict | None = None) -> str:
     per = o["cpu_seconds"] / o["matches"]
     times = (f", {per / (default['cpu_seconds'] / default['matches']):,.0f} times `expert`'s"
              if default and "cpu_seconds" in default and default is not o else "")
-    return f", {per:.2f} CPU-seconds per match{times}"
+    return f", {per:.3g} CPU-seconds per match{times}"
 
 
 def _searched(data: dict, r: dict) -> list[dict]:
