@@ -46,6 +46,7 @@ argument; the dependence vanishes as the folds grow).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Iterator, Mapping
 
 import numpy as np
@@ -223,19 +224,18 @@ class TracedRun:
             # threads get the executor's halt flag, which it sets if the run stops early (executor_for);
             # a Dask cluster's chunks cannot be reached once sent
             halt = getattr(executor, "halt_flag", None)
+            work = partial(traced_chunk, self.job, halt=halt, models=self.models, rollouts=self.rollouts)
             pending = []
             todo = iter(ranges)
             for part in todo:
-                pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt, models=self.models,
-                                                   rollouts=self.rollouts))
+                pending.append(executor.submit(work, *part))
                 if len(pending) >= in_flight:
                     break
             while pending:
                 chunk = pending.pop(0).result()
                 part = next(todo, None)
                 if part is not None:
-                    pending.append(executor.submit(traced_chunk, self.job, *part, halt=halt, models=self.models,
-                                                   rollouts=self.rollouts))
+                    pending.append(executor.submit(work, *part))
                 yield chunk
 
 

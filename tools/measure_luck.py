@@ -11,11 +11,11 @@ prints one Markdown row: per figure (the first policy's win rate, in
 percent, and the points margin per hand) the raw and the adjusted mean with
 their 95% half-widths, the ratio of the half-widths, and the t statistic of
 the per-deal-set difference raw - adjusted, whose expectation is exactly 0
-(``docs/compare.md``, "Unbiasedness").  ``--rollouts`` and
-``--deal-samples`` set the adjustment's play-outs per position and sampled
-deals per hand (``bergen_sim.luck.ROLLOUTS`` / ``DEAL_SAMPLES``) in this
-process, which is why it plays on this process's threads (``--workers``,
-default 1), never on a cluster.  ``--model NAME=MODEL``
+(``docs/compare.md``, "Unbiasedness").  ``--rollouts`` sets the
+adjustment's play-outs per position (``compare --luck-playouts``);
+``--deal-samples`` the sampled deals per hand (``bergen_sim.luck.DEAL_SAMPLES``)
+in this process, which is why it plays on this process's threads
+(``--workers``, default 1), never on a cluster.  ``--model NAME=MODEL``
 (repeatable; ``compare --luck-model``) has ``MODEL`` (a built-in, or
 ``pimc[:worlds=N]``) play the seats of policy ``NAME`` in the play-outs
 instead of its own: with
@@ -92,10 +92,10 @@ def main() -> None:
     except BergenError as exc:
         parser.error(str(exc))
     a, b = pair
-    luck.ROLLOUTS, luck.DEAL_SAMPLES = args.rollouts, args.deal_samples
+    luck.DEAL_SAMPLES = args.deal_samples
     cpu = time.process_time()  # every thread's: the play and the adjustment's play-outs (its cost)
     out = play_pair(rules, a, b, args.matches, args.seed, options=RunOptions(workers=args.workers), field=(a, b),
-                    adjust="luck", luck_models=models)
+                    adjust="luck", luck_models=models, luck_playouts=args.rollouts)
     share, points, opponent_points = out.adjusted
     cells = [f"{a} vs {b}" + "".join(f" ({name} played as {model})" for name, model in models.items()), f"{args.players}{' (partnerships)' if args.partnerships else ''}", str(args.seed),
              f"{args.matches:,} ({out.matches:,})", f"{args.rollouts} / {args.deal_samples}"]
