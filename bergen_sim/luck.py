@@ -14,7 +14,10 @@ value function makes the terms cancel most of the luck.
 
 The chance events of Bergen are the deals (the hands as sets, given the
 scores) and the draws (given the history, the next tile is uniform over the
-tiles still in the boneyard, whose order is a uniform shuffle).
+tiles still in the boneyard, whose order is a uniform shuffle), and the
+decisions of a policy that draws random numbers (``random``, ``pimc``'s
+sampled worlds): its move is one draw from its distribution given the view,
+which ``DECISION_RUNS`` more runs of the same policy estimate.
 :mod:`bergen_sim.search.luck_controls` replays the compiled engine's trace of every
 match and, at each chance event, evaluates the position after the actual
 outcome and after every possible outcome (all tiles of a draw exactly;
@@ -55,7 +58,7 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.execution import TARGET_CHUNKS, Job, engine_for
-from bergen_sim.search.luck_controls import CONTROLS, SAMPLE_KEY, luck_controls
+from bergen_sim.search.luck_controls import CONTROLS, D_CODE, D_PARTNER, D_WORLDS, DECIDER_WIDTH, SAMPLE_KEY, luck_controls
 from bergen_sim.search.match_value import table_for
 from bergen_sim.runtime.runner import Halted, halt_flag
 from bergen_sim.parallel import default_workers, executor_for
@@ -70,6 +73,9 @@ TABLE_BASE = "expert"
 #: play-outs per evaluated position (the dealt hands, each possible tile of a draw); their noise is
 #: much of what the adjustment leaves: 16 left 0.46 of the win-rate interval of expert vs greedy, 32 0.38
 ROLLOUTS = 32
+#: runs of a seat's own policy at each of its decisions, for the expectation of its decision's term (0: no
+#: decision terms); a policy that never draws random numbers costs only the runs, which are cheap calls
+DECISION_RUNS = 8
 #: most play-outs per position a comparison may ask for (``compare --luck-playouts``): hundreds of times the
 #: default, far beyond a useful run, and a count the compiled play-outs take
 MAX_PLAYOUTS = 10_000
@@ -160,15 +166,40 @@ def rollout_policies(seat_policies: list[str], models: Mapping[str, str] | None 
             np.array([worlds for _, worlds in codes], dtype=np.int64))
 
 
+def decider_rows(seat_policies: list[str]) -> np.ndarray:
+    """Per seat, how the adjustment runs the seat's own policy again at its decisions (``luck_controls.D_*``).
+
+    A built-in by its plain name, or ``pimc`` whose base is the adjustment's table's (``TABLE_BASE``: the
+    table its leaves are valued by must be the one it plays with), is run as the match ran it; any other
+    policy (a plug-in, the other searches, a built-in with settings) gets code -1: its decisions add no
+    term, which leaves the estimate unbiased and only less precise.
+
+    >>> rows = decider_rows(["pimc:worlds=16", "expert", "ismcts"])
+    >>> rows[:3].tolist() == [[BASE_POLICIES.index("expert"), 16, 0], [BASE_POLICIES.index("expert"), 0, 0],
+    ...                       [-1, 0, 0]]
+    True
+    """
+    rows = np.zeros((L.MAX_SEATS, DECIDER_WIDTH), dtype=np.int64)
+    rows[:, D_CODE] = -1
+    for seat, name in enumerate(seat_policies):
+        if name in BASE_POLICIES:
+            rows[seat, D_CODE] = BASE_POLICIES.index(name)
+        elif name.partition(":")[0] == SEARCH_MODEL:
+            worlds, base, partner = resolve(name).params
+            if BASE_POLICIES[base] == TABLE_BASE:
+                rows[seat, D_CODE], rows[seat, D_WORLDS], rows[seat, D_PARTNER] = base, worlds, partner
+    return rows
+
+
 def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int | None = None,
                  rollouts: int | None = None, halt: np.ndarray | None = None,
-                 models: Mapping[str, str] | None = None) -> TracedChunk:
+                 models: Mapping[str, str] | None = None, decision_runs: int | None = None) -> TracedChunk:
     """Play matches of a job with tracing and reduce each to its result and its sides' luck controls.
 
     ``models``: per policy name, the built-in that plays its seats in the play-outs (:func:`rollout_policies`).
 
-    ``deal_samples`` and ``rollouts`` default to :data:`DEAL_SAMPLES` and
-    :data:`ROLLOUTS` as they are when called (``tools/measure_luck.py`` sets
+    ``deal_samples``, ``rollouts`` and ``decision_runs`` default to :data:`DEAL_SAMPLES`,
+    :data:`ROLLOUTS` and :data:`DECISION_RUNS` as they are when called (``tools/measure_luck.py`` sets
     them to measure what the play-outs buy).  ``halt``: the run's stop flag
     (:class:`bergen_sim.parallel.ThreadWorkers`); once it is set, the chunk
     raises :class:`~bergen_sim.runtime.runner.Halted` after the match it is
@@ -176,6 +207,7 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
     """
     deal_samples = DEAL_SAMPLES if deal_samples is None else deal_samples
     rollouts = ROLLOUTS if rollouts is None else rollouts
+    decision_runs = DECISION_RUNS if decision_runs is None else decision_runs
     rules = job.rules
     engine = engine_for(rules, job.policies, job.kernel_policies)
     table = table_for(rules, TABLE_BASE)
@@ -189,6 +221,7 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
         trace = engine.trace_rows(job.seed, first_match + start, count, halt=halt)
         read = luck_controls(rules.to_array(), table, trace, sample_seed, np.int64(deal_samples),
                              np.int64(rollouts), *rollout_policies(engine.policy_names, models),
+                             decider_rows(engine.policy_names), np.int64(decision_runs),
                              controls[start : start + count], rows[start : start + count], no_tiles, flag)
         if read != count and flag[0] != 0:
             raise Halted.after(first_match, n_matches, start + read)

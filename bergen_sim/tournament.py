@@ -61,8 +61,8 @@ from bergen_sim.engine import layout as L
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, engine_for, options_for, run_job
 from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
-from bergen_sim.luck import (MAX_PLAYOUTS, ROLLOUTS, SEARCH_MODEL, ADJUSTMENTS, TracedRun, add_controls,
-                             adjusted_outcomes, model_codes, traced_chunk_size)
+from bergen_sim.luck import (DECISION_RUNS, MAX_PLAYOUTS, ROLLOUTS, SEARCH_MODEL, ADJUSTMENTS, TracedRun,
+                             add_controls, adjusted_outcomes, model_codes, traced_chunk_size)
 from bergen_sim.search.luck_controls import CONTROLS
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.output import OutputFile, check_file, check_folder, open_output, raise_failures
@@ -511,7 +511,8 @@ def compare(
         "design": "independent" if independent else "duplicate",
         "adjust": adjust,
         **({"luck_models": luck_models} if luck_models else {}),
-        **({"luck_playouts": luck_playouts or ROLLOUTS} if adjust == "luck" else {}),
+        **({"luck_playouts": luck_playouts or ROLLOUTS, "luck_decision_runs": DECISION_RUNS} if adjust == "luck"
+           else {}),
         "deal_sets": matches,
         "rotations": ["".join("ab"[k] for k in pattern) for pattern in rotations],
         "matches": total,

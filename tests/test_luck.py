@@ -21,7 +21,7 @@ import pytest
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
 from bergen_sim.execution import Job
-from bergen_sim.luck import cross_fitted, rollout_policies, traced_chunk
+from bergen_sim.luck import DECISION_RUNS, cross_fitted, decider_rows, rollout_policies, traced_chunk
 from bergen_sim.search.luck_controls import C_TABLE, C_WIN
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.rules import Rules
@@ -164,6 +164,54 @@ def test_controls_keep_mean_zero_under_a_wrong_model(model, matches):
             assert abs(x.mean()) < 4.5 * x.std() / np.sqrt(len(x)), (side, control, x.mean(), x.std())
 
 
+@pytest.mark.parametrize("rules", [
+    Rules.make(players=2),
+    pytest.param(Rules.make(players=3), marks=pytest.mark.slow),  # each table and set compiles kernels of its own
+    pytest.param(Rules.make(players=4, partnerships=True), marks=pytest.mark.slow),
+    pytest.param(Rules.make(players=2, domino_set="double-nine"), marks=pytest.mark.slow),  # the spinner
+])
+def test_runs_of_a_deterministic_policy_make_the_move_made(rules):
+    """At every decision of ``expert`` and ``greedy`` (neither draws a random number), each run of the policy on
+    the view the replay rebuilds makes the move the match made, so the decision runs add nothing: the controls
+    are exactly those without them.  ``expert`` reads most of the view (the ends, the hand counts, the voids,
+    what is on the table), so a view that differed from the one the engine showed it would show up here."""
+    job = Job(rules, tuple(("expert", "greedy")[seat % 2] for seat in range(rules.players)), 5, match_rows=True)
+    with_runs = traced_chunk(job, 0, 30, decision_runs=8, **FAST)
+    without = traced_chunk(job, 0, 30, decision_runs=0, **FAST)
+    assert np.array_equal(with_runs.controls, without.controls)
+
+
+def test_a_random_policy_s_decision_terms_have_mean_zero_and_explain_its_luck():
+    """``random``'s moves are luck of its own: with decision runs its side's controls gain terms (the
+    difference from the controls without them, every other term being the same), each with mean zero over
+    matches, and they move with the result: a lucky pick wins more often."""
+    job = Job(Rules.make(players=2), ("random", "greedy"), 19, match_rows=True)
+    with_runs = traced_chunk(job, 0, 400, decision_runs=8, **FAST)
+    without = traced_chunk(job, 0, 400, decision_runs=0, **FAST)
+    terms = with_runs.controls - without.controls
+    assert np.array_equal(with_runs.match_rows, without.match_rows)
+    for side in (0, 1):
+        for control in range(terms.shape[2]):
+            x = terms[:, side, control]
+            assert x.std() > 0
+            assert abs(x.mean()) < 4.5 * x.std() / np.sqrt(len(x)), (side, control, x.mean(), x.std())
+    won = (with_runs.match_rows[:, L.M_WINNER] == 0).astype(float)
+    assert np.corrcoef(terms[:, 0, C_WIN], won)[0, 1] > 0.1
+
+
+def test_decider_rows_run_only_what_the_match_ran():
+    """A built-in by its plain name and ``pimc`` on the adjustment's table are run again; ``pimc`` with another
+    base (another table), a built-in with settings, the other searches and plug-ins are not."""
+    from bergen_sim.search.luck_controls import D_CODE, D_PARTNER, D_WORLDS
+
+    rows = decider_rows(["random", "pimc:worlds=5:partner=greedy", "pimc:base=greedy", "expert:lead=highest",
+                         "reader", "mypkg.mod:choose"])
+    assert rows[0, D_CODE] == BASE_POLICIES.index("random") and rows[0, D_WORLDS] == 0
+    assert rows[1, D_CODE] == BASE_POLICIES.index("expert") and rows[1, D_WORLDS] == 5
+    assert rows[1, D_PARTNER] == 1 + BASE_POLICIES.index("greedy")
+    assert (rows[2:, D_CODE] == -1).all()
+
+
 @pytest.mark.parametrize("search_worlds", [[0, 0], [3, 0], [0, 2]])
 def test_the_play_outs_play_a_search_seat_as_pimc_does(search_worlds):
     """The luck's play-out (``_play_out``) against a replay of the same hand in Python: at each turn of a
@@ -270,7 +318,7 @@ def test_cli_adjust_luck_json(capsys):
     assert "skill" in err and len(err.strip().splitlines()) == 1
     # a luck model and the play-outs per position: recorded in the JSON, and the same raw figures (the same
     # matches)
-    assert data["luck_playouts"] == 32
+    assert data["luck_playouts"] == 32 and data["luck_decision_runs"] == DECISION_RUNS
     assert main([*args, "--json", "--luck-model", "random=greedy", "--luck-playouts", "3"]) == 0
     modelled = json.loads(capsys.readouterr().out)
     assert modelled["luck_models"] == {"random": "greedy"} and modelled["luck_playouts"] == 3
@@ -368,7 +416,8 @@ def test_the_deal_s_control_does_not_depend_on_which_double_the_leader_chose():
             rows[2, L.T_TILE] = tile
             out = np.zeros((1, L.MAX_SEATS, CONTROLS))
             read = luck_controls(rules.to_array(), table, rows, np.uint64(9), np.int64(4), np.int64(2),
-                                 *rollout_policies(["expert", "expert"]), out, np.zeros((1, L.M_WIDTH), np.int64),
+                                 *rollout_policies(["expert", "expert"]), decider_rows(["expert", "expert"]),
+                                 np.int64(DECISION_RUNS), out, np.zeros((1, L.M_WIDTH), np.int64),
                                  np.int64(0), halt_flag())
             assert read == 1
             controls.append(out)

@@ -281,6 +281,17 @@ def _luck_pair(r: dict) -> str:
         f" ({name} played as {model})" for name, model in r.get("models", {}).items())
 
 
+def _luck_adjusted(data: dict) -> str:
+    """'luck-adjusted', saying so when a run's adjustment came before the decision terms (a ``compare --json``
+    file or a tool's file without ``luck_decision_runs``): its figures stay unbiased, only less narrow."""
+    return "luck-adjusted" if data.get("luck_decision_runs") else "luck-adjusted (without the decision terms)"
+
+
+def _decision_runs(r: dict) -> int:
+    """The decision runs a luck row was measured with (rows measured before the decision terms have none: 0)."""
+    return r.get("decision_runs", 0)
+
+
 def _luck_cells(r: dict) -> list[str]:
     return [_luck_pair(r), _luck_game(r), str(r["seed"]),
             f"{r['deal_sets']:,} ({r['matches']:,})"]
@@ -301,10 +312,13 @@ def _luck_gain(root: Path) -> str:
         return _missing(*_LUCK_MISSING)
     from bergen_sim import luck
 
-    rows = [r for r in data["rows"] if (r["rollouts"], r["deal_samples"]) == (luck.ROLLOUTS, luck.DEAL_SAMPLES)
-            and not r.get("models")]
+    def defaults(runs):
+        return [r for r in data["rows"] if (r["rollouts"], r["deal_samples"], _decision_runs(r))
+                == (luck.ROLLOUTS, luck.DEAL_SAMPLES, runs) and not r.get("models")]
+    rows, before = defaults(luck.DECISION_RUNS), defaults(0)
     lines = [f"Default settings of the adjustment ({luck.ROLLOUTS} play-outs per position, {luck.DEAL_SAMPLES} "
-             f"sampled deals per hand); `python tools/measure_luck.py ... --out docs/luck_gain.json`:", "",
+             f"sampled deals per hand, {luck.DECISION_RUNS} runs of a seat's own policy per decision); "
+             f"`python tools/measure_luck.py ... --out docs/luck_gain.json`:", "",
              "| pair | table | seed | deal sets (matches) | win rate raw | adjusted | ratio | margin raw | adjusted "
              "| ratio |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -344,8 +358,27 @@ def _luck_gain(root: Path) -> str:
             f"{spread(group, 'win_rate')} and margin ratio {spread(group, 'margin')}"
             + (f" ({len(group)} seeds)" if len(group) > 1 else "")
             for ((a, b), table), group in others.items()) + "."]
+    gains = [(r, o) for r in data["rows"] if _decision_runs(r) == luck.DECISION_RUNS for o in data["rows"]
+             if _decision_runs(o) == 0 and o.get("models") == r.get("models")
+             and all(o[k] == r[k] for k in ("policies", "players", "partnerships", "seed", "deal_sets", "rollouts",
+                                            "deal_samples"))
+             and f"{o['win_rate']['ratio']:.2f}" != f"{r['win_rate']['ratio']:.2f}"]
+    if gains:  # the same deal sets and settings without the decision terms: what the policies' own dice were
+        lines += ["", "The decision terms at work: on the same deal sets and settings, without them "
+                  "(`--decision-runs 0`, as every measurement before them) and with them, the win-rate ratio of "
+                  + "; ".join(f"{_luck_pair(r)} with {_luck_game(r, ' in ')}"
+                              + (f" ({r['rollouts']} play-outs, {r['deal_samples']} sampled deals)"
+                                 if (r["rollouts"], r["deal_samples"]) != (luck.ROLLOUTS, luck.DEAL_SAMPLES) else "")
+                              + f" goes from {o['win_rate']['ratio']:.2f} to {r['win_rate']['ratio']:.2f}"
+                              + (f" (at {_per_match(o)} CPU-seconds per match before, {_per_match(r)} with them)"
+                                 if "cpu_seconds" in o and "cpu_seconds" in r else "")
+                              for r, o in gains)
+                  + "; where every seat plays a policy that draws no random numbers the figures are the same."]
+    missed = [r for r in before if r["players"] == 2 and not r["partnerships"] and r["win_rate"]["ratio"] > 0.5]
+    if missed:
+        lines += ["", "Measured without the decision terms (`--decision-runs 0`):"]
     for r in missed:  # the same pair and deal sets with more play-outs: how much of the gap the play-outs' noise is
-        more = sorted((o for o in data["rows"] if o is not r and not o.get("models") and (
+        more = sorted((o for o in data["rows"] if o is not r and not o.get("models") and _decision_runs(o) == 0 and (
                        o["policies"], o["players"], o["partnerships"],
                        o["seed"], o["deal_sets"]) == (r["policies"], r["players"], r["partnerships"], r["seed"],
                                                       r["deal_sets"])), key=lambda o: o["rollouts"])
@@ -357,7 +390,7 @@ def _luck_gain(root: Path) -> str:
                       + f" against {r['win_rate']['ratio']:.2f} at the defaults"
                       + ("." if any(o["win_rate"]["ratio"] <= 0.5 for o in more) else
                          ", none of them at most 0.5: more play-outs, which cost in proportion, narrow it little.")]
-    for r in rows:  # the same pair and deal sets with a search player's seats played by a search in the play-outs
+    for r in before:  # the same pair and deal sets with a search player's seats played by a search in the play-outs
         searched = _searched(data, r)
         if searched:
             lines += ["", f"Played in the play-outs by a search of its own (`--luck-model NAME=pimc[:worlds=N]`), "
@@ -389,10 +422,12 @@ def _is_search(model: str) -> bool:
 
 
 def _same_deals(data: dict, r: dict, settings: bool = True) -> list[dict]:
-    """The rows with a luck model of ``r``'s pair, table and deal sets (and adjustment settings, with ``settings``)."""
+    """The rows with a luck model of ``r``'s pair, table and deal sets and decision runs (and play-outs and
+    sampled deals, with ``settings``)."""
     key = ("policies", "players", "partnerships", "seed", "deal_sets") + (("rollouts", "deal_samples") if settings
                                                                           else ())
-    return [o for o in data["rows"] if o.get("models") and all(o[k] == r[k] for k in key)]
+    return [o for o in data["rows"] if o.get("models") and all(o[k] == r[k] for k in key)
+            and _decision_runs(o) == _decision_runs(r)]
 
 
 def _models(o: dict, default: dict | None = None) -> str:
@@ -400,6 +435,11 @@ def _models(o: dict, default: dict | None = None) -> str:
     its cost (:func:`_cost`) when recorded."""
     return (", ".join(f"{name}'s seats played by `{model}`" for name, model in o["models"].items())
             + f" ({o['rollouts']} play-outs, {o['deal_samples']} sampled deals{_cost(o, default)})")
+
+
+def _per_match(o: dict) -> str:
+    """A luck row's CPU-seconds per match (the play and the adjustment), to three significant digits."""
+    return f"{o['cpu_seconds'] / o['matches']:.3g}"
 
 
 def _cost(o: dict, default: dict | None = None) -> str:
@@ -410,7 +450,7 @@ def _cost(o: dict, default: dict | None = None) -> str:
     per = o["cpu_seconds"] / o["matches"]
     times = (f", {per / (default['cpu_seconds'] / default['matches']):,.0f} times `expert`'s"
              if default and "cpu_seconds" in default and default is not o else "")
-    return f", {per:.3g} CPU-seconds per match{times}"
+    return f", {_per_match(o)} CPU-seconds per match{times}"
 
 
 def _searched(data: dict, r: dict) -> list[dict]:
@@ -429,14 +469,14 @@ def _luck_unbiased(root: Path) -> str:
     data = _luck_table(root)
     if data is None:
         return _missing(*_LUCK_MISSING)
-    lines = ["| pair | table | seed | deal sets (matches) | play-outs / sampled deals | win rate raw | adjusted "
+    lines = ["| pair | table | seed | deal sets (matches) | play-outs / sampled deals / decision runs | win rate raw | adjusted "
              "| t of raw - adj. | margin raw | adjusted | t of raw - adj. |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     ts = []
     for r in data["rows"]:
         w, m = r["win_rate"], r["margin"]
         ts += [w["t_difference"], m["t_difference"]]
         lines.append("| " + " | ".join(_luck_cells(r) + [
-            f"{r['rollouts']} / {r['deal_samples']}",
+            f"{r['rollouts']} / {r['deal_samples']} / {_decision_runs(r)}",
             _pm(100 * w["raw"], 100 * w["raw_half"], 2), _pm(100 * w["adjusted"], 100 * w["adjusted_half"], 2),
             f"{w['t_difference']:+.1f}", _pm(m["raw"], m["raw_half"], 3), _pm(m["adjusted"], m["adjusted_half"], 3),
             f"{m['t_difference']:+.1f}"]) + " |")
@@ -583,8 +623,8 @@ def _search_strength(root: Path) -> str:
     return (f"Match-win share of each search player against `{data['opponent']}` at its defaults, each "
             f"challenger at the settings its name gives "
             f"(`python tools/measure_search.py`, seed {data['seed']}; duplicate deals, every seat rotation, 95% "
-            f"intervals over deal sets; luck-adjusted as in compare.md on the same matches; the Holm-adjusted "
-            f"interval widens the adjusted one for the {family['m']} comparisons, family-wise 95%):\n\n"
+            f"intervals over deal sets; {_luck_adjusted(data)} as in compare.md on the same matches; the "
+            f"Holm-adjusted interval widens the adjusted one for the {family['m']} comparisons, family-wise 95%):\n\n"
             + "\n".join(lines)
             + f"\n\nWith 2 players the highest luck-adjusted share is `{rows[best][1]}`'s, "
             f"{_rate(rows[best][2]['adjusted_win_rate'], lo[best], hi[best])}. A share of "
@@ -608,8 +648,8 @@ def _ismcts_check(root: Path) -> str:
     return (f"A second, larger run of the strongest of them, on fresh deals (`{command}`, "
             f"{deal_sets:,} deal sets in both seat orders, seed {seed}): `ismcts` won "
             f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {data['matches']:,} matches against "
-            f"`pimc`, luck-adjusted {_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}"
-            f". {verdict}.")
+            f"`pimc`, {_luck_adjusted(data)} "
+            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}. {verdict}.")
 
 
 #: the player with exact ends of hands that docs/policies.md measures ("Exact ends of hands")
@@ -826,7 +866,7 @@ def _inference_model(root: Path) -> str:
                 + "). **Measured**: ")
     text += (f"on fresh deals (`{command}`, {data['deal_sets']:,} deal sets in both seat orders, seed {data['seed']}): "
             f"`{STRONGEST}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
-            f"{data['matches']:,} matches against `pimc`, luck-adjusted "
+            f"{data['matches']:,} matches against `pimc`, {_luck_adjusted(data)} "
             f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, "
             f"at {_cost_row(cost, STRONGEST)}.")
     pair = _json(root, "docs/ismcts_model_head_to_head.json")

@@ -14,7 +14,9 @@ the per-deal-set difference raw - adjusted, whose expectation is exactly 0
 (``docs/compare.md``, "Unbiasedness").  ``--rollouts`` sets the
 adjustment's play-outs per position (``compare --luck-playouts``);
 ``--deal-samples`` the sampled deals per hand (``bergen_sim.luck.DEAL_SAMPLES``)
-in this process, which is why it plays on this process's threads
+and ``--decision-runs`` the runs of a seat's own policy per decision
+(``bergen_sim.luck.DECISION_RUNS``; 0: no decision terms, as every row
+before them) in this process, which is why it plays on this process's threads
 (``--workers``, default 1), never on a cluster.  ``--model NAME=MODEL``
 (repeatable; ``compare --luck-model``) has ``MODEL`` (a built-in, or
 ``pimc[:worlds=N]``) play the seats of policy ``NAME`` in the play-outs
@@ -68,6 +70,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rollouts", type=int, default=luck.ROLLOUTS)
     parser.add_argument("--deal-samples", type=int, default=luck.DEAL_SAMPLES)
+    parser.add_argument("--decision-runs", type=int, default=luck.DECISION_RUNS,
+                        help="runs of a seat's own policy per decision (0: no decision terms)")
     parser.add_argument("--model", action="append", default=[], metavar="NAME=MODEL",
                         help="play policy NAME's seats by MODEL (a built-in or pimc[:worlds=N]) in the play-outs "
                              "(repeatable)")
@@ -86,6 +90,7 @@ def main() -> None:
         check_range("--matches", args.matches, luck.MIN_ADJUSTED_DEAL_SETS, MAX_DEAL_SETS)
         check_range("--rollouts", args.rollouts, 1, MAX_SAMPLES)
         check_range("--deal-samples", args.deal_samples, 1, MAX_SAMPLES)
+        check_range("--decision-runs", args.decision_runs, 0, MAX_SAMPLES)
         check_seed(args.seed)
         check_range("--workers", args.workers, 1, 256)
         saved = (merge_target(args.out, "--out", "rows", list) or {"rows": []}) if args.out else None
@@ -93,6 +98,7 @@ def main() -> None:
         parser.error(str(exc))
     a, b = pair
     luck.DEAL_SAMPLES = args.deal_samples
+    luck.DECISION_RUNS = args.decision_runs
     cpu = time.process_time()  # every thread's: the play and the adjustment's play-outs (its cost)
     out = play_pair(rules, a, b, args.matches, args.seed, options=RunOptions(workers=args.workers), field=(a, b),
                     adjust="luck", luck_models=models, luck_playouts=args.rollouts)
@@ -101,7 +107,8 @@ def main() -> None:
              f"{args.matches:,} ({out.matches:,})", f"{args.rollouts} / {args.deal_samples}"]
     record = {"policies": [a, b], "players": args.players, "partnerships": args.partnerships, "seed": args.seed,
               "deal_sets": args.matches, "matches": int(out.matches), "rollouts": args.rollouts,
-              "deal_samples": args.deal_samples, "cpu_seconds": round(time.process_time() - cpu, 1),
+              "deal_samples": args.deal_samples, "decision_runs": args.decision_runs,
+              "cpu_seconds": round(time.process_time() - cpu, 1),
               "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     if models:  # rows without the key are of each seat's own model (all rows before the option)
         record["models"] = models
@@ -120,7 +127,8 @@ def main() -> None:
     if saved is not None:
         same = lambda r: all(r.get(k) == record.get(k) for k in ("policies", "players", "partnerships",  # noqa: E731
                                                                  "seed", "deal_sets", "rollouts", "deal_samples",
-                                                                 "models"))
+                                                                 "models")) and (
+            r.get("decision_runs", 0) == record["decision_runs"])
         saved["rows"] = [r for r in saved["rows"] if not same(r)] + [record]
         Path(args.out).write_text(json.dumps(saved, indent=2) + "\n")
 

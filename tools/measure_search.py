@@ -31,6 +31,7 @@ import math
 import time
 from pathlib import Path
 
+from bergen_sim.luck import DECISION_RUNS
 from bergen_sim.search.ismcts import STRONGEST
 
 #: the search players at their defaults, pimc with four times its worlds, and the strongest configuration
@@ -76,8 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     out = Path(args.out)
     # resume: keep what an earlier run of the same seed measured at the same size
+    # (and the same luck adjustment: files written before its decision terms have no luck_decision_runs)
     results = (earlier if earlier and earlier.get("seed") == args.seed and earlier.get("opponent") == OPPONENT
-               else {"opponent": OPPONENT, "seed": args.seed, "games": {}})
+               and earlier.get("luck_decision_runs", 0) == DECISION_RUNS
+               else {"opponent": OPPONENT, "seed": args.seed, "luck_decision_runs": DECISION_RUNS, "games": {}})
     for title, (players, partnerships, deal_sets, challengers) in GAMES.items():
         sets = _sets(deal_sets, args.scale)
         rows = results["games"].get(title, {}).get("challengers", {})

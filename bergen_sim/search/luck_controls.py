@@ -14,7 +14,19 @@ expectation taken over the event's outcome given everything before it:
   match's;
 - every draw: given the history, the next tile is uniform over the tiles
   still in the boneyard (its order is a uniform shuffle), so the
-  expectation is computed exactly by enumerating them.
+  expectation is computed exactly by enumerating them;
+- every decision of a seat whose policy can be run here again (a built-in,
+  or ``pimc`` on the adjustment's table; ``deciders``): a policy that
+  draws random numbers (``random``, ``pimc``'s sampled worlds) adds luck
+  of its own, which the value of the *full* position shows although the
+  seat's view cannot (two moves ``pimc`` finds about equal over its worlds
+  can differ a lot in the true one).  The expectation is over the policy's
+  own choice: ``decision_runs`` independent runs of it on the same view,
+  each with a keyed stream of its own, are draws from the same
+  distribution as the move actually made, so ``psi(after the move made) -
+  mean over the runs of psi(after the move run)`` has expectation exactly
+  zero.  A deterministic policy's runs all make the move made: its term is
+  0 and nothing is evaluated.
 
 ``psi`` are the value function's three basis functions for side ``j``
 (``CONTROLS``, in this order):
@@ -42,7 +54,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
-from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_of, other_half, set_hand
+from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_moves, hand_of, other_half, set_hand
 from bergen_sim.engine.bits import borrow, read_shared
 from bergen_sim.engine.hand import (HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, deal_hand, lead, play,
                                      scratch_buffers, side_count)
@@ -50,13 +62,21 @@ from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, firs
 from bergen_sim.engine.view import used_slots, view_draw, view_play, view_start_match, view_void_moment
 from bergen_sim.search.match_value import win_probability
 from bergen_sim.search import pimc
-from bergen_sim.search.rollout import base_move, turn_view
+from bergen_sim.search.rollout import base_choose, base_move, turn_view
 
 #: the controls of a side, in ``controls[..., c]`` order
 C_TABLE = 0
 C_WIN = 1
 C_POINTS = 2
 CONTROLS = 3
+#: columns of ``deciders`` (one row per seat): how to run the seat's own policy again at its decisions: the
+#: code of a built-in (``BASE_POLICIES``) or of ``pimc``'s base (-1: the policy cannot be run here, its
+#: decisions get no term), ``pimc``'s worlds (0: the built-in decides) and its partner setting
+D_CODE, D_WORLDS, D_PARTNER = 0, 1, 2
+DECIDER_WIDTH = 3
+#: stream number (the last word of ``stream_state``) of a decision's first run; runs are numbered on from it,
+#: above every play-out stream of the event (those stay below 2**40)
+_RUN_STREAM = 1 << 40
 #: key mixed into the seed of the samples' and play-outs' streams (kept apart from every engine stream)
 SAMPLE_KEY = 0x6C75636B  # "luck"
 #: stream key stride per hand (event numbers within a hand stay below it)
@@ -97,14 +117,17 @@ def _play_out(rules, b, seat, seat_bases, search_worlds, table, rng):
 
 @njit(cache=True)
 def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases, search_worlds, rollouts, key,
-              hand_points, work_view, work_hands, rng, out, no_tiles):
+              hand_points, work_view, work_hands, rng, out, no_tiles, move_tile, move_end):
     """``psi`` of a full position for every side into ``out[j, :]`` (``seat`` has just moved).
 
     ``bone[:n_bone]`` holds the boneyard's tiles and ``exclude`` (when not
     -1); each play-out shuffles them from the stream keyed ``key`` and drops
     ``exclude``, so the positions after each possible tile of a draw, evaluated
     with the same key, see the other tiles in the same order and the same
-    policy random numbers.
+    policy random numbers.  With ``move_tile`` (not -1) the position is the
+    one after ``seat`` plays it on ``move_end`` (``seat`` is to move in
+    ``view``): the moves of a decision, evaluated with the same key, meet the
+    same boneyards and random numbers too.
     """
     rules, table, view, hands, bone, seat_bases, search_worlds, key, hand_points, work_view, work_hands, rng, out = (
         borrow(rules), borrow(table), borrow(view), borrow(hands), borrow(bone), borrow(seat_bases),
@@ -133,10 +156,66 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
         work_view[:used] = view[:used]
         work_hands[:] = hands
         begin_turns(b, 0, n - rules[L.R_RESERVE])
-        _play_out(rules, b, seat, seat_bases, search_worlds, table, rng)
+        ended = 0
+        if move_tile >= 0:
+            ended = play(rules, b, seat, move_tile, move_end)
+            if r == 0:  # the table moves by the move's points (the same in every play-out)
+                for j in range(sides):
+                    out[j, C_TABLE] = win_probability(table, rules, work_view, j)
+        if ended == 0:
+            _play_out(rules, b, seat, seat_bases, search_worlds, table, rng)
         for j in range(sides):
             out[j, C_WIN] += win_probability(table, rules, work_view, j) / rollouts
             out[j, C_POINTS] += (hand_points[j] + work_view[L.V_SCORE + j] - view[L.V_SCORE + j]) / rollouts
+
+
+@njit(cache=True)
+def _decision(rules, table, view, hands, bone, n_bone, seat, tile, end, deciders, runs, seat_bases, search_worlds,
+              rollouts, key, hand_points, work_view, work_hands, roll_rng, psi, controls, no_tiles):
+    """Add the terms of ``seat``'s decision (it played ``tile`` on ``end`` in ``view``) to ``controls[j, c]``.
+
+    ``runs`` runs of the seat's own policy (``deciders``' row) on the view it decided on, each from a stream
+    keyed by the event and the run, estimate its distribution over the moves; the term is ``psi`` after the
+    move made minus that distribution's mean of ``psi`` (the module docstring says why its expectation is 0).
+    Returns 0, or -1 when the move made is not among the legal ones (not a trace of the engine's).
+    """
+    code = deciders[seat, D_CODE]
+    if code < 0 or runs == 0 or rollouts == 0:
+        return 0
+    decide_view = view.copy()  # the runs' policies see (and may scribble on) a copy, never the replayed view
+    b = scratch_buffers(decide_view, hands.copy(), bone, no_tiles)
+    n = hand_moves(hand_of(hands, seat, no_tiles), decide_view, b.move_tiles, b.move_ends)
+    made = -1
+    for i in range(n):
+        if b.move_tiles[i] == tile and b.move_ends[i] == end:
+            made = i
+    if made < 0:
+        return -1
+    if n < 2:
+        return 0
+    picks = np.zeros(n, dtype=np.float64)
+    rng = np.zeros(1, dtype=np.uint64)
+    for k in range(runs):
+        rng[0] = stream_state(key[0], key[1], key[2], np.uint64(_RUN_STREAM + k))
+        if deciders[seat, D_WORLDS] > 0:
+            i = pimc.choose(turn_view(b, seat), b.move_tiles, b.move_ends, n, rng, no_tiles,
+                            deciders[seat, D_WORLDS], code, deciders[seat, D_PARTNER], rules, table)
+        else:
+            i = base_choose(code, turn_view(b, seat), b.move_tiles, b.move_ends, n, rng, no_tiles)
+        picks[i] += 1.0
+    if picks[made] == runs:  # every run made the move made (a deterministic policy always does): no luck here
+        return 0
+    sides = side_count(rules)
+    for i in range(n):
+        weight = (1.0 if i == made else 0.0) - picks[i] / runs
+        if weight == 0.0:
+            continue
+        _evaluate(rules, table, view, hands, bone, n_bone, _NONE, seat, seat_bases, search_worlds, rollouts, key,
+                  hand_points, work_view, work_hands, roll_rng, psi, no_tiles, b.move_tiles[i], b.move_ends[i])
+        for j in range(sides):
+            for c in range(CONTROLS):
+                controls[j, c] += weight * psi[j, c]
+    return 0
 
 
 @njit(cache=True)
@@ -182,8 +261,8 @@ def _mask_tiles(mask, out):
 
 
 @njit(cache=True, nogil=True)  # a run's threads replay their chunks at once (bergen_sim.parallel)
-def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, search_worlds, controls,
-                  match_rows, no_tiles, halt):
+def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, search_worlds, deciders,
+                  decision_runs, controls, match_rows, no_tiles, halt):
     """Replay trace rows of whole matches; per match, every side's luck controls and its result.
 
     ``controls`` (matches, MAX_SEATS, CONTROLS) receives the sums over
@@ -191,7 +270,10 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
     index, winner, scores and hands (layout ``M_*``).  ``rollouts``: hand
     play-outs per evaluated position (seat ``s`` playing the built-in with
     code ``seat_bases[s]``); the possible tiles of a draw share their
-    play-outs' random numbers, so their differences are not drowned in noise.
+    play-outs' random numbers, so their differences are not drowned in noise,
+    and so do the moves of a decision.  ``deciders`` (MAX_SEATS,
+    DECIDER_WIDTH): how to run each seat's own policy again (``D_*``),
+    ``decision_runs`` times at each of its decisions (0: no decision terms).
     ``no_tiles`` is the game's empty set (its width).  ``halt`` is the run's
     stop flag (``bergen_sim.runtime.runner.halt_flag``), read before every
     match as the match loop reads it: once another thread sets it, the replay
@@ -265,7 +347,7 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                                    no_tiles)
                     key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
                     _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases,
-                              search_worlds, _ONE, key, alt_points, work_view, work_hands, roll_rng, psi, no_tiles)
+                              search_worlds, _ONE, key, alt_points, work_view, work_hands, roll_rng, psi, no_tiles, _NONE, _NONE)
                     expected[:sides] += psi[:sides]
             # the actual deal valued by the same function of the deal as the samples (its leader leading
             # the lowest double it holds): under any-double the double actually led is the leader's
@@ -274,7 +356,8 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             alt_view[:] = view
             leader = _deal(rules, deal, _0, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE, no_tiles)
             _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases,
-                      search_worlds, rollouts, key, alt_points, work_view, work_hands, roll_rng, actual, no_tiles)
+                      search_worlds, rollouts, key, alt_points, work_view, work_hands, roll_rng, actual, no_tiles, _NONE,
+                      _NONE)
             _deal(rules, deal, _0, hand_no, hands, hand_points, view, bone, rotated, row[L.T_TILE], no_tiles)
             weight = 1.0 / (deal_samples * players)
             for j in range(sides):
@@ -302,7 +385,8 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             for a in range(options):
                 set_hand(hands, seat, union(mine, bit(tiles[a], no_tiles)))
                 _evaluate(rules, table, alt_view, hands, tiles, options, tiles[a], before, seat_bases, search_worlds,
-                          rollouts, key, hand_points, work_view, work_hands, roll_rng, per_tile[a], no_tiles)
+                          rollouts, key, hand_points, work_view, work_hands, roll_rng, per_tile[a], no_tiles, _NONE,
+                          _NONE)
                 if tiles[a] == tile:
                     drawn_at = a
             if drawn_at < 0:
@@ -322,6 +406,15 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             if drawn_run[seat] > 0:
                 view_void_moment(view, seat, drawn_run[seat], drawn_run[seat] - 1)
                 drawn_run[seat] = 0
+            if deciders[seat, D_CODE] >= 0 and decision_runs > 0:
+                held = no_tiles
+                for s in range(players):
+                    held = union(held, hand_of(hands, s, no_tiles))
+                n_bone = _mask_tiles(minus(first_tiles(n_tiles, no_tiles), union(held, played)), tiles)
+                if _decision(rules, table, view, hands, tiles, n_bone, seat, tile, row[L.T_END], deciders,
+                             decision_runs, seat_bases, search_worlds, rollouts, key, hand_points, work_view,
+                             work_hands, roll_rng, psi, controls[m], no_tiles) < 0:
+                    return -1  # a play the engine could not have made
             set_hand(hands, seat, minus(hand_of(hands, seat, no_tiles), bit(tile, no_tiles)))
             played = union(played, bit(tile, no_tiles))
             is_double = 1 if TILE_LO[tile] == TILE_HI[tile] else 0
