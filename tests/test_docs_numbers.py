@@ -137,9 +137,9 @@ def test_the_prose_around_the_measurements_fits_them():
 
     luck_rows = json.loads((ROOT / "docs/luck_gain.json").read_text())["rows"]
 
-    def two_player(runs, models=None, rollouts=32, deal_samples=32):
-        return {r["policies"][0]: r for r in luck_rows if (r["rollouts"], r["deal_samples"]) == (rollouts, deal_samples)
-                and r["players"] == 2 and r.get("models") == models and r.get("decision_runs", 0) == runs}
+    def two_player(runs):
+        return {r["policies"][0]: r for r in luck_rows if (r["rollouts"], r["deal_samples"]) == (32, 32)
+                and r["players"] == 2 and not r.get("models") and r.get("decision_runs", 0) == runs}
     rows, before = two_player(DECISION_RUNS), two_player(0)
     assert rows["pimc"]["win_rate"]["ratio"] > rows["expert"]["win_rate"]["ratio"]
     # compare.md: a wrong model takes expert vs greedy "from well under 0.5 to about the ratio pimc against expert
@@ -158,9 +158,34 @@ def test_the_prose_around_the_measurements_fits_them():
     assert before["pimc:worlds=256"]["win_rate"]["ratio"] >= before["pimc"]["win_rate"]["ratio"] - 0.02
     assert "with `expert` or a search playing its seats in the play-outs" in compare
     assert f"the policy is run {DECISION_RUNS} more times" in compare
-    searched = {"pimc": "pimc:worlds=8"}
-    for runs_rows, before_rows in ((rows, before), (two_player(DECISION_RUNS, searched), two_player(0, searched))):
-        assert runs_rows["pimc"]["win_rate"]["ratio"] < before_rows["pimc"]["win_rate"]["ratio"] - 0.05
+    same = lambda r: (tuple(r["policies"]), r["players"], r["partnerships"], r["seed"],  # noqa: E731
+                      r["deal_sets"], r["rollouts"], r["deal_samples"], tuple(sorted(r.get("models", {}).items())))
+    without = {same(r): r for r in luck_rows if r.get("decision_runs", 0) == 0}
+    paired = [(r, without[same(r)]) for r in luck_rows if r.get("decision_runs", 0) == DECISION_RUNS
+              and r["policies"][0].startswith("pimc") and same(r) in without]
+    assert {bool(r.get("models")) for r, _ in paired} == {False, True}  # `expert` and a search as the model
+    assert all(r["win_rate"]["ratio"] < o["win_rate"]["ratio"] for r, o in paired)
+
+
+@pytest.mark.parametrize("ratio, low, high, said", [
+    (0.49, 0.44, 0.55, "do not rule out a true ratio just above the goal"),
+    (0.49, 0.44, 0.499, None),
+    (0.52, 0.47, 0.58, "do not rule out a true ratio that meets the goal"),
+])
+def test_the_luck_goal_sentence_reads_the_ratio_s_interval(tree, ratio, low, high, said):
+    """The goal's sentence quotes the best search model's ratio with its bootstrap interval, and says so when the
+    interval straddles 0.5 (whichever side the estimate is on)."""
+    from bergen_sim.luck import DECISION_RUNS
+
+    def change(data):
+        for r in data["rows"]:
+            if r.get("models") and r.get("decision_runs", 0) == DECISION_RUNS and r["policies"] == ["pimc", "expert"]:
+                r["win_rate"].update(ratio=ratio, ratio_low=low, ratio_high=high)
+    _edit_json(tree / "docs/luck_gain.json", change)
+    block = " ".join(docs_numbers.render(tree)["luck-gain"].split())
+    assert f"({ratio:.3f}, 95% interval {low:.2f} to {high:.2f}:" in block
+    for text in ("do not rule out a true ratio just above the goal", "do not rule out a true ratio that meets the goal"):
+        assert (text in block) == (text == said)
 
 
 def test_decision_runs_leave_a_pair_that_draws_no_random_numbers_as_it_was():
@@ -176,8 +201,8 @@ def test_decision_runs_leave_a_pair_that_draws_no_random_numbers_as_it_was():
     matched = [(r, old[key(r)]) for r in new if key(r) in old]
     assert matched
     for r, o in matched:
-        for figure in ("win_rate", "margin"):
-            assert r[figure] == pytest.approx(o[figure], rel=1e-9, abs=1e-12)
+        for figure in ("win_rate", "margin"):  # (later rows add the ratio's interval)
+            assert {k: r[figure][k] for k in o[figure]} == pytest.approx(o[figure], rel=1e-9, abs=1e-12)
     assert "draws no random numbers the figures are the same" in docs_numbers.render(ROOT)["luck-gain"]
 
 

@@ -199,6 +199,20 @@ def test_a_random_policy_s_decision_terms_have_mean_zero_and_explain_its_luck():
     assert np.corrcoef(terms[:, 0, C_WIN], won)[0, 1] > 0.1
 
 
+@pytest.mark.slow  # compiles a match kernel of its own
+def test_pimc_s_decision_terms_have_mean_zero():
+    """The same check for a search's dice: ``pimc`` (few worlds, so its runs disagree often) against ``greedy``:
+    its side's decision terms are not all zero and have mean zero over matches, each control."""
+    job = Job(Rules.make(players=2), ("pimc:worlds=3", "greedy"), 23, match_rows=True)
+    with_runs = traced_chunk(job, 0, 300, decision_runs=4, **FAST)
+    without = traced_chunk(job, 0, 300, decision_runs=0, **FAST)
+    terms = with_runs.controls - without.controls
+    assert np.count_nonzero(terms[:, 0, C_WIN]) > 100
+    for control in range(terms.shape[2]):
+        x = terms[:, 0, control]
+        assert abs(x.mean()) < 4.5 * x.std() / np.sqrt(len(x)), (control, x.mean(), x.std())
+
+
 def test_decider_rows_run_only_what_the_match_ran():
     """A built-in by its plain name and ``pimc`` on the adjustment's table are run again; ``pimc`` with another
     base (another table), a built-in with settings, the other searches and plug-ins are not."""

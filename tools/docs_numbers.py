@@ -287,6 +287,23 @@ def _luck_adjusted(data: dict) -> str:
     return "luck-adjusted" if data.get("luck_decision_runs") else "luck-adjusted (without the decision terms)"
 
 
+def _ratio_interval(r: dict) -> str:
+    """', 95% interval 0.44 to 0.55' of a luck row's win-rate ratio, when the run recorded one (the bootstrap of
+    ``tools/measure_luck.py``; earlier rows have none)."""
+    w = r["win_rate"]
+    return f", 95% interval {w['ratio_low']:.2f} to {w['ratio_high']:.2f}" if "ratio_low" in w else ""
+
+
+def _ratio_verdict(r: dict) -> str:
+    """What a luck row's ratio interval says of the goal of 0.5, when it straddles it."""
+    w = r["win_rate"]
+    if "ratio_low" not in w or not w["ratio_low"] <= 0.5 < w["ratio_high"]:
+        return ""
+    if w["ratio"] <= 0.5:
+        return "; its interval reaches above 0.5, so these deal sets do not rule out a true ratio just above the goal"
+    return "; its interval reaches below 0.5, so these deal sets do not rule out a true ratio that meets the goal"
+
+
 def _decision_runs(r: dict) -> int:
     """The decision runs a luck row was measured with (rows measured before the decision terms have none: 0)."""
     return r.get("decision_runs", 0)
@@ -331,7 +348,7 @@ def _luck_gain(root: Path) -> str:
     met = [r for r in two if r["win_rate"]["ratio"] <= 0.5]
     missed = [r for r in two if r["win_rate"]["ratio"] > 0.5]
     def said(group):
-        parts = [f"{r['policies'][0]} against {r['policies'][1]} ({r['win_rate']['ratio']:.2f}: "
+        parts = [f"{r['policies'][0]} against {r['policies'][1]} ({r['win_rate']['ratio']:.2f}{_ratio_interval(r)}: "
                  f"{1 / r['win_rate']['ratio'] ** 2:.1f} times fewer matches for the same precision)" for r in group]
         return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
     if two:
@@ -344,7 +361,8 @@ def _luck_gain(root: Path) -> str:
                 ratio = best["win_rate"]["ratio"]
                 lines[-1] += (f" With {_models(best)} in the play-outs, {r['policies'][0]} against {r['policies'][1]} "
                               + ("meets it" if ratio <= 0.5 else "still misses it")
-                              + f" ({ratio:.3f}: {1 / ratio ** 2:.1f} times fewer matches for the same precision).")
+                              + f" ({ratio:.3f}{_ratio_interval(best)}: {1 / ratio ** 2:.1f} times fewer matches for "
+                              "the same precision)" + _ratio_verdict(best) + ".")
     others: dict[tuple, list[dict]] = {}  # the other tables, which the goal does not cover: reported as measured
     for r in rows:
         if r["players"] != 2 or r["partnerships"]:
@@ -366,9 +384,11 @@ def _luck_gain(root: Path) -> str:
     if gains:  # the same deal sets and settings without the decision terms: what the policies' own dice were
         lines += ["", "The decision terms at work: on the same deal sets and settings, without them "
                   "(`--decision-runs 0`, as every measurement before them) and with them, the win-rate ratio of "
-                  + "; ".join(f"{_luck_pair(r)} with {_luck_game(r, ' in ')}"
-                              + (f" ({r['rollouts']} play-outs, {r['deal_samples']} sampled deals)"
+                  + "; ".join(f"{_luck_pair(r)} with {_luck_game(r, ' in ')} (seed {r['seed']}, {r['deal_sets']:,} "
+                              f"deal sets"
+                              + (f", {r['rollouts']} play-outs, {r['deal_samples']} sampled deals"
                                  if (r["rollouts"], r["deal_samples"]) != (luck.ROLLOUTS, luck.DEAL_SAMPLES) else "")
+                              + ")"
                               + f" goes from {o['win_rate']['ratio']:.2f} to {r['win_rate']['ratio']:.2f}"
                               + (f" (at {_per_match(o)} CPU-seconds per match before, {_per_match(r)} with them)"
                                  if "cpu_seconds" in o and "cpu_seconds" in r else "")

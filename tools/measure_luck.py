@@ -9,7 +9,8 @@ It plays the pair as ``compare`` does (every seat rotation on duplicate
 deals, :func:`bergen_sim.tournament.play_pair` with ``adjust="luck"``) and
 prints one Markdown row: per figure (the first policy's win rate, in
 percent, and the points margin per hand) the raw and the adjusted mean with
-their 95% half-widths, the ratio of the half-widths, and the t statistic of
+their 95% half-widths, the ratio of the half-widths with a 95% bootstrap
+interval (the ratio is an estimate from the same deal sets), and the t statistic of
 the per-deal-set difference raw - adjusted, whose expectation is exactly 0
 (``docs/compare.md``, "Unbiasedness").  ``--rollouts`` sets the
 adjustment's play-outs per position (``compare --luck-playouts``);
@@ -40,6 +41,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import bootstrap
 
 from bergen_sim import luck
 from bergen_sim.errors import BergenError
@@ -59,6 +61,22 @@ MAX_SAMPLES = 10_000
 def _half(values: np.ndarray) -> float:
     low, high = paired_interval(values)["ci95"]
     return (high - low) / 2
+
+
+#: bootstrap resamples of the deal sets for the ratio's interval
+RATIO_RESAMPLES = 4000
+
+
+def _ratio_interval(raw: np.ndarray, adjusted: np.ndarray, seed: int) -> tuple[float, float]:
+    """95% interval of the half-width ratio: a BCa bootstrap over deal sets, each resampled with its raw and its
+    adjusted outcome together (the ratio of half-widths on the same deal sets is the ratio of standard
+    deviations).  The ratio is itself an estimate from these deal sets; this says how far it can be trusted.
+    """
+    def ratio(r, a, axis):
+        return a.std(axis=axis, ddof=1) / r.std(axis=axis, ddof=1)
+    interval = bootstrap((raw, adjusted), ratio, paired=True, vectorized=True, n_resamples=RATIO_RESAMPLES,
+                         random_state=np.random.default_rng(seed), method="BCa").confidence_interval
+    return float(interval.low), float(interval.high)
 
 
 def main() -> None:
@@ -117,12 +135,13 @@ def main() -> None:
                                                 points - opponent_points, 1, 3)):
         difference = raw - adjusted
         t = difference.mean() / (difference.std(ddof=1) / np.sqrt(len(difference)))
+        low, high = _ratio_interval(raw, adjusted, args.seed)
         record[name] = {"raw": float(raw.mean()), "raw_half": float(_half(raw)), "adjusted": float(adjusted.mean()),
                         "adjusted_half": float(_half(adjusted)), "ratio": float(_half(adjusted) / _half(raw)),
-                        "t_difference": float(t)}
+                        "ratio_low": low, "ratio_high": high, "t_difference": float(t)}
         cells += [f"{scale * raw.mean():.{digits}f} ± {scale * _half(raw):.{digits}f}",
                   f"{scale * adjusted.mean():.{digits}f} ± {scale * _half(adjusted):.{digits}f}",
-                  f"{_half(adjusted) / _half(raw):.2f}", f"{t:+.1f}"]
+                  f"{_half(adjusted) / _half(raw):.2f} [{low:.2f}, {high:.2f}]", f"{t:+.1f}"]
     print("| " + " | ".join(cells) + " |")
     if saved is not None:
         same = lambda r: all(r.get(k) == record.get(k) for k in ("policies", "players", "partnerships",  # noqa: E731
