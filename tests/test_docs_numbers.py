@@ -77,6 +77,8 @@ def test_the_blocks_follow_their_files(tree):
     _edit_parquet(tree / "reports/skill_vs_luck/tables/by_target.parquet", pimc_15)
     _edit_parquet(tree / "reports/strategy_table/tables/pairs.parquet", heavy)
     _edit_json(tree / "docs/search_cost.json", lambda d: d["runs"]["pimc"].update(ms_per_decision=12.345))
+    _edit_json(tree / "docs/search_cost.json",
+               lambda d: d["runs"][docs_numbers.UNSETTLED_PLAYER].update(ms_per_decision=9.876))
     _edit_json(tree / "docs/match_value.json", lambda d: d["two_players"][1].update(win=0.987))
     _edit_json(tree / "docs/duplicate_gain.json", lambda d: d["rows"][0].update(win_ratio=0.5))
     _edit_json(tree / "docs/luck_gain.json",  # the first row at the default settings, which the table quotes
@@ -99,6 +101,7 @@ def test_the_blocks_follow_their_files(tree):
     assert "4,321 matches/s" in blocks["policies-speed"]
     assert "(9.87x)" in blocks["hot-loop"]
     assert "changed output" in blocks["compare-example"]
+    assert "9.88 ms per decision" in blocks["settled-stop"]
     assert "| 2 players | `reader` |" in blocks["search-strength"]
     assert "highest luck-adjusted share is `reader`'s, 60.0% [58.0, 62.0]" in blocks["search-strength"]
     for name in docs_numbers.BLOCKS:

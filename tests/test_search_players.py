@@ -24,12 +24,14 @@ from bergen_sim.engine.tileset import bit, both, load, minus, no_tiles_for, stor
 from bergen_sim.engine.tileset import first_tiles, has, to_words
 from bergen_sim.policies.base import side_of
 from bergen_sim.policies.expert import WEIGHTS, move_features
-from bergen_sim.search.inference import (MODEL_EXPERT, _header_after, drew_since, evidence_buffer, play_evidence,
-                                         replay_start, world_log_likelihood)
+from bergen_sim.search.inference import (E_AFTER, E_KEPT, E_SHOWS, EPISODE_WIDTH, EV_EPISODE0, EV_EPISODES, EV_FINAL,
+                                         EV_LATER, EV_SEAT, EVIDENCE_WIDTH, MODEL_EXPERT, MODEL_HISTORY, _draws_since, _header_after,
+                                         _held_then, drew_since, evidence_buffer, play_evidence, replay_start,
+                                         world_log_likelihood)
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search.position import Position, position_view
 from bergen_sim.search.rollout import BASE_POLICIES
-from tests.test_worlds import real_views
+from tests.test_worlds import as_int, real_views, real_views_with_history
 
 
 @njit
@@ -164,13 +166,49 @@ def test_finds_the_header_that_wins_the_match():
     assert values[:used, move].min() == 1.0  # the match is won in every world
 
 
-def _search(view, rules, iterations=200, key=7, expand=1, leaves=0):
+def _search(view, rules, iterations=200, key=7, expand=1, leaves=0, settled_stop=False, model=0):
     tiles, ends, n = _moves(view)
     nodes = np.zeros((iterations + 1, ismcts.N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, ismcts.N_FLOAT))
     move = ismcts.search(view, tiles, ends, n, np.uint64(key), np.int64(iterations), 0.5, np.int64(expand), 1.0,
-                         FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats, NARROW, np.int64(leaves))
+                         FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats, NARROW, np.int64(leaves),
+                         np.int64(model), settled_stop)
     return tiles, move, nodes, stats
+
+
+def _root_visits(nodes, stats):
+    visits = []
+    c = nodes[0, ismcts.N_CHILD]
+    while c >= 0:
+        visits.append(stats[c, ismcts.N_VISITS])
+        c = nodes[c, ismcts.N_SIBLING]
+    return visits
+
+
+def test_the_named_configurations_resolve_to_their_settings():
+    """STRONGEST and AT_TIME_LIMIT are players the registry accepts, with the settings their notes give."""
+    expert = BASE_POLICIES.index("expert")
+    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, expert, 0, MODEL_EXPERT, 1)
+    assert resolve(ismcts.AT_TIME_LIMIT).params == (2800, 3, 8, 20, expert, 0, MODEL_EXPERT, 1)
+    assert resolve("ismcts:model=history:settle=0").params == (1000, 5, 8, 10, expert, 0, MODEL_HISTORY, 0)
+
+
+def test_ismcts_stops_once_the_root_move_is_settled():
+    """Stopping when no root move can catch up plays the move of the full budget, in fewer iterations overall."""
+    run, full = 0, 0
+    for i, (view, _, _) in enumerate(real_views(TWO, matches=4)):
+        if _moves(view)[2] < 2:
+            continue
+        whole = _search(view, TWO, iterations=300, key=i, expand=8, model=MODEL_EXPERT)
+        early = _search(view, TWO, iterations=300, key=i, expand=8, model=MODEL_EXPERT, settled_stop=True)
+        assert early[1] == whole[1]
+        visits = _root_visits(early[2], early[3])
+        assert sum(_root_visits(whole[2], whole[3])) == 300 and sum(visits) <= 300
+        if sum(visits) < 300:  # stopped: the leader was out of reach of every other root move
+            ahead = sorted(visits)[-1] - (sorted(visits)[-2] if len(visits) > 1 else 0.0)
+            assert ahead > 300 - sum(visits)
+        run, full = run + sum(visits), full + 300
+    assert full >= 20 * 300 and run < 0.9 * full
 
 
 @pytest.mark.parametrize("expand,leaves", [(1, 0), (8, 0), (8, 50)])
@@ -271,8 +309,8 @@ def test_worlds_follow_the_evidence_on_real_views():
 def test_plays_matches_legally_and_reproducibly(policy):
     """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
     assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"), 0)
-    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0, 0)
-    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, BASE_POLICIES.index("expert"), 0, MODEL_EXPERT)
+    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0, 0, 1)
+    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, BASE_POLICIES.index("expert"), 0, MODEL_EXPERT, 1)
     engine = engine_for(TWO, (policy, "greedy"))
     first = engine.play(seed=3, first_match=0, n_matches=12)
     again = engine.play(seed=3, first_match=0, n_matches=12)
@@ -335,14 +373,16 @@ def test_the_expert_model_scores_every_world_as_the_replay_does(rules):
 
 def test_the_expert_model_reads_more_than_header_points():
     """On real 2-player views (pimc-like play: expert in every seat), the true world is more likely under the
-    expert model than most uniform worlds, and more often so than under the header-points model."""
+    expert model than most uniform worlds, and more often so than under the header-points model; read through
+    the draws too (history), more often still."""
     rules_vec = TWO.to_array()
     line = np.zeros(L.V_SIZE, dtype=np.int64)
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     true = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
-    ranks = {0: [], MODEL_EXPERT: []}
+    ranks = {0: [], MODEL_EXPERT: [], MODEL_HISTORY: []}  # per view; 0.5 (a tie with every world) if no rows
+    informative = []  # the views where the expert model has rows
     for i, (view, true_hands, _) in enumerate(real_views(TWO, matches=20, policy="expert")):
         for s, hand in enumerate(true_hands):
             true[s * L.SET_WORDS : (s + 1) * L.SET_WORDS] = to_words(hand)
@@ -350,7 +390,10 @@ def test_the_expert_model_reads_more_than_header_points():
         for model in ranks:
             evidence = evidence_buffer()
             rows = play_evidence(view, evidence, line, NARROW, model)
+            if model == MODEL_EXPERT:
+                informative.append(rows > 0)
             if rows == 0:
+                ranks[model].append(0.5)
                 continue
             truth = world_log_likelihood(evidence, rows, true, 2.0, NARROW, model)
             worlds = []
@@ -360,5 +403,59 @@ def test_the_expert_model_reads_more_than_header_points():
                 worlds.append(world_log_likelihood(evidence, rows, hands, 2.0, NARROW, model))
             worlds = np.array(worlds)
             ranks[model].append((worlds < truth).mean() + 0.5 * (worlds == truth).mean())
-    assert len(ranks[MODEL_EXPERT]) > 100
-    assert np.mean(ranks[MODEL_EXPERT]) > 0.6 and np.mean(ranks[MODEL_EXPERT]) > np.mean(ranks[0]) + 0.05
+    ranks = {model: np.array(r) for model, r in ranks.items()}
+    read = np.array(informative)
+    assert read.sum() > 100
+    assert ranks[MODEL_EXPERT][read].mean() > 0.6 and ranks[MODEL_EXPERT][read].mean() > ranks[0][read].mean() + 0.05
+    assert ranks[MODEL_HISTORY].mean() > ranks[MODEL_EXPERT].mean() + 0.01  # on every view
+
+
+@pytest.mark.parametrize("rules", [TWO, Rules.make(players=3), Rules.make(players=4, partnerships=True)],
+                         ids=["2 players", "3 players", "partnerships"])
+def test_the_history_model_reads_the_draws_as_they_happened(rules):
+    """On real views, what ``_draws_since`` reads of a seat's draws after one of its plays is true of the trace:
+    how many drawn tiles it kept at each draw, which it drew last and played at once; every kept tile lies where
+    the row says it may (in the hand now or put down after that draw, showing no open number of that moment);
+    so the hand the play was made from is among the guesses of ``_held_then``, which always have its size."""
+    no_tiles = no_tiles_for(rules.n_tiles)
+    row = np.zeros(EVIDENCE_WIDTH, dtype=np.int64)
+    hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    checked = 0
+    for view, true_hands, _, history in real_views_with_history(rules, matches=6, policy="expert"):
+        n = int(view[L.V_PLAYS_N])
+        for s, hand in enumerate(true_hands):
+            hands[s * L.SET_WORDS : (s + 1) * L.SET_WORDS] = to_words(hand)
+        for k in range(1, n):
+            at = L.V_PLAYS + L.PLAY_SIZE * k
+            seat, moments = int(view[at + L.PLAY_SEAT]), int(view[at + L.PLAY_MOMENTS])
+            draws = [d for d in history["draws"] if d[1] == seat and d[0] >= moments]
+            if seat == view[L.V_SEAT] or not draws or not _draws_since(view, n, k, row, no_tiles):
+                continue
+            later = 0
+            for j in range(k, n):
+                if view[L.V_PLAYS + L.PLAY_SIZE * j + L.PLAY_SEAT] == seat:
+                    later |= 1 << int(view[L.V_PLAYS + L.PLAY_SIZE * j + L.PLAY_TILE])
+            assert row[EV_EPISODES] == len(draws)
+            final, kept = 0, 0
+            for e, (_, _, tiles, played) in enumerate(draws):
+                start = EV_EPISODE0 + e * EPISODE_WIDTH
+                assert row[start + E_KEPT] == len(tiles) - played
+                could = (true_hands[seat] | as_int(load(row, start + E_AFTER, no_tiles))) & ~as_int(
+                    load(row, start + E_SHOWS, no_tiles))
+                for t in tiles[: len(tiles) - played]:
+                    assert could >> t & 1
+                    kept |= 1 << t
+                if played:
+                    final |= 1 << tiles[-1]
+            assert as_int(load(row, EV_FINAL, no_tiles)) == final
+            assert history["held"][k] == (true_hands[seat] | later) & ~final & ~kept
+            row[EV_SEAT] = seat
+            store(row, EV_LATER, later)
+            for guess in range(3):
+                rng[0] = stream_state(k, guess, 0, 0)
+                then = as_int(_held_then(row, hands, rng, no_tiles))
+                assert then & ~(true_hands[seat] | later) == 0 and then & final == 0
+                assert bin(then).count("1") == bin(history["held"][k]).count("1")
+            checked += 1
+    assert checked > 20

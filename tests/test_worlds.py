@@ -65,6 +65,18 @@ def real_views(rules: Rules, matches: int, seed: int = 3, policy: str = "first")
     precedes); the deciding seat, its side and its hand are then filled in
     as the kernel does before calling a policy.
     """
+    for view, hands, bone, _ in real_views_with_history(rules, matches, seed, policy):
+        yield view, hands, bone
+
+
+def real_views_with_history(rules: Rules, matches: int, seed: int = 3, policy: str = "first"):
+    """:func:`real_views` and the hand's true history: (view, hands, boneyard, history).
+
+    ``history`` has ``held``, the hand each play of the hand's play log was
+    made from (the lead's included), and ``draws``, one ``(log moment,
+    seat, tiles drawn in order, whether the last was played at once)`` per
+    logged moment with tiles drawn.
+    """
     rows = engine_for(rules, (policy,) * rules.players).trace_rows(seed, 0, matches)
     rv = rules.to_array()
     no_tiles = no_tiles_for(rules.n_tiles)
@@ -72,6 +84,8 @@ def real_views(rules: Rules, matches: int, seed: int = 3, policy: str = "first")
     hands: list[int] = []
     bone: list[int] = []
     drawn = 0
+    history: dict = {"held": [], "draws": []}
+    pulled: list[int] = []
     for row in rows:
         ev, seat = row[L.T_TYPE], int(row[L.T_SEAT])
         if ev == L.EV_MATCH:
@@ -83,22 +97,29 @@ def real_views(rules: Rules, matches: int, seed: int = 3, policy: str = "first")
             bone = deal[rules.players * k :]
         elif ev == L.EV_LEAD:
             tile = int(row[L.T_TILE])
+            history = {"held": [hands[seat]], "draws": []}
             hands[seat] &= ~(1 << tile)
             view_start_hand(view, rules.players, rules.hand_size, len(bone), int(row[L.T_HAND]), seat,
                             int(L.TILE_LO[tile]), int(rules.spinner), no_tiles)
         elif ev == L.EV_DRAW:
+            pulled.append(bone[0])
             hands[seat] |= 1 << bone.pop(0)
             view_draw(view, seat)
             drawn += 1
         elif ev in (L.EV_PLAY, L.EV_PASS):
             if drawn or ev == L.EV_PASS:
+                if drawn:
+                    history["draws"].append((int(view[L.V_LOG_N]), seat, pulled, ev == L.EV_PLAY))
                 view_void_moment(view, seat, drawn, drawn - 1 if ev == L.EV_PLAY else drawn)
             drawn = 0
+            pulled = []
             if ev == L.EV_PLAY:
                 view[L.V_SEAT] = seat
                 view[L.V_SIDE] = rules.side_of(seat)
                 store(view, L.V_HAND, hands[seat])
-                yield view.copy(), list(hands), list(bone)
+                yield view.copy(), list(hands), list(bone), {"held": list(history["held"]),
+                                                             "draws": list(history["draws"])}
+                history["held"].append(hands[seat])
                 tile, end = int(row[L.T_TILE]), int(row[L.T_END])
                 hands[seat] &= ~(1 << tile)
                 shown = view[L.V_END + end]

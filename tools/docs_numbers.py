@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the package's number formatting, not a copy of it
-from bergen_sim.search.ismcts import STRONGEST  # noqa: E402
+from bergen_sim.search.ismcts import AT_TIME_LIMIT, STRONGEST  # noqa: E402
 from bergen_sim.stats import holm, number, se_from_interval  # noqa: E402
 
 #: block name -> (doc, the files it is made from, for the marker)
@@ -67,6 +67,9 @@ BLOCKS = {
                         "docs/ismcts_model_head_to_head.json, docs/reader_model_head_to_head.json, "
                         "docs/search_strength.json and docs/search_cost.json"),
     "budget-check": ("docs/policies.md", "docs/ismcts_budget_check.json and docs/search_cost.json"),
+    "settled-stop": ("docs/policies.md", "docs/search_cost.json"),
+    "time-limit": ("docs/policies.md", "docs/time_limit_trials/*.json, docs/ismcts_time_limit_check.json and "
+                   "docs/search_cost.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -162,11 +165,26 @@ def _cost_row(cost: dict, policy: str) -> str:
 #: settings of an exploratory sweep against pimc on other deals, seeds 20261210 and 20261212; docs/policies.md)
 BUDGET_PLAYER = f"{STRONGEST}:iterations=2000:explore=3"
 
+#: the budget player with ismcts's settled stop off (``settle=0``): what the stop saves is measured against it
+UNSETTLED_PLAYER = f"{BUDGET_PLAYER}:settle=0"
+#: the strongest configuration at the time limit once ismcts stops when its move is settled: more iterations in
+#: the same time, chosen on the exploratory runs of TIME_LIMIT_TRIALS (docs/policies.md, "At the time limit")
+TIME_LIMIT_PLAYER = AT_TIME_LIMIT
+#: the exploratory runs against pimc that chose it, all on the same deals: docs/time_limit_trials/NAME.json
+TIME_LIMIT_TRIALS = {
+    "base": BUDGET_PLAYER,
+    "leaves": f"{BUDGET_PLAYER}:leaves=50",
+    "iterations": f"{STRONGEST}:iterations=3000:explore=3",
+    "history": "ismcts:model=history:trust=20:iterations=2000:explore=3",
+}
+
 #: how docs/search_cost.json is made (every player docs/pimc.md and docs/policies.md quote, in one run)
 SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py --policy pimc --policy pimc:worlds=128 "
                        "--policy pimc:worlds=256 --policy ismcts --policy reader --policy ismcts:iterations=2000 "
                        f"--policy ismcts:leaves=50 --policy {STRONGEST} --policy {BUDGET_PLAYER} "
-                       "--out docs/search_cost.json")
+                       f"--policy {UNSETTLED_PLAYER} --policy {TIME_LIMIT_TRIALS['history']} "
+                       f"--policy {TIME_LIMIT_TRIALS['leaves']} --policy {TIME_LIMIT_TRIALS['iterations']} "
+                       f"--policy {TIME_LIMIT_PLAYER} --out docs/search_cost.json")
 
 
 def _pimc_cost(root: Path) -> str:
@@ -929,6 +947,55 @@ def _budget_check(root: Path) -> str:
             f"against `pimc`, at {_cost_row(run.cost, BUDGET_PLAYER)}. The goal is " + _goal_verdict(run))
 
 
+def _settled_stop(root: Path) -> str:
+    """What ismcts's settled stop saves: the budget player timed with and without it on the same matches."""
+    cost = _json(root, "docs/search_cost.json")
+    if cost is None or not {BUDGET_PLAYER, UNSETTLED_PLAYER} <= set(cost["runs"]):
+        return _missing(f"cost of `{BUDGET_PLAYER}` with and without `settle=0` in `docs/search_cost.json`",
+                        SEARCH_COST_COMMAND)
+    on, off = cost["runs"][BUDGET_PLAYER], cost["runs"][UNSETTLED_PLAYER]
+    same = "the same" if on["decisions"] == off["decisions"] else "not the same number of"
+    return (f"**Stopping once the move is settled** (`docs/search_cost.json`, the cost run below): with the stop, "
+            f"`{BUDGET_PLAYER}` took {_cost_row(cost, BUDGET_PLAYER)}; without it (`settle=0`), "
+            f"{_cost_row(cost, UNSETTLED_PLAYER)}: {on['ms_per_decision'] / off['ms_per_decision']:.2f} times the "
+            f"time, for {same} decisions in the same matches (the stop changes no move: "
+            "`tests/test_search_players.py` checks it). Its strength against `pimc` above, measured before the "
+            "stop existed, holds unchanged.")
+
+
+def _time_limit(root: Path) -> str:
+    """The exploratory runs at the time limit on one set of deals, and the chosen player's check on fresh deals."""
+    trials = {name: _json(root, f"docs/time_limit_trials/{name}.json") for name in TIME_LIMIT_TRIALS}
+    cost = _json(root, "docs/search_cost.json") or {"runs": {}}
+    text = ""
+    if all(trials.values()):
+        first = trials["base"]
+        rows = []
+        for name, policy in TIME_LIMIT_TRIALS.items():
+            (r,) = [p for p in trials[name]["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
+            ms = (f"{cost['runs'][policy]['ms_per_decision']:.2f}" if policy in cost["runs"] else "not timed")
+            rows.append(f"| `{policy}` | {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | "
+                        f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])} "
+                        f"| {ms} |")
+        text = (f"**Exploratory runs** (`bergen-sim compare --policies P,pimc --matches {first['deal_sets']} --seed "
+                f"{first['seed']} --adjust luck --json > docs/time_limit_trials/NAME.json`, each on the same "
+                f"{first['deal_sets']:,} deal sets in both seat orders, {first['matches']:,} matches; "
+                f"{_luck_adjusted(first)}; ms per decision from `docs/search_cost.json`):\n\n"
+                "| player | wins against `pimc` | luck-adjusted | ms per decision |\n|---|---|---|---|\n"
+                + "\n".join(rows) + "\n\nFour runs on one set of deals, unadjusted for the comparisons: they "
+                "only chose what to check on fresh deals, and prove nothing by themselves.\n\n")
+    run = _goal_run(root, TIME_LIMIT_PLAYER, "ismcts_time_limit_check", "--adjust luck ")
+    if isinstance(run, str):
+        return text + run
+    r = run.pair
+    return text + (f"**At the time limit** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat "
+                   f"orders, seed {run.data['seed']}): `{TIME_LIMIT_PLAYER}` won "
+                   f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run.data['matches']:,} "
+                   f"matches against `pimc`, {_luck_adjusted(run.data)} "
+                   f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, at "
+                   f"{_cost_row(run.cost, TIME_LIMIT_PLAYER)}. The goal is " + _goal_verdict(run))
+
+
 RENDER = {
     "pimc-strength": _pimc_strength,
     "pimc-cost": _pimc_cost,
@@ -954,6 +1021,8 @@ RENDER = {
     "clairvoyance": _clairvoyance,
     "inference-model": _inference_model,
     "budget-check": _budget_check,
+    "settled-stop": _settled_stop,
+    "time-limit": _time_limit,
     "hot-loop": _hot_loop,
 }
 

@@ -8,7 +8,7 @@ play the other seats made this hand under a simple model of their play,
 so that search can keep worlds in proportion to it (rejection sampling in
 :mod:`bergen_sim.search.reader`).
 
-Two models (the searchers' ``model`` setting), both of the form "a seat
+Three models (the searchers' ``model`` setting), all of the form "a seat
 plays a best move by some score, and passing up ``d`` points of that score
 has likelihood ``exp(-trust * d)``, relative to playing a best one"; with
 ``trust`` 0 every world is equally likely (plain uniform worlds):
@@ -30,11 +30,20 @@ has likelihood ``exp(-trust * d)``, relative to playing a best one"; with
   Measured (docs/policies.md): the true world ranks above more uniform
   worlds under this model than under ``points``, and ``ismcts`` wins more
   with it.
+- ``history`` (``expert`` read through the draws): ``expert``'s score, and
+  the plays a seat made before it drew are read too (below).
 
 What a seat held at one of its plays is known in a world only if it has
 drawn nothing since: then it held its world hand plus every tile it played
 from that play on.  Plays followed by a draw of the same seat are skipped
-(the tiles drawn since are not told apart from the ones held before).
+by ``points`` and ``expert`` (the tiles drawn since are not told apart from
+the ones held before).  ``history`` reads them too, about half of the other
+seats' plays in 2-player games: the view tells how many tiles the seat
+drew at each draw since, which one it drew last and played at once, and
+the numbers the ends showed (the tiles it kept show none of them); which
+of its tiles it drew is guessed, uniformly among those that fit, once per
+world, and the play is scored with the hand that guess leaves
+(:func:`_held_then`).
 The play log of the view (``V_PLAYS``: seat, tile, end, draw/pass moments
 before it) gives the order; nothing but the view and the world is read.
 
@@ -49,6 +58,7 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.keyed_random import below, mix64, stream_state
 from bergen_sim.engine.play_rules import hand_of, header_value, other_half
 from bergen_sim.engine.tileset import (bit, both, count, drop_lowest, first_tiles, has, is_empty, load, lowest, minus,
                                        number_tiles, store, union)
@@ -76,12 +86,27 @@ P_TILE, P_ANSWER, P_STATIC, P_THREAT, P_FIT = 0, 1, 2, 3, 4
 PAIR_WIDTH = P_FIT + L.SET_WORDS
 #: most candidates of a play: every tile showing either end's number, on each end
 MAX_PAIRS = 2 * (L.MAX_NUMBER + 1)
-EVIDENCE_WIDTH = EV_PAIR0 + MAX_PAIRS * PAIR_WIDTH
+#: for the ``history`` model, a row of a seat that drew after the play: how many of its draws since (at most
+#: ``MAX_EPISODES``), the tiles it drew last in a draw and put down at once (surely drawn), then per draw: how
+#: many drawn tiles it kept, the tiles showing an open end's number then (a kept tile shows none), and the tiles
+#: it put down after that draw (a kept tile is one of them or still in its hand)
+EV_EPISODES = EV_PAIR0 + MAX_PAIRS * PAIR_WIDTH
+EV_FINAL = EV_EPISODES + 1
+EV_EPISODE0 = EV_FINAL + L.SET_WORDS
+E_KEPT, E_SHOWS = 0, 1
+E_AFTER = E_SHOWS + L.SET_WORDS
+EPISODE_WIDTH = E_AFTER + L.SET_WORDS
+#: draws since a play that the ``history`` model reads through (a row with more is skipped)
+MAX_EPISODES = 4
+#: guesses of which tiles a seat drew (``_held_then``) tried before the numbers shown at the draws are ignored
+GUESS_TRIES = 4
+EVIDENCE_WIDTH = EV_EPISODE0 + MAX_EPISODES * EPISODE_WIDTH
 #: scores are stored as whole millionths of a point in the int64 rows
 SCORE_UNIT = 1_000_000
-#: the models of the other seats' play (the searchers' ``model`` setting): header points only, or expert's score
-MODELS = ("points", "expert")
-MODEL_POINTS, MODEL_EXPERT = range(len(MODELS))
+#: the models of the other seats' play (the searchers' ``model`` setting): header points only, expert's score, or
+#: expert's score read through the seats' draws too
+MODELS = ("points", "expert", "history")
+MODEL_POINTS, MODEL_EXPERT, MODEL_HISTORY = range(len(MODELS))
 #: the reading of the other seats' plays measured strongest (docs/policies.md, "Reading the others"): expert's
 #: model at trust 20 (in tenths), the same settings in ``ismcts.STRONGEST`` and ``reader.STRONGEST``; ``analyze``
 #: reads a game's plays with it
@@ -169,7 +194,7 @@ def play_evidence(view, evidence, line, no_tiles, model=MODEL_POINTS):
     me = view[L.V_SEAT]
     if n < 2 or view[L.V_SPINNER] >= 0:
         return 0
-    if model == MODEL_EXPERT:  # expert's features read the rest of the view too
+    if model != MODEL_POINTS:  # expert's features read the rest of the view too
         used = used_slots(view)
         line[:used] = view[:used]
     ends = line[L.V_END : L.V_END + L.N_ENDS]
@@ -182,7 +207,8 @@ def play_evidence(view, evidence, line, no_tiles, model=MODEL_POINTS):
         seat = view[at + L.PLAY_SEAT]
         tile = view[at + L.PLAY_TILE]
         end = view[at + L.PLAY_END]
-        if seat != me and not drew_since(view, seat, view[at + L.PLAY_MOMENTS]):
+        if seat != me and (not drew_since(view, seat, view[at + L.PLAY_MOMENTS])
+                           or model == MODEL_HISTORY and _draws_since(view, n, k, evidence[rows], no_tiles)):
             three = no_tiles
             two = no_tiles
             fitting = union(number_tiles(ends[L.END_L], no_tiles), number_tiles(ends[L.END_R], no_tiles))
@@ -204,14 +230,79 @@ def play_evidence(view, evidence, line, no_tiles, model=MODEL_POINTS):
             evidence[rows, EV_KNOWN] = known
             store(evidence[rows], EV_THREE, three)
             store(evidence[rows], EV_TWO, two)
-            if model == MODEL_EXPERT:
+            if model != MODEL_POINTS:
                 _candidates(line, seat, held, on_table, tile, end, evidence[rows], no_tiles)
+            if not drew_since(view, seat, view[at + L.PLAY_MOMENTS]):
+                evidence[rows, EV_EPISODES] = 0
             rows += 1
         store(later, seat * L.SET_WORDS, minus(load(later, seat * L.SET_WORDS, no_tiles), bit(tile, no_tiles)))
         on_table = union(on_table, bit(tile, no_tiles))
         ends[end] = other_half(tile, ends[end])
         doubles[end] = 1 if L.TILE_LO[tile] == L.TILE_HI[tile] else 0
     return rows
+
+
+@njit(cache=True)
+def _draws_since(view, n, k, row, no_tiles):
+    """Fill ``row``'s draws of the seat of play ``k`` since it (``history`` model); False if it cannot be read.
+
+    A draw (a logged moment with tiles drawn) ended in a play when the next
+    play of the hand is the seat's, right after it: that tile was drawn
+    last and put down at once.  The others it drew (all of them, when it
+    passed) it kept: each showed none of the open ends' numbers then, and
+    is still in its hand or among the tiles it put down after the draw.
+    False (skip the play) with more than ``MAX_EPISODES`` draws, or a full log.
+    """
+    seat = view[L.V_PLAYS + L.PLAY_SIZE * k + L.PLAY_SEAT]
+    logged = view[L.V_LOG_N]
+    if logged >= L.V_LOG_CAPACITY:
+        return False
+    final = no_tiles
+    episodes = 0
+    for m in range(view[L.V_PLAYS + L.PLAY_SIZE * k + L.PLAY_MOMENTS], logged):
+        entry = L.V_LOG + L.LOG_SIZE * m
+        drawn = view[entry + L.LOG_DRAWN]
+        if view[entry + L.LOG_SEAT] != seat or drawn == 0:
+            continue
+        if episodes == MAX_EPISODES:
+            return False
+        kept = drawn
+        first = _first_after(view, n, m)
+        if (first < n and view[L.V_PLAYS + L.PLAY_SIZE * first + L.PLAY_MOMENTS] == m + 1
+                and view[L.V_PLAYS + L.PLAY_SIZE * first + L.PLAY_SEAT] == seat):
+            final = union(final, bit(view[L.V_PLAYS + L.PLAY_SIZE * first + L.PLAY_TILE], no_tiles))
+            kept = drawn - 1  # drawn last and played at once
+            first += 1
+        after = no_tiles
+        for j in range(first, n):  # the seat's later plays
+            at = L.V_PLAYS + L.PLAY_SIZE * j
+            if view[at + L.PLAY_SEAT] == seat:
+                after = union(after, bit(view[at + L.PLAY_TILE], no_tiles))
+        shows = no_tiles
+        numbers = view[entry + L.LOG_NUMBERS]
+        number = 0
+        while numbers > 0:
+            if numbers & 1:
+                shows = union(shows, number_tiles(number, no_tiles))
+            numbers >>= 1
+            number += 1
+        at = EV_EPISODE0 + episodes * EPISODE_WIDTH
+        row[at + E_KEPT] = kept
+        store(row, at + E_SHOWS, shows)
+        store(row, at + E_AFTER, after)
+        episodes += 1
+    row[EV_EPISODES] = episodes
+    store(row, EV_FINAL, final)
+    return True
+
+
+@njit(cache=True, inline="always")
+def _first_after(view, n, m):
+    """The index of the first play of the hand made after logged moment ``m`` (``n`` if none)."""
+    for j in range(n):
+        if view[L.V_PLAYS + L.PLAY_SIZE * j + L.PLAY_MOMENTS] > m:
+            return j
+    return n
 
 
 @njit(cache=True)
@@ -264,9 +355,61 @@ def _candidates(line, seat, held, on_table, tile, end, row, no_tiles):
 
 
 @njit(cache=True, inline="always")
-def _expert_log_likelihood(row, hands, trust, no_tiles):
+def _nth(tiles, i):
+    """The ``i``-th lowest tile of a set (0-based)."""
+    for _ in range(i):
+        tiles = drop_lowest(tiles)
+    return lowest(tiles)
+
+
+@njit(cache=True)
+def _held_then(row, hands, rng, no_tiles):
+    """What the seat of ``row`` held at the play in the world ``hands``; after draws, one guess of which it drew.
+
+    With no draws since: its world hand and every tile it put down from
+    then on.  With draws (``history`` model) the tiles drawn since are
+    among those, and are taken out: the ones it drew last and played at
+    once, and, for each draw in turn, as many as it kept, drawn uniformly
+    (from ``rng``) among the tiles that could be them (in its world hand
+    or put down after that draw, showing no open number of the moment).
+    Averaged over the guesses the likelihood is the one under that
+    uniform guess of the draws, so rejection sampling on one guess per
+    world still draws worlds in proportion to it.  A guess that runs out of
+    candidates (an earlier pick was the only fit of a later draw) is drawn
+    again, ``GUESS_TRIES`` times at most; then the numbers shown are
+    ignored (a world the draws make unlikely keeps a guess of the right size).
+    """
+    mine = hand_of(hands, row[EV_SEAT], no_tiles)
+    hand = union(mine, load(row, EV_LATER, no_tiles))
+    if row[EV_EPISODES] == 0:
+        return hand
+    final = load(row, EV_FINAL, no_tiles)
+    taken = final
+    for attempt in range(GUESS_TRIES + 1):
+        taken = final
+        short = False
+        for e in range(row[EV_EPISODES] - 1, -1, -1):  # the latest draw first: it has the fewest candidates
+            at = EV_EPISODE0 + e * EPISODE_WIDTH
+            could = minus(union(mine, load(row, at + E_AFTER, no_tiles)), taken)
+            if attempt < GUESS_TRIES:
+                could = minus(could, load(row, at + E_SHOWS, no_tiles))
+            for _ in range(row[at + E_KEPT]):
+                c = count(could)
+                if c == 0:
+                    short = True
+                    break
+                t = _nth(could, below(rng, c))
+                taken = union(taken, bit(t, no_tiles))
+                could = minus(could, bit(t, no_tiles))
+        if not short:
+            break
+    return minus(hand, taken)
+
+
+@njit(cache=True, inline="always")
+def _expert_log_likelihood(row, hands, trust, no_tiles, rng):
     """``-trust`` times the expert score the seat of ``row`` passed up in the world ``hands``."""
-    hand = union(hand_of(hands, row[EV_SEAT], no_tiles), load(row, EV_LATER, no_tiles))
+    hand = _held_then(row, hands, rng, no_tiles)
     best = -np.inf
     made = 0.0
     for p in range(row[EV_PAIRS]):
@@ -290,16 +433,24 @@ def world_log_likelihood(evidence, rows, hands, trust, no_tiles, model=MODEL_POI
 
     ``evidence[:rows]`` are the decision's :func:`play_evidence` rows (made
     with the same ``model``); each adds ``-trust * (best - made)``, the
-    model's score passed up: header points, or expert's score.  0.0 when
-    nothing can be inferred (no rows, or ``trust`` 0).
+    model's score passed up: header points, or expert's score (``history``:
+    with the hand of one guess of the seat's draws, :func:`_held_then`, from
+    a stream keyed by the world, so a world always scores the same).  0.0
+    when nothing can be inferred (no rows, or ``trust`` 0).
     """
     total = 0.0
     if trust == 0.0:
         return total
+    rng = np.zeros(1, dtype=np.uint64)
+    if model == MODEL_HISTORY:  # the guess of the draws: a function of the world, from its own stream
+        z = np.uint64(0)
+        for i in range(hands.size):
+            z = mix64(z ^ np.uint64(hands[i]))
+        rng[0] = stream_state(z, 0, 0, 0)
     for r in range(rows):
         row = evidence[r]
-        if model == MODEL_EXPERT:
-            total += _expert_log_likelihood(row, hands, trust, no_tiles)
+        if model != MODEL_POINTS:
+            total += _expert_log_likelihood(row, hands, trust, no_tiles, rng)
             continue
         best = row[EV_KNOWN]
         if best < 3:

@@ -1,4 +1,4 @@
-"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0, model=points).
+"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0, model=points, settle=1).
 
 Idea (single-observer ISMCTS: Cowling, Powley and Whitehouse, "Information
 Set Monte Carlo Tree Search", IEEE TCIAIG 2012): one tree of moves is grown
@@ -20,12 +20,16 @@ Compared with ``pimc`` this gives the later decisions of every seat, the
 deciding one's included, a search of their own instead of the base policy,
 and never lets a later choice depend on a world the chooser could not tell
 apart (no strategy fusion).  The move played is the root move
-visited most (ties: higher mean, then the first listed).
+visited most (ties: higher mean, then the first listed).  The search stops
+before its budget once that move is settled: when it leads every other
+root move by more visits than the iterations left, so that no budget could
+change the move, only the cost (measured in docs/policies.md, "Cost").
 
 Settings (``ismcts:iterations=2000:explore=3``):
 
-- ``iterations``: worlds dealt, each one walk down the tree and one rollout
-  (default 1000); the cost is linear in it.
+- ``iterations``: worlds dealt at most, each one walk down the tree and one
+  rollout (default 1000); the cost is linear in the iterations run, which
+  are fewer once the move is settled (above).
 - ``explore``: the UCB1 constant in tenths (default 5, i.e. 0.5; values
   are match-win probabilities in [0, 1]).
 - ``expand``: visits a node needs before the moves after it are searched
@@ -39,8 +43,10 @@ Settings (``ismcts:iterations=2000:explore=3``):
   per point of the model's score that its plays passed up.
 - ``model``: the model of the other seats' play that weighs the worlds
   (:mod:`bergen_sim.search.inference`): ``points`` (the default: they take
-  the best header) or ``expert`` (they play as ``expert`` scores moves:
-  points, threats left, doubles, tiles kept playable, blocks).
+  the best header), ``expert`` (they play as ``expert`` scores moves:
+  points, threats left, doubles, tiles kept playable, blocks) or
+  ``history`` (``expert``, also reading the plays a seat made before it
+  drew).
   ``ismcts:model=expert:trust=20`` is the strongest player measured
   (docs/policies.md).
 - ``base``: the built-in that plays the rollouts (default expert).
@@ -50,6 +56,9 @@ Settings (``ismcts:iterations=2000:explore=3``):
   (:mod:`bergen_sim.search.endgame`) of at most this many nodes (over it,
   ``base`` plays on).  Two sides only (with more, ignored).  Its strength
   against ``pimc`` and its cost are measured in docs/policies.md.
+- ``settle``: 1 (the default) stops the search once the move is settled
+  (above); 0 runs every iteration, for the visit counts of the whole
+  budget (same move, more time).
 """
 
 from __future__ import annotations
@@ -82,11 +91,15 @@ PARAMS = {
     "base": ("expert", BASE_POLICIES),
     "leaves": (0, range(0, 100_001)),
     "model": ("points", MODELS),
+    "settle": (1, range(0, 2)),
 }
 
 #: the strongest configuration measured against ``pimc`` (docs/policies.md, "Reading the others"):
 #: ``ismcts:model=expert:trust=20``
 STRONGEST = NAME + READING_SETTINGS
+#: the strongest configuration within 5 ms per decision (the time issue 13 allows): STRONGEST with the iterations
+#: the settled stop makes room for and a smaller exploration constant (docs/policies.md, "At the time limit")
+AT_TIME_LIMIT = STRONGEST + ":iterations=2800:explore=3"
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -124,11 +137,17 @@ def _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves):
 
 @njit(cache=True)
 def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-           stats, no_tiles, leaves=0, model=MODEL_POINTS):
-    """Grow the tree for ``iterations`` worlds; returns the index of the root move to play.
+           stats, no_tiles, leaves=0, model=MODEL_POINTS, settled_stop=True):
+    """Grow the tree for at most ``iterations`` worlds; returns the index of the root move to play.
 
     ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
-    ``N_FLOAT``) receive the tree; row 0 is the decision itself.
+    ``N_FLOAT``) receive the tree; row 0 is the decision itself.  With
+    ``settled_stop`` the search ends as soon as the most visited root move
+    leads every other by more visits than the iterations left: the move
+    played is then the one the full budget would play (each iteration adds
+    one visit to one root move, so nothing can catch up), at a fraction of
+    the cost in clear decisions.  The visits of the root moves sum to the
+    iterations run.
     """
     spec, completions = prepare(view, rules, USE_LEAD, no_tiles)
     if world_count(spec, completions) == 0.0:
@@ -142,13 +161,30 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     budget = np.zeros(1, dtype=np.int64)
     return _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
                  nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack,
-                 budget, solve_leaves, model)
+                 budget, solve_leaves, model, settled_stop)
+
+
+@njit(cache=True, inline="always")
+def _settled(nodes, stats, remaining):
+    """Whether the most visited root move leads every other by more than ``remaining`` visits."""
+    first = 0.0
+    second = 0.0
+    c = nodes[0, N_CHILD]
+    while c >= 0:
+        visits = stats[c, N_VISITS]
+        if visits > first:
+            second = first
+            first = visits
+        elif visits > second:
+            second = visits
+        c = nodes[c, N_SIBLING]
+    return first - second > remaining
 
 
 @njit(cache=True)
 def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
           stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack, budget, leaves,
-          model):
+          model, settled_stop):
     """The body of :func:`search`, on borrowed views of its arrays, which :func:`search` owns
     (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why)."""
     view, move_tiles, move_ends, rules, table, nodes, stats = (borrow(view), borrow(move_tiles), borrow(move_ends),
@@ -229,6 +265,8 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
                 stats[c, N_VALUE] += leaf0 if mover_side == 0 else 1.0 - leaf0
             else:
                 stats[c, N_VALUE] += win_probability(table, rules, world, mover_side)
+        if settled_stop and _settled(nodes, stats, iterations - 1 - it):
+            break
     best = 0
     best_visits = -1.0
     best_mean = -1.0
@@ -247,17 +285,17 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
 
 @njit(cache=True)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, leaves,
-           model, rules, table):
+           model, settle, rules, table):
     """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base, leaves,
-    model)."""
+    model, settle)."""
     tree = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
     return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,
-                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves, model)
+                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves, model, settle == 1)
 
 
 @njit(cache=True)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base,
-                leaves, model, rules, table):
+                leaves, model, settle, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

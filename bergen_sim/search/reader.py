@@ -32,8 +32,8 @@ Settings (``reader:worlds=512:trust=0``):
 - ``trust``: in tenths, how strongly the other seats' plays are believed
   to follow the model (default 10, i.e. 1.0; 0 gives uniform worlds).
 - ``base``: the built-in playing every seat in the rollouts (default expert).
-- ``model``: the model of the other seats' play (``points``, the default, or
-  ``expert``; :mod:`bergen_sim.search.inference`).
+- ``model``: the model of the other seats' play (``points``, the default,
+  ``expert`` or ``history``; :mod:`bergen_sim.search.inference`).
 
 Its strength against ``pimc`` (2 players, 3 players, partnerships) and its
 cost per decision are measured in docs/policies.md (``tools/measure_search.py``,
