@@ -21,13 +21,13 @@ from bergen_sim.runtime.registry import resolve
 from bergen_sim.search import ismcts, reader
 from bergen_sim.engine.play_rules import hand_of, legal_moves, open_end_tiles, other_half
 from bergen_sim.engine.tileset import bit, both, load, minus, no_tiles_for, store, union
-from bergen_sim.engine.tileset import first_tiles, has, to_words
+from bergen_sim.engine.tileset import first_tiles, from_words, has, to_words
 from bergen_sim.policies.base import side_of
 from bergen_sim.policies.expert import WEIGHTS, move_features
 from bergen_sim.search.inference import (E_AFTER, E_KEPT, E_SHOWS, EPISODE_WIDTH, EV_EPISODE0, EV_EPISODES, EV_FINAL,
-                                         EV_LATER, EV_SEAT, EVIDENCE_WIDTH, MODEL_EXPERT, MODEL_HISTORY, _draws_since, _header_after,
-                                         _held_then, drew_since, evidence_buffer, play_evidence, replay_start,
-                                         world_log_likelihood)
+                                         EV_LATER, EV_SEAT, EVIDENCE_WIDTH, MODEL_EXPERT, MODEL_HISTORY,
+                                         _draws_since, _header_after, _held_then, drew_since, evidence_buffer,
+                                         play_evidence, replay_start, world_log_likelihood)
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search.position import Position, position_view
 from bergen_sim.search.rollout import BASE_POLICIES
@@ -410,8 +410,11 @@ def test_the_expert_model_reads_more_than_header_points():
     assert ranks[MODEL_HISTORY].mean() > ranks[MODEL_EXPERT].mean() + 0.01  # on every view
 
 
-@pytest.mark.parametrize("rules", [TWO, Rules.make(players=3), Rules.make(players=4, partnerships=True)],
-                         ids=["2 players", "3 players", "partnerships"])
+@pytest.mark.parametrize("rules", [TWO, Rules.make(players=3), Rules.make(players=4, partnerships=True),
+                                   pytest.param(Rules.make(players=4, domino_set="double-twelve", spinner=False),
+                                                marks=pytest.mark.slow)],
+                         ids=["2 players", "3 players", "partnerships",
+                              "4 players double-twelve line (three-word sets)"])
 def test_the_history_model_reads_the_draws_as_they_happened(rules):
     """On real views, what ``_draws_since`` reads of a seat's draws after one of its plays is true of the trace:
     how many drawn tiles it kept at each draw, which it drew last and played at once; every kept tile lies where
@@ -441,17 +444,18 @@ def test_the_history_model_reads_the_draws_as_they_happened(rules):
             for e, (_, _, tiles, played) in enumerate(draws):
                 start = EV_EPISODE0 + e * EPISODE_WIDTH
                 assert row[start + E_KEPT] == len(tiles) - played
-                could = (true_hands[seat] | as_int(load(row, start + E_AFTER, no_tiles))) & ~as_int(
-                    load(row, start + E_SHOWS, no_tiles))
+                after = from_words(row[start + E_AFTER : start + E_AFTER + L.SET_WORDS])
+                shows = from_words(row[start + E_SHOWS : start + E_SHOWS + L.SET_WORDS])
+                could = (true_hands[seat] | after) & ~shows
                 for t in tiles[: len(tiles) - played]:
                     assert could >> t & 1
                     kept |= 1 << t
                 if played:
                     final |= 1 << tiles[-1]
-            assert as_int(load(row, EV_FINAL, no_tiles)) == final
+            assert from_words(row[EV_FINAL : EV_FINAL + L.SET_WORDS]) == final
             assert history["held"][k] == (true_hands[seat] | later) & ~final & ~kept
             row[EV_SEAT] = seat
-            store(row, EV_LATER, later)
+            row[EV_LATER : EV_LATER + L.SET_WORDS] = to_words(later)
             for guess in range(3):
                 rng[0] = stream_state(k, guess, 0, 0)
                 then = as_int(_held_then(row, hands, rng, no_tiles))
