@@ -68,8 +68,8 @@ BLOCKS = {
                         "docs/search_strength.json and docs/search_cost.json"),
     "budget-check": ("docs/policies.md", "docs/ismcts_budget_check.json and docs/search_cost.json"),
     "settled-stop": ("docs/policies.md", "docs/search_cost.json"),
-    "time-limit": ("docs/policies.md", "docs/time_limit_trials/*.json, docs/ismcts_time_limit_check.json and "
-                   "docs/search_cost.json"),
+    "time-limit": ("docs/policies.md", "docs/time_limit_trials/*.json, docs/ismcts_time_limit_check.json, "
+                   "docs/time_limit_3_players.json, docs/time_limit_partnerships.json and docs/search_cost.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -177,6 +177,10 @@ TIME_LIMIT_TRIALS = {
     "iterations": f"{STRONGEST}:iterations=3000:explore=3",
     "history": "ismcts:model=history:trust=20:iterations=2000:explore=3",
 }
+
+#: TIME_LIMIT_PLAYER with more players, on the search table's deals: (docs/NAME.json, compare's game flags, title)
+TIME_LIMIT_GAMES = (("time_limit_3_players", "--players 3 ", "with 3 players"),
+                    ("time_limit_partnerships", "--players 4 --partnerships ", "in partnerships of 4"))
 
 #: how docs/search_cost.json is made (every player docs/pimc.md and docs/policies.md quote, in one run)
 SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py --policy pimc --policy pimc:worlds=128 "
@@ -988,12 +992,30 @@ def _time_limit(root: Path) -> str:
     if isinstance(run, str):
         return text + run
     r = run.pair
-    return text + (f"**At the time limit** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat "
-                   f"orders, seed {run.data['seed']}): `{TIME_LIMIT_PLAYER}` won "
-                   f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run.data['matches']:,} "
-                   f"matches against `pimc`, {_luck_adjusted(run.data)} "
-                   f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, at "
-                   f"{_cost_row(run.cost, TIME_LIMIT_PLAYER)}. The goal is " + _goal_verdict(run))
+    text += (f"**At the time limit** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat "
+             f"orders, seed {run.data['seed']}): `{TIME_LIMIT_PLAYER}` won "
+             f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run.data['matches']:,} "
+             f"matches against `pimc`, {_luck_adjusted(run.data)} "
+             f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, at "
+             f"{_cost_row(run.cost, TIME_LIMIT_PLAYER)}. The goal is " + _goal_verdict(run))
+    games = []
+    for name, flags, title in TIME_LIMIT_GAMES:
+        data = _json(root, f"docs/{name}.json")
+        if data is None:
+            continue
+        (g,) = [p for p in data["pairs"] if p["policy"] == TIME_LIMIT_PLAYER and p["opponent"] == "pimc"]
+        games.append(f"{title} (`bergen-sim compare {flags}--policies {TIME_LIMIT_PLAYER},pimc --matches "
+                     f"{data['deal_sets']} --seed {data['seed']} --adjust luck --json > docs/{name}.json`, "
+                     f"{data['deal_sets']:,} deal sets in every seat rotation) it won "
+                     f"{_rate(g['win_rate'], g['win_rate_low'], g['win_rate_high'])} of {data['matches']:,} matches, "
+                     f"{_luck_adjusted(data)} "
+                     f"{_rate(g['adjusted_win_rate'], g['adjusted_win_rate_low'], g['adjusted_win_rate_high'])}"
+                     + (", more than half" if g["adjusted_win_rate_low"] > 0.5 else
+                        ", not shown to differ from half"))
+    if games:
+        text += (" On the deals of the search table above, " + "; ".join(games)
+                 + " (each against `pimc` in the other seats; not adjusted for the table's comparisons).")
+    return text
 
 
 RENDER = {
