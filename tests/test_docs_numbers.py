@@ -275,3 +275,11 @@ def test_the_partner_prose_says_what_the_measurement_shows():
     assert claim in policies
     assert {r["partner"] for r in rows} == {"random", "greedy"}
     assert all(lo <= 0 for lo in family["adj_lo"])
+
+
+def test_the_luck_gain_block_gives_each_number_of_decision_runs_measured():
+    """docs/luck_gain.json holds pimc against expert at 2, 8 and 32 runs per decision on the same deal sets: the
+    block quotes each, in order."""
+    block = docs_numbers.render(ROOT)["luck-gain"]
+    sentence = block[block.index("How many runs per decision"):].split("\n")[0]
+    assert sentence.index("2 runs") < sentence.index("8 runs") < sentence.index("32 runs")

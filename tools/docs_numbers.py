@@ -416,6 +416,16 @@ def _luck_gain(root: Path) -> str:
                                  if "cpu_seconds" in o and "cpu_seconds" in r else "")
                               for r, o in gains)
                   + "; where every seat plays a policy that draws no random numbers the figures are the same."]
+    for r, _ in gains:  # the same pair, deal sets and settings at other numbers of runs per decision
+        runs = sorted((o for o in data["rows"] if _decision_runs(o) not in (0, luck.DECISION_RUNS)
+                       and o.get("models") == r.get("models")
+                       and all(o[k] == r[k] for k in ("policies", "players", "partnerships", "seed", "deal_sets",
+                                                      "rollouts", "deal_samples"))), key=_decision_runs)
+        if runs:
+            lines += ["", f"How many runs per decision ({_luck_pair(r)}, the same deal sets, `--decision-runs K`): "
+                      + "; ".join(f"{_decision_runs(o)} runs, win-rate ratio {o['win_rate']['ratio']:.2f}"
+                                  + _ratio_interval(o) for o in sorted(runs + [r], key=_decision_runs))
+                      + f". The default is {luck.DECISION_RUNS}."]
     missed = [r for r in before if r["players"] == 2 and not r["partnerships"] and r["win_rate"]["ratio"] > 0.5]
     if missed:
         lines += ["", "Measured without the decision terms (`--decision-runs 0`):"]
