@@ -167,10 +167,8 @@ BUDGET_PLAYER = f"{STRONGEST}:iterations=2000:explore=3"
 
 #: the budget player with ismcts's settled stop off (``settle=0``): what the stop saves is measured against it
 UNSETTLED_PLAYER = f"{BUDGET_PLAYER}:settle=0"
-#: the strongest configuration at the time limit once ismcts stops when its move is settled: more iterations in
-#: the same time, chosen on the exploratory runs of TIME_LIMIT_TRIALS (docs/policies.md, "At the time limit")
-TIME_LIMIT_PLAYER = AT_TIME_LIMIT
-#: the exploratory runs against pimc that chose it, all on the same deals: docs/time_limit_trials/NAME.json
+#: the exploratory runs against pimc that chose ismcts.AT_TIME_LIMIT, all on the same deals:
+#: docs/time_limit_trials/NAME.json
 TIME_LIMIT_TRIALS = {
     "base": BUDGET_PLAYER,
     "leaves": f"{BUDGET_PLAYER}:leaves=50",
@@ -178,7 +176,7 @@ TIME_LIMIT_TRIALS = {
     "history": "ismcts:model=history:trust=20:iterations=2000:explore=3",
 }
 
-#: TIME_LIMIT_PLAYER with more players, on the search table's deals: (docs/NAME.json, compare's game flags, title)
+#: AT_TIME_LIMIT with more players, on the search table's deals: (docs/NAME.json, compare's game flags, title)
 TIME_LIMIT_GAMES = (("time_limit_3_players", "--players 3 ", "with 3 players"),
                     ("time_limit_partnerships", "--players 4 --partnerships ", "in partnerships of 4"))
 
@@ -188,7 +186,7 @@ SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py --policy pimc --policy 
                        f"--policy ismcts:leaves=50 --policy {STRONGEST} --policy {BUDGET_PLAYER} "
                        f"--policy {UNSETTLED_PLAYER} --policy {TIME_LIMIT_TRIALS['history']} "
                        f"--policy {TIME_LIMIT_TRIALS['leaves']} --policy {TIME_LIMIT_TRIALS['iterations']} "
-                       f"--policy {TIME_LIMIT_PLAYER} --out docs/search_cost.json")
+                       f"--policy {AT_TIME_LIMIT} --out docs/search_cost.json")
 
 
 def _pimc_cost(root: Path) -> str:
@@ -998,23 +996,23 @@ def _time_limit(root: Path) -> str:
                 "| player | wins against `pimc` | luck-adjusted | ms per decision |\n|---|---|---|---|\n"
                 + "\n".join(rows) + "\n\nFour runs on one set of deals, unadjusted for the comparisons: they "
                 "only chose what to check on fresh deals, and prove nothing by themselves.\n\n")
-    run = _goal_run(root, TIME_LIMIT_PLAYER, "ismcts_time_limit_check", "--adjust luck ")
+    run = _goal_run(root, AT_TIME_LIMIT, "ismcts_time_limit_check", "--adjust luck ")
     if isinstance(run, str):
         return text + run
     r = run.pair
     text += (f"**At the time limit** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat "
-             f"orders, seed {run.data['seed']}): `{TIME_LIMIT_PLAYER}` won "
+             f"orders, seed {run.data['seed']}): `{AT_TIME_LIMIT}` won "
              f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run.data['matches']:,} "
              f"matches against `pimc`, {_luck_adjusted(run.data)} "
              f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, at "
-             f"{_cost_row(run.cost, TIME_LIMIT_PLAYER)}. The goal is " + _goal_verdict(run))
+             f"{_cost_row(run.cost, AT_TIME_LIMIT)}. The goal is " + _goal_verdict(run))
     games = []
     for name, flags, title in TIME_LIMIT_GAMES:
         data = _json(root, f"docs/{name}.json")
         if data is None:
             continue
-        (g,) = [p for p in data["pairs"] if p["policy"] == TIME_LIMIT_PLAYER and p["opponent"] == "pimc"]
-        games.append(f"{title} (`bergen-sim compare {flags}--policies {TIME_LIMIT_PLAYER},pimc --matches "
+        (g,) = [p for p in data["pairs"] if p["policy"] == AT_TIME_LIMIT and p["opponent"] == "pimc"]
+        games.append(f"{title} (`bergen-sim compare {flags}--policies {AT_TIME_LIMIT},pimc --matches "
                      f"{data['deal_sets']} --seed {data['seed']} --adjust luck --json > docs/{name}.json`, "
                      f"{data['deal_sets']:,} deal sets in every seat rotation) it won "
                      f"{_rate(g['win_rate'], g['win_rate_low'], g['win_rate_high'])} of {data['matches']:,} matches, "

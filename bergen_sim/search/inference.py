@@ -59,7 +59,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import below, mix64, stream_state
-from bergen_sim.engine.play_rules import hand_of, header_value, other_half
+from bergen_sim.engine.play_rules import hand_of, header_value, numbers_tiles, other_half
 from bergen_sim.engine.tileset import (bit, both, count, drop_lowest, first_tiles, has, is_empty, load, lowest, minus,
                                        number_tiles, store, union)
 from bergen_sim.policies.base import ends_after, open_tiles, side_of
@@ -207,8 +207,8 @@ def play_evidence(view, evidence, line, no_tiles, model=MODEL_POINTS):
         seat = view[at + L.PLAY_SEAT]
         tile = view[at + L.PLAY_TILE]
         end = view[at + L.PLAY_END]
-        if seat != me and (not drew_since(view, seat, view[at + L.PLAY_MOMENTS])
-                           or model == MODEL_HISTORY and _draws_since(view, n, k, evidence[rows], no_tiles)):
+        drew = drew_since(view, seat, view[at + L.PLAY_MOMENTS])
+        if seat != me and (not drew or model == MODEL_HISTORY and _draws_since(view, n, k, evidence[rows], no_tiles)):
             three = no_tiles
             two = no_tiles
             fitting = union(number_tiles(ends[L.END_L], no_tiles), number_tiles(ends[L.END_R], no_tiles))
@@ -232,7 +232,7 @@ def play_evidence(view, evidence, line, no_tiles, model=MODEL_POINTS):
             store(evidence[rows], EV_TWO, two)
             if model != MODEL_POINTS:
                 _candidates(line, seat, held, on_table, tile, end, evidence[rows], no_tiles)
-            if not drew_since(view, seat, view[at + L.PLAY_MOMENTS]):
+            if not drew:
                 evidence[rows, EV_EPISODES] = 0
             rows += 1
         store(later, seat * L.SET_WORDS, minus(load(later, seat * L.SET_WORDS, no_tiles), bit(tile, no_tiles)))
@@ -278,17 +278,9 @@ def _draws_since(view, n, k, row, no_tiles):
             at = L.V_PLAYS + L.PLAY_SIZE * j
             if view[at + L.PLAY_SEAT] == seat:
                 after = union(after, bit(view[at + L.PLAY_TILE], no_tiles))
-        shows = no_tiles
-        numbers = view[entry + L.LOG_NUMBERS]
-        number = 0
-        while numbers > 0:
-            if numbers & 1:
-                shows = union(shows, number_tiles(number, no_tiles))
-            numbers >>= 1
-            number += 1
         at = EV_EPISODE0 + episodes * EPISODE_WIDTH
         row[at + E_KEPT] = kept
-        store(row, at + E_SHOWS, shows)
+        store(row, at + E_SHOWS, numbers_tiles(view[entry + L.LOG_NUMBERS], view[L.V_MAX_NUMBER], no_tiles))
         store(row, at + E_AFTER, after)
         episodes += 1
     row[EV_EPISODES] = episodes
@@ -442,13 +434,15 @@ def world_log_likelihood(evidence, rows, hands, trust, no_tiles, model=MODEL_POI
     if trust == 0.0:
         return total
     rng = np.zeros(1, dtype=np.uint64)
-    if model == MODEL_HISTORY:  # the guess of the draws: a function of the world, from its own stream
-        z = np.uint64(0)
-        for i in range(hands.size):
-            z = mix64(z ^ np.uint64(hands[i]))
-        rng[0] = stream_state(z, 0, 0, 0)
+    seeded = False
     for r in range(rows):
         row = evidence[r]
+        if row[EV_EPISODES] > 0 and not seeded:  # the guess of the draws: a function of the world, its own stream
+            z = np.uint64(0)
+            for i in range(hands.size):
+                z = mix64(z ^ np.uint64(hands[i]))
+            rng[0] = stream_state(z, 0, 0, 0)
+            seeded = True
         if model != MODEL_POINTS:
             total += _expert_log_likelihood(row, hands, trust, no_tiles, rng)
             continue
