@@ -41,7 +41,7 @@ def tree(tmp_path):
         shutil.copytree(ROOT / relative, tmp_path / relative)
     for relative in ("reports/skill_vs_luck.md", "benchmarks/results.json", "docs/search_cost.json",
                      "docs/match_value.json", "docs/duplicate_gain.json", "docs/luck_gain.json",
-                     "docs/search_strength.json"):
+                     "docs/search_strength.json", "docs/ismcts_race_check.json"):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / relative, tmp_path / relative)
     return tmp_path
@@ -283,3 +283,38 @@ def test_the_luck_gain_block_gives_each_number_of_decision_runs_measured():
     block = docs_numbers.render(ROOT)["luck-gain"]
     sentence = block[block.index("How many runs per decision"):].split("\n")[0]
     assert sentence.index("2 runs") < sentence.index("8 runs") < sentence.index("32 runs")
+
+
+def test_the_raced_root_prose_fits_its_runs():
+    """policies.md: the raced root "won as large a share as 8,000 iterations of UCB1 at the root, in less time"
+    (the exploratory runs, luck-adjusted), and AT_TIME_LIMIT is "as strong as UCB1 at the root with the iterations
+    that fit within the intervals of the two checks ... and it costs less per decision"."""
+    policies = " ".join((ROOT / "docs/policies.md").read_text().split())
+    trials = {name: json.loads((ROOT / f"docs/time_limit_trials/{name}.json").read_text())["pairs"][0]
+              for name in ("race", "iterations_8000")}
+    runs = json.loads((ROOT / "docs/search_cost.json").read_text())["runs"]
+    assert "won as large a share as 8,000 iterations of UCB1 at the root, in less time" in policies
+    assert trials["race"]["adjusted_win_rate"] >= trials["iterations_8000"]["adjusted_win_rate"]
+    race, many = docs_numbers.TIME_LIMIT_TRIALS["race"], docs_numbers.TIME_LIMIT_TRIALS["iterations_8000"]
+    assert runs[race]["ms_per_decision"] < runs[many]["ms_per_decision"]
+    assert "within the intervals of the two checks" in policies and "it costs less per decision" in policies
+    raced, ucb = (json.loads((ROOT / f"docs/{name}.json").read_text())["pairs"][0]
+                  for name in ("ismcts_race_check", "ismcts_time_limit_check"))
+    assert raced["adjusted_win_rate_low"] < ucb["adjusted_win_rate_high"]
+    assert ucb["adjusted_win_rate_low"] < raced["adjusted_win_rate_high"]
+    assert runs[docs_numbers.AT_TIME_LIMIT]["ms_per_decision"] < runs[docs_numbers.UCB_AT_TIME_LIMIT]["ms_per_decision"]
+
+
+@pytest.mark.parametrize("rate, low, high, said", [
+    (0.5493, 0.5451, 0.5535, "not met by this run: its luck-adjusted share is below 55%"),
+    (0.5512, 0.5470, 0.5554, "met by this run: its luck-adjusted share is 55% or more"),
+    (0.5400, 0.5350, 0.5450, "lies wholly below 55%"),
+])
+def test_the_goal_verdict_judges_the_luck_adjusted_share(tree, rate, low, high, said):
+    """The check at the time limit is judged on its luck-adjusted share (the raw one is left at 54%)."""
+    def change(data):
+        for r in data["pairs"]:
+            r.update(win_rate=0.54, win_rate_low=0.535, win_rate_high=0.545, adjusted_win_rate=rate,
+                     adjusted_win_rate_low=low, adjusted_win_rate_high=high)
+    _edit_json(tree / "docs/ismcts_race_check.json", change)
+    assert said in " ".join(docs_numbers.render(tree)["race-check"].split())

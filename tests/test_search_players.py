@@ -166,13 +166,13 @@ def test_finds_the_header_that_wins_the_match():
     assert values[:used, move].min() == 1.0  # the match is won in every world
 
 
-def _search(view, rules, iterations=200, key=7, expand=1, leaves=0, settled_stop=False, model=0):
+def _search(view, rules, iterations=200, key=7, expand=1, leaves=0, settled_stop=False, model=0, race=False):
     tiles, ends, n = _moves(view)
     nodes = np.zeros((iterations + 1, ismcts.N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, ismcts.N_FLOAT))
     move = ismcts.search(view, tiles, ends, n, np.uint64(key), np.int64(iterations), 0.5, np.int64(expand), 1.0,
                          FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats, NARROW, np.int64(leaves),
-                         np.int64(model), settled_stop)
+                         np.int64(model), settled_stop, race)
     return tiles, move, nodes, stats
 
 
@@ -188,9 +188,9 @@ def _root_visits(nodes, stats):
 def test_the_named_configurations_resolve_to_their_settings():
     """STRONGEST and AT_TIME_LIMIT are players the registry accepts, with the settings their notes give."""
     expert = BASE_POLICIES.index("expert")
-    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, expert, 0, MODEL_EXPERT, 1)
-    assert resolve(ismcts.AT_TIME_LIMIT).params == (2800, 3, 8, 20, expert, 0, MODEL_EXPERT, 1)
-    assert resolve("ismcts:model=history:settle=0").params == (1000, 5, 8, 10, expert, 0, MODEL_HISTORY, 0)
+    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, expert, 0, MODEL_EXPERT, 1, 0)
+    assert resolve(ismcts.AT_TIME_LIMIT).params == (4000, 3, 8, 20, expert, 0, MODEL_EXPERT, 1, 1)
+    assert resolve("ismcts:model=history:settle=0:race=1").params == (1000, 5, 8, 10, expert, 0, MODEL_HISTORY, 0, 1)
 
 
 def test_ismcts_stops_once_the_root_move_is_settled():
@@ -225,6 +225,35 @@ def test_ismcts_finds_the_header_that_wins_the_match(expand, leaves):
     assert len(roots) == 4 and stats[roots, ismcts.N_VISITS].sum() == 200
     won = [c for c in roots if L.TILE_NAMES[nodes[c, ismcts.N_TILE]] == "5-6"]
     assert all(stats[c, ismcts.N_VALUE] == stats[c, ismcts.N_VISITS] for c in won)
+
+
+def test_a_raced_root_meets_every_world_with_every_move_in_the_race():
+    """``race=1``: every root move walks once in each world of the first batch, the clear losers leave the race
+    then, and the 5-6, which wins in every world, is played."""
+    view = position_view(Position.from_mapping(WINNING), TWO)
+    tiles, ends, _ = _moves(view)
+    _, move, nodes, stats = _search(view, TWO, race=True)
+    assert L.TILE_NAMES[tiles[move]] == "5-6"
+    visits = _root_visits(nodes, stats)
+    assert len(visits) == 4 and min(visits) == reader.BATCH and sum(visits) <= 200
+    assert stats[ismcts._child(nodes, 0, tiles[move], ends[move]), ismcts.N_VISITS] == max(visits)
+
+
+def test_a_raced_root_plays_the_leader_of_its_paired_values():
+    """On real positions the raced search plays a legal move, and its walks stay within the budget: the root's
+    visits sum to the walks, every move still in the race at the end has met the most worlds."""
+    checked = 0
+    for i, (view, _, _) in enumerate(real_views(TWO, matches=3)):
+        tiles, ends, n = _moves(view)
+        if n < 2:
+            continue
+        _, move, nodes, stats = _search(view, TWO, iterations=300, key=i, expand=8, model=MODEL_EXPERT, race=True)
+        visits = _root_visits(nodes, stats)
+        assert 0 <= move < n and len(visits) == n and sum(visits) <= 300
+        c = ismcts._child(nodes, 0, tiles[move], ends[move])
+        assert stats[c, ismcts.N_VISITS] == max(visits)
+        checked += 1
+    assert checked > 10
 
 
 def test_reads_only_the_live_part_of_the_view():

@@ -1,4 +1,4 @@
-"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0, model=points, settle=1).
+"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0, model=points, settle=1, race=0).
 
 Idea (single-observer ISMCTS: Cowling, Powley and Whitehouse, "Information
 Set Monte Carlo Tree Search", IEEE TCIAIG 2012): one tree of moves is grown
@@ -59,6 +59,18 @@ Settings (``ismcts:iterations=2000:explore=3``):
 - ``settle``: 1 (the default) stops the search once the move is settled
   (above); 0 runs every iteration, for the visit counts of the whole
   budget (same move, more time).
+- ``race``: 0 (the default) chooses the root move by UCB1 like every other
+  move; 1 races the root moves on common worlds instead, as ``reader``
+  does: each world is dealt once and every root move still in the race
+  walks its own subtree in it with the same play-out stream, so the
+  difference between two root moves is measured world by world, free of
+  the luck of the world; after
+  each batch of 32 worlds a move 2.5 standard errors behind the leader
+  (paired) leaves the race, and the move played is the leader by mean.
+  Below the root the tree grows as before.  ``iterations`` still counts
+  walks; ``settle`` is not used (the race stops itself).  Its strength
+  against ``pimc`` and its cost are in docs/policies.md ("Racing the root
+  moves").
 """
 
 from __future__ import annotations
@@ -77,7 +89,7 @@ from bergen_sim.search.inference import MODEL_POINTS, MODELS, READING_SETTINGS, 
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.pimc import load_world
-from bergen_sim.search.reader import draw_world, world_buffers
+from bergen_sim.search.reader import BATCH, draw_world, leader, race as race_moves, world_buffers
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
 
 NAME = "ismcts"
@@ -92,14 +104,17 @@ PARAMS = {
     "leaves": (0, range(0, 100_001)),
     "model": ("points", MODELS),
     "settle": (1, range(0, 2)),
+    "race": (0, range(0, 2)),
 }
 
 #: the strongest configuration measured against ``pimc`` (docs/policies.md, "Reading the others"):
 #: ``ismcts:model=expert:trust=20``
 STRONGEST = NAME + READING_SETTINGS
-#: the strongest configuration within 5 ms per decision (the time issue 13 allows): STRONGEST with the iterations
-#: the settled stop makes room for and a smaller exploration constant (docs/policies.md, "At the time limit")
-AT_TIME_LIMIT = STRONGEST + ":iterations=2800:explore=3"
+#: the strongest configuration measured within 5 ms per decision (the time issue 13 allows): STRONGEST with a
+#: smaller exploration constant, the root moves raced on common worlds, and the iterations that fit; as strong as
+#: UCB1 at the root with the iterations that fit (2800), at less time per decision (docs/policies.md, "Racing the
+#: root moves")
+AT_TIME_LIMIT = STRONGEST + ":iterations=4000:explore=3:race=1"
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -137,7 +152,7 @@ def _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves):
 
 @njit(cache=True)
 def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-           stats, no_tiles, leaves=0, model=MODEL_POINTS, settled_stop=True):
+           stats, no_tiles, leaves=0, model=MODEL_POINTS, settled_stop=True, race=False):
     """Grow the tree for at most ``iterations`` worlds; returns the index of the root move to play.
 
     ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
@@ -147,7 +162,8 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     played is then the one the full budget would play (each iteration adds
     one visit to one root move, so nothing can catch up), at a fraction of
     the cost in clear decisions.  The visits of the root moves sum to the
-    iterations run.
+    iterations run.  With ``race`` the root moves race on common worlds
+    instead (:func:`_raced_root`).
     """
     spec, completions = prepare(view, rules, USE_LEAD, no_tiles)
     if world_count(spec, completions) == 0.0:
@@ -161,7 +177,7 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     budget = np.zeros(1, dtype=np.int64)
     return _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
                  nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack,
-                 budget, solve_leaves, model, settled_stop)
+                 budget, solve_leaves, model, settled_stop, race)
 
 
 @njit(cache=True, inline="always")
@@ -184,7 +200,7 @@ def _settled(nodes, stats, remaining):
 @njit(cache=True)
 def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
           stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack, budget, leaves,
-          model, settled_stop):
+          model, settled_stop, race):
     """The body of :func:`search`, on borrowed views of its arrays, which :func:`search` owns
     (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why)."""
     view, move_tiles, move_ends, rules, table, nodes, stats = (borrow(view), borrow(move_tiles), borrow(move_ends),
@@ -193,78 +209,20 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
     spec, completions, hands, bone, evidence = borrow(spec), borrow(completions), borrow(hands), borrow(bone), \
         borrow(evidence)
     b, roll_rng, path = borrowed(b), borrow(roll_rng), borrow(path)
-    me = view[L.V_SEAT]
     used = used_slots(view)
-    world = b.policy_view
     nodes[0, N_CHILD] = -1
     nodes[0, N_MOVER] = -1
+    if race:
+        return _raced_root(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules,
+                           table, nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path,
+                           no_tiles, stack, budget, leaves, model, used)
     n_nodes = 1
     for it in range(iterations):
         n_bone = draw_world(view, spec, completions, key, it, trust, evidence, rows, hands, bone, no_tiles, model)
         load_world(rules, view, used, b, hands, bone, n_bone)
         roll_rng[0] = stream_state(key, it, 1, 0)
-        pos = 0
-        node = 0
-        seat = me
-        n = n_moves
-        b.move_tiles[:n] = move_tiles[:n]
-        b.move_ends[:n] = move_ends[:n]
-        depth = 0
-        leaf0 = -1.0  # side 0's value when a play-out solved the hand's end; else read from the world
-        while True:
-            untried = -1
-            for j in range(n):
-                c = _child(nodes, node, b.move_tiles[j], b.move_ends[j])
-                if c < 0:
-                    if untried < 0:
-                        untried = j
-                else:
-                    stats[c, N_AVAIL] += 1.0
-            if untried >= 0:
-                c = n_nodes
-                n_nodes += 1
-                nodes[c, N_TILE] = b.move_tiles[untried]
-                nodes[c, N_END] = b.move_ends[untried]
-                nodes[c, N_MOVER] = seat
-                nodes[c, N_CHILD] = -1
-                nodes[c, N_SIBLING] = nodes[node, N_CHILD]
-                nodes[node, N_CHILD] = c
-                stats[c, N_AVAIL] = 1.0
-                path[depth] = c
-                depth += 1
-                if not play(rules, b, seat, nodes[c, N_TILE], nodes[c, N_END]):
-                    begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])
-                    leaf0 = _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
-                break
-            best = -1
-            best_score = -np.inf
-            for j in range(n):
-                c = _child(nodes, node, b.move_tiles[j], b.move_ends[j])
-                score = stats[c, N_VALUE] / stats[c, N_VISITS] + explore * np.sqrt(
-                    np.log(stats[c, N_AVAIL]) / stats[c, N_VISITS])
-                if score > best_score:
-                    best = c
-                    best_score = score
-            path[depth] = best
-            depth += 1
-            if play(rules, b, seat, nodes[best, N_TILE], nodes[best, N_END]):
-                break
-            if stats[best, N_VISITS] < expand:
-                begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])  # too few visits to search its moves yet
-                leaf0 = _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
-                break
-            n, seat, pos = advance(rules, b, seat, pos)
-            if n == HAND_OVER or n == MATCH_OVER:
-                break
-            node = best
-        for d in range(depth):
-            c = path[d]
-            stats[c, N_VISITS] += 1.0
-            mover_side = side_of_seat(rules, nodes[c, N_MOVER])
-            if leaf0 >= 0.0:  # two sides: the other side's chance is the rest
-                stats[c, N_VALUE] += leaf0 if mover_side == 0 else 1.0 - leaf0
-            else:
-                stats[c, N_VALUE] += win_probability(table, rules, world, mover_side)
+        n_nodes, _, _ = _iterate(view, move_tiles, move_ends, n_moves, -1, explore, expand, base, rules, table, nodes,
+                                 stats, b, roll_rng, path, stack, budget, leaves, n_nodes)
         if settled_stop and _settled(nodes, stats, iterations - 1 - it):
             break
     best = 0
@@ -284,18 +242,154 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
 
 
 @njit(cache=True)
+def _raced_root(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
+                nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack,
+                budget, leaves, model, used):
+    """``race=1``: every root move still in the race walks its own subtree in every world, and the moves race on
+    their paired values as ``reader``'s do (:func:`bergen_sim.search.reader.race`); returns the root move to play.
+
+    World ``w`` is dealt once and every move meets it with the same play-out
+    stream (common random numbers), so a root move's difference to the
+    leader is free of the luck of the world, which is most of a play-out's
+    spread; below the root the tree grows as in the UCB search.  The budget
+    is ``iterations`` walks; a world is begun only if every move in the race
+    can meet it.
+    """
+    worlds = max(iterations // 2, 1)
+    values = np.zeros((worlds, n_moves), dtype=np.float64)
+    points = np.zeros((worlds, n_moves), dtype=np.float64)
+    active = np.ones(n_moves, dtype=np.bool_)
+    n_racing = n_moves
+    n_nodes = 1
+    n_worlds = 0
+    walks = 0
+    while n_worlds < worlds and walks + n_racing <= iterations:
+        w = n_worlds
+        n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
+        roll_start = stream_state(key, w, 1, 0)
+        for k in range(n_moves):
+            if not active[k]:
+                continue
+            load_world(rules, view, used, b, hands, bone, n_bone)
+            roll_rng[0] = roll_start
+            n_nodes, values[w, k], points[w, k] = _iterate(view, move_tiles, move_ends, n_moves, k, explore, expand,
+                                                           base, rules, table, nodes, stats, b, roll_rng, path,
+                                                           stack, budget, leaves, n_nodes)
+        walks += n_racing
+        n_worlds += 1
+        if n_worlds % BATCH == 0:
+            n_racing = race_moves(values, points, n_worlds, active, n_moves)
+            if n_racing == 1:
+                break
+    if n_worlds == 0:
+        return 0
+    return leader(values, points, n_worlds, active, n_moves)
+
+
+@njit(cache=True, inline="always")
+def _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base, rules, table, nodes, stats, b,
+             roll_rng, path, stack, budget, leaves, n_nodes):
+    """One walk down the tree in the world loaded in ``b``, a play-out and the credit along the path.
+
+    From the decision (row 0) each turn takes an untried move of this world
+    if there is one (a new node: the last of the walk), else the move with the
+    best UCB1 score with availability counts; root move ``forced`` (>= 0) is
+    taken at the decision instead.  Returns ``(nodes used, the deciding
+    side's value, the points it scored from the decision on)``.
+    """
+    me = view[L.V_SEAT]
+    world = b.policy_view
+    pos = 0
+    node = 0
+    seat = me
+    n = n_moves
+    b.move_tiles[:n] = move_tiles[:n]
+    b.move_ends[:n] = move_ends[:n]
+    depth = 0
+    leaf0 = -1.0  # side 0's value when a play-out solved the hand's end; else read from the world
+    while True:
+        untried = -1
+        best = -1
+        if depth == 0 and forced >= 0:
+            best = _child(nodes, 0, move_tiles[forced], move_ends[forced])
+            if best < 0:
+                untried = forced
+            else:
+                stats[best, N_AVAIL] += 1.0
+        else:
+            for j in range(n):
+                c = _child(nodes, node, b.move_tiles[j], b.move_ends[j])
+                if c < 0:
+                    if untried < 0:
+                        untried = j
+                else:
+                    stats[c, N_AVAIL] += 1.0
+        if untried >= 0:
+            c = n_nodes
+            n_nodes += 1
+            nodes[c, N_TILE] = b.move_tiles[untried]
+            nodes[c, N_END] = b.move_ends[untried]
+            nodes[c, N_MOVER] = seat
+            nodes[c, N_CHILD] = -1
+            nodes[c, N_SIBLING] = nodes[node, N_CHILD]
+            nodes[node, N_CHILD] = c
+            stats[c, N_AVAIL] = 1.0
+            path[depth] = c
+            depth += 1
+            if not play(rules, b, seat, nodes[c, N_TILE], nodes[c, N_END]):
+                begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])
+                leaf0 = _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
+            break
+        if best < 0:
+            best_score = -np.inf
+            for j in range(n):
+                c = _child(nodes, node, b.move_tiles[j], b.move_ends[j])
+                score = stats[c, N_VALUE] / stats[c, N_VISITS] + explore * np.sqrt(
+                    np.log(stats[c, N_AVAIL]) / stats[c, N_VISITS])
+                if score > best_score:
+                    best = c
+                    best_score = score
+        path[depth] = best
+        depth += 1
+        if play(rules, b, seat, nodes[best, N_TILE], nodes[best, N_END]):
+            break
+        if stats[best, N_VISITS] < expand:
+            begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])  # too few visits to search its moves yet
+            leaf0 = _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
+            break
+        n, seat, pos = advance(rules, b, seat, pos)
+        if n == HAND_OVER or n == MATCH_OVER:
+            break
+        node = best
+    mine = 0.0
+    for d in range(depth):
+        c = path[d]
+        stats[c, N_VISITS] += 1.0
+        mover_side = side_of_seat(rules, nodes[c, N_MOVER])
+        if leaf0 >= 0.0:  # two sides: the other side's chance is the rest
+            value = leaf0 if mover_side == 0 else 1.0 - leaf0
+        else:
+            value = win_probability(table, rules, world, mover_side)
+        stats[c, N_VALUE] += value
+        if d == 0:
+            mine = value
+    side = view[L.V_SIDE]
+    return n_nodes, mine, np.float64(world[L.V_SCORE + side] - view[L.V_SCORE + side])
+
+
+@njit(cache=True)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, leaves,
-           model, settle, rules, table):
+           model, settle, race, rules, table):
     """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base, leaves,
-    model, settle)."""
+    model, settle, race)."""
     tree = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
     return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,
-                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves, model, settle == 1)
+                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves, model, settle == 1, race == 1)
 
 
 @njit(cache=True)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base,
-                leaves, model, settle, rules, table):
+                leaves, model, settle, race, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

@@ -151,7 +151,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
 
 
 @njit(cache=True)
-def _leader(values, points, n_worlds, active, n_moves):
+def leader(values, points, n_worlds, active, n_moves):
     """The active move with the highest total win chance (ties: points, then first listed)."""
     best = -1
     best_value = -1.0
@@ -169,9 +169,9 @@ def _leader(values, points, n_worlds, active, n_moves):
 
 
 @njit(cache=True)
-def _race(values, points, n_worlds, active, n_moves):
+def race(values, points, n_worlds, active, n_moves):
     """Drop the moves clearly behind the leader (or equal to it in every world); returns how many remain."""
-    lead = _leader(values, points, n_worlds, active, n_moves)
+    lead = leader(values, points, n_worlds, active, n_moves)
     left = 0
     for k in range(n_moves):
         if not active[k] or k == lead:
@@ -222,9 +222,9 @@ def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules
                 values[n_worlds + i, racing[j]] = batch_values[i, j]
                 points[n_worlds + i, racing[j]] = batch_points[i, j]
         n_worlds += count
-        if _race(values, points, n_worlds, active, n_moves) == 1:
+        if race(values, points, n_worlds, active, n_moves) == 1:
             break
-    return _leader(values, points, n_worlds, active, n_moves), n_worlds
+    return leader(values, points, n_worlds, active, n_moves), n_worlds
 
 
 @njit(cache=True)
