@@ -334,12 +334,12 @@ def test_worlds_follow_the_evidence_on_real_views():
 # each compiles a kernel with its search inlined (about a minute, cold): the slow tier; the default tier
 # calls both searches directly (the tests above and below), and test_pimc plays pimc's kernel
 @pytest.mark.slow
-@pytest.mark.parametrize("policy", [READER, ISMCTS, ISMCTS + ":leaves=50", ISMCTS + ":model=expert"])
+@pytest.mark.parametrize("policy", [READER, ISMCTS, ISMCTS + ":leaves=50", ISMCTS + ":model=expert", ISMCTS + ":race=1"])
 def test_plays_matches_legally_and_reproducibly(policy):
     """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
     assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"), 0)
-    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0, 0, 1)
-    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, BASE_POLICIES.index("expert"), 0, MODEL_EXPERT, 1)
+    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0, 0, 1, 0)
+    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, BASE_POLICIES.index("expert"), 0, MODEL_EXPERT, 1, 0)
     engine = engine_for(TWO, (policy, "greedy"))
     first = engine.play(seed=3, first_match=0, n_matches=12)
     again = engine.play(seed=3, first_match=0, n_matches=12)
