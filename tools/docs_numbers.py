@@ -1016,13 +1016,17 @@ def _time_limit(root: Path) -> str:
     run = _goal_run(root, UCB_AT_TIME_LIMIT, "ismcts_time_limit_check", "--adjust luck ")
     if isinstance(run, str):
         return text + run
+    return text + _luck_adjusted_check("At the time limit, UCB1 at the root", run, UCB_AT_TIME_LIMIT)
+
+
+def _luck_adjusted_check(title: str, run: _GoalRun, policy: str) -> str:
+    """A luck-adjusted run of ``policy`` against pimc on fresh deals: both shares, its cost, the goal's verdict."""
     r = run.pair
-    return text + (f"**At the time limit, UCB1 at the root** (`{run.command}`, {run.data['deal_sets']:,} fresh deal "
-                   f"sets in both seat orders, seed {run.data['seed']}): `{UCB_AT_TIME_LIMIT}` won "
-                   f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run.data['matches']:,} "
-                   f"matches against `pimc`, {_luck_adjusted(run.data)} "
-                   f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, at "
-                   f"{_cost_row(run.cost, UCB_AT_TIME_LIMIT)}. The goal is " + _goal_verdict(run))
+    return (f"**{title}** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat orders, seed "
+            f"{run.data['seed']}): `{policy}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
+            f"{run.data['matches']:,} matches against `pimc`, {_luck_adjusted(run.data)} "
+            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, at "
+            f"{_cost_row(run.cost, policy)}. The goal is " + _goal_verdict(run))
 
 
 def _race_check(root: Path) -> str:
@@ -1030,13 +1034,7 @@ def _race_check(root: Path) -> str:
     run = _goal_run(root, AT_TIME_LIMIT, "ismcts_race_check", "--adjust luck ")
     if isinstance(run, str):
         return run
-    r = run.pair
-    text = (f"**Racing the root moves** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat "
-            f"orders, seed {run.data['seed']}): `{AT_TIME_LIMIT}` won "
-            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run.data['matches']:,} "
-            f"matches against `pimc`, {_luck_adjusted(run.data)} "
-            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, at "
-            f"{_cost_row(run.cost, AT_TIME_LIMIT)}. The goal is " + _goal_verdict(run))
+    text = _luck_adjusted_check("Racing the root moves", run, AT_TIME_LIMIT)
     games = []
     for name, flags, title in TIME_LIMIT_GAMES:
         data = _json(root, f"docs/{name}.json")

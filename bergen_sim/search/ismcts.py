@@ -250,8 +250,8 @@ def _raced_root(view, move_tiles, move_ends, n_moves, key, iterations, explore, 
 
     World ``w`` is dealt once and every move meets it with the same play-out
     stream (common random numbers), so a root move's difference to the
-    leader is free of the luck of the world, which is most of a play-out's
-    spread; below the root the tree grows as in the UCB search.  The budget
+    leader is free of the luck of the world; below the root the tree grows
+    as in the UCB search.  The budget
     is ``iterations`` walks; a world is begun only if every move in the race
     can meet it.
     """
