@@ -60,6 +60,8 @@ SIZES: dict[str, tuple[int, bool]] = {
 }
 TOP_KEYS = {"kind", "matches", "sizes", "seeds", "out", "rows", "rules", "policies", "chunk_size"}
 DEFAULT_OUT = "experiment-out"
+#: characters of a cell's readable name kept in its file names (its digest follows; a file name holds 255 bytes)
+MAX_READABLE = 120
 RESULTS = "results"  # OUT/results.csv and OUT/results.parquet
 
 
@@ -96,7 +98,7 @@ class Cell:
         """A file name for the cell: readable names, then a hash of its description."""
         digest = hashlib.sha256(json.dumps(self.describe(experiment), sort_keys=True).encode()).hexdigest()[:10]
         readable = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{self.rule_set}_{self.size}p_{self.policy_set}_seed{self.seed}")
-        return f"{readable}_{digest}"
+        return f"{readable[:MAX_READABLE]}_{digest}"  # the digest tells cells apart; a file name has 255 bytes
 
     def label(self) -> dict[str, Any]:
         """The columns that name the cell in the results table."""
@@ -171,6 +173,7 @@ def _policy_set(source: str, name: str, value: Any) -> tuple[str, ...]:
 def parse(data: Mapping[str, Any], source: str = "experiment") -> Experiment:
     """An :class:`Experiment` from a parsed TOML mapping, every value checked (rules and policies included)."""
     from bergen_sim.runtime.registry import resolve  # the registry imports the engine: only when parsing
+    from bergen_sim.tournament import check_policies
     from bergen_sim.rules import Rules
 
     unknown = sorted(set(data) - TOP_KEYS)
@@ -234,6 +237,12 @@ def parse(data: Mapping[str, Any], source: str = "experiment") -> Experiment:
                                         f"seat or one per seat, and size {size} has {players} seats")
                 if kind == "compare" and len(policies) < 2:
                     raise _fail(source, f"policies.{policy_name}: a compare needs at least 2 policies")
+                if kind == "compare":  # the tournament's own check (names listed once), before any cell plays
+                    try:
+                        check_policies(policies)
+                    except BergenError as exc:
+                        raise _fail(source, f"policies.{policy_name}: {str(exc).removeprefix('policies: ')}") \
+                            from None
                 for seed in seeds:
                     cells.append(Cell(rule_name, size, policy_name, seed, table, policies))
     return Experiment(kind, matches, cells, Path(out), rows, chunk_size, source)

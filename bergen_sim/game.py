@@ -44,13 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from bergen_sim.domain import FORMAT_V2, Move
+from bergen_sim.domain import FORMAT_V2, FORMATS, Move
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import STREAM_POLICY, keyed_deals, seed_to_int, stream_state
 from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
 from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_start_match, view_void_moment
-from bergen_sim.errors import BergenError, MoveError, PolicyError, reason_of, returns_no_index
+from bergen_sim.errors import BergenError, MoveError, PolicyError, reason_of, returns_no_index, shown
 from bergen_sim.limits import MAX_MATCH_INDEX, check_range, check_seed
 from bergen_sim.reference import DEAL, DRAW, LEAD, PLAY, MatchState, halves
 from bergen_sim.rules import Rules
@@ -236,9 +236,9 @@ class Game:
         self.seed = check_seed(seed)
         self.match = check_range("match", match, 0, MAX_MATCH_INDEX)
         players = self.rules.players
-        names = list(policies) if policies is not None else ["step"] * players
-        if len(names) != players:
-            raise BergenError(f"give one policy name per seat ({players}), not {len(names)}")
+        if format not in FORMATS:
+            raise BergenError(f"format must be one of {', '.join(FORMATS)}, not {shown(format)}")
+        names = _seat_names(policies, players) if policies is not None else ["step"] * players
         if chance and deal_source is not None:
             raise BergenError("a game whose caller deals (chance=True) takes no deal_source")
         self._chance = chance
@@ -274,6 +274,9 @@ class Game:
         """
         if self.is_over:
             raise MoveError("the match is over: there is no move to make")
+        if self.chance_phase is not None:
+            raise MoveError(f"the dealer must act first: call {self.chance_phase}() (the game was made with "
+                            f"chance=True)")
         move = Move.of(move)
         if (str(move.tile), move.end.name) not in self._state.moves:
             legal = ", ".join(str(m) for m in self.legal_moves())
@@ -318,14 +321,23 @@ class Game:
         """Deal this hand's ``hands`` (``chance=True`` only); the boneyard's order stays open."""
         if not self._chance:
             raise BergenError("this game deals by itself (it was not made with chance=True)")
-        self._state.deal([list(h) for h in hands], None)
+        if isinstance(hands, str) or not isinstance(hands, Iterable) or \
+                not all(isinstance(h, Iterable) and not isinstance(h, str) for h in hands):
+            raise MoveError(f"deal: give one list of tile names per seat ({self.rules.players}), not {shown(hands)}")
+        try:
+            self._state.deal([list(h) for h in hands], None)
+        except (ValueError, TypeError) as exc:  # the reference engine's check of the deal
+            raise MoveError(f"deal: {reason_of(exc)}") from None
         self._advance()
 
     def draw(self, tile: str) -> None:
         """The seat that must draw draws ``tile`` (``chance=True`` only)."""
         if not self._chance:
             raise BergenError("this game draws by itself (it was not made with chance=True)")
-        self._state.draw(tile)
+        try:
+            self._state.draw(tile)
+        except (ValueError, TypeError) as exc:  # not the draw phase, or a tile that is not in the boneyard
+            raise MoveError(f"draw: {reason_of(exc)}") from None
         self._advance()
 
     @property
@@ -483,12 +495,20 @@ class Game:
         return f"Game(players={self.rules.players}, hand {self.hand_number}, scores {self.scores}, {state})"
 
 
+def _seat_names(policies: object, players: int) -> list[str]:
+    """One policy name per seat, given as a list (or tuple) of text: else one line saying what to give."""
+    if isinstance(policies, str) or not isinstance(policies, Iterable):
+        raise BergenError(f"give a list of policy names, one per seat ({players}), not {shown(policies)}")
+    names = list(policies)
+    if len(names) != players or not all(isinstance(n, str) for n in names):
+        raise BergenError(f"give one policy name (text) per seat ({players}), not {shown(names)}")
+    return names
+
+
 def play_out(game: Game, policies: Sequence[str] | str) -> Game:
     """Play ``game`` to its end with compiled policies (one name for every seat, or one per seat)."""
-    names = [policies] * game.rules.players if isinstance(policies, str) else list(policies)
-    if len(names) != game.rules.players:
-        raise BergenError(f"give one policy name for every seat, or one per seat ({game.rules.players}), "
-                          f"not {len(names)}")
+    names = [policies] * game.rules.players if isinstance(policies, str) else _seat_names(policies,
+                                                                                          game.rules.players)
     while not game.is_over:
         game.play(game.policy_move(names[game.to_move]))
     return game

@@ -45,7 +45,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from bergen_sim.domain import FORMAT_V2, FORMATS
 from bergen_sim.errors import BergenError, cut, shown
@@ -91,6 +91,8 @@ class WrittenGame:
     policies: list[str] = field(default_factory=list)
     source: str = "record"
     format: str = FORMAT_V2  # the trace version a game read from a trace was written in (its replay writes it)
+    #: a trace's own events: its replay must give them back, one for one (:func:`drive`); empty for a record
+    recorded: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _small_whole(text: str) -> bool:
@@ -154,6 +156,8 @@ def parse_record(text: str) -> WrittenGame:
         elif head == "names":
             if names:
                 raise RecordError(f"{where}: the names line comes once")
+            if not words:
+                raise RecordError(f"{where}: 'names' takes one name per seat, e.g. 'names Ann Bob'")
             names = words
         elif head == "hand":
             if len(words) != 1 or not _small_whole(words[0]):
@@ -190,7 +194,16 @@ def _seat_action(seat: int, words: list[str], where: str) -> Action:
 
 
 def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
-    """One traced match (its ``match`` event first) as a written game: its deals, draws and plays."""
+    """One traced match (its ``match`` event first) as a written game: its deals, draws and plays.
+
+    The match is first checked as its version may hold it
+    (:func:`bergen_sim.trace.check_match`: a known format whose rules object
+    has that version's keys, every event of a known type and shape, tiles of
+    the set, ends of the layout); what the rules compute (leads, points,
+    scores, the end) is checked when the game is driven (:func:`drive`).
+    """
+    from bergen_sim.trace import check_match
+
     head = events[0]
     if "rules" not in head:
         raise RecordError("event 1: the match event has no 'rules'; it needs the match's rules, an object of every "
@@ -218,7 +231,9 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
     version = head.get("format", FORMAT_V2)
     if version not in FORMATS:
         raise RecordError(f"event 1: format must be one of {', '.join(FORMATS)}, not {shown(str(version))}")
-    return WrittenGame(rules, actions, seed=seed, match=match, policies=policies, source="trace", format=version)
+    check_match(events)
+    return WrittenGame(rules, actions, seed=seed, match=match, policies=policies, source="trace", format=version,
+                       recorded=events)
 
 
 def _head_whole(head: dict[str, Any], key: str, high: int, allowed: str) -> int:
@@ -286,8 +301,19 @@ def _trace_action(event: dict[str, Any], where: str) -> Action | None:
     return None
 
 
-def read_games(path: str | Path) -> list[WrittenGame]:
-    """Every game in a file: each match of a ``bergen-trace`` JSON Lines file, or one game record."""
+class MatchOutOfRange(RecordError):
+    """A match asked of a file that holds fewer (:func:`read_games`); the message starts ``match M:``."""
+
+
+def read_games(path: str | Path, matches: Sequence[int] | None = None) -> list[WrittenGame]:
+    """Every game in a file: each match of a ``bergen-trace`` JSON Lines file, or one game record.
+
+    ``matches``: only these matches (indices in the file, from 0), in the
+    order given.  The other matches' events are dropped as the file is read,
+    so one match of a long trace costs the memory of that match, not of the
+    file's (a match read as events takes many times its size on disk).
+    A record holds one game, match 0.
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not text
@@ -295,10 +321,12 @@ def read_games(path: str | Path) -> list[WrittenGame]:
         raise RecordError(f"{path}: not a text file (UTF-8)") from None
     except OSError as exc:
         raise RecordError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    wanted = None if matches is None else set(matches)
     if text.lstrip().startswith("{"):
         from bergen_sim.reference import split_matches
 
         events = []
+        index = -1  # the match the events read belong to
         for k, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
@@ -313,15 +341,24 @@ def read_games(path: str | Path) -> list[WrittenGame]:
                         f"{_as_json(event)}, not a JSON object with a 'type'"
                     raise RecordError(f"{path}: line {k} is {what}; a bergen-trace file holds one event object per "
                                       "line, each with a 'type', the first a match event")
-                events.append(event)
+                index += event["type"] == "match"
+                if wanted is None or index in wanted or index < 0:
+                    events.append(event)
+        del text
         try:
-            matches = split_matches(events)
+            kept = split_matches(events)
         except (ValueError, KeyError, TypeError) as exc:
             raise RecordError(f"{path}: not a bergen-trace file: {exc}") from None
-        if not matches:
+        if not kept:
             raise RecordError(f"{path}: the trace holds no match")
-        return [actions_from_trace(m) for m in matches]
-    return [parse_record(text)]
+        games = {m: actions_from_trace(events) for m, events in
+                 zip(sorted(wanted) if wanted is not None else range(len(kept)), kept)}
+    else:
+        index, games = 0, {0: parse_record(text)}
+    missing = [m for m in (matches if matches is not None else ()) if m not in games]
+    if missing:
+        raise MatchOutOfRange(f"match {missing[0]}: {path} holds matches 0..{index}")
+    return [games[m] for m in (matches if matches is not None else sorted(games))]
 
 
 def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | None = None):
@@ -330,7 +367,10 @@ def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | Non
     ``before_play(game, action)`` is called before each play, with the game as
     the seat saw it.  A deal, draw or play the rules do not allow, or a
     stated lead or pass that did not happen, raises :class:`RecordError`
-    naming its place.
+    naming its place; so does a trace whose events differ from those the
+    rules give for its deals, draws and plays (a score or points changed by
+    hand: the review would otherwise judge another game than the file's).
+    A trace cut short is read up to where it stops.
     """
     from bergen_sim.game import Game, MoveError
 
@@ -344,7 +384,23 @@ def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | Non
             if isinstance(exc, RecordError):
                 raise
             raise RecordError(f"{action.where}: {exc}") from None
+    _check_replay(game.events, written.recorded)
     return game
+
+
+def _check_replay(replayed: list[dict[str, Any]], recorded: list[dict[str, Any]]) -> None:
+    """Every recorded event equals the replay's at its place (a deal's boneyard aside: draws are fed one by one)."""
+    for k, (mine, theirs) in enumerate(zip(replayed, recorded), 1):
+        if mine.get("type") == "deal" and theirs.get("type") == "deal":
+            mine, theirs = {**mine, "boneyard": None}, {**theirs, "boneyard": None}
+        if mine != theirs:
+            key = next((key for key in (*mine, *theirs) if mine.get(key) != theirs.get(key)), "type")
+            raise RecordError(f"event {k} of match {recorded[0].get('match', 0)} (a {_as_json(theirs.get('type'))} "
+                              f"event): the file has {key} {_as_json(theirs.get(key))}, but the rules give "
+                              f"{_as_json(mine.get(key))} for the game's deals, draws and plays")
+    if len(recorded) > len(replayed):
+        raise RecordError(f"event {len(replayed) + 1} of match {recorded[0].get('match', 0)}: "
+                          f"{_as_json(recorded[len(replayed)])} follows the end of the game the rules give")
 
 
 def each_decision(written: WrittenGame, visit: Callable[[int, Any, Action], None]):

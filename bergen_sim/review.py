@@ -32,7 +32,7 @@ from typing import Any, BinaryIO, Sequence
 
 from bergen_sim.search.position import DEFAULT_BASE, analyze
 from bergen_sim.search.reader import STRONGEST as READER_STRONGEST
-from bergen_sim.errors import BergenError, shown
+from bergen_sim.errors import BergenError, escaped, shown
 from bergen_sim.limits import MAX_SEED, MAX_WORLDS, check_range, check_seed, short_number
 from bergen_sim.record import Action, WrittenGame, each_decision
 from bergen_sim.stats import Z95
@@ -202,6 +202,21 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     return Review(decisions, [summaries[s] for s in sorted(wanted)], rules.to_dict(), settings)
 
 
+def plain(text: str) -> str:
+    r"""Text from a game file (a player's name, a file name) as a report shows it: literally, on one line.
+
+    A name is whatever the file says: a ``$`` would start matplotlib's maths,
+    a lone surrogate (a byte that was not UTF-8) cannot be drawn or written as
+    UTF-8, and a control character or a ``|`` would break a Markdown table.
+
+    >>> plain("a $\\foo$ | b\x00")
+    'a $\\foo$ \\| b\\x00'
+    """
+    text = escaped(text)
+    text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    return text.replace("|", "\\|")
+
+
 def win_probability_figure(result: Review, path: str | Path | BinaryIO) -> str | Path | BinaryIO:
     """A figure of each deciding seat's match-win probability through the game(s), errors marked (PNG).
 
@@ -212,13 +227,18 @@ def win_probability_figure(result: Review, path: str | Path | BinaryIO) -> str |
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    with matplotlib.rc_context({"text.parse_math": False}):  # names are text, never maths (a "$" is a "$")
+        return _draw_figure(plt, result, path)
+
+
+def _draw_figure(plt, result: Review, path: str | Path | BinaryIO) -> str | Path | BinaryIO:
     fig, ax = plt.subplots(figsize=(8, 3.6))
     for summary in result.seats:
         xs = [k for k, d in enumerate(result.decisions, 1) if d.seat == summary.seat]
         ys = [100 * d.win_played["mean"] for d in result.decisions if d.seat == summary.seat]
         lo = [100 * d.win_played["ci95"][0] for d in result.decisions if d.seat == summary.seat]
         hi = [100 * d.win_played["ci95"][1] for d in result.decisions if d.seat == summary.seat]
-        line, = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1, label=f"{summary.name} (seat {summary.seat})")
+        line, = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1, label=f"{plain(summary.name)} (seat {summary.seat})")
         ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
         bad = [(x, y) for x, y, d in zip(xs, ys, [d for d in result.decisions if d.seat == summary.seat])
                if d.verdict in ("error", "blunder")]
@@ -249,7 +269,7 @@ def _pct(record: dict[str, Any]) -> str:
 def markdown(result: Review, figure: str | None = None, source: str = "") -> str:
     """The review as a Markdown report (losses in points of match-win probability, with 95% intervals)."""
     s = result.settings
-    lines = [f"# Game review{f': {source}' if source else ''}", "",
+    lines = [f"# Game review{f': {plain(source)}' if source else ''}", "",
              f"Rules: {', '.join(f'{k}={v}' for k, v in result.rules.items())}.",
              f"Each decision with more than one legal move was analysed from what the deciding seat knew, "
              f"in up to {s['worlds']:,} sampled worlds weighed by the other seats' plays as `{s['reading']}` "
@@ -260,11 +280,11 @@ def markdown(result: Review, figure: str | None = None, source: str = "") -> str
              "| seat | player | decisions | best | errors | blunders | unclear | total loss (points) |",
              "|---:|---|---:|---:|---:|---:|---:|---:|"]
     for summary in (seat.to_dict() for seat in result.seats):
-        lines.append(f"| {summary['seat']} | {summary['name']} | {summary['decisions']} | {summary['best']} | "
+        lines.append(f"| {summary['seat']} | {plain(summary['name'])} | {summary['decisions']} | {summary['best']} | "
                      f"{summary['errors']} | {summary['blunders']} | {summary['unclear']} | "
                      f"{_pct(summary['total_loss'])} |")
     if figure:
-        lines += ["", f"![match-win probability through the game]({figure})"]
+        lines += ["", f"![match-win probability through the game]({escaped(figure)})"]
     lines += ["", "## Every decision", "",
               "`#` numbers a match's decisions in the order played, every seat's counted; "
               "`bergen-sim analyze --game FILE --match M --decision N` analyses one in depth.", "",

@@ -175,6 +175,9 @@ def parse_luck_models(texts: Sequence[str], option: str = "--luck-model",
         if at < 0 or not name:
             raise CompareError(f"{option} {text!r}: give NAME=MODEL, e.g. mypkg.mod:choose=greedy or "
                                f"pimc=pimc:worlds=8")
+        if name in models:
+            raise CompareError(f"{option} {text!r}: {name!r} is given a model twice ({models[name]!r} and "
+                               f"{model!r}); give each policy one model")
         models[name] = model
     return models
 

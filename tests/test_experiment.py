@@ -114,6 +114,8 @@ def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
     ('[rules.odd]\ntarget = "high"\n[policies]\na = "first"\n', "rules.odd: setting target takes a whole number"),
     ('[rules.odd]\ncolour = 1\n[policies]\na = "first"\n', "rules.odd: unknown setting 'colour'"),
     ('kind = "compare"\n[policies]\na = "first"\n', "a compare needs at least 2 policies"),
+    ('kind = "compare"\n[policies]\na = ["greedy", "random"]\nb = ["greedy", "greedy"]\n',
+     "policies.b: greedy listed more than once"),  # refused before cell a plays
     ('rows = true\nkind = "compare"\n[policies]\na = ["first", "random"]\n', "a compare has none"),
     ("matches = [\n", "not valid TOML"),
     ('matches = 5\n', "[policies] must name at least one set"),
@@ -122,6 +124,15 @@ def test_a_bad_file_is_refused_in_one_line_before_anything_is_played(capsys, tmp
     status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
     assert status == 2 and message in err and err.count("\n") == 1, err
     assert not (tmp_path / "o").exists()
+
+
+def test_a_long_set_name_still_makes_file_names_that_fit(capsys, tmp_path):
+    """A 300-character policy set's name: its cell's files carry a cut of it and its digest (255 bytes at most)."""
+    name = "x" * 300
+    status, out, err = run(capsys, "run", str(write(tmp_path, f'matches = 2\n[policies]\n{name} = "first"\n')),
+                           "--out", str(tmp_path / "o"))
+    assert status == 0, err
+    assert all(len(p.name) < 255 for p in (tmp_path / "o" / "cells").iterdir())
 
 
 def test_an_out_folder_that_cannot_be_written_is_refused_before_the_first_cell(capsys, tmp_path, monkeypatch):

@@ -143,6 +143,24 @@ def test_illegal_moves_are_refused_with_the_legal_ones_named():
     assert game.legal_moves() == [] and game.to_move is None
 
 
+@pytest.mark.parametrize("make, message", [
+    (lambda: Game(seed=1, format="x"), "format must be one of bergen-trace/1, bergen-trace/2, not 'x'"),
+    (lambda: Game(seed=1, policies="greedy"), r"give a list of policy names, one per seat \(2\), not 'greedy'"),
+    (lambda: Game(seed=1, policies=[1, 2]), r"give one policy name \(text\) per seat \(2\), not \[1, 2\]"),
+    (lambda: Game(seed=1, policies=["greedy"]), r"per seat \(2\), not \['greedy'\]"),
+    (lambda: Game(chance=True).deal(None), "deal: give one list of tile names per seat"),
+    (lambda: Game(chance=True).deal("1-1 2-2"), "deal: give one list of tile names per seat"),
+    (lambda: Game(chance=True).deal([["1-1"], ["2-2"]]), "deal: "),
+    (lambda: Game(chance=True).draw("1-1"), "draw: "),
+    (lambda: Game(chance=True).play("1-1 L"), r"the dealer must act first: call deal\(\)"),
+    (lambda: play_out(Game(seed=1), 5), "give a list of policy names, one per seat"),
+])
+def test_hostile_arguments_to_a_game_are_one_clear_error(make, message):
+    """A notebook's mistakes get a bergen_sim error saying what to give, never a bare TypeError or ValueError."""
+    with pytest.raises(bergen_sim.errors.BergenError, match=message):
+        make()
+
+
 def _check_invariants(game: Game) -> None:
     rules = game.rules
     state = game._state

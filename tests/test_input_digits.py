@@ -10,6 +10,7 @@ except the two seeds at the top of the range.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -218,10 +219,13 @@ def test_a_broken_trace_is_one_line_naming_what_is_wrong(tmp_path, capsys, lines
 # --- D: a byte-order mark -------------------------------------------------------------------------------------------
 
 def test_a_trace_and_a_record_saved_with_a_byte_order_mark_are_read(tmp_path):
-    trace = _trace(tmp_path, TRACE, encoding="utf-8-sig")
+    golden = Path(__file__).resolve().parent / "golden" / "2p-standard.jsonl"
+    first_match = golden.read_text().split('\n{"type":"match"')[0] + "\n"  # a review checks a whole match
+    trace = tmp_path / "game.jsonl"
+    trace.write_text(first_match, encoding="utf-8-sig")
     assert trace.read_bytes().startswith(b"\xef\xbb\xbf")
     (game,) = read_games(trace)
-    assert game.source == "trace" and game.seed == 3 and len(game.actions) == 4
+    assert game.source == "trace" and game.actions == read_games(golden, matches=[0])[0].actions
     record = tmp_path / "game.txt"
     record.write_text(RECORD, encoding="utf-8-sig")
     (game,) = read_games(record)

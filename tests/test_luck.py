@@ -142,6 +142,15 @@ def test_rollout_policies_fall_back_to_expert():
     assert worlds.tolist() == [0, 0, 0, 0]
 
 
+def test_a_policy_given_two_luck_models_is_refused():
+    """``--luck-model`` twice for one policy: which one would count is not a guess the tool makes."""
+    from bergen_sim.tournament import CompareError, parse_luck_models
+
+    with pytest.raises(CompareError, match="'greedy' is given a model twice \\('expert' and 'random'\\)"):
+        parse_luck_models(["greedy=expert", "greedy=random"])
+    assert parse_luck_models(["greedy=expert", "first=random"]) == {"greedy": "expert", "first": "random"}
+
+
 def test_luck_models_replace_a_policys_own():
     """``luck_models`` (compare --luck-model) names the built-in that plays a policy's seats in the play-outs."""
     codes, worlds = rollout_policies(["greedy", "pimc", "expert", "mine:f"],

@@ -139,6 +139,7 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     (BLUNDER.encode(), ["--out", "r.png"], "unknown file type '.png'; use .md"),  # the figure's own name
     (BLUNDER.encode(), ["--out", "/dev/null"], "a review report is a Markdown file with its figure (PNG) beside it"),
     (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be a whole number, not '999"),
+    (BLUNDER.replace("names Ann Bob", "names").encode(), [], "line 4: 'names' takes one name per seat"),
     (BLUNDER.replace("hand 1", "hand " + "9" * 5000).encode(), [], "line 5: 'hand N' takes the hand's number"),
     (BLUNDER.replace("1: 1-2 R", "9" * 5000 + ": 1-2 R").encode(), [], "line 8: expected rules, names, hand, deal"),
     # an illegal move at a decision that is reviewed (two or more legal moves): the rules speak, not the analyzer
@@ -174,6 +175,13 @@ def _first(events, kind):
     (lambda ev: _first(ev, "play").update(seat=0.0), "a play event needs a whole-number 'seat'"),
     (lambda ev: _first(ev, "play").pop("seat"), "this one has no 'seat'"),
     (lambda ev: _first(ev, "draw").pop("tile"), "a draw event needs a whole-number 'seat' and a 'tile'"),
+    # what the file says and the rules do not give: the review would judge another game than the file's
+    (lambda ev: _first(ev, "match_end").update(score=[99, 0]), 'the file has score [99, 0], but the rules give'),
+    (lambda ev: _first(ev, "play").update(points=_first(ev, "play")["points"] + 5), "the file has points 5, but "
+                                                                                    "the rules give 0"),
+    (lambda ev: ev.insert(3, {"type": "bogus"}), "match 0 event 4"),
+    (lambda ev: ev[0].pop("format"), "a match must start with a match event of format"),
+    (lambda ev: _first(ev, "play").update(end="r"), 'the file has end "r", but the rules give "R"'),
 ])
 def test_a_malformed_trace_is_one_line_and_exit_2(tmp_path, capsys, change, message):
     """Fields of the wrong type or missing, in any event a review reads: one line naming the event."""
@@ -299,3 +307,110 @@ def test_the_choice_of_the_double_to_lead_is_reviewed_under_any_double(capsys):
     assert main(["analyze", "--game", str(GOLDEN / "2p-classic-any-double.jsonl"), "--match", "1", "--decision", "1",
                  "--worlds", "100", "--batch", "100"]) == 0
     assert f"seat {first.seat} to lead a double of " in capsys.readouterr().out
+
+
+def test_a_version_1_trace_of_version_2_rules_is_one_line_and_exit_2(tmp_path, capsys):
+    """A file labelled bergen-trace/1 whose rules only version 2 holds (double-nine): refused, not a traceback."""
+    events = [json.loads(line) for line in (GOLDEN / "2p-double-nine.jsonl").read_text().splitlines() if line.strip()]
+    match = split_matches(events)[0]
+    match[0] = {**match[0], "format": "bergen-trace/1"}
+    path = tmp_path / "game.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in match))
+    for args in (["review", str(path), "--worlds", "20"], ["analyze", "--game", str(path), "--decision", "1"]):
+        assert main(args) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err and "bergen-trace/1" in err, err
+
+
+def test_a_trace_cut_short_is_reviewed_up_to_where_it_stops(tmp_path, capsys):
+    """A match whose last events are missing (a game still being played) is read: its replay only goes further."""
+    events = [json.loads(line) for line in (GOLDEN / "2p-standard.jsonl").read_text().splitlines() if line.strip()]
+    match = split_matches(events)[0]
+    cut = next(k for k, e in enumerate(match) if e["type"] in ("out", "blocked"))  # the first hand, to its last play
+    path = tmp_path / "game.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in match[:cut]))
+    assert main(["review", str(path), "--worlds", "20", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["decisions"]
+
+
+@pytest.mark.parametrize("name", ["$\\foo$", "x|y\x00"])
+def test_any_player_name_is_drawn_and_written_as_text(tmp_path, capsys, name):
+    """Names are whatever a file says: matplotlib's maths, a control character, a Markdown table's bar."""
+    record = tmp_path / "game.txt"
+    record.write_text(BLUNDER.replace("names Ann Bob", f"names {name} Bob"))
+    out = tmp_path / "review.md"
+    assert main(["review", str(record), "--worlds", "50", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert (tmp_path / "review.png").stat().st_size > 1000 and "| Bob |" in text
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_traced_policy_name_that_is_not_utf8_is_drawn_and_written(tmp_path, capsys):
+    """JSON can hold a lone surrogate ("\\udcff"): it is shown escaped, never a crash of the figure or the file."""
+    events = [json.loads(line) for line in (GOLDEN / "2p-standard.jsonl").read_text().splitlines() if line.strip()]
+    match = split_matches(events)[0]
+    match[0] = {**match[0], "policies": ["\udcff", "b"]}
+    path = tmp_path / "game.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in match))
+    out = tmp_path / "review.md"
+    assert main(["review", str(path), "--worlds", "20", "--seat", "0", "--out", str(out)]) == 0
+    assert "| 0 | \\udcff |" in out.read_text() and (tmp_path / "review.png").stat().st_size > 1000
+
+
+def test_a_report_name_that_is_not_utf8_is_written(tmp_path, capsys):
+    record = tmp_path / "game.txt"
+    record.write_text(BLUNDER)
+    out = str(tmp_path / "o") + "\udcff.md"  # a byte that is not UTF-8 in the name, as the shell passes it
+    assert main(["review", str(record), "--worlds", "50", "--out", out]) == 0
+    assert "\\udcff" in Path(out).read_text(errors="surrogateescape")
+
+
+@pytest.mark.parametrize("out", ["game.md", "game.png"])
+def test_a_report_never_writes_over_the_game_it_reviews(tmp_path, capsys, out):
+    game = tmp_path / out
+    game.write_text(BLUNDER)
+    before = game.read_bytes()
+    report = tmp_path / "game.md"
+    assert main(["review", str(game), "--worlds", "50", "--out", str(report)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "over the game being reviewed" in err
+    assert game.read_bytes() == before
+
+
+def test_a_match_asked_twice_is_reviewed_once(capsys):
+    path = GOLDEN / "2p-standard.jsonl"
+    assert main(["review", str(path), "--worlds", "20", "--seat", "1", "--match", "0", "--json"]) == 0
+    once = json.loads(capsys.readouterr().out)
+    assert main(["review", str(path), "--worlds", "20", "--seat", "1", "--match", "0", "--match", "0", "--json"]) == 0
+    twice = json.loads(capsys.readouterr().out)
+    assert twice["decisions"] == once["decisions"] and twice["seats"] == once["seats"]
+    assert "provenance" in twice
+
+
+def test_the_review_base_is_checked_before_the_game_is_read(tmp_path, capsys):
+    from bergen_sim.cli import review as review_cli
+    from bergen_sim.search.rollout import BASE_POLICIES
+
+    assert review_cli.BASE_POLICIES == BASE_POLICIES
+    assert main(["review", str(tmp_path / "missing.txt"), "--base", "nosuch"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--base" in err and "expert" in err
+
+
+def test_review_tables_are_never_cut_in_a_pipe(capsys):
+    assert main(["review", str(GOLDEN / "2p-standard.jsonl"), "--worlds", "20", "--match", "0"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) > 80  # a row of the decisions' table, on one line
+
+
+def test_reading_some_matches_of_a_trace_keeps_only_those():
+    """``read_games(path, matches)``: the matches asked, in the order asked, as the whole file reads them."""
+    from bergen_sim.record import MatchOutOfRange
+
+    path = GOLDEN / "3p-standard.jsonl"
+    every = read_games(path)
+    some = read_games(path, matches=[7, 2])
+    assert [g.match for g in some] == [every[7].match, every[2].match]
+    assert [g.actions for g in some] == [every[7].actions, every[2].actions]
+    with pytest.raises(MatchOutOfRange, match=f"match 12: {path} holds matches 0..11"):
+        read_games(path, matches=[0, 12])

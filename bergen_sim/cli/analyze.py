@@ -211,14 +211,14 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
         option = _OPTION_NAMES.get(clash[0], clash[0]).replace("_", "-")
         raise PositionError(f"--game brings its own position and rules: leave out --{option}")
     from bergen_sim.errors import BergenError
-    from bergen_sim.record import RecordError, decision_view, read_games
+    from bergen_sim.record import MatchOutOfRange, RecordError, decision_view, read_games
     from bergen_sim.review import decision_seed
 
-    games = read_games(game_file)
     match_index = 0 if match_index is None else match_index
-    if not match_index < len(games):
-        raise BergenError(f"--match {match_index}: {game_file} holds matches 0..{len(games) - 1}")
-    written = games[match_index]
+    try:  # only this match is kept in memory
+        (written,) = read_games(game_file, matches=[match_index])
+    except MatchOutOfRange as exc:
+        raise BergenError(f"--{exc}") from None
     try:
         view, action = decision_view(written, decision)
     except RecordError as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 
 import click
@@ -16,6 +15,8 @@ DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
 MOST_SEAT = 7  # rules.PLAYER_COUNTS[-1] - 1 (not imported: the rules load NumPy and the engine's layout)
 MOST_MATCH_INDEX = 10**12  # far beyond any file (a match takes about 10 kB)
+#: search.rollout.BASE_POLICIES (not imported, as above; tests/test_review.py checks they agree)
+BASE_POLICIES = ("random", "first", "greedy", "defensive", "doubles-first", "heavy-first", "expert")
 
 
 def _pct(record: dict) -> str:
@@ -33,7 +34,8 @@ def _pct(record: dict) -> str:
               help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).")
 @click.option("--batch", type=Bounded(1, MAX_WORLDS), default=DEFAULT_BATCH, show_default=True,
               help="Worlds between checks whether the best move is separated.")
-@click.option("--base", default="expert", show_default=True, help="Policy that plays every seat in the rollouts.")
+@click.option("--base", type=click.Choice(BASE_POLICIES), default="expert", show_default=True,
+              help="Policy that plays every seat in the rollouts.")
 @click.option("--blunder", type=click.FloatRange(0, 1), default=DEFAULT_BLUNDER, show_default=True,
               help="An error losing at least this much match-win probability is a blunder.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
@@ -50,15 +52,13 @@ def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, o
     """
     from bergen_sim.errors import BergenError
     from bergen_sim.output import OutputError, check_file, open_output, write_bytes
-    from bergen_sim.record import read_games
+    from bergen_sim.record import MatchOutOfRange, read_games
     from bergen_sim.review import markdown, review, win_probability_figure
 
-    games = read_games(game)
-    if matches:
-        missing = [m for m in matches if not 0 <= m < len(games)]
-        if missing:
-            raise BergenError(f"--match {missing[0]}: {game} holds matches 0..{len(games) - 1}")
-        games = [games[m] for m in matches]
+    try:  # a match asked twice is reviewed once; the others are not kept in memory
+        games = read_games(game, matches=list(dict.fromkeys(matches)) or None)
+    except MatchOutOfRange as exc:
+        raise BergenError(f"--{exc}") from None
     report = figure = None
     if out:  # checked before the review runs: a typo never costs the minutes it takes
         report = check_file(out, "--out", formats=(".md",))
@@ -66,6 +66,10 @@ def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, o
             raise OutputError(f"--out {out}: a review report is a Markdown file with its figure (PNG) beside it; "
                               "give a file name ending in .md")
         figure = check_file(str(report.path.with_suffix(".png")), "--out", formats=(".png",))
+        for written in (report.path, figure.path):
+            if _same_file(written, game):
+                raise OutputError(f"--out {out}: it would write {written.name} over the game being reviewed; "
+                                  "give a report name whose .md and .png are other files")
     result = review(games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder)
     failure = None
     if out:
@@ -82,15 +86,30 @@ def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, o
         raise failure
 
 
+def _same_file(path: Path, game: str) -> bool:
+    """Whether ``path`` is the file ``game`` (the same name resolved, or a link to it)."""
+    import os
+
+    try:
+        return path.resolve() == Path(game).resolve() or (path.exists() and os.path.samefile(path, game))
+    except (OSError, ValueError):
+        return False
+
+
 def _show(result, as_json: bool, out: str | None) -> None:
     """Print the review: one JSON object, or the decisions' and the players' tables."""
     if as_json:
-        click.echo(json.dumps(result.to_dict()))
-        return
-    from rich.console import Console
-    from rich.table import Table
+        from bergen_sim.cli.output import print_json
 
-    console = Console()
+        print_json(result.to_dict())
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    from bergen_sim.cli.output import results_console
+    from bergen_sim.errors import escaped
+
+    console = results_console()
     table = Table(title=f"{len(result.decisions)} decisions (loss: points of match-win probability, 95% interval)")
     for name in ("#", "match", "hand", "seat", "scores", "played", "best", "loss", "verdict"):
         table.add_column(name, justify="right" if name in ("#", "match", "hand", "seat", "loss") else "left")
@@ -102,8 +121,8 @@ def _show(result, as_json: bool, out: str | None) -> None:
     for name in ("seat", "player", "decisions", "best", "errors", "blunders", "unclear", "total loss"):
         summary.add_column(name)
     for s in (seat.to_dict() for seat in result.seats):
-        summary.add_row(str(s["seat"]), s["name"], str(s["decisions"]), str(s["best"]), str(s["errors"]),
+        summary.add_row(str(s["seat"]), Text(escaped(s["name"])), str(s["decisions"]), str(s["best"]), str(s["errors"]),
                         str(s["blunders"]), str(s["unclear"]), _pct(s["total_loss"]))
     console.print(summary)
     if out:
-        console.print(f"report written to {out} (figure {Path(out).with_suffix('.png')})")
+        console.print(Text(escaped(f"report written to {out} (figure {Path(out).with_suffix('.png')})")))
