@@ -87,6 +87,14 @@ def render(results: dict) -> str:
             lines.append(f"| cold compile of the default kernel, `simulate --matches 1000` with an empty cache (medians "
                          f"of {cold['rounds']}; {where}{times['machine']['date'][:10]}) | {cold['new']['wall_s']:.1f} s "
                          f"(kernel {cold['new']['kernel_s']:.1f} s) |")
+    compiles = results.get("search_compile")
+    if compiles:
+        where = "" if compiles["machine"]["cpu"] == m["cpu"] else f"{compiles['machine']['cpu']}, "
+        cells = ", ".join(f"`{name}` {row['new']['wall_s']:.0f} s (CPU {row['new']['cpu_s']:.0f} s)"
+                          for name, row in compiles["commands"].items())
+        lines.append(f"| first run of a search player with an empty compile cache: match loop, search, rollouts and "
+                     f"match-value table (benchmarks/search_compile.py; {where}{compiles['machine']['date'][:10]}) "
+                     f"| {cells} |")
     mem = results.get("memory", [])
     if mem:
         sizes = " / ".join(f"10^{len(str(r['matches'])) - 1}" for r in mem)

@@ -66,8 +66,15 @@ def progress_bar_allowed() -> bool:
 
 #: what a first compile costs, said before this machine has timed one (cold compiles measured 10-40 s)
 COMPILE_NOTE = "first run only, about 20 s"
-#: what can be compiled, each timed on its own (the analyzer's rollouts take longer than a match loop)
-COMPILE_KINDS = ("match loop", "rollouts")
+#: the same for anything that plays search rollouts (a kernel with ``pimc``, ``reader`` or ``ismcts``, the
+#: analyzer): its first compile also compiles the searches, the rollouts and every base policy
+#: (benchmarks/results.md, "Cold compile of the search players"; tests/test_benchmark_tools.py checks the note)
+SEARCH_COMPILE_NOTE = "first run only, a minute or two with a search player"
+#: what can be compiled, each timed on its own (a match loop with a search player, and the analyzer's rollouts,
+#: take longer than a match loop of heuristics), with what is said before one was timed
+COMPILE_KINDS = ("match loop", "search match loop", "rollouts")
+_FIRST_NOTES = {"match loop": COMPILE_NOTE, "search match loop": SEARCH_COMPILE_NOTE,
+                "rollouts": SEARCH_COMPILE_NOTE}
 
 
 def compiling(what: str, kind: str = "match loop") -> None:
@@ -76,16 +83,20 @@ def compiling(what: str, kind: str = "match loop") -> None:
 
 
 def compile_note(kind: str) -> str:
-    """How long the wait will be: the last compile of this ``kind`` on this machine, else :data:`COMPILE_NOTE`.
+    """How long the wait will be: the last compile of this ``kind`` on this machine, else what a first compile of
+    that kind takes (:data:`COMPILE_NOTE`, :data:`SEARCH_COMPILE_NOTE`).
 
     Why: cold compiles take 10 s on one machine and 40 s on another, and the
     machine the user waits on has the only figure that is right for them.
-    Every match loop shares one figure (a kernel of search players compiles
-    longer than one of ``random``): it is "about", not a promise.
+    A match loop with a search player is timed apart from one of
+    heuristics (its first compile also compiles the searches); within each
+    kind every kernel shares one figure (the first kernel of search players
+    compiles longer than the next, with other settings): it is "about", not
+    a promise.
     """
     seconds = _last_compile(kind)
     if seconds is None:
-        return COMPILE_NOTE
+        return _FIRST_NOTES[kind]
     return f"first run only, about {seconds:.0f} s on this machine last time"
 
 

@@ -276,3 +276,20 @@ def test_the_developer_scripts_refuse_a_wrong_argument_in_one_line_before_any_pl
     """A wrong count, game, policy, tree or --out is exit status 2 and one line, never a traceback after minutes of
     play, a run of nothing, a docs rewrite for a misspelt --check, or figures lost when --out cannot be written."""
     _refused(script, args, says, tmp_path)
+
+
+def test_the_search_compile_table_gives_each_first_run_and_the_ratio_of_the_trees():
+    """benchmarks/search_compile.py's saved section as results.md shows it, and as feedback's note describes it."""
+    import json
+
+    from bergen_sim import feedback
+
+    search_compile = _load("search_compile")
+    section = json.loads((BENCHMARKS / "results.json").read_text())["search_compile"]
+    text = search_compile.report(section)
+    assert text in (BENCHMARKS / "results.md").read_text()
+    for name, row in section["commands"].items():
+        assert f"| {name} | {row['new']['wall_s']:.0f} s, {row['new']['cpu_s']:.0f} s |" in text
+    # the note a first compile of a search player is announced with: a minute or two, as measured
+    waits = [row["new"]["wall_s"] for row in section["commands"].values()]
+    assert 60 <= min(waits) and max(waits) <= 180 and "a minute or two" in feedback.SEARCH_COMPILE_NOTE

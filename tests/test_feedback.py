@@ -86,6 +86,10 @@ def test_compile_notice_on_a_terminal_only(capsys, monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     runner.Engine(runner.Rules.make(players=2), ["random", "first"])
     assert capsys.readouterr().err == "compiling the match loop for random, first (first run only, about 20 s)\n"
+    # a kernel with a search player is timed apart: its first compile is longer
+    assert runner.compile_kind([runner.resolve("random"), runner.resolve("first")]) == "match loop"
+    assert runner.compile_kind([runner.resolve("first"), runner.resolve("ismcts:race=1")]) == "search match loop"
+    assert feedback.compile_note("search match loop") == "first run only, a minute or two with a search player"
     feedback.set_level(feedback.QUIET)
     try:
         runner.Engine(runner.Rules.make(players=2), ["random", "first"])
@@ -193,7 +197,8 @@ def test_the_position_analyzer_says_when_it_compiles(capsys, monkeypatch):
         "seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,5",
         "boneyard": 16, "scores": "14,12"})
     analyze_module.analyze(position, runner.Rules.make(players=2), base="first", worlds=50, batch=50)
-    assert capsys.readouterr().err == "compiling the position analyzer's rollouts (first run only, about 20 s)\n"
+    assert capsys.readouterr().err == ("compiling the position analyzer's rollouts "
+                                       "(first run only, a minute or two with a search player)\n")
     assert timed == ["rollouts"]
 
 
@@ -206,7 +211,8 @@ def test_the_compile_notice_gives_this_machines_last_compile_time(tmp_path, monk
     assert feedback.compile_note("match loop") == feedback.COMPILE_NOTE
     feedback.compiled("match loop", 37.6)
     assert feedback.compile_note("match loop") == "first run only, about 38 s on this machine last time"
-    assert feedback.compile_note("rollouts") == feedback.COMPILE_NOTE  # each kind is timed on its own
+    assert feedback.compile_note("rollouts") == feedback.SEARCH_COMPILE_NOTE  # each kind is timed on its own
+    assert feedback.compile_note("search match loop") == feedback.SEARCH_COMPILE_NOTE
     for junk in (b"nan\n", b"-5", b"\xff\xfe", b"9" * 40, b""):
         record.write_bytes(junk)
         assert feedback.compile_note("match loop") == feedback.COMPILE_NOTE, junk

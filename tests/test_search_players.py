@@ -239,6 +239,16 @@ def test_a_raced_root_meets_every_world_with_every_move_in_the_race():
     assert stats[ismcts._child(nodes, 0, tiles[move], ends[move]), ismcts.N_VISITS] == max(visits)
 
 
+def test_a_raced_root_with_fewer_walks_than_moves_spends_them_by_ucb1():
+    """Four root moves and three walks: not one world could meet every move, so the walks go to UCB1 (they are not
+    left unspent, which would play the first move listed without a search)."""
+    view = position_view(Position.from_mapping(WINNING), TWO)
+    _, raced, raced_nodes, raced_stats = _search(view, TWO, iterations=3, race=True)
+    _, ucb, ucb_nodes, ucb_stats = _search(view, TWO, iterations=3)
+    assert raced == ucb and sum(_root_visits(raced_nodes, raced_stats)) == 3
+    assert np.array_equal(raced_nodes, ucb_nodes) and np.array_equal(raced_stats, ucb_stats)
+
+
 def test_a_raced_root_plays_the_leader_of_its_paired_values():
     """On real positions the raced search plays a legal move, and its walks stay within the budget: the root's
     visits sum to the walks, every move still in the race at the end has met the most worlds."""

@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the package's number formatting, not a copy of it
 from bergen_sim.search.ismcts import AT_TIME_LIMIT, STRONGEST  # noqa: E402
+from bergen_sim.search.reader import STRONGEST as READER_STRONGEST  # noqa: E402
 from bergen_sim.stats import holm, number, se_from_interval  # noqa: E402
 
 #: block name -> (doc, the files it is made from, for the marker)
@@ -59,7 +60,7 @@ BLOCKS = {
     "endgame-check": ("docs/policies.md", "docs/endgame_check.json, docs/endgame_head_to_head.json, "
                       "docs/ismcts_check.json and docs/search_cost.json"),
     "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
-    "analyze-engine": ("docs/policies.md", "docs/ismcts_reader.json"),
+    "analyze-engine": ("docs/policies.md", "docs/ismcts_reader.json and docs/time_limit_reader.json"),
     "imitation": ("docs/policies.md", "docs/imitation.json"),
     "search-saturation": ("docs/policies.md", "docs/ismcts_iterations.json"),
     "clairvoyance": ("docs/policies.md", "docs/clairvoyance.json"),
@@ -182,6 +183,9 @@ TIME_LIMIT_TRIALS = {
 
 #: the player checked at the time limit before ``race=1``: UCB1 at the root too, the iterations that fit
 UCB_AT_TIME_LIMIT = f"{STRONGEST}:iterations=2800:explore=3"
+#: the strongest player against the reading ``analyze`` uses, head to head
+TIME_LIMIT_READER_COMMAND = (f"bergen-sim compare --policies {AT_TIME_LIMIT},{READER_STRONGEST} --matches 2000 "
+                             "--seed 20261223 --adjust luck --json > docs/time_limit_reader.json")
 
 #: AT_TIME_LIMIT with more players, on the search table's deals: (docs/NAME.json, compare's game flags, title)
 TIME_LIMIT_GAMES = (("time_limit_3_players", "--players 3 ", "with 3 players"),
@@ -769,8 +773,26 @@ def _analyze_engine(root: Path) -> str:
         return _missing("`ismcts` against `reader` in `docs/ismcts_reader.json`", command)
     (h,) = [p for p in data["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "reader"]
     shown = h["win_rate_low"] > 0.5 or h["win_rate_high"] < 0.5
-    return ("Head to head " + _head_to_head(data, "ismcts", "reader", "docs/ismcts_reader.json")
-            + ("." if shown else ", so `analyze` loses no shown strength by using `reader`."))
+    text = ("Head to head " + _head_to_head(data, "ismcts", "reader", "docs/ismcts_reader.json")
+            + ("." if shown else ", so `analyze` loses no shown strength by using `reader` rather than `ismcts` at "
+                                 "its defaults."))
+    strongest = _json(root, "docs/time_limit_reader.json")
+    reading = READER_STRONGEST
+    if strongest is None:
+        return text + " " + _missing(f"`{AT_TIME_LIMIT}` against `{reading}` in `docs/time_limit_reader.json`",
+                                     TIME_LIMIT_READER_COMMAND)
+    (r,) = [p for p in strongest["pairs"] if p["policy"] == AT_TIME_LIMIT and p["opponent"] == reading]
+    better = r["adjusted_win_rate_low"] > 0.5
+    return text + (
+        f" The strongest player measured, `{AT_TIME_LIMIT}` (`ismcts.AT_TIME_LIMIT`, below), against the reading "
+        f"`analyze` uses (`{TIME_LIMIT_READER_COMMAND}`, {strongest['deal_sets']:,} deal sets in both seat orders, "
+        f"paired, seed {strongest['seed']}): it won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} "
+        f"of {strongest['matches']:,} matches, {_luck_adjusted(strongest)} "
+        f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}" +
+        (". It is the stronger player, and `analyze` does not use it yet: its raced root gives a value per root move "
+         "and world, the analyzer's unit, but no analyzer engine is built on it yet, so `analyze` and `review` rank "
+         "moves by `reader`'s evaluation, not by the strongest player's." if better else
+         f", no difference shown; `analyze` loses no shown strength by using `{reading}`."))
 
 
 def _search_saturation(root: Path) -> str:

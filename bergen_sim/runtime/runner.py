@@ -29,6 +29,8 @@ from bergen_sim.limits import MAX_MATCH_INDEX, MAX_MATCHES, check_range, check_s
 from bergen_sim.runtime.registry import PolicyRef, resolve
 from bergen_sim.rules import Rules
 
+#: the built-ins that search (pimc, reader, ismcts): a kernel with one of them compiles longer the first time
+SEARCH_PACKAGE = "bergen_sim.search."
 _NO_ROWS = np.zeros((0, 2), dtype=np.int64)
 _NO_DEALS = np.zeros((0, L.MAX_TILES), dtype=np.int64)
 _NO_TRACE = np.zeros((0, L.T_WIDTH), dtype=np.int64)
@@ -154,6 +156,11 @@ def _load_cached(load: Callable[[], object]) -> None:
     load()
 
 
+def compile_kind(refs: Sequence[PolicyRef]) -> str:
+    """The kind of compile (:data:`bergen_sim.feedback.COMPILE_KINDS`) a kernel for these policies is timed as."""
+    return "search match loop" if any(ref.module.startswith(SEARCH_PACKAGE) for ref in refs) else "match loop"
+
+
 class Engine:
     """The compiled engine for one rule set and one policy per seat.
 
@@ -178,8 +185,9 @@ class Engine:
         names = ", ".join(dict.fromkeys([*self.policy_names, *distinct]))  # seat order first
         first_call = self._call_args(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)[0]
         cached = in_disk_cache(self._kernel.run_matches, first_call)
+        kind = compile_kind(self.refs)
         if cached is False:
-            feedback.compiling(f"the match loop for {names}")
+            feedback.compiling(f"the match loop for {names}", kind)
         feedback.detail(f"kernel {self._kernel.__file__} for policies {names}")
         # a zero-match call compiles the kernel, or loads it from Numba's disk cache, now
         load = functools.partial(self._call, 0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)
@@ -194,7 +202,7 @@ class Engine:
                     else:
                         started = time.perf_counter()
                         load()
-                        feedback.compiled("match loop", time.perf_counter() - started)
+                        feedback.compiled(kind, time.perf_counter() - started)
         except PolicyError as exc:  # a plug-in Numba cannot compile: say which, on one line
             _check_returns(self.refs)
             names = ", ".join(ref.name for ref in self.refs)

@@ -68,7 +68,9 @@ Settings (``ismcts:iterations=2000:explore=3``):
   each batch of 32 worlds a move 2.5 standard errors behind the leader
   (paired) leaves the race, and the move played is the leader by mean.
   Below the root the tree grows as before.  ``iterations`` still counts
-  walks; ``settle`` is not used (the race stops itself).  Its strength
+  walks (with fewer of them than root moves, not one world could meet every
+  move, and the root is searched by UCB1 instead); ``settle`` is not used
+  (the race stops itself).  Its strength
   against ``pimc`` and its cost are in docs/policies.md ("Racing the root
   moves").
 """
@@ -163,7 +165,7 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     one visit to one root move, so nothing can catch up), at a fraction of
     the cost in clear decisions.  The visits of the root moves sum to the
     iterations run.  With ``race`` the root moves race on common worlds
-    instead (:func:`_raced_root`).
+    instead (:func:`_grow`).
     """
     spec, completions = prepare(view, rules, USE_LEAD, no_tiles)
     if world_count(spec, completions) == 0.0:
@@ -202,7 +204,25 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
           stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack, budget, leaves,
           model, settled_stop, race):
     """The body of :func:`search`, on borrowed views of its arrays, which :func:`search` owns
-    (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why)."""
+    (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why).
+
+    Both root rules run in this one loop of walks, so that the walk
+    (:func:`_iterate`, inlined for speed) is compiled once, not once per
+    rule: a second inlined copy added about 40 s to a cold compile.
+
+    - UCB1 (``race`` False): walk ``i`` meets world ``i`` and chooses the
+      root move like every other move; the move played is the most visited
+      (ties: higher mean, then the first listed).
+    - The raced root (``race`` True): world ``w`` is dealt once and every root
+      move still in the race walks its own subtree in it with the same
+      play-out stream (common random numbers), so a root move's difference
+      to the leader is free of the luck of the world; after every
+      ``BATCH`` worlds the moves race on their paired values as ``reader``'s
+      do (:func:`bergen_sim.search.reader.race`) and the move played is the
+      leader.  A world is begun only if every move in the race can meet it
+      within the budget of ``iterations`` walks; with fewer walks than root
+      moves not one world could, and UCB1 spends them instead.
+    """
     view, move_tiles, move_ends, rules, table, nodes, stats = (borrow(view), borrow(move_tiles), borrow(move_ends),
                                                                borrow(rules), borrow(table), borrow(nodes),
                                                                borrow(stats))
@@ -212,19 +232,65 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
     used = used_slots(view)
     nodes[0, N_CHILD] = -1
     nodes[0, N_MOVER] = -1
-    if race:
-        return _raced_root(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules,
-                           table, nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path,
-                           no_tiles, stack, budget, leaves, model, used)
+    race = race and n_moves <= iterations  # fewer walks than root moves: no world could meet them all; UCB1 uses them
+    worlds = max(iterations // 2, 1) if race else 1  # the race's books: a row per world, a column per root move
+    values = np.zeros((worlds, n_moves), dtype=np.float64)
+    points = np.zeros((worlds, n_moves), dtype=np.float64)
+    active = np.ones(n_moves, dtype=np.bool_)
+    n_racing = n_moves
+    n_worlds = 0  # worlds every move in the race has met (race)
     n_nodes = 1
-    for it in range(iterations):
-        n_bone = draw_world(view, spec, completions, key, it, trust, evidence, rows, hands, bone, no_tiles, model)
+    walks = 0
+    forced = _next_racer(active, -1, n_moves) if race else -1  # the root move that walks next (race)
+    deal = True  # the next walk begins a world
+    n_bone = 0
+    roll_start = np.uint64(0)
+    while True:
+        w = n_worlds if race else walks
+        if deal:
+            n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
+            roll_start = stream_state(key, w, 1, 0)
+            deal = not race
         load_world(rules, view, used, b, hands, bone, n_bone)
-        roll_rng[0] = stream_state(key, it, 1, 0)
-        n_nodes, _, _ = _iterate(view, move_tiles, move_ends, n_moves, -1, explore, expand, base, rules, table, nodes,
-                                 stats, b, roll_rng, path, stack, budget, leaves, n_nodes)
-        if settled_stop and _settled(nodes, stats, iterations - 1 - it):
+        roll_rng[0] = roll_start
+        n_nodes, value, gained = _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base, rules,
+                                          table, nodes, stats, b, roll_rng, path, stack, budget, leaves, n_nodes)
+        walks += 1
+        if not race:
+            if walks == iterations or (settled_stop and _settled(nodes, stats, iterations - walks)):
+                break
+            continue
+        values[w, forced] = value
+        points[w, forced] = gained
+        forced = _next_racer(active, forced, n_moves)
+        if forced < n_moves:
+            continue
+        n_worlds += 1  # every move in the race has met world w
+        if n_worlds % BATCH == 0:
+            n_racing = race_moves(values, points, n_worlds, active, n_moves)
+            if n_racing == 1:
+                break
+        if n_worlds == worlds or walks + n_racing > iterations:
             break
+        forced = _next_racer(active, -1, n_moves)
+        deal = True
+    if race:
+        return leader(values, points, n_worlds, active, n_moves)
+    return _most_visited(nodes, stats, move_tiles, move_ends, n_moves)
+
+
+@njit(cache=True, inline="always")
+def _next_racer(active, after, n_moves):
+    """The first root move after ``after`` still in the race, or ``n_moves``."""
+    k = after + 1
+    while k < n_moves and not active[k]:
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _most_visited(nodes, stats, move_tiles, move_ends, n_moves):
+    """The root move visited most (ties: higher mean, then the first listed)."""
     best = 0
     best_visits = -1.0
     best_mean = -1.0
@@ -239,51 +305,6 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
             best_visits = visits
             best_mean = mean
     return best
-
-
-@njit(cache=True)
-def _raced_root(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
-                nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack,
-                budget, leaves, model, used):
-    """``race=1``: every root move still in the race walks its own subtree in every world, and the moves race on
-    their paired values as ``reader``'s do (:func:`bergen_sim.search.reader.race`); returns the root move to play.
-
-    World ``w`` is dealt once and every move meets it with the same play-out
-    stream (common random numbers), so a root move's difference to the
-    leader is free of the luck of the world; below the root the tree grows
-    as in the UCB search.  The budget
-    is ``iterations`` walks; a world is begun only if every move in the race
-    can meet it.
-    """
-    worlds = max(iterations // 2, 1)
-    values = np.zeros((worlds, n_moves), dtype=np.float64)
-    points = np.zeros((worlds, n_moves), dtype=np.float64)
-    active = np.ones(n_moves, dtype=np.bool_)
-    n_racing = n_moves
-    n_nodes = 1
-    n_worlds = 0
-    walks = 0
-    while n_worlds < worlds and walks + n_racing <= iterations:
-        w = n_worlds
-        n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
-        roll_start = stream_state(key, w, 1, 0)
-        for k in range(n_moves):
-            if not active[k]:
-                continue
-            load_world(rules, view, used, b, hands, bone, n_bone)
-            roll_rng[0] = roll_start
-            n_nodes, values[w, k], points[w, k] = _iterate(view, move_tiles, move_ends, n_moves, k, explore, expand,
-                                                           base, rules, table, nodes, stats, b, roll_rng, path,
-                                                           stack, budget, leaves, n_nodes)
-        walks += n_racing
-        n_worlds += 1
-        if n_worlds % BATCH == 0:
-            n_racing = race_moves(values, points, n_worlds, active, n_moves)
-            if n_racing == 1:
-                break
-    if n_worlds == 0:
-        return 0
-    return leader(values, points, n_worlds, active, n_moves)
 
 
 @njit(cache=True, inline="always")
