@@ -461,3 +461,47 @@ def test_a_leaders_view_with_mistyped_fields_is_a_one_line_error():
 def test_what_is_neither_a_position_nor_a_view_is_a_one_line_error(given, message):
     with pytest.raises(PositionError, match=message):
         analyze(given, Rules.make(players=2), worlds=10, batch=10)
+
+
+def test_the_tree_search_ranks_moves_in_every_world_and_keeps_its_tree_small():
+    """``player="ismcts"``: every move meets every world (the analyzer's paired unit), the match-winning header
+    ranks first with a sure win, results reproduce from the seed, a full tree stops growing, and a lead (which
+    the tree's walk does not play) is ranked by the reader."""
+    from bergen_sim.game import Game
+    from bergen_sim.search import ismcts, position as position_module
+
+    result = analyze(Position.from_mapping(WINNING), TWO, player="ismcts", **FAST)
+    assert result.player == "ismcts" and {m["tile"] for m in result.moves[:2]} == {"3-5"}
+    assert all(m["win"]["mean"] == 1.0 for m in result.moves[:2]) and result.stopped == "tie"
+    assert [m["win"]["n"] for m in result.moves] == [result.worlds] * len(result.moves)
+    position = Position.from_mapping({**WINNING, "scores": "9,11"})
+    again = [analyze(position, TWO, player="ismcts", seed=5, **FAST).to_dict() for _ in range(2)]
+    for one in again:
+        one.pop("elapsed_s")
+    assert again[0] == again[1]
+    nodes, _ = ismcts.analyzer_tree(10**6, 12)
+    assert len(nodes) == ismcts.ANALYZER_NODES + 1  # 64 bytes a node: the tree of a million worlds stays small
+    from pathlib import Path
+
+    policies_md = (Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text()
+    assert f"up to {ismcts.ANALYZER_NODES:,} nodes" in policies_md.replace("\n", " ")
+    small = position_module.ismcts.ANALYZER_NODES
+    try:
+        position_module.ismcts.ANALYZER_NODES = 40  # full after ten worlds of four moves: the walks play on
+        full = analyze(position, TWO, player="ismcts", seed=5, **FAST)
+    finally:
+        position_module.ismcts.ANALYZER_NODES = small
+    assert [m["win"]["n"] for m in full.moves] == [full.worlds] * len(full.moves)
+    assert [m["win"] for m in full.to_dict()["moves"]] != [m["win"] for m in again[0]["moves"]]  # it stopped growing
+    classic = Rules.make(players=2, preset="classic")
+    lead = analyze(Game(classic, seed=1, match=1).view(), classic, player="ismcts", worlds=200, batch=100, seed=2)
+    assert lead.leading and lead.player == "reader"
+
+
+def test_the_cli_analyzes_with_the_tree_search(capsys):
+    args = ["analyze", "--hand", "5-6,1-6,0-5,3-4", "--ends", "6,5d", "--played", "2-2,2-5,2-6,5-5", "--counts",
+            "4,6", "--boneyard", "14", "--scores", "12,13", "--void", "1:5,6", "--worlds", "400", "--batch", "200",
+            "--base", "first", "--player", "ismcts", "--json"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["player"] == "ismcts" and len(data["moves"]) == 4

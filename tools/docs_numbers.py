@@ -789,9 +789,10 @@ def _analyze_engine(root: Path) -> str:
         f"paired, seed {strongest['seed']}): it won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} "
         f"of {strongest['matches']:,} matches, {_luck_adjusted(strongest)} "
         f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}" +
-        (". It is the stronger player, and `analyze` does not use it yet: its raced root gives a value per root move "
-         "and world, the analyzer's unit, but no analyzer engine is built on it yet, so `analyze` and `review` rank "
-         "moves by `reader`'s evaluation, not by the strongest player's." if better else
+        (". It is the stronger player. Its raced root gives a value per root move and world, the analyzer's unit, "
+         "and `analyze --player ismcts` ranks moves with it (every move walks its own subtree in every world, the "
+         "tree kept over the worlds); it is not yet the default of `analyze` and `review`, because how its "
+         "rankings and its cost compare with `reader`'s as an analyzer is not measured yet." if better else
          f", no difference shown; `analyze` loses no shown strength by using `{reading}`."))
 
 

@@ -279,6 +279,62 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
     return _most_visited(nodes, stats, move_tiles, move_ends, n_moves)
 
 
+#: most tree nodes the analyzer's engine keeps (:func:`evaluate_worlds`; 64 bytes each): past it the walks stop
+#: growing the tree and play on from its frontier
+ANALYZER_NODES = 1 << 18
+#: an ``expand`` no node reaches: no node's moves are searched any more (the tree is full)
+_NO_EXPAND = 1 << 62
+
+
+def analyzer_tree(worlds: int, n_moves: int) -> tuple[np.ndarray, np.ndarray]:
+    """The node tables of :func:`evaluate_worlds` for up to ``worlds`` worlds of ``n_moves`` root moves."""
+    rows = min(worlds * n_moves, ANALYZER_NODES) + 1
+    return np.zeros((rows, N_INT), dtype=np.int64), np.zeros((rows, N_FLOAT), dtype=np.float64)
+
+
+@njit(cache=True)
+def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, count, trust, base, table, values,
+                    points, no_tiles, model, explore, expand, nodes, stats, n_nodes):
+    """Every root move in worlds ``first .. first + count - 1`` (rows ``0 .. count - 1`` of ``values``/``points``).
+
+    The analyzer's entry point (:func:`bergen_sim.search.position.analyze`
+    with ``player="ismcts"``): the raced root's walks without the race, so
+    every move meets every world with the same play-out stream and has a
+    value per world, the analyzer's paired unit.  The tree (``nodes``,
+    ``stats`` from :func:`analyzer_tree`, ``n_nodes`` rows used, 1 at the
+    start) carries over from one call to the next; once it is full the walks
+    play on from its frontier.  Returns ``(consistent deals, rows used)``;
+    no consistent deal (0): nothing is written.
+    """
+    spec, completions = prepare(view, rules, USE_LEAD, no_tiles)
+    consistent = world_count(spec, completions)
+    if consistent == 0.0:
+        return consistent, n_nodes
+    hands, bone, evidence, line, b = world_buffers(no_tiles)
+    rows = play_evidence(view, evidence, line, no_tiles, model)
+    roll_rng = np.zeros(1, dtype=np.uint64)
+    path = np.zeros(L.MAX_TILES + 2, dtype=np.int64)  # a walk's depth: at most the plays left in the hand
+    stack = stack_buffers(0)
+    budget = np.zeros(1, dtype=np.int64)
+    used = used_slots(view)
+    if n_nodes == 1:
+        nodes[0, N_CHILD] = -1
+        nodes[0, N_MOVER] = -1
+    capacity = nodes.shape[0]
+    for i in range(count):
+        w = first + i
+        n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
+        roll_start = stream_state(key, w, 1, 0)
+        grow = expand if n_nodes + n_moves <= capacity else _NO_EXPAND  # a walk adds at most one node
+        for k in range(n_moves):
+            load_world(rules, view, used, b, hands, bone, n_bone)
+            roll_rng[0] = roll_start
+            n_nodes, values[i, k], points[i, k] = _iterate(view, move_tiles, move_ends, n_moves, k, explore, grow,
+                                                           base, rules, table, nodes, stats, b, roll_rng, path,
+                                                           stack, budget, 0, n_nodes)
+    return consistent, n_nodes
+
+
 @njit(cache=True, inline="always")
 def _next_racer(active, after, n_moves):
     """The first root move after ``after`` still in the race, or ``n_moves``."""

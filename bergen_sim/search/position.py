@@ -53,7 +53,7 @@ from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.errors import BergenError, shown
 from bergen_sim.limits import MAX_WORLDS, ascii_digits, check_range, check_seed, integer
 from bergen_sim.search.match_value import table_for
-from bergen_sim.search import reader
+from bergen_sim.search import ismcts, reader
 from bergen_sim.search.inference import MODELS, READING, evidence_buffer, play_evidence
 from bergen_sim.search.pimc import evaluate_worlds, world_batch
 from bergen_sim.rules import Rules
@@ -61,13 +61,20 @@ from bergen_sim.rules import Rules
 DEFAULT_WORLDS = 100_000
 DEFAULT_BATCH = 1_000
 DEFAULT_BASE = "expert"
-#: search players whose evaluation ranks the moves (each gives every move a value per world)
-PLAYERS = ("reader", "pimc")
+#: search players whose evaluation ranks the moves (each gives every move a value per world): ``ismcts`` is the raced
+#: root of ``ismcts.AT_TIME_LIMIT`` without the race (every move meets every world, its tree kept over the worlds;
+#: a lead under ``any-double``, which its walk does not play, is ranked by ``reader``)
+PLAYERS = ("reader", "pimc", "ismcts")
 DEFAULT_PLAYER = "reader"
 #: how the reader reads the other seats' plays, when the view holds them (a game's view does; a described
 #: position does not): the reading measured strongest, ``reader.STRONGEST`` (its trust setting is in tenths)
 READER_TRUST = READING["trust"] / 10.0
 READER_MODEL = MODELS.index(READING["model"])
+#: the tree search of ``player="ismcts"``: the exploration and expansion of ``ismcts.AT_TIME_LIMIT`` (whose reading
+#: is the one above), its defaults where it names none
+_AT_TIME_LIMIT = dict(part.split("=") for part in ismcts.AT_TIME_LIMIT.split(":")[1:])
+ISMCTS_EXPLORE = int(_AT_TIME_LIMIT.get("explore", ismcts.PARAMS["explore"][0])) / 10.0
+ISMCTS_EXPAND = int(_AT_TIME_LIMIT.get("expand", ismcts.PARAMS["expand"][0]))
 
 
 class PositionError(BergenError, ValueError):
@@ -707,7 +714,14 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     points = np.zeros((worlds, n), dtype=np.float64)
     mirror = _mirrors(view, move_tiles, move_ends, n)
     z = _z_separation(n)
-    compiling = in_disk_cache(reader.evaluate_worlds if player == "reader" else evaluate_worlds) is False
+    if player == "ismcts" and leading:
+        player = "reader"  # the tree's walk plays moves, not leads: the reader ranks the doubles to lead
+    engine = {"reader": reader.evaluate_worlds, "pimc": evaluate_worlds, "ismcts": ismcts.evaluate_worlds}[player]
+    if player == "ismcts":
+        nodes, node_stats = ismcts.analyzer_tree(worlds, n)
+        n_nodes = np.int64(1)
+        explore, expand = ISMCTS_EXPLORE, np.int64(ISMCTS_EXPAND)
+    compiling = in_disk_cache(engine) is False
     if compiling:
         feedback.compiling("the position analyzer's rollouts", "rollouts")
     compile_start = time.perf_counter()
@@ -722,6 +736,12 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
                                                 np.int64(count), READER_TRUST, base_code, table,
                                                 values[done : done + count], points[done : done + count], no_tiles,
                                                 READER_MODEL)
+        elif player == "ismcts":
+            consistent, n_nodes = ismcts.evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, key,
+                                                         np.int64(done), np.int64(count), READER_TRUST, base_code,
+                                                         table, values[done : done + count],
+                                                         points[done : done + count], no_tiles, READER_MODEL, explore,
+                                                         expand, nodes, node_stats, n_nodes)
         else:  # a game's view says who led, evidence about the doubles (engine/worlds.py); a described one does not
             consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n,
                                          world_batch(key, done, count, base_code, int(seen is not None)), table,
@@ -738,7 +758,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
             break
     moves = _summaries(values[:done], points[:done], move_tiles, move_ends, mirror, view, leading, rules.spinner)
     plays_read = 0  # the other seats' plays whose evidence weighed the worlds (none with the spinner)
-    if seen is not None and player == "reader":
+    if seen is not None and player in ("reader", "ismcts"):
         plays_read = int(play_evidence(view, evidence_buffer(), np.zeros(L.V_SIZE, dtype=np.int64), no_tiles,
                                        READER_MODEL))
     return Analysis(moves, done, stopped, base, seed, float(consistent), time.perf_counter() - start, position, rules,
