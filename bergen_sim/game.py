@@ -321,8 +321,10 @@ class Game:
         """Deal this hand's ``hands`` (``chance=True`` only); the boneyard's order stays open."""
         if not self._chance:
             raise BergenError("this game deals by itself (it was not made with chance=True)")
-        if isinstance(hands, str) or not isinstance(hands, Iterable) or \
-                not all(isinstance(h, Iterable) and not isinstance(h, str) for h in hands):
+        if isinstance(hands, str) or not isinstance(hands, Iterable):
+            raise MoveError(f"deal: give one list of tile names per seat ({self.rules.players}), not {shown(hands)}")
+        hands = list(hands)  # a generator is read once, here
+        if not all(isinstance(h, Iterable) and not isinstance(h, str) for h in hands):
             raise MoveError(f"deal: give one list of tile names per seat ({self.rules.players}), not {shown(hands)}")
         try:
             self._state.deal([list(h) for h in hands], None)

@@ -247,3 +247,14 @@ def test_a_game_dealt_by_its_caller_plays_the_same_match():
         keyed.deal([[]])
     with pytest.raises(bergen_sim.errors.BergenError, match="takes no deal_source"):
         Game(rules, chance=True, deal_source=lambda hand, attempt: None)
+
+
+def test_a_deal_given_as_a_generator_is_read_once():
+    """``deal`` checks the hands it is given and then deals them: a generator is read once, not emptied by the
+    check."""
+    rules = Rules.make(players=2)
+    hands, _ = keyed_deal(rules, 8, 0, 1, 0)
+    listed, generated = Game(rules, seed=8, chance=True), Game(rules, seed=8, chance=True)
+    listed.deal(hands)
+    generated.deal(h for h in hands)
+    assert generated.events == listed.events and generated.hand(0) == listed.hand(0)

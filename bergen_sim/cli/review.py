@@ -87,11 +87,11 @@ def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, o
 
 
 def _same_file(path: Path, game: str) -> bool:
-    """Whether ``path`` is the file ``game`` (the same name resolved, or a link to it)."""
+    """Whether ``path`` is the file ``game`` (its own name, another name of it, or a link to it)."""
     import os
 
     try:
-        return path.resolve() == Path(game).resolve() or (path.exists() and os.path.samefile(path, game))
+        return path.exists() and os.path.samefile(path, game)  # a path that does not exist is no game read
     except (OSError, ValueError):
         return False
 

@@ -116,7 +116,8 @@ STRONGEST = NAME + READING_SETTINGS
 #: smaller exploration constant, the root moves raced on common worlds, and the iterations that fit; as strong as
 #: UCB1 at the root with the iterations that fit (2800), at less time per decision (docs/policies.md, "Racing the
 #: root moves")
-AT_TIME_LIMIT = STRONGEST + ":iterations=4000:explore=3:race=1"
+TIME_LIMIT_SETTINGS = {"iterations": 4000, "explore": 3, "race": 1}
+AT_TIME_LIMIT = STRONGEST + "".join(f":{name}={value}" for name, value in TIME_LIMIT_SETTINGS.items())
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -70,11 +70,10 @@ DEFAULT_PLAYER = "reader"
 #: position does not): the reading measured strongest, ``reader.STRONGEST`` (its trust setting is in tenths)
 READER_TRUST = READING["trust"] / 10.0
 READER_MODEL = MODELS.index(READING["model"])
-#: the tree search of ``player="ismcts"``: the exploration and expansion of ``ismcts.AT_TIME_LIMIT`` (whose reading
-#: is the one above), its defaults where it names none
-_AT_TIME_LIMIT = dict(part.split("=") for part in ismcts.AT_TIME_LIMIT.split(":")[1:])
-ISMCTS_EXPLORE = int(_AT_TIME_LIMIT.get("explore", ismcts.PARAMS["explore"][0])) / 10.0
-ISMCTS_EXPAND = int(_AT_TIME_LIMIT.get("expand", ismcts.PARAMS["expand"][0]))
+#: the tree search of ``player="ismcts"``: the exploration of ``ismcts.AT_TIME_LIMIT`` (whose reading is the one
+#: above; in tenths there) and the default expansion, which it keeps
+ISMCTS_EXPLORE = ismcts.TIME_LIMIT_SETTINGS["explore"] / 10.0
+ISMCTS_EXPAND = ismcts.PARAMS["expand"][0]
 
 
 class PositionError(BergenError, ValueError):
