@@ -30,8 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Sequence
 
-from bergen_sim.search.position import DEFAULT_BASE, analyze
-from bergen_sim.search.reader import STRONGEST as READER_STRONGEST
+from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, PLAYERS, analyze
 from bergen_sim.errors import BergenError, escaped, shown
 from bergen_sim.limits import MAX_SEED, MAX_WORLDS, check_range, check_seed, short_number
 from bergen_sim.record import Action, WrittenGame, each_decision
@@ -133,9 +132,11 @@ def decision_seed(seed: int, match: int, number: int) -> int:
 
 def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, worlds: int = DEFAULT_WORLDS,
            batch: int = DEFAULT_BATCH, base: str = DEFAULT_BASE, seed: int = 0,
-           blunder: float = DEFAULT_BLUNDER, progress=None) -> Review:
+           blunder: float = DEFAULT_BLUNDER, progress=None, player: str = DEFAULT_PLAYER) -> Review:
     """Review every decision of ``games`` (of the ``seats`` given, default all); reproducible from ``seed``.
 
+    ``player`` names the search that ranks the moves, as in
+    :func:`~bergen_sim.search.position.analyze` (one of ``PLAYERS``).
     ``progress(done_decisions)`` is called after each decision, if given.
     """
     if not games:
@@ -143,6 +144,8 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     check_seed(seed)  # 0..2**64-1, as every seed
     check_range("worlds", worlds, 1, MAX_WORLDS)
     check_range("batch", batch, 1, MAX_WORLDS)
+    if player not in PLAYERS:  # checked before the first decision, not at it
+        raise BergenError(f"player must be one of {', '.join(PLAYERS)}, not {shown(player)}")
     if isinstance(blunder, bool) or not isinstance(blunder, (int, float)) or not 0 <= blunder <= 1:
         raise BergenError(f"blunder is a loss of match-win probability between 0 and 1, not {shown(blunder)}")
     rules = games[0].rules
@@ -169,7 +172,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
         moves = game.legal_moves()
         view = game.view(action.seat)
         result = analyze(view, rules, base=base, worlds=worlds, batch=min(batch, worlds),
-                         seed=decision_seed(seed, game.match, number))
+                         seed=decision_seed(seed, game.match, number), player=player)
         ranked = result.moves
         best = ranked[0]
         made = next(m for m in ranked if (m["tile"], m["end"]) == (action.tile, action.end))
@@ -196,7 +199,8 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
 
     for written in games:
         each_decision(written, visit)
-    settings = {"worlds": worlds, "batch": batch, "base": base, "reading": READER_STRONGEST, "seed": seed,
+    settings = {"worlds": worlds, "batch": batch, "base": base, "player": player, "reading": ENGINES[player],
+                "seed": seed,
                 "blunder": blunder,
                 "seats": sorted(wanted), "games": len(games)}
     return Review(decisions, [summaries[s] for s in sorted(wanted)], rules.to_dict(), settings)
@@ -266,14 +270,23 @@ def _pct(record: dict[str, Any]) -> str:
     return f"{100 * record['mean']:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
+def _engine_text(settings: dict[str, Any]) -> str:
+    """How the report names the search that ranked the moves."""
+    player = settings["player"]
+    if player == "pimc":
+        return "`pimc`'s search, on worlds uniform among those the seat's view allows"
+    search = "the tree search" if player == "ismcts" else "the search"
+    return f"{search} of `{settings['reading']}`, on worlds weighed by the other seats' plays as it reads them"
+
+
 def markdown(result: Review, figure: str | None = None, source: str = "") -> str:
     """The review as a Markdown report (losses in points of match-win probability, with 95% intervals)."""
     s = result.settings
     lines = [f"# Game review{f': {plain(source)}' if source else ''}", "",
              f"Rules: {', '.join(f'{k}={v}' for k, v in result.rules.items())}.",
              f"Each decision with more than one legal move was analysed from what the deciding seat knew, "
-             f"in up to {s['worlds']:,} sampled worlds weighed by the other seats' plays as `{s['reading']}` "
-             f"reads them (base policy `{s['base']}`, seed {s['seed']}), stopping "
+             f"in up to {s['worlds']:,} sampled worlds, ranked by {_engine_text(s)} "
+             f"(base policy `{s['base']}`, seed {s['seed']}), stopping "
              f"once the best move was separated. Losses are in points of match-win probability (percentage "
              f"points) with 95% intervals; a blunder loses at least {100 * s['blunder']:.0f} points.", "",
              "## Per player", "",

@@ -50,6 +50,37 @@ def test_the_imitation_tool_fits_a_known_chooser_and_intervals_cover_matches():
     assert clustered["high"] - clustered["low"] > 3 * (independent["high"] - independent["low"])
 
 
+def test_the_analyzer_tool_counts_agreement_mirrors_and_cross_losses_per_match():
+    """measure_analyzer: two analyzers agree when they pick the same move or its mirror; where they differ, each
+    judge's loss for the other's pick is read from its own ranking; the first decision's time is kept apart."""
+    spec = importlib.util.spec_from_file_location("measure_analyzer", BENCHMARKS.parent / "tools/measure_analyzer.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+
+    def by(best, mirror, behind, cpu=0.01):
+        return {"cpu_s": cpu, "worlds": 1000, "stopped": "separated", "best": best, "mirror_of": mirror,
+                "behind": behind}
+
+    rows = [
+        {"match": 0, "number": 1, "compiling": True, "by": {"reader": by("1-2 L", None, {"1-2 L": [0, 0]}, 9.0),
+                                                           "ismcts": by("1-2 L", None, {"1-2 L": [0, 0]}, 9.0)}},
+        {"match": 0, "number": 2, "by": {"reader": by("3-3 L", None, {"3-3 L": [0, 0], "3-3 R": [0, 0]}),
+                                         "ismcts": by("3-3 R", "3-3 L", {"3-3 R": [0, 0], "3-3 L": [0, 0]})}},
+        {"match": 1, "number": 1, "by": {"reader": by("0-1 L", None, {"0-1 L": [0, 0], "2-5 R": [0.04, 0.01]}),
+                                         "ismcts": by("2-5 R", None, {"2-5 R": [0, 0], "0-1 L": [0.02, -0.01]})}},
+        {"match": 1, "number": 2, "by": {"reader": by("4-4 L", None, {"4-4 L": [0, 0]}),
+                                         "ismcts": by("4-4 L", None, {"4-4 L": [0, 0]})}},
+    ]
+    out = tool.summarize(rows, ["reader", "ismcts"], {"reader": 9.0, "ismcts": 9.0}, 2, 0, 1000, 100)
+    pair = out["summary"]["pairs"]["reader vs ismcts"]
+    assert pair["agree"]["mean"] == 0.75 and pair["differ_n"] == 1
+    assert pair["ismcts_pick_by_reader"]["loss_per_differing_decision"]["mean"] == 0.04
+    assert pair["ismcts_pick_by_reader"]["loss_shown"]["mean"] == 1.0
+    assert pair["reader_pick_by_ismcts"]["loss_shown"]["mean"] == 0.0
+    assert out["summary"]["players"]["reader"]["cpu_s_per_decision"]["mean"] == pytest.approx(0.01)
+    assert out["summary"]["players"]["reader"]["cpu_s_per_decision"]["n"] == 3
+
+
 def test_the_clairvoyance_tool_plays_both_seat_orders_of_a_deal_set_reproducibly():
     """A deal set is two matches (the clairvoyant in seat 0, then seat 1): its share is 0, 1/2 or 1, it decides
     at least once, and the same deal set plays the same way again (keyed streams, no hidden state)."""
@@ -239,6 +270,11 @@ def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_pl
     ("tools/measure_imitation.py", ["--searcher", "nosuch"], "unknown policy 'nosuch'"),
     ("tools/measure_imitation.py", ["--matches", "3"], "--matches must be 4..100,000"),
     ("tools/measure_imitation.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+    ("tools/measure_analyzer.py", ["--matches", "1"], "--matches must be 2..10,000"),
+    ("tools/measure_analyzer.py", ["--worlds", "0"], "--worlds must be 1..1,000,000"),
+    ("tools/measure_analyzer.py", ["--player", "ismcts"], "give two --player values or more"),
+    ("tools/measure_analyzer.py", ["--player", "expert"], "invalid choice: 'expert'"),
+    ("tools/measure_analyzer.py", ["--out", "{tmp}/x.txt"], ".json"),
     ("tools/measure_clairvoyance.py", ["--opponent", "nosuch"], "unknown policy 'nosuch'"),
     ("tools/measure_clairvoyance.py", ["--deal-sets", "1"], "--deal-sets must be 2..100,000"),
     ("tools/measure_clairvoyance.py", ["--worlds", "0"], "--worlds must be 1..100,000"),

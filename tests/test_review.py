@@ -9,9 +9,11 @@ import pytest
 
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
+from bergen_sim.errors import BergenError
 from bergen_sim.record import RecordError, decision_view, drive, parse_record, read_games
 from bergen_sim.reference import split_matches
 from bergen_sim.review import markdown, review
+from bergen_sim.search.position import ENGINES
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -123,7 +125,8 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     assert data["seats"][0]["blunders"] == 1
     text = out.read_text()
     assert "| 0 | Ann | 1 | 0 | 1 | 1 |" in text and "![match-win probability" in text
-    assert data["settings"]["reading"] == "reader:model=expert:trust=20" and "as `reader:model=expert" in text
+    assert data["settings"]["player"] == "ismcts" and data["settings"]["reading"] == ENGINES["ismcts"]
+    assert "the tree search of `ismcts:model=expert:trust=20:explore=3`, on worlds weighed" in text
     assert (tmp_path / "review.png").stat().st_size > 1000
 
 
@@ -224,14 +227,13 @@ def test_review_reads_the_other_seats_plays(monkeypatch):
     """Each decision is analyzed from the seat's own view of the game, plays in order: with no trust in the plays
     (uniform worlds) some estimates change; the settings name the reading."""
     from bergen_sim.search import position as position_module
-    from bergen_sim.search.reader import STRONGEST
 
     games = read_games(GOLDEN / "2p-standard.jsonl")[:2]
     read = review(games, worlds=200, batch=200, seed=3)
     with monkeypatch.context() as patch:
         patch.setattr(position_module, "READER_TRUST", 0.0)
         unread = review(games, worlds=200, batch=200, seed=3)
-    assert read.settings["reading"] == STRONGEST == "reader:model=expert:trust=20"
+    assert read.settings["reading"] == ENGINES[read.settings["player"]] == "ismcts:model=expert:trust=20:explore=3"
     assert [d.played for d in read.decisions] == [d.played for d in unread.decisions]
     assert sum(a.win_played != b.win_played for a, b in zip(read.decisions, unread.decisions)) >= 3
 
@@ -391,10 +393,32 @@ def test_the_review_base_is_checked_before_the_game_is_read(tmp_path, capsys):
     from bergen_sim.cli import review as review_cli
     from bergen_sim.search.rollout import BASE_POLICIES
 
+    from bergen_sim.search.position import DEFAULT_PLAYER, PLAYERS
+
     assert review_cli.BASE_POLICIES == BASE_POLICIES
-    assert main(["review", str(tmp_path / "missing.txt"), "--base", "nosuch"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "--base" in err and "expert" in err
+    assert (review_cli.PLAYERS, review_cli.DEFAULT_PLAYER) == (PLAYERS, DEFAULT_PLAYER)
+    for option, value, allowed in (("--base", "nosuch", "expert"), ("--player", "expert", "ismcts")):
+        assert main(["review", str(tmp_path / "missing.txt"), option, value]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and option in err and allowed in err
+
+
+def test_review_by_the_tree_search_names_it_and_reviews_the_same_decisions(tmp_path, capsys):
+    """``--player`` picks the search that ranks the moves (the strongest player's tree search by default): the same
+    decisions and moves made whichever ranks them, the engine named in the settings and the report; ``review()``
+    refuses an unknown player."""
+    games = read_games(GOLDEN / "2p-standard.jsonl")[:1]
+    by_reader = review(games, worlds=200, batch=200, seed=3, player="reader")
+    by_tree = review(games, worlds=200, batch=200, seed=3)
+    assert [(d.number, d.played) for d in by_tree.decisions] == [(d.number, d.played) for d in by_reader.decisions]
+    assert by_tree.settings["player"] == "ismcts" and by_reader.settings["reading"] == "reader:model=expert:trust=20"
+    assert "the search of `reader:model=expert:trust=20`, on worlds weighed" in markdown(by_reader)
+    assert by_tree.settings["reading"] == "ismcts:model=expert:trust=20:explore=3"
+    assert "the tree search of `ismcts:model=expert:trust=20:explore=3`" in markdown(by_tree)
+    assert "`pimc`'s search, on worlds uniform" in markdown(review(games[:1], seats=[0], worlds=50, batch=50,
+                                                                   player="pimc"))
+    with pytest.raises(BergenError, match="player must be one of reader, pimc, ismcts"):
+        review(games, player="expert")
 
 
 def test_review_tables_are_never_cut_in_a_pipe(capsys):

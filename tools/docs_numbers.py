@@ -60,7 +60,8 @@ BLOCKS = {
     "endgame-check": ("docs/policies.md", "docs/endgame_check.json, docs/endgame_head_to_head.json, "
                       "docs/ismcts_check.json and docs/search_cost.json"),
     "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
-    "analyze-engine": ("docs/policies.md", "docs/ismcts_reader.json and docs/time_limit_reader.json"),
+    "analyze-engine": ("docs/policies.md", "docs/ismcts_reader.json, docs/time_limit_reader.json, "
+                       "docs/time_limit_reader_2048.json, docs/search_cost.json and docs/analyzer_players.json"),
     "imitation": ("docs/policies.md", "docs/imitation.json"),
     "search-saturation": ("docs/policies.md", "docs/ismcts_iterations.json"),
     "clairvoyance": ("docs/policies.md", "docs/clairvoyance.json"),
@@ -187,6 +188,15 @@ UCB_AT_TIME_LIMIT = f"{STRONGEST}:iterations=2800:explore=3"
 TIME_LIMIT_READER_COMMAND = (f"bergen-sim compare --policies {AT_TIME_LIMIT},{READER_STRONGEST} --matches 2000 "
                              "--seed 20261223 --adjust luck --json > docs/time_limit_reader.json")
 
+#: the reading ``reader`` with the worlds that cost what AT_TIME_LIMIT costs per decision (docs/search_cost.json)
+READER_AT_TIME_LIMIT = f"{READER_STRONGEST}:worlds=2048"
+#: the strongest player against that reader at equal cost, head to head
+EQUAL_COST_COMMAND = (f"bergen-sim compare --policies {AT_TIME_LIMIT},{READER_AT_TIME_LIMIT} --matches 2000 "
+                      "--seed 20261224 --adjust luck --json > docs/time_limit_reader_2048.json")
+#: how docs/analyzer_players.json is made: every analyzer engine on the decisions of real games
+ANALYZER_COMMAND = ("python tools/measure_analyzer.py --matches 20 --player reader --player ismcts --player pimc "
+                    "--out docs/analyzer_players.json")
+
 #: AT_TIME_LIMIT with more players, on the search table's deals: (docs/NAME.json, compare's game flags, title)
 TIME_LIMIT_GAMES = (("time_limit_3_players", "--players 3 ", "with 3 players"),
                     ("time_limit_partnerships", "--players 4 --partnerships ", "in partnerships of 4"))
@@ -196,7 +206,7 @@ SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py " + " ".join(
     f"--policy {p}" for p in dict.fromkeys((  # each once: the raced trial is AT_TIME_LIMIT
         "pimc", "pimc:worlds=128", "pimc:worlds=256", "ismcts", "reader", "ismcts:iterations=2000",
         "ismcts:leaves=50", STRONGEST, BUDGET_PLAYER, UNSETTLED_PLAYER, *TIME_LIMIT_TRIALS.values(),
-        UCB_AT_TIME_LIMIT, AT_TIME_LIMIT))) + " --out docs/search_cost.json")
+        UCB_AT_TIME_LIMIT, AT_TIME_LIMIT, READER_AT_TIME_LIMIT))) + " --out docs/search_cost.json")
 
 
 def _pimc_cost(root: Path) -> str:
@@ -765,35 +775,77 @@ def _head_to_head(data: dict, policy: str, opponent: str, out: str) -> str:
 
 
 def _analyze_engine(root: Path) -> str:
-    """The two candidate engines of ``analyze`` head to head: is the tree search shown stronger than ``reader``?"""
+    """Which search ranks the moves in ``analyze`` and ``review``: the players head to head (at their defaults, the
+    strongest against analyze's former reading, and the two at equal cost), then both as analyzers of the same
+    decisions of real games (agreement and cost)."""
     data = _json(root, "docs/ismcts_reader.json")
     command = "bergen-sim compare --policies ismcts,reader --matches 1000 --seed 20261205 --json > " \
               "docs/ismcts_reader.json"
     if data is None:
         return _missing("`ismcts` against `reader` in `docs/ismcts_reader.json`", command)
-    (h,) = [p for p in data["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "reader"]
-    shown = h["win_rate_low"] > 0.5 or h["win_rate_high"] < 0.5
-    text = ("Head to head " + _head_to_head(data, "ismcts", "reader", "docs/ismcts_reader.json")
-            + ("." if shown else ", so `analyze` loses no shown strength by using `reader` rather than `ismcts` at "
-                                 "its defaults."))
-    strongest = _json(root, "docs/time_limit_reader.json")
-    reading = READER_STRONGEST
-    if strongest is None:
-        return text + " " + _missing(f"`{AT_TIME_LIMIT}` against `{reading}` in `docs/time_limit_reader.json`",
-                                     TIME_LIMIT_READER_COMMAND)
-    (r,) = [p for p in strongest["pairs"] if p["policy"] == AT_TIME_LIMIT and p["opponent"] == reading]
-    better = r["adjusted_win_rate_low"] > 0.5
+    text = "Head to head at their defaults " + _head_to_head(data, "ismcts", "reader", "docs/ismcts_reader.json") + "."
+    runs = {}
+    for name, opponent, how in (("time_limit_reader", READER_STRONGEST, TIME_LIMIT_READER_COMMAND),
+                                ("time_limit_reader_2048", READER_AT_TIME_LIMIT, EQUAL_COST_COMMAND)):
+        run = _json(root, f"docs/{name}.json")
+        if run is None:
+            return text + " " + _missing(f"`{AT_TIME_LIMIT}` against `{opponent}` in `docs/{name}.json`", how)
+        (r,) = [p for p in run["pairs"] if p["policy"] == AT_TIME_LIMIT and p["opponent"] == opponent]
+        runs[name] = (run, r, how)
+    cost = _json(root, "docs/search_cost.json")
+    if cost is None or not {AT_TIME_LIMIT, READER_AT_TIME_LIMIT} <= set(cost["runs"]):
+        return text + " " + _missing("the cost of both players in `docs/search_cost.json`", SEARCH_COST_COMMAND)
+
+    def against(name: str) -> str:
+        run, r, how = runs[name]
+        return (f"(`{how}`, {run['deal_sets']:,} deal sets in both seat orders, paired, seed {run['seed']}): it won "
+                f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run['matches']:,} matches, "
+                f"{_luck_adjusted(run)} "
+                f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}")
+
+    def verdict(name: str) -> str:
+        r = runs[name][1]
+        return ("above 50%" if r["adjusted_win_rate_low"] > 0.5 else
+                "below 50%" if r["adjusted_win_rate_high"] < 0.5 else "no difference shown")
+
+    ms = {p: cost["runs"][p]["ms_per_decision"] for p in (AT_TIME_LIMIT, READER_AT_TIME_LIMIT)}
+    text += (f" The strongest player measured, `{AT_TIME_LIMIT}` (`ismcts.AT_TIME_LIMIT`, below), against "
+             f"`{READER_STRONGEST}`, the reading of `reader` {against('time_limit_reader')} ({verdict('time_limit_reader')}); "
+             f"against that reading with the worlds that cost as much per decision, `{READER_AT_TIME_LIMIT}` "
+             f"({ms[READER_AT_TIME_LIMIT]:.2f} ms per decision against {ms[AT_TIME_LIMIT]:.2f}, "
+             f"`docs/search_cost.json`) {against('time_limit_reader_2048')} ({verdict('time_limit_reader_2048')}).")
+    players = _json(root, "docs/analyzer_players.json")
+    if players is None:
+        return text + " " + _missing("the analyzers on real decisions in `docs/analyzer_players.json`",
+                                     ANALYZER_COMMAND)
+    s = players["summary"]
+    tree, flat = s["players"]["ismcts"], s["players"]["reader"]
+    pair = s["pairs"]["reader vs ismcts"]
+    pct = lambda e: f"{100 * e['mean']:.1f}% [{100 * e['ci95'][0]:.1f}, {100 * e['ci95'][1]:.1f}]"  # noqa: E731
+    pts = lambda e: f"{100 * e['mean']:.1f} [{100 * e['ci95'][0]:.1f}, {100 * e['ci95'][1]:.1f}]"  # noqa: E731
+    ms_cell = lambda e: f"{1000 * e['mean']:.0f} ms [{1000 * e['ci95'][0]:.0f}, {1000 * e['ci95'][1]:.0f}]"  # noqa: E731
+    by_reader, by_tree = pair["ismcts_pick_by_reader"], pair["reader_pick_by_ismcts"]
+    text += (
+        f" As analyzers (`{ANALYZER_COMMAND}`: every decision with two or more legal moves of {players['games']}, "
+        f"{players['decisions']:,} decisions, each analyzed from the deciding seat's view with `review`'s budget of "
+        f"{players['worlds']:,} worlds and its seeds; 95% intervals over the {players['matches']} matches): the two "
+        f"rank the same move first at {pct(pair['agree'])} of the decisions. The tree search takes "
+        f"{ms_cell(tree['cpu_s_per_decision'])} of CPU per decision against {ms_cell(flat['cpu_s_per_decision'])} "
+        f"for `reader`, and separates the best move before the budget at {pct(tree['separated'])} of them (`reader`: "
+        f"{pct(flat['separated'])}). At the {pair['differ_n']} decisions where they differ, `reader`'s ranking puts "
+        f"the tree search's choice {pts(by_reader['loss_per_differing_decision'])} points of match-win probability "
+        f"behind its own, and the tree search's puts `reader`'s {pts(by_tree['loss_per_differing_decision'])} "
+        "behind; a judge's own "
+        "choice is the best of its own noisy estimates, so neither figure says which is right. The players' "
+        "matches do: ")
+    better = all(runs[name][1]["adjusted_win_rate_low"] > 0.5 for name in runs)
     return text + (
-        f" The strongest player measured, `{AT_TIME_LIMIT}` (`ismcts.AT_TIME_LIMIT`, below), against the reading "
-        f"`analyze` uses (`{TIME_LIMIT_READER_COMMAND}`, {strongest['deal_sets']:,} deal sets in both seat orders, "
-        f"paired, seed {strongest['seed']}): it won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} "
-        f"of {strongest['matches']:,} matches, {_luck_adjusted(strongest)} "
-        f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}" +
-        (". It is the stronger player. Its raced root gives a value per root move and world, the analyzer's unit, "
-         "and `analyze --player ismcts` ranks moves with it (every move walks its own subtree in every world, the "
-         "tree kept over the worlds); it is not yet the default of `analyze` and `review`, because how its "
-         "rankings and its cost compare with `reader`'s as an analyzer is not measured yet." if better else
-         f", no difference shown; `analyze` loses no shown strength by using `{reading}`."))
+        "the tree search wins more, at the defaults' cost and at equal cost, so `analyze`, `review` and the hints "
+        "of `play` rank moves with it by default (`--player ismcts`); `--player reader` gives the former ranking, "
+        f"in {flat['cpu_s_per_decision']['mean'] / tree['cpu_s_per_decision']['mean']:.2f} times the time per "
+        "decision." if better else
+        "they do not show the tree search stronger at equal cost, so the default ranking is not changed on this "
+        "evidence.")
 
 
 def _search_saturation(root: Path) -> str:

@@ -196,7 +196,7 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
                    as_json) -> None:
     """``--game FILE --decision N``: analyze a decision of a played game from the deciding seat's whole view.
 
-    The view holds the order of the hand's plays, so the reader weighs its
+    The view holds the order of the hand's plays, so the search weighs its
     worlds by the other seats' plays, as ``review`` does; the seed is
     review's for that decision (:func:`bergen_sim.review.decision_seed`), so
     with review's ``--worlds`` and ``--seed`` the figures repeat its row.

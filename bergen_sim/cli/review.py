@@ -17,6 +17,9 @@ MOST_SEAT = 7  # rules.PLAYER_COUNTS[-1] - 1 (not imported: the rules load NumPy
 MOST_MATCH_INDEX = 10**12  # far beyond any file (a match takes about 10 kB)
 #: search.rollout.BASE_POLICIES (not imported, as above; tests/test_review.py checks they agree)
 BASE_POLICIES = ("random", "first", "greedy", "defensive", "doubles-first", "heavy-first", "expert")
+#: search.position.PLAYERS and DEFAULT_PLAYER (not imported, as above; tests/test_review.py checks they agree)
+PLAYERS = ("reader", "pimc", "ismcts")
+DEFAULT_PLAYER = "ismcts"
 
 
 def _pct(record: dict) -> str:
@@ -34,6 +37,8 @@ def _pct(record: dict) -> str:
               help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).")
 @click.option("--batch", type=Bounded(1, MAX_WORLDS), default=DEFAULT_BATCH, show_default=True,
               help="Worlds between checks whether the best move is separated.")
+@click.option("--player", type=click.Choice(PLAYERS), default=DEFAULT_PLAYER, show_default=True,
+              help="Search whose evaluation ranks the moves, as in `bergen-sim analyze --player`.")
 @click.option("--base", type=click.Choice(BASE_POLICIES), default="expert", show_default=True,
               help="Policy that plays every seat in the rollouts.")
 @click.option("--blunder", type=click.FloatRange(0, 1), default=DEFAULT_BLUNDER, show_default=True,
@@ -42,7 +47,7 @@ def _pct(record: dict) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--out", type=click.Path(dir_okay=False),
               help="Also write a Markdown report here, with a figure (PNG) beside it.")
-def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, out):
+def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as_json, out):
     """Review a played game: for every decision, the move made, the best move and the loss.
 
     GAME is a bergen-trace file (JSON Lines, e.g. from `bergen-sim trace` or
@@ -70,7 +75,8 @@ def command(game, seats, matches, worlds, batch, base, blunder, seed, as_json, o
             if _same_file(written, game):
                 raise OutputError(f"--out {out}: it would write {written.name} over the game being reviewed; "
                                   "give a report name whose .md and .png are other files")
-    result = review(games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder)
+    result = review(games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder,
+                    player=player)
     failure = None
     if out:
         try:  # each file is complete or not written at all (bergen_sim.output)

@@ -4,14 +4,18 @@ The user describes what one seat knows: its hand, the ends of the line and
 their double flags, the tiles on the table (optionally who played them), the
 other seats' hand counts, the boneyard size, the scores and any numbers a
 seat is known to be void in.  :func:`analyze` plays every legal move out in
-sampled worlds with the search code of the ``reader`` policy, the default
-(:func:`bergen_sim.search.reader.evaluate_worlds`: worlds kept in proportion
-to the other seats' plays read with ``expert``'s model, ``reader.STRONGEST``,
-when it is given a game's view, which holds the order of the plays; a
-described position does not, and its worlds are pimc's uniform ones), or
-of ``pimc`` (:func:`bergen_sim.search.pimc.evaluate_worlds`);
-either way the same worlds and the same rollout randomness meet every
-move.  It samples in batches, until the best move is
+sampled worlds with the search code of a player (``player``): by default the
+tree search of the strongest one, ``ismcts.AT_TIME_LIMIT``'s raced root
+without the race (:func:`bergen_sim.search.ismcts.evaluate_worlds`: each move
+walks its own subtree in every world), because that player wins more than
+``reader`` at the same cost per decision (docs/policies.md); or the
+``reader`` policy's (:func:`bergen_sim.search.reader.evaluate_worlds`), or
+``pimc``'s (:func:`bergen_sim.search.pimc.evaluate_worlds`).  ``ismcts`` and
+``reader`` keep worlds in proportion to the other seats' plays read with
+``expert``'s model, ``reader.STRONGEST``, when given a game's view, which
+holds the order of the plays; a described position does not, and its worlds
+are pimc's uniform ones.  Every way, the same worlds and the same rollout
+randomness meet every move.  It samples in batches, until the best move is
 separated from every other or the world budget is spent, and reports each
 move's match-win probability and expected points with 95% intervals.
 
@@ -63,9 +67,10 @@ DEFAULT_BATCH = 1_000
 DEFAULT_BASE = "expert"
 #: search players whose evaluation ranks the moves (each gives every move a value per world): ``ismcts`` is the raced
 #: root of ``ismcts.AT_TIME_LIMIT`` without the race (every move meets every world, its tree kept over the worlds;
-#: a lead under ``any-double``, which its walk does not play, is ranked by ``reader``)
+#: a lead under ``any-double``, which its walk does not play, is ranked by ``reader``); it is the default because
+#: that player beats ``reader`` at equal cost per decision (docs/policies.md, "Search players")
 PLAYERS = ("reader", "pimc", "ismcts")
-DEFAULT_PLAYER = "reader"
+DEFAULT_PLAYER = "ismcts"
 #: how the reader reads the other seats' plays, when the view holds them (a game's view does; a described
 #: position does not): the reading measured strongest, ``reader.STRONGEST`` (its trust setting is in tenths)
 READER_TRUST = READING["trust"] / 10.0
@@ -74,6 +79,10 @@ READER_MODEL = MODELS.index(READING["model"])
 #: above; in tenths there) and the default expansion, which it keeps
 ISMCTS_EXPLORE = ismcts.TIME_LIMIT_SETTINGS["explore"] / 10.0
 ISMCTS_EXPAND = ismcts.PARAMS["expand"][0]
+#: each player's evaluation named as the policy whose search and reading it is (reports and ``--json`` say which
+#: one ranked the moves): ``pimc`` reads no plays (uniform worlds; a game's view tells it who led)
+ENGINES = {"reader": reader.STRONGEST, "pimc": "pimc",
+           "ismcts": ismcts.STRONGEST + f":explore={ismcts.TIME_LIMIT_SETTINGS['explore']}"}
 
 
 class PositionError(BergenError, ValueError):
@@ -660,7 +669,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     ``position`` is a :class:`Position`, or a seat's view of a game
     (:meth:`bergen_sim.game.Game.view`, a ``View``): that one also holds the
     order of this hand's plays, the draws and passes between them and who
-    led, so the ``reader`` weighs its worlds by what the other seats' plays
+    led, so the search weighs its worlds by what the other seats' plays
     say (:data:`READER_MODEL`), as it does in a match; a described position
     holds no play order, and its worlds are uniform among those that agree
     with it.  ``player`` names the search whose evaluation is used
