@@ -72,6 +72,7 @@ BLOCKS = {
     "settled-stop": ("docs/policies.md", "docs/search_cost.json"),
     "time-limit": ("docs/policies.md", "docs/time_limit_trials/*.json, docs/ismcts_time_limit_check.json and "
                    "docs/search_cost.json"),
+    "race-trials": ("docs/policies.md", "docs/time_limit_trials/race*.json and docs/search_cost.json"),
     "race-check": ("docs/policies.md", "docs/ismcts_race_check.json, docs/time_limit_3_players.json, "
                    "docs/time_limit_partnerships.json and docs/search_cost.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
@@ -182,6 +183,16 @@ TIME_LIMIT_TRIALS = {
     "race": f"{STRONGEST}:iterations=4000:explore=3:race=1",
 }
 
+#: the exploratory runs around ismcts.AT_TIME_LIMIT after it was chosen, on the deals of TIME_LIMIT_TRIALS (the
+#: iterations that still fit the time limit, a lower expansion threshold, a stronger belief in the plays), with the
+#: rule fixed before they ran: a fresh-deal check only for one ahead of AT_TIME_LIMIT's run by RACE_TRIAL_MARGIN
+RACE_TRIALS = {
+    "race_6000": f"{STRONGEST}:explore=3:race=1:iterations=6000",
+    "race_expand4": f"{STRONGEST}:explore=3:race=1:iterations=4000:expand=4",
+    "race_trust30": "ismcts:model=expert:trust=30:explore=3:race=1:iterations=4000",
+}
+RACE_TRIAL_MARGIN = 0.005  # half a point of luck-adjusted share
+
 #: the player checked at the time limit before ``race=1``: UCB1 at the root too, the iterations that fit
 UCB_AT_TIME_LIMIT = f"{STRONGEST}:iterations=2800:explore=3"
 #: the strongest player against the reading ``analyze`` uses, head to head
@@ -206,7 +217,7 @@ SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py " + " ".join(
     f"--policy {p}" for p in dict.fromkeys((  # each once: the raced trial is AT_TIME_LIMIT
         "pimc", "pimc:worlds=128", "pimc:worlds=256", "ismcts", "reader", "ismcts:iterations=2000",
         "ismcts:leaves=50", STRONGEST, BUDGET_PLAYER, UNSETTLED_PLAYER, *TIME_LIMIT_TRIALS.values(),
-        UCB_AT_TIME_LIMIT, AT_TIME_LIMIT, READER_AT_TIME_LIMIT))) + " --out docs/search_cost.json")
+        UCB_AT_TIME_LIMIT, AT_TIME_LIMIT, READER_AT_TIME_LIMIT, *RACE_TRIALS.values()))) + " --out docs/search_cost.json")
 
 
 def _pimc_cost(root: Path) -> str:
@@ -1073,13 +1084,7 @@ def _time_limit(root: Path) -> str:
     text = ""
     if all(trials.values()):
         first = trials["base"]
-        rows = []
-        for name, policy in TIME_LIMIT_TRIALS.items():
-            (r,) = [p for p in trials[name]["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
-            ms = (f"{cost['runs'][policy]['ms_per_decision']:.2f}" if policy in cost["runs"] else "not timed")
-            rows.append(f"| `{policy}` | {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | "
-                        f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])} "
-                        f"| {ms} |")
+        rows = [_trial_row(trials[name], policy, cost)[0] for name, policy in TIME_LIMIT_TRIALS.items()]
         text = (f"**Exploratory runs** (`bergen-sim compare --policies P,pimc --matches {first['deal_sets']} --seed "
                 f"{first['seed']} --adjust luck --json > docs/time_limit_trials/NAME.json`, each on the same "
                 f"{first['deal_sets']:,} deal sets in both seat orders, {first['matches']:,} matches; "
@@ -1092,6 +1097,48 @@ def _time_limit(root: Path) -> str:
     if isinstance(run, str):
         return text + run
     return text + _luck_adjusted_check("At the time limit, UCB1 at the root", run, UCB_AT_TIME_LIMIT)
+
+
+def _trial_row(data: dict, policy: str, cost: dict) -> tuple[str, dict]:
+    """An exploratory run's table row (shares against pimc, ms per decision) and its pair record."""
+    (r,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
+    ms = f"{cost['runs'][policy]['ms_per_decision']:.2f}" if policy in cost["runs"] else "not timed"
+    return (f"| `{policy}` | {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | "
+            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])} | {ms} |"), r
+
+
+def _race_trials(root: Path) -> str:
+    """The settings around AT_TIME_LIMIT, tried on the exploratory deals after it was chosen, and the rule that
+    would have sent one to a fresh-deal check."""
+    trials = {name: _json(root, f"docs/time_limit_trials/{name}.json") for name in ("race", *RACE_TRIALS)}
+    missing = [name for name, data in trials.items() if data is None]
+    if missing:
+        return _missing(f"the runs around the raced root in `docs/time_limit_trials/{missing[0]}.json`",
+                        "bergen-sim compare --policies P,pimc --matches 2000 --seed 20261220 --adjust luck --json > "
+                        f"docs/time_limit_trials/{missing[0]}.json")
+    cost = _json(root, "docs/search_cost.json") or {"runs": {}}
+    row, chosen = _trial_row(trials["race"], AT_TIME_LIMIT, cost)
+    rows, records = [row], {}
+    for name, policy in RACE_TRIALS.items():
+        row, records[policy] = _trial_row(trials[name], policy, cost)
+        rows.append(row)
+    gaps = {policy: r["adjusted_win_rate"] - chosen["adjusted_win_rate"] for policy, r in records.items()}
+    ahead = [policy for policy, gap in gaps.items() if gap >= RACE_TRIAL_MARGIN]
+    best = max(gaps, key=gaps.get)
+    data = trials["race"]
+    return ("**Around the raced root** (the exploratory runs' command and deals, seed "
+            f"{data['seed']}, {data['matches']:,} matches each, {_luck_adjusted(data)}; run after `race=1` was "
+            "chosen: the walks that still fit the time limit, a lower expansion threshold, a stronger belief in "
+            f"the plays; the rule, fixed before they ran, was to check on fresh deals only a setting "
+            f"{100 * RACE_TRIAL_MARGIN:.1f} points or more ahead of `ismcts.AT_TIME_LIMIT`'s luck-adjusted share on "
+            "these deals):\n\n| player | wins against `pimc` | luck-adjusted | ms per decision |\n|---|---|---|---|\n"
+            + "\n".join(rows) + "\n\n"
+            + (f"The furthest ahead, `{best}`, is {100 * gaps[best]:+.2f} points from `ismcts.AT_TIME_LIMIT` on "
+               "the same deals, within the noise of runs whose intervals are each about "
+               f"±{50 * (chosen['adjusted_win_rate_high'] - chosen['adjusted_win_rate_low']):.1f} points: no "
+               "setting qualified for a check, and none was made. With more walks, a lower expansion threshold or "
+               "more trust the share does not move beyond these runs' noise." if not ahead else
+               "Ahead by the margin: " + ", ".join(f"`{p}`" for p in ahead) + ", for a check on fresh deals."))
 
 
 def _luck_adjusted_check(title: str, run: _GoalRun, policy: str) -> str:
@@ -1158,6 +1205,7 @@ RENDER = {
     "settled-stop": _settled_stop,
     "time-limit": _time_limit,
     "race-check": _race_check,
+    "race-trials": _race_trials,
     "hot-loop": _hot_loop,
 }
 
