@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Sequence
 
-from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, PLAYERS, analyze
+from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, analyze, check_player
 from bergen_sim.errors import BergenError, escaped, shown
 from bergen_sim.limits import MAX_SEED, MAX_WORLDS, check_range, check_seed, short_number
 from bergen_sim.record import Action, WrittenGame, each_decision
@@ -144,8 +144,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     check_seed(seed)  # 0..2**64-1, as every seed
     check_range("worlds", worlds, 1, MAX_WORLDS)
     check_range("batch", batch, 1, MAX_WORLDS)
-    if player not in PLAYERS:  # checked before the first decision, not at it
-        raise BergenError(f"player must be one of {', '.join(PLAYERS)}, not {shown(player)}")
+    check_player(player)  # before the first decision, not at it
     if isinstance(blunder, bool) or not isinstance(blunder, (int, float)) or not 0 <= blunder <= 1:
         raise BergenError(f"blunder is a loss of match-win probability between 0 and 1, not {shown(blunder)}")
     rules = games[0].rules

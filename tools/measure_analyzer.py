@@ -98,16 +98,12 @@ def summarize(rows: list[dict], players: list[str], compile_s: dict, matches: in
     timed = [r for r in rows if not r.get("compiling")]
     by_match = sorted({r["match"] for r in rows})
 
-    def per_match(selected: list[dict], value) -> tuple[list[float], list[float]]:
-        sums = {m: 0.0 for m in by_match}
-        counts = {m: 0.0 for m in by_match}
-        for r in selected:
-            sums[r["match"]] += value(r)
-            counts[r["match"]] += 1
-        return [sums[m] for m in by_match], [counts[m] for m in by_match]
-
     def estimate(selected: list[dict], value) -> dict:
-        x, y = (np.array(v) for v in per_match(selected, value))
+        """The mean of ``value`` over the selected decisions: per-match sums over per-match counts."""
+        x, y = np.zeros(len(by_match)), np.zeros(len(by_match))
+        for r in selected:
+            x[by_match.index(r["match"])] += value(r)
+            y[by_match.index(r["match"])] += 1
         mean, lo, hi = ratio_interval(x.sum(), y.sum(), (x * x).sum(), (y * y).sum(), (x * y).sum(), len(x))
         return {"mean": mean, "ci95": [lo, hi], "n": len(selected), "matches": len(by_match)}
 
@@ -128,19 +124,15 @@ def summarize(rows: list[dict], players: list[str], compile_s: dict, matches: in
             pair = {"agree": estimate(rows, lambda r, a=a, b=b: float(_same_best(r["by"][a], r["by"][b]))),
                     "differ_n": len(differ)}
             for judge, other in ((a, b), (b, a)):
-                def loss(r, judge=judge, other=other) -> float:
-                    return r["by"][judge]["behind"][r["by"][other]["best"]][0]
-
-                def shown_loss(r, judge=judge, other=other) -> float:
-                    return float(r["by"][judge]["behind"][r["by"][other]["best"]][1] > 0)
+                def behind(r, judge=judge, other=other) -> list[float]:
+                    """The other's pick in the judge's ranking: [loss, its lower bound] (0 where they agree)."""
+                    return r["by"][judge]["behind"][r["by"][other]["best"]]
 
                 if differ:
-                    pair[f"{other}_pick_by_{judge}"] = {"loss_per_differing_decision": estimate(differ, loss),
-                                                      "loss_shown": estimate(differ, shown_loss),
-                                                      "loss_per_decision": estimate(rows, lambda r, f=loss, a=a, b=b:
-                                                                                    0.0 if _same_best(r["by"][a],
-                                                                                                      r["by"][b])
-                                                                                    else f(r))}
+                    pair[f"{other}_pick_by_{judge}"] = {
+                        "loss_per_differing_decision": estimate(differ, lambda r, f=behind: f(r)[0]),
+                        "loss_shown": estimate(differ, lambda r, f=behind: float(f(r)[1] > 0)),
+                        "loss_per_decision": estimate(rows, lambda r, f=behind: f(r)[0])}
             summary["pairs"][f"{a} vs {b}"] = pair
     return {"games": f"{matches} 2-player matches of {AT_TIME_LIMIT} against pimc, seed {seed}",
             "worlds": worlds, "batch": batch, "decisions": len(rows), "matches": len(by_match),

@@ -662,6 +662,12 @@ def _z_separation(n_moves: int) -> float:
     return NormalDist().inv_cdf(1 - 0.05 / (2 * max(n_moves - 1, 1)))
 
 
+def check_player(player: Any) -> None:
+    """Refuse a ``player`` that is not one of :data:`PLAYERS` (``review`` checks it before its first decision)."""
+    if player not in PLAYERS:
+        raise PositionError(f"player must be one of {', '.join(PLAYERS)}, not {shown(player)}")
+
+
 def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, worlds: int = DEFAULT_WORLDS,
             batch: int = DEFAULT_BATCH, seed: int = 0, player: str = DEFAULT_PLAYER) -> Analysis:
     """Rank every legal move of ``position`` (see the module note); reproducible from ``seed``.
@@ -688,8 +694,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
             raise PositionError(f"a view's position() gives a Position, not {shown(position)}")
     if base not in BASE_POLICIES:
         raise PositionError(f"base must be one of {', '.join(BASE_POLICIES)}, not {base!r}")
-    if player not in PLAYERS:
-        raise PositionError(f"player must be one of {', '.join(PLAYERS)}, not {player!r}")
+    check_player(player)
     check_range("worlds", worlds, 1, MAX_WORLDS)  # memory: two floats per world and move
     check_range("batch", batch, 1, MAX_WORLDS)
     check_seed(seed)
