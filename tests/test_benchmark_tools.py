@@ -50,6 +50,28 @@ def test_the_imitation_tool_fits_a_known_chooser_and_intervals_cover_matches():
     assert clustered["high"] - clustered["low"] > 3 * (independent["high"] - independent["low"])
 
 
+def test_the_imitation_tool_counts_twins_as_one_move():
+    """0-2 on either end of 0|0 is one move seen in a mirror: a chooser's pick of either is the first listed, so
+    agreement is not lost to a coin flip between twins; a decision without twins keeps every index."""
+    spec = importlib.util.spec_from_file_location("measure_imitation", BENCHMARKS.parent / "tools/measure_imitation.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    from bergen_sim.engine import layout as L
+    from bergen_sim.record import drive, read_games
+
+    games = read_games(BENCHMARKS.parent / "tests" / "golden" / "2p-standard.jsonl")[:1]
+    seen = []
+    drive(games[0], lambda game, action: seen.append((game.view(action.seat).array.copy(), game.legal_moves()))
+          if (game.hand_number, action.seat, action.tile) == (2, 0, "0-2") else None)
+    view, moves = seen[0]
+    tiles = np.array([m.tile.index for m in moves] + [0] * (L.MAX_MOVES - len(moves)), dtype=np.int64)
+    ends = np.array([int(m.end) for m in moves] + [0] * (L.MAX_MOVES - len(moves)), dtype=np.int64)
+    first = tool.first_twins(view, tiles, ends, len(moves))
+    texts = [f"{m.tile} {m.end.name}" for m in moves]
+    assert first[texts.index("0-2 R")] == first[texts.index("0-2 L")] == texts.index("0-2 L")
+    assert sorted(set(first)) == sorted(set(range(len(moves))) - {texts.index("0-2 R")})
+
+
 def test_the_analyzer_tool_counts_agreement_mirrors_and_cross_losses_per_match():
     """measure_analyzer: two analyzers agree when they pick the same move or its mirror; where they differ, each
     judge's loss for the other's pick is read from its own ranking; the first decision's time is kept apart."""

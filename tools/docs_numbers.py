@@ -872,6 +872,11 @@ def _search_saturation(root: Path) -> str:
             "not shown to win more.")
 
 
+def _share(r: dict) -> str:
+    """A share of decisions with its interval, as the imitation tool writes it (fractions)."""
+    return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}]"
+
+
 def _imitation(root: Path) -> str:
     """expert's weights fitted to a search's choices: is there a better linear play-out policy?"""
     data = _json(root, "docs/imitation.json")
@@ -879,7 +884,6 @@ def _imitation(root: Path) -> str:
         return _missing("imitation measurement in `docs/imitation.json`",
                         "python tools/measure_imitation.py --out docs/imitation.json")
     weights = lambda w: ", ".join(f"{name} {x:g}" for name, x in zip(data["features"], w))  # noqa: E731
-    share = lambda r: f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}]"  # noqa: E731
     d = data["agreement_difference"]
     shown = d["low"] > 0 or d["high"] < 0
     return (f"**Imitating the search** (`{data['command'].replace(' --out docs/imitation.json', '')} --out "
@@ -889,12 +893,28 @@ def _imitation(root: Path) -> str:
             f"{weights(round(x, 2) for x in data['fitted_weights'])} (divided by the points weight), against "
             f"`expert`'s own {weights(data['expert_weights'])}. On the {data['decisions_held_out']:,} decisions of "
             f"the odd matches `expert`'s weights pick `{data['searcher']}`'s move in "
-            f"{share(data['agreement_expert'])} of them and the fitted ones in {share(data['agreement_fitted'])}, "
+            f"{_share(data['agreement_expert'])} of them and the fitted ones in {_share(data['agreement_fitted'])}, "
             f"a difference of {100 * d['rate']:+.1f} points [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] "
             "(paired, 95% intervals over matches): "
             + ("a difference the interval shows." if shown else
                "none shown. The weights that fit the search best agree with it no more often than `expert`'s own: "
-               "what the search knows that `expert` does not is not a re-weighting of these features."))
+               "what the search knows that `expert` does not is not a re-weighting of these features.")
+            + _self_agreement(data))
+
+
+def _self_agreement(data: dict) -> str:
+    """How often a searcher asked twice (independent streams) makes one move: the ceiling of any model of it."""
+    again = data.get("self_agreement")
+    if again is None:  # a file written before the tool asked twice
+        return ""
+    rate = again["rate"]
+    return (f" Asked a second time at each of those decisions, on an independent random stream, `{data['searcher']}` "
+            f"makes the same move in {_share(again)} of them (twins, one tile on two ends that look alike, count as "
+            "one move throughout): its choice is itself a draw. A player that makes its moves with chances p agrees "
+            "with itself with chance sum p^2, and the best any model of it could do, naming its likeliest move, "
+            "agrees with it with chance max p, which lies between sum p^2 and its square root (over decisions too, "
+            f"by Jensen's inequality): here between {100 * rate:.1f}% and {100 * rate ** 0.5:.1f}%, "
+            f"against {100 * data['agreement_fitted']['rate']:.1f}% for the fitted weights.")
 
 
 def _points(x: float) -> str:
@@ -1005,7 +1025,9 @@ def _inference_model(root: Path) -> str:
                 "points weight its weights are "
                 + ", ".join(f"{f} {w:.2f}" for f, w in zip(fit["features"], fit["fitted_weights"]))
                 + " (`expert`'s: " + ", ".join(f"{f} {w:g}" for f, w in zip(fit["features"], fit["expert_weights"]))
-                + "). **Measured**: ")
+                + f"). On the {fit['decisions_held_out']:,} decisions of the odd matches `expert`'s weights pick "
+                f"`{fit['searcher']}`'s move in {_share(fit['agreement_expert'])} of them, the fitted ones in "
+                f"{_share(fit['agreement_fitted'])}." + _self_agreement(fit) + " **Measured**: ")
     text += (f"on fresh deals (`{command}`, {data['deal_sets']:,} deal sets in both seat orders, seed {data['seed']}): "
             f"`{STRONGEST}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
             f"{data['matches']:,} matches against `pimc`, {_luck_adjusted(data)} "

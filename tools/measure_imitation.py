@@ -12,14 +12,21 @@ The searcher (``--searcher``, default ``ismcts``) plays every seat of
 ``--matches`` 2-player matches (``bergen_sim.game``, the step API); at each
 of its decisions with two or more legal moves the tool records ``expert``'s
 five features of every legal move (``bergen_sim.policies.expert.feature_table``)
-and the move the searcher chose.  The even matches fit a conditional logit
+and the move the searcher chose.  Twins, one tile on two ends that look alike (the same move seen in a
+mirror), count as one move.  The even matches fit a conditional logit
 (the probability of a move proportional to ``exp(w . features)``, maximum
 likelihood with scipy); the odd matches are held out.  On them it reports
 how often the move with the highest weighted sum is the searcher's, for
 ``expert``'s own weights and for the fitted ones, and the difference of the
 two (paired: the same decisions), each with a 95% interval over matches,
 the sampling unit (a match's decisions share its deals and its play):
-ratio estimates with a linearised variance and Student's t.  The fitted
+ratio estimates with a linearised variance and Student's t.  How well any
+model could do is bounded by the searcher itself: at every decision it is
+asked a second time, on an independent random stream of its own, and
+``self_agreement`` is how often the two answers are the same move (a
+searcher that samples worlds is itself a draw; a model of it that agreed
+with it more often than it agrees with itself would be predicting its
+random stream).  The fitted
 weights are printed divided by the ``points`` weight, as ``expert``'s are;
 ``fitted_scale`` is the ``points`` weight itself, how sharply the searcher
 maximises the score (the ``trust`` of ``model=expert``, in tenths, that
@@ -38,49 +45,70 @@ from scipy import optimize, stats
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.errors import BergenError
-from bergen_sim.game import Game
+from bergen_sim.engine.keyed_random import STREAM_POLICY, seed_to_int, stream_state
+from bergen_sim.game import Game, compiled_policy
 from bergen_sim.limits import check_range, check_seed
 from bergen_sim.output import merge_target, publish_record
 from bergen_sim.policies import expert
 from bergen_sim.rules import Rules
+from bergen_sim.search.position import mirror_moves
 from bergen_sim.runtime.registry import resolve
 
 #: most matches: the step API plays them in Python, one search per decision
 MAX_MATCHES = 100_000
 
 
-def collect(searcher: str, matches: int, seed: int) -> list[tuple[int, np.ndarray, int]]:
-    """(match, features of each legal move, index of the searcher's move) at each of its real decisions."""
+def collect(searcher: str, matches: int, seed: int) -> list[tuple[int, np.ndarray, int, int]]:
+    """(match, features of each legal move, index of the searcher's move, index of its second answer) at each of
+    its real decisions; the second answer is the searcher's on an independent stream, keyed by the decision."""
     rules = Rules.make(players=2)
     no_tiles = no_tiles_for(rules.n_tiles)
+    choose = compiled_policy(searcher, rules)
+    seed64 = np.uint64(seed_to_int(seed))
+    again_rng = np.zeros(1, dtype=np.uint64)
     tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
     rows = []
     for match in range(matches):
         game = Game(rules, seed=seed, match=match)
+        asked = 0
         while not game.is_over:
             moves = game.legal_moves()
             chosen = game.policy_move(searcher)
             if len(moves) >= 2 and not game.choosing_lead:
                 for k, move in enumerate(moves):
                     tiles[k], ends[k] = move.tile.index, int(move.end)
+                view = game.view(game.to_move).array
                 table = np.zeros((len(moves), len(expert.FEATURES)))
-                expert.feature_table(game.view(game.to_move).array, tiles, ends, len(moves), no_tiles, table)
-                rows.append((match, table, moves.index(chosen)))
+                expert.feature_table(view, tiles, ends, len(moves), no_tiles, table)
+                asked += 1  # stream c = 0 is the game's own: the second answers take 1, 2, ...
+                again_rng[0] = stream_state(seed64, np.int64(match), np.int64(STREAM_POLICY + game.to_move),
+                                            np.int64(asked))
+                again = int(choose(view, tiles, ends, len(moves), again_rng))
+                first = first_twins(view, tiles, ends, len(moves))
+                rows.append((match, table, first[moves.index(chosen)], first[again]))
             game.play(chosen)
     return rows
 
 
+def first_twins(view: np.ndarray, tiles: np.ndarray, ends: np.ndarray, n: int) -> np.ndarray:
+    """Each move's index, or its twin's where that is listed first: one tile on either of two ends that look alike
+    is one move seen in a mirror (:func:`bergen_sim.search.position.mirror_moves`), with the same features, which
+    a weighted sum ranks by the first listed; a searcher chooses between them by its random stream alone."""
+    mirror = mirror_moves(view, tiles, ends, n)
+    return np.array([min(k, m) if m >= 0 else k for k, m in enumerate(mirror)])
+
+
 def padded(rows):
     """Features (decisions, most moves, features), a mask of the listed moves, the chosen index, the match."""
-    n, width = len(rows), max(len(table) for _, table, _ in rows)
+    n, width = len(rows), max(len(row[1]) for row in rows)
     features = np.zeros((n, width, len(expert.FEATURES)))
     listed = np.zeros((n, width), dtype=bool)
-    chosen = np.array([k for _, _, k in rows])
-    for i, (_, table, _) in enumerate(rows):
+    chosen = np.array([row[2] for row in rows])
+    for i, (_, table, *_) in enumerate(rows):
         features[i, : len(table)] = table
         listed[i, : len(table)] = True
-    return features, listed, chosen, np.array([m for m, _, _ in rows])
+    return features, listed, chosen, np.array([row[0] for row in rows])
 
 
 def fit(features: np.ndarray, listed: np.ndarray, chosen: np.ndarray) -> np.ndarray:
@@ -131,6 +159,7 @@ def main() -> None:
     started = time.time()
     rows = collect(args.searcher, args.matches, args.seed)
     features, listed, chosen, match = padded(rows)
+    again = np.array([row[3] for row in rows])
     fitting, held = match % 2 == 0, match % 2 == 1
     w = fit(features[fitting], listed[fitting], chosen[fitting])
     own = agrees(features[held], listed[held], chosen[held], expert.WEIGHTS)
@@ -143,6 +172,8 @@ def main() -> None:
         "fitted_scale": float(w[0]),  # the logit's weight on a point: how sharply the searcher maximises the score
         "agreement_expert": rate(own, match[held]), "agreement_fitted": rate(fitted, match[held]),
         "agreement_difference": rate(fitted - own, match[held]),
+        # the searcher against itself on an independent stream, same decisions: what no model of it can exceed
+        "self_agreement": rate((again[held] == chosen[held]).astype(float), match[held]),
         "seconds": round(time.time() - started, 1),
     }
     publish_record(record, "python tools/measure_imitation.py " + " ".join(sys.argv[1:]), args.out)

@@ -725,7 +725,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     key = np.uint64(stream_state(np.uint64(seed_to_int(seed)), 0, 0, 0))
     values = np.zeros((worlds, n), dtype=np.float64)
     points = np.zeros((worlds, n), dtype=np.float64)
-    mirror = _mirrors(view, move_tiles, move_ends, n)
+    mirror = mirror_moves(view, move_tiles, move_ends, n)
     z = _z_separation(n)
     if player == "ismcts" and leading:
         player = "reader"  # the tree's walk plays moves, not leads: the reader ranks the doubles to lead
@@ -814,7 +814,7 @@ def _arm_state(view: np.ndarray, end: int) -> tuple[int, int, bool]:
 def _copy_twins(values: np.ndarray, points: np.ndarray, mirror: np.ndarray) -> None:
     """Give each move the figures of its twin listed first, world by world (in place).
 
-    Twins are one move seen in a mirror (:func:`_mirrors`), so they have one
+    Twins are one move seen in a mirror (:func:`mirror_moves`), so they have one
     value; the rollouts' policies are not mirror-symmetric (they break ties
     by end), and evaluating the two apart gave them different estimates, a
     spurious loss of up to a point of match-win probability for the twin
@@ -826,7 +826,7 @@ def _copy_twins(values: np.ndarray, points: np.ndarray, mirror: np.ndarray) -> N
             points[:, k] = points[:, mirror[k]]
 
 
-def _mirrors(view: np.ndarray, move_tiles: np.ndarray, move_ends: np.ndarray, n: int) -> np.ndarray:
+def mirror_moves(view: np.ndarray, move_tiles: np.ndarray, move_ends: np.ndarray, n: int) -> np.ndarray:
     """mirror[k] = the index of the move that is move k on the twin end, else -1.
 
     L and R are twins when they look alike (same number, double flag and
