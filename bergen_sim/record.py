@@ -42,6 +42,7 @@ the tile drawn.  A record may stop before the match ends.
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -309,56 +310,73 @@ def read_games(path: str | Path, matches: Sequence[int] | None = None) -> list[W
     """Every game in a file: each match of a ``bergen-trace`` JSON Lines file, or one game record.
 
     ``matches``: only these matches (indices in the file, from 0), in the
-    order given.  The other matches' events are dropped as the file is read,
-    so one match of a long trace costs the memory of that match, not of the
-    file's (a match read as events takes many times its size on disk).
-    A record holds one game, match 0.
+    order given.  A trace is read a line at a time: the other matches' events
+    are dropped as they are read, and reading stops after the last match
+    asked for, so one match of a long trace costs the memory of that match
+    and the time to reach it, not the file's (a trace as text in memory takes
+    several times its size on disk, and ``bergen-sim trace`` writes files of
+    any size).  A record holds one game, match 0.
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not text
+        with path.open(encoding="utf-8-sig") as handle:  # a byte-order mark (Windows editors) is not text
+            head = ""
+            for line in handle:  # the first line with text says which format the file is in
+                head += line
+                if line.strip():
+                    break
+            if head.lstrip().startswith("{"):
+                index, games = _read_trace(path, handle, head, matches)
+            else:
+                index, games = 0, {0: parse_record(head + handle.read())}
     except UnicodeDecodeError:
         raise RecordError(f"{path}: not a text file (UTF-8)") from None
     except OSError as exc:
         raise RecordError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    wanted = None if matches is None else set(matches)
-    if text.lstrip().startswith("{"):
-        from bergen_sim.reference import split_matches
-
-        events = []
-        index = -1  # the match the events read belong to
-        for k, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    event = json.loads(line)
-                except ValueError as exc:  # not JSON, or a number too long for Python to read
-                    why = getattr(exc, "msg", None) or "it holds a number of more than 4,300 digits"
-                    raise RecordError(f"{path}: line {k} is not JSON: {why}") from None
-                except RecursionError:
-                    raise RecordError(f"{path}: line {k} is not JSON that can be read: nested too deep") from None
-                if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-                    what = "an object without a 'type' naming its event" if isinstance(event, dict) else \
-                        f"{_as_json(event)}, not a JSON object with a 'type'"
-                    raise RecordError(f"{path}: line {k} is {what}; a bergen-trace file holds one event object per "
-                                      "line, each with a 'type', the first a match event")
-                index += event["type"] == "match"
-                if wanted is None or index in wanted or index < 0:
-                    events.append(event)
-        del text
-        try:
-            kept = split_matches(events)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise RecordError(f"{path}: not a bergen-trace file: {exc}") from None
-        if not kept:
-            raise RecordError(f"{path}: the trace holds no match")
-        games = {m: actions_from_trace(events) for m, events in
-                 zip(sorted(wanted) if wanted is not None else range(len(kept)), kept)}
-    else:
-        index, games = 0, {0: parse_record(text)}
     missing = [m for m in (matches if matches is not None else ()) if m not in games]
     if missing:
         raise MatchOutOfRange(f"match {missing[0]}: {path} holds matches 0..{index}")
     return [games[m] for m in (matches if matches is not None else sorted(games))]
+
+
+def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[int] | None):
+    """The matches asked for (all: ``None``) of a trace whose first lines are ``head`` and the rest ``lines``:
+    ``(index of the last match read, {match: game})``; stops after the last match asked for."""
+    from bergen_sim.reference import split_matches
+
+    wanted = None if matches is None else set(matches)
+    last = None if wanted is None else max(wanted, default=-1)
+    events = []
+    index = -1  # the match the events read belong to
+    for k, line in enumerate(itertools.chain(head.splitlines(), lines), 1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError as exc:  # not JSON, or a number too long for Python to read
+            why = getattr(exc, "msg", None) or "it holds a number of more than 4,300 digits"
+            raise RecordError(f"{path}: line {k} is not JSON: {why}") from None
+        except RecursionError:
+            raise RecordError(f"{path}: line {k} is not JSON that can be read: nested too deep") from None
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            what = "an object without a 'type' naming its event" if isinstance(event, dict) else \
+                f"{_as_json(event)}, not a JSON object with a 'type'"
+            raise RecordError(f"{path}: line {k} is {what}; a bergen-trace file holds one event object per "
+                              "line, each with a 'type', the first a match event")
+        index += event["type"] == "match"
+        if last is not None and index > last:  # every match asked for is read: the rest of the file is not
+            index -= 1
+            break
+        if wanted is None or index in wanted or index < 0:
+            events.append(event)
+    try:
+        kept = split_matches(events)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise RecordError(f"{path}: not a bergen-trace file: {exc}") from None
+    if index < 0:
+        raise RecordError(f"{path}: the trace holds no match")
+    return index, {m: actions_from_trace(events) for m, events in
+                   zip(sorted(wanted) if wanted is not None else range(len(kept)), kept)}
 
 
 def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | None = None):

@@ -130,6 +130,21 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     assert (tmp_path / "review.png").stat().st_size > 1000
 
 
+def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
+    """One match of a long trace costs the time to reach it: reading stops after the last match asked for, so a
+    damaged line after it is never read, while reading every match finds it and names its line."""
+    golden = (GOLDEN / "2p-standard.jsonl").read_text()
+    path = tmp_path / "long.jsonl"
+    path.write_text(golden + "{not json\n")
+    assert [g.actions for g in read_games(path, matches=[1, 0])] == \
+        [g.actions for g in read_games(GOLDEN / "2p-standard.jsonl", matches=[1, 0])]
+    with pytest.raises(RecordError, match=f"line {len(golden.splitlines()) + 1} is not JSON"):
+        read_games(path)
+    matches = golden.count('"type":"match"') or golden.count('"type": "match"')
+    with pytest.raises(RecordError, match=f"match {matches}: "):  # past the last match: the whole file was read
+        read_games(GOLDEN / "2p-standard.jsonl", matches=[matches])
+
+
 @pytest.mark.parametrize("content, args, message", [
     (None, [], "cannot read it"),
     (b"\xff\xfe\x00bad", [], "not a text file (UTF-8)"),
