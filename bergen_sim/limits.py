@@ -47,6 +47,9 @@ MAX_DEAL_SETS = 10**7
 MAX_TRACE_MATCHES = 10**7
 #: most worlds (and worlds per batch) of ``analyze``
 MAX_WORLDS = 10**6
+#: fewest worlds of ``analyze`` and of each decision of ``review``: one world gives a move a value but no spread,
+#: so no interval
+MIN_WORLDS = 2
 #: most workers (threads here, or processes of a LocalCluster)
 MAX_WORKERS = 1_024
 #: seeds are 0 .. MAX_SEED (the kernel keys its random streams on a uint64)

@@ -94,6 +94,10 @@ class WrittenGame:
     format: str = FORMAT_V2  # the trace version a game read from a trace was written in (its replay writes it)
     #: a trace's own events: its replay must give them back, one for one (:func:`drive`); empty for a record
     recorded: list[dict[str, Any]] = field(default_factory=list)
+    #: where the game is in the file it was read from (from 0; a record's game is 0): what ``--match`` names,
+    #: which is not ``match`` (the match number its trace gives it, which keys its random streams) in a file
+    #: that holds a part of a run or several runs
+    index: int = 0
 
 
 def _small_whole(text: str) -> bool:
@@ -375,7 +379,7 @@ def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[i
         raise RecordError(f"{path}: not a bergen-trace file: {exc}") from None
     if index < 0:
         raise RecordError(f"{path}: the trace holds no match")
-    return index, {m: actions_from_trace(events) for m, events in
+    return index, {m: replace(actions_from_trace(events), index=m) for m, events in
                    zip(sorted(wanted) if wanted is not None else range(len(kept)), kept)}
 
 
@@ -387,23 +391,93 @@ def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | Non
     stated lead or pass that did not happen, raises :class:`RecordError`
     naming its place; so does a trace whose events differ from those the
     rules give for its deals, draws and plays (a score or points changed by
-    hand: the review would otherwise judge another game than the file's).
-    A trace cut short is read up to where it stops.
+    hand: the review would otherwise judge another game than the file's),
+    and a trace draw that is not the next tile of the boneyard its deal
+    event lists in draw order (a draw deleted or moved).  A game record
+    states no boneyard order: its draws only have to be legal.  A trace cut
+    short is read up to where it stops.
     """
     from bergen_sim.game import Game, MoveError
 
     game = Game(written.rules, seed=written.seed, match=written.match,
                 policies=written.policies or None, chance=True, format=written.format)
     checked = 0  # events already matched by a 'lead' or 'pass' check
+    order = _DrawOrder(written.recorded)
     for action in written.actions:
         try:
+            if action.kind == "draw" and order.stated:  # one tile at a time, each checked against the order
+                for tile in action.tiles:
+                    order.check(game, action, tile)
+                    checked = _apply(game, replace(action, tiles=(tile,)), checked, before_play)
+                    order.drawn()
+                continue
             checked = _apply(game, action, checked, before_play)
+            if action.kind == "deal":
+                order.dealt(action)
         except (MoveError, ValueError) as exc:
             if isinstance(exc, RecordError):
                 raise
             raise RecordError(f"{action.where}: {exc}") from None
     _check_replay(game.events, written.recorded)
     return game
+
+
+class _DrawOrder:
+    """The boneyard's draw order that a trace's deal events state, checked draw by draw (for :func:`drive`).
+
+    A trace's deal event lists the boneyard in draw order, and the rules
+    always draw its next tile; a game record states no order (``recorded``
+    empty), and then nothing is checked.  Deal actions and deal events
+    correspond one for one, in order (:func:`actions_from_trace`).
+    """
+
+    def __init__(self, recorded: list[dict[str, Any]]):
+        self._deals = iter([e for e in recorded if isinstance(e, dict) and e.get("type") == "deal"])
+        self._pile: list[str] | None = None  # this hand's undrawn tiles in order; None: no order stated
+        self._next = 0
+        self._deal_where = ""
+
+    @property
+    def stated(self) -> bool:
+        return self._pile is not None
+
+    def dealt(self, action: Action) -> None:
+        """A deal was made: its event's boneyard (if it lists one) is the order of this hand's draws."""
+        event = next(self._deals, None)
+        boneyard = event.get("boneyard") if event is not None else None
+        if isinstance(boneyard, list) and all(isinstance(t, str) for t in boneyard):
+            self._pile = [_tile_name(t) or t for t in boneyard]
+            self._next, self._deal_where = 0, action.where
+        else:
+            self._pile = None
+
+    def check(self, game, action: Action, tile: str) -> None:
+        """Refuse a legal-looking draw of ``tile`` that is not the boneyard's next tile (a draw out of turn is
+        left to the rules' own message)."""
+        if self._pile is None or game.is_over or game.chance_phase != "draw" or game.drawing_seat != action.seat:
+            return
+        deal = self._deal_where.split(" of match")[0]  # the draw's place names the match
+        name = _tile_name(tile)
+        said = f"{action.where}: seat {action.seat} draws {name or shown(tile, 20)}"
+        if self._next >= len(self._pile):
+            raise RecordError(f"{said}, but the boneyard the deal ({deal}) lists has no tile left")
+        expected = self._pile[self._next]
+        if name != expected:
+            raise RecordError(f"{said}, but the boneyard's next tile is {expected} (the deal, {deal}, lists the "
+                              "boneyard in draw order)")
+
+    def drawn(self) -> None:
+        self._next += 1
+
+
+def _tile_name(text: str) -> str | None:
+    """A tile as the engine writes it (``2-1`` -> ``1-2``); None for text that is no tile."""
+    from bergen_sim.domain import Tile
+
+    try:
+        return str(Tile.parse(text))
+    except ValueError:
+        return None
 
 
 def _check_replay(replayed: list[dict[str, Any]], recorded: list[dict[str, Any]]) -> None:

@@ -32,7 +32,7 @@ from typing import Any, BinaryIO, Sequence
 
 from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, analyze, check_player
 from bergen_sim.errors import BergenError, escaped, shown
-from bergen_sim.limits import MAX_SEED, MAX_WORLDS, check_range, check_seed, short_number
+from bergen_sim.limits import MAX_SEED, MAX_WORLDS, MIN_WORLDS, check_range, check_seed, short_number
 from bergen_sim.record import Action, WrittenGame, each_decision
 from bergen_sim.stats import Z95
 
@@ -45,7 +45,7 @@ DEFAULT_BLUNDER = 0.05
 class Decision:
     """One reviewed decision: the move made, the best move, and the loss between them."""
 
-    match: int
+    match: int  # the match's index in the file reviewed (what --match and analyze --game --match name)
     number: int  # the decision's number in its match, every seat's counted (record.each_decision)
     hand: int
     seat: int
@@ -142,7 +142,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     if not games:
         raise BergenError("there is no game to review")
     check_seed(seed)  # 0..2**64-1, as every seed
-    check_range("worlds", worlds, 1, MAX_WORLDS)
+    check_range("worlds", worlds, MIN_WORLDS, MAX_WORLDS)
     check_range("batch", batch, 1, MAX_WORLDS)
     check_player(player)  # before the first decision, not at it
     if isinstance(blunder, bool) or not isinstance(blunder, (int, float)) or not 0 <= blunder <= 1:
@@ -179,7 +179,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
         is_best = made is best or made.get("mirror_of") == f"{best['tile']} {best['end']}" or (
             loss["mean"] == 0 and loss["ci95"][0] == loss["ci95"][1] == 0)
         verdict = _verdict(loss, is_best, blunder)
-        decision = Decision(match=game.match, number=number, hand=game.hand_number, seat=action.seat,
+        decision = Decision(match=index, number=number, hand=game.hand_number, seat=action.seat,
                             side=rules.side_of(action.seat), scores=tuple(game.scores),
                             played=f"{action.tile} {action.end}", best=f"{best['tile']} {best['end']}",
                             legal_moves=len(moves), win_played=made["win"], win_best=best["win"], loss=loss,
@@ -197,6 +197,7 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
             progress(len(decisions))
 
     for written in games:
+        index = written.index  # what visit labels the decisions with: the match as --match names it
         each_decision(written, visit)
     settings = {"worlds": worlds, "batch": batch, "base": base, "player": player, "reading": ENGINES[player],
                 "seed": seed,

@@ -87,6 +87,17 @@ def rate(successes: int, n: int) -> dict:
     return {"rate": successes / n if n else math.nan, "ci95": [lo, hi], "n": int(n)}
 
 
+def t95(df: int) -> float:
+    """Student's t quantile of a two-sided 95% interval with ``df`` degrees of freedom (SciPy on first use).
+
+    >>> round(t95(9), 3)
+    2.262
+    """
+    from scipy import stats as sps  # imported here: scipy.stats costs half a second at start-up
+
+    return float(sps.t.ppf(0.975, df))
+
+
 def mean(total: float, total_sq: float, n: int) -> dict:
     """A mean as a JSON-ready record: mean, 95% interval and sample size."""
     m, lo, hi = mean_interval(total, total_sq, n)
@@ -133,7 +144,7 @@ def paired_interval(values: np.ndarray, null: float = 0.0) -> dict[str, Any]:
         return {"mean": mean, "ci95": [mean, mean], "n": n, "p_value": float(mean == null)}
     from scipy import stats as sps  # imported here: scipy.stats costs half a second at start-up
 
-    half = float(sps.t.ppf(0.975, n - 1)) * se
+    half = t95(n - 1) * se
     p_value = 2.0 * float(sps.t.sf(abs(mean - null) / se, n - 1))
     return {"mean": mean, "ci95": [mean - half, mean + half], "n": n, "p_value": p_value}
 

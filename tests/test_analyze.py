@@ -40,6 +40,28 @@ def test_an_immediate_match_winning_header_ranks_first():
     assert result.stopped == "tie" and result.worlds == 200  # the two winners tie in every world
 
 
+def test_a_few_worlds_give_no_verdict_and_intervals_stay_within_what_a_probability_can_be():
+    """A tiny batch is not a licence to stop at the first world: one world has no spread, so its interval was a
+    point and the best move 'separated'; the rule waits for MIN_VERDICT_WORLDS, and a few worlds give Student's
+    t intervals clipped to 0..100% (a normal interval of 20 worlds reached 103.5%)."""
+    from bergen_sim.errors import BergenError
+    from bergen_sim.search.position import MIN_VERDICT_WORLDS
+
+    position = Position.from_mapping({**WINNING, "scores": "9,11"})
+    result = analyze(position, TWO, base="first", worlds=5000, batch=1)
+    assert result.worlds >= MIN_VERDICT_WORLDS
+    assert all(m["win"]["ci95"][1] - m["win"]["ci95"][0] > 0 for m in result.moves if 0 < m["win"]["mean"] < 1)
+    small = analyze(position, TWO, base="first", worlds=5, batch=5)
+    assert small.stopped == "budget" and small.worlds == 5
+    for move in small.moves:
+        assert 0.0 <= move["win"]["ci95"][0] <= move["win"]["mean"] <= move["win"]["ci95"][1] <= 1.0
+        assert -1.0 <= move["win_behind_best"]["ci95"][0] and move["win_behind_best"]["ci95"][1] <= 1.0
+    wide = [m for m in small.moves if m["win"]["ci95"][1] - m["win"]["ci95"][0] > 0]
+    assert wide and all(m["win"]["ci95"][1] - m["win"]["ci95"][0] > 0.1 for m in wide)  # t with 4 df: wide
+    with pytest.raises(BergenError, match="worlds must be 2..1,000,000"):
+        analyze(position, TWO, base="first", worlds=1)
+
+
 def test_results_reproduce_from_the_seed():
     position = Position.from_mapping({**WINNING, "scores": "9,11"})
     one = analyze(position, TWO, seed=5, **FAST).to_dict()

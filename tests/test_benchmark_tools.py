@@ -293,7 +293,7 @@ def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_pl
     ("tools/measure_imitation.py", ["--matches", "3"], "--matches must be 4..100,000"),
     ("tools/measure_imitation.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
     ("tools/measure_analyzer.py", ["--matches", "1"], "--matches must be 2..10,000"),
-    ("tools/measure_analyzer.py", ["--worlds", "0"], "--worlds must be 1..1,000,000"),
+    ("tools/measure_analyzer.py", ["--worlds", "0"], "--worlds must be 2..1,000,000"),
     ("tools/measure_analyzer.py", ["--player", "ismcts"], "give two --player values or more"),
     ("tools/measure_analyzer.py", ["--player", "expert"], "invalid choice: 'expert'"),
     ("tools/measure_analyzer.py", ["--out", "{tmp}/x.txt"], ".json"),

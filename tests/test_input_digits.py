@@ -108,9 +108,9 @@ def test_analyze_refuses_other_scripts_digits_in_a_position_file(tmp_path, capsy
     ("--seed", "\uff11\uff12", "'\uff11\uff12' is not a whole number (0..18,446,744,073,709,551,615)"),
     ("--seed", str(2**64), "18446744073709551616 is not in 0..18,446,744,073,709,551,615"),
     ("--seed", "-1", "-1 is not in 0..18,446,744,073,709,551,615"),
-    ("--worlds", "\uff15\uff10", "'\uff15\uff10' is not a whole number (1..1,000,000)"),
+    ("--worlds", "\uff15\uff10", "'\uff15\uff10' is not a whole number (2..1,000,000)"),
     ("--batch", "\u0665", "is not a whole number (1..1,000,000)"),
-    ("--worlds", "2000000", "2000000 is not in 1..1,000,000"),
+    ("--worlds", "2000000", "2000000 is not in 2..1,000,000"),
     ("--seat", "\uff11", "'\uff11' is not a whole number (0..7)"),
     ("--match", "\uff10", "'\uff10' is not a whole number (0.."),
 ])

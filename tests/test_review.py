@@ -130,6 +130,22 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     assert (tmp_path / "review.png").stat().st_size > 1000
 
 
+def test_review_names_a_match_by_its_place_in_the_file_as_match_does(tmp_path):
+    """A file holding match 1 of a run alone (or two runs one after the other) is reviewed with its matches
+    labelled by their index in the file, the number --match and analyze --game --match take."""
+    golden = (GOLDEN / "2p-standard.jsonl").read_text().splitlines(keepends=True)
+    starts = [k for k, line in enumerate(golden) if json.loads(line)["type"] == "match"]
+    second = "".join(golden[starts[1]:starts[2]])
+    path = tmp_path / "second.jsonl"
+    path.write_text(second + second)  # match 1 of the run, twice: two matches of this file
+    (written,) = read_games(path, matches=[1])
+    assert written.match == 1 and written.index == 1
+    result = review(read_games(path), seats=[0], worlds=50, batch=50)
+    assert sorted({d.match for d in result.decisions}) == [0, 1]
+    assert [d.win_best for d in result.decisions if d.match == 0] == \
+        [d.win_best for d in result.decisions if d.match == 1]  # one game: the same worlds (seeded by the run's match)
+
+
 def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
     """One match of a long trace costs the time to reach it: reading stops after the last match asked for, so a
     damaged line after it is never read, while reading every match finds it and names its line."""
@@ -156,6 +172,8 @@ def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
     (BLUNDER.encode(), ["--out", "/proc/r.md"], "virtual file system"),
     (BLUNDER.encode(), ["--out", "r.png"], "unknown file type '.png'; use .md"),  # the figure's own name
     (BLUNDER.encode(), ["--out", "/dev/null"], "a review report is a Markdown file with its figure (PNG) beside it"),
+    (BLUNDER.encode(), ["--out", ""], "--out: give the report a file name ending in .md"),  # not "no report"
+    (BLUNDER.encode(), ["--worlds", "1"], "1 is not in 2..1,000,000"),  # one world: no interval
     (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be a whole number, not '999"),
     (BLUNDER.replace("names Ann Bob", "names").encode(), [], "line 4: 'names' takes one name per seat"),
     (BLUNDER.replace("hand 1", "hand " + "9" * 5000).encode(), [], "line 5: 'hand N' takes the hand's number"),

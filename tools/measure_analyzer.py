@@ -29,7 +29,7 @@ import numpy as np
 
 from bergen_sim.cli import main as cli_main
 from bergen_sim.errors import BergenError
-from bergen_sim.limits import MAX_WORLDS, check_range, check_seed
+from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS, check_range, check_seed
 from bergen_sim.output import check_file, write_file
 from bergen_sim.record import each_decision, read_games
 from bergen_sim.review import DEFAULT_BATCH, DEFAULT_WORLDS, decision_seed
@@ -152,7 +152,7 @@ def main() -> None:
     try:
         check_range("--matches", args.matches, 2, MAX_MATCHES)  # two matches at least, for an interval over them
         check_seed(args.seed)
-        check_range("--worlds", args.worlds, 1, MAX_WORLDS)
+        check_range("--worlds", args.worlds, MIN_WORLDS, MAX_WORLDS)
         check_range("--batch", args.batch, 1, MAX_WORLDS)
         if args.out:
             check_file(args.out, "--out", (".json",))  # refused before the games are played, not after

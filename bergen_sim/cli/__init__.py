@@ -110,6 +110,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     feedback.set_level(feedback.NORMAL)  # each call starts from the default (tests call main repeatedly)
     provenance.set_command(["bergen-sim", *(sys.argv[1:] if argv is None else argv)])
+    if sys.stdout is None:  # started with standard output closed (>&-): every result would vanish without a word
+        if sys.stderr is not None:
+            click.echo("bergen-sim: error: standard output is closed; results are printed there: run with it open "
+                       "(to a file, a pipe or /dev/null)", err=True)
+        return 2
     try:
         cli.main(args=argv, prog_name="bergen-sim", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -14,7 +14,8 @@ from rich.table import Table
 from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.cli.output import print_json, results_console
-from bergen_sim.limits import MAX_WORLDS, ascii_digits_only
+from bergen_sim.errors import shown
+from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits_only
 from bergen_sim.search.position import (DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_PLAYER, DEFAULT_WORLDS, PLAYERS,
                                         Analysis, Position, PositionError, analyze)
 from bergen_sim.search.rollout import BASE_POLICIES
@@ -38,14 +39,28 @@ def _read_file(path: str) -> dict[str, Any]:
     except OSError as exc:
         raise PositionError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
-        data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text)
+        data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text, object_pairs_hook=_json_object)
     except (ValueError, RecursionError) as exc:  # also a number of over 4,300 digits, or nesting too deep to read
-        why = exc if isinstance(exc, (tomllib.TOMLDecodeError, json.JSONDecodeError)) else \
+        why = exc if isinstance(exc, (tomllib.TOMLDecodeError, json.JSONDecodeError, _RepeatedKey)) else \
             "nested too deep" if isinstance(exc, RecursionError) else "a number of more than 4,300 digits"
         raise PositionError(f"{path}: not valid {'TOML' if path.endswith('.toml') else 'JSON'}: {why}") from None
     if not isinstance(data, dict):
         raise PositionError(f"{path}: the position must be an object of keys")
     return data
+
+
+class _RepeatedKey(ValueError):
+    """A JSON object that gives a key twice (JSON readers keep the last silently; TOML refuses it)."""
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of a JSON position file, refused if it repeats a key: a value would be lost without a word."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(f"the key {shown(key)} is given twice in one object")
+        out[key] = value
+    return out
 
 
 def _rules_from_file(table: Any) -> Rules:
@@ -61,13 +76,20 @@ def _rules_from_file(table: Any) -> Rules:
 
 
 def _seat_items(values: tuple[str, ...], option: str) -> dict[str, str]:
-    """``("1:2,5",)`` -> ``{"1": "2,5"}`` for --void and --played-by."""
-    out = {}
+    """``("1:2,5",)`` -> ``{"1": "2,5"}`` for --void and --played-by.
+
+    The option repeats: a seat given again adds its items, exactly as if
+    written in one (``1:5`` and ``1:6`` -> ``{"1": "5,6"}``);
+    :meth:`Position.from_mapping` keeps each item once, and merges seats
+    written differently (``1`` and ``01``).
+    """
+    out: dict[str, str] = {}
     for value in values:
         seat, sep, rest = value.partition(":")
         if not sep:
             raise PositionError(f"{option} takes SEAT:ITEMS (e.g. 1:2,5), not {value!r}")
-        out[seat.strip()] = rest
+        seat = seat.strip()
+        out[seat] = f"{out[seat]},{rest}" if seat in out else rest
     return out
 
 
@@ -151,7 +173,7 @@ def analysis_table(result: Analysis) -> Table:
                    "in every world; see docs/policies.md).")
 @click.option("--base", type=click.Choice(BASE_POLICIES), default=DEFAULT_BASE, show_default=True,
               help="Policy that plays every seat in the rollouts.")
-@click.option("--worlds", type=Bounded(1, MAX_WORLDS), default=DEFAULT_WORLDS, show_default=True,
+@click.option("--worlds", type=Bounded(MIN_WORLDS, MAX_WORLDS), default=DEFAULT_WORLDS, show_default=True,
               help="Most worlds to sample (the budget).")
 @click.option("--batch", type=Bounded(1, MAX_WORLDS), default=DEFAULT_BATCH, show_default=True,
               help="Worlds between checks whether the best move is separated.")

@@ -267,7 +267,15 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
     if out is not None and out.strip() in ("", "-"):  # the trace is rewritten after every move: it needs a file
         raise click.BadParameter("give the trace a file name (it is saved after every move, so it cannot go "
                                  "to standard output)", param_hint="-o")
+    if sys.stdin is None:  # started with standard input closed (<&-): there is nowhere to read moves from
+        raise click.UsageError("standard input is closed; play reads your moves from it: run it in a terminal, or "
+                               "pipe the moves in")
     policies = opponent_names(rules, seat, opponents)
+    from bergen_sim.game import compiled_policy
+
+    for name in dict.fromkeys(policies):  # compiled now: a setting a player cannot take (a search's match-value
+        if name != HUMAN:                 # table at a huge target) stops here, before the trace file is written
+            compiled_policy(name, rules)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     path = Path(out) if out else _unused_path(seed)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
-from bergen_sim.limits import MAX_WORLDS  # per decision, and per batch: review() refuses more
+from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS  # per decision, and per batch: review() refuses more
 
 DEFAULT_WORLDS = 20_000  # the same defaults as bergen_sim.review (kept here so --help imports no engine)
 DEFAULT_BATCH = 1_000
@@ -33,7 +33,7 @@ def _pct(record: dict) -> str:
               help="Review only this seat's decisions. Repeatable.")
 @click.option("--match", "matches", type=Bounded(0, MOST_MATCH_INDEX), multiple=True,
               help="Review only this match of a trace (its index in the file, from 0). Repeatable.")
-@click.option("--worlds", type=Bounded(1, MAX_WORLDS), default=DEFAULT_WORLDS, show_default=True,
+@click.option("--worlds", type=Bounded(MIN_WORLDS, MAX_WORLDS), default=DEFAULT_WORLDS, show_default=True,
               help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).")
 @click.option("--batch", type=Bounded(1, MAX_WORLDS), default=DEFAULT_BATCH, show_default=True,
               help="Worlds between checks whether the best move is separated.")
@@ -65,6 +65,9 @@ def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as
     except MatchOutOfRange as exc:
         raise BergenError(f"--{exc}") from None
     report = figure = None
+    if out is not None and not out.strip():  # an empty name is not "no report": the user asked for one
+        raise OutputError("--out: give the report a file name ending in .md (it is written with its figure, "
+                          "a PNG, beside it)")
     if out:  # checked before the review runs: a typo never costs the minutes it takes
         report = check_file(out, "--out", formats=(".md",))
         if report.how != "replace":
@@ -113,7 +116,7 @@ def _show(result, as_json: bool, out: str | None) -> None:
     from rich.text import Text
 
     from bergen_sim.cli.output import results_console
-    from bergen_sim.errors import escaped
+    from bergen_sim.errors import printable
 
     console = results_console()
     table = Table(title=f"{len(result.decisions)} decisions (loss: points of match-win probability, 95% interval)")
@@ -127,8 +130,8 @@ def _show(result, as_json: bool, out: str | None) -> None:
     for name in ("seat", "player", "decisions", "best", "errors", "blunders", "unclear", "total loss"):
         summary.add_column(name)
     for s in (seat.to_dict() for seat in result.seats):
-        summary.add_row(str(s["seat"]), Text(escaped(s["name"])), str(s["decisions"]), str(s["best"]), str(s["errors"]),
+        summary.add_row(str(s["seat"]), Text(printable(s["name"], 80)), str(s["decisions"]), str(s["best"]), str(s["errors"]),
                         str(s["blunders"]), str(s["unclear"]), _pct(s["total_loss"]))
     console.print(summary)
     if out:
-        console.print(Text(escaped(f"report written to {out} (figure {Path(out).with_suffix('.png')})")))
+        console.print(Text(printable(f"report written to {out} (figure {Path(out).with_suffix('.png')})", 1000)))

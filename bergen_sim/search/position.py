@@ -39,7 +39,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -55,7 +55,7 @@ from bergen_sim.engine.tileset import compiled_set, no_tiles_for, store, store_s
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
 from bergen_sim.errors import BergenError, shown
-from bergen_sim.limits import MAX_WORLDS, ascii_digits, check_range, check_seed, integer
+from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits, check_range, check_seed, integer
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search import ismcts, reader
 from bergen_sim.search.inference import MODELS, READING, evidence_buffer, play_evidence
@@ -64,6 +64,10 @@ from bergen_sim.rules import Rules
 
 DEFAULT_WORLDS = 100_000
 DEFAULT_BATCH = 1_000
+#: fewest worlds before the stopping rule may end an analysis: below this the normal interval of a paired mean
+#: is not to be trusted (a handful of worlds can agree by chance), and a tiny ``batch`` would look at it after
+#: every world; the default batch (1,000) first looks well past it
+MIN_VERDICT_WORLDS = 100
 DEFAULT_BASE = "expert"
 #: search players whose evaluation ranks the moves (each gives every move a value per world): ``ismcts`` is the raced
 #: root of ``ismcts.AT_TIME_LIMIT`` without the race (every move meets every world, its tree kept over the worlds;
@@ -156,13 +160,11 @@ class Position:
         arms = parse_ends(data["ends"], spinner)
         (left, left_double), (right, right_double) = arms[:2]
         (up, up_double), (down, down_double) = arms[2:] if len(arms) == 4 else ((None, False), (None, False))
-        played_by = {_seat_key(k): tuple(_names(v, "played_by"))
-                     for k, v in _by_seat(data.get("played_by"), "played_by", "tiles").items()}
+        played_by = _per_seat(data.get("played_by"), "played_by", "tiles", _names)
         played = list(_names(data.get("played") or [], "played"))
         for tiles in played_by.values():
             played += [t for t in tiles if t not in played]
-        voids = {_seat_key(k): tuple(_numbers(v, "voids"))
-                 for k, v in _by_seat(data.get("voids"), "voids", "numbers").items()}
+        voids = _per_seat(data.get("voids"), "voids", "numbers", _numbers)
         return cls(
             seat=_whole(data.get("seat", 0), "seat"),
             hand=tuple(_names(data["hand"], "hand")),
@@ -193,6 +195,22 @@ def _by_seat(value: Any, key: str, what: str) -> Mapping[Any, Any]:
     if not isinstance(value, Mapping):
         raise PositionError(f"{key} is a table of seat -> {what} (e.g. {{\"1\": ...}}), not {shown(value)}")
     return value
+
+
+def _per_seat(value: Any, key: str, what: str, read: Callable[[Any, str], list]) -> dict[int, tuple]:
+    """A per-seat table read with ``read``: seat -> its items, each once, in the order first given.
+
+    Entries naming the same seat (``"1"`` and ``"01"``, or ``--void 1:5 --void
+    1:6``, which the CLI joins to ``"5,6"``) are merged, as if given in one: a
+    later one adds to, and never replaces, what an earlier one said.
+    """
+    out: dict[int, list] = {}
+    for k, v in _by_seat(value, key, what).items():
+        items = out.setdefault(_seat_key(k), [])
+        for item in read(v, key):
+            if item not in items:
+                items.append(item)
+    return {seat: tuple(items) for seat, items in out.items()}
 
 
 def _whole(value: Any, what: str) -> int:
@@ -695,7 +713,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     if base not in BASE_POLICIES:
         raise PositionError(f"base must be one of {', '.join(BASE_POLICIES)}, not {base!r}")
     check_player(player)
-    check_range("worlds", worlds, 1, MAX_WORLDS)  # memory: two floats per world and move
+    check_range("worlds", worlds, MIN_WORLDS, MAX_WORLDS)  # memory: two floats per world and move
     check_range("batch", batch, 1, MAX_WORLDS)
     check_seed(seed)
     start = time.perf_counter()
@@ -765,7 +783,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
             if count <= 1_000:
                 feedback.compiled("rollouts", time.perf_counter() - compile_start)
             compiling = False
-        verdict = _verdict(values[:done], points[:done], z, mirror)
+        verdict = _verdict(values[:done], points[:done], z, mirror) if done >= MIN_VERDICT_WORLDS else None
         if verdict:
             stopped = verdict
             break
@@ -911,16 +929,17 @@ def _summaries(values: np.ndarray, points: np.ndarray, move_tiles: np.ndarray, m
             "tile": L.TILE_NAMES[tile],
             "end": L.END_NAMES[end],
             "ends_after": lead_ends(tile, spinner) if leading else ends_after(view, tile, end),
-            "win": _record(values[:, k]),
+            "win": _record(values[:, k], 0.0, 1.0),
             "points": _record(points[:, k]),
-            "win_behind_best": _record(diff),
+            "win_behind_best": _record(diff, -1.0, 1.0),
             "mirror_of": None if mirror[k] < 0 else f"{L.TILE_NAMES[tile]} {L.END_NAMES[int(move_ends[mirror[k]])]}",
         })
     return out
 
 
-def _record(sample: np.ndarray) -> dict[str, Any]:
-    m, lo, hi = stats.mean_interval(float(sample.sum()), float((sample * sample).sum()), sample.shape[0])
-    if math.isnan(lo):
-        lo = hi = m
-    return {"mean": m, "ci95": [lo, hi], "n": int(sample.shape[0])}
+def _record(sample: np.ndarray, low: float = -math.inf, high: float = math.inf) -> dict[str, Any]:
+    """Mean of a move's per-world figures with a 95% interval: Student's t (a few worlds give a wide interval,
+    not a normal one), kept within ``low .. high``, the values the mean can take (a probability is not 103.5%)."""
+    n = sample.shape[0]
+    m, lo, hi = stats.mean_interval(float(sample.sum()), float((sample * sample).sum()), n, stats.t95(n - 1))
+    return {"mean": m, "ci95": [max(lo, low), min(hi, high)], "n": int(n)}

@@ -1,0 +1,43 @@
+"""A command started with a standard stream closed (``>&-``, ``<&-``) says so in one line and exits 2.
+
+Python sets a closed stream to None: printing results to it lost them without a word, and reading moves from it
+raised a traceback.  A setting a player cannot take is refused before ``play`` writes its trace file.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+
+from bergen_sim.cli import main
+
+RUN = f"{shlex.quote(sys.executable)} -c 'import sys; from bergen_sim.cli import main; sys.exit(main())'"
+
+
+def _shell(arguments: str, redirect: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", f"{RUN} {arguments} {redirect}"], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_a_closed_standard_output_is_one_line_and_exit_2():
+    done = _shell("policies", ">&-")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["bergen-sim: error: standard output is closed; results are printed "
+                                                "there: run with it open (to a file, a pipe or /dev/null)"]
+
+
+def test_play_with_standard_input_closed_is_one_line_and_exit_2(tmp_path):
+    done = _shell(f"play --seed 1 -o {shlex.quote(str(tmp_path / 'p.jsonl'))}", "<&-")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "standard input is closed" in done.stderr
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_play_refuses_a_target_its_search_opponent_cannot_value_before_touching_the_trace(tmp_path, capsys):
+    trace = tmp_path / "old.jsonl"
+    trace.write_text("an earlier game\n")
+    assert main(["play", "--seed", "1", "--set", "target=1000", "--opponent", "pimc", "-o", str(trace)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "use a target of 447 or less" in err
+    assert trace.read_text() == "an earlier game\n"
