@@ -98,6 +98,46 @@ def _lock(folder: Path):
     return handle
 
 
+def _foreign(folder: Path) -> list[str]:
+    """The names in a run's checkpoint folder that no checkpoint writes (a lock, a manifest, chunks)."""
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name != LOCK and not p.name.startswith(MANIFEST) and not p.match("chunk-*.npz"))
+
+
+def _is_rotation(path: Path) -> bool:
+    """Whether ``path`` may be a rotation's checkpoint in a compare folder: a folder named after its seat
+    policies, ``A+B...`` (``bergen_sim.tournament._checkpoint_folder``), holding only what a checkpoint writes."""
+    return "+" in path.name and path.is_dir() and not path.is_symlink() and not _foreign(path)
+
+
+def check_own_folder(folder: str | os.PathLike, rotations: bool = False) -> None:
+    """Refuse a checkpoint folder that holds files no checkpoint wrote (CheckpointError, one line).
+
+    A new checkpoint gets a folder of its own: chunk files and a lock are never
+    written among a user's files.  A missing or empty folder passes; so does a
+    run's checkpoint (it has ``manifest.json``, checked when opened).
+    ``rotations``: the folder of ``compare --checkpoint``, which holds one run
+    checkpoint per seat rotation in subfolders and nothing else (a run's own
+    checkpoint is refused there, never mixed with rotations).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return
+    if rotations:
+        if (folder / MANIFEST).exists():
+            raise CheckpointError(f"checkpoint {folder} is the checkpoint of a single run ({MANIFEST}), not of a "
+                                  "compare; give a new or empty folder")
+        theirs = sorted(p.name for p in folder.iterdir() if not _is_rotation(p))
+    elif (folder / MANIFEST).exists():
+        return
+    else:
+        theirs = _foreign(folder)
+    if theirs:
+        raise CheckpointError(f"checkpoint {folder} holds other files ({shown(theirs[0], 40)}"
+                              f"{f' and {len(theirs) - 1:,} more' if len(theirs) > 1 else ''}) and is not a "
+                              "checkpoint; give a new or empty folder")
+
+
 class Checkpoint:
     """The finished chunks of one run, in a folder.
 
@@ -120,14 +160,7 @@ class Checkpoint:
         if self.folder.exists() and not self.folder.is_dir():
             raise CheckpointError(f"checkpoint {self.folder} is a file, not a folder")
         check_folder(self.folder, "--checkpoint")
-        if self.folder.is_dir() and not (self.folder / MANIFEST).exists():
-            # a new checkpoint gets a folder of its own: never chunk files and a lock among a user's files
-            theirs = sorted(p.name for p in self.folder.iterdir()
-                            if p.name != LOCK and not p.name.startswith(MANIFEST) and not p.match("chunk-*.npz"))
-            if theirs:
-                raise CheckpointError(f"checkpoint {self.folder} holds other files ({shown(theirs[0], 40)}"
-                                      f"{f' and {len(theirs) - 1:,} more' if len(theirs) > 1 else ''}) and is not a "
-                                      "checkpoint; give a new or empty folder")
+        check_own_folder(self.folder)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

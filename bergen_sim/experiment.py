@@ -47,7 +47,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from bergen_sim import provenance
 from bergen_sim.errors import BergenError
-from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_DEAL_SETS, MAX_MATCHES, check_chunks, check_range, check_seed
+from bergen_sim.limits import (MAX_CELLS, MAX_CHUNK_SIZE, MAX_DEAL_SETS, MAX_MATCHES, check_chunks, check_range,
+                               check_seed)
 from bergen_sim.output import OutputError, check_folder
 
 KINDS = ("simulate", "compare")
@@ -170,6 +171,25 @@ def _policy_set(source: str, name: str, value: Any) -> tuple[str, ...]:
     return tuple(n.strip() for n in names)
 
 
+def _once(source: str, key: str, values: list[Any], read: Callable[[Any], Any]) -> list[Any]:
+    """The grid list ``key`` read value by value, refused if a value comes twice (never merged silently)."""
+    seen: dict[Any, Any] = {}
+    for value in values:
+        item = read(value)
+        if item in seen:
+            same = "" if seen[item] == value and type(seen[item]) is type(value) else f" (as {seen[item]!r})"
+            raise _fail(source, f"{key}: {value!r} is listed twice{same}; give each value once")
+        seen[item] = value
+    return list(seen)
+
+
+def _out(source: str, out: Any) -> str:
+    """An output folder name: text that is not blank (blank would mean the current folder)."""
+    if not isinstance(out, str) or not out.strip():
+        raise _fail(source, f"out must be a folder name, not {out!r}")
+    return out
+
+
 def parse(data: Mapping[str, Any], source: str = "experiment") -> Experiment:
     """An :class:`Experiment` from a parsed TOML mapping, every value checked (rules and policies included)."""
     from bergen_sim.runtime.registry import resolve  # the registry imports the engine: only when parsing
@@ -197,8 +217,8 @@ def parse(data: Mapping[str, Any], source: str = "experiment") -> Experiment:
         raise _fail(source, f"sizes must be a list of table sizes, e.g. [2, 3], not {sizes!r}")
     if not isinstance(seeds, list) or not seeds:
         raise _fail(source, f"seeds must be a list of whole numbers, e.g. [0, 1], not {seeds!r}")
-    sizes = list(dict.fromkeys(_size_label(source, s) for s in sizes))
-    seeds = list(dict.fromkeys(_whole(source, "seeds", s) for s in seeds))
+    sizes = _once(source, "sizes", sizes, lambda s: _size_label(source, s))
+    seeds = _once(source, "seeds", seeds, lambda s: _whole(source, "seeds", s))
     # every number within its limit before any cell plays (a cell would refuse it only when its turn came)
     try:
         for seed in seeds:
@@ -209,13 +229,17 @@ def parse(data: Mapping[str, Any], source: str = "experiment") -> Experiment:
             check_chunks(matches, chunk_size)
     except BergenError as exc:
         raise _fail(source, str(exc)) from None
-    out = data.get("out", DEFAULT_OUT)
-    if not isinstance(out, str) or not out.strip():
-        raise _fail(source, f"out must be a folder name, not {out!r}")
-    rule_sets = {name: _rule_set(source, name, table)
-                 for name, table in _names(source, "rules", data.get("rules", {"standard": {}})).items()}
-    policy_sets = {name: _policy_set(source, name, value)
-                   for name, value in _names(source, "policies", data.get("policies")).items()}
+    out = _out(source, data.get("out", DEFAULT_OUT))
+    rule_tables = _names(source, "rules", data.get("rules", {"standard": {}}))
+    policy_values = _names(source, "policies", data.get("policies"))
+    # counted from the factors before anything is expanded: a grid of millions would fill memory first
+    count = len(rule_tables) * len(sizes) * len(policy_values) * len(seeds)
+    if count > MAX_CELLS:
+        raise _fail(source, f"the grid has {count:,} cells ({len(rule_tables):,} rule sets x {len(sizes):,} sizes x "
+                            f"{len(policy_values):,} policy sets x {len(seeds):,} seeds); at most {MAX_CELLS:,}: "
+                            "split it into several experiment files")
+    rule_sets = {name: _rule_set(source, name, table) for name, table in rule_tables.items()}
+    policy_sets = {name: _policy_set(source, name, value) for name, value in policy_values.items()}
     for name, policies in policy_sets.items():
         for policy in policies:
             try:
@@ -258,8 +282,8 @@ def load(path: str | os.PathLike, out: str | os.PathLike | None = None) -> Exper
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
     experiment = parse(data, str(path))
-    if out is not None:
-        experiment.out = Path(out)
+    if out is not None:  # --out '' is refused as out = "" is, not read as the current folder
+        experiment.out = Path(_out(str(path), os.fspath(out)))
     # checked before the first cell plays: a folder that cannot be written would lose the cell after playing it
     check_folder(str(experiment.out), "--out" if out is not None else f"{path}: out =")
     return experiment

@@ -54,6 +54,9 @@ MIN_WORLDS = 2
 MAX_WORKERS = 1_024
 #: seeds are 0 .. MAX_SEED (the kernel keys its random streams on a uint64)
 MAX_SEED = 2**64 - 1
+#: most cells of an experiment file (rule sets x sizes x policy sets x seeds): its cell list is held in memory and
+#: each cell plays at least one run, so a bigger grid is a typo or belongs in several files
+MAX_CELLS = 100_000
 #: most match index within a seed (``play --match``, a trace's ``match``)
 MAX_MATCH_INDEX = 2**62
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import shutil
@@ -172,6 +173,8 @@ def check_file(given: str | os.PathLike, option: str = "--out", formats: Sequenc
         if not stdout:
             raise OutputError(f"{option} -: this output cannot go to standard output; give a file name{hint}")
         return OutputFile(option, given, None, "", "stdout")
+    if given.endswith(("/", os.sep)):  # Path() drops the slash: x.csv/ would be written as the file x.csv
+        raise OutputError(f"{option} {given}: ends with a slash, which names a folder; give a file name{hint}")
     suffix = Path(given).suffix.lower()
     if formats and suffix and suffix not in formats:
         raise OutputError(f"{option} {given}: unknown file type {suffix!r}; use {allowed}")
@@ -307,6 +310,25 @@ def write_bytes(target: OutputFile, data: bytes) -> None:
 def write_file(path: Path, text: str, option: str = "--out") -> None:
     """Write ``text`` (UTF-8) to the regular file ``path`` in an already checked folder, whole or not at all."""
     write_bytes(OutputFile(option, os.fspath(path), path, path.suffix, "replace"), text.encode())
+
+
+def strict_json(data: object, **options) -> str:
+    """``data`` as standard JSON: a NaN or infinite float (an interval of one sample, a rate of nothing) is
+    ``null``, as JSON has no NaN (Python writes a bare ``NaN`` token, which other JSON readers refuse).
+
+    >>> strict_json({"ci95": [float("nan"), 1.5]})
+    '{"ci95": [null, 1.5]}'
+    """
+    def finite(value):
+        if isinstance(value, float):
+            return value if math.isfinite(value) else None
+        if isinstance(value, dict):
+            return {key: finite(v) for key, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [finite(v) for v in value]
+        return value
+
+    return json.dumps(finite(data), allow_nan=False, **options)
 
 
 def publish_record(record: dict, command: str, out: str | None) -> None:

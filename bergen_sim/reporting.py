@@ -80,6 +80,11 @@ TABLES: dict[str, tuple[int, bool]] = {
 KEY_IN_INDEX = 2
 #: rows of a table printed in the Markdown before pointing to the Parquet file
 MAX_ROWS = 40
+#: the first line of every page and index ``bergen-sim report`` writes: how it knows its own files (it writes over
+#: them on the next run, and refuses to write over any other file)
+MARKER = "<!-- written by bergen-sim report; the next run rewrites this file -->"
+#: the heading of a report folder's index (reports written before MARKER existed open with it)
+INDEX_TITLE = "# Bergen: simulation reports"
 
 
 def _shipped_analyses() -> Path:
@@ -508,9 +513,7 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
     matches = matches or (QUICK_MATCHES if quick else FULL_MATCHES)
     if matches < 1:
         raise AnalysisError(f"matches must be at least 1, not {matches}")
-    chosen = tuple(strategies or (QUICK_STRATEGIES if quick else default_strategies()))
-    for policy in chosen:
-        resolve(policy)  # PolicyError naming the available policies
+    chosen = tuple(check_strategies(strategies) or (QUICK_STRATEGIES if quick else default_strategies()))
     ctx = Context(matches=matches, seed=seed, quick=quick, strategies=chosen, chunk_size=chunk_size,
                   options=options, log=log)
     start = time.perf_counter()
@@ -549,6 +552,34 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
                          f"analysis {name!r} ({module.__file__})")
     return AnalysisResult(name, module.TITLE, doc, tables, found, meta, show, getattr(module, "METHOD", "").strip(),
                           getattr(module, "figures", None), str(module.__file__))
+
+
+def check_strategies(strategies: str | Sequence[str] | None) -> list[str] | None:
+    """The strategies asked for (``--strategies``, a comma-separated string or a list), checked before anything runs.
+
+    None (not given) stays None (the default strategies); an empty list, an
+    empty name, a name listed twice or an unknown policy is one error.
+    """
+    if strategies is None:
+        return None
+    given = strategies.split(",") if isinstance(strategies, str) else list(strategies)
+    if not all(isinstance(name, str) for name in given):
+        raise AnalysisError(f"--strategies must be policy names (str), not {', '.join({_kind(n) for n in given})}")
+    names = [name.strip() for name in given]
+    text = shown(",".join(given), 60)
+    if not any(names):
+        raise AnalysisError("--strategies is empty: give at least one strategy, e.g. --strategies random,expert")
+    if not all(names):
+        raise AnalysisError(f"--strategies {text}: empty name in the list; give at least one strategy, names "
+                            f"separated by commas, e.g. random,expert")
+    twice = [name for name in dict.fromkeys(names) if names.count(name) > 1]
+    if twice:
+        label = twice[0] if len(twice[0]) <= 40 and twice[0].isprintable() else shown(twice[0], 40)
+        raise AnalysisError(f"--strategies {text}: {label} is listed twice; "
+                            f"list each strategy once")
+    for name in names:
+        resolve(name)  # PolicyError naming the available policies
+    return names
 
 
 def _sentences(module: ModuleType, name: str, function: str, tables: dict[str, pd.DataFrame]) -> list[str]:
@@ -642,10 +673,14 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
     warn = warn or (lambda text: warnings.warn(text, stacklevel=3))
     known = discover(analyses_dir)
     wanted = [names] if isinstance(names, str) else list(names)
-    chosen = list(known) if not wanted or "all" in wanted else list(dict.fromkeys(wanted))
-    for name in chosen:
-        if name not in known:
+    for name in wanted:
+        if name != "all" and name not in known:
             raise AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
+    twice = [name for name in dict.fromkeys(wanted) if wanted.count(name) > 1]
+    if twice:
+        raise AnalysisError(f"analysis {twice[0]} is listed twice; name each analysis once (or all)")
+    chosen = list(known) if not wanted or "all" in wanted else wanted
+    strategies = check_strategies(strategies)  # before anything runs
     if os.fspath(out) == STDOUT:
         raise OutputError("--out -: a report is a folder of files, it cannot go to standard output")
     for option, folder in (("--out", out), ("--analyses-dir", analyses_dir)):
@@ -653,6 +688,7 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
             raise OutputError(f"{option} {shown(os.fspath(folder), 80)}: the folder name is not UTF-8 text, and a "
                               f"report quotes it in its pages; use another name")
     check_folder(out, "--out")  # before anything runs
+    check_own_files(out, chosen)
     results, pages, failed = [], [], {}
     for name in chosen:
         say(f"{name}: running")
@@ -719,7 +755,7 @@ def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
     charts = result.figures()
     try:
         figures = [(chart.caption, figs.path_of(chart, Path(result.name) / "figures")) for chart in charts]
-        text = markdown_page(result, figures)
+        text = f"{MARKER}\n{markdown_page(result, figures)}"
     except BaseException:
         _close_figures(charts)
         raise
@@ -734,6 +770,88 @@ def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
     page = out / f"{result.name}.md"
     write_file(page, text)
     return page
+
+
+def _own_sidecar(path: Path) -> dict[str, Any] | None:
+    """The metadata.json :func:`save` wrote in the report folder ``path.parent``, or None if it is another file."""
+    try:
+        if not path.is_file() or path.stat().st_size > 64 << 20:
+            return None
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    needed = ("analysis", "title", "version", "question", "findings", "total_matches", "elapsed_s", "command")
+    if isinstance(meta, dict) and meta.get("analysis") == path.parent.name and all(k in meta for k in needed):
+        return meta
+    return None
+
+
+def _own_page(path: Path, index: bool) -> bool:
+    """Whether the Markdown file ``path`` is a page (or, with ``index``, the index) ``bergen-sim report`` wrote."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(4 << 20).decode("utf-8", errors="replace").replace("\r\n", "\n")
+    except OSError:
+        return False
+    if text.split("\n", 1)[0] == MARKER:
+        return True
+    if index:  # an index written before MARKER existed (the committed reports/README.md)
+        return text.startswith(INDEX_TITLE + "\n") and "\n## Changes since the previous reports\n" in text
+    return text.startswith("# ") and "\n- **Reproduce:** `bergen-sim report " in text  # a page from before MARKER
+
+
+def _own_folder(folder: Path) -> bool:
+    """Whether ``folder`` (out/NAME) holds only what :func:`save` writes: its sidecar, or (a run stopped while
+    writing the tables) nothing but its own Parquet tables."""
+    if _own_sidecar(folder / "metadata.json"):
+        return True
+    for path in folder.rglob("*"):
+        if path.is_dir() and not path.is_symlink():
+            continue
+        inside = path.relative_to(folder).parts
+        if not (len(inside) == 2 and inside[0] == "tables" and path.is_file() and not path.is_symlink()):
+            return False
+        if path.name.endswith(".partial"):
+            continue
+        try:
+            if b"bergen_sim" not in (pq.read_schema(path).metadata or {}):
+                return False
+        except Exception:  # not a Parquet file
+            return False
+    return True
+
+
+def check_own_files(out: str | os.PathLike, names: Sequence[str]) -> None:
+    """Refuse (before anything runs) to write over a file in ``out`` that ``bergen-sim report`` did not write.
+
+    The report writes README.md (the index), NAME.md and the folder NAME/ of
+    each analysis; each that exists must be one it wrote before (pages and
+    index open with :data:`MARKER`; a folder holds its ``metadata.json``).
+    """
+    from bergen_sim.output import OutputError
+
+    out = Path(out)
+    targets = [(out / "README.md", "index")] + [(p, kind) for name in names
+                                                 for p, kind in ((out / f"{name}.md", "page"), (out / name, "folder"))]
+    for path, kind in targets:
+        if not os.path.lexists(path):
+            continue
+        where = path.name + ("/" if kind == "folder" else "")  # a name the report gives it (out may be long)
+        if kind == "folder":
+            if not path.is_dir():
+                problem = "exists and is not a folder"
+            elif _own_folder(path):
+                continue
+            else:
+                problem = "is a folder that bergen-sim report did not write (it has no report metadata.json)"
+        elif not path.is_file():
+            problem = "exists and is not a regular file"
+        elif _own_page(path, kind == "index"):
+            continue
+        else:
+            problem = "exists and bergen-sim report did not write it"
+        raise OutputError(f"--out {shown(os.fspath(out), 80)}: {where} {problem}; refusing to write over it: "
+                          f"give --out a new or empty folder, or one holding only earlier reports")
 
 
 def _command_with_out(command: str, out: Path) -> str:
@@ -911,10 +1029,10 @@ def write_index(out: str | os.PathLike) -> Path:
     separate commands into one folder all appear.
     """
     out = Path(out)
-    metas = [json.loads(path.read_text()) for path in sorted(out.glob("*/metadata.json"))]
+    metas = [meta for meta in (_own_sidecar(path) for path in sorted(out.glob("*/metadata.json"))) if meta]
     known = list(discover())
     metas.sort(key=lambda m: (known.index(m["analysis"]) if m["analysis"] in known else len(known), m["analysis"]))
-    lines = ["# Bergen: simulation reports", ""]
+    lines = [MARKER, INDEX_TITLE, ""]
     if metas:
         total = sum(m["total_matches"] for m in metas)
         seconds = sum(m["elapsed_s"] for m in metas)

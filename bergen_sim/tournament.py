@@ -58,6 +58,7 @@ from bergen_sim._version import __version__
 from bergen_sim.arguments import checked_rules, flag, policy_names, whole
 from bergen_sim.display import html_card
 from bergen_sim.engine import layout as L
+from bergen_sim.checkpoint import check_own_folder
 from bergen_sim.errors import BergenError
 from bergen_sim.execution import Job, RunOptions, engine_for, options_for, run_job
 from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
@@ -283,9 +284,9 @@ def _row(policy: str, opponent: str, matches: int, share: np.ndarray, points: np
 
 def _figures(share: np.ndarray, points: np.ndarray, opponent_points: np.ndarray) -> dict[str, Any]:
     """Win rate, points per hand and margin with their intervals and tests, from per-deal-set outcomes."""
-    win = paired_interval(share, null=0.5)
-    own = paired_interval(points)
-    other = paired_interval(opponent_points)
+    win = paired_interval(share, null=0.5, low=0.0, high=1.0)  # intervals kept to what the figure can be
+    own = paired_interval(points, low=0.0)
+    other = paired_interval(opponent_points, low=0.0)
     diff = paired_interval(points - opponent_points)
     return {
         "win_rate": win["mean"],
@@ -492,6 +493,7 @@ def compare(
                            "or use --adjust none")
     if options.checkpoint is not None:
         check_folder(options.checkpoint, "--checkpoint")  # before the first pair plays
+        check_own_folder(options.checkpoint, rotations=True)  # rotation subfolders only: never among other files
     progress = options.progress  # one bar for the whole tournament, drawn here, none per run
     options = dataclasses.replace(options, progress=False)
     pairs = list(itertools.combinations(names, 2))

@@ -336,7 +336,8 @@ def test_cli_spinner_position_as_options_and_json_round_trip(tmp_path, capsys):
                  "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["moves"] == first["moves"]
-    assert main(args[:-6] + ["--spinner", "4-5"]) == 2
+    spinner = args.index("--spinner") + 1
+    assert main([*args[:spinner], "4-5", *args[spinner + 1:]]) == 2
     assert "spinner: the led double" in capsys.readouterr().err
 
 

@@ -43,6 +43,14 @@ POSITION = ["--hand", "5-6,1-6,0-5,3-4", "--ends", "6,5d", "--played", "2-2,2-5,
             "--boneyard", "14", "--scores", "12,13", "--worlds", "50", "--batch", "50"]
 
 
+def _with(args: list[str], option: str, value: str) -> list[str]:
+    """``args`` with ``option`` set to ``value``: replaced where given (an option is given once), else added."""
+    if option not in args:
+        return [*args, option, value]
+    at = args.index(option) + 1
+    return [*args[:at], value, *args[at + 1:]]
+
+
 def _one_line(capsys) -> str:
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
@@ -77,14 +85,14 @@ def test_foreign_digit_finds_other_scripts_digits_only():
     ("--played-by", "\uff11:2-2", "played_by: "),
 ])
 def test_analyze_refuses_other_scripts_digits_in_options(capsys, option, value, message):
-    assert main(["analyze", *POSITION, option, value]) == 2
+    assert main(["analyze", *_with(POSITION, option, value)]) == 2
     assert message in _one_line(capsys)
 
 
 def test_analyze_still_reads_seat_and_boneyard_with_the_rules_range(capsys):
-    assert main(["analyze", *POSITION, "--seat", "9"]) == 2
+    assert main(["analyze", *_with(POSITION, "--seat", "9")]) == 2
     assert "seat must be 0..1, not 9" in _one_line(capsys)
-    assert main(["analyze", *POSITION, "--boneyard", "-1"]) == 2
+    assert main(["analyze", *_with(POSITION, "--boneyard", "-1")]) == 2
     assert "boneyard must be 2..16 tiles with these rules, not -1" in _one_line(capsys)
 
 

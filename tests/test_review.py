@@ -186,7 +186,7 @@ def test_review_of_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, a
     path = tmp_path / "game.txt"
     if content is not None:
         path.write_bytes(content)
-    assert main(["review", str(path), "--worlds", "50", *args]) == 2
+    assert main(["review", str(path), *([] if "--worlds" in args else ["--worlds", "50"]), *args]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
 

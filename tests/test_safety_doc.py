@@ -32,7 +32,9 @@ def _written(value: int) -> str:
     ("`trace --matches`", 1, limits.MAX_TRACE_MATCHES),
     ("`--chunk-size`", 1, limits.MAX_CHUNK_SIZE),
     ("`--workers`", 1, limits.MAX_WORKERS),
-    ("`analyze --worlds`, `--batch`", 1, limits.MAX_WORLDS),
+    ("`analyze --worlds`, `review --worlds`", limits.MIN_WORLDS, limits.MAX_WORLDS),
+    ("`analyze --batch`, `review --batch`", 1, limits.MAX_WORLDS),
+    ("`run`: cells of an experiment's grid", 1, limits.MAX_CELLS),
     ("`--seed`", 0, limits.MAX_SEED),
 ])
 def test_the_limits_table_is_the_code(row, low, high):

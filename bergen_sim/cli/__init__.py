@@ -76,7 +76,38 @@ def _load_command(module_name: str) -> click.Command:
     taken = {opt for param in command.params for opt in param.opts}
     # a command that declares one of these flags itself keeps its own (and should read bergen_sim.feedback)
     command.params.extend(option for option in feedback_options() if not taken & set(option.opts))
+    parse = command.parse_args
+
+    def parse_args(ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated_options(command, args, ctx)
+        return parse(ctx, args)
+
+    command.parse_args = parse_args  # type: ignore[method-assign]
     return command
+
+
+def refuse_repeated_options(command: click.Command, args: list[str], ctx: click.Context | None = None) -> None:
+    """Refuse an option that takes one value given twice (``--matches 2 --matches 3``).
+
+    Click keeps the last value without a word, so a command line edited by
+    appending (or a script's default followed by a user's) ran with half of
+    what it said.  Options that repeat by design (``multiple``: ``--set``,
+    ``--policy``, ``--seat``) are not checked here; ``--set`` refuses a key
+    given twice itself.
+    """
+    single = {name: option for option in command.params
+              if isinstance(option, click.Option) and not option.multiple and not option.count
+              for name in (*option.opts, *option.secondary_opts)}
+    seen = set()
+    for arg in args:
+        if arg == "--":  # the rest are arguments
+            break
+        option = single.get(arg.split("=", 1)[0] if arg.startswith("--") else arg[:2] if arg.startswith("-") else "")
+        if option is None:
+            continue
+        if option.name in seen:
+            raise click.UsageError(f"{'/'.join(option.opts)} is given twice; give it once", ctx)
+        seen.add(option.name)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -106,6 +137,10 @@ def feedback_options() -> list[click.Option]:
     ]
 
 
+#: what click (8.2 and later) raises for a command line with no command: its message is the whole help
+NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     feedback.set_level(feedback.NORMAL)  # each call starts from the default (tests call main repeatedly)
@@ -122,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort as exc:  # Ctrl-C; a run's interruption says what it kept and how to resume
         click.echo(f"bergen-sim: {str(exc.__cause__ or '') or 'interrupted'}", err=True)
         return 130
+    except NO_ARGS_IS_HELP as exc:  # bare 'bergen-sim' or a group without its command: the help, as written
+        click.echo(exc.format_message(), err=True)
+        return 2
     except click.UsageError as exc:
         hint = f" (see 'bergen-sim {exc.ctx.command_path.split(' ', 1)[1]} --help')" if exc.ctx and " " in exc.ctx.command_path else ""
         click.echo(f"bergen-sim: error: {printable(exc.format_message() + hint)}", err=True)

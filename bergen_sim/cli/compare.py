@@ -17,12 +17,16 @@ from bergen_sim.tournament import ADJUSTMENTS, OUT_FORMATS, TournamentResult, ch
 
 
 def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
-    """Mean ± half-width (the t intervals are symmetric); the file outputs keep low and high."""
+    """Mean ± half-width (the t intervals are symmetric), or mean [low, high] where the interval was kept within
+    what the figure can be (a win rate 0..100%) and is no longer symmetric; the file outputs keep low and high."""
     scale, unit, digits = (100, "%", 2) if percent else (1, "", 3)
-    half = (row[f"{column}_high"] - row[f"{column}_low"]) / 2
+    mean, low, high = row[column], row[f"{column}_low"], row[f"{column}_high"]
+    half = (high - low) / 2
     if half != half:  # NaN: one deal set has no spread to make an interval from
-        return f"{scale * row[column]:.{digits}f}{unit} (no interval)"
-    return f"{scale * row[column]:.{digits}f} ± {scale * half:.{digits}f}{unit}"
+        return f"{scale * mean:.{digits}f}{unit} (no interval)"
+    if abs((mean - low) - (high - mean)) > 1e-9 * max(1.0, abs(half)):  # clipped at a bound
+        return f"{scale * mean:.{digits}f}{unit} [{scale * low:.{digits}f}, {scale * high:.{digits}f}]"
+    return f"{scale * mean:.{digits}f} ± {scale * half:.{digits}f}{unit}"
 
 
 def _p(value: float) -> str:
@@ -141,6 +145,13 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
             if target:
                 exc.result.write(target)
         raise
+    if adjust == "luck":
+        from bergen_sim import feedback
+        from bergen_sim.luck import MIN_ADJUSTED_DEAL_SETS
+
+        if matches < MIN_ADJUSTED_DEAL_SETS:  # said, not left to the reader to notice equal columns
+            feedback.info(f"--adjust luck: {matches:,} deal sets are too few to fit the adjustment (it needs "
+                          f"{MIN_ADJUSTED_DEAL_SETS:,}): the adjusted figures are the raw ones")
     _show(result, as_json, to_stderr)  # shown first: a file that cannot be written loses nothing
     if target:
         result.write(target)

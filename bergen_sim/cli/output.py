@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -24,4 +23,6 @@ def results_console(stderr: bool = False) -> Console:
 
 def print_json(data: dict[str, Any], run_id: str | None = None, err: bool = False) -> None:
     """Print one JSON object with its ``provenance`` (version, command line, UTC time, git commit)."""
-    click.echo(json.dumps({**data, "provenance": provenance.record(run_id)}), err=err)
+    from bergen_sim.output import strict_json
+
+    click.echo(strict_json({**data, "provenance": provenance.record(run_id)}), err=err)

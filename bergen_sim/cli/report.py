@@ -53,7 +53,7 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, list_onl
         for name, path in ({} if as_json else known).items():
             click.echo(f"{name}  ({path})")
         return
-    picked = [s.strip() for s in strategies.split(",")] if strategies else None
+    picked = strategies.split(",") if strategies is not None else None  # '' is refused, not the default
     run = dataclasses.replace(run, progress=False)  # one log line per analysis instead of a bar per run
     start = time.perf_counter()
     done = reporting.report(list(names), out, quick=quick, matches=matches, seed=seed, strategies=picked,
