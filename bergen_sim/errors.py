@@ -94,14 +94,16 @@ def huge_number(value: int) -> str:
 POLICY_CONTRACT = "a policy must return the integer index of its chosen move, 0..n_moves-1 (e.g. return np.int64(k))"
 
 
-def returns_no_index(name: str, returned: str) -> PolicyError:
+def returns_no_index(name: str, returned: str, function: str = "") -> PolicyError:
     """The error for a policy whose return value (of type ``returned``) is not a move's index.
 
     ``returned`` is ``"none"`` for a function that returns nothing, which is
-    also what Numba infers for one that always raises.
+    also what Numba infers for one that always raises; ``function`` names
+    the policy's function when it is not its move choice (``choose_lead``).
     """
     what = "nothing (no return value, or it always raises)" if returned.lower() in ("none", "nonetype") else returned
-    return PolicyError(f"policy {name!r} returns {what}, but {POLICY_CONTRACT}")
+    part = f" (its {function})" if function else ""
+    return PolicyError(f"policy {name!r}{part} returns {what}, but {POLICY_CONTRACT}")
 
 
 def reason_of(exc: BaseException) -> str:

@@ -76,3 +76,12 @@ def test_an_output_name_ending_with_a_slash_is_a_folder_not_a_file(tmp_path, cap
     err = capsys.readouterr().err.strip()
     assert err.splitlines() == [err] and "ends with a slash, which names a folder" in err
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_a_plug_in_whose_lead_choice_returns_nothing_is_told_the_contract(capsys):
+    """Numba's message for it was a typing error about getitem, deep in the generated kernel."""
+    assert main(["simulate", "--matches", "2", "--workers", "1", "--set", "lead=any-double",
+                 "--policy", "tests.plugins_bad_lead:choose"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [err]
+    assert "policy 'tests.plugins_bad_lead:choose' (its choose_lead) returns nothing" in err

@@ -105,19 +105,22 @@ def _check_returns(refs: Sequence[PolicyRef]) -> None:
     float, deep inside the generated kernel, and never says what is required.
     """
     for ref in refs:
-        function = getattr(importlib.import_module(ref.module), ref.function, None)
-        if ref.source_file and hasattr(function, "compile") and not getattr(function, "nopython_signatures", ()):
-            try:  # the kernel failed before typing it: type it alone, as the dispatcher calls a plug-in
-                function.compile(_PLUGIN_SIGNATURE)
-            except Exception:  # it does not compile by itself either: the kernel's message says why
-                continue
-        for signature in getattr(function, "nopython_signatures", ()):
-            returned = signature.return_type
-            if not isinstance(returned, (numba.types.Integer, numba.types.Boolean)):  # a bool is 0 or 1, as in Python
-                raise returns_no_index(ref.name, str(returned))
-            if isinstance(returned, numba.types.Integer) and not returned.signed:
-                # Numba unifies uint64 with the other policies' int64 as a float, which cannot index the moves
-                raise returns_no_index(ref.name, f"an unsigned {returned}")
+        module = importlib.import_module(ref.module)
+        # its choice of move, and (under lead = any-double) of the double to lead, the same contract
+        for attribute, part in ((ref.function, ""), ("choose_lead", "choose_lead")):
+            function = getattr(module, attribute, None)
+            if ref.source_file and hasattr(function, "compile") and not getattr(function, "nopython_signatures", ()):
+                try:  # the kernel failed before typing it: type it alone, as the dispatcher calls a plug-in
+                    function.compile(_PLUGIN_SIGNATURE)
+                except Exception:  # it does not compile by itself either: the kernel's message says why
+                    continue
+            for signature in getattr(function, "nopython_signatures", ()):
+                returned = signature.return_type
+                if not isinstance(returned, (numba.types.Integer, numba.types.Boolean)):  # a bool is 0 or 1
+                    raise returns_no_index(ref.name, str(returned), part)
+                if isinstance(returned, numba.types.Integer) and not returned.signed:
+                    # Numba unifies uint64 with the other policies' int64 as a float, which cannot index the moves
+                    raise returns_no_index(ref.name, f"an unsigned {returned}", part)
 
 
 def _load_cached(load: Callable[[], object]) -> None:
