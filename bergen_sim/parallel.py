@@ -73,6 +73,15 @@ def check_scheduler(scheduler: str | None) -> None:
         raise BergenError(
             f"scheduler must be 'local' or a Dask scheduler address like tcp://HOST:PORT, not {scheduler!r}"
         )
+    if scheduler is not None and scheduler != "local":
+        from urllib.parse import urlsplit
+
+        try:  # an impossible port is refused now, not after Dask's connect timeout
+            port = urlsplit(scheduler).port
+        except ValueError:
+            port = 0
+        if port == 0:
+            raise BergenError(f"scheduler {scheduler!r}: the port must be a number 1..65535, as in tcp://HOST:8786")
     if scheduler is not None and not dask_installed():
         raise BergenError("--scheduler needs Dask, an optional extra: pip install 'bergen-sim[dask]' "
                           "(in a checkout: pip install -e '.[dask]')")

@@ -85,3 +85,13 @@ def test_a_plug_in_whose_lead_choice_returns_nothing_is_told_the_contract(capsys
     err = capsys.readouterr().err.strip()
     assert err.splitlines() == [err]
     assert "policy 'tests.plugins_bad_lead:choose' (its choose_lead) returns nothing" in err
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:99999", "tcp://127.0.0.1:0", "tcp://127.0.0.1:port"])
+def test_an_impossible_scheduler_port_is_refused_at_once(address):
+    """Dask waited its connect timeout (15 s) before saying 'Timed out' (checked before whether Dask is installed)."""
+    from bergen_sim.errors import BergenError
+    from bergen_sim.parallel import check_scheduler
+
+    with pytest.raises(BergenError, match="the port must be a number 1..65535"):
+        check_scheduler(address)
