@@ -51,6 +51,7 @@ import pyarrow.parquet as pq
 
 from bergen_sim import provenance
 from bergen_sim._version import __version__
+from bergen_sim.arguments import policy_names
 from bergen_sim.display import html_card
 from bergen_sim import figures as figs
 from bergen_sim.engine import layout as L
@@ -562,11 +563,8 @@ def check_strategies(strategies: str | Sequence[str] | None) -> list[str] | None
     """
     if strategies is None:
         return None
-    given = strategies.split(",") if isinstance(strategies, str) else list(strategies)
-    if not all(isinstance(name, str) for name in given):
-        raise AnalysisError(f"--strategies must be policy names (str), not {', '.join({_kind(n) for n in given})}")
-    names = [name.strip() for name in given]
-    text = shown(",".join(given), 60)
+    names = [name.strip() for name in policy_names(strategies, "--strategies")]  # a string or a list of str
+    text = shown(",".join(names), 60)
     if not any(names):
         raise AnalysisError("--strategies is empty: give at least one strategy, e.g. --strategies random,expert")
     if not all(names):

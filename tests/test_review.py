@@ -172,7 +172,7 @@ def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
     (BLUNDER.encode(), ["--out", "/proc/r.md"], "virtual file system"),
     (BLUNDER.encode(), ["--out", "r.png"], "unknown file type '.png'; use .md"),  # the figure's own name
     (BLUNDER.encode(), ["--out", "/dev/null"], "a review report is a Markdown file with its figure (PNG) beside it"),
-    (BLUNDER.encode(), ["--out", ""], "--out: give the report a file name ending in .md"),  # not "no report"
+    (BLUNDER.encode(), ["--out", ""], "--out is empty: give a file name"),  # not "no report"
     (BLUNDER.encode(), ["--worlds", "1"], "1 is not in 2..1,000,000"),  # one world: no interval
     (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be a whole number, not '999"),
     (BLUNDER.replace("names Ann Bob", "names").encode(), [], "line 4: 'names' takes one name per seat"),

@@ -65,10 +65,7 @@ def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as
     except MatchOutOfRange as exc:
         raise BergenError(f"--{exc}") from None
     report = figure = None
-    if out is not None and not out.strip():  # an empty name is not "no report": the user asked for one
-        raise OutputError("--out: give the report a file name ending in .md (it is written with its figure, "
-                          "a PNG, beside it)")
-    if out:  # checked before the review runs: a typo never costs the minutes it takes
+    if out is not None:  # checked before the review runs: a typo never costs the minutes (an empty name too)
         report = check_file(out, "--out", formats=(".md",))
         if report.how != "replace":
             raise OutputError(f"--out {out}: a review report is a Markdown file with its figure (PNG) beside it; "
@@ -81,7 +78,7 @@ def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as
     result = review(games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder,
                     player=player)
     failure = None
-    if out:
+    if out is not None:
         try:  # each file is complete or not written at all (bergen_sim.output)
             png = io.BytesIO()
             win_probability_figure(result, png)
