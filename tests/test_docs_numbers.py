@@ -41,7 +41,7 @@ def tree(tmp_path):
         shutil.copytree(ROOT / relative, tmp_path / relative)
     for relative in ("reports/skill_vs_luck.md", "benchmarks/results.json", "docs/search_cost.json",
                      "docs/match_value.json", "docs/duplicate_gain.json", "docs/luck_gain.json",
-                     "docs/search_strength.json", "docs/ismcts_race_check.json"):
+                     "docs/search_strength.json", "docs/ismcts_race_check.json", "docs/ismcts_prior_check.json"):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / relative, tmp_path / relative)
     return tmp_path
@@ -324,3 +324,32 @@ def test_the_goal_verdict_judges_the_luck_adjusted_share(tree, rate, low, high, 
                      adjusted_win_rate_low=low, adjusted_win_rate_high=high)
     _edit_json(tree / "docs/ismcts_race_check.json", change)
     assert said in " ".join(docs_numbers.render(tree)["race-check"].split())
+
+
+def test_the_steered_player_is_the_trial_that_qualified_and_the_strongest_named():
+    """ismcts.STEERED is the prior setting furthest ahead on the exploratory deals (the one the rule sent to the
+    fresh-deal check), the checked run is of that player, and the prose calls it the built-in meeting the goal only
+    while the check's verdict says so."""
+    trials = {policy: json.loads((ROOT / f"docs/time_limit_trials/{name}.json").read_text())["pairs"][0]
+              for name, policy in docs_numbers.PRIOR_TRIALS.items()}
+    assert max(trials, key=lambda p: trials[p]["adjusted_win_rate"]) == docs_numbers.STEERED
+    check = json.loads((ROOT / "docs/ismcts_prior_check.json").read_text())["pairs"][0]
+    assert check["policy"] == docs_numbers.STEERED
+    blocks = docs_numbers.render(ROOT)
+    policies = " ".join((ROOT / "docs/policies.md").read_text().split())
+    assert "The goal is met by this run" in blocks["prior-check"]
+    assert "the built-in that meets issue 13's goal" in policies
+
+
+def test_the_steered_check_says_what_its_interval_leaves_open(tree):
+    """A check whose luck-adjusted interval reaches below 55% says so, with its raw share; one wholly above does
+    not."""
+    def change(low):
+        def edit(data):
+            for r in data["pairs"]:
+                r.update(adjusted_win_rate=0.556, adjusted_win_rate_low=low, adjusted_win_rate_high=0.56)
+        return edit
+    _edit_json(tree / "docs/ismcts_prior_check.json", change(0.549))
+    assert "is not ruled out" in docs_numbers.render(tree)["prior-check"]
+    _edit_json(tree / "docs/ismcts_prior_check.json", change(0.552))
+    assert "is not ruled out" not in docs_numbers.render(tree)["prior-check"]

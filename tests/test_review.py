@@ -126,7 +126,7 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     text = out.read_text()
     assert "| 0 | Ann | 1 | 0 | 1 | 1 |" in text and "![match-win probability" in text
     assert data["settings"]["player"] == "ismcts" and data["settings"]["reading"] == ENGINES["ismcts"]
-    assert "the tree search of `ismcts:model=expert:trust=20:explore=3`, on worlds weighed" in text
+    assert "the tree search of `ismcts:model=expert:trust=20:explore=3:prior=5`, on worlds weighed" in text
     assert (tmp_path / "review.png").stat().st_size > 1000
 
 
@@ -266,7 +266,7 @@ def test_review_reads_the_other_seats_plays(monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(position_module, "READER_TRUST", 0.0)
         unread = review(games, worlds=200, batch=200, seed=3)
-    assert read.settings["reading"] == ENGINES[read.settings["player"]] == "ismcts:model=expert:trust=20:explore=3"
+    assert read.settings["reading"] == ENGINES[read.settings["player"]] == "ismcts:model=expert:trust=20:explore=3:prior=5"
     assert [d.played for d in read.decisions] == [d.played for d in unread.decisions]
     assert sum(a.win_played != b.win_played for a, b in zip(read.decisions, unread.decisions)) >= 3
 
@@ -446,8 +446,8 @@ def test_review_by_the_tree_search_names_it_and_reviews_the_same_decisions(tmp_p
     assert [(d.number, d.played) for d in by_tree.decisions] == [(d.number, d.played) for d in by_reader.decisions]
     assert by_tree.settings["player"] == "ismcts" and by_reader.settings["reading"] == "reader:model=expert:trust=20"
     assert "the search of `reader:model=expert:trust=20`, on worlds weighed" in markdown(by_reader)
-    assert by_tree.settings["reading"] == "ismcts:model=expert:trust=20:explore=3"
-    assert "the tree search of `ismcts:model=expert:trust=20:explore=3`" in markdown(by_tree)
+    assert by_tree.settings["reading"] == "ismcts:model=expert:trust=20:explore=3:prior=5"
+    assert "the tree search of `ismcts:model=expert:trust=20:explore=3:prior=5`" in markdown(by_tree)
     assert "`pimc`'s search, on worlds uniform" in markdown(review(games[:1], seats=[0], worlds=50, batch=50,
                                                                    player="pimc"))
     with pytest.raises(BergenError, match="player must be one of reader, pimc, ismcts"):

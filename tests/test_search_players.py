@@ -23,7 +23,10 @@ from bergen_sim.engine.play_rules import hand_of, legal_moves, open_end_tiles, o
 from bergen_sim.engine.tileset import bit, both, load, minus, no_tiles_for, store, union
 from bergen_sim.engine.tileset import first_tiles, from_words, has, to_words
 from bergen_sim.policies.base import side_of
-from bergen_sim.policies.expert import WEIGHTS, move_features
+from bergen_sim.engine.play_rules import set_hand
+from bergen_sim.game import Game
+from bergen_sim.policies.expert import WEIGHTS, feature_table, move_features
+from bergen_sim.search.pimc import load_world
 from bergen_sim.search.inference import (E_AFTER, E_KEPT, E_SHOWS, EPISODE_WIDTH, EV_EPISODE0, EV_EPISODES, EV_FINAL,
                                          EV_LATER, EV_SEAT, EVIDENCE_WIDTH, MODEL_EXPERT, MODEL_HISTORY,
                                          _draws_since, _header_after, _held_then, drew_since, evidence_buffer,
@@ -166,13 +169,14 @@ def test_finds_the_header_that_wins_the_match():
     assert values[:used, move].min() == 1.0  # the match is won in every world
 
 
-def _search(view, rules, iterations=200, key=7, expand=1, leaves=0, settled_stop=False, model=0, race=False):
+def _search(view, rules, iterations=200, key=7, expand=1, leaves=0, settled_stop=False, model=0, race=False,
+            prior=0.0):
     tiles, ends, n = _moves(view)
     nodes = np.zeros((iterations + 1, ismcts.N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, ismcts.N_FLOAT))
     move = ismcts.search(view, tiles, ends, n, np.uint64(key), np.int64(iterations), 0.5, np.int64(expand), 1.0,
                          FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats, NARROW, np.int64(leaves),
-                         np.int64(model), settled_stop, race)
+                         np.int64(model), settled_stop, race, prior)
     return tiles, move, nodes, stats
 
 
@@ -188,9 +192,10 @@ def _root_visits(nodes, stats):
 def test_the_named_configurations_resolve_to_their_settings():
     """STRONGEST and AT_TIME_LIMIT are players the registry accepts, with the settings their notes give."""
     expert = BASE_POLICIES.index("expert")
-    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, expert, 0, MODEL_EXPERT, 1, 0)
-    assert resolve(ismcts.AT_TIME_LIMIT).params == (4000, 3, 8, 20, expert, 0, MODEL_EXPERT, 1, 1)
-    assert resolve("ismcts:model=history:settle=0:race=1").params == (1000, 5, 8, 10, expert, 0, MODEL_HISTORY, 0, 1)
+    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, expert, 0, MODEL_EXPERT, 1, 0, 0)
+    assert resolve(ismcts.AT_TIME_LIMIT).params == (4000, 3, 8, 20, expert, 0, MODEL_EXPERT, 1, 1, 0)
+    assert resolve("ismcts:model=history:settle=0:race=1:prior=5").params == (1000, 5, 8, 10, expert, 0,
+                                                                               MODEL_HISTORY, 0, 1, 5)
 
 
 def test_ismcts_stops_once_the_root_move_is_settled():
@@ -264,6 +269,60 @@ def test_a_raced_root_plays_the_leader_of_its_paired_values():
         assert stats[c, ismcts.N_VISITS] == max(visits)
         checked += 1
     assert checked > 10
+
+
+@pytest.mark.parametrize("rules", [TWO, Rules.make(players=4, partnerships=True)], ids=["2 players", "partnerships"])
+def test_the_steering_odds_are_experts_model_in_the_walks_world(rules):
+    """``prior``'s odds for the seat to move, computed in a world loaded from another seat's view (as a walk of
+    that seat's search meets it), are ``expert``'s scores of that seat's moves from its own true view, each move
+    ``exp(trust * (score - best))`` as likely, normalized: its hand in the world decides, not the searcher's view."""
+    no_tiles = no_tiles_for(rules.n_tiles)
+    trust = 2.0
+    checked = 0
+    for match in range(6):
+        game = Game(rules, seed=11, match=match)
+        while not game.is_over and game.hand_number == 1:
+            moves = game.legal_moves()
+            seat = game.to_move
+            if len(moves) >= 2 and not game.choosing_lead:
+                searcher = (seat + 1) % rules.players
+                hands0, bone, _evidence, _line, b = reader.world_buffers(no_tiles)
+                for s in range(rules.players):
+                    set_hand(hands0, s, np.int64(sum(1 << L.TILE_INDEX[t] for t in game.hand(s))))
+                load_world(rules.to_array(), game.view(searcher).array, L.V_SIZE, b, hands0, bone,
+                           rules.boneyard_reserve)
+                n = len(moves)
+                for k, move in enumerate(moves):
+                    b.move_tiles[k], b.move_ends[k] = move.tile.index, int(move.end)
+                odds = np.zeros(L.MAX_MOVES)
+                ismcts._model_odds(b, np.int64(seat), np.int64(n), trust, odds)
+                features = np.zeros((L.MAX_MOVES, len(WEIGHTS)))
+                feature_table(game.view(seat).array, b.move_tiles, b.move_ends, np.int64(n), no_tiles, features)
+                scores = features[:n] @ WEIGHTS
+                expected = np.exp(trust * (scores - scores.max()))
+                assert np.allclose(odds[:n], expected / expected.sum())
+                checked += 1
+            game.play(moves[match % len(moves)])
+    assert checked >= 20
+
+
+def test_a_steered_search_still_plays_its_own_best_move():
+    """With ``prior`` the deciding seat's search still finds the match-winning 5-6 (its own moves are not
+    steered), and on real positions the steered search plays a legal move with its walks within the budget, and
+    is not the unsteered search under another name: some of its trees differ."""
+    view = position_view(Position.from_mapping(WINNING), TWO)
+    tiles, move, _, _ = _search(view, TWO, expand=8, prior=1.0)
+    assert L.TILE_NAMES[tiles[move]] == "5-6"
+    differs = 0
+    for i, (view, _, _) in enumerate(real_views(TWO, matches=2)):
+        tiles, ends, n = _moves(view)
+        if n < 2:
+            continue
+        _, plain, plain_nodes, plain_stats = _search(view, TWO, iterations=300, key=i, expand=2, model=MODEL_EXPERT)
+        _, move, nodes, stats = _search(view, TWO, iterations=300, key=i, expand=2, model=MODEL_EXPERT, prior=0.5)
+        assert 0 <= move < n and sum(_root_visits(nodes, stats)) == 300
+        differs += not np.array_equal(stats, plain_stats)
+    assert differs > 0
 
 
 def test_reads_only_the_live_part_of_the_view():

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the package's number formatting, not a copy of it
-from bergen_sim.search.ismcts import AT_TIME_LIMIT, STRONGEST  # noqa: E402
+from bergen_sim.search.ismcts import AT_TIME_LIMIT, STEERED, STRONGEST  # noqa: E402
 from bergen_sim.search.reader import STRONGEST as READER_STRONGEST  # noqa: E402
 from bergen_sim.stats import holm, number, se_from_interval  # noqa: E402
 
@@ -75,6 +75,10 @@ BLOCKS = {
     "race-trials": ("docs/policies.md", "docs/time_limit_trials/race*.json and docs/search_cost.json"),
     "race-check": ("docs/policies.md", "docs/ismcts_race_check.json, docs/time_limit_3_players.json, "
                    "docs/time_limit_partnerships.json and docs/search_cost.json"),
+    "prior-trials": ("docs/policies.md", "docs/time_limit_trials/race.json, docs/time_limit_trials/prior*.json and "
+                     "docs/search_cost.json"),
+    "prior-check": ("docs/policies.md", "docs/ismcts_prior_check.json, docs/steered_3_players.json, "
+                    "docs/steered_partnerships.json and docs/search_cost.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -193,6 +197,13 @@ RACE_TRIALS = {
 }
 RACE_TRIAL_MARGIN = 0.005  # half a point of luck-adjusted share
 
+#: the other seats' replies in the tree steered by the model of their play (``prior``, in hundredths of a match-win
+#: probability), tried on the same deals with the same rule; the one furthest ahead is checked on fresh deals
+PRIOR_TRIALS = {
+    "prior5": f"{AT_TIME_LIMIT}:prior=5",
+    "prior20": f"{AT_TIME_LIMIT}:prior=20",
+}
+
 #: the player checked at the time limit before ``race=1``: UCB1 at the root too, the iterations that fit
 UCB_AT_TIME_LIMIT = f"{STRONGEST}:iterations=2800:explore=3"
 #: the strongest player against the reading ``analyze`` uses, head to head
@@ -212,12 +223,17 @@ ANALYZER_COMMAND = ("python tools/measure_analyzer.py --matches 20 --player read
 TIME_LIMIT_GAMES = (("time_limit_3_players", "--players 3 ", "with 3 players"),
                     ("time_limit_partnerships", "--players 4 --partnerships ", "in partnerships of 4"))
 
+#: STEERED with more players, on the same deals
+STEERED_GAMES = (("steered_3_players", "--players 3 ", "with 3 players"),
+                 ("steered_partnerships", "--players 4 --partnerships ", "in partnerships of 4"))
+
 #: how docs/search_cost.json is made (every player docs/pimc.md and docs/policies.md quote, in one run)
 SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py " + " ".join(
     f"--policy {p}" for p in dict.fromkeys((  # each once: the raced trial is AT_TIME_LIMIT
         "pimc", "pimc:worlds=128", "pimc:worlds=256", "ismcts", "reader", "ismcts:iterations=2000",
         "ismcts:leaves=50", STRONGEST, BUDGET_PLAYER, UNSETTLED_PLAYER, *TIME_LIMIT_TRIALS.values(),
-        UCB_AT_TIME_LIMIT, AT_TIME_LIMIT, READER_AT_TIME_LIMIT, *RACE_TRIALS.values()))) + " --out docs/search_cost.json")
+        UCB_AT_TIME_LIMIT, AT_TIME_LIMIT, READER_AT_TIME_LIMIT, *RACE_TRIALS.values(),
+        *PRIOR_TRIALS.values()))) + " --out docs/search_cost.json")
 
 
 def _pimc_cost(root: Path) -> str:
@@ -820,7 +836,8 @@ def _analyze_engine(root: Path) -> str:
                 "below 50%" if r["adjusted_win_rate_high"] < 0.5 else "no difference shown")
 
     ms = {p: cost["runs"][p]["ms_per_decision"] for p in (AT_TIME_LIMIT, READER_AT_TIME_LIMIT)}
-    text += (f" The strongest player measured, `{AT_TIME_LIMIT}` (`ismcts.AT_TIME_LIMIT`, below), against "
+    text += (f" The raced tree search at the time limit, `{AT_TIME_LIMIT}` (`ismcts.AT_TIME_LIMIT`, below, before its "
+             "replies were steered), against "
              f"`{READER_STRONGEST}`, the reading of `reader` {against('time_limit_reader')} ({verdict('time_limit_reader')}); "
              f"against that reading with the worlds that cost as much per decision, `{READER_AT_TIME_LIMIT}` "
              f"({ms[READER_AT_TIME_LIMIT]:.2f} ms per decision against {ms[AT_TIME_LIMIT]:.2f}, "
@@ -852,7 +869,9 @@ def _analyze_engine(root: Path) -> str:
     better = all(runs[name][1]["adjusted_win_rate_low"] > 0.5 for name in runs)
     return text + (
         "the tree search wins more, at the defaults' cost and at equal cost, so `analyze`, `review` and the hints "
-        "of `play` rank moves with it by default (`--player ismcts`); `--player reader` gives the former ranking, "
+        "of `play` rank moves with it by default (`--player ismcts`), the other seats' replies steered as "
+        "`ismcts.STEERED` steers them (\"Steering the other seats' replies\", below); `--player reader` gives the "
+        "former ranking, "
         f"in {flat['cpu_s_per_decision']['mean'] / tree['cpu_s_per_decision']['mean']:.2f} times the time per "
         "decision." if better else
         "they do not show the tree search stronger at equal cost, so the default ranking is not changed on this "
@@ -1129,38 +1148,100 @@ def _trial_row(data: dict, policy: str, cost: dict) -> tuple[str, dict]:
             f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])} | {ms} |"), r
 
 
-def _race_trials(root: Path) -> str:
-    """The settings around AT_TIME_LIMIT, tried on the exploratory deals after it was chosen, and the rule that
-    would have sent one to a fresh-deal check."""
-    trials = {name: _json(root, f"docs/time_limit_trials/{name}.json") for name in ("race", *RACE_TRIALS)}
-    missing = [name for name, data in trials.items() if data is None]
+class _Trials(NamedTuple):
+    """Exploratory runs against pimc on the deals of AT_TIME_LIMIT's run there, beside that run."""
+
+    rows: list  # table rows, AT_TIME_LIMIT's first
+    chosen: dict  # AT_TIME_LIMIT's pair record
+    gaps: dict  # policy -> its luck-adjusted share minus AT_TIME_LIMIT's
+    ahead: list  # the policies ahead by RACE_TRIAL_MARGIN or more
+    data: dict  # AT_TIME_LIMIT's run
+
+
+_TRIALS_HEADER = "| player | wins against `pimc` | luck-adjusted | ms per decision |\n|---|---|---|---|\n"
+
+
+def _trials(root: Path, trials: dict, what: str) -> "_Trials | str":
+    """The runs of ``trials`` (file name -> policy) beside AT_TIME_LIMIT's, or the text saying what is missing."""
+    runs = {name: _json(root, f"docs/time_limit_trials/{name}.json") for name in ("race", *trials)}
+    missing = [name for name, data in runs.items() if data is None]
     if missing:
-        return _missing(f"the runs around the raced root in `docs/time_limit_trials/{missing[0]}.json`",
+        return _missing(f"{what} in `docs/time_limit_trials/{missing[0]}.json`",
                         "bergen-sim compare --policies P,pimc --matches 2000 --seed 20261220 --adjust luck --json > "
                         f"docs/time_limit_trials/{missing[0]}.json")
     cost = _json(root, "docs/search_cost.json") or {"runs": {}}
-    row, chosen = _trial_row(trials["race"], AT_TIME_LIMIT, cost)
+    row, chosen = _trial_row(runs["race"], AT_TIME_LIMIT, cost)
     rows, records = [row], {}
-    for name, policy in RACE_TRIALS.items():
-        row, records[policy] = _trial_row(trials[name], policy, cost)
+    for name, policy in trials.items():
+        row, records[policy] = _trial_row(runs[name], policy, cost)
         rows.append(row)
     gaps = {policy: r["adjusted_win_rate"] - chosen["adjusted_win_rate"] for policy, r in records.items()}
-    ahead = [policy for policy, gap in gaps.items() if gap >= RACE_TRIAL_MARGIN]
-    best = max(gaps, key=gaps.get)
-    data = trials["race"]
+    return _Trials(rows, chosen, gaps, [p for p, gap in gaps.items() if gap >= RACE_TRIAL_MARGIN], runs["race"])
+
+
+def _race_trials(root: Path) -> str:
+    """The settings around AT_TIME_LIMIT, tried on the exploratory deals after it was chosen, and the rule that
+    would have sent one to a fresh-deal check."""
+    t = _trials(root, RACE_TRIALS, "the runs around the raced root")
+    if isinstance(t, str):
+        return t
+    best = max(t.gaps, key=t.gaps.get)
     return ("**Around the raced root** (the exploratory runs' command and deals, seed "
-            f"{data['seed']}, {data['matches']:,} matches each, {_luck_adjusted(data)}; run after `race=1` was "
+            f"{t.data['seed']}, {t.data['matches']:,} matches each, {_luck_adjusted(t.data)}; run after `race=1` was "
             "chosen: the walks that still fit the time limit, a lower expansion threshold, a stronger belief in "
             f"the plays; the rule, fixed before they ran, was to check on fresh deals only a setting "
             f"{100 * RACE_TRIAL_MARGIN:.1f} points or more ahead of `ismcts.AT_TIME_LIMIT`'s luck-adjusted share on "
-            "these deals):\n\n| player | wins against `pimc` | luck-adjusted | ms per decision |\n|---|---|---|---|\n"
-            + "\n".join(rows) + "\n\n"
-            + (f"The furthest ahead, `{best}`, is {100 * gaps[best]:+.2f} points from `ismcts.AT_TIME_LIMIT` on "
+            "these deals):\n\n" + _TRIALS_HEADER + "\n".join(t.rows) + "\n\n"
+            + (f"The furthest ahead, `{best}`, is {100 * t.gaps[best]:+.2f} points from `ismcts.AT_TIME_LIMIT` on "
                "the same deals, within the noise of runs whose intervals are each about "
-               f"±{50 * (chosen['adjusted_win_rate_high'] - chosen['adjusted_win_rate_low']):.1f} points: no "
+               f"±{50 * (t.chosen['adjusted_win_rate_high'] - t.chosen['adjusted_win_rate_low']):.1f} points: no "
                "setting qualified for a check, and none was made. With more walks, a lower expansion threshold or "
-               "more trust the share does not move beyond these runs' noise." if not ahead else
-               "Ahead by the margin: " + ", ".join(f"`{p}`" for p in ahead) + ", for a check on fresh deals."))
+               "more trust the share does not move beyond these runs' noise." if not t.ahead else
+               "Ahead by the margin: " + ", ".join(f"`{p}`" for p in t.ahead) + ", for a check on fresh deals."))
+
+
+def _prior_trials(root: Path) -> str:
+    """The steered replies (``prior``) on the exploratory deals, against AT_TIME_LIMIT's run there, and the rule."""
+    t = _trials(root, PRIOR_TRIALS, "the steered runs")
+    if isinstance(t, str):
+        return t
+    best = max(t.gaps, key=t.gaps.get)
+    return ("**Steered replies, exploratory** (the exploratory runs' command and deals, seed "
+            f"{t.data['seed']}, {t.data['matches']:,} matches each, {_luck_adjusted(t.data)}; the rule as above, "
+            "fixed before they ran: a check on fresh deals for the setting furthest ahead of "
+            "`ismcts.AT_TIME_LIMIT`'s luck-adjusted share on these deals, if "
+            f"{100 * RACE_TRIAL_MARGIN:.1f} points or more):\n\n" + _TRIALS_HEADER + "\n".join(t.rows) + "\n\n"
+            + ", ".join(f"`{p}` is {100 * g:+.2f} points" for p, g in t.gaps.items())
+            + " from `ismcts.AT_TIME_LIMIT` on the same deals"
+            + (f"; `{best}`, the furthest ahead, qualified for the check on fresh deals below (the runs are on one "
+               "set of deals and prove nothing by themselves)." if best in t.ahead else
+               ": none qualified for a check."))
+
+
+def _prior_check(root: Path) -> str:
+    """The steered player that qualified, against pimc on fresh deals: issue 13's goal judged."""
+    run = _goal_run(root, STEERED, "ismcts_prior_check", "--adjust luck ")
+    if isinstance(run, str):
+        return run
+    r = run.pair
+    text = _luck_adjusted_check("Steered replies, checked", run, STEERED)
+    if r["adjusted_win_rate_low"] < GOAL_AGAINST_PIMC:
+        text += (f" By a margin its interval does not secure: a true share a little below {GOAL_AGAINST_PIMC:.0%} "
+                 f"(down to {100 * r['adjusted_win_rate_low']:.2f}%) is not ruled out, and the raw share, an estimate "
+                 "of the same expectation with a wider interval, is "
+                 f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])}.")
+    unsteered = _goal_run(root, AT_TIME_LIMIT, "ismcts_race_check", "--adjust luck ")
+    if not isinstance(unsteered, str):
+        u = unsteered.pair
+        gap = r["adjusted_win_rate"] - u["adjusted_win_rate"]
+        overlap = u["adjusted_win_rate_high"] >= r["adjusted_win_rate_low"]
+        text += (f" Against `ismcts.AT_TIME_LIMIT`'s check on other fresh deals (\"Racing the root moves\", "
+                 f"{_rate(u['adjusted_win_rate'], u['adjusted_win_rate_low'], u['adjusted_win_rate_high'])} "
+                 f"luck-adjusted) it is {100 * gap:+.2f} points, not a paired comparison"
+                 + ("; the two intervals overlap, so these runs do not show the steering adding strength beyond "
+                    "their noise, only the share reaching the goal." if overlap else
+                    "; the two intervals do not overlap."))
+    return text + _more_players(root, STEERED, STEERED_GAMES)
 
 
 def _luck_adjusted_check(title: str, run: _GoalRun, policy: str) -> str:
@@ -1178,25 +1259,31 @@ def _race_check(root: Path) -> str:
     run = _goal_run(root, AT_TIME_LIMIT, "ismcts_race_check", "--adjust luck ")
     if isinstance(run, str):
         return run
-    text = _luck_adjusted_check("Racing the root moves", run, AT_TIME_LIMIT)
-    games = []
-    for name, flags, title in TIME_LIMIT_GAMES:
+    return _luck_adjusted_check("Racing the root moves", run, AT_TIME_LIMIT) + _more_players(root, AT_TIME_LIMIT,
+                                                                                             TIME_LIMIT_GAMES)
+
+
+def _more_players(root: Path, policy: str, games: tuple) -> str:
+    """``policy`` against pimc with 3 players and in partnerships (``games``: (docs/NAME.json, flags, title)), on the
+    search table's deals; the runs not made yet are left out."""
+    said = []
+    for name, flags, title in games:
         data = _json(root, f"docs/{name}.json")
         if data is None:
             continue
-        (g,) = [p for p in data["pairs"] if p["policy"] == AT_TIME_LIMIT and p["opponent"] == "pimc"]
-        games.append(f"{title} (`bergen-sim compare {flags}--policies {AT_TIME_LIMIT},pimc --matches "
-                     f"{data['deal_sets']} --seed {data['seed']} --adjust luck --json > docs/{name}.json`, "
-                     f"{data['deal_sets']:,} deal sets in every seat rotation) it won "
-                     f"{_rate(g['win_rate'], g['win_rate_low'], g['win_rate_high'])} of {data['matches']:,} matches, "
-                     f"{_luck_adjusted(data)} "
-                     f"{_rate(g['adjusted_win_rate'], g['adjusted_win_rate_low'], g['adjusted_win_rate_high'])}"
-                     + (", more than half" if g["adjusted_win_rate_low"] > 0.5 else
-                        ", not shown to differ from half"))
-    if games:
-        text += (" On the deals of the search table above, " + "; ".join(games)
-                 + " (each against `pimc` in the other seats; not adjusted for the table's comparisons).")
-    return text
+        (g,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
+        said.append(f"{title} (`bergen-sim compare {flags}--policies {policy},pimc --matches "
+                    f"{data['deal_sets']} --seed {data['seed']} --adjust luck --json > docs/{name}.json`, "
+                    f"{data['deal_sets']:,} deal sets in every seat rotation) it won "
+                    f"{_rate(g['win_rate'], g['win_rate_low'], g['win_rate_high'])} of {data['matches']:,} matches, "
+                    f"{_luck_adjusted(data)} "
+                    f"{_rate(g['adjusted_win_rate'], g['adjusted_win_rate_low'], g['adjusted_win_rate_high'])}"
+                    + (", more than half" if g["adjusted_win_rate_low"] > 0.5 else
+                       ", not shown to differ from half"))
+    if not said:
+        return ""
+    return (" On the deals of the search table above, " + "; ".join(said)
+            + " (each against `pimc` in the other seats; not adjusted for the table's comparisons).")
 
 
 RENDER = {
@@ -1228,6 +1315,8 @@ RENDER = {
     "time-limit": _time_limit,
     "race-check": _race_check,
     "race-trials": _race_trials,
+    "prior-trials": _prior_trials,
+    "prior-check": _prior_check,
     "hot-loop": _hot_loop,
 }
 

@@ -3,7 +3,7 @@
     python tools/measure_analyzer.py --matches 20 --player reader --player ismcts --player pimc --out docs/analyzer_players.json
 
 Plays ``--matches`` 2-player matches of the strongest player
-(``ismcts.AT_TIME_LIMIT``) against ``pimc`` (seed ``--seed``), then analyzes
+(``ismcts.STEERED``) against ``pimc`` (seed ``--seed``), then analyzes
 every decision with two or more legal moves (both seats, each from the
 deciding seat's own view, as ``review`` does, with review's world budget and
 seeds) with every player named by ``--player``. For each player it keeps the
@@ -33,7 +33,7 @@ from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS, check_range, check_seed
 from bergen_sim.output import check_file, write_file
 from bergen_sim.record import each_decision, read_games
 from bergen_sim.review import DEFAULT_BATCH, DEFAULT_WORLDS, decision_seed
-from bergen_sim.search.ismcts import AT_TIME_LIMIT
+from bergen_sim.search.ismcts import STEERED
 from bergen_sim.search.position import ENGINES, PLAYERS, analyze
 from bergen_sim.stats import ratio_interval
 
@@ -62,7 +62,7 @@ def measure(matches: int, seed: int, players: list[str], worlds: int, batch: int
     """Play the matches, analyze every decision with every player, and summarize (see the module note)."""
     with tempfile.TemporaryDirectory() as folder:
         trace = Path(folder) / "games.jsonl"
-        code = cli_main(["trace", "--policy", AT_TIME_LIMIT, "--policy", "pimc", "--matches", str(matches),
+        code = cli_main(["trace", "--policy", STEERED, "--policy", "pimc", "--matches", str(matches),
                          "--seed", str(seed), "-o", str(trace), "--quiet"])
         if code != 0:
             raise SystemExit(f"trace failed with status {code}")
@@ -134,7 +134,7 @@ def summarize(rows: list[dict], players: list[str], compile_s: dict, matches: in
                         "loss_shown": estimate(differ, lambda r, f=behind: float(f(r)[1] > 0)),
                         "loss_per_decision": estimate(rows, lambda r, f=behind: f(r)[0])}
             summary["pairs"][f"{a} vs {b}"] = pair
-    return {"games": f"{matches} 2-player matches of {AT_TIME_LIMIT} against pimc, seed {seed}",
+    return {"games": f"{matches} 2-player matches of {STEERED} against pimc, seed {seed}",
             "worlds": worlds, "batch": batch, "decisions": len(rows), "matches": len(by_match),
             "summary": summary, "rows": rows}
 

@@ -1,4 +1,4 @@
-"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0, model=points, settle=1, race=0).
+"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0, model=points, settle=1, race=0, prior=0).
 
 Idea (single-observer ISMCTS: Cowling, Powley and Whitehouse, "Information
 Set Monte Carlo Tree Search", IEEE TCIAIG 2012): one tree of moves is grown
@@ -73,6 +73,21 @@ Settings (``ismcts:iterations=2000:explore=3``):
   (the race stops itself).  Its strength
   against ``pimc`` and its cost are in docs/policies.md ("Racing the root
   moves").
+- ``prior``: 0 (the default: off) or how much, in hundredths of a
+  match-win probability, the other seats' moves in the tree are steered
+  toward what ``expert``'s model of play (``model=expert`` of the reading,
+  at ``trust``, whatever ``model`` reads the worlds with) says each would
+  play with the hand it holds *in this world*.  A node of another seat is
+  shared by every world that reaches it, so its statistics average over
+  hands the seat may not hold, and UCB1 alone makes that seat choose among
+  its legal moves by their average over every hand, not by its own; with
+  ``prior`` its selection score adds
+  ``prior / 100`` times the model's chance of each move, computed in the
+  world of the walk (:func:`_model_odds`), which lets its reply follow its
+  hand.  The deciding seat's own later moves are never steered (its hand is
+  known).  Its
+  strength against ``pimc`` and its cost are in docs/policies.md ("Steering
+  the other seats' replies").
 """
 
 from __future__ import annotations
@@ -89,10 +104,12 @@ from bergen_sim.engine.view import used_slots
 from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
 from bergen_sim.search.inference import MODEL_POINTS, MODELS, READING_SETTINGS, play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
-from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
+from bergen_sim.policies.base import LEAD_FOLLOW, lead_by, own_hand
+from bergen_sim.policies.expert import WEIGHTS, move_features
+from bergen_sim.engine.view import unseen_tiles
 from bergen_sim.search.pimc import load_world
 from bergen_sim.search.reader import BATCH, draw_world, leader, race as race_moves, world_buffers
-from bergen_sim.search.rollout import BASE_POLICIES, play_out
+from bergen_sim.search.rollout import BASE_POLICIES, play_out, turn_view
 
 NAME = "ismcts"
 
@@ -107,6 +124,7 @@ PARAMS = {
     "model": ("points", MODELS),
     "settle": (1, range(0, 2)),
     "race": (0, range(0, 2)),
+    "prior": (0, range(0, 101)),
 }
 
 #: the strongest configuration measured against ``pimc`` (docs/policies.md, "Reading the others"):
@@ -118,6 +136,11 @@ STRONGEST = NAME + READING_SETTINGS
 #: root moves")
 TIME_LIMIT_SETTINGS = {"iterations": 4000, "explore": 3, "race": 1}
 AT_TIME_LIMIT = STRONGEST + "".join(f":{name}={value}" for name, value in TIME_LIMIT_SETTINGS.items())
+#: AT_TIME_LIMIT with the other seats' replies in the tree steered by the model of their play (``prior``), at the
+#: weight of the exploratory runs that chose it and its check on fresh deals (docs/policies.md, "Steering the other
+#: seats' replies")
+STEERING_SETTINGS = {"prior": 5}
+STEERED = AT_TIME_LIMIT + "".join(f":{name}={value}" for name, value in STEERING_SETTINGS.items())
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -145,6 +168,31 @@ def _child(nodes, parent, tile, end):
 
 
 @njit(cache=True, inline="always")
+def _model_odds(b, seat, n, trust, out):
+    """The reading model's chance of each of the ``n`` moves listed in ``b`` for ``seat`` in this world, into
+    ``out[:n]``: ``expert``'s score of each move with the seat's own hand of this world, and a move passing up
+    ``d`` points of the best score ``exp(-trust * d)`` times as likely (the model that weighs the worlds,
+    :mod:`bergen_sim.search.inference`, normalized over the moves)."""
+    view = turn_view(b, seat)
+    side = view[L.V_SIDE]
+    hand = own_hand(view, b.no_tiles)
+    unseen = unseen_tiles(view, b.no_tiles)
+    top = -np.inf
+    for j in range(n):
+        points, threatened, double, follow, block = move_features(view, side, hand, unseen, b.move_tiles[j],
+                                                                  b.move_ends[j], b.no_tiles)
+        out[j] = (WEIGHTS[0] * points + WEIGHTS[1] * threatened + WEIGHTS[2] * double + WEIGHTS[3] * follow
+                  + WEIGHTS[4] * block)
+        top = max(top, out[j])
+    total = 0.0
+    for j in range(n):
+        out[j] = np.exp(trust * (out[j] - top))
+        total += out[j]
+    for j in range(n):
+        out[j] /= total
+
+
+@njit(cache=True, inline="always")
 def _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves):
     """Play the hand out from ``seat``'s play: side 0's solved value (``leaves`` > 0), else -1 (read the world)."""
     if leaves > 0:
@@ -155,7 +203,7 @@ def _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves):
 
 @njit(cache=True)
 def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-           stats, no_tiles, leaves=0, model=MODEL_POINTS, settled_stop=True, race=False):
+           stats, no_tiles, leaves=0, model=MODEL_POINTS, settled_stop=True, race=False, prior=0.0):
     """Grow the tree for at most ``iterations`` worlds; returns the index of the root move to play.
 
     ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
@@ -178,9 +226,10 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     solve_leaves = leaves if side_count(rules) == 2 else 0
     stack = stack_for(view, rules) if solve_leaves > 0 else stack_buffers(0)  # a few hundred kB: only when used
     budget = np.zeros(1, dtype=np.int64)
+    odds = np.zeros(b.move_tiles.shape[0], dtype=np.float64)
     return _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
                  nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack,
-                 budget, solve_leaves, model, settled_stop, race)
+                 budget, solve_leaves, model, settled_stop, race, prior, odds)
 
 
 @njit(cache=True, inline="always")
@@ -203,7 +252,7 @@ def _settled(nodes, stats, remaining):
 @njit(cache=True)
 def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
           stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack, budget, leaves,
-          model, settled_stop, race):
+          model, settled_stop, race, prior, odds):
     """The body of :func:`search`, on borrowed views of its arrays, which :func:`search` owns
     (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why).
 
@@ -229,7 +278,7 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
                                                                borrow(stats))
     spec, completions, hands, bone, evidence = borrow(spec), borrow(completions), borrow(hands), borrow(bone), \
         borrow(evidence)
-    b, roll_rng, path = borrowed(b), borrow(roll_rng), borrow(path)
+    b, roll_rng, path, odds = borrowed(b), borrow(roll_rng), borrow(path), borrow(odds)
     used = used_slots(view)
     nodes[0, N_CHILD] = -1
     nodes[0, N_MOVER] = -1
@@ -255,7 +304,8 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
         load_world(rules, view, used, b, hands, bone, n_bone)
         roll_rng[0] = roll_start
         n_nodes, value, gained = _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base, rules,
-                                          table, nodes, stats, b, roll_rng, path, stack, budget, leaves, n_nodes)
+                                          table, nodes, stats, b, roll_rng, path, stack, budget, leaves, n_nodes,
+                                          prior, trust, odds)
         walks += 1
         if not race:
             if walks == iterations or (settled_stop and _settled(nodes, stats, iterations - walks)):
@@ -295,13 +345,14 @@ def analyzer_tree(worlds: int, n_moves: int) -> tuple[np.ndarray, np.ndarray]:
 
 @njit(cache=True)
 def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, count, trust, base, table, values,
-                    points, no_tiles, model, explore, expand, nodes, stats, n_nodes):
+                    points, no_tiles, model, explore, expand, nodes, stats, n_nodes, prior=0.0):
     """Every root move in worlds ``first .. first + count - 1`` (rows ``0 .. count - 1`` of ``values``/``points``).
 
     The analyzer's entry point (:func:`bergen_sim.search.position.analyze`
     with ``player="ismcts"``): the raced root's walks without the race, so
     every move meets every world with the same play-out stream and has a
-    value per world, the analyzer's paired unit.  The tree (``nodes``,
+    value per world, the analyzer's paired unit; ``prior`` steers the other
+    seats' replies as the player's setting does (a match-win probability).  The tree (``nodes``,
     ``stats`` from :func:`analyzer_tree`, ``n_nodes`` rows used, 1 at the
     start) carries over from one call to the next; once it is full the walks
     play on from its frontier.  Returns ``(consistent deals, rows used)``;
@@ -317,6 +368,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
     path = np.zeros(L.MAX_TILES + 2, dtype=np.int64)  # a walk's depth: at most the plays left in the hand
     stack = stack_buffers(0)
     budget = np.zeros(1, dtype=np.int64)
+    odds = np.zeros(b.move_tiles.shape[0], dtype=np.float64)
     used = used_slots(view)
     if n_nodes == 1:
         nodes[0, N_CHILD] = -1
@@ -332,7 +384,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
             roll_rng[0] = roll_start
             n_nodes, values[i, k], points[i, k] = _iterate(view, move_tiles, move_ends, n_moves, k, explore, grow,
                                                            base, rules, table, nodes, stats, b, roll_rng, path,
-                                                           stack, budget, 0, n_nodes)
+                                                           stack, budget, 0, n_nodes, prior, trust, odds)
     return consistent, n_nodes
 
 
@@ -366,7 +418,7 @@ def _most_visited(nodes, stats, move_tiles, move_ends, n_moves):
 
 @njit(cache=True, inline="always")
 def _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base, rules, table, nodes, stats, b,
-             roll_rng, path, stack, budget, leaves, n_nodes):
+             roll_rng, path, stack, budget, leaves, n_nodes, prior, trust, odds):
     """One walk down the tree in the world loaded in ``b``, a play-out and the credit along the path.
 
     From the decision (row 0) each turn takes an untried move of this world
@@ -419,11 +471,16 @@ def _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base
                 leaf0 = _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
             break
         if best < 0:
+            biased = prior > 0.0 and seat != me
+            if biased:
+                _model_odds(b, seat, n, trust, odds)
             best_score = -np.inf
             for j in range(n):
                 c = _child(nodes, node, b.move_tiles[j], b.move_ends[j])
                 score = stats[c, N_VALUE] / stats[c, N_VISITS] + explore * np.sqrt(
                     np.log(stats[c, N_AVAIL]) / stats[c, N_VISITS])
+                if biased:
+                    score += prior * odds[j]
                 if score > best_score:
                     best = c
                     best_score = score
@@ -457,17 +514,18 @@ def _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base
 
 @njit(cache=True)
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, leaves,
-           model, settle, race, rules, table):
+           model, settle, race, prior, rules, table):
     """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base, leaves,
     model, settle, race)."""
     tree = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
     return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,
-                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves, model, settle == 1, race == 1)
+                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves, model, settle == 1, race == 1,
+                  prior / 100.0)
 
 
 @njit(cache=True)
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base,
-                leaves, model, settle, race, rules, table):
+                leaves, model, settle, race, prior, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

@@ -5,7 +5,7 @@ their double flags, the tiles on the table (optionally who played them), the
 other seats' hand counts, the boneyard size, the scores and any numbers a
 seat is known to be void in.  :func:`analyze` plays every legal move out in
 sampled worlds with the search code of a player (``player``): by default the
-tree search of the strongest one, ``ismcts.AT_TIME_LIMIT``'s raced root
+tree search of the strongest one, ``ismcts.STEERED``'s raced root
 without the race (:func:`bergen_sim.search.ismcts.evaluate_worlds`: each move
 walks its own subtree in every world), because that player wins more than
 ``reader`` at the same cost per decision (docs/policies.md); or the
@@ -70,7 +70,7 @@ DEFAULT_BATCH = 1_000
 MIN_VERDICT_WORLDS = 100
 DEFAULT_BASE = "expert"
 #: search players whose evaluation ranks the moves (each gives every move a value per world): ``ismcts`` is the raced
-#: root of ``ismcts.AT_TIME_LIMIT`` without the race (every move meets every world, its tree kept over the worlds;
+#: root of ``ismcts.STEERED`` without the race (every move meets every world, its tree kept over the worlds;
 #: a lead under ``any-double``, which its walk does not play, is ranked by ``reader``); it is the default because
 #: that player beats ``reader`` at equal cost per decision (docs/policies.md, "Search players")
 PLAYERS = ("reader", "pimc", "ismcts")
@@ -79,14 +79,17 @@ DEFAULT_PLAYER = "ismcts"
 #: position does not): the reading measured strongest, ``reader.STRONGEST`` (its trust setting is in tenths)
 READER_TRUST = READING["trust"] / 10.0
 READER_MODEL = MODELS.index(READING["model"])
-#: the tree search of ``player="ismcts"``: the exploration of ``ismcts.AT_TIME_LIMIT`` (whose reading is the one
+#: the tree search of ``player="ismcts"``: the exploration of ``ismcts.STEERED`` (whose reading is the one
 #: above; in tenths there) and the default expansion, which it keeps
 ISMCTS_EXPLORE = ismcts.TIME_LIMIT_SETTINGS["explore"] / 10.0
 ISMCTS_EXPAND = ismcts.PARAMS["expand"][0]
+#: and its steering of the other seats' replies, ``ismcts.STEERED``'s (in hundredths there)
+ISMCTS_PRIOR = ismcts.STEERING_SETTINGS["prior"] / 100.0
 #: each player's evaluation named as the policy whose search and reading it is (reports and ``--json`` say which
 #: one ranked the moves): ``pimc`` reads no plays (uniform worlds; a game's view tells it who led)
 ENGINES = {"reader": reader.STRONGEST, "pimc": "pimc",
-           "ismcts": ismcts.STRONGEST + f":explore={ismcts.TIME_LIMIT_SETTINGS['explore']}"}
+           "ismcts": ismcts.STRONGEST + f":explore={ismcts.TIME_LIMIT_SETTINGS['explore']}"
+                     + f":prior={ismcts.STEERING_SETTINGS['prior']}"}
 
 
 class PositionError(BergenError, ValueError):
@@ -772,7 +775,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
                                                          np.int64(done), np.int64(count), READER_TRUST, base_code,
                                                          table, values[done : done + count],
                                                          points[done : done + count], no_tiles, READER_MODEL, explore,
-                                                         expand, nodes, node_stats, n_nodes)
+                                                         expand, nodes, node_stats, n_nodes, ISMCTS_PRIOR)
         else:  # a game's view says who led, evidence about the doubles (engine/worlds.py); a described one does not
             consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n,
                                          world_batch(key, done, count, base_code, int(seen is not None)), table,
