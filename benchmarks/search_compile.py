@@ -8,7 +8,9 @@ folder (``BERGEN_SIM_CACHE_DIR``), so it waits for everything a user's first
 run waits for: the match loop, the search and its rollouts with every base
 policy, and the match-value table, simulated and saved.  The commands are
 ``compare --policies P,expert --matches 2`` for ``pimc``, ``reader`` and
-``ismcts``'s time-limit player (``bergen_sim.search.ismcts.AT_TIME_LIMIT``),
+``ismcts``'s time-limit player (``bergen_sim.search.ismcts.AT_TIME_LIMIT``; the
+strongest, ``STEERED``, compiles the same functions, its ``prior`` being a
+value they are passed, and older trees know only ``AT_TIME_LIMIT``),
 and ``analyze`` on the README's position (the analyzer's rollouts).  Trees
 and commands take turns (old, new, new, old, ...), so both see the same
 machine load; wall time and CPU time (user + system of the process) are

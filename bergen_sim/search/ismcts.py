@@ -130,15 +130,16 @@ PARAMS = {
 #: the strongest configuration measured against ``pimc`` (docs/policies.md, "Reading the others"):
 #: ``ismcts:model=expert:trust=20``
 STRONGEST = NAME + READING_SETTINGS
-#: the strongest configuration measured within 5 ms per decision (the time issue 13 allows): STRONGEST with a
-#: smaller exploration constant, the root moves raced on common worlds, and the iterations that fit; as strong as
+#: the raced configuration within 5 ms per decision (the time issue 13 allows), the base of STEERED below: STRONGEST
+#: with a smaller exploration constant, the root moves raced on common worlds, and the iterations that fit; as strong as
 #: UCB1 at the root with the iterations that fit (2800), at less time per decision (docs/policies.md, "Racing the
 #: root moves")
 TIME_LIMIT_SETTINGS = {"iterations": 4000, "explore": 3, "race": 1}
 AT_TIME_LIMIT = STRONGEST + "".join(f":{name}={value}" for name, value in TIME_LIMIT_SETTINGS.items())
-#: AT_TIME_LIMIT with the other seats' replies in the tree steered by the model of their play (``prior``), at the
-#: weight of the exploratory runs that chose it and its check on fresh deals (docs/policies.md, "Steering the other
-#: seats' replies")
+#: the strongest configuration measured against ``pimc`` within 5 ms per decision, the built-in that meets issue
+#: 13's goal: AT_TIME_LIMIT with the other seats' replies in the tree steered by the model of their play
+#: (``prior``), at the weight the exploratory runs chose and its check on fresh deals confirmed (docs/policies.md,
+#: "Steering the other seats' replies"); ``analyze``'s tree search steers as it does
 STEERING_SETTINGS = {"prior": 5}
 STEERED = AT_TIME_LIMIT + "".join(f":{name}={value}" for name, value in STEERING_SETTINGS.items())
 
@@ -167,12 +168,16 @@ def _child(nodes, parent, tile, end):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _model_odds(b, seat, n, trust, out):
     """The reading model's chance of each of the ``n`` moves listed in ``b`` for ``seat`` in this world, into
     ``out[:n]``: ``expert``'s score of each move with the seat's own hand of this world, and a move passing up
     ``d`` points of the best score ``exp(-trust * d)`` times as likely (the model that weighs the worlds,
-    :mod:`bergen_sim.search.inference`, normalized over the moves)."""
+    :mod:`bergen_sim.search.inference`, normalized over the moves).
+
+    Called, not inlined: the walk it serves is inlined into two loops (:func:`_grow`, :func:`evaluate_worlds`),
+    and an inlined copy of ``expert``'s features in each cost a cold compile about three times what the call
+    costs it (``benchmarks/search_compile.py``, against the tree before ``prior``)."""
     view = turn_view(b, seat)
     side = view[L.V_SIDE]
     hand = own_hand(view, b.no_tiles)
