@@ -190,10 +190,11 @@ def _root_visits(nodes, stats):
 
 
 def test_the_named_configurations_resolve_to_their_settings():
-    """STRONGEST and AT_TIME_LIMIT are players the registry accepts, with the settings their notes give."""
+    """STRONGEST, AT_TIME_LIMIT and STEERED are players the registry accepts, with the settings their notes give."""
     expert = BASE_POLICIES.index("expert")
     assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, expert, 0, MODEL_EXPERT, 1, 0, 0)
     assert resolve(ismcts.AT_TIME_LIMIT).params == (4000, 3, 8, 20, expert, 0, MODEL_EXPERT, 1, 1, 0)
+    assert resolve(ismcts.STEERED).params == (4000, 3, 8, 20, expert, 0, MODEL_EXPERT, 1, 1, 5)
     assert resolve("ismcts:model=history:settle=0:race=1:prior=5").params == (1000, 5, 8, 10, expert, 0,
                                                                                MODEL_HISTORY, 0, 1, 5)
 
@@ -403,12 +404,14 @@ def test_worlds_follow_the_evidence_on_real_views():
 # each compiles a kernel with its search inlined (about a minute, cold): the slow tier; the default tier
 # calls both searches directly (the tests above and below), and test_pimc plays pimc's kernel
 @pytest.mark.slow
-@pytest.mark.parametrize("policy", [READER, ISMCTS, ISMCTS + ":leaves=50", ISMCTS + ":model=expert", ISMCTS + ":race=1"])
+@pytest.mark.parametrize("policy", [READER, ISMCTS, ISMCTS + ":leaves=50", ISMCTS + ":model=expert", ISMCTS + ":race=1",
+                                    ISMCTS + ":race=1:prior=20"])
 def test_plays_matches_legally_and_reproducibly(policy):
     """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
     assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"), 0)
-    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0, 0, 1, 0)
-    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, BASE_POLICIES.index("expert"), 0, MODEL_EXPERT, 1, 0)
+    assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0, 0, 1, 0, 0)
+    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, BASE_POLICIES.index("expert"), 0, MODEL_EXPERT, 1, 0,
+                                                0)
     engine = engine_for(TWO, (policy, "greedy"))
     first = engine.play(seed=3, first_match=0, n_matches=12)
     again = engine.play(seed=3, first_match=0, n_matches=12)
