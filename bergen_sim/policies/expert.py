@@ -83,6 +83,15 @@ def move_features(view, side, hand, unseen, tile, end, no_tiles):
 
 
 @njit(cache=True, inline="always")
+def move_score(view, side, hand, unseen, tile, end, weights, no_tiles):
+    """One move's weighted feature sum: what :func:`best_move` ranks by, and what the tree search's steering of
+    the other seats' replies weighs them by (:func:`bergen_sim.search.ismcts._model_odds`)."""
+    points, threatened, double, follow, block = move_features(view, side, hand, unseen, tile, end, no_tiles)
+    return (weights[0] * points + weights[1] * threatened + weights[2] * double + weights[3] * follow
+            + weights[4] * block)
+
+
+@njit(cache=True, inline="always")
 def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
     """Index of the first move with the highest weighted feature sum."""
     side = view[L.V_SIDE]
@@ -91,10 +100,7 @@ def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
     best = 0
     best_value = -np.inf
     for k in range(n_moves):
-        points, threatened, double, follow, block = move_features(view, side, hand, unseen, move_tiles[k],
-                                                                  move_ends[k], no_tiles)
-        value = (weights[0] * points + weights[1] * threatened + weights[2] * double + weights[3] * follow
-                 + weights[4] * block)
+        value = move_score(view, side, hand, unseen, move_tiles[k], move_ends[k], weights, no_tiles)
         if value > best_value:
             best = k
             best_value = value

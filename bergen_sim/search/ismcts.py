@@ -105,7 +105,7 @@ from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
 from bergen_sim.search.inference import MODEL_POINTS, MODELS, READING_SETTINGS, play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by, own_hand
-from bergen_sim.policies.expert import WEIGHTS, move_features
+from bergen_sim.policies.expert import WEIGHTS, move_score
 from bergen_sim.engine.view import unseen_tiles
 from bergen_sim.search.pimc import load_world
 from bergen_sim.search.reader import BATCH, draw_world, leader, race as race_moves, world_buffers
@@ -184,10 +184,7 @@ def _model_odds(b, seat, n, trust, out):
     unseen = unseen_tiles(view, b.no_tiles)
     top = -np.inf
     for j in range(n):
-        points, threatened, double, follow, block = move_features(view, side, hand, unseen, b.move_tiles[j],
-                                                                  b.move_ends[j], b.no_tiles)
-        out[j] = (WEIGHTS[0] * points + WEIGHTS[1] * threatened + WEIGHTS[2] * double + WEIGHTS[3] * follow
-                  + WEIGHTS[4] * block)
+        out[j] = move_score(view, side, hand, unseen, b.move_tiles[j], b.move_ends[j], WEIGHTS, b.no_tiles)
         top = max(top, out[j])
     total = 0.0
     for j in range(n):
