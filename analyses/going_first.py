@@ -27,7 +27,7 @@ METHOD = (
     "are what the led double itself scored (2, or less under the near-target cut), and the *tempo* is the edge "
     "without the lead points. Each is a mean per hand: a ratio of per-match sums over hands per match, with a "
     "delta-method interval clustered by match. Family of comparisons: the edge and the tempo against zero for "
-    "every table and strategy (the lead points are positive by the rules), controlled with Holm's procedure."
+    "every table and strategy (the lead points are positive by the rules), given simultaneous 95% intervals (Bonferroni over the family)."
 )
 SHOW = {"per_hand": "The leading side's edge per hand, split into lead points and tempo (points per hand)."}
 
@@ -82,7 +82,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """Every strategy's split, with the tempo judged on its Holm-adjusted interval."""
+    """Every strategy's split, with the tempo judged on its simultaneous interval."""
     frame = tables["per_hand"]
     out = []
     for table in pd.unique(frame["table"]):
@@ -115,7 +115,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_ylabel("leading side minus other side (points per hand)")
     return [Chart("edge_split", finish(fig, "What going first is worth per hand: the edge, the lead points, the tempo",
                                        legend_from=axes[0], legend_title="part of the edge",
-                                       note="Thick bars: 95% intervals; thin bars: Holm-adjusted intervals (edge and "
+                                       note="Thick bars: 95% intervals; thin bars: simultaneous intervals (edge and "
                                             "tempo); dashed: no edge."),
                   "The leading side's points minus the other side's per hand, split into the led double's points and "
                   "the tempo after it, with intervals")]

@@ -72,7 +72,7 @@ METHOD = (
     "spinner's effect is spinner on minus spinner off on the same set and table, both played from the same "
     "seed so that match i starts from the same deal; the difference is paired by match (delta method on the "
     "per-match differences). Family of comparisons: every spinner difference (three measures, two sets, each "
-    "strategy) and every lead-choice difference from 50%, controlled together with Holm's procedure. Strategy "
+    "strategy) and every lead-choice difference from 50%, given simultaneous 95% intervals (Bonferroni over the family). Strategy "
     "rankings and lead choices come from duplicate-deal round-robins (seats rotated), whose per-pair win rates "
     "carry 95% intervals over deal sets."
 )
@@ -250,7 +250,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     charts.append(Chart("spinner_effect", finish(fig, "What the spinner changes: headers per hand",
                                                  legend_from=axes[0], legend_title="strategy",
                                                  note="Thick bars: 95% intervals (paired by match); thin bars: "
-                                                      "Holm-adjusted; dashed: no change."),
+                                                      "simultaneous; dashed: no change."),
                         "Spinner on minus off in headers per hand, with paired intervals"))
     lead = tables["lead_choice"]
     if not lead.empty:
@@ -260,6 +260,6 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         axes[0].set_ylabel("expert's lead rule: match win rate minus 50%")
         charts.append(Chart("lead_choice", finish(fig, "What choosing the double to lead is worth",
                                                   legend_from=axes[0], legend_title="against leading",
-                                                  note="Duplicate deals; thick bars: 95% intervals; thin: Holm."),
+                                                  note="Duplicate deals; thick bars: 95% intervals; thin: simultaneous."),
                             "Expert's lead rule against leading the lowest or the highest double"))
     return charts

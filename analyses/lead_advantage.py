@@ -34,8 +34,8 @@ METHOD = (
     "played from the same seed, so match i meets the same deals under both: their difference is paired by "
     "match (delta method on the per-match differences). Family of comparisons: the lowest-minus-highest "
     "difference of the hand win rate and of the first leader's match win rate, and each of the two rates (lowest-"
-    "double lead) against the fair share (the `_advantage` columns), for every table and strategy, controlled "
-    "together with Holm's procedure; 'above' or 'below the fair share' is said only when the Holm-adjusted "
+    "double lead) against the fair share (the `_advantage` columns), for every table and strategy, given "
+    "simultaneous 95% intervals together (Bonferroni over the family); 'above' or 'below the fair share' is said only when the simultaneous "
     "interval excludes it."
 )
 SHOW = {
@@ -204,11 +204,11 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             elif clear.empty:
                 out.append(f"{strategy} play: whether the lowest or the highest double leads makes no clear "
                            f"difference to the leader's hand win rate at any table; the data rule out differences "
-                           f"larger than {100 * bound:.2f} percentage points (Holm-adjusted).")
+                           f"larger than {100 * bound:.2f} percentage points (simultaneous interval).")
             else:
                 out.append(f"{strategy} play: the lead rule changes the leader's hand win rate clearly at "
                            f"{len(clear)} of {len(part)} tables ({', '.join(clear['table'])}), by at most "
-                           f"{100 * bound:.2f} percentage points (Holm-adjusted).")
+                           f"{100 * bound:.2f} percentage points (simultaneous interval).")
     return out
 
 
@@ -237,7 +237,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     family = int(summary["leader_win_rate_gain_family"].iloc[0])
     gains = summary["leader_win_rate_gain_adj_lo"] > 0
     losses = summary["leader_win_rate_gain_adj_hi"] < 0
-    out.append(f"Across all {len(summary)} table-strategy combinations (Holm-adjusted over the report's family of {family} "
+    out.append(f"Across all {len(summary)} table-strategy combinations (simultaneous intervals over the report's family of {family} "
                f"comparisons), the lowest-double lead gives the leader's side a clearly higher hand win "
                f"rate than the highest-double lead in {int(gains.sum())}{_which(summary[gains])}, a clearly lower "
                f"one in {int(losses.sum())}{_which(summary[losses])}, and no clear difference in "
@@ -286,10 +286,10 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             ax.set_xlabel("strategy (self-play)")
             ax.set_ylabel("lowest minus highest lead (pp)")
         charts.append(Chart(value, finish(fig, f"Lowest- minus highest-double lead: {label} (paired by match)",
-                                          note="Thick bars: 95% intervals; thin bars: Holm-adjusted intervals over "
+                                          note="Thick bars: 95% intervals; thin bars: simultaneous intervals over "
                                                "the report's family of comparisons; dashed: no difference."),
                             f"Difference in the {label} between the lowest- and the highest-double lead, with its "
-                            f"95% and Holm-adjusted intervals (percentage points)"))
+                            f"95% and simultaneous intervals (percentage points)"))
     fig, axes = panels(2 * len(TABLES))
     for row, lead in enumerate(LEADS):
         for ax, table in zip(axes[row * len(TABLES):], TABLES):

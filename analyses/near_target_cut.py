@@ -33,7 +33,7 @@ METHOD = (
     "reached the target); *on a header* when it is cut short later in the hand. Both settings are played from "
     "the same seed, so every difference is paired by match (per-match differences, normal interval). Rates of "
     "matches: Wilson intervals; hands per match: normal intervals. Family of comparisons: every measure's "
-    "on-minus-off difference for every table and strategy, controlled with Holm's procedure."
+    "on-minus-off difference for every table and strategy, given simultaneous 95% intervals (Bonferroni over the family)."
 )
 SHOW = {
     "summary": "Per setting: match length, the first leader's match win rate and how matches end.",
@@ -108,7 +108,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                                   same="about as often")
         out.append(f"2 players, {strategy} play: about {round(100 * row['ends_on_lead_rate'])} matches in 100 end "
                    f"the moment a hand's leader leads its double ({phrase(row, 'ends_on_lead_rate', row['matches'], 'matches')}); "
-                   f"with the near-target cut off they do so {verdict} ({numbers}).")
+                   f"with the near-target cut on they do so {verdict} than with it off (cut on minus off: {numbers}).")
     return out
 
 
@@ -164,8 +164,8 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_ylabel("cut on minus cut off (pp)")
     charts.append(Chart("cut_effect", finish(fig, "What the near-target cut changes (paired by match)",
                                              legend_from=axes[0], legend_title="strategy (self-play)",
-                                             note="Thick bars: 95% intervals; thin bars: Holm-adjusted intervals; "
+                                             note="Thick bars: 95% intervals; thin bars: simultaneous intervals; "
                                                   "dashed: no change."),
                         "Cut on minus cut off for the first leader's match win rate and each way a match ends, "
-                        "in percentage points, with 95% and Holm-adjusted intervals"))
+                        "in percentage points, with 95% and simultaneous intervals"))
     return charts

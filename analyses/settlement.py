@@ -48,8 +48,8 @@ METHOD = (
     "disagreements among blocked hands) are ratios of per-match sums, clustered by match. Family of comparisons: "
     "reserve 0 against reserve 2 (blocked rate), each other settlement against German (hands per match), and "
     "German against the others in the tournaments (win rates against the field, and of the shedding "
-    "strategies against the baselines), for every table and strategy, controlled together with Holm's "
-    "procedure; these differences combine two intervals (Newcombe), conservative since the deals are shared."
+    "strategies against the baselines), for every table and strategy, given simultaneous 95% intervals "
+    "(Bonferroni over the family); these differences combine two intervals (Newcombe), conservative since the deals are shared."
 )
 SHOW = {
     "blocking": "Share of hands that end blocked, by boneyard reserve (German rules, self-play).",
@@ -226,7 +226,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                    + (f"{best['german']} under every settlement" if len(set(best.values())) == 1 else
                       ", ".join(f"{best[s]} under {s}" for s in SETTLEMENTS))
                    + f"; {len(moved)} of {len(change)} strategies do clearly better or worse under German than under "
-                     f"pip-count settlement (Holm-adjusted).")
+                     f"pip-count settlement (simultaneous interval).")
     return out
 
 
@@ -348,9 +348,9 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_xlabel("strategy (self-play)")
         ax.set_ylabel("reserve 0 minus reserve 2 (pp)")
     charts.append(Chart("blocked_rate_change", finish(fig, "Drawing the boneyard dry: change in the share of blocked hands",
-                                                      note="Thick bars: 95% intervals; thin bars: Holm-adjusted "
+                                                      note="Thick bars: 95% intervals; thin bars: simultaneous "
                                                            "intervals over the settlement family; dashed: no change."),
-                        "Blocked hands with reserve 0 minus reserve 2, percentage points, with 95% and Holm-adjusted "
+                        "Blocked hands with reserve 0 minus reserve 2, percentage points, with 95% and simultaneous "
                         "intervals"))
     if "strategy_change" in tables:
         change = tables["strategy_change"]
@@ -364,7 +364,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         charts.append(Chart("strategy_change", finish(fig, f"German minus other settlements ({TOURNAMENT_TABLE})",
                                                       legend_from=axes[0],
                                                       legend_title="comparison",
-                                                      note="Thick bars: 95% intervals; thin bars: Holm-adjusted "
+                                                      note="Thick bars: 95% intervals; thin bars: simultaneous "
                                                            "intervals; dashed: no change."),
                             "Each strategy's match win rate against the field under German minus pips (or American) "
                             "settlement, percentage points"))

@@ -35,7 +35,7 @@ METHOD = (
     f"Student-t intervals over deal sets. The heuristic pairing plays the report's matches per target; `pimc` "
     f"plays at most {SEARCH_MATCHES:,} matches per target ({SEARCH_MATCHES_QUICK} with --quick, at the shortest "
     "and longest target only), since each of its decisions plays out dozens of worlds. Family of comparisons: every (pairing, target) win rate against "
-    "an even 50% (`win_rate_advantage`, in percentage points), controlled with Holm's procedure."
+    "an even 50% (`win_rate_advantage`, in percentage points), given simultaneous 95% intervals (Bonferroni over the family)."
 )
 SHOW = {"by_target": "The stronger player's match win rate on duplicate deals, by target."}
 
@@ -77,7 +77,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """Every target's result, each called a win only when its Holm-adjusted interval clears 50%."""
+    """Every target's result, each called a win only when its simultaneous interval clears 50%."""
     frame = tables["by_target"]
     out = []
     for pairing, part in frame.groupby("pairing", sort=False):

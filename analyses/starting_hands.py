@@ -40,7 +40,7 @@ METHOD = (
     "are ratios of per-match sums with intervals clustered by match (a match's hands, and the seats of one "
     "hand, are not independent). Contrast: the highest against the lowest value of each feature (among values "
     f"holding at least {MIN_SHARE:.0%} of the hands; chosen by value, not by result), Newcombe's difference, "
-    "controlled as one family over every feature, table and strategy with Holm's procedure."
+    "given simultaneous 95% intervals as one family over every feature, table and strategy (Bonferroni)."
 )
 SHOW = {
     "by_feature": ("Hand win rate and side points per hand by a feature of the starting hand.",
@@ -158,7 +158,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """Each feature's contrast, judged on its Holm-adjusted interval."""
+    """Each feature's contrast, judged on its simultaneous interval."""
     contrast = tables["contrasts"]
     out = []
     for (table, strategy), part in contrast.groupby(["table", "strategy"], sort=False):

@@ -27,8 +27,8 @@ METHOD = (
     "intervals are Student-t over deal sets, which accounts for the pairing. Against the field = the mean over "
     "its opponents. Family of comparisons: every head-to-head pair and every strategy against the field, in all "
     "tables, each tested against an even 50% (the `win_rate_advantage` columns: win rate minus 50%, in "
-    "percentage points), controlled together with Holm's procedure; a strategy is said to beat another only "
-    "when the Holm-adjusted interval excludes 50%."
+    "percentage points), given simultaneous 95% intervals (Bonferroni over the family); a strategy is said to beat another "
+    "only when its simultaneous interval excludes 50%."
 )
 SHOW = {
     "standings": "Each strategy against the field of all the others, best first.",
@@ -121,7 +121,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             others = [p for p in part["policy"] if p != "random"]
             sides = [_from_side(*_head_to_head(tables["pairs"], table, p, "random")) for p in others]
             clear = [row for row in sides if row["win_rate_advantage_adj_lo"] > 0]
-            text += (f" {len(clear)} of the {len(others)} other strategies beat random with the Holm-adjusted "
+            text += (f" {len(clear)} of the {len(others)} other strategies beat random with the simultaneous "
                      f"interval of their win rate above 50%.")
         out.append(text)
     return out
@@ -163,6 +163,6 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_ylabel("strategy")
     charts.append(Chart("head_to_head", finish(fig, "Head to head: row strategy's match win rate (%) against column",
                                                note="Cells: the row strategy's match win rate in %; blue above 50%, red below; "
-                                                    "(even): not told apart from 50% (Holm-adjusted interval over all pairs)."),
+                                                    "(even): not told apart from 50% (simultaneous interval over all pairs)."),
                         "Head-to-head match win rate of each strategy (row) against each other (column), per table"))
     return charts

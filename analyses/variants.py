@@ -11,12 +11,14 @@ seat's), and where the points come from.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.reporting import TABLES, headline_strategies, reference_strategy
+from bergen_sim.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
 from bergen_sim.figures import Chart, differences, finish, grouped, panels, stacked_shares
-from bergen_sim.stats import add_clustered, add_difference, add_family, add_mean, add_rate, cluster_sums, judged, phrase
+from bergen_sim.stats import (add_clustered, add_family, add_mean, add_rate, cluster_sums, judged,
+                              paired_ratio_difference, phrase)
 
 TITLE = "Rule variants against the standard game"
 #: label -> (preset, settings)
@@ -29,11 +31,12 @@ VARIANTS = {
 METHOD = (
     "Self-play; every variant is played from the same seed, so the deals are the same (the play that follows "
     "differs with the rules). Seat advantage: the match win rate of the first hand's leader and of each seat "
-    "against the fair share 1 / number of sides. Differences from standard use Newcombe's method (conservative, "
-    "since the deals are shared). The blocked rate is a ratio of per-match sums, clustered by match. Family of "
+    "against the fair share 1 / number of sides. Differences from standard are paired by match: match i of "
+    "every variant starts from the same deal, so each difference is a ratio of per-match sums compared match "
+    "by match (delta method over the per-match influences). The blocked rate is a ratio of per-match sums, clustered by match. Family of "
     "comparisons: every measure of the versus_standard table (match length in hands per match, first leader's "
     "match win rate, blocked rate and the four point shares, in percentage points) for every variant, table "
-    "and strategy, controlled together with Holm's procedure."
+    "and strategy, given simultaneous 95% intervals (Bonferroni over the family)."
 )
 SHOW = {
     "summary": "Match length, first leader's match win rate, blocked hands and point sources per variant.",
@@ -44,23 +47,38 @@ _MEASURES = ("hands_per_match", "first_leader_match_win_rate", "blocked_rate",
 
 
 def collect(chunk, rules) -> dict:
-    """Per-chunk sums: first leaders' match wins and point sources."""
-    matches = chunk.matches
+    """Per-chunk sums (first leaders' match wins, point sources) and the per-match values the pairing needs."""
+    matches, hands = chunk.matches, chunk.hands
     first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
+    sources = hs.match_sums(hs.points_by_source(chunk.hand_rows, rules), hands["match"]).astype(np.int64)
     return {"first_won": first_won.sum(), "sources": hs.source_sums(chunk.hand_rows, rules),
-            "blocked": cluster_sums(matches["blocked_hands"], matches["hands"])}
+            "blocked": cluster_sums(matches["blocked_hands"], matches["hands"]),
+            "per_match": PerMatch(np.column_stack([matches["hands"], first_won, matches["blocked_hands"],
+                                                   sources, sources.sum(axis=1)]).astype(np.int64))}
+
+
+#: the per-match columns ``collect`` keeps: hands, first leader won, blocked hands, each source's points, all points
+_HANDS, _FIRST_WON, _BLOCKED, _SOURCES, _POINTS = 0, 1, 2, slice(3, 3 + len(hs.SOURCES)), 3 + len(hs.SOURCES)
+#: each measure as a ratio of per-match sums: (numerator column, denominator column or None for "per match")
+_RATIOS = {
+    "hands_per_match": (_HANDS, None), "first_leader_match_win_rate": (_FIRST_WON, None),
+    "blocked_rate": (_BLOCKED, _HANDS),
+    **{f"{source}_share": (_SOURCES.start + k, _POINTS) for k, source in enumerate(hs.SOURCES)},
+}
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
     """Play every table x strategy x variant and tabulate."""
-    summary, seats = [], []
+    summary, seats, change = [], [], []
     for table in TABLES:
         for strategy in ctx.strategies:
+            per_match = {}
             for variant, (preset, settings) in VARIANTS.items():
                 rules = ctx.rules(table, preset=preset, **settings)
                 played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
                 t = played.counts
                 key = {"table": table, "strategy": strategy, "variant": variant}
+                per_match[variant] = played.sums["per_match"].values
                 summary.append({**key, "matches": played.matches, "hands": int(t["hands"]),
                                 "hands_sq": int(t["hands_sq"]), "blocked_hands": int(t["blocked_hands"]),
                                 "first_leader_match_wins": int(played.sums["first_won"]),
@@ -69,6 +87,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 for side in range(rules.sides):
                     seats.append({**key, "side": side, "matches": played.matches,
                                   "match_wins": int(t["match_wins"][side]), "fair_share": 1 / rules.sides})
+            change.extend(_versus_standard(table, strategy, per_match))
     frame = pd.DataFrame(summary)
     add_mean(frame, "hands_per_match", "hands", "hands_sq", "matches")
     add_rate(frame, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
@@ -76,25 +95,26 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     frame = frame.drop(columns=["hands_sq", "points"])
     seat = pd.DataFrame(seats)
     add_rate(seat, "match_win_rate", "match_wins", "matches")
-    change = _versus_standard(frame)
-    add_family([(change, f"{measure}_change") for measure in _MEASURES])
-    return {"summary": frame, "seats": seat, "versus_standard": change}
+    versus = pd.DataFrame(change)
+    add_family([(versus, f"{measure}_change") for measure in _MEASURES])
+    return {"summary": frame, "seats": seat, "versus_standard": versus}
 
 
-def _versus_standard(frame: pd.DataFrame) -> pd.DataFrame:
-    """Each variant's measures minus the standard game's, same table and strategy."""
-    keys = ["table", "strategy"]
-    base = frame[frame["variant"] == "standard"].set_index(keys)
-    columns = [f"{m}{s}" for m in _MEASURES for s in ("", "_lo", "_hi")]
-    rows = frame[frame["variant"] != "standard"].join(base[columns].add_suffix("_standard"), on=keys)
-    out = rows[[*keys, "variant", "matches"]].copy()
-    for measure in _MEASURES:
-        renamed = rows.rename(columns={f"{measure}_standard": "b", f"{measure}_lo_standard": "b_lo",
-                                       f"{measure}_hi_standard": "b_hi"})
-        add_difference(renamed, f"{measure}_change", measure, "b")
-        for suffix in ("", "_lo", "_hi"):
-            out[f"{measure}_change{suffix}"] = renamed[f"{measure}_change{suffix}"]
-    return out.reset_index(drop=True)
+def _versus_standard(table: str, strategy: str, per_match: dict[str, np.ndarray]) -> list[dict]:
+    """Each variant's measures minus the standard game's, paired by match (the same deals)."""
+    base = per_match["standard"]
+    ones = np.ones(len(base))
+    rows = []
+    for variant, values in per_match.items():
+        if variant == "standard":
+            continue
+        row = {"table": table, "strategy": strategy, "variant": variant, "matches": len(values)}
+        for measure, (top, bottom) in _RATIOS.items():
+            d = paired_ratio_difference(values[:, top], ones if bottom is None else values[:, bottom],
+                                        base[:, top], ones if bottom is None else base[:, bottom])
+            row.update({f"{measure}_change": d[0], f"{measure}_change_lo": d[1], f"{measure}_change_hi": d[2]})
+        rows.append(row)
+    return rows
 
 
 def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
@@ -182,9 +202,9 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             ax.set_ylabel(f"variant minus standard: {label}")
         charts.append(Chart(value, finish(fig, f"Each variant minus the standard game: {label}", legend_from=axes[0],
                                           legend_title="strategy (self-play)",
-                                          note="Thick bars: 95% intervals; thin bars: Holm-adjusted intervals over the "
+                                          note="Thick bars: 95% intervals; thin bars: simultaneous intervals over the "
                                                "family of variant comparisons; dashed: no difference."),
-                            f"Change from the standard game in {label}, with 95% and Holm-adjusted intervals"))
+                            f"Change from the standard game in {label}, with 95% and simultaneous intervals"))
     ref = reference_strategy(list(pd.unique(frame["strategy"])))
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):

@@ -91,7 +91,7 @@ def lines(ax, frame: pd.DataFrame, x: str, value: str, group: str | None = None,
 
 def differences(ax, frame: pd.DataFrame, category: str, value: str, categories: Sequence | None = None,
                 group: str | None = None) -> None:
-    """A difference per ``category``: a dot, its 95% interval (thick) and its Holm-adjusted interval (thin).
+    """A difference per ``category``: a dot, its 95% interval (thick) and its simultaneous interval (thin).
 
     For figures whose text is about a difference: the reader sees at once
     whether zero (the dashed line) lies inside.  A difference of proportions is

@@ -867,7 +867,8 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     for column in frame.columns:
         if column.endswith(("_lo", "_hi")) and column[:-3] in frame.columns:
             continue
-        if column.endswith(("_adj_lo", "_adj_hi", "_family")) and column.rsplit("_", 2 if "_adj_" in column else 1)[0] in frame.columns:
+        if column.endswith(("_adj_lo", "_adj_hi", "_family", "_holm")) \
+                and column.rsplit("_", 2 if "_adj_" in column else 1)[0] in frame.columns:
             continue
         values = frame[column]
         if f"{column}_lo" in frame.columns and f"{column}_hi" in frame.columns:
@@ -876,7 +877,7 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
                 for v, lo, hi in zip(values, frame[f"{column}_lo"], frame[f"{column}_hi"])
             ]
             if f"{column}_adj_lo" in frame.columns:
-                columns[f"{column.replace('_', ' ')} [Holm-adjusted CI]"] = [
+                columns[f"{column.replace('_', ' ')} [simultaneous 95% CI]"] = [
                     "[" + number(v, lo, hi, column).partition(" [")[2] if math.isfinite(v) else "n/a"
                     for v, lo, hi in zip(values, frame[f"{column}_adj_lo"], frame[f"{column}_adj_hi"])
                 ]
@@ -931,12 +932,13 @@ def _method(result: AnalysisResult) -> list[str]:
            "rotation)." if tournaments else "")
     )
     lines.append(
-        "- **Multiple comparisons:** each family of comparisons the analysis names is controlled with Holm's "
-        "step-down procedure (family-wise error rate 5%); a comparison's Holm-adjusted interval is its "
-        "interval widened to the confidence level of its Holm step, and a difference is called a difference "
-        "only when that adjusted interval excludes zero. A comparison that is not a difference states the "
-        "largest effect its adjusted interval leaves possible. Units: % for rates, pp (percentage points) "
-        "for differences of rates, points or hands where said.")
+        "- **Multiple comparisons:** each family of comparisons the analysis names gets simultaneous 95% "
+        "intervals (Bonferroni: every interval of a family of m at level 1 - 0.05/m, so all of them hold their "
+        "true values together at least 95% of the time), and a difference is called a difference only when its "
+        "simultaneous interval excludes zero; Holm's step-down test, which rejects at least as much, is in the "
+        "Parquet tables as the `_holm` column. A comparison that is not a difference states the largest effect its "
+        "simultaneous interval leaves possible. Units: % for rates, pp (percentage points) for differences of "
+        "rates, points or hands where said.")
     if result.method:
         lines.append(f"- **This analysis:** {result.method}")
     lines.append(f"- **Reproduce:** `{meta['command']}` (bergen-sim {meta['version']}; "

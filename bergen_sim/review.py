@@ -7,8 +7,11 @@ seat's view, exactly what it knew then (the order of the hand's plays
 included, so the other seats' plays weigh the worlds as the ``reader``
 reads them in a match), and ranks its moves by match-win probability in sampled worlds, stopping as soon
 as the best move is separated from every other (or the world budget is
-spent).  The loss of the move made is its paired difference to the best move
-in the same worlds, with a 95% interval.
+spent).  The loss of the move made is its paired difference to the best move,
+with a 95% interval, measured on other worlds than those that chose the best
+move (the best of the even worlds judged on the odd ones and the other way
+round): the best of noisy estimates is luckier in the worlds that chose it,
+and judging it there would overstate every loss.
 
 Verdicts (the unit is match-win probability, 0..1):
 
@@ -56,7 +59,7 @@ class Decision:
     legal_moves: int
     win_played: dict[str, Any]  # mean, ci95, n: the match-win probability after the move made
     win_best: dict[str, Any]
-    loss: dict[str, Any]  # win_best - win_played, paired over the same worlds
+    loss: dict[str, Any]  # win_best - win_played, paired, on worlds that did not choose the best move
     verdict: str
     worlds: int
     stopped: str
@@ -175,9 +178,10 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
         ranked = result.moves
         best = ranked[0]
         made = next(m for m in ranked if (m["tile"], m["end"]) == (action.tile, action.end))
-        loss = made["win_behind_best"]
+        same = made["win_behind_best"]
         is_best = made is best or made.get("mirror_of") == f"{best['tile']} {best['end']}" or (
-            loss["mean"] == 0 and loss["ci95"][0] == loss["ci95"][1] == 0)
+            same["mean"] == 0 and same["ci95"][0] == same["ci95"][1] == 0)
+        loss = same if is_best else made["win_behind_best_held_out"]
         verdict = _verdict(loss, is_best, blunder)
         decision = Decision(match=index, number=number, hand=game.hand_number, seat=action.seat,
                             side=rules.side_of(action.seat), scores=tuple(game.scores),

@@ -17,12 +17,15 @@ Every reported rate or mean carries its sample size and a 95% interval:
   sides as independent;
 - unpaired differences: Newcombe's MOVER combination of the two intervals
   (:func:`difference`);
-- a *family* of comparisons: Holm's step-down procedure with Holm-adjusted
-  intervals (:func:`holm`, :func:`add_family`): the interval of the
-  comparison with the k-th smallest p-value is widened to the confidence
-  level of Holm's k-th step, so an adjusted interval excludes zero exactly when
-  Holm rejects; a comparison that is not rejected states the largest effect
-  its adjusted interval leaves possible (:func:`equivalence_bound`).
+- a *family* of comparisons: simultaneous 95% intervals (Bonferroni: each
+  interval at level ``1 - 0.05 / m``, :func:`simultaneous`, :func:`add_family`),
+  which hold every true value of the family at once at least 95% of the time
+  whatever the dependence between them; the words "clearly higher/lower" are
+  said only when a simultaneous interval excludes zero, and a comparison whose
+  interval covers zero states the largest effect it leaves possible
+  (:func:`equivalence_bound`).  Holm's step-down test (:func:`holm`) stays for
+  decisions: it rejects at least what the simultaneous intervals separate, and
+  its verdicts are written as a column beside them.
 
 The table helpers write ``x``, ``x_lo``, ``x_hi`` columns (the convention the
 Markdown writer and the figures rely on) and the phrase helpers write numbers
@@ -308,41 +311,59 @@ def se_from_interval(lo, hi, z: float = Z95):
 
 
 def holm(estimates, ses, level: float = 0.95) -> dict[str, np.ndarray]:
-    """Holm's step-down test of ``estimate == 0`` over a family, with Holm-adjusted intervals.
+    """Holm's step-down test of ``estimate == 0`` over a family: p-values and which are rejected.
 
     Normal p-values ``2 (1 - Phi(|est| / se))`` are sorted; the comparison
     with the k-th smallest (k = 0, 1, ...) is tested at ``alpha / (m - k)``
     until the first one that fails; that one and all after it are not
-    rejected.  Each comparison's adjusted interval is ``est ± z se`` at the
-    level of its Holm step (the failing step's level for all the
-    non-rejected), so an adjusted interval excludes zero exactly when Holm
-    rejects.  The family-wise error rate (any true zero called a difference)
-    is at most ``1 - level``.  NaN estimates are left out of the family.
+    rejected.  The family-wise error rate (any true zero called a
+    difference) is at most ``1 - level``.  Holm gives decisions, not
+    intervals: intervals widened to each step's level do not cover jointly
+    (:func:`simultaneous` gives intervals that do).  NaN estimates are left
+    out of the family.
 
     >>> r = holm([0.5, 0.01, -0.3], [0.1, 0.1, 0.1])
     >>> r["reject"].tolist(), r["m"]
     ([True, False, True], 3)
     """
-    from scipy.special import ndtr, ndtri  # imported here: SciPy costs start-up time
+    from scipy.special import ndtr  # imported here: SciPy costs start-up time
 
-    est = np.atleast_1d(np.asarray(estimates, dtype=float))
-    se = np.atleast_1d(np.asarray(ses, dtype=float))
+    est, se, valid, m = _family(estimates, ses)
     alpha = 1.0 - level
-    valid = np.isfinite(est) & np.isfinite(se)
-    m = int(valid.sum())
     with np.errstate(all="ignore"):
         p = np.where(se > 0, 2.0 * ndtr(-np.abs(est) / se), np.where(est == 0, 1.0, 0.0))
     p = np.where(valid, p, np.nan)
-    z_step = np.full(est.shape, math.nan)
     reject = np.zeros(est.shape, dtype=bool)
-    stopped_at = None
     for k, i in enumerate(np.argsort(np.where(valid, p, np.inf), kind="stable")[:m]):
-        step_alpha = alpha / (m - k) if stopped_at is None else stopped_at
-        if stopped_at is None and p[i] >= step_alpha:
-            stopped_at = step_alpha
-        reject[i] = stopped_at is None
-        z_step[i] = float(ndtri(1.0 - step_alpha / 2.0))
-    return {"p": p, "reject": reject, "adj_lo": est - z_step * se, "adj_hi": est + z_step * se, "m": m}
+        if p[i] >= alpha / (m - k):
+            break
+        reject[i] = True
+    return {"p": p, "reject": reject, "m": m}
+
+
+def simultaneous(estimates, ses, level: float = 0.95) -> dict[str, Any]:
+    """Simultaneous intervals over a family: all m cover their true values together with probability >= ``level``.
+
+    Bonferroni: each interval is ``est ± z se`` with ``z`` the normal quantile
+    of ``1 - (1 - level) / (2 m)``, valid whatever the dependence between the
+    estimates (for independent ones the joint coverage is ``(1 - alpha/m)^m``,
+    within 0.2 points of ``level``).  NaN estimates are left out of the family.
+
+    >>> r = simultaneous([0.5, 0.01, -0.3], [0.1, 0.1, 0.1])
+    >>> round(r["z"], 3), r["m"], [round(x, 3) for x in r["lo"]]
+    (2.394, 3, [0.261, -0.229, -0.539])
+    """
+    est, se, _, m = _family(estimates, ses)
+    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / (2.0 * max(m, 1)))
+    return {"lo": est - z * se, "hi": est + z * se, "z": z, "m": m}
+
+
+def _family(estimates, ses) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(estimates, standard errors, which are finite, how many) of a family, as float arrays."""
+    est = np.atleast_1d(np.asarray(estimates, dtype=float))
+    se = np.atleast_1d(np.asarray(ses, dtype=float))
+    valid = np.isfinite(est) & np.isfinite(se)
+    return est, se, valid, int(valid.sum())
 
 
 def equivalence_bound(lo, hi):
@@ -351,26 +372,29 @@ def equivalence_bound(lo, hi):
 
 
 def add_family(columns: Sequence[tuple[pd.DataFrame, str]], level: float = 0.95) -> int:
-    """Control one family of comparisons with :func:`holm`; returns the family's size m.
+    """Give one family of comparisons simultaneous intervals and Holm's decisions; returns the family's size m.
 
     ``columns`` lists (table, column) pairs, each column an estimated
     difference with its 95% ``_lo``/``_hi`` columns; every finite row of every
-    listed column is one comparison.  Adds ``{column}_adj_lo``,
-    ``{column}_adj_hi`` (the Holm-adjusted interval) and ``{column}_family``
-    (m) to each table in place.  The standard error of each comparison is read
-    off its 95% interval (:func:`se_from_interval`).
+    listed column is one comparison.  Adds ``{column}_adj_lo`` and
+    ``{column}_adj_hi`` (the simultaneous interval, :func:`simultaneous`),
+    ``{column}_holm`` (whether Holm's test rejects zero, :func:`holm`) and
+    ``{column}_family`` (m) to each table in place.  The standard error of each
+    comparison is read off its 95% interval (:func:`se_from_interval`).
     """
     est = np.concatenate([df[c].to_numpy(float) for df, c in columns]) if columns else np.zeros(0)
     se = np.concatenate([se_from_interval(df[f"{c}_lo"], df[f"{c}_hi"]) for df, c in columns]) if columns else est
-    result = holm(est, se, level)
+    family = simultaneous(est, se, level)
+    decisions = holm(est, se, level)
     start = 0
     for df, c in columns:
         stop = start + len(df)
-        df[f"{c}_adj_lo"] = result["adj_lo"][start:stop]
-        df[f"{c}_adj_hi"] = result["adj_hi"][start:stop]
-        df[f"{c}_family"] = result["m"]
+        df[f"{c}_adj_lo"] = family["lo"][start:stop]
+        df[f"{c}_adj_hi"] = family["hi"][start:stop]
+        df[f"{c}_holm"] = decisions["reject"][start:stop]
+        df[f"{c}_family"] = family["m"]
         start = stop
-    return result["m"]
+    return family["m"]
 
 
 def add_ratio(df: pd.DataFrame, name: str, sx: str, sy: str, sxx: str, syy: str, sxy: str, n: str) -> pd.DataFrame:
@@ -484,7 +508,7 @@ def judged(row, name: str, unit: str = "", larger: str = "higher", smaller: str 
            same: str = "no clear difference") -> tuple[str, str]:
     """(verdict, numbers) for a difference column controlled by :func:`add_family`.
 
-    The verdict is ``larger``/``smaller`` only when the Holm-adjusted interval
+    The verdict is ``larger``/``smaller`` only when the simultaneous interval
     excludes zero; otherwise ``same``, and the numbers say what the data rule
     out (``|difference| < bound``).  Without adjusted columns the plain 95%
     interval is used.
@@ -493,7 +517,7 @@ def judged(row, name: str, unit: str = "", larger: str = "higher", smaller: str 
     adjusted = f"{name}_adj_lo" in row
     lo = float(row[f"{name}_adj_lo" if adjusted else f"{name}_lo"])
     hi = float(row[f"{name}_adj_hi" if adjusted else f"{name}_hi"])
-    label = (f"Holm-adjusted 95% CI over {int(row[f'{name}_family'])} comparisons" if adjusted else "95% CI")
+    label = (f"simultaneous 95% CI over {int(row[f'{name}_family'])} comparisons" if adjusted else "95% CI")
     text = signed_points(float(row[name]), lo, hi, proportion, unit, label)
     verdict = versus(lo, hi, 0.0, larger, smaller, same)
     if verdict == same and math.isfinite(lo):

@@ -107,7 +107,7 @@ def test_analysis_runs_end_to_end_with_the_columns_its_report_needs(results, nam
         finite = frame[[base, column, high]].dropna()
         assert (finite[column] <= finite[base] + 1e-12).all() and (finite[base] <= finite[high] + 1e-12).all(), \
             f"{name}: {base} outside its interval"
-        if adjusted:  # a Holm-adjusted interval is never narrower than the 95% one
+        if adjusted:  # a simultaneous interval is never narrower than the 95% one
             plain = frame[[f"{base}_lo", column]].dropna()
             assert (plain[column] <= plain[f"{base}_lo"] + 1e-12).all()
     assert result.findings and all(isinstance(t, str) and t for t in result.findings)
@@ -131,7 +131,7 @@ def test_findings_are_written_from_the_numbers(results):
     assert abs(lo - row["leader_win_rate_lowest_lo"]) < 5e-4 and abs(hi - row["leader_win_rate_lowest_hi"]) < 5e-4
     assert int(found.group(4).replace(",", "")) == row["decided_hands"]
     direction = "above" if row["leader_win_rate_advantage_adj_lo"] > 0 else "below" \
-        if row["leader_win_rate_advantage_adj_hi"] < 0 else "not distinguishable from"  # Holm-adjusted
+        if row["leader_win_rate_advantage_adj_hi"] < 0 else "not distinguishable from"  # simultaneous
     assert f"{direction} the fair share of 50%" in text
 
 

@@ -257,10 +257,10 @@ def test_the_docs_quote_no_hand_typed_measurements():
 
 
 def test_the_search_table_states_the_goal_only_where_its_interval_allows():
-    """A 2-player challenger is named below the 55% goal exactly when its Holm-adjusted upper bound is below it."""
+    """A 2-player challenger is named below the 55% goal exactly when its simultaneous upper bound is below it."""
     data = json.loads((ROOT / "docs/search_strength.json").read_text())
     rows = [(t, n, r) for t, g in data["games"].items() for n, r in g["challengers"].items()]
-    family = docs_numbers.holm([r["adjusted_win_rate"] - 0.5 for _, _, r in rows],
+    family = docs_numbers._family([r["adjusted_win_rate"] - 0.5 for _, _, r in rows],
                                docs_numbers.se_from_interval([r["adjusted_win_rate_low"] for _, _, r in rows],
                                                              [r["adjusted_win_rate_high"] for _, _, r in rows]))
     sentence = docs_numbers.render(ROOT)["search-strength"].rsplit("\n", 1)[-1]
@@ -270,11 +270,11 @@ def test_the_search_table_states_the_goal_only_where_its_interval_allows():
 
 
 def test_the_partner_prose_says_what_the_measurement_shows():
-    """policies.md says modelling the partner was not shown to win more: every paired difference's Holm-adjusted
+    """policies.md says modelling the partner was not shown to win more: every paired difference's simultaneous
     interval in docs/partner_model.json must then reach 0 or below (and the block says which partners it measured)."""
     rows = json.loads((ROOT / "docs/partner_model.json").read_text())["rows"]
     diff = [r["difference"] for r in rows]
-    family = docs_numbers.holm([d["mean"] for d in diff],
+    family = docs_numbers._family([d["mean"] for d in diff],
                                docs_numbers.se_from_interval([d["low"] for d in diff], [d["high"] for d in diff]))
     policies = " ".join((ROOT / "docs/policies.md").read_text().split())
     claim = "with a `random` or a `greedy` partner it was not shown to win more"

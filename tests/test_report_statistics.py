@@ -44,11 +44,11 @@ def test_per_match_values_are_kept_in_match_order():
     assert total.values.tolist() == [1, 2, 3]
 
 
-def test_differences_of_rates_print_in_percentage_points_with_their_holm_interval():
+def test_differences_of_rates_print_in_percentage_points_with_their_simultaneous_interval():
     frame = pd.DataFrame({"win_rate_gain": [0.01], "win_rate_gain_lo": [0.0], "win_rate_gain_hi": [0.02],
                           "win_rate_gain_adj_lo": [-0.005], "win_rate_gain_adj_hi": [0.025], "win_rate_gain_family": [4]})
     shown = display_frame(frame)
-    assert list(shown.columns) == ["win rate gain [95% CI]", "win rate gain [Holm-adjusted CI]"]
+    assert list(shown.columns) == ["win rate gain [95% CI]", "win rate gain [simultaneous 95% CI]"]
     assert shown.iloc[0, 0] == "+1.0 pp [+0.0, +2.0]" and shown.iloc[0, 1] == "[-0.5, +2.5]"
 
 

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the package's number formatting, not a copy of it
 from bergen_sim.search.ismcts import AT_TIME_LIMIT, STEERED, STRONGEST  # noqa: E402
 from bergen_sim.search.reader import STRONGEST as READER_STRONGEST  # noqa: E402
-from bergen_sim.stats import holm, number, se_from_interval  # noqa: E402
+from bergen_sim.stats import number, se_from_interval, simultaneous  # noqa: E402
 
 #: block name -> (doc, the files it is made from, for the marker)
 BLOCKS = {
@@ -151,7 +151,7 @@ def _pimc_strength(root: Path) -> str:
         f"target of 15, `pimc` won **{_rate(standard['win_rate'], standard['win_rate_lo'], standard['win_rate_hi'])}** "
         f"of {int(standard['matches']):,} matches ({int(standard['deal_sets']):,} deal sets), "
         f"{number(standard['points_margin'], standard['points_margin_lo'], standard['points_margin_hi'], False)} "
-        f"points per hand more than `expert` (`reports/skill_vs_luck.md`, which also has the Holm-adjusted "
+        f"points per hand more than `expert` (`reports/skill_vs_luck.md`, which also has the simultaneous "
         f"intervals):",
         "",
         "| target | deal sets (matches) | `pimc`'s match-win rate against `expert` [95%] | points margin per hand [95%] |",
@@ -612,7 +612,7 @@ def _policies_strength(root: Path) -> str:
         f"partnerships too) plays every pair of built-ins on the same {some['deal_sets']:,} deal sets "
         f"(seed {run['seed']}), each in both seat orders: {some['matches']:,} matches per pair. A policy's win "
         f"rate is its share of the matches won; the 95% intervals are Student-t over deal sets, which accounts "
-        f"for the pairing of the two seat orders (the report adds Holm-adjusted intervals over its "
+        f"for the pairing of the two seat orders (the report adds simultaneous intervals over its "
         f"{int(pairs['win_rate_advantage_family'].iloc[0])} comparisons).",
         "",
         "| pair (a vs b) | a's match win rate [95% CI] | points per hand, a vs b |",
@@ -697,6 +697,13 @@ def _expert_weights(root: Path) -> str:
 GOAL_AGAINST_PIMC = 0.55
 
 
+def _family(estimates, ses) -> dict:
+    """A family's simultaneous intervals, and which of them exclude zero (the differences the text calls shown)."""
+    family = simultaneous(estimates, ses)
+    return {"adj_lo": family["lo"], "adj_hi": family["hi"], "m": family["m"],
+            "reject": (family["lo"] > 0) | (family["hi"] < 0)}
+
+
 def _search_strength(root: Path) -> str:
     data = _json(root, "docs/search_strength.json")
     if data is None:
@@ -705,8 +712,8 @@ def _search_strength(root: Path) -> str:
     rows = [(title, name, r) for title, game in data["games"].items() for name, r in game["challengers"].items()]
     lo = [r["adjusted_win_rate_low"] for _, _, r in rows]
     hi = [r["adjusted_win_rate_high"] for _, _, r in rows]
-    family = holm([r["adjusted_win_rate"] - 0.5 for _, _, r in rows], se_from_interval(lo, hi))
-    lines = [f"| game | challenger | wins against `{data['opponent']}` | luck-adjusted | Holm-adjusted | "
+    family = _family([r["adjusted_win_rate"] - 0.5 for _, _, r in rows], se_from_interval(lo, hi))
+    lines = [f"| game | challenger | wins against `{data['opponent']}` | luck-adjusted | simultaneous | "
              "deal sets (matches) |", "|---|---|---|---|---|---|"]
     for k, (title, name, r) in enumerate(rows):
         held = (0.5 + family["adj_lo"][k], 0.5 + family["adj_hi"][k])
@@ -721,11 +728,11 @@ def _search_strength(root: Path) -> str:
             f"challenger at the settings its name gives "
             f"(`python tools/measure_search.py`, seed {data['seed']}; duplicate deals, every seat rotation, 95% "
             f"intervals over deal sets; {_luck_adjusted(data)} as in compare.md on the same matches; the "
-            f"Holm-adjusted interval widens the adjusted one for the {family['m']} comparisons, family-wise 95%):\n\n"
+            f"simultaneous interval widens the adjusted one for the {family['m']} comparisons (Bonferroni): all of them hold together at least 95% of the time):\n\n"
             + "\n".join(lines)
             + f"\n\nWith 2 players the highest luck-adjusted share is `{rows[best][1]}`'s, "
             f"{_rate(rows[best][2]['adjusted_win_rate'], lo[best], hi[best])}. A share of "
-            f"{GOAL_AGAINST_PIMC:.0%} is above the Holm-adjusted interval of "
+            f"{GOAL_AGAINST_PIMC:.0%} is above the simultaneous interval of "
             + (", ".join(below) if below else "none of them") + ".")
 
 
@@ -947,29 +954,29 @@ def _partner_model(root: Path) -> str:
                         "python tools/measure_partner.py")
     rows = data["rows"]
     diff = [r["difference"] for r in rows]
-    family = holm([d["mean"] for d in diff], se_from_interval([d["low"] for d in diff], [d["high"] for d in diff]))
+    family = _family([d["mean"] for d in diff], se_from_interval([d["low"] for d in diff], [d["high"] for d in diff]))
     lines = ["| partner at seat 2 | `pimc` (models it as `expert`) | `pimc:partner=P` (models it as it plays) | "
-             "difference, percentage points [95%] | Holm-adjusted [95%] |", "|---|---|---|---|---|"]
+             "difference, percentage points [95%] | simultaneous [95%] |", "|---|---|---|---|---|"]
     said = []
     for k, r in enumerate(rows):
-        adj = (family["adj_lo"][k], family["adj_hi"][k])  # Holm's intervals are of the estimates themselves
+        adj = (family["adj_lo"][k], family["adj_hi"][k])  
         lines.append(f"| `{r['partner']}` | {_rate(r['plain']['mean'], r['plain']['low'], r['plain']['high'])} | "
                      f"{_rate(r['informed']['mean'], r['informed']['low'], r['informed']['high'])} | "
                      f"{_points(diff[k]['mean'])} [{_points(diff[k]['low'])}, {_points(diff[k]['high'])}] | "
                      f"[{_points(adj[0])}, {_points(adj[1])}] |")
         if family["reject"][k]:
             said.append(f"with a `{r['partner']}` partner, modelling it as it plays changes the side's match-win "
-                        f"rate by {_points(diff[k]['mean'])} points (Holm-adjusted interval "
+                        f"rate by {_points(diff[k]['mean'])} points (simultaneous interval "
                         f"[{_points(adj[0])}, {_points(adj[1])}])")
         else:
             bound = max(abs(adj[0]), abs(adj[1]))
-            said.append(f"with a `{r['partner']}` partner the difference is not shown (its Holm-adjusted interval "
+            said.append(f"with a `{r['partner']}` partner the difference is not shown (its simultaneous interval "
                         f"contains 0 and rules out an effect larger than {100 * bound:.1f} points either way)")
     return (f"`python tools/measure_partner.py` (`docs/partner_model.json`): {data['players']} players in "
             f"partnerships, `pimc` at seat 0 with a weaker partner at seat 2 against `{data['opponent']}` at seats 1 "
             f"and 3; each variant plays the same {int(data['matches']):,} matches (seed {data['seed']}: the same "
             f"keyed deals), so the difference is paired over matches; side 0's match-win rate with 95% intervals, "
-            f"the Holm adjustment over the {family['m']} differences:\n\n" + "\n".join(lines)
+            f"simultaneous 95% intervals over the {family['m']} differences (Bonferroni):\n\n" + "\n".join(lines)
             + "\n\nSo " + "; ".join(said) + ".")
 
 

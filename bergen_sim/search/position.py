@@ -19,11 +19,15 @@ randomness meet every move.  It samples in batches, until the best move is
 separated from every other or the world budget is spent, and reports each
 move's match-win probability and expected points with 95% intervals.
 
-Separation: after each batch the paired differences between the leading
-move and every other (one per world, common random numbers) must have a
-lower confidence bound above 0, Bonferroni-corrected over the moves compared
-(z for 0.05 / (moves - 1), two-sided, used one-sided: some slack for the
-check being repeated every batch, though not a formal sequential test).  A move whose outcome equals the leader's in every world so far
+Separation: at a few looks (the first batch to reach 100 worlds, then
+each time the worlds done have doubled, and at the budget) the paired
+differences between the leading move and every other (one per world, common
+random numbers) must have a lower confidence bound above 0.  Each look tests
+at 5% divided by the number of looks and of pairs of moves (Bonferroni over
+both), so with moves of equal value the analysis calls one of them
+separated at most 5% of the time however many looks it takes
+(``tests/test_analyze_stopping.py`` measures it).  A move whose outcome
+equals the leader's in every world so far
 (e.g. the same tile on either end of a ``d|d`` line) cannot be separated and
 is reported as a tie.  Batches are a fixed size and worlds are keyed by
 (seed, world), so a given seed always gives the same numbers.
@@ -678,9 +682,27 @@ class Analysis:
         }
 
 
-def _z_separation(n_moves: int) -> float:
-    """z of a two-sided 95% interval, Bonferroni-corrected over the moves compared with the leader."""
-    return NormalDist().inv_cdf(1 - 0.05 / (2 * max(n_moves - 1, 1)))
+def look_points(worlds: int, batch: int) -> list[int]:
+    """The worlds done at which the stopping rule looks: the first batch end at or past
+    :data:`MIN_VERDICT_WORLDS`, then each batch end at or past twice the last look, and the budget (if it is
+    at least :data:`MIN_VERDICT_WORLDS`).
+
+    >>> look_points(100_000, 1_000)
+    [1000, 2000, 4000, 8000, 16000, 32000, 64000, 100000]
+    """
+    looks: list[int] = []
+    done = 0
+    while done < worlds:
+        done += min(batch, worlds - done)
+        if done >= MIN_VERDICT_WORLDS and (done == worlds or not looks or done >= 2 * looks[-1]):
+            looks.append(done)
+    return looks
+
+
+def z_separation(n_moves: int, looks: int) -> float:
+    """z of one look's two-sided test, Bonferroni over the looks and the pairs of moves (5% in all)."""
+    pairs = max(n_moves * (n_moves - 1) // 2, 1)
+    return NormalDist().inv_cdf(1 - 0.05 / (2 * pairs * max(looks, 1)))
 
 
 def check_player(player: Any) -> None:
@@ -747,7 +769,8 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     values = np.zeros((worlds, n), dtype=np.float64)
     points = np.zeros((worlds, n), dtype=np.float64)
     mirror = mirror_moves(view, move_tiles, move_ends, n)
-    z = _z_separation(n)
+    looks = set(look_points(worlds, batch))
+    z = z_separation(n, len(looks))
     if player == "ismcts" and leading:
         player = "reader"  # the tree's walk plays moves, not leads: the reader ranks the doubles to lead
     engine = {"reader": reader.evaluate_worlds, "pimc": evaluate_worlds, "ismcts": ismcts.evaluate_worlds}[player]
@@ -786,11 +809,11 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
             if count <= 1_000:
                 feedback.compiled("rollouts", time.perf_counter() - compile_start)
             compiling = False
-        verdict = _verdict(values[:done], points[:done], z, mirror) if done >= MIN_VERDICT_WORLDS else None
+        verdict = _verdict(values[:done], points[:done], z, mirror) if done in looks else None
         if verdict:
             stopped = verdict
             break
-    moves = _summaries(values[:done], points[:done], move_tiles, move_ends, mirror, view, leading, rules.spinner)
+    moves = _summaries(values[:done], points[:done], move_tiles, move_ends, mirror, view, leading, rules.spinner, z)
     plays_read = 0  # the other seats' plays whose evidence weighed the worlds (none with the spinner)
     if seen is not None and player in ("reader", "ismcts"):
         plays_read = int(play_evidence(view, evidence_buffer(), np.zeros(L.V_SIZE, dtype=np.int64), no_tiles,
@@ -917,8 +940,7 @@ def _verdict(values: np.ndarray, points: np.ndarray, z: float, mirror: np.ndarra
 
 
 def _summaries(values: np.ndarray, points: np.ndarray, move_tiles: np.ndarray, move_ends: np.ndarray,
-               mirror: np.ndarray, view: np.ndarray, leading: bool = False,
-               spinner: bool = False) -> list[dict[str, Any]]:
+               mirror: np.ndarray, view: np.ndarray, leading: bool, spinner: bool, z: float) -> list[dict[str, Any]]:
     """One record per move, best first: win probability, expected points and the gap to the best."""
     order = _ranking(values, points)
     best = order[0]
@@ -935,14 +957,39 @@ def _summaries(values: np.ndarray, points: np.ndarray, move_tiles: np.ndarray, m
             "win": _record(values[:, k], 0.0, 1.0),
             "points": _record(points[:, k]),
             "win_behind_best": _record(diff, -1.0, 1.0),
+            "win_behind_best_held_out": _held_out_behind_best(values, points, k, z),
             "mirror_of": None if mirror[k] < 0 else f"{L.TILE_NAMES[tile]} {L.END_NAMES[int(move_ends[mirror[k]])]}",
         })
     return out
 
 
-def _record(sample: np.ndarray, low: float = -math.inf, high: float = math.inf) -> dict[str, Any]:
+def _held_out_behind_best(values: np.ndarray, points: np.ndarray, k: int, z: float) -> dict[str, Any]:
+    """Move k's match-win probability behind the best move: the best chosen on other worlds than it is judged on,
+    and an interval as wide as the stopping rule's looks (``z``), so that it holds wherever the analysis stopped.
+
+    The best move of all the worlds wins some of its lead by luck (the
+    winner's curse), so a loss measured on the worlds that chose it is too
+    large.  Here the best move of the even worlds is judged against move k on
+    the odd ones, and the other way round, and the two halves are pooled.
+    The analysis stopped when a difference looked large, which a 95%
+    interval at the stopping point does not allow for; one at the rule's
+    level does.
+    """
+    halves = [(values[start::2], points[start::2]) for start in (0, 1)]
+    diffs = []
+    for chooser, judge in ((0, 1), (1, 0)):
+        judged_values = halves[judge][0]
+        if judged_values.shape[0] and halves[chooser][0].shape[0]:
+            best = _ranking(*halves[chooser])[0]
+            diffs.append(judged_values[:, best] - judged_values[:, k])
+    return _record(np.concatenate(diffs) if diffs else values[:, k] * 0.0, -1.0, 1.0, z)
+
+
+def _record(sample: np.ndarray, low: float = -math.inf, high: float = math.inf, z: float = 0.0) -> dict[str, Any]:
     """Mean of a move's per-world figures with a 95% interval: Student's t (a few worlds give a wide interval,
-    not a normal one), kept within ``low .. high``, the values the mean can take (a probability is not 103.5%)."""
+    not a normal one), or ``z`` standard errors when it is the larger, kept within ``low .. high``, the values
+    the mean can take (a probability is not 103.5%)."""
     n = sample.shape[0]
-    m, lo, hi = stats.mean_interval(float(sample.sum()), float((sample * sample).sum()), n, stats.t95(n - 1))
+    width = max(stats.t95(n - 1), z) if n > 1 else z
+    m, lo, hi = stats.mean_interval(float(sample.sum()), float((sample * sample).sum()), n, width)
     return {"mean": m, "ci95": [max(lo, low), min(hi, high)], "n": int(n)}
