@@ -26,8 +26,9 @@ METHOD = (
     "Self-play under the standard rules (target 15). Every hand start is an observation from each side's point of "
     "view (own score, other side's score, did this side win the match); a score pair reached by both sides at "
     "once (a tie) counts once for each. The win rate of a cell is a ratio of per-match sums (a match can start "
-    "several hands at the same scores after a blocked hand that nobody wins), with its interval clustered by "
-    "match (and clipped to 0-100%). Equal scores give exactly 50% by symmetry (both sides' views count). The "
+    "several hands at the same scores after a blocked hand that nobody wins), clustered by match: "
+    "Agresti and Coull's interval at the sample size the clustered variance implies, which keeps its 95% "
+    "coverage in cells of a few dozen matches and near 0% or 100%. Equal scores give exactly 50% by symmetry (both sides' views count). The "
     "cells are read as a map, not as a family of tests: no cell is tested against another."
 )
 SHOW = {

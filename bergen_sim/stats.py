@@ -9,7 +9,10 @@ Every reported rate or mean carries its sample size and a 95% interval:
 - rates and means *per hand or per play* are ratios of sums over matches
   (hands and plays are clustered in matches and are not independent): the
   delta-method interval of a ratio estimator with the match as the unit
-  (:func:`ratio_interval`, from the per-match sums of :func:`cluster_sums`);
+  (:func:`ratio_interval`, from the per-match sums of :func:`cluster_sums`),
+  and for a proportion Agresti and Coull's interval at the sample size that
+  variance implies (:func:`clustered_proportion`), which keeps its coverage
+  in small and extreme cells;
 - paired comparisons (two rule sets played on the same keyed deals, the same
   end states settled two ways, strategies on duplicate deals): the interval
   of the mean per-unit difference (:func:`paired_ratio_difference`,
@@ -297,12 +300,53 @@ def paired_ratio_difference(xa, ya, xb, yb, z: float = Z95) -> tuple[float, floa
 def add_clustered(df: pd.DataFrame, name: str, sums: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """Add ratio ``name`` per row from each row's :func:`cluster_sums` (clustered by match), in place.
 
-    A proportion (``rate``/``share`` in the name) has its interval clipped to [0, 1].
+    A proportion (``rate``/``share`` in the name) gets :func:`clustered_proportion`'s interval, which keeps its
+    coverage in small or extreme cells where the delta method's does not.
     """
-    triples = [clustered_ratio(row) for row in sums]
-    if triples and is_proportion(name):
-        triples = [(r, max(lo, 0.0), min(hi, 1.0)) for r, lo, hi in triples]
+    interval = clustered_proportion if is_proportion(name) else clustered_ratio
+    triples = [interval(row) for row in sums]
     return _set(df, name, *zip(*triples)) if triples else _set(df, name, [], [], [])
+
+
+def clustered_proportion(sums: dict[str, Any], z: float = Z95) -> tuple[float, float, float]:
+    """(proportion, low, high) of a proportion clustered by match: Agresti-Coull's interval at the effective size.
+
+    The delta-method variance of the clustered ratio (:func:`clustered_ratio`)
+    is read as a binomial one of ``n_eff = p (1 - p) / variance``
+    observations (the sample size divided by the design effect), and
+    Agresti and Coull's interval (:func:`agresti_coull_interval`) is taken at
+    that size: the delta method's width for large cells, and coverage kept
+    near 0 and 1 and in small cells, where a normal interval's falls (0.88 at
+    30 matches and p = 0.07) and Wilson's dips to 0.94 (200 matches, p =
+    0.03).  With p at 0 or 1 there is no spread to read, and the matches are
+    taken as the sample size.
+
+    >>> p, lo, hi = clustered_proportion(cluster_sums(np.r_[np.ones(2), np.zeros(28)], np.ones(30)))
+    >>> round(p, 3), round(lo, 3), round(hi, 3)
+    (0.067, 0.007, 0.227)
+    """
+    ratio, lo, hi = clustered_ratio(sums, z)
+    if not (math.isfinite(ratio) and math.isfinite(lo)):
+        return (ratio, lo, hi)
+    variance = ((hi - lo) / (2 * z)) ** 2
+    spread = ratio * (1 - ratio)
+    n_eff = spread / variance if spread > 0 and variance > 0 else float(sums["n"])
+    low, high = agresti_coull_interval(ratio * n_eff, n_eff, z)
+    return (ratio, min(low, ratio), max(high, ratio))
+
+
+def agresti_coull_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Agresti and Coull's 95% interval of a proportion: the normal interval around ``(x + z²/2) / (n + z²)``.
+
+    >>> [round(v, 3) for v in agresti_coull_interval(0, 20)]
+    [0.0, 0.19]
+    """
+    if n <= 0:
+        return (math.nan, math.nan)
+    size = n + z * z
+    centre = (successes + z * z / 2) / size
+    half = z * math.sqrt(centre * (1 - centre) / size)
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def se_from_interval(lo, hi, z: float = Z95):
@@ -350,7 +394,7 @@ def simultaneous(estimates, ses, level: float = 0.95) -> dict[str, Any]:
     within 0.2 points of ``level``).  NaN estimates are left out of the family.
 
     >>> r = simultaneous([0.5, 0.01, -0.3], [0.1, 0.1, 0.1])
-    >>> round(r["z"], 3), r["m"], [round(x, 3) for x in r["lo"]]
+    >>> round(r["z"], 3), r["m"], [round(float(x), 3) for x in r["lo"]]
     (2.394, 3, [0.261, -0.229, -0.539])
     """
     est, se, _, m = _family(estimates, ses)
