@@ -17,7 +17,8 @@ from bergen_sim import hand_stats as hs
 from bergen_sim.engine import layout as L
 from bergen_sim.figures import Chart, finish, grouped, panels, reference_line
 from bergen_sim.reporting import headline_strategies
-from bergen_sim.stats import add_clustered, add_difference, add_family, group_cluster_sums, judged, phrase
+from bergen_sim.stats import (add_clustered, add_family, group_cluster_sums, group_cross_sums, group_difference, judged,
+                              phrase)
 
 TITLE = "Which starting hands win"
 TABLES_HERE = ("2 players", "4 partnerships")
@@ -39,7 +40,9 @@ METHOD = (
     "Hand win rate: decided hands its side won over decided hands; points: its side's points in the hand. Both "
     "are ratios of per-match sums with intervals clustered by match (a match's hands, and the seats of one "
     "hand, are not independent). Contrast: the highest against the lowest value of each feature (among values "
-    f"holding at least {MIN_SHARE:.0%} of the hands; chosen by value, not by result), Newcombe's difference, "
+    f"holding at least {MIN_SHARE:.0%} of the hands; chosen by value, not by result), a difference of the two "
+    "ratios with the match as the unit and their covariance within a match counted (the two values are often "
+    "seats of the same hands: when one wins the other loses, which widens the interval), "
     "given simultaneous 95% intervals as one family over every feature, table and strategy (Bonferroni)."
 )
 SHOW = {
@@ -79,19 +82,23 @@ def collect_with(seed: int):
         for name, values in features.items():
             size = FEATURES[name][1]
             value = np.minimum(values.ravel(), size - 1)
-            out[name] = {"win": group_cluster_sums(match, value, won.ravel(), np.repeat(decided, rules.players), size),
-                         "points": group_cluster_sums(match, value, points.ravel(), np.ones(value.size), size)}
+            decided_seats = np.repeat(decided, rules.players)
+            out[name] = {"win": group_cluster_sums(match, value, won.ravel(), decided_seats, size),
+                         "points": group_cluster_sums(match, value, points.ravel(), np.ones(value.size), size),
+                         "win_cross": group_cross_sums(match, value, won.ravel(), decided_seats, size),
+                         "points_cross": group_cross_sums(match, value, points.ravel(), np.ones(value.size), size)}
         return out
     return collect
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
     """Play the two-sided tables with the headline strategies and tabulate every feature."""
-    rows, contrasts = [], []
+    rows, contrasts, cross_sums = [], [], {}
     for table in TABLES_HERE:
         for strategy in headline_strategies(ctx.strategies):
             rules = ctx.rules(table)
             played = ctx.play(rules, strategy, collect_with(ctx.seed), hand_rows=True)
+            cross_sums[table, strategy] = played.sums
             seat_hands = int(played.counts["hands"]) * rules.players
             for name, sums in played.sums.items():
                 for value in range(FEATURES[name][1]):
@@ -112,13 +119,13 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             continue
         low, high = part.iloc[0], part.iloc[-1]
         record = {"table": table, "strategy": strategy, "feature": feature, "low": low["value"], "high": high["value"]}
-        for name in ("hand_win_rate", "side_points_per_hand"):
+        for name, cross in (("hand_win_rate", "win_cross"), ("side_points_per_hand", "points_cross")):
             for tag, row in (("low", low), ("high", high)):
                 record.update({f"{name}_{tag}{s}": row[f"{name}{s}"] for s in ("", "_lo", "_hi")})
+            d = group_difference(cross_sums[table, strategy][feature][cross], int(high["order"]), int(low["order"]))
+            record.update(dict(zip((f"{name}_difference{s}" for s in ("", "_lo", "_hi")), d)))
         contrasts.append(record)
     contrast = pd.DataFrame(contrasts)
-    add_difference(contrast, "hand_win_rate_difference", "hand_win_rate_high", "hand_win_rate_low")
-    add_difference(contrast, "side_points_per_hand_difference", "side_points_per_hand_high", "side_points_per_hand_low")
     add_family([(contrast, "hand_win_rate_difference")])
     return {"by_feature": frame, "contrasts": contrast}
 
