@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 
 from bergen_sim import hand_stats as hs
-from bergen_sim.reporting import TABLES, headline_strategies, reference_strategy
+from bergen_sim.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
 from bergen_sim.engine.layout import HandEnd
 from bergen_sim.figures import Chart, differences, finish, grouped, panels
 from bergen_sim.stats import (add_clustered, add_difference, add_family, add_mean, add_rate, cluster_column,
-                              cluster_sums, judged, phrase)
+                              cluster_sums, judged, paired_ratio_difference, phrase)
 
 TITLE = "Blocked-hand settlement: German vs pip count (and American)"
 SETTLEMENTS = hs.SETTLEMENTS  # german, pips, american
@@ -49,7 +49,10 @@ METHOD = (
     "reserve 0 against reserve 2 (blocked rate), each other settlement against German (hands per match), and "
     "German against the others in the tournaments (win rates against the field, and of the shedding "
     "strategies against the baselines), for every table and strategy, given simultaneous 95% intervals "
-    "(Bonferroni over the family); these differences combine two intervals (Newcombe), conservative since the deals are shared."
+    "(Bonferroni over the family). The reserve and settlement differences of whole matches are paired by match "
+    "(match i meets the same deal under both: per-match hands and blocked hands compared match by match); the "
+    "tournament differences combine two intervals over deal sets (Newcombe), conservative since the deals are "
+    "shared."
 )
 SHOW = {
     "blocking": "Share of hands that end blocked, by boneyard reserve (German rules, self-play).",
@@ -79,12 +82,13 @@ def collect(chunk, rules) -> dict:
         "blocked": cluster_sums(matches["blocked_hands"], matches["hands"]),
         "first_won": np.array(first_won.sum()),
         "sources": hs.source_sums(rows, rules),
+        "per_match": PerMatch(np.column_stack([matches["hands"], matches["blocked_hands"]]).astype(np.int64)),
     }
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
     """Blocking by reserve, the paired settlement, whole matches per settlement and the tournaments."""
-    blocking, paired, matches = [], [], []
+    blocking, paired, matches, per_match = [], [], [], {}
     for table in TABLES:
         for strategy in ctx.strategies:
             key = {"table": table, "strategy": strategy}
@@ -92,6 +96,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 rules = ctx.rules(table, settlement=settlement, boneyard_reserve=reserve)
                 played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
                 t, sums = played.counts, played.sums
+                per_match[table, strategy, settlement, reserve] = sums["per_match"].values
                 if settlement == "german":
                     blocking.append({**key, "boneyard_reserve": reserve, "hands": int(t["hands"]),
                                      "blocked_hands": int(t["blocked_hands"]), "_blocked": sums["blocked"]})
@@ -106,7 +111,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                                     **{k: v for k, v in shares.items() if k.startswith("blocked_share")}})
     block = pd.DataFrame(blocking)
     add_clustered(block, "blocked_rate", block.pop("_blocked"))
-    block = _reserve_change(block)
+    block = _reserve_change(block, per_match)
     pair = pd.DataFrame(paired)
     verdicts = pair.pop("_verdicts")
     names = [f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}_differ_rate" for a, b in PAIRS] + ["any_differ_rate"]
@@ -116,7 +121,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     match = pd.DataFrame(matches)
     add_mean(match, "hands_per_match", "hands", "hands_sq", "matches")
     add_clustered(match, "blocked_rate", match.pop("_blocked"))
-    match = _versus_german(match)
+    match = _versus_german(match, per_match)
     add_rate(match, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
     match = match.drop(columns=["hands_sq"])
     match = match[[c for c in match.columns if not c.startswith("blocked_share")]
@@ -141,28 +146,43 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def _reserve_change(block: pd.DataFrame) -> pd.DataFrame:
-    """Add ``blocked_rate_change`` (reserve 0 minus reserve 2, same table and strategy) on the reserve-0 rows."""
-    keys = ["table", "strategy"]
-    two = block[block["boneyard_reserve"] == 2].set_index(keys)
-    joined = block.join(two[["blocked_rate", "blocked_rate_lo", "blocked_rate_hi"]].add_prefix("two_"), on=keys)
-    add_difference(joined, "blocked_rate_change", "blocked_rate", "two_blocked_rate")
+#: columns of the per-match values ``collect`` keeps
+_HANDS, _BLOCKED = 0, 1
+
+
+def _paired_rows(frame: pd.DataFrame, name: str, rows, measure) -> None:
+    """Set ``name`` (and its interval) on each row given as (index, per-match values, baseline's), NaN elsewhere."""
     for suffix in ("", "_lo", "_hi"):
-        block[f"blocked_rate_change{suffix}"] = np.where(block["boneyard_reserve"] == 0,
-                                                         joined[f"blocked_rate_change{suffix}"], np.nan)
+        frame[f"{name}{suffix}"] = np.nan
+    for index, values, baseline in rows:
+        d = measure(values, baseline)
+        frame.loc[index, [name, f"{name}_lo", f"{name}_hi"]] = d
+
+
+def _blocked_rate_change(values: np.ndarray, baseline: np.ndarray) -> tuple[float, float, float]:
+    return paired_ratio_difference(values[:, _BLOCKED], values[:, _HANDS], baseline[:, _BLOCKED], baseline[:, _HANDS])
+
+
+def _hands_change(values: np.ndarray, baseline: np.ndarray) -> tuple[float, float, float]:
+    ones = np.ones(len(values))
+    return paired_ratio_difference(values[:, _HANDS], ones, baseline[:, _HANDS], ones)
+
+
+def _reserve_change(block: pd.DataFrame, per_match: dict) -> pd.DataFrame:
+    """Add ``blocked_rate_change`` (reserve 0 minus reserve 2, same table and strategy, paired by match) on the
+    reserve-0 rows."""
+    rows = [(i, per_match[r.table, r.strategy, "german", 0], per_match[r.table, r.strategy, "german", 2])
+            for i, r in block.iterrows() if r.boneyard_reserve == 0]
+    _paired_rows(block, "blocked_rate_change", rows, _blocked_rate_change)
     return block
 
 
-def _versus_german(match: pd.DataFrame) -> pd.DataFrame:
-    """Add ``hands_per_match_change`` (this settlement minus German, same table and strategy) on non-German rows."""
-    keys = ["table", "strategy"]
-    german = match[match["settlement"] == "german"].set_index(keys)
-    joined = match.join(german[["hands_per_match", "hands_per_match_lo", "hands_per_match_hi"]].add_prefix("g_"),
-                        on=keys)
-    add_difference(joined, "hands_per_match_change", "hands_per_match", "g_hands_per_match")
-    for suffix in ("", "_lo", "_hi"):
-        match[f"hands_per_match_change{suffix}"] = np.where(match["settlement"] != "german",
-                                                            joined[f"hands_per_match_change{suffix}"], np.nan)
+def _versus_german(match: pd.DataFrame, per_match: dict) -> pd.DataFrame:
+    """Add ``hands_per_match_change`` (this settlement minus German, same table and strategy, paired by match) on
+    non-German rows."""
+    rows = [(i, per_match[r.table, r.strategy, r.settlement, 2], per_match[r.table, r.strategy, "german", 2])
+            for i, r in match.iterrows() if r.settlement != "german"]
+    _paired_rows(match, "hands_per_match_change", rows, _hands_change)
     return match
 
 
