@@ -541,12 +541,13 @@ def unit_mark(name: str) -> tuple[float, str]:
     return 100.0, (" pp" if is_difference(name) else "%")
 
 
-def _decimals(half_width: float, scale: float) -> int:
-    """Enough decimals to show the interval's width: two significant digits of the half-width."""
+def _decimals(half_width: float, scale: float, significant: int = 2) -> int:
+    """Enough decimals to show the interval's width: ``significant`` digits of the half-width (two in tables,
+    one in running text, where more digits than the interval supports only slow the reader down)."""
     half = abs(half_width) * scale
     if not math.isfinite(half) or half == 0:
         return 2
-    return int(min(max(1 - math.floor(math.log10(half)), 0), 6))
+    return int(min(max(significant - 1 - math.floor(math.log10(half)), 0), 6))
 
 
 def number(value: float, lo: float, hi: float, proportion: bool | str) -> str:
@@ -576,7 +577,7 @@ def phrase(row, name: str, n: float | None = None, unit: str = "") -> str:
     if not (math.isfinite(lo) and math.isfinite(hi)):
         sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
         return f"{value * scale:.3g}{mark} (no interval: too small a sample{sample})"
-    digits = _decimals((hi - lo) / 2, scale)
+    digits = _decimals((hi - lo) / 2, scale, significant=1)
     sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
     return f"{value * scale:.{digits}f}{mark} (95% CI {lo * scale:.{digits}f}–{hi * scale:.{digits}f}{mark}{sample})"
 
@@ -599,7 +600,7 @@ def signed_points(value: float, lo: float, hi: float, proportion: bool, unit: st
     difference says its ``unit`` ("points per hand", "hands per match").
     """
     scale = 100.0 if proportion else 1.0
-    digits = _decimals((hi - lo) / 2, scale)
+    digits = _decimals((hi - lo) / 2, scale, significant=1)
     words = " percentage points" if proportion else (f" {unit}" if unit else "")
     return f"{value * scale:+.{digits}f}{words} ({interval} {lo * scale:+.{digits}f} to {hi * scale:+.{digits}f})"
 
@@ -624,5 +625,5 @@ def judged(row, name: str, unit: str = "", larger: str = "higher", smaller: str 
         scale = 100.0 if proportion else 1.0
         bound = float(equivalence_bound(lo, hi)) * scale
         words = "percentage points" if proportion else unit
-        text += f"; the data rule out a difference larger than {bound:.{_decimals(bound / 2, 1.0)}f}{' ' + words if words else ''}"
+        text += f"; the data rule out a difference larger than {bound:.{_decimals(bound / 2, 1.0, significant=1)}f}{' ' + words if words else ''}"
     return verdict, text

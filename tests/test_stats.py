@@ -146,7 +146,8 @@ def test_differences_of_proportions_are_printed_in_percentage_points():
     assert stats.number(0.00074, -0.0001, 0.0015, "leader_win_rate_gain").endswith("pp [-0.010, +0.150]")
     assert stats.number(0.5, 0.4, 0.6, "win_rate").startswith("50")
     assert "percentage points" in stats.signed_points(0.01, 0.0, 0.02, True)
-    assert stats.signed_points(0.5, 0.4, 0.6, False, "hands per match").startswith("+0.50 hands per match")
+    assert stats.signed_points(0.5, 0.4, 0.6, False, "hands per match").startswith("+0.5 hands per match (95% CI +0.4")
+    assert stats.phrase({"r": 1.91579, "r_lo": 1.91554, "r_hi": 1.91605}, "r") == "1.9158 (95% CI 1.9155–1.9161)"
 
 
 @pytest.mark.parametrize("matches, p", [(30, 0.07), (30, 0.5), (50, 0.15), (200, 0.03), (2_000, 0.4)])
