@@ -550,14 +550,15 @@ def _decimals(half_width: float, scale: float, significant: int = 2) -> int:
     return int(min(max(significant - 1 - math.floor(math.log10(half)), 0), 6))
 
 
-def number(value: float, lo: float, hi: float, proportion: bool | str) -> str:
+def number(value: float, lo: float, hi: float, proportion: bool | str, significant: int = 2) -> str:
     """``57.3% [57.1, 57.5]``, ``+0.07 pp [-0.01, +0.15]`` or ``4.23 [4.21, 4.25]``: a value and its interval.
 
     ``proportion`` is a column name (its unit is :func:`unit_mark`'s) or a
-    bool (True: a proportion in %).
+    bool (True: a proportion in %); ``significant`` digits of the half-width
+    are shown (two in tables, one in running text).
     """
     scale, unit = unit_mark(proportion) if isinstance(proportion, str) else ((100.0, "%") if proportion else (1.0, ""))
-    digits = _decimals((hi - lo) / 2, scale)
+    digits = _decimals((hi - lo) / 2, scale, significant)
     if not math.isfinite(value):
         return "n/a"
     sign = "+" if unit == " pp" else ""
