@@ -550,6 +550,17 @@ def _decimals(half_width: float, scale: float, significant: int = 2) -> int:
     return int(min(max(significant - 1 - math.floor(math.log10(half)), 0), 6))
 
 
+def _text_decimals(lo: float, hi: float, scale: float) -> int:
+    """Decimals for running text: one significant digit of the half-width, and enough that an interval which
+    excludes zero does not print a bound of 0 (``-0.13 to -0.01``, not ``-0.1 to -0.0``)."""
+    digits = _decimals((hi - lo) / 2, scale, significant=1)
+    if math.isfinite(lo) and math.isfinite(hi) and (lo > 0 or hi < 0):
+        near = min(abs(lo), abs(hi)) * scale
+        while digits < 6 and round(near, digits) == 0:
+            digits += 1
+    return digits
+
+
 def number(value: float, lo: float, hi: float, proportion: bool | str, significant: int = 2) -> str:
     """``57.3% [57.1, 57.5]``, ``+0.07 pp [-0.01, +0.15]`` or ``4.23 [4.21, 4.25]``: a value and its interval.
 
@@ -578,7 +589,7 @@ def phrase(row, name: str, n: float | None = None, unit: str = "") -> str:
     if not (math.isfinite(lo) and math.isfinite(hi)):
         sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
         return f"{value * scale:.3g}{mark} (no interval: too small a sample{sample})"
-    digits = _decimals((hi - lo) / 2, scale, significant=1)
+    digits = _text_decimals(lo, hi, scale)
     sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
     return f"{value * scale:.{digits}f}{mark} (95% CI {lo * scale:.{digits}f}–{hi * scale:.{digits}f}{mark}{sample})"
 
@@ -601,7 +612,7 @@ def signed_points(value: float, lo: float, hi: float, proportion: bool, unit: st
     difference says its ``unit`` ("points per hand", "hands per match").
     """
     scale = 100.0 if proportion else 1.0
-    digits = _decimals((hi - lo) / 2, scale, significant=1)
+    digits = _text_decimals(lo, hi, scale)
     words = " percentage points" if proportion else (f" {unit}" if unit else "")
     return f"{value * scale:+.{digits}f}{words} ({interval} {lo * scale:+.{digits}f} to {hi * scale:+.{digits}f})"
 

@@ -76,7 +76,9 @@ def test_the_report_numbers_follow_the_tables(tmp_path):
 
 
 def test_the_readme_quotes_no_pimc_or_compare_numbers_without_a_source():
-    readme = (ROOT / "README.md").read_text()
+    """Numbers once typed by hand are gone from the README's own text (the generated blocks may quote them)."""
+    readme = re.sub(r"<!-- (report-numbers|speed-table|answers)[^>]*begin.*?-->.*?<!-- [^>]*end -->", "",
+                    (ROOT / "README.md").read_text(), flags=re.S)
     for stale in ("58.1%", "0.22 ms", "334 matches/s", "±0.45", "61.1%"):
         assert stale not in readme
 
