@@ -1,6 +1,6 @@
 """The package's layers only point down: a module never imports from a layer above its own.
 
-Bottom to top (docs in README "How it works"):
+Bottom to top (docs/architecture.md has the map):
 
 foundation  ``_version``, ``errors``, ``compile_cache``, ``stats``: no project imports at all
 engine      the compiled core: layout, rules as compiled functions, match loop, keyed randomness, worlds

@@ -1,7 +1,7 @@
-"""The README's numbers about the reports, generated from the reports' own tables (never typed by hand).
+"""The numbers the README and the user guide quote from the reports, generated from the reports' own tables.
 
-    python tools/readme_findings.py            # rewrite the generated blocks of README.md from reports/
-    python tools/readme_findings.py --check    # exit 1 if README.md and reports/ disagree
+    python tools/readme_findings.py            # rewrite the generated blocks of README.md and docs/guide.md
+    python tools/readme_findings.py --check    # exit 1 if they and reports/ disagree
 
 Each block sits between ``<!-- report-numbers:NAME:begin ... -->`` and
 ``<!-- report-numbers:NAME:end -->`` and is rendered from the Parquet tables
@@ -22,10 +22,13 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "guide.md"
 REPORTS = ROOT / "reports"
-BLOCKS = ("strategies", "reports", "search")
+#: the file each generated block lives in
+BLOCKS = {"answers": README, "strategies": GUIDE, "reports": GUIDE, "search": GUIDE}
 
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's number formatting, not a copy of it
+from bergen_sim import answers  # noqa: E402
 from bergen_sim.stats import judged, number, phrase  # noqa: E402
 
 
@@ -144,16 +147,20 @@ def _search(reports: Path) -> str:
 
 def render(reports: Path = REPORTS) -> dict[str, str]:
     """Each block's Markdown, from the reports under ``reports``."""
-    return {"strategies": _strategies(reports), "reports": _reports(reports), "search": _search(reports)}
+    return {"answers": answers.markdown(reports), "strategies": _strategies(reports), "reports": _reports(reports),
+            "search": _search(reports)}
 
 
-def expected_readme(readme: str, reports: Path = REPORTS) -> str:
-    """``readme`` with every generated block replaced by what :func:`render` makes of ``reports``."""
+def expected_text(text: str, path: Path, reports: Path = REPORTS) -> str:
+    """``text`` (the file ``path``) with each of its generated blocks replaced by what :func:`render` makes of
+    ``reports``."""
     blocks = render(reports)
-    for name in BLOCKS:
-        head, tail = readme.index(begin(name)), readme.index(end(name))
-        readme = readme[: head + len(begin(name))] + "\n" + blocks[name] + "\n" + readme[tail:]
-    return readme
+    for name, home in BLOCKS.items():
+        if home != path:
+            continue
+        head, tail = text.index(begin(name)), text.index(end(name))
+        text = text[: head + len(begin(name))] + "\n" + blocks[name] + "\n" + text[tail:]
+    return text
 
 
 def main(argv: list[str]) -> int:
@@ -161,15 +168,18 @@ def main(argv: list[str]) -> int:
     if unknown:  # a misspelt --check would rewrite README.md instead of checking it
         print(f"readme_findings.py: unknown argument {unknown[0]!r}; the only option is --check", file=sys.stderr)
         return 2
-    readme = README.read_text()
-    wanted = expected_readme(readme)
-    if "--check" in argv:
-        if readme != wanted:
-            print("README.md's report numbers are stale: run python tools/readme_findings.py", file=sys.stderr)
-            return 1
-        return 0
-    README.write_text(wanted)
-    return 0
+    stale = 0
+    for path in dict.fromkeys(BLOCKS.values()):
+        text = path.read_text()
+        wanted = expected_text(text, path)
+        if "--check" in argv:
+            if text != wanted:
+                print(f"{path.relative_to(ROOT)}'s report numbers are stale: run python tools/readme_findings.py",
+                      file=sys.stderr)
+                stale = 1
+        else:
+            path.write_text(wanted)
+    return stale
 
 
 if __name__ == "__main__":
