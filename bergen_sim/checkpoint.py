@@ -10,7 +10,10 @@ shape:
   or none (a leftover temporary file is ignored and overwritten).
 - Results only make sense together when they come from the same arguments,
   so a folder made by another run is refused, never mixed in; so is a chunk
-  that cannot be read back whole (``.npz`` members carry a CRC).
+  that cannot be read back whole (``.npz`` members carry a CRC).  The chunk
+  size is the exception: it never changes results, so a run resumed with
+  another one keeps the folder's manifest and chunks and plays the matches
+  still missing in chunks of the new size.
 - Because the engine's randomness is keyed on (seed, match, hand), a chunk
   read back is exactly the chunk that would be played again, so a resumed
   run ends with the totals of an uninterrupted one.
@@ -48,6 +51,8 @@ MEMBERS = {"totals.npy", "match_rows.npy", "hand_rows.npy", "run.npy", "first.np
 #: ... and of the files of format 3 written before it: still read
 _MEMBERS_BEFORE_FIRST = MEMBERS - {"first.npy"}
 _CHUNK_NAME = re.compile(r"chunk-(\d+)-(\d+)\.npz")
+#: manifest entries a resumed run may change: how the matches are cut into chunks changes no result
+FREE_KEYS = ("chunk_size",)
 
 
 class CheckpointError(BergenError):
@@ -155,8 +160,6 @@ class Checkpoint:
     def __init__(self, folder: str | os.PathLike, manifest: Mapping[str, Any]):
         self.folder = Path(folder)
         self.manifest = {"format": FORMAT, **json.loads(json.dumps(dict(manifest)))}
-        #: hash of the manifest, stored in every chunk: a chunk of another run is refused
-        self.run_id = hashlib.sha256(json.dumps(self.manifest, sort_keys=True).encode()).hexdigest()[:32]
         if self.folder.exists() and not self.folder.is_dir():
             raise CheckpointError(f"checkpoint {self.folder} is a file, not a folder")
         check_folder(self.folder, "--checkpoint")
@@ -168,13 +171,16 @@ class Checkpoint:
         self._lock = _lock(self.folder)
         path = self.folder / MANIFEST
         if path.exists():
-            self._check_manifest(path)
+            self.manifest = self._check_manifest(path)  # the folder's, whose chunk size may differ from this run's
         elif any(self.folder.glob("chunk-*.npz")):
             raise CheckpointError(f"checkpoint {self.folder} is damaged: chunk files without {MANIFEST}")
         else:
             _atomic_write(path, lambda h: h.write(json.dumps(self.manifest, indent=1).encode()))
+        #: hash of the folder's manifest, stored in every chunk: a chunk of another run is refused
+        self.run_id = hashlib.sha256(json.dumps(self.manifest, sort_keys=True).encode()).hexdigest()[:32]
 
-    def _check_manifest(self, path: Path) -> None:
+    def _check_manifest(self, path: Path) -> dict[str, Any]:
+        """The folder's manifest, if it is this run's (all but :data:`FREE_KEYS` equal); else CheckpointError."""
         try:
             found = json.loads(path.read_text())
         except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -187,13 +193,14 @@ class Checkpoint:
             raise CheckpointError(f"{self.folder} is not a bergen-sim checkpoint ({MANIFEST} has no format {FORMAT})")
         for key in sorted(set(found) | set(self.manifest)):
             there, here = found.get(key), self.manifest.get(key)
-            if there != here:
+            if there != here and key not in FREE_KEYS:
                 if isinstance(there, dict) and isinstance(here, dict):  # the rules: name the settings that differ
                     key, there, here = _first_difference(key, there, here)
                 raise CheckpointError(
                     f"checkpoint {self.folder} was made with other arguments ({key}: {shown(there, 60)} there, "
                     f"{shown(here, 60)} here); use another folder, or delete this one to start over"
                 )
+        return found
 
     def saved(self) -> dict[tuple[int, int], Path]:
         """The finished chunks in the folder, as (first match, count) -> file."""

@@ -70,9 +70,20 @@ def test_checkpoint_of_other_arguments_is_refused(tmp_path, change, key):
     other = Job(**{**JOB.__dict__, **change})
     with pytest.raises(CheckpointError, match=f"made with other arguments \\({key}: "):
         run_job(other, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
-    for matches, chunk in ((MATCHES + 1, CHUNK), (MATCHES, CHUNK + 1)):
-        with pytest.raises(CheckpointError, match="other arguments"):
-            run_job(JOB, matches, chunk, RunOptions(checkpoint=str(tmp_path)))
+    with pytest.raises(CheckpointError, match="other arguments"):
+        run_job(JOB, MATCHES + 1, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+
+
+@pytest.mark.parametrize("chunk", [CHUNK + 1, 100, 2_000])
+def test_a_run_resumed_with_another_chunk_size_keeps_its_chunks_and_ends_the_same(tmp_path, uninterrupted, chunk):
+    stop_after(3, tmp_path, 1)
+    saved = sorted(p.name for p in tmp_path.glob("chunk-*.npz"))
+    run = run_job(JOB, MATCHES, chunk, RunOptions(workers=1, checkpoint=str(tmp_path)))
+    result = totals(run)
+    assert run.resumed == CHUNK * len(saved)  # nothing saved was played again
+    assert np.array_equal(result[0], uninterrupted[0]) and np.array_equal(result[1], uninterrupted[1])
+    again = run_job(JOB, MATCHES, CHUNK - 1, RunOptions(checkpoint=str(tmp_path)))
+    assert again.resumed == MATCHES and np.array_equal(totals(again)[0], uninterrupted[0])
 
 
 def damage_truncate(path: Path) -> None:
