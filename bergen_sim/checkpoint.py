@@ -28,7 +28,9 @@ shape:
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import math
 import os
 import re
 import zipfile
@@ -254,17 +256,24 @@ class Checkpoint:
             self._lock.close()
             self._lock = None
 
-    def load(self, first: int, count: int, match_rows: bool) -> Chunk:
-        """A saved chunk, verified whole and consistent with its name and the run's row options."""
+    def load(self, first: int, count: int, match_rows: bool, hands_per_match: int = 0) -> Chunk:
+        """A saved chunk, verified whole and consistent with its name and the run's row options.
+
+        ``hands_per_match``: the hand rows a match can have at most (``Rules.most_hands`` when the run keeps
+        hand rows, else 0).  No member is read beyond what a chunk of ``count`` matches could hold, so a
+        damaged or crafted file is refused before it takes more memory than that.
+        """
         path = self.path_of(first, count)
+        most = {"totals.npy": L.S_SIZE, "match_rows.npy": count * L.M_WIDTH if match_rows else 0,
+                "hand_rows.npy": count * hands_per_match * L.H_WIDTH, "first.npy": 1}
         try:
-            with np.load(path, allow_pickle=False) as data:
-                chunk = Chunk(first, data["totals"], data["match_rows"], data["hand_rows"])
-                run = str(data["run"])
-                # the chunk's own first match (files written before it was kept have none): a chunk copied over
-                # another of the same size is otherwise indistinguishable in a summary run
-                saved_first = int(data["first"]) if "first" in data.files else first
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+            data = _read_members(path, {name: 8 * items for name, items in most.items()} | {"run.npy": _RUN_BYTES})
+            chunk = Chunk(first, data["totals"], data["match_rows"], data["hand_rows"])
+            run = str(data["run"])
+            # the chunk's own first match (files written before it was kept have none): a chunk copied over
+            # another of the same size is otherwise indistinguishable in a summary run
+            saved_first = int(data["first"]) if "first" in data else first
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
             raise self._damaged(path, exc) from None
         if run != self.run_id:
             raise CheckpointError(f"checkpoint chunk {path} belongs to another run (a copied file?); "
@@ -274,6 +283,52 @@ class Checkpoint:
         if problem:
             raise self._damaged(path, problem)
         return chunk
+
+
+#: bytes of a chunk's ``run`` member (the run id: 32 characters of 4 bytes in NumPy's text arrays)
+_RUN_BYTES = 32 * 4
+#: bytes an ``.npy`` member may spend on its header (NumPy pads it to a multiple of 64; a few hundred in practice)
+_NPY_HEADER_MOST = 4096
+
+
+def _read_members(path: Path, most: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """The ``.npy`` members of the archive ``path`` as arrays, reading no member beyond ``most[name]`` bytes of
+    data (ValueError when one would hold more, or its header does not match its data).
+
+    ``np.load`` would allocate whatever shape a member's header claims, and a compressed member may expand to
+    any size: here the archive's member is decompressed at most to the bound, then its header is checked
+    against the bytes actually there before any array is made.
+    """
+    arrays = {}
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            if info.filename not in most:
+                raise ValueError(f"member {shown(info.filename)}")
+            limit = most[info.filename] + _NPY_HEADER_MOST
+            if info.file_size > limit:
+                raise ValueError(f"{info.filename} holds {info.file_size:,} bytes, more than a chunk of this run "
+                                 f"could ({limit:,})")
+            with archive.open(info) as member:
+                raw = member.read(limit + 1)  # the decompressor stops here, whatever the member claims
+            if len(raw) > limit:
+                raise ValueError(f"{info.filename} expands beyond the {limit:,} bytes a chunk of this run could hold")
+            arrays[info.filename[: -len(".npy")]] = _npy_array(raw, info.filename)
+    return arrays
+
+
+def _npy_array(raw: bytes, name: str) -> np.ndarray:
+    """The array an ``.npy`` file's bytes hold, made only after its header is checked against its data."""
+    stream = io.BytesIO(raw)
+    version = np.lib.format.read_magic(stream)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran_order, dtype = read_header(stream, max_header_size=_NPY_HEADER_MOST)
+    if dtype.hasobject:
+        raise ValueError(f"{name} holds Python objects")
+    items = math.prod(shape)
+    if items * dtype.itemsize != len(raw) - stream.tell():
+        raise ValueError(f"{name}'s header says {shape}, its data is {len(raw) - stream.tell():,} bytes")
+    flat = np.frombuffer(raw, dtype=dtype, count=items, offset=stream.tell())
+    return flat.reshape(shape, order="F" if fortran_order else "C").copy()
 
 
 def _inconsistency(chunk: Chunk, count: int, match_rows: bool) -> str | None:

@@ -345,7 +345,8 @@ class JobRun:
                         if ctrl_c.pressed:
                             raise KeyboardInterrupt
                         if (first, count) in self.saved:
-                            chunk = store.load(first, count, job.match_rows)
+                            chunk = store.load(first, count, job.match_rows,
+                                               job.rules.most_hands if job.hand_rows else 0)
                             self.resumed_totals += chunk.totals
                         else:
                             chunk = window.next()

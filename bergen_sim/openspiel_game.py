@@ -162,7 +162,6 @@ class BergenGame(pyspiel.Game):
     def __init__(self, params=None):
         self.rules = rules_from_params(params or {})
         rules = self.rules
-        most_hands = rules.sides * (rules.target - 1) + 1  # every hand scores at least one point
         info = pyspiel.GameInfo(
             num_distinct_actions=n_actions(rules),
             max_chance_outcomes=rules.n_tiles,
@@ -170,7 +169,7 @@ class BergenGame(pyspiel.Game):
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=most_hands * plays_per_hand(rules),
+            max_game_length=rules.most_hands * plays_per_hand(rules),
         )
         super().__init__(GAME_TYPE, info, params or {})
 

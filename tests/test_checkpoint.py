@@ -105,6 +105,56 @@ def test_damaged_chunk_is_refused(tmp_path, damage):
         list(run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path))))
 
 
+def _replace_member(path: Path, name: str, shape: tuple[int, ...], data_bytes: int, method: int) -> None:
+    """Rewrite one member of a chunk file: an int64 .npy header claiming ``shape``, then ``data_bytes`` zeros."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<i8", "fortran_order": False, "shape": shape})
+    with zipfile.ZipFile(path, "w", method) as archive:
+        for other, data in members.items():
+            if other != name:
+                archive.writestr(other, data)
+        with archive.open(name, "w", force_zip64=True) as member:
+            member.write(header.getvalue())
+            zeros = bytes(1 << 20)
+            for start in range(0, data_bytes, len(zeros)):
+                member.write(zeros[: min(len(zeros), data_bytes - start)])
+
+
+@pytest.mark.parametrize("claimed_rows, stored_rows, method, words", [
+    (400_000, 400_000, "deflated", "match_rows.npy holds 64,000,128 bytes, more than a chunk of this run could"),
+    (3_000_000, 10, "stored", "match_rows.npy's header says (3000000, 20), its data is 1,600 bytes"),
+])
+def test_a_chunk_that_would_expand_beyond_its_run_is_refused_before_it_takes_the_memory(
+        tmp_path, claimed_rows, stored_rows, method, words):
+    import tracemalloc
+    import zipfile
+
+    from bergen_sim.checkpoint import Checkpoint
+    from bergen_sim.execution import manifest
+    from bergen_sim.engine import layout as L
+
+    stop_after(1, tmp_path, 1)
+    victim = sorted(tmp_path.glob("chunk-*.npz"))[0]
+    _replace_member(victim, "match_rows.npy", (claimed_rows, L.M_WIDTH), stored_rows * L.M_WIDTH * 8,
+                    zipfile.ZIP_DEFLATED if method == "deflated" else zipfile.ZIP_STORED)
+    assert victim.stat().st_size < 400_000  # a small file ...
+    store = Checkpoint(tmp_path, manifest(JOB, MATCHES, CHUNK))
+    tracemalloc.start()
+    try:
+        with pytest.raises(CheckpointError, match=re.escape(words)):
+            store.load(0, CHUNK, JOB.match_rows)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        store.close()
+    assert peak < 2_000_000  # ... that is refused having read no more than a chunk of 250 matches holds (40 kB)
+
+
 def test_a_chunk_copied_over_another_is_refused_in_a_summary_run(tmp_path):
     """Without match rows only the chunk's own record of its first match tells two chunks of one size apart."""
     job = Job(Rules.make(players=2), ("random", "random"), seed=21, match_rows=False)
