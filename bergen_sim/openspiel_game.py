@@ -501,18 +501,21 @@ def deserialize_game_and_state(text: str):
     sections: dict[str, list[str]] = {}
     current = None
     for line in text.split("\n"):
-        if line in ("[Meta]", "[Game]", "[State]"):
-            current = sections.setdefault(line, [])
-        elif line and not line.startswith("#") and current is not None:
-            current.append(line)
+        if line.strip() in ("[Meta]", "[Game]", "[State]"):
+            current = sections.setdefault(line.strip(), [])
+        elif line.strip() and not line.startswith("#") and current is not None:
+            current.append(line.strip())
     game_text = "\n".join(sections.get("[Game]", []))
     try:  # the game OpenSpiel would load from this text (loading one runs nothing from the text)
         game = pyspiel.load_game(game_text)
     except Exception:
         game = None
-    if not isinstance(game, BergenGame):
-        return _openspiel_deserialize(text)
-    return game, game.deserialize_state("\n".join(sections.get("[State]", [])))
+    if isinstance(game, BergenGame):
+        return game, game.deserialize_state("\n".join(sections.get("[State]", [])))
+    if SHORT_NAME in text.lower():  # however it is spelled, a Bergen state never reaches OpenSpiel's unpickling
+        raise StateStringError(f"not a serialized {SHORT_NAME} game and state: a line [Game], the game's line "
+                               f"{SHORT_NAME}(...), a line [State], then the state string")
+    return _openspiel_deserialize(text)
 
 
 pyspiel.register_game(GAME_TYPE, BergenGame)

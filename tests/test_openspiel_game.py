@@ -346,6 +346,9 @@ def test_a_tampered_state_string_with_a_pickled_payload_runs_nothing_and_is_refu
         game.deserialize_state(tampered)
     with pytest.raises(og.StateStringError, match="not a Bergen state string"):
         pyspiel.deserialize_game_and_state(f"[Meta]\nVersion: 1\n\n[Game]\n{game}\n[State]\n{tampered}\n")
+    for spelled in (f" {game}\r", str(game).upper(), f"{game}\n# a comment"):
+        with pytest.raises(og.StateStringError):
+            pyspiel.deserialize_game_and_state(f"[Game]\n{spelled}\n[State]\n{tampered}\n")
     sneaky = state.serialize() + f"\n__dict__={payload}"
     with pytest.raises(og.StateStringError, match="not a Bergen state string"):
         game.deserialize_state(sneaky)
