@@ -10,7 +10,10 @@ shape:
   or none (a leftover temporary file is ignored and overwritten).
 - Results only make sense together when they come from the same arguments,
   so a folder made by another run is refused, never mixed in; so is a chunk
-  that cannot be read back whole (``.npz`` members carry a CRC).
+  that cannot be read back whole (``.npz`` members carry a CRC).  The chunk
+  size is the exception: it never changes results, so a run resumed with
+  another one keeps the folder's manifest and chunks and plays the matches
+  still missing in chunks of the new size.
 - Because the engine's randomness is keyed on (seed, match, hand), a chunk
   read back is exactly the chunk that would be played again, so a resumed
   run ends with the totals of an uninterrupted one.
@@ -25,7 +28,9 @@ shape:
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import math
 import os
 import re
 import zipfile
@@ -48,6 +53,8 @@ MEMBERS = {"totals.npy", "match_rows.npy", "hand_rows.npy", "run.npy", "first.np
 #: ... and of the files of format 3 written before it: still read
 _MEMBERS_BEFORE_FIRST = MEMBERS - {"first.npy"}
 _CHUNK_NAME = re.compile(r"chunk-(\d+)-(\d+)\.npz")
+#: manifest entries a resumed run may change: how the matches are cut into chunks changes no result
+FREE_KEYS = ("chunk_size",)
 
 
 class CheckpointError(BergenError):
@@ -155,8 +162,6 @@ class Checkpoint:
     def __init__(self, folder: str | os.PathLike, manifest: Mapping[str, Any]):
         self.folder = Path(folder)
         self.manifest = {"format": FORMAT, **json.loads(json.dumps(dict(manifest)))}
-        #: hash of the manifest, stored in every chunk: a chunk of another run is refused
-        self.run_id = hashlib.sha256(json.dumps(self.manifest, sort_keys=True).encode()).hexdigest()[:32]
         if self.folder.exists() and not self.folder.is_dir():
             raise CheckpointError(f"checkpoint {self.folder} is a file, not a folder")
         check_folder(self.folder, "--checkpoint")
@@ -168,13 +173,16 @@ class Checkpoint:
         self._lock = _lock(self.folder)
         path = self.folder / MANIFEST
         if path.exists():
-            self._check_manifest(path)
+            self.manifest = self._check_manifest(path)  # the folder's, whose chunk size may differ from this run's
         elif any(self.folder.glob("chunk-*.npz")):
             raise CheckpointError(f"checkpoint {self.folder} is damaged: chunk files without {MANIFEST}")
         else:
             _atomic_write(path, lambda h: h.write(json.dumps(self.manifest, indent=1).encode()))
+        #: hash of the folder's manifest, stored in every chunk: a chunk of another run is refused
+        self.run_id = hashlib.sha256(json.dumps(self.manifest, sort_keys=True).encode()).hexdigest()[:32]
 
-    def _check_manifest(self, path: Path) -> None:
+    def _check_manifest(self, path: Path) -> dict[str, Any]:
+        """The folder's manifest, if it is this run's (all but :data:`FREE_KEYS` equal); else CheckpointError."""
         try:
             found = json.loads(path.read_text())
         except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -187,13 +195,14 @@ class Checkpoint:
             raise CheckpointError(f"{self.folder} is not a bergen-sim checkpoint ({MANIFEST} has no format {FORMAT})")
         for key in sorted(set(found) | set(self.manifest)):
             there, here = found.get(key), self.manifest.get(key)
-            if there != here:
+            if there != here and key not in FREE_KEYS:
                 if isinstance(there, dict) and isinstance(here, dict):  # the rules: name the settings that differ
                     key, there, here = _first_difference(key, there, here)
                 raise CheckpointError(
                     f"checkpoint {self.folder} was made with other arguments ({key}: {shown(there, 60)} there, "
                     f"{shown(here, 60)} here); use another folder, or delete this one to start over"
                 )
+        return found
 
     def saved(self) -> dict[tuple[int, int], Path]:
         """The finished chunks in the folder, as (first match, count) -> file."""
@@ -247,17 +256,24 @@ class Checkpoint:
             self._lock.close()
             self._lock = None
 
-    def load(self, first: int, count: int, match_rows: bool) -> Chunk:
-        """A saved chunk, verified whole and consistent with its name and the run's row options."""
+    def load(self, first: int, count: int, match_rows: bool, hands_per_match: int = 0) -> Chunk:
+        """A saved chunk, verified whole and consistent with its name and the run's row options.
+
+        ``hands_per_match``: the hand rows a match can have at most (``Rules.most_hands`` when the run keeps
+        hand rows, else 0).  No member is read beyond what a chunk of ``count`` matches could hold, so a
+        damaged or crafted file is refused before it takes more memory than that.
+        """
         path = self.path_of(first, count)
+        most = {"totals.npy": L.S_SIZE, "match_rows.npy": count * L.M_WIDTH if match_rows else 0,
+                "hand_rows.npy": count * hands_per_match * L.H_WIDTH, "first.npy": 1}
         try:
-            with np.load(path, allow_pickle=False) as data:
-                chunk = Chunk(first, data["totals"], data["match_rows"], data["hand_rows"])
-                run = str(data["run"])
-                # the chunk's own first match (files written before it was kept have none): a chunk copied over
-                # another of the same size is otherwise indistinguishable in a summary run
-                saved_first = int(data["first"]) if "first" in data.files else first
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+            data = _read_members(path, {name: 8 * items for name, items in most.items()} | {"run.npy": _RUN_BYTES})
+            chunk = Chunk(first, data["totals"], data["match_rows"], data["hand_rows"])
+            run = str(data["run"])
+            # the chunk's own first match (files written before it was kept have none): a chunk copied over
+            # another of the same size is otherwise indistinguishable in a summary run
+            saved_first = int(data["first"]) if "first" in data else first
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
             raise self._damaged(path, exc) from None
         if run != self.run_id:
             raise CheckpointError(f"checkpoint chunk {path} belongs to another run (a copied file?); "
@@ -267,6 +283,52 @@ class Checkpoint:
         if problem:
             raise self._damaged(path, problem)
         return chunk
+
+
+#: bytes of a chunk's ``run`` member (the run id: 32 characters of 4 bytes in NumPy's text arrays)
+_RUN_BYTES = 32 * 4
+#: bytes an ``.npy`` member may spend on its header (NumPy pads it to a multiple of 64; a few hundred in practice)
+_NPY_HEADER_MOST = 4096
+
+
+def _read_members(path: Path, most: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """The ``.npy`` members of the archive ``path`` as arrays, reading no member beyond ``most[name]`` bytes of
+    data (ValueError when one would hold more, or its header does not match its data).
+
+    ``np.load`` would allocate whatever shape a member's header claims, and a compressed member may expand to
+    any size: here the archive's member is decompressed at most to the bound, then its header is checked
+    against the bytes actually there before any array is made.
+    """
+    arrays = {}
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            if info.filename not in most:
+                raise ValueError(f"member {shown(info.filename)}")
+            limit = most[info.filename] + _NPY_HEADER_MOST
+            if info.file_size > limit:
+                raise ValueError(f"{info.filename} holds {info.file_size:,} bytes, more than a chunk of this run "
+                                 f"could ({limit:,})")
+            with archive.open(info) as member:
+                raw = member.read(limit + 1)  # the decompressor stops here, whatever the member claims
+            if len(raw) > limit:
+                raise ValueError(f"{info.filename} expands beyond the {limit:,} bytes a chunk of this run could hold")
+            arrays[info.filename[: -len(".npy")]] = _npy_array(raw, info.filename)
+    return arrays
+
+
+def _npy_array(raw: bytes, name: str) -> np.ndarray:
+    """The array an ``.npy`` file's bytes hold, made only after its header is checked against its data."""
+    stream = io.BytesIO(raw)
+    version = np.lib.format.read_magic(stream)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran_order, dtype = read_header(stream, max_header_size=_NPY_HEADER_MOST)
+    if dtype.hasobject:
+        raise ValueError(f"{name} holds Python objects")
+    items = math.prod(shape)
+    if items * dtype.itemsize != len(raw) - stream.tell():
+        raise ValueError(f"{name}'s header says {shape}, its data is {len(raw) - stream.tell():,} bytes")
+    flat = np.frombuffer(raw, dtype=dtype, count=items, offset=stream.tell())
+    return flat.reshape(shape, order="F" if fortran_order else "C").copy()
 
 
 def _inconsistency(chunk: Chunk, count: int, match_rows: bool) -> str | None:

@@ -144,12 +144,32 @@ def chunk_ranges(matches: int, chunk_size: int | None = None) -> list[tuple[int,
     >>> chunk_ranges(5, 2)
     [(0, 2), (2, 2), (4, 1)]
     """
-    size = max(1, chunk_size or default_chunk_size(matches))
-    return [(first, min(size, matches - first)) for first in range(0, matches, size)]
+    return ranges_around(matches, max(1, chunk_size or default_chunk_size(matches)), set())
+
+
+def ranges_around(matches: int, chunk_size: int, saved: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(first, count) chunks covering ``range(matches)``: the ``saved`` chunks that fit (inside the run, not
+    overlapping one another), and the matches between them in chunks of ``chunk_size``.
+
+    A run resumed with another chunk size keeps what its checkpoint holds and plays only the rest:
+
+    >>> ranges_around(10, 4, {(0, 3), (6, 3)})
+    [(0, 3), (3, 3), (6, 3), (9, 1)]
+    """
+    ranges, at = [], 0
+    for first, count in sorted(saved) + [(matches, 0)]:
+        if first < at or count < 0 or first + count > matches:
+            continue  # not a chunk of this run (Checkpoint.check refuses it)
+        ranges += [(start, min(chunk_size, first - start)) for start in range(at, first, chunk_size)]
+        if count:
+            ranges.append((first, count))
+        at = first + count
+    return ranges
 
 
 def manifest(job: Job, matches: int, chunk_size: int) -> dict[str, Any]:
-    """Everything a checkpoint's chunks depend on: a resumed run must match it exactly."""
+    """Everything a checkpoint's chunks depend on: a resumed run must match it exactly, but for the chunk size
+    (:data:`bergen_sim.checkpoint.FREE_KEYS`: it changes no result)."""
     return {
         "rules": job.rules.to_dict(),
         "policies": list(job.policies),
@@ -268,13 +288,14 @@ class JobRun:
         self.workers = self.options.workers or default_workers()
         size = max(1, chunk_size or default_chunk_size(matches))
         check_chunks(matches, size)
-        self.ranges = chunk_ranges(matches, size)
         self.store = None
         saved: set[tuple[int, int]] = set()
         if self.options.checkpoint:
             self.store = Checkpoint(self.options.checkpoint, manifest(job, matches, size))
-            self.store.check(set(self.ranges))
             saved = set(self.store.saved())
+        self.ranges = ranges_around(matches, size, saved)
+        if self.store is not None:
+            self.store.check(set(self.ranges))
         self.saved = saved
         self.resumed = sum(count for _, count in saved)
         self.resumed_totals = np.zeros(L.S_SIZE, dtype=np.int64)
@@ -324,7 +345,8 @@ class JobRun:
                         if ctrl_c.pressed:
                             raise KeyboardInterrupt
                         if (first, count) in self.saved:
-                            chunk = store.load(first, count, job.match_rows)
+                            chunk = store.load(first, count, job.match_rows,
+                                               job.rules.most_hands if job.hand_rows else 0)
                             self.resumed_totals += chunk.totals
                         else:
                             chunk = window.next()

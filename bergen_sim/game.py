@@ -58,8 +58,23 @@ from bergen_sim.rules import Rules
 #: the ends a tile can be played on, by letter: L and R, and the spinner's U and D
 ENDS = L.END_NAMES
 
-#: moves as action numbers (OpenSpiel, Gymnasium): action ``len(ENDS) * tile + end``
+#: moves as action numbers (OpenSpiel, Gymnasium): action ``len(ENDS) * tile + end``; this many with
+#: double-six (:func:`n_actions` for any set)
 N_ACTIONS = L.N_TILES * len(ENDS)
+
+
+def n_actions(rules: Rules) -> int:
+    """How many action numbers the rules' set needs: ``len(ENDS) * tiles`` (the action space of the adapters).
+
+    >>> n_actions(Rules.make()), n_actions(Rules.make(domino_set="double-nine")), n_actions(Rules.make(players=8, domino_set="double-eighteen"))
+    (112, 220, 760)
+    """
+    return rules.n_tiles * len(ENDS)
+
+
+def end_count(rules: Rules) -> int:
+    """The ends a line can have under the rules: L and R, and with the spinner also its arms U and D."""
+    return len(ENDS) if rules.spinner else 2
 
 #: a deal source: ``(hand_number, attempt) -> (hands per seat, boneyard in draw order)``
 DealSource = Callable[[int, int], tuple[list[list[str]], list[str]]]
@@ -112,6 +127,19 @@ class View:
     def double_ends(self) -> tuple[bool, bool]:
         """Whether the left and right ends are double ends."""
         return bool(self.array[L.V_LEFT_DOUBLE]), bool(self.array[L.V_RIGHT_DOUBLE])
+
+    @property
+    def open_ends(self) -> int:
+        """How many ends a tile may be played on: 2 (L, R), or 4 once the spinner's arms U and D are open."""
+        return self._get(L.V_OPEN_ENDS)
+
+    def end_numbers(self, ends: int) -> list[int]:
+        """The numbers showing on the first ``ends`` ends (L, R, U, D order; an empty open arm shows the spinner's)."""
+        return [self._get(L.V_END + e) for e in range(ends)]
+
+    def end_doubles(self, ends: int) -> list[bool]:
+        """Whether each of the first ``ends`` ends (L, R, U, D order) is a double end."""
+        return [bool(self.array[L.V_END_DOUBLE + e]) for e in range(ends)]
 
     @property
     def played(self) -> list[str]:

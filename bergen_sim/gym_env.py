@@ -5,7 +5,13 @@ Install with ``pip install bergen-sim[gym]``.  Each episode is one match
 seat is a compiled built-in policy (``expert`` by default), which moves by
 itself between the agent's turns.
 
-* **Actions**: ``Discrete(28 * 4)``; action ``4 * t + e`` plays tile ``t``
+Every rule set the engine plays can be played (any ``domino_set``, the
+spinner on or off, 2 to 8 seats, partnerships); the spaces are sized by it.
+Below, the set has ``T`` tiles with highest number ``N`` (double-six: T = 28,
+N = 6), ``n`` seats, and the line ``E`` ends (2; 4 with the spinner).
+
+* **Actions**: ``Discrete(4 * T)`` (:func:`bergen_sim.game.n_actions`: 112
+  with double-six, 220 with double-nine); action ``4 * t + e`` plays tile ``t``
   (tile index, ``bergen_sim.engine.layout.TILE_NAMES``) on end ``e`` (0 = L,
   1 = R, 2 = U, 3 = D, the spinner's arms): :attr:`bergen_sim.game.Move.action`
   and ``Move.from_action``.
@@ -15,9 +21,12 @@ itself between the agent's turns.
   episode with reward -1 and ``info["illegal_action"] = True`` (the convention
   of PettingZoo's classic games), so a random action never hangs a run.
 * **Observations**: what the agent's seat may know, read from the policy view
-  (docs/policies.md): its hand, the tiles on the table, the ends and their
-  double flags, every seat's tile count, the boneyard size, side scores, the
-  numbers each seat is known to be void in, and the action mask.
+  (docs/policies.md): its hand and the tiles on the table (``MultiBinary(T)``
+  each), the numbers on the ``E`` ends (``MultiDiscrete([N + 1] * E)``; an arm
+  of the spinner shows the spinner's number until a tile lies on it) and
+  whether each is open and a double end (``MultiBinary(E)`` each), every
+  seat's tile count, the boneyard size, side scores, the numbers each seat is
+  known to be void in (``MultiBinary((n, N + 1))``), and the action mask.
 * **Reward**: +1 when the agent's side wins the match, -1 when another side
   does, 0 before the end.
 
@@ -41,7 +50,7 @@ import numpy as np
 from gymnasium import spaces
 
 from bergen_sim.engine import layout as L
-from bergen_sim.game import N_ACTIONS, Game, Move
+from bergen_sim.game import Game, Move, end_count, n_actions
 from bergen_sim.rules import Rules
 
 ENV_ID = "bergen_sim/Bergen-v0"
@@ -70,19 +79,22 @@ class BergenEnv(gymnasium.Env):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.render_mode = render_mode
-        players, sides = self.rules.players, self.rules.sides
+        players, sides, tiles = self.rules.players, self.rules.sides, self.rules.n_tiles
+        numbers, self.ends = self.rules.max_number + 1, end_count(self.rules)
         most = self.rules.target - 1 + max(3, self.rules.out_points, self.rules.blocked_points)
-        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.n_actions = n_actions(self.rules)
+        self.action_space = spaces.Discrete(self.n_actions)
         self.observation_space = spaces.Dict({
-            "hand": spaces.MultiBinary(L.N_TILES),
-            "played": spaces.MultiBinary(L.N_TILES),
-            "ends": spaces.MultiDiscrete([L.N_NUMBERS, L.N_NUMBERS]),
-            "double_ends": spaces.MultiBinary(2),
-            "hand_counts": spaces.Box(0, L.N_TILES, shape=(players,), dtype=np.int64),
-            "boneyard": spaces.Box(0, L.N_TILES, shape=(1,), dtype=np.int64),
+            "hand": spaces.MultiBinary(tiles),
+            "played": spaces.MultiBinary(tiles),
+            "ends": spaces.MultiDiscrete([numbers] * self.ends),
+            "open_ends": spaces.MultiBinary(self.ends),
+            "double_ends": spaces.MultiBinary(self.ends),
+            "hand_counts": spaces.Box(0, tiles, shape=(players,), dtype=np.int64),
+            "boneyard": spaces.Box(0, tiles, shape=(1,), dtype=np.int64),
             "scores": spaces.Box(0, most, shape=(sides,), dtype=np.int64),
-            "voids": spaces.MultiBinary((players, L.N_NUMBERS)),
-            "action_mask": spaces.MultiBinary(N_ACTIONS),
+            "voids": spaces.MultiBinary((players, numbers)),
+            "action_mask": spaces.MultiBinary(self.n_actions),
         })
         self.game: Game | None = None
 
@@ -129,7 +141,7 @@ class BergenEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now (1 = legal), for maskable learners."""
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        mask = np.zeros(self.n_actions, dtype=np.int8)
         if self.game is not None and self.game.to_move == self.seat:
             for move in self.game.legal_moves():
                 mask[move.action] = 1
@@ -145,14 +157,17 @@ class BergenEnv(gymnasium.Env):
 
     def _observation(self) -> dict[str, np.ndarray]:
         view = self.game.view(self.seat)
-        voids = np.zeros((self.rules.players, L.N_NUMBERS), dtype=np.int8)
+        voids = np.zeros((self.rules.players, self.rules.max_number + 1), dtype=np.int8)
         for s, numbers in enumerate(view.voids):
             voids[s, numbers] = 1
+        open_ends = np.zeros(self.ends, dtype=np.int8)
+        open_ends[: view.open_ends] = 1
         return {
-            "hand": _tiles(view.hand),
-            "played": _tiles(view.played),
-            "ends": np.array(view.ends, dtype=np.int64),
-            "double_ends": np.array(view.double_ends, dtype=np.int8),
+            "hand": self._tiles(view.hand),
+            "played": self._tiles(view.played),
+            "ends": np.array(view.end_numbers(self.ends), dtype=np.int64),
+            "open_ends": open_ends,
+            "double_ends": np.array(view.end_doubles(self.ends), dtype=np.int8),
             "hand_counts": np.array(view.hand_counts, dtype=np.int64),
             "boneyard": np.array([view.boneyard], dtype=np.int64),
             "scores": np.array(self.game.scores, dtype=np.int64),
@@ -164,11 +179,10 @@ class BergenEnv(gymnasium.Env):
         return {"action_mask": self.action_masks(), "illegal_action": self.illegal, "scores": self.game.scores,
                 "hand_number": self.game.hand_number}
 
-
-def _tiles(names: list[str]) -> np.ndarray:
-    out = np.zeros(L.N_TILES, dtype=np.int8)
-    out[[L.TILE_INDEX[t] for t in names]] = 1
-    return out
+    def _tiles(self, names: list[str]) -> np.ndarray:
+        out = np.zeros(self.rules.n_tiles, dtype=np.int8)
+        out[[L.TILE_INDEX[t] for t in names]] = 1
+        return out
 
 
 if ENV_ID not in gymnasium.registry:

@@ -4,10 +4,15 @@ Importing this module registers the game.  A state wraps a
 :class:`bergen_sim.game.Game` made with ``chance=True``, so the rules are the
 reference engine's and the views are the compiled engine's.
 
+Every rule set the engine plays is a game: any ``domino_set`` (double-six to
+double-eighteen), the spinner on or off, 2 to 8 players, partnerships with 4,
+6 or 8.  Sizes below are written for a set of ``T`` tiles with highest number
+``N`` (double-six: T = 28, N = 6; ``Rules.n_tiles`` and ``Rules.max_number``).
+
 Game tree
 ---------
 * **Chance nodes deal tile by tile**: one node per dealt tile (seat 0's
-  tiles first, then seat 1's, ...), outcome = tile index 0..27.  The rule
+  tiles first, then seat 1's, ...), outcome = tile index 0..T-1.  The rule
   book redeals until some hand holds a double; instead of redeal nodes (which
   would make the tree infinite), each dealt tile is drawn from the deal
   distribution *conditioned on some hand holding a double*, which is exactly
@@ -16,17 +21,21 @@ Game tree
 * **Chance nodes draw**: a seat with no playable tile draws, one chance node
   per tile, uniform over the tiles still in the boneyard (the boneyard's
   order is decided as it is drawn, which is the same as a shuffled boneyard).
-* **Decisions**: action ``2 * tile + end`` (end 0 = L, 1 = R); 56 distinct
-  actions.  Forced moves are decisions with one legal action; the lead,
-  passes, going out and settlements happen by themselves.
+* **Decisions**: action ``4 * tile + end`` (end 0 = L, 1 = R, and the
+  spinner's arms 2 = U, 3 = D): ``4 * T`` distinct actions
+  (:func:`bergen_sim.game.n_actions`; 112 with double-six).  Forced moves are
+  decisions with one legal action; the lead, passes, going out and
+  settlements happen by themselves.
 * **Returns**: zero-sum, +1 for each seat of the side that reaches the
   target, -1 for the others (with more than two sides, -1/(sides-1) each).
 
-Parameters: ``players`` (2-4), ``partnerships`` (bool), ``preset``
+Parameters: ``players`` (2-8), ``partnerships`` (bool), ``preset``
 (``standard``/``classic``) and every rule setting that ``--set`` takes, by its
-name (``hand_size``, ``target``, ``lead``, ``settlement``, ``blocked_points``,
-``out_points``, ``boneyard_reserve``, ``reduced_headers``; -1 or
-``"default"`` keeps the preset's value): ``pyspiel.load_game("bergen(players=3,target=5)")``.
+name (``domino_set``, ``spinner``, ``hand_size``, ``target``, ``lead``,
+``settlement``, ``blocked_points``, ``out_points``, ``boneyard_reserve``,
+``reduced_headers``; -1 or ``"default"`` keeps the preset's value):
+``pyspiel.load_game("bergen(players=6,domino_set=double-nine)")``.  A
+combination the rules refuse is refused when the game is loaded, in one line.
 
 Observations (tensors declared by name and shape, see :class:`BergenObserver`)
 hold what the seat may know (the policy view, docs/policies.md).  The
@@ -34,11 +43,32 @@ information state string is perfect recall (every event of the match as the
 seat saw it); the information state *tensor* is the observation plus this
 hand's play sequence and the seat's own dealt and drawn tiles: earlier hands
 enter it only through the scores (they are independent deals).
+
+State strings
+-------------
+``state.serialize()`` is plain text: the format line, the game (its
+parameters, as ``str(game)`` writes them) and the action history::
+
+    bergen-state/1
+    game=bergen(blocked_points=-1,...,players=2,...)
+    actions=3,17,5,...
+
+``game.deserialize_state(text)`` and ``pyspiel.deserialize_game_and_state(text)``
+replay the actions through the rules from a new match; a text that is not
+such a string, belongs to another game or holds an action the rules do not
+allow is refused in one line (:class:`StateStringError`).  Nothing in a state
+string is ever run: OpenSpiel's default for Python games pickles the state's
+attributes, so this module gives ``pyspiel.serialize_game_and_state`` and
+``pyspiel.deserialize_game_and_state`` a Bergen branch (other games go
+through OpenSpiel's own functions unchanged).  Only OpenSpiel's C++ internals
+(``pyspiel.random_sim_test``'s round trip) still use its pickled form, on the
+string they have just written themselves.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from math import comb
 
 import numpy as np
@@ -47,15 +77,17 @@ import pyspiel
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import from_words, no_tiles_for
 from bergen_sim.engine.worlds import prepare, sample_world
-from bergen_sim.game import ENDS, N_ACTIONS, Game, Move
+from bergen_sim.game import ENDS, Game, Move, end_count, n_actions
 from bergen_sim.rules import SETTINGS, Rules, parse_setting
 from bergen_sim.errors import BergenError, shown
 from bergen_sim.limits import integer
 
 SHORT_NAME = "bergen"
 MAX_PLAYERS = L.MAX_SEATS
-#: plays after the lead in one hand at most (every other tile)
-MAX_PLAYS_PER_HAND = L.N_TILES - 1
+#: the first line of a state string (:meth:`BergenState.serialize`)
+STATE_FORMAT = "bergen-state/1"
+#: the end names of the one-hot end pieces of an observation, in End order
+_END_PIECES = ("left_end", "right_end", "up_end", "down_end")
 
 #: the game's parameters: players, partnerships, preset, then every rule setting (``--set`` keys), where
 #: -1 or "default" keeps the preset's value for the player count
@@ -80,16 +112,27 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
+class StateStringError(BergenError, ValueError):
+    """A text given as a Bergen state string that is not one, or not one of this game."""
+
+
 def rules_from_params(params: dict) -> Rules:
     """The rules an OpenSpiel parameter dict describes.
 
     >>> rules_from_params({"players": 3, "hand_size": 2, "reduced_headers": "off"}).to_dict()["reduced_headers"]
     False
+    >>> rules_from_params({"players": 6, "domino_set": "double-nine"}).n_tiles
+    55
     """
     values = {**_DEFAULTS, **(params or {})}
     settings = {key: parse_setting(key, str(values[key])) for key in SETTINGS if values[key] not in (-1, "default")}
     return Rules.make(players=int(values["players"]), partnerships=bool(values["partnerships"]),
                       preset=str(values["preset"]), **settings)
+
+
+def plays_per_hand(rules: Rules) -> int:
+    """Plays after the lead in one hand at most (every other tile of the set)."""
+    return rules.n_tiles - 1
 
 
 def deal_outcomes(rules: Rules, dealt: list[int]) -> list[tuple[int, float]]:
@@ -119,15 +162,14 @@ class BergenGame(pyspiel.Game):
     def __init__(self, params=None):
         self.rules = rules_from_params(params or {})
         rules = self.rules
-        most_hands = rules.sides * (rules.target - 1) + 1  # every hand scores at least one point
         info = pyspiel.GameInfo(
-            num_distinct_actions=N_ACTIONS,
-            max_chance_outcomes=L.N_TILES,
+            num_distinct_actions=n_actions(rules),
+            max_chance_outcomes=rules.n_tiles,
             num_players=rules.players,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=most_hands * MAX_PLAYS_PER_HAND,
+            max_game_length=rules.most_hands * plays_per_hand(rules),
         )
         super().__init__(GAME_TYPE, info, params or {})
 
@@ -136,6 +178,48 @@ class BergenGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return BergenObserver(self.rules, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+    def deserialize_state(self, text: str) -> "BergenState":
+        """The state a :meth:`BergenState.serialize` string describes, replayed through the rules
+        (:class:`StateStringError` on anything else)."""
+        if not isinstance(text, str):
+            raise StateStringError(f"a state string is text, not {shown(text)}")
+        lines = text.strip("\n").split("\n")
+        if len(lines) != 3 or lines[0] != STATE_FORMAT or not lines[1].startswith("game=") \
+                or not lines[2].startswith("actions="):
+            raise StateStringError(f"not a Bergen state string (three lines: {STATE_FORMAT}, game=..., "
+                                   f"actions=N,N,...): {shown(text, 60)}")
+        if rules_from_params(_game_params(lines[1][len("game="):])) != self.rules:
+            raise StateStringError(f"the state string is of game {shown(lines[1][len('game='):], 100)}, "
+                                   f"not of this game {self}")
+        actions = lines[2][len("actions="):]
+        if not re.fullmatch(r"(\d{1,6}(,\d{1,6})*)?", actions):
+            raise StateStringError(f"actions= must be action numbers separated by commas, not {shown(actions, 60)}")
+        state = self.new_initial_state()
+        for k, action in enumerate(int(a) for a in actions.split(",") if a):
+            state.apply_checked(action, k)
+        return state
+
+
+def _game_params(text: str) -> dict:
+    """The parameters of a game string ``bergen(key=value,...)``, checked to make a game (StateStringError
+    or RuleError naming what is wrong)."""
+    try:
+        params = pyspiel.game_parameters_from_string(text)
+    except Exception:  # OpenSpiel's parser: its message is C++ detail; say what a game string is
+        raise StateStringError(f"game={shown(text, 60)} is not a game string such as bergen(players=2)") from None
+    if params.pop("name", None) != SHORT_NAME:
+        raise StateStringError(f"game={shown(text, 60)} is not the game {SHORT_NAME}")
+    unknown = sorted(set(params) - set(_DEFAULTS))
+    if unknown:
+        raise StateStringError(f"game {SHORT_NAME} has no parameter {shown(unknown[0])}; "
+                               f"its parameters: {', '.join(_DEFAULTS)}")
+    for key, value in params.items():
+        if type(value) is not type(_DEFAULTS[key]):
+            raise StateStringError(f"game parameter {key}={shown(value)} is of the wrong kind "
+                                   f"({type(_DEFAULTS[key]).__name__} expected)")
+    rules_from_params(params)  # rules the engine refuses are refused here, in their own words
+    return params
 
 
 def _tile_index(action: object) -> int:
@@ -154,6 +238,7 @@ class BergenState(pyspiel.State):
         self.rules = game.rules
         self.game = Game(self.rules, policies=["openspiel"] * self.rules.players, chance=True)
         self._dealt: list[int] = []  # tiles dealt so far in the current deal
+        self._resampled = False  # a world of resample_from_infostate: its history is the original's
 
     # --- the OpenSpiel API ---------------------------------------------------------
 
@@ -186,6 +271,21 @@ class BergenState(pyspiel.State):
         names = " ".join(L.TILE_NAMES[t] for t in allowed)
         raise BergenError(f"chance action {shown(action)} is not a tile the dealer may {verb} now; "
                           f"allowed: the tile indices of {names}")
+
+    def apply_checked(self, action: int, k: int = 0) -> None:
+        """Apply ``action`` (the ``k``-th of a state string) if the rules allow it now, else StateStringError."""
+        if self.is_terminal():
+            raise StateStringError(f"action #{k + 1} ({action}) comes after the end of the match")
+        if self.is_chance_node():
+            try:
+                self._check_chance_action(action)
+            except BergenError as exc:
+                raise StateStringError(f"action #{k + 1}: {exc}") from None
+        elif action not in self.legal_actions():
+            legal = ", ".join(f"{a} ({Move.from_action(a)})" for a in self.legal_actions())
+            raise StateStringError(f"action #{k + 1} ({action}) is not legal for seat {self.current_player()} "
+                                   f"then; legal: {legal}")
+        self.apply_action(action)
 
     def _apply_action(self, action):
         if self.game.chance_phase is not None:
@@ -220,6 +320,14 @@ class BergenState(pyspiel.State):
         loss = -1.0 if self.rules.partnerships else -1.0 / (sides - 1)
         return [1.0 if self.rules.side_of(p) == self.game.winner else loss for p in range(self.rules.players)]
 
+    def serialize(self) -> str:
+        """The state as plain text: :data:`STATE_FORMAT`, the game, the action history (see the module note)."""
+        if self._resampled:
+            raise StateStringError("a world drawn by resample_from_infostate has no state string: its history "
+                                   "is the original state's, which replays to the original deal")
+        actions = ",".join(str(a) for a in self.history())
+        return f"{STATE_FORMAT}\ngame={self.get_game()}\nactions={actions}"
+
     def resample_from_infostate(self, player_id, probability_sampler=None):
         """A state the seat cannot tell from this one: the other seats' hidden tiles drawn anew.
 
@@ -227,7 +335,7 @@ class BergenState(pyspiel.State):
         uniform over the deals of the unseen tiles that give every seat its
         tile count and break no void or lead evidence.  Only the present is
         redrawn (past hands do not matter to what follows), so the sample's
-        recorded history keeps the original's actions.
+        recorded history keeps the original's actions (and it has no state string).
         """
         sample = self.clone()
         if self.game.chance_phase is not None or self.game.is_over:
@@ -246,6 +354,7 @@ class BergenState(pyspiel.State):
         for seat in range(self.rules.players):
             if seat != player_id:
                 state.hands[seat] = L.mask_tiles(from_words(hands[seat * L.SET_WORDS : (seat + 1) * L.SET_WORDS]))
+        sample._resampled = True
         return sample
 
     def __str__(self):
@@ -260,25 +369,27 @@ class BergenState(pyspiel.State):
 class BergenObserver:
     """Observation and information-state tensors and strings (PyObserver interface).
 
-    Tensor pieces (name, shape), all within [0, 1]:
+    Tensor pieces (name, shape) for a set of ``T`` tiles with highest number
+    ``N``, ``n`` players and ``E`` ends (2; 4 with the spinner), all within [0, 1]:
 
     ==================  ==============================  ===========================================
-    seat                (players,)                      one-hot of the observing seat
-    to_move             (players,)                      one-hot of the seat to move (none at chance)
-    hand                (28,)                           the seat's tiles
-    played              (28,)                           tiles on the table this hand
-    left_end, right_end (7,) each                       one-hot end numbers (none before a lead)
-    double_ends         (2,)                            left, right end is a double end
-    hand_counts         (players,)                      tiles per seat / 28
-    boneyard            (1,)                            boneyard size / 28
+    seat                (n,)                            one-hot of the observing seat
+    to_move             (n,)                            one-hot of the seat to move (none at chance)
+    hand                (T,)                            the seat's tiles
+    played              (T,)                            tiles on the table this hand
+    left_end, right_end (N + 1,) each                   one-hot end numbers (none before a lead)
+    up_end, down_end    (N + 1,) each, spinner only     the spinner's arms (none until they open)
+    double_ends         (E,)                            each end is a double end
+    hand_counts         (n,)                            tiles per seat / T
+    boneyard            (1,)                            boneyard size / T
     scores              (sides,)                        side score / target (capped at 1)
-    voids               (players, 7)                    numbers a seat surely holds none of
+    voids               (n, N + 1)                      numbers a seat surely holds none of
     ==================  ==============================  ===========================================
 
-    With perfect recall (the information state) three more: ``dealt`` (28,)
-    the seat's tiles dealt this hand, ``drawn`` (28,) the tiles it drew this
-    hand, and ``plays`` (27, players + 28 + 2) this hand's plays in order
-    (seat, tile, end one-hot each).
+    With perfect recall (the information state) three more: ``dealt`` (T,)
+    the seat's tiles dealt this hand, ``drawn`` (T,) the tiles it drew this
+    hand, and ``plays`` (T - 1, n + T + 4) this hand's plays in order
+    (seat, tile, end L/R/U/D one-hot each).
     """
 
     def __init__(self, rules: Rules, iig_obs_type, params):
@@ -286,13 +397,14 @@ class BergenObserver:
             raise ValueError(f"observation parameters not supported; passed {params}")
         self.rules = rules
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        n, sides = rules.players, rules.sides
-        pieces = [("seat", (n,)), ("to_move", (n,)), ("hand", (L.N_TILES,)), ("played", (L.N_TILES,)),
-                  ("left_end", (L.N_NUMBERS,)), ("right_end", (L.N_NUMBERS,)), ("double_ends", (2,)),
-                  ("hand_counts", (n,)), ("boneyard", (1,)), ("scores", (sides,)), ("voids", (n, L.N_NUMBERS))]
+        n, sides, tiles, numbers = rules.players, rules.sides, rules.n_tiles, rules.max_number + 1
+        self.ends = end_count(rules)
+        pieces = [("seat", (n,)), ("to_move", (n,)), ("hand", (tiles,)), ("played", (tiles,)),
+                  *((name, (numbers,)) for name in _END_PIECES[: self.ends]), ("double_ends", (self.ends,)),
+                  ("hand_counts", (n,)), ("boneyard", (1,)), ("scores", (sides,)), ("voids", (n, numbers))]
         if self.perfect_recall:
-            pieces += [("dealt", (L.N_TILES,)), ("drawn", (L.N_TILES,)),
-                       ("plays", (MAX_PLAYS_PER_HAND, n + L.N_TILES + len(ENDS)))]
+            pieces += [("dealt", (tiles,)), ("drawn", (tiles,)),
+                       ("plays", (plays_per_hand(rules), n + tiles + len(ENDS)))]
         self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
         self.dict = {}
         at = 0
@@ -314,19 +426,19 @@ class BergenObserver:
         view = game.view(player)
         d["hand"][[L.TILE_INDEX[t] for t in view.hand]] = 1
         d["played"][[L.TILE_INDEX[t] for t in view.played]] = 1
-        left, right = view.ends
-        d["left_end"][left] = 1
-        d["right_end"][right] = 1
-        d["double_ends"][:] = view.double_ends
-        d["hand_counts"][:] = np.array(view.hand_counts) / L.N_TILES
-        d["boneyard"][0] = view.boneyard / L.N_TILES
+        open_ends = min(view.open_ends, self.ends)
+        for name, number in zip(_END_PIECES[:open_ends], view.end_numbers(open_ends)):
+            d[name][number] = 1
+        d["double_ends"][:open_ends] = view.end_doubles(open_ends)
+        d["hand_counts"][:] = np.array(view.hand_counts) / self.rules.n_tiles
+        d["boneyard"][0] = view.boneyard / self.rules.n_tiles
         for seat, numbers in enumerate(view.voids):
             d["voids"][seat, numbers] = 1
         if self.perfect_recall:
             self._set_this_hand(game, player)
 
     def _set_this_hand(self, game: Game, player: int) -> None:
-        d, n = self.dict, self.rules.players
+        d, n, tiles = self.dict, self.rules.players, self.rules.n_tiles
         events = game._state.events
         start = max(k for k, e in enumerate(events) if e["type"] == "deal")
         plays = 0
@@ -339,7 +451,7 @@ class BergenObserver:
                 row = d["plays"][plays]
                 row[event["seat"]] = 1
                 row[n + L.TILE_INDEX[event["tile"]]] = 1
-                row[n + L.N_TILES + ENDS.index(event["end"])] = 1
+                row[n + tiles + ENDS.index(event["end"])] = 1
                 plays += 1
 
     def string_from(self, state: BergenState, player: int) -> str:
@@ -372,4 +484,46 @@ def _seen(event: dict, player: int) -> str:
     return kind
 
 
+def serialize_game_and_state(game, state) -> str:
+    """``pyspiel.serialize_game_and_state``, with Bergen states written as plain text (see the module note)."""
+    if isinstance(game, BergenGame):
+        return (f"# Automatically generated by OpenSpiel SerializeGameAndState\n[Meta]\nVersion: 1\n\n"
+                f"[Game]\n{game}\n[State]\n{state.serialize()}\n")
+    return _openspiel_serialize(game, state)
+
+
+def deserialize_game_and_state(text: str):
+    """``pyspiel.deserialize_game_and_state``: a Bergen string is replayed through the rules
+    (:meth:`BergenGame.deserialize_state`), never unpickled; other games' strings go to OpenSpiel."""
+    if not isinstance(text, str):
+        return _openspiel_deserialize(text)
+    # the sections as OpenSpiel reads them: blank and '#' lines skipped, a line [Game] or [State] opens one
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in text.split("\n"):
+        if line.strip() in ("[Meta]", "[Game]", "[State]"):
+            current = sections.setdefault(line.strip(), [])
+        elif line.strip() and not line.startswith("#") and current is not None:
+            current.append(line.strip())
+    game_text = "\n".join(sections.get("[Game]", []))
+    try:  # the game OpenSpiel would load from this text (loading one runs nothing from the text)
+        game = pyspiel.load_game(game_text)
+    except Exception:
+        game = None
+    if isinstance(game, BergenGame):
+        return game, game.deserialize_state("\n".join(sections.get("[State]", [])))
+    if SHORT_NAME in text.lower():  # however it is spelled, a Bergen state never reaches OpenSpiel's unpickling
+        raise StateStringError(f"not a serialized {SHORT_NAME} game and state: a line [Game], the game's line "
+                               f"{SHORT_NAME}(...), a line [State], then the state string")
+    return _openspiel_deserialize(text)
+
+
 pyspiel.register_game(GAME_TYPE, BergenGame)
+# the Bergen branch in front of OpenSpiel's own functions (once, however often this module is reloaded)
+_openspiel_serialize = getattr(pyspiel.serialize_game_and_state, "openspiel_function", pyspiel.serialize_game_and_state)
+_openspiel_deserialize = getattr(pyspiel.deserialize_game_and_state, "openspiel_function",
+                                 pyspiel.deserialize_game_and_state)
+serialize_game_and_state.openspiel_function = _openspiel_serialize
+deserialize_game_and_state.openspiel_function = _openspiel_deserialize
+pyspiel.serialize_game_and_state = serialize_game_and_state
+pyspiel.deserialize_game_and_state = deserialize_game_and_state

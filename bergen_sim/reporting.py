@@ -30,13 +30,16 @@ the index page of a report folder.  Nothing here knows any particular analysis.
 from __future__ import annotations
 
 import datetime as _dt
+import glob
 import importlib
 import importlib.resources
 import importlib.util
 import json
 import math
 import os
+import re
 import shlex
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -714,7 +717,7 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
     index = None
     if results:
         try:
-            index = write_index(out)
+            index = write_index(out, warn)
         except OSError as exc:
             raise OutputError(f"--out {out}: cannot write the index ({exc.strerror or exc})") from None
     return Reports(index, results, pages, failed)
@@ -723,13 +726,11 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
 # --- saving -----------------------------------------------------------------------------------
 
 def _write_parquet(frame: pd.DataFrame, path: Path, meta: Mapping[str, Any]) -> None:
-    """Write a table with the run metadata in the file's key-value metadata, atomically."""
+    """Write a table with the run metadata in the file's key-value metadata (into a report's staging folder)."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}),
                                            b"bergen_sim": json.dumps(meta).encode()})
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    pq.write_table(table, path)
 
 
 def read_table(path: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -757,17 +758,76 @@ def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
     except BaseException:
         _close_figures(charts)
         raise
-    (folder / "tables").mkdir(parents=True, exist_ok=True)
-    for table_name, frame in result.tables.items():
-        _write_parquet(frame, folder / "tables" / f"{table_name}.parquet", {**result.meta, "table": table_name})
-    sidecar = {**result.meta, "question": result.question, "findings": result.findings,
-               "tables": {k: {"rows": len(v), "columns": list(v.columns)} for k, v in result.tables.items()}}
-    write_file(folder / "metadata.json", json.dumps(sidecar, indent=1) + "\n")
-    for chart in charts:
-        figs.save(chart, folder / "figures")
-    page = out / f"{result.name}.md"
-    write_file(page, text)
+    out.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(out, result.name)
+    # everything is written into a new folder beside the report's, then swapped in: a failure or a kill while
+    # writing leaves the previous report whole, and nothing is written through a link inside ``out``
+    staging = out / f".{result.name}.{os.getpid()}{_STAGING}"
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        (staging / "tables").mkdir(parents=True)
+        for table_name, frame in result.tables.items():
+            _write_parquet(frame, staging / "tables" / f"{table_name}.parquet", {**result.meta, "table": table_name})
+        sidecar = {**result.meta, "question": result.question, "findings": result.findings,
+                   "tables": {k: {"rows": len(v), "columns": list(v.columns)} for k, v in result.tables.items()}}
+        write_file(staging / "metadata.json", json.dumps(sidecar, indent=1) + "\n")
+        for chart in charts:
+            figs.save(chart, staging / "figures")
+        write_file(staging / _STAGED_PAGE, text)
+        page = out / f"{result.name}.md"
+        _swap_in(staging, folder, page)
+    except BaseException:
+        _close_figures(charts)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return page
+
+
+#: the ends of the names of a report's staging folder and of the folder it replaces, while :func:`save` swaps
+_STAGING, _REPLACED = ".partial", ".replaced"
+#: the page's name inside the staging folder, until it is moved beside the report's folder
+_STAGED_PAGE = "page.md"
+
+
+def _swap_in(staging: Path, folder: Path, page: Path) -> None:
+    """Put the staged report in place: its folder where ``folder`` was, its page at ``page``.
+
+    Three renames in a row, after every file is written: the old folder (or a
+    link in its place: the link itself, never what it points to) moves aside,
+    the staged folder takes its name, the page replaces the old page.
+    """
+    replaced = folder.with_name(f".{folder.name}.{os.getpid()}{_REPLACED}")
+    if os.path.lexists(folder):
+        os.replace(folder, replaced)
+    os.replace(staging, folder)
+    os.replace(folder / _STAGED_PAGE, page)
+    if replaced.is_symlink() or not replaced.is_dir():
+        replaced.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(replaced, ignore_errors=True)
+
+
+def _remove_leftovers(out: Path, name: str) -> None:
+    """Remove the staging and replaced folders of ``name`` that a killed report left in ``out`` (those of a
+    process still running are its own)."""
+    for path in out.glob(f".{glob.escape(name)}.*"):
+        pid, _, end = path.name[len(name) + 2 :].partition(".")
+        if not (pid.isdigit() and f".{end}" in (_STAGING, _REPLACED)) or path.is_symlink() or _running(int(pid)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` is alive (this one included)."""
+    if pid == os.getpid():
+        return False  # this process's own leftovers are from an earlier save that failed
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # alive, another user's
+        return True
+    return True
 
 
 def _own_sidecar(path: Path) -> dict[str, Any] | None:
@@ -835,7 +895,9 @@ def check_own_files(out: str | os.PathLike, names: Sequence[str]) -> None:
         if not os.path.lexists(path):
             continue
         where = path.name + ("/" if kind == "folder" else "")  # a name the report gives it (out may be long)
-        if kind == "folder":
+        if path.is_symlink():
+            problem = "is a symbolic link (a report never writes through one)"
+        elif kind == "folder":
             if not path.is_dir():
                 problem = "exists and is not a folder"
             elif _own_folder(path):
@@ -1024,14 +1086,105 @@ CHANGES = (
 )
 
 
-def write_index(out: str | os.PathLike) -> Path:
+#: what the index reads from a sidecar, and the kind each must be (bool is not a whole number here)
+_INDEX_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "analysis": lambda v: isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", v) is not None,
+    "title": lambda v: isinstance(v, str),
+    "question": lambda v: isinstance(v, str),
+    "findings": lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
+    "key_findings": lambda v: v is None or isinstance(v, list) and all(isinstance(t, str) for t in v),
+    "total_matches": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    "matches_per_configuration": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    "elapsed_s": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
+    "seed": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "quick": lambda v: isinstance(v, bool),
+    "strategies": lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
+    "command": lambda v: isinstance(v, str),
+}
+
+
+def sidecar_problem(meta: Mapping[str, Any]) -> str | None:
+    """What keeps a report's sidecar out of the index (a field missing or of the wrong kind), or None.
+
+    >>> sidecar_problem({"analysis": "x", "title": 3})
+    'title is 3, not text'
+    """
+    kinds = {"findings": "a list of texts", "key_findings": "a list of texts", "strategies": "a list of texts",
+             "total_matches": "a whole number", "matches_per_configuration": "a whole number", "seed": "a whole number",
+             "elapsed_s": "a number of seconds", "quick": "true or false", "analysis": "a report name"}
+    for key, valid in _INDEX_FIELDS.items():
+        if key not in meta and key != "key_findings":
+            return f"{key} is missing"
+        if not valid(meta.get(key)):
+            return f"{key} is {shown(meta.get(key))}, not {kinds.get(key, 'text')}"
+    return None
+
+
+#: characters a sidecar's text may not use as Markdown anywhere: the brackets of links and images, code spans,
+#: table cells and escapes (``<`` and ``&`` become HTML entities).  Emphasis (* and _) and parentheses are kept:
+#: the findings are written with them, and without brackets or ``<`` they can neither link nor run anything.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`\[\]|])")
+#: what would open a block (a heading, a list, a quote, a rule) at the start of a text
+_BLOCK_START = re.compile(r"^(?:[#+*=-](?=\s|$)|[-*_](?=(?:\s*[-*_]){2,}\s*$)|\d+(?=[.)](?:\s|$)))")
+
+
+def markdown_text(text: str) -> str:
+    """A sidecar's text as inline Markdown that shows it and nothing else: on one line, HTML escaped (``<`` is
+    ``&lt;``), and every character that could make a link, an image, a code span or a block escaped.
+
+    >>> print(markdown_text("[x](javascript:alert(1)) <script>"))
+    \\[x\\](javascript:alert(1)) &lt;script&gt;
+    >>> print(markdown_text("# 2 players: **1.5** points"))
+    \\# 2 players: **1.5** points
+    """
+    one_line = " ".join(str(text).split())
+    html_safe = one_line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", html_safe)
+    return _BLOCK_START.sub(lambda m: m[0] + "\\" if m[0][0].isdigit() else "\\" + m[0], escaped, count=1)
+
+
+def markdown_command(text: str) -> str:
+    """A command line as inline code, or (when it holds a backtick or ``<``, ``>``, ``&``, which a code span
+    would show raw) as :func:`markdown_text`.
+
+    >>> print(markdown_command("bergen-sim report all --out reports"), markdown_command("a `b` <c>"))
+    `bergen-sim report all --out reports` a \\`b\\` &lt;c&gt;
+    """
+    one_line = " ".join(str(text).split())
+    return markdown_text(one_line) if re.search(r"[`<>&]", one_line) else f"`{one_line}`"
+
+
+def _regenerate_all(command: str) -> str | None:
+    """The command that rewrites every report, from one report's ``bergen-sim report NAME ...``, or None."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if words[:2] != ["bergen-sim", "report"] or len(words) < 3:
+        return None
+    return shlex.join(words[:2] + ["all"] + words[3:])
+
+
+def write_index(out: str | os.PathLike, warn: Callable[[str], None] | None = None) -> Path:
     """``README.md`` of a report folder: every report saved in it, with its findings and how it was made.
 
     Built from the ``*/metadata.json`` sidecars, so reports written by
-    separate commands into one folder all appear.
+    separate commands into one folder all appear.  A sidecar is data: one
+    with a field missing or of the wrong kind is left out, and ``warn`` gets
+    one line saying which and why; its texts are escaped
+    (:func:`markdown_text`, :func:`markdown_command`), so none makes a link or HTML.
     """
     out = Path(out)
-    metas = [meta for meta in (_own_sidecar(path) for path in sorted(out.glob("*/metadata.json"))) if meta]
+    metas = []
+    for path in sorted(out.glob("*/metadata.json")):
+        meta = _own_sidecar(path)
+        if meta is None:
+            continue
+        problem = sidecar_problem(meta)
+        if problem is None:
+            metas.append(meta)
+        elif warn is not None:
+            warn(f"{shown(os.fspath(path.relative_to(out)), 80)}: left out of the index: {problem}")
     known = list(discover())
     metas.sort(key=lambda m: (known.index(m["analysis"]) if m["analysis"] in known else len(known), m["analysis"]))
     lines = [MARKER, INDEX_TITLE, ""]
@@ -1047,25 +1200,27 @@ def write_index(out: str | os.PathLike) -> Path:
             "",
         ]
         same = {(m["matches_per_configuration"], m["seed"], m["quick"], tuple(m["strategies"])) for m in metas}
-        if len(same) == 1:
-            command = shlex.split(metas[0]["command"])
-            command[2] = "all"
-            lines += [f"Regenerate them all: `{shlex.join(command)}`", ""]
+        regenerate = _regenerate_all(metas[0]["command"])
+        if len(same) == 1 and regenerate:
+            lines += [f"Regenerate them all: {markdown_command(regenerate)}", ""]
     keyed = [meta for meta in metas if meta.get("key_findings")]
     if keyed:
         lines += ["## Key findings", ""]
         for meta in keyed:
-            lines += [f"- [{meta['title']}]({meta['analysis']}.md): " + " ".join(meta["key_findings"][:KEY_IN_INDEX])]
+            lines += [f"- [{markdown_text(meta['title'])}]({meta['analysis']}.md): "
+                      + " ".join(markdown_text(t) for t in meta["key_findings"][:KEY_IN_INDEX])]
         lines.append("")
     for meta in metas:
-        lines += [f"## [{meta['title']}]({meta['analysis']}.md)", "", meta["question"].split("\n\n")[0], ""]
+        lines += [f"## [{markdown_text(meta['title'])}]({meta['analysis']}.md)", "",
+                  markdown_text(meta["question"].split("\n\n")[0]), ""]
         if meta.get("key_findings"):
-            lines += ["**Key findings**", ""] + [f"- {text}" for text in meta["key_findings"]]
+            lines += ["**Key findings**", ""] + [f"- {markdown_text(text)}" for text in meta["key_findings"]]
             lines += ["", "<details><summary>All findings</summary>", ""]
-        lines += [f"- {text}" for text in meta["findings"]]
+        lines += [f"- {markdown_text(text)}" for text in meta["findings"]]
         if meta.get("key_findings"):
             lines += ["", "</details>"]
-        lines += ["", f"*{meta['total_matches']:,} matches, {meta['elapsed_s']:,.0f} s; `{meta['command']}`*", ""]
+        lines += ["", f"*{meta['total_matches']:,} matches, {meta['elapsed_s']:,.0f} s; "
+                      f"{markdown_command(meta['command'])}*", ""]
     lines += ["## Changes since the previous reports", ""] + [f"- {text}" for text in CHANGES] + [""]
     path = out / "README.md"
     write_file(path, "\n".join(lines))

@@ -212,6 +212,16 @@ class Rules:
         return L.set_size(self.max_number)
 
     @property
+    def most_hands(self) -> int:
+        """Hands a match lasts at most: every lead scores at least one point, so each side can stay below the
+        target for ``target - 1`` hands and the next hand ends the match.
+
+        >>> Rules.make(players=2).most_hands
+        29
+        """
+        return self.sides * (self.target - 1) + 1
+
+    @property
     def redeal_probability(self) -> Fraction:
         """The exact chance that a deal holds no double and is dealt again (see :func:`redeal_probability`)."""
         return redeal_probability(self.max_number, self.players, self.hand_size)

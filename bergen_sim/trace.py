@@ -99,7 +99,7 @@ def iter_events(engine: Engine, seed: int, first_match: int, n_matches: int) -> 
     a match); a batch's kernel buffer is bounded by the longest possible
     match (``sides * (target - 1) + 1`` hands), so memory stays flat.
     """
-    most_hands = engine.rules.sides * (engine.rules.target - 1) + 1
+    most_hands = engine.rules.most_hands
     batch = max(1, min(TRACE_BATCH, TRACE_BATCH * 29 // most_hands))  # 29: the standard 2-side game's bound
     for start in range(first_match, first_match + n_matches, batch):
         rows = engine.trace_rows(seed, start, min(batch, first_match + n_matches - start))

@@ -70,9 +70,20 @@ def test_checkpoint_of_other_arguments_is_refused(tmp_path, change, key):
     other = Job(**{**JOB.__dict__, **change})
     with pytest.raises(CheckpointError, match=f"made with other arguments \\({key}: "):
         run_job(other, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
-    for matches, chunk in ((MATCHES + 1, CHUNK), (MATCHES, CHUNK + 1)):
-        with pytest.raises(CheckpointError, match="other arguments"):
-            run_job(JOB, matches, chunk, RunOptions(checkpoint=str(tmp_path)))
+    with pytest.raises(CheckpointError, match="other arguments"):
+        run_job(JOB, MATCHES + 1, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+
+
+@pytest.mark.parametrize("chunk", [CHUNK + 1, 100, 2_000])
+def test_a_run_resumed_with_another_chunk_size_keeps_its_chunks_and_ends_the_same(tmp_path, uninterrupted, chunk):
+    stop_after(3, tmp_path, 1)
+    saved = sorted(p.name for p in tmp_path.glob("chunk-*.npz"))
+    run = run_job(JOB, MATCHES, chunk, RunOptions(workers=1, checkpoint=str(tmp_path)))
+    result = totals(run)
+    assert run.resumed == CHUNK * len(saved)  # nothing saved was played again
+    assert np.array_equal(result[0], uninterrupted[0]) and np.array_equal(result[1], uninterrupted[1])
+    again = run_job(JOB, MATCHES, CHUNK - 1, RunOptions(checkpoint=str(tmp_path)))
+    assert again.resumed == MATCHES and np.array_equal(totals(again)[0], uninterrupted[0])
 
 
 def damage_truncate(path: Path) -> None:
@@ -92,6 +103,56 @@ def test_damaged_chunk_is_refused(tmp_path, damage):
     damage(victim)
     with pytest.raises(CheckpointError, match=f"chunk {re.escape(str(victim))} is damaged .*delete that file"):
         list(run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path))))
+
+
+def _replace_member(path: Path, name: str, shape: tuple[int, ...], data_bytes: int, method: int) -> None:
+    """Rewrite one member of a chunk file: an int64 .npy header claiming ``shape``, then ``data_bytes`` zeros."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<i8", "fortran_order": False, "shape": shape})
+    with zipfile.ZipFile(path, "w", method) as archive:
+        for other, data in members.items():
+            if other != name:
+                archive.writestr(other, data)
+        with archive.open(name, "w", force_zip64=True) as member:
+            member.write(header.getvalue())
+            zeros = bytes(1 << 20)
+            for start in range(0, data_bytes, len(zeros)):
+                member.write(zeros[: min(len(zeros), data_bytes - start)])
+
+
+@pytest.mark.parametrize("claimed_rows, stored_rows, method, words", [
+    (400_000, 400_000, "deflated", "match_rows.npy holds 64,000,128 bytes, more than a chunk of this run could"),
+    (3_000_000, 10, "stored", "match_rows.npy's header says (3000000, 20), its data is 1,600 bytes"),
+])
+def test_a_chunk_that_would_expand_beyond_its_run_is_refused_before_it_takes_the_memory(
+        tmp_path, claimed_rows, stored_rows, method, words):
+    import tracemalloc
+    import zipfile
+
+    from bergen_sim.checkpoint import Checkpoint
+    from bergen_sim.execution import manifest
+    from bergen_sim.engine import layout as L
+
+    stop_after(1, tmp_path, 1)
+    victim = sorted(tmp_path.glob("chunk-*.npz"))[0]
+    _replace_member(victim, "match_rows.npy", (claimed_rows, L.M_WIDTH), stored_rows * L.M_WIDTH * 8,
+                    zipfile.ZIP_DEFLATED if method == "deflated" else zipfile.ZIP_STORED)
+    assert victim.stat().st_size < 400_000  # a small file ...
+    store = Checkpoint(tmp_path, manifest(JOB, MATCHES, CHUNK))
+    tracemalloc.start()
+    try:
+        with pytest.raises(CheckpointError, match=re.escape(words)):
+            store.load(0, CHUNK, JOB.match_rows)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        store.close()
+    assert peak < 2_000_000  # ... that is refused having read no more than a chunk of 250 matches holds (40 kB)
 
 
 def test_a_chunk_copied_over_another_is_refused_in_a_summary_run(tmp_path):

@@ -84,6 +84,28 @@ def test_finished_cells_are_not_played_again(capsys, tmp_path):
     assert json.loads(stdout)["played"] == 8 and set(pd.read_csv(out / "results.csv")["matches"]) == {70}
 
 
+def test_an_interrupted_cell_resumes_after_the_chunk_size_changed(capsys, tmp_path):
+    """chunk_size never changes results, so changing it in the file must not block the cell's checkpoint."""
+    path, out = write(tmp_path, SIMULATE), tmp_path / "out"
+    assert run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--quiet")[0] == 0
+    first = pd.read_csv(out / "results.csv")
+    # the state a batch killed inside one cell leaves: its cell file missing, its checkpoint holding some chunks
+    batch = experiment.load(path, out)
+    cell = next(c for c in batch.cells if (c.rule_set, c.size, c.policy_set) == ("short", "3", "first"))
+    checkpoint = out / "checkpoints" / cell.key(batch)
+    experiment._simulate_rows(batch, cell, checkpoint, {"workers": 1})
+    chunks = sorted(checkpoint.glob("chunk-*.npz"))
+    assert len(chunks) == 3  # 60 matches in chunks of 25
+    chunks[-1].unlink()
+    batch.cell_file(cell).unlink()
+    write(tmp_path, SIMULATE.replace("chunk_size = 25", "chunk_size = 7"))
+    status, stdout, err = run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--json")
+    assert status == 0 and json.loads(stdout)["played"] == 1, err
+    again = pd.read_csv(out / "results.csv")
+    pd.testing.assert_frame_equal(again.drop(columns="run_id"), first.drop(columns="run_id"))
+    assert not checkpoint.exists()
+
+
 def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
     text = 'kind = "compare"\nmatches = 12\n[policies]\nduel = ["first", "random"]\n'
     status, stdout, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "c"),

@@ -11,7 +11,7 @@ gymnasium = pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env
 
-from bergen_sim.game import N_ACTIONS, Game, Move, play_out, replay
+from bergen_sim.game import N_ACTIONS, Game, Move, n_actions, play_out, replay
 from bergen_sim.gym_env import ENV_ID, BergenEnv
 from bergen_sim.rules import Rules
 
@@ -20,6 +20,26 @@ from bergen_sim.rules import Rules
                                    Rules.make(players=3, hand_size=2, target=3)], ids=["2p", "4p-partners", "3p-tiny"])
 def test_gymnasium_env_checker_passes(rules):
     check_env(gymnasium.make(ENV_ID, rules=rules, opponents="expert").unwrapped, skip_render_check=False)
+
+
+LARGER = {"2p-double-twelve-spinner": Rules.make(players=2, domino_set="double-twelve", spinner=True, target=5),
+          "6p-double-nine": Rules.make(players=6, domino_set="double-nine", target=5),
+          "8p-partners-double-fifteen": Rules.make(players=8, partnerships=True, domino_set="double-fifteen",
+                                                   target=5)}
+
+
+@pytest.mark.parametrize("name", sorted(LARGER))
+def test_larger_sets_and_tables_pass_the_checker_with_spaces_sized_by_the_set(name):
+    rules = LARGER[name]
+    env = gymnasium.make(ENV_ID, rules=rules, opponents="random").unwrapped
+    check_env(env, skip_render_check=False)
+    tiles, numbers, ends = rules.n_tiles, rules.max_number + 1, 4 if rules.spinner else 2
+    assert env.action_space.n == 4 * tiles == n_actions(rules)
+    space = env.observation_space
+    assert space["hand"].n == tiles and space["voids"].n == (rules.players, numbers)
+    assert list(space["ends"].nvec) == [numbers] * ends and space["double_ends"].n == ends
+    total, _ = _episode(env, 3, np.random.default_rng(1))
+    assert env.game.is_over and total in (-1.0, 1.0)
 
 
 def test_doctests():
@@ -96,3 +116,18 @@ def test_an_episode_is_the_step_apis_match():
         if terminated:
             break
     assert env.game.events[1:] == play_out(Game(Rules.make(), seed=seed), "first").events[1:]
+
+
+def test_the_docs_state_the_sizes_the_adapters_use():
+    import re
+    from pathlib import Path
+
+    from bergen_sim.engine import layout as L
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "step-api.md").read_text()
+    rows = re.findall(r"^\| (double-\w+) \| (\d+) \| (\d+) \| (\d+) \|$", text, flags=re.M)
+    assert [name for name, *_ in rows] == list(L.DOMINO_SETS)
+    for name, tiles, actions, numbers in rows:
+        rules = Rules.make(players=2, domino_set=name)
+        assert (int(tiles), int(actions), int(numbers)) == (rules.n_tiles, n_actions(rules), rules.max_number + 1)
+    assert "Discrete(56)" not in text and f"Discrete({n_actions(Rules.make())})" in text

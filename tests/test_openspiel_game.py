@@ -24,6 +24,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import bergen_sim.openspiel_game as og
 from bergen_sim.engine import layout as L
+from bergen_sim.errors import BergenError
 from bergen_sim.rules import Rules
 
 PARAMS = {
@@ -32,6 +33,9 @@ PARAMS = {
     "4p-partnerships": {"players": 4, "partnerships": True, "target": 5, "boneyard_reserve": 0},
     "2p-classic-small": {"preset": "classic", "hand_size": 2, "target": 4},
     "3p-hand-size-1": {"players": 3, "hand_size": 1},
+    "2p-double-twelve-spinner": {"domino_set": "double-twelve", "spinner": "on", "target": 5},
+    "6p-double-nine": {"players": 6, "domino_set": "double-nine", "target": 5},
+    "8p-partnerships-double-nine": {"players": 8, "partnerships": True, "domino_set": "double-nine", "target": 5},
 }
 
 
@@ -63,13 +67,16 @@ def test_doctests():
 
 
 @settings(max_examples=12, deadline=None)
-@given(players=st.integers(2, 4), partnerships=st.booleans(), hand_size=st.integers(1, 7),
-       target=st.integers(1, 6), reserve=st.integers(0, 3), preset=st.sampled_from(["standard", "classic"]))
-def test_random_rule_sets_pass_random_sim_test(players, partnerships, hand_size, target, reserve, preset):
-    hand_size = min(hand_size, 28 // players)
-    params = {"players": players, "partnerships": partnerships and players == 4, "preset": preset,
-              "hand_size": hand_size, "target": target,
-              "boneyard_reserve": min(reserve, 28 - players * hand_size)}
+@given(players=st.integers(2, 8), partnerships=st.booleans(), hand_size=st.integers(1, 7),
+       target=st.integers(1, 4), reserve=st.integers(0, 3), preset=st.sampled_from(["standard", "classic"]),
+       domino_set=st.sampled_from(sorted(L.DOMINO_SETS)), spinner=st.sampled_from(["on", "off", "default"]))
+def test_random_rule_sets_pass_random_sim_test(players, partnerships, hand_size, target, reserve, preset,
+                                               domino_set, spinner):
+    tiles = L.set_size(L.DOMINO_SETS[domino_set])
+    hand_size = min(hand_size, tiles // players)
+    params = {"players": players, "partnerships": partnerships and players in (4, 6, 8), "preset": preset,
+              "hand_size": hand_size, "target": target, "domino_set": domino_set, "spinner": spinner,
+              "boneyard_reserve": min(reserve, tiles - players * hand_size)}
     pyspiel.random_sim_test(pyspiel.load_game(og.SHORT_NAME, params), num_sims=1, serialize=True, verbose=False)
 
 
@@ -78,6 +85,33 @@ def test_loaded_by_name_with_parameters():
     assert game.num_players() == 3 and game.rules == Rules.make(players=3, target=5, settlement="american")
     with pytest.raises(Exception, match="settlement"):
         pyspiel.load_game("bergen(settlement=nosuch)")
+
+
+def test_a_combination_the_rules_refuse_is_refused_at_load_time_in_one_line():
+    from bergen_sim.errors import RuleError
+
+    with pytest.raises(RuleError, match=r"hand_size must be 1..4 with 6 players \(28 tiles of double-six\), not 5, or use domino_set=double-nine"):
+        pyspiel.load_game("bergen(players=6,hand_size=5)")
+    with pytest.raises(RuleError, match="partnerships need 4, 6 or 8 players"):
+        pyspiel.load_game("bergen(players=5,partnerships=True)")
+
+
+@pytest.mark.parametrize("params", [{}, {"players": 3}, {"domino_set": "double-nine"},
+                                    {"players": 6, "domino_set": "double-twelve", "spinner": "off"},
+                                    {"players": 8, "partnerships": True, "domino_set": "double-eighteen"}],
+                         ids=["2p", "3p", "2p-double-nine", "6p-double-twelve-no-spinner", "8p-double-eighteen"])
+def test_sizes_follow_the_set(params):
+    """Actions 4 x tiles, chance outcomes one per tile, tensors sized by the set, the seats and the spinner."""
+    game = pyspiel.load_game(og.SHORT_NAME, params)
+    rules = game.rules
+    tiles, numbers, n = rules.n_tiles, rules.max_number + 1, rules.players
+    ends = 4 if rules.spinner else 2
+    assert game.num_distinct_actions() == 4 * tiles and game.max_chance_outcomes() == tiles
+    observation = n + n + tiles + tiles + ends * numbers + ends + n + 1 + rules.sides + n * numbers
+    assert game.observation_tensor_shape() == [observation]
+    assert game.information_state_tensor_shape() == [observation + 2 * tiles + (tiles - 1) * (n + tiles + 4)]
+    obs = og.BergenObserver(rules, pyspiel.IIGObservationType(perfect_recall=False), None)
+    assert ("up_end" in obs.dict) == rules.spinner and obs.dict["voids"].shape == (n, numbers)
 
 
 def test_undo_by_history_prefix():
@@ -123,7 +157,7 @@ def test_tensors_are_declared_by_name_and_shape():
     game = pyspiel.load_game(og.SHORT_NAME, {"players": 3})
     obs = og.BergenObserver(game.rules, pyspiel.IIGObservationType(perfect_recall=False), None)
     info = og.BergenObserver(game.rules, pyspiel.IIGObservationType(perfect_recall=True), None)
-    assert obs.dict["voids"].shape == (3, 7) and obs.dict["hand"].shape == (28,)
+    assert obs.dict["voids"].shape == (3, 7) and obs.dict["hand"].shape == (28,) and "up_end" not in obs.dict
     assert info.dict["plays"].shape == (27, 3 + 28 + 4)  # seat, tile, end (L, R, U, D)
     assert list(game.observation_tensor_shape()) == [obs.tensor.size]
     assert list(game.information_state_tensor_shape()) == [info.tensor.size]
@@ -254,3 +288,105 @@ def test_a_chance_action_that_is_no_tile_the_dealer_may_take_is_refused_on_one_l
     if not isinstance(action, bool) and action in (999, -1):
         with pytest.raises(BergenError, match="is not a tile: tiles are 0..27"):
             state._action_to_string(pyspiel.PlayerId.CHANCE, action)
+
+
+def _played_state(params: dict, steps: int, seed: int = 1):
+    """A game and a state after ``steps`` random actions, then on to the next decision."""
+    game = pyspiel.load_game(og.SHORT_NAME, params)
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    for _ in play_randomly(state, rng, steps=steps):
+        pass
+    for _ in play_randomly(state, rng):
+        if not state.is_chance_node():
+            break
+    assert not state.is_terminal()
+    return game, state
+
+
+@pytest.mark.parametrize("params", [{}, {"players": 6, "domino_set": "double-nine", "target": 5}], ids=["2p", "6p"])
+def test_state_strings_are_plain_text_replayed_through_the_rules(params):
+    game, state = _played_state(params, 60)
+    text = state.serialize()
+    lines = text.split("\n")
+    assert lines[0] == og.STATE_FORMAT and lines[1] == f"game={game}"
+    assert lines[2] == "actions=" + ",".join(map(str, state.history()))
+    again = game.deserialize_state(text)
+    assert (str(again), again.history()) == (str(state), state.history())
+    both = pyspiel.serialize_game_and_state(game, state)
+    assert "__dict__" not in both and text in both
+    game2, state2 = pyspiel.deserialize_game_and_state(both)
+    assert game2.rules == game.rules and str(state2) == str(state)
+    # other games still go through OpenSpiel's own functions
+    kuhn = pyspiel.load_game("kuhn_poker")
+    assert str(pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(kuhn, kuhn.new_initial_state()))[1]) \
+        == str(kuhn.new_initial_state())
+
+
+class _Marker:
+    """Unpickling this creates the file ``path``: what a hostile pickled payload could do."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_a_tampered_state_string_with_a_pickled_payload_runs_nothing_and_is_refused(tmp_path):
+    import base64
+    import pickle
+
+    game, state = _played_state({}, 20)
+    marker = tmp_path / "ran"
+    payload = base64.b64encode(pickle.dumps({"x": _Marker(marker)})).decode()
+    history = ",".join(f"{p}:{a}" for p, a in ((-1, a) for a in state.history()))
+    tampered = f"history={history}\nmove_number={len(state.history())}\n__dict__={payload}"
+    with pytest.raises(og.StateStringError, match="not a Bergen state string"):
+        game.deserialize_state(tampered)
+    with pytest.raises(og.StateStringError, match="not a Bergen state string"):
+        pyspiel.deserialize_game_and_state(f"[Meta]\nVersion: 1\n\n[Game]\n{game}\n[State]\n{tampered}\n")
+    for spelled in (f" {game}\r", str(game).upper(), f"{game}\n# a comment"):
+        with pytest.raises(og.StateStringError):
+            pyspiel.deserialize_game_and_state(f"[Game]\n{spelled}\n[State]\n{tampered}\n")
+    sneaky = state.serialize() + f"\n__dict__={payload}"
+    with pytest.raises(og.StateStringError, match="not a Bergen state string"):
+        game.deserialize_state(sneaky)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda t: t.replace("players=2", "players=3"), "is of game .* not of this game"),
+    (lambda t: t.replace("game=bergen(", "game=kuhn_poker("), "is not the game bergen"),
+    (lambda t: t.replace("players=2", "players=True"), "players=True is of the wrong kind"),
+    (lambda t: t.replace("players=2", "nosuch=2"), "has no parameter 'nosuch'"),
+    (lambda t: t + ",99999", "actions= must be action numbers|is not a tile the dealer may|is not legal"),
+    (lambda t: t.replace("actions=", "actions=x"), "actions= must be action numbers"),
+    (lambda t: t.split("\n", 1)[1], "not a Bergen state string"),
+])
+def test_a_state_string_that_is_not_one_of_this_game_is_refused_in_one_line(change, message):
+    game, state = _played_state({}, 30)
+    with pytest.raises(BergenError, match=message) as caught:
+        game.deserialize_state(change(state.serialize()))
+    assert "\n" not in str(caught.value)
+
+
+def test_an_action_the_rules_do_not_allow_is_refused_by_its_number():
+    game, state = _played_state({}, 30)
+    legal = set(state.legal_actions())
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in legal)
+    number = len(state.history()) + 1
+    with pytest.raises(og.StateStringError, match=rf"action #{number} \({illegal}\) is not legal for seat"):
+        game.deserialize_state(state.serialize() + f",{illegal}")
+    over = game.new_initial_state()
+    for _ in play_randomly(over, random.Random(4)):
+        pass
+    with pytest.raises(og.StateStringError, match="comes after the end of the match"):
+        game.deserialize_state(over.serialize() + ",0")
+
+
+def test_a_resampled_world_has_no_state_string():
+    game, state = _played_state({"players": 3}, 60, seed=2)
+    sample = state.resample_from_infostate(state.current_player(), random.Random(0).random)
+    with pytest.raises(og.StateStringError, match="resample_from_infostate has no state string"):
+        sample.serialize()

@@ -274,7 +274,7 @@ class Engine:
         check_range("n_matches", n_matches, 0, MAX_MATCHES)
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
         match_parts, hand_parts = [], [np.zeros((0, L.H_WIDTH), dtype=np.int64)]
-        per_match = self.rules.sides * (self.rules.target - 1) + 1
+        per_match = self.rules.most_hands
         done = 0
         while done < n_matches:
             todo = n_matches - done
