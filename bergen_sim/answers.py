@@ -57,8 +57,12 @@ def _points(value: float) -> str:
     return f"{100 * value:.1f}" if abs(value) < 0.1 else f"{100 * value:.0f}"
 
 
+#: how an answer whose report is missing begins
+MISSING = "(No `"
+
+
 def _missing(analysis: str) -> str:
-    return f"(No `{analysis}` report in this folder yet: `bergen-sim report {analysis}` makes it.)"
+    return f"{MISSING}{analysis}` report in this folder yet: `bergen-sim report {analysis}` makes it.)"
 
 
 def going_first(reports: Path) -> str:
@@ -142,13 +146,15 @@ def settlement(reports: Path) -> str:
     return ("Rarely enough not to change a match. " if unchanged else "") + text
 
 
-def plain_answers(reports: str | Path) -> dict[str, str]:
-    """Question -> its answer in a paragraph, from the report folder ``reports``."""
+def plain_answers(reports: str | Path, missing: bool = True) -> dict[str, str]:
+    """Question -> its answer in a paragraph, from the report folder ``reports``; with ``missing=False`` the
+    questions whose report is not there are left out instead of naming the command that makes it."""
     folder = Path(reports)
-    return {QUESTIONS[name]: answer(folder) for name, answer in
-            (("going_first", going_first), ("headers", headers), ("settlement", settlement))}
+    found = {QUESTIONS[name]: answer(folder) for name, answer in
+             (("going_first", going_first), ("headers", headers), ("settlement", settlement))}
+    return {q: a for q, a in found.items() if missing or not a.startswith(MISSING)}
 
 
-def markdown(reports: str | Path) -> str:
-    """The answers as Markdown: a bold question, then its paragraph."""
-    return "\n\n".join(f"**{question}** {answer}" for question, answer in plain_answers(reports).items())
+def markdown(reports: str | Path, missing: bool = True) -> str:
+    """The answers as Markdown: a bold question, then its paragraph (see :func:`plain_answers`)."""
+    return "\n\n".join(f"**{question}** {answer}" for question, answer in plain_answers(reports, missing).items())

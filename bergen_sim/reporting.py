@@ -52,7 +52,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bergen_sim import provenance
+from bergen_sim import answers, provenance
 from bergen_sim._version import __version__
 from bergen_sim.arguments import policy_names
 from bergen_sim.display import html_card
@@ -1203,6 +1203,11 @@ def write_index(out: str | os.PathLike, warn: Callable[[str], None] | None = Non
         regenerate = _regenerate_all(metas[0]["command"])
         if len(same) == 1 and regenerate:
             lines += [f"Regenerate them all: {markdown_command(regenerate)}", ""]
+    plain = answers.plain_answers(out, missing=False) if metas else {}
+    if plain:
+        lines += ["## Three questions, answered", ""]
+        for question, answer in plain.items():
+            lines += [f"**{question}** {markdown_text(answer)}", ""]
     keyed = [meta for meta in metas if meta.get("key_findings")]
     if keyed:
         lines += ["## Key findings", ""]
