@@ -558,6 +558,16 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
                           getattr(module, "figures", None), str(module.__file__))
 
 
+def check_clean_for_full_scale(matches: int | None, quick: bool, allow_dirty: bool) -> None:
+    """Refuse a full-scale run from a checkout with uncommitted changes (see :func:`report`)."""
+    full = not quick and (matches or FULL_MATCHES) >= FULL_MATCHES
+    state = provenance.git_state()
+    if full and not allow_dirty and state is not None and state["dirty"]:
+        raise AnalysisError(f"a full-scale report records the commit that made it, and this checkout "
+                            f"({state['commit'][:12]}) has uncommitted changes: commit them first, or pass "
+                            f"--allow-dirty (allow_dirty=True) to run anyway")
+
+
 def check_strategies(strategies: str | Sequence[str] | None) -> list[str] | None:
     """The strategies asked for (``--strategies``, a comma-separated string or a list), checked before anything runs.
 
@@ -653,8 +663,12 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
            matches: int | None = None, seed: int = 0, strategies: Sequence[str] | None = None,
            analyses_dir: str | os.PathLike | None = None, chunk_size: int | None = None,
            options: RunOptions | None = None, log: Callable[[str], None] | None = None,
-           warn: Callable[[str], None] | None = None, tracebacks: bool = False) -> Reports:
+           warn: Callable[[str], None] | None = None, tracebacks: bool = False, allow_dirty: bool = False) -> Reports:
     """Run analyses ``names`` (``"all"``, one name or a list) and write their reports under ``out``.
+
+    A full-scale run (:data:`FULL_MATCHES` per configuration or more) from a
+    git checkout with uncommitted changes is refused unless ``allow_dirty``:
+    its reports would name a commit that did not make them.
 
     Each analysis is :func:`run` with these arguments and :func:`save`-d, then
     the folder's index page is rewritten; ``log`` receives progress lines.
@@ -690,6 +704,7 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
                               f"report quotes it in its pages; use another name")
     check_folder(out, "--out")  # before anything runs
     check_own_files(out, chosen)
+    check_clean_for_full_scale(matches, quick, allow_dirty)
     results, pages, failed = [], [], {}
     for name in chosen:
         say(f"{name}: running")

@@ -74,3 +74,19 @@ def test_keyboard_interrupt_in_an_analysis_still_stops_the_command(tmp_path):
     (tmp_path / "stop.py").write_text(HEAD + 'def run(ctx):\n    raise KeyboardInterrupt\n' + FINDINGS)
     with pytest.raises(KeyboardInterrupt):
         reporting.report("stop", tmp_path / "rep", quick=True, matches=20, analyses_dir=tmp_path, warn=lambda t: None)
+
+
+def test_a_full_scale_report_from_a_dirty_checkout_is_refused_before_anything_runs(monkeypatch, tmp_path, capsys):
+    from bergen_sim import provenance
+
+    monkeypatch.setattr(provenance, "git_state", lambda: {"commit": "0123456789abcdef", "dirty": True})
+    with pytest.raises(reporting.AnalysisError, match="uncommitted changes: commit them first, or pass --allow-dirty"):
+        reporting.check_clean_for_full_scale(None, False, False)
+    reporting.check_clean_for_full_scale(None, False, True)  # allowed
+    reporting.check_clean_for_full_scale(None, True, False)  # a quick report is no headline
+    reporting.check_clean_for_full_scale(200_000, False, False)  # nor a smaller one
+    monkeypatch.setattr(reporting, "run", lambda *a, **k: pytest.fail("played before refusing"))
+    assert main(["report", "going_first", "--out", str(tmp_path / "r")]) == 2
+    assert "uncommitted changes" in capsys.readouterr().err
+    monkeypatch.setattr(provenance, "git_state", lambda: {"commit": "0123456789abcdef", "dirty": False})
+    reporting.check_clean_for_full_scale(None, False, False)

@@ -36,10 +36,14 @@ def _warn(text: str) -> None:
 @click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with more analyses (searched before ./analyses and the project's).")
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
+@click.option("--allow-dirty", is_flag=True,
+              help="Run a full-scale report (1,000,000 matches per configuration or more) from a checkout with "
+                   "uncommitted changes (refused by default: the report could not say which code made it).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (the analyses found, or each report written with its findings).")
 @run_options(resumable=False)
-def command(names, matches, quick, out, seed, strategies, analyses_dir, list_only, as_json, run, chunk_size):
+def command(names, matches, quick, out, seed, strategies, analyses_dir, list_only, allow_dirty, as_json, run,
+            chunk_size):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings.
 
     An analysis that fails (cannot be imported, raises, returns the wrong
@@ -58,7 +62,7 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, list_onl
     start = time.perf_counter()
     done = reporting.report(list(names), out, quick=quick, matches=matches, seed=seed, strategies=picked,
                             analyses_dir=analyses_dir, chunk_size=chunk_size, options=run, log=feedback.info,
-                            warn=_warn, tracebacks=feedback.level() >= feedback.VERBOSE)
+                            warn=_warn, tracebacks=feedback.level() >= feedback.VERBOSE, allow_dirty=allow_dirty)
     if as_json:
         print_json({"index": str(done.index) if done.index else None, "failed": done.failed, "reports": [
             {"analysis": result.name, "title": result.title, "page": str(page), "findings": result.findings,
