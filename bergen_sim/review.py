@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Sequence
 
 from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, analyze, check_player
-from bergen_sim.errors import BergenError, escaped, shown
+from bergen_sim.errors import BergenError, escaped, one_line, shown
 from bergen_sim.limits import MAX_SEED, MAX_WORLDS, MIN_WORLDS, check_range, check_seed, short_number
 from bergen_sim.record import Action, WrittenGame, each_decision
 from bergen_sim.stats import Z95
@@ -216,9 +216,7 @@ def plain(text: str) -> str:
     >>> plain("a $\\foo$ | b\x00")
     'a $\\foo$ \\| b\\x00'
     """
-    text = escaped(text)
-    text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
-    return text.replace("|", "\\|")
+    return one_line(text).replace("|", "\\|")
 
 
 def win_probability_figure(result: Review, path: str | Path | BinaryIO) -> str | Path | BinaryIO:

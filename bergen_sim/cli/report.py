@@ -34,7 +34,7 @@ def _warn(text: str) -> None:
 @click.option("--strategies", metavar="A,B,...", default=None,
               help="Strategies to compare (default: every built-in heuristic; the quick subset with --quick).")
 @click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
-              help="Folder with more analyses (searched before ./analyses and the project's).")
+              help="Folder with more analyses, searched before the project's (./analyses only when named: --analyses-dir analyses).")
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (the analyses found, or each report written with its findings).")
