@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from bergen_sim import provenance
-from bergen_sim.errors import BergenError, RuleError, shown
+from bergen_sim.errors import BergenError, shown
 from bergen_sim.limits import (MAX_CELLS, MAX_CHUNK_SIZE, MAX_DEAL_SETS, MAX_MATCHES, check_chunks, check_range,
                                check_seed, short_number)
 from bergen_sim.output import OutputError, check_folder
@@ -152,26 +152,17 @@ def _size_label(source: str, value: Any) -> str:
     return label
 
 
-def _setting(key: str, value: Any) -> Any:
-    """A rule setting's value from TOML, of the type the setting takes (``target = "10"`` is text, not 10)."""
-    from bergen_sim.rules import SETTINGS, parse_setting
-
-    kind = SETTINGS.get(key)
-    expected = {int: ("a whole number", int), bool: ("true or false", bool)}.get(kind, ("a name", str))
-    if key in SETTINGS and (not isinstance(value, expected[1]) or (kind is int and isinstance(value, bool))):
-        raise RuleError(f"setting {key} takes {expected[0]}, not {shown(value)}")
-    return parse_setting(key, str(value))
-
-
 def _rule_set(source: str, name: str, table: Any) -> dict[str, Any]:
     """A rule set's preset and typed settings (checked as ``--set KEY=VALUE`` would be); sizes are checked later."""
+    from bergen_sim.rules import file_setting
+
     if not isinstance(table, dict):
         raise _fail(source, f"rules.{name} must be a table of a preset and settings")
     preset = table.get("preset", "standard")
     if not isinstance(preset, str):
         raise _fail(source, f"rules.{name}: preset must be a name, not {shown(preset)}")
     try:
-        settings = {key: _setting(key, value) for key, value in table.items() if key != "preset"}
+        settings = {key: file_setting(key, value) for key, value in table.items() if key != "preset"}
     except BergenError as exc:
         raise _fail(source, f"rules.{name}: {exc}") from None
     return {"preset": preset, **settings}

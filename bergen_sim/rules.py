@@ -353,6 +353,16 @@ def parse_setting(key: str, text: str) -> Any:
     return text
 
 
+def file_setting(key: str, value: Any) -> Any:
+    """A setting's value as a file (TOML, JSON) gives it: of the type the setting takes, then checked as
+    :func:`parse_setting` checks text (``target = "10"`` is text, not 10; ``"false"`` is not a boolean)."""
+    kind = SETTINGS.get(key)
+    wanted, takes = {int: (int, "a whole number"), bool: (bool, "true or false")}.get(kind, (str, "a name"))
+    if kind is not None and (not isinstance(value, wanted) or (kind is int and isinstance(value, bool))):
+        raise RuleError(f"setting {key} takes {takes}, not {shown(value)}")
+    return parse_setting(key, str(value))
+
+
 def parse_settings(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """Parse ``["target=10", "lead=highest-double"]`` into a settings dict."""
     settings: dict[str, Any] = {}
