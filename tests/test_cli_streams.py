@@ -41,3 +41,18 @@ def test_play_refuses_a_target_its_search_opponent_cannot_value_before_touching_
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "use a target of 447 or less" in err
     assert trace.read_text() == "an earlier game\n"
+
+
+def test_a_deleted_current_folder_is_one_line(tmp_path):
+    """Relative paths cannot be resolved in a folder that was deleted: one line saying so, for every command."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); from bergen_sim.cli import main; "
+              "sys.exit(main(sys.argv[2:]))")
+    for args in (["simulate", "--matches", "2", "--out", "x.csv"], ["trace", "-o", "t.jsonl", "--matches", "1"],
+                 ["simulate", "--matches", "2", "--checkpoint", "ck"]):
+        gone.mkdir(exist_ok=True)
+        done = subprocess.run([sys.executable, "-c", script, str(gone), *args], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "the current folder no longer exists" in done.stderr
