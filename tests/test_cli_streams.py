@@ -6,9 +6,12 @@ raised a traceback.  A setting a player cannot take is refused before ``play`` w
 
 from __future__ import annotations
 
+import io
 import shlex
 import subprocess
 import sys
+
+import pytest
 
 from bergen_sim.cli import main
 
@@ -56,3 +59,43 @@ def test_a_deleted_current_folder_is_one_line(tmp_path):
                               timeout=120)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert "the current folder no longer exists" in done.stderr
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("columns", ["0", "5"])
+def test_a_narrow_terminal_gets_the_table_as_a_list(monkeypatch, columns):
+    """COLUMNS=0 printed nothing and COLUMNS=5 an empty grid: the rows now come as a list, every value kept."""
+    from rich.table import Table
+
+    from bergen_sim.cli.output import results_console
+
+    monkeypatch.setenv("COLUMNS", columns)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    table = Table(title="standings")
+    table.add_column("policy")
+    table.add_column("win rate")
+    table.add_row("expert", "57.9% [57.8, 58.0]")
+    table.add_row("[bold]random", "42.1%")
+    results_console().print(table)
+    assert terminal.getvalue().splitlines() == ["standings", "- policy: expert, win rate: 57.9% [57.8, 58.0]",
+                                                "- policy: random, win rate: 42.1%"]
+
+
+def test_a_wide_terminal_keeps_the_table(monkeypatch):
+    from rich.table import Table
+
+    from bergen_sim.cli.output import results_console
+
+    monkeypatch.setenv("COLUMNS", "120")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    table = Table(title="standings")
+    table.add_column("policy")
+    table.add_row("expert")
+    results_console().print(table)
+    assert "│ expert │" in terminal.getvalue()
