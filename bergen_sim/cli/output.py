@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bergen_sim import provenance
+from bergen_sim.errors import one_line
 
 #: width of the console when stdout is not a terminal: wide enough that no table is wrapped or cut
 PIPED_WIDTH = 10_000
@@ -42,6 +43,13 @@ class ResultsConsole(Console):
     def __init__(self, *args: Any, narrow: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.narrow = narrow  # the terminal said its width is 0: lists, on unwrapped lines
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        """Any text printed, a table's cells included, with control characters escaped (``one_line``) on each line:
+        a name from a file or an argument can neither clear the screen nor retitle the window."""
+        if not text.replace("\n", "").isprintable():
+            text = "\n".join(one_line(line) for line in text.split("\n"))
+        return super().render_str(text, **options)
 
     def print(self, *objects: Any, **options: Any) -> None:
         for item in objects:
