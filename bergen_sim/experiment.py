@@ -265,20 +265,17 @@ def parse(data: Mapping[str, Any], source: str = "experiment", allow_plugins: bo
                                         f"seat or one per seat, and size {size} has {players} seats")
                 if kind == "compare" and len(policies) < 2:
                     raise _fail(source, f"policies.{policy_name}: a compare needs at least 2 policies")
-                if kind == "compare":  # the tournament's own check (names listed once), before any cell plays
-                    try:
-                        check_policies(policies)
-                    except BergenError as exc:
-                        raise _fail(source, f"policies.{policy_name}: {str(exc).removeprefix('policies: ')}") \
-                            from None
                 for seed in seeds:
                     cells.append(Cell(rule_name, size, policy_name, seed, table, policies))
+    gate = None if allow_plugins else "--allow-plugins"
     for name, policies in policy_sets.items():  # last: an allowed plug-in's import runs its code
-        for policy in policies:
-            try:
-                resolve(policy, None if allow_plugins else "--allow-plugins")
-            except BergenError as exc:
-                raise _fail(source, f"policies.{name}: {exc}") from None
+        try:
+            for policy in policies:
+                resolve(policy, gate)
+            if kind == "compare":  # the tournament's own check (names listed once), before any cell plays
+                check_policies(policies, gate)
+        except BergenError as exc:
+            raise _fail(source, f"policies.{name}: {str(exc).removeprefix('policies: ')}") from None
     return Experiment(kind, matches, cells, Path(out), rows, chunk_size, source)
 
 

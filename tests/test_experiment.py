@@ -200,10 +200,11 @@ def test_a_module_named_in_the_file_is_not_imported_without_allow_plugins(capsys
     assert marker.read_text() == "imported"
 
 
-def test_a_standard_module_named_in_the_file_prints_nothing(capsys, tmp_path):
+@pytest.mark.parametrize("text", ['[policies]\nz = ["this:x"]\n',
+                                  'kind = "compare"\n[policies]\nz = ["greedy", "this:x"]\n'])
+def test_a_standard_module_named_in_the_file_prints_nothing(capsys, tmp_path, text):
     """`this:x` would print the Zen of Python on import: refused before any import, one line only."""
-    status, out, err = run(capsys, "run", str(write(tmp_path, '[policies]\nz = ["this:x"]\n')), "--out",
-                           str(tmp_path / "o"))
+    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
     assert status == 2 and out == "" and err.count("\n") == 1 and "Zen" not in err and "--allow-plugins" in err
 
 
