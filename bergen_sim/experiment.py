@@ -375,17 +375,33 @@ def saved_rows(experiment: Experiment, cell: Cell) -> tuple[list[dict[str, Any]]
     return rows, ""
 
 
-def _simulate_rows(experiment: Experiment, cell: Cell, checkpoint: Path, options: Mapping[str, Any]) -> list[dict]:
+def _finished(play: Callable[[], Any]) -> tuple[Any, str]:
+    """A cell's result, and why a file of it (its rows, its checkpoint) could not be written ("" if all were).
+
+    ``simulate`` and ``compare`` raise such a failure after the run, carrying
+    its result: the cell was played, and what it found is still shown.
+    """
+    try:
+        return play(), ""
+    except OutputError as exc:
+        if getattr(exc, "result", None) is None:
+            raise
+        return exc.result, str(exc)
+
+
+def _simulate_rows(experiment: Experiment, cell: Cell, checkpoint: Path,
+                   options: Mapping[str, Any]) -> tuple[list[dict], str]:
     from bergen_sim.simulate import simulate
 
     rows_file = experiment.out / "rows" / f"{cell.key(experiment)}.parquet" if experiment.rows else None
     if rows_file:
         rows_file.parent.mkdir(parents=True, exist_ok=True)
     settings = {k: v for k, v in cell.rules.items() if k != "preset"}
-    result = simulate(players=cell.players, partnerships=cell.partnerships, preset=cell.rules["preset"],
-                      settings=settings, policies=list(cell.policies), matches=experiment.matches, seed=cell.seed,
-                      out=None if rows_file is None else str(rows_file), chunk_size=experiment.chunk_size,
-                      checkpoint=str(checkpoint), **options)
+    result, failed = _finished(lambda: simulate(
+        players=cell.players, partnerships=cell.partnerships, preset=cell.rules["preset"], settings=settings,
+        policies=list(cell.policies), matches=experiment.matches, seed=cell.seed,
+        out=None if rows_file is None else str(rows_file), chunk_size=experiment.chunk_size,
+        checkpoint=str(checkpoint), **options))
     s = result.summary
     seats = s["policies"]
     sides = len(s["match_wins"])
@@ -399,16 +415,18 @@ def _simulate_rows(experiment: Experiment, cell: Cell, checkpoint: Path, options
             "hands_per_match": s["hands_per_match"]["mean"], "hands_per_match_lo": s["hands_per_match"]["ci95"][0],
             "hands_per_match_hi": s["hands_per_match"]["ci95"][1], "run_id": result.run_id,
         })
-    return rows
+    return rows, failed
 
 
-def _compare_rows(experiment: Experiment, cell: Cell, checkpoint: Path, options: Mapping[str, Any]) -> list[dict]:
+def _compare_rows(experiment: Experiment, cell: Cell, checkpoint: Path,
+                  options: Mapping[str, Any]) -> tuple[list[dict], str]:
     from bergen_sim.tournament import compare
 
     settings = {k: v for k, v in cell.rules.items() if k != "preset"}
-    result = compare(players=cell.players, partnerships=cell.partnerships, preset=cell.rules["preset"],
-                     settings=settings, policies=list(cell.policies), matches=experiment.matches, seed=cell.seed,
-                     chunk_size=experiment.chunk_size, checkpoint=str(checkpoint), **options)
+    result, failed = _finished(lambda: compare(
+        players=cell.players, partnerships=cell.partnerships, preset=cell.rules["preset"], settings=settings,
+        policies=list(cell.policies), matches=experiment.matches, seed=cell.seed, chunk_size=experiment.chunk_size,
+        checkpoint=str(checkpoint), **options))
     rows = []
     for _, row in result.standings.iterrows():
         rows.append({
@@ -418,7 +436,7 @@ def _compare_rows(experiment: Experiment, cell: Cell, checkpoint: Path, options:
             "points_margin_lo": float(row["points_margin_low"]), "points_margin_hi": float(row["points_margin_high"]),
             "win_p_value": float(row["win_p_value"]),
         })
-    return rows
+    return rows, failed
 
 
 @dataclass
@@ -475,9 +493,11 @@ def run(experiment: Experiment, *, workers: int | None = None, scheduler: str | 
             again = f" again: its saved file {experiment.cell_file(cell)} is damaged ({damaged})" if damaged else ""
             log(f"[{number}/{len(experiment.cells)}] {name}: playing {experiment.matches:,} matches{again}")
         checkpoint = experiment.out / "checkpoints" / cell.key(experiment)
-        rows = play(experiment, cell, checkpoint, options)
+        rows, unsaved = play(experiment, cell, checkpoint, options)
         played.append(name)
         all_rows.extend(rows)
+        if unsaved:  # its rows or checkpoint could not be written: shown, not saved as done
+            break
         try:
             _write_json(experiment.cell_file(cell), _cell_record(experiment, cell, rows))
         except OutputError as exc:  # what was played is still returned, and printed

@@ -244,8 +244,8 @@ def test_a_folder_given_as_the_file_is_one_line(capsys, tmp_path):
 # --- reused cells are checked against themselves ----------------------------------------------------------------
 
 def fake_play(experiment_, cell, checkpoint, options):
-    """Rows as a played simulate cell has them, without compiling anything."""
-    return [{**cell.label(), "side": side, "matches": experiment_.matches, "match_wins": 1} for side in range(2)]
+    """Rows as a played simulate cell has them, without compiling anything (and no file failed)."""
+    return [{**cell.label(), "side": side, "matches": experiment_.matches, "match_wins": 1} for side in range(2)], ""
 
 
 @pytest.fixture()
@@ -317,3 +317,23 @@ def test_names_from_the_file_are_printed_escaped(capsys, tmp_path, monkeypatch):
     status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o\nx"))
     assert status == 0, err
     assert "\x1b" not in out + err and "\x07" not in out + err and "\\x1b[2J" in err and "o\\nx" in out + err
+
+
+def test_a_cell_whose_checkpoint_cannot_be_written_is_shown_not_saved(capsys, tmp_path, monkeypatch):
+    """simulate and compare raise a write failure after the run with its result: the rows are printed, the
+    cell is not saved as done (its files are incomplete), and the batch ends there with one line."""
+    from bergen_sim.output import OutputError
+
+    failure = OutputError("checkpoint x: cannot save chunks (File too large); the run went on without it")
+    failure.result = "the played result"
+    assert experiment._finished(lambda: (_ for _ in ()).throw(failure)) == ("the played result", str(failure))
+    assert experiment._finished(lambda: 5) == (5, "")
+
+    def played_but_not_saved(experiment_, cell, checkpoint, options):
+        return fake_play(experiment_, cell, checkpoint, options)[0], str(failure)
+
+    monkeypatch.setattr(experiment, "_simulate_rows", played_but_not_saved)
+    path = write(tmp_path, 'matches = 3\nseeds = [0, 1]\n[policies]\na = "first"\n')
+    status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "o"), "--json")
+    assert status == 2 and "File too large" in err and json.loads(out)["played"] == 1
+    assert not list((tmp_path / "o" / "cells").glob("*.json"))
