@@ -20,12 +20,12 @@ same folder from the same source.
 deleting it is always safe.  ``$NUMBA_CACHE_DIR``, when set, replaces its
 ``numba`` subfolder as the base of the source-keyed folders.
 
-The cache heals itself: a default folder that cannot be used (a read-only
-home, a file in its place) gives way to a private temporary one, a file
-where one of its subfolders belongs is removed, and a generated file that
-does not check against what it must hold is written again, each with one
-notice.  A folder the user chose with ``$BERGEN_SIM_CACHE_DIR`` is never
-replaced: one that cannot be used is refused in one line.
+The cache heals itself: a folder that cannot be used (a read-only home, a
+file in its place, a ``$BERGEN_SIM_CACHE_DIR`` in /proc) gives way to a
+private temporary one, a file where one of its subfolders belongs is
+removed, and a generated file that does not check against what it must hold
+is written again, each with one notice.  So no command (``--help`` least of
+all) fails for want of a cache.
 """
 
 from __future__ import annotations
@@ -92,28 +92,31 @@ def _private_temporary_folder() -> Path:
 
 
 @functools.cache
-def _default_cache_dir(preferred: str) -> Path:
-    """``preferred`` if it can hold the cache, else a private temporary folder (said once per process)."""
+def _usable_cache_dir(preferred: str, named: str) -> Path:
+    """``preferred`` if it can hold the cache, else a private temporary folder (said once per process).
+
+    ``named``: how the message names the folder (the variable that set it, or "the cache folder").
+    """
     why = _unusable(Path(preferred))
     if why is None:
         return Path(preferred)
     fallback = _private_temporary_folder()
-    notice(f"the cache folder {preferred} cannot be used ({why}); compiled code is kept in {fallback} instead "
-           "(compiled again once the system clears it): set BERGEN_SIM_CACHE_DIR to a writable folder")
+    notice(f"{named} {preferred} cannot be used ({why}); compiled code is kept in {fallback} instead "
+           "(compiled again once the system clears it): point BERGEN_SIM_CACHE_DIR at a writable folder")
     return fallback
 
 
 def cache_dir() -> Path:
     """Root folder of the project's caches (generated kernels, Numba's cache, tables).
 
-    ``$BERGEN_SIM_CACHE_DIR`` as given; else ``~/.cache/bergen-sim``, or a
-    private temporary folder when that one cannot be used (one notice).
+    ``$BERGEN_SIM_CACHE_DIR``, else ``~/.cache/bergen-sim``; a private
+    temporary folder when that one cannot be used (one notice).
     """
     env = os.environ.get("BERGEN_SIM_CACHE_DIR")
     if env:
-        return Path(env)
+        return _usable_cache_dir(env, "BERGEN_SIM_CACHE_DIR")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return _default_cache_dir(str(Path(base) / "bergen-sim"))
+    return _usable_cache_dir(str(Path(base) / "bergen-sim"), "the cache folder")
 
 
 def subfolder(*parts: str) -> Path:
@@ -134,18 +137,18 @@ def subfolder(*parts: str) -> Path:
 
 
 def check_cache_dir() -> Path:
-    """:func:`cache_dir`, created if missing; one line (:class:`CacheDirError`) if it cannot be used.
+    """:func:`cache_dir` (a temporary folder in its place if it cannot be used) with its subfolders.
 
-    Checked once, when the engine is first imported, so that a cache folder
-    pointing at a file, a device or /proc is named as the cause instead of
-    failing deep inside a compile.
+    Called when the engine is first imported, before Numba places its cache:
+    Numba gives up on a folder it cannot use without a word and compiles anew
+    in every run. One line (:class:`CacheDirError`) only if not even a
+    temporary folder can be written.
     """
     folder = cache_dir()
-    source = "BERGEN_SIM_CACHE_DIR" if os.environ.get("BERGEN_SIM_CACHE_DIR") else "the cache folder"
     why = _unusable(folder)
     if why is not None:
-        raise CacheDirError(f"{source} {folder} cannot be used as a folder for compiled code "
-                            f"({why}); point BERGEN_SIM_CACHE_DIR at a writable folder")
+        raise CacheDirError(f"neither the cache folder nor a temporary one can be used for compiled code "
+                            f"({folder}: {why}); point BERGEN_SIM_CACHE_DIR at a writable folder")
     for name in SUBFOLDERS:  # Numba's own cache gives up silently (and compiles every run) on a file there
         subfolder(name)
     return folder
