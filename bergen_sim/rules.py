@@ -73,7 +73,7 @@ RULE_KEYS_V1 = ("players", "partnerships", "hand_size", "target", "lead", "settl
 def _check_players(players: Any, partnerships: Any) -> None:
     """Refuse a player count outside 2..8, and partnerships without 4, 6 or 8 players (one line each)."""
     if players not in PLAYER_COUNTS:
-        raise RuleError(f"players must be 2..8, not {players!r}")
+        raise RuleError(f"players must be 2..8, not {shown(players)}")
     if partnerships and players not in PARTNERSHIP_PLAYERS:
         raise RuleError(f"partnerships need 4, 6 or 8 players, not {players}")
 

@@ -174,7 +174,7 @@ def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
     (BLUNDER.encode(), ["--out", "/dev/null"], "a review report is a Markdown file with its figure (PNG) beside it"),
     (BLUNDER.encode(), ["--out", ""], "--out is empty: give a file name"),  # not "no report"
     (BLUNDER.encode(), ["--worlds", "1"], "1 is not in 2..1,000,000"),  # one world: no interval
-    (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be a whole number, not '999"),
+    (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be 2..8, not a number of about"),
     (BLUNDER.replace("names Ann Bob", "names").encode(), [], "line 4: 'names' takes one name per seat"),
     (BLUNDER.replace("hand 1", "hand " + "9" * 5000).encode(), [], "line 5: 'hand N' takes the hand's number"),
     (BLUNDER.replace("1: 1-2 R", "9" * 5000 + ": 1-2 R").encode(), [], "line 8: expected rules, names, hand, deal"),
