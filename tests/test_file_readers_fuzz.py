@@ -126,8 +126,8 @@ def test_damaged_traces(text):
     one_line_or_accepted(_review_checks, _write(text, ".jsonl"))
 
 
-RECORD_WORDS = ["bergen-record", "1", "2", "rules", "players=2", "players=1234567890", "partnerships=maybe",
-                "target=" + "9" * 5000, "names", "hand", "deal", "|", "0:", "1:", "lead", "draw", "pass", "0-0",
+RECORD_WORDS = ["bergen-record", "1", "2", "rules", "players=2", "players=1234567890", "players=" + "9" * 5000,
+                "partnerships=maybe", "target=" + "9" * 5000, "names", "hand", "deal", "|", "0:", "1:", "lead", "draw", "pass", "0-0",
                 "1-2", "6-6", "7-7", "L", "R", "U", "x" * 1000, "\x1b[2J", "#", "١", "=", ":"]
 RECORD = """bergen-record 1
 rules players=2 hand_size=2 target=3
