@@ -198,6 +198,7 @@ def test_a_module_named_in_the_file_is_not_imported_without_allow_plugins(capsys
     # the user allows it on the command line: then (and only then) the module is imported
     experiment.load(path, tmp_path / "o", allow_plugins=True)
     assert marker.read_text() == "imported"
+    monkeypatch.delitem(__import__("sys").modules, "evilmod")
 
 
 @pytest.mark.parametrize("text", ['[policies]\nz = ["this:x"]\n',
