@@ -12,10 +12,12 @@ whole harness (6 x 150 examples) runs in about 10 s.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -107,11 +109,13 @@ def damaged_traces(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write(text: str, suffix: str) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="bergen-fuzz-"))
-    path = folder / f"file{suffix}"
-    path.write_text(text, encoding="utf-8", errors="surrogatepass")
-    return path
+@contextlib.contextmanager
+def _written(text: str, suffix: str) -> Iterator[Path]:
+    """A file holding ``text`` in a temporary folder, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="bergen-fuzz-") as folder:
+        path = Path(folder) / f"file{suffix}"
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        yield path
 
 
 def _review_checks(path: Path) -> None:
@@ -123,7 +127,8 @@ def _review_checks(path: Path) -> None:
 @FUZZ
 @given(damaged_traces())
 def test_damaged_traces(text):
-    one_line_or_accepted(_review_checks, _write(text, ".jsonl"))
+    with _written(text, ".jsonl") as path:
+        one_line_or_accepted(_review_checks, path)
 
 
 RECORD_WORDS = ["bergen-record", "1", "2", "rules", "players=2", "players=1234567890", "players=" + "9" * 5000,
@@ -144,7 +149,8 @@ def test_damaged_game_records(lines, at, keep_head):
     valid = RECORD.splitlines()
     body = valid[:at] + [" ".join(words) for words in lines] + valid[at:]
     text = "\n".join((["bergen-record 1"] if keep_head else []) + body) + "\n"
-    one_line_or_accepted(_review_checks, _write(text, ".txt"))
+    with _written(text, ".txt") as path:
+        one_line_or_accepted(_review_checks, path)
 
 
 POSITION = {"rules": {"players": 2, "partnerships": False, "target": 15}, "seat": 0, "hand": "3-5,1-3,5-6,4-4",
@@ -168,7 +174,8 @@ def _read_position(path: Path) -> None:
 @FUZZ
 @given(_json_damage(POSITION))
 def test_damaged_position_files(text):
-    one_line_or_accepted(_read_position, _write(text, ".json"))
+    with _written(text, ".json") as path:
+        one_line_or_accepted(_read_position, path)
 
 
 EXPERIMENT = """kind = "simulate"
@@ -210,15 +217,15 @@ def damaged_experiments(draw) -> str:
 @FUZZ
 @given(damaged_experiments())
 def test_damaged_experiment_files(text):
-    path = _write(text, ".toml")
-    one_line_or_accepted(experiment.load, path, path.parent / "out")
+    with _written(text, ".toml") as path:
+        one_line_or_accepted(experiment.load, path, path.parent / "out")
 
 
 @pytest.fixture(scope="module")
-def played_cell():
+def played_cell(tmp_path_factory):
     """An experiment with one cell whose file is saved (rows made up: nothing is played or compiled)."""
     plan = experiment.parse({"matches": 3, "policies": {"a": "first"}}, "fuzz")
-    plan.out = Path(tempfile.mkdtemp(prefix="bergen-fuzz-"))
+    plan.out = tmp_path_factory.mktemp("cells")
     cell = plan.cells[0]
     rows = [{**cell.label(), "side": side, "match_wins": 1} for side in range(2)]
     experiment._write_json(plan.cell_file(cell), experiment._cell_record(plan, cell, rows))
@@ -245,8 +252,8 @@ MANIFEST = {"format": "bergen-sim-checkpoint/3", "rules": {"players": 2, "target
 def test_damaged_checkpoint_manifests(text):
     from bergen_sim.checkpoint import MANIFEST as NAME, Checkpoint
 
-    folder = Path(tempfile.mkdtemp(prefix="bergen-fuzz-"))
-    (folder / NAME).write_text(text, encoding="utf-8", errors="surrogatepass")
-    store = one_line_or_accepted(Checkpoint, folder, {k: v for k, v in MANIFEST.items() if k != "format"})
-    if store is not None:
-        store.close()
+    with _written(text, "") as path:
+        path.rename(path.with_name(NAME))
+        store = one_line_or_accepted(Checkpoint, path.parent, {k: v for k, v in MANIFEST.items() if k != "format"})
+        if store is not None:
+            store.close()
