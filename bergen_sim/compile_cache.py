@@ -57,7 +57,7 @@ SUBFOLDERS = ("numba", "kernels", "match_value", "locks")
 
 
 def notice(text: str) -> None:
-    """Say once, on standard error, what the cache did about a problem it healed."""
+    """Say on standard error, in one line, what the cache did about a problem it healed."""
     print(one_line(f"bergen-sim: note: {text}"), file=sys.stderr, flush=True)
 
 
@@ -100,7 +100,11 @@ def _usable_cache_dir(preferred: str, named: str) -> Path:
     why = _unusable(Path(preferred))
     if why is None:
         return Path(preferred)
-    fallback = _private_temporary_folder()
+    try:
+        fallback = _private_temporary_folder()
+    except OSError as exc:
+        raise CacheDirError(f"{named} {preferred} cannot be used ({why}), nor a temporary folder "
+                            f"({exc.strerror or exc}); point BERGEN_SIM_CACHE_DIR at a writable folder") from None
     notice(f"{named} {preferred} cannot be used ({why}); compiled code is kept in {fallback} instead "
            "(compiled again once the system clears it): point BERGEN_SIM_CACHE_DIR at a writable folder")
     return fallback
@@ -122,13 +126,13 @@ def cache_dir() -> Path:
 def subfolder(*parts: str) -> Path:
     """The cache's subfolder ``parts``, created; a file in the way (a damaged entry) is removed with a notice."""
     folder = cache_dir().joinpath(*parts)
-    for level in reversed([folder, *folder.parents]):
-        if level == cache_dir() or not level.is_relative_to(cache_dir()):
-            continue
-        if os.path.lexists(level) and not level.is_dir():
-            notice(f"{level} in the cache was not a folder; replaced by an empty one")
-            level.unlink()
     try:
+        for level in reversed([folder, *folder.parents]):
+            if level == cache_dir() or not level.is_relative_to(cache_dir()):
+                continue
+            if os.path.lexists(level) and not level.is_dir():
+                notice(f"{level} in the cache was not a folder; replaced by an empty one")
+                level.unlink()
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CacheDirError(f"the cache folder {folder} cannot be made ({exc.strerror or exc}); "
