@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from bergen_sim.errors import escaped
+from bergen_sim.errors import one_line
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 _level = NORMAL
@@ -38,7 +38,7 @@ def level() -> int:
 
 
 def _say(text: str) -> None:
-    print(escaped(text), file=sys.stderr, flush=True)
+    print(one_line(text), file=sys.stderr, flush=True)
 
 
 def info(text: str) -> None:

@@ -1,7 +1,8 @@
 """Analyses: questions about the game answered by simulation, as tables, figures and reports.
 
-An *analysis* is a Python file in an ``analyses/`` folder (the current
-directory's, the project's, or one given with ``--analyses-dir``); the file
+An *analysis* is a Python file in an ``analyses/`` folder (the project's, or
+one the user names with ``--analyses-dir``: a folder's code runs only when the
+user points at it, never because it lies in the current folder); the file
 name is its name.  It defines:
 
 - ``TITLE`` (a short heading) and a module docstring (the question, in words);
@@ -116,11 +117,15 @@ class AnalysisError(BergenError, ValueError):
 # --- discovery --------------------------------------------------------------------------------
 
 def analysis_dirs(extra: str | os.PathLike | None = None) -> list[Path]:
-    """Folders searched for analyses, first match wins: ``extra``, ./analyses, the project's."""
+    """Folders searched for analyses, first match wins: ``extra`` (the user's ``--analyses-dir``), the project's.
+
+    ``./analyses`` is not searched: a report folder or a download unpacked in
+    the current folder must not run code the user did not point at.
+    """
     if extra is not None and not Path(extra).is_dir():
         raise AnalysisError(f"--analyses-dir {os.fspath(extra)!r} is not a folder")
     found: list[Path] = []
-    for folder in (extra, Path.cwd() / "analyses", PROJECT_ANALYSES):
+    for folder in (extra, PROJECT_ANALYSES):
         if folder is not None and Path(folder).is_dir() and Path(folder).resolve() not in found:
             found.append(Path(folder).resolve())
     return found

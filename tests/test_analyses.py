@@ -341,3 +341,16 @@ def test_settlement_shedding_keeps_every_settlements_win_rate():
         assert f"win_rate_{s}" in frame and f"matches_{s}" in frame
     assert frame["win_rate_german_minus_pips"].iloc[0] == pytest.approx(
         frame["win_rate_german"].iloc[0] - frame["win_rate_pips"].iloc[0])
+
+
+def test_analyses_in_the_current_folder_run_only_when_named(tmp_path, monkeypatch):
+    """A downloaded report folder's ./analyses/*.py is not found (nor run) unless --analyses-dir names it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "analyses").mkdir()
+    marker = tmp_path / "marker"
+    (tmp_path / "analyses" / "planted.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    assert "planted" not in reporting.discover()
+    with pytest.raises(reporting.AnalysisError, match="unknown analysis 'planted'"):
+        reporting.load("planted")
+    assert not marker.exists()
+    assert reporting.discover("analyses")["planted"] == (tmp_path / "analyses" / "planted.py").resolve()

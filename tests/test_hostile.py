@@ -134,6 +134,10 @@ CASES = [
       "--counts", "1,1", "--boneyard", "14", "--scores", "0,0"], ["target"]),
     (["analyze", "--seat", "0", "--hand", "2-5", "--ends", "5,5", "--played", "5-5", "--counts", "1,1",
       "--boneyard", "14", "--scores", f"0,{HUGE}"], ["scores"]),
+    # names longer than the system allows (255 bytes a name): refused before anything runs
+    (["simulate", "--matches", "2", "--checkpoint", "{tmp}/" + "a" * 300], ["--checkpoint", "File name too long"]),
+    (["report", "going_first", "--quick", "--out", "{tmp}/" + "a" * 300], ["--out", "File name too long"]),
+    (["simulate", "--matches", "2", "--out", "{tmp}/" + "a" * 300 + ".csv"], ["--out", "File name too long"]),
 ]
 
 

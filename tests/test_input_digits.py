@@ -213,7 +213,7 @@ def test_a_record_line_in_other_scripts_digits_is_refused(tmp_path):
     ([json.dumps(TRACE[0]), '{"type": 5}'], "line 2 is an object without a 'type' naming its event"),
     ([json.dumps({**TRACE[0], "rules": 5})], "event 1: the match's rules cannot be read: a trace's rules must be "
                                              "an object, not 5"),
-    (['{"type":"match","x":' + "[" * 100_000 + "]" * 100_000 + "}"], "line 1 is not JSON that can be read: "
+    (['{"type":"match","x":' + "[" * 10_000 + "]" * 10_000 + "}"], "line 1 is not JSON that can be read: "
                                                                       "nested too deep"),
 ])
 def test_a_broken_trace_is_one_line_naming_what_is_wrong(tmp_path, capsys, lines, message):

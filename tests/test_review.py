@@ -174,7 +174,7 @@ def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
     (BLUNDER.encode(), ["--out", "/dev/null"], "a review report is a Markdown file with its figure (PNG) beside it"),
     (BLUNDER.encode(), ["--out", ""], "--out is empty: give a file name"),  # not "no report"
     (BLUNDER.encode(), ["--worlds", "1"], "1 is not in 2..1,000,000"),  # one world: no interval
-    (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be a whole number, not '999"),
+    (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be 2..8, not a number of about"),
     (BLUNDER.replace("names Ann Bob", "names").encode(), [], "line 4: 'names' takes one name per seat"),
     (BLUNDER.replace("hand 1", "hand " + "9" * 5000).encode(), [], "line 5: 'hand N' takes the hand's number"),
     (BLUNDER.replace("1: 1-2 R", "9" * 5000 + ": 1-2 R").encode(), [], "line 8: expected rules, names, hand, deal"),
@@ -471,3 +471,57 @@ def test_reading_some_matches_of_a_trace_keeps_only_those():
     assert [g.actions for g in some] == [every[7].actions, every[2].actions]
     with pytest.raises(MatchOutOfRange, match=f"match 12: {path} holds matches 0..11"):
         read_games(path, matches=[0, 12])
+
+
+def _first_match() -> list[str]:
+    lines = (GOLDEN / "2p-standard.jsonl").read_text().splitlines()
+    second = next(k for k, line in enumerate(lines) if k and json.loads(line)["type"] == "match")
+    return lines[:second]
+
+
+def test_a_play_after_the_match_end_is_refused_before_any_decision_is_analyzed(tmp_path, monkeypatch):
+    """The file is replayed whole first: refused in about a second, not after analysing every decision."""
+    import bergen_sim.review as review_module
+
+    lines = _first_match()
+    last_play = next(line for line in reversed(lines) if json.loads(line)["type"] == "play")
+    path = tmp_path / "extra.jsonl"
+    path.write_text("\n".join([*lines, last_play]) + "\n")
+    analysed = []
+    monkeypatch.setattr(review_module, "analyze", lambda *a, **k: analysed.append(1))
+    with pytest.raises(RecordError, match="the match is already over"):
+        review(read_games(path), worlds=2, batch=2)
+    assert analysed == []
+
+
+def test_a_huge_line_is_refused_before_it_is_parsed(tmp_path, capsys):
+    head = json.loads(_first_match()[0])
+    head["policies"] = ["x" * 1_000_000, "y"]
+    path = tmp_path / "huge.jsonl"
+    path.write_text("\n".join([json.dumps(head), *_first_match()[1:]]) + "\n")
+    assert main(["review", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 1 is longer than 100,000 characters" in err
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"])
+def test_an_empty_trace_is_told_it_is_empty(tmp_path, capsys, text):
+    path = tmp_path / "empty.jsonl"
+    path.write_text(text)
+    assert main(["review", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the file is empty" in err and "rules" not in err
+
+
+def test_a_trace_of_names_that_are_not_text_is_refused(tmp_path):
+    head = json.loads(_first_match()[0])
+    head["policies"] = [1, {"a": 2}]
+    path = tmp_path / "names.jsonl"
+    path.write_text("\n".join([json.dumps(head), *_first_match()[1:]]) + "\n")
+    with pytest.raises(RecordError, match="'policies' must be a list of names"):
+        read_games(path)
+
+
+def test_a_ten_digit_player_count_is_too_large_not_text():
+    with pytest.raises(RecordError, match=r"players must be 2\.\.8, not 1234567890"):
+        parse_record("bergen-record 1\nrules players=1234567890\n")
