@@ -364,3 +364,8 @@ def assert_halts_soon(run: Callable[[np.ndarray], Any], *, after_s: float, withi
 def only_compile_notices(err: str) -> bool:
     """Whether stderr holds nothing but compile notices (said off a terminal too: a cold cache compiles)."""
     return all(line.startswith("compiling ") for line in err.splitlines())
+
+
+def error_lines(err: str) -> list[str]:
+    """The lines of ``err`` but the compile notices, which a cold compile cache adds wherever stderr goes."""
+    return [line for line in err.splitlines() if not line.startswith("compiling ")]

@@ -19,7 +19,7 @@ from bergen_sim.cli import main
 from bergen_sim.execution import Job, RunOptions, run_job
 from bergen_sim.rules import Rules
 from bergen_sim.simulate import simulate
-from tests.helpers import ctrl_c_as_on_a_terminal
+from tests.helpers import ctrl_c_as_on_a_terminal, error_lines
 
 JOB = Job(Rules.make(players=2), ("random", "random"), seed=21, match_rows=True)
 MATCHES, CHUNK = 2_000, 250
@@ -234,7 +234,7 @@ def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):
     saved = len(list(folder.glob("chunk-*.npz")))
     assert process.returncode == 130, err
     assert out == "" and "Traceback" not in err
-    last = err.strip().splitlines()
+    last = error_lines(err.strip())
     assert len(last) == 1 and "saved in" in last[0] and "run the same command again to resume" in last[0]
     assert 2 <= saved < 200
 

@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from bergen_sim.cli import main
+from tests.helpers import error_lines
 
 RUN = f"{shlex.quote(sys.executable)} -c 'import sys; from bergen_sim.cli import main; sys.exit(main())'"
 
@@ -26,14 +27,14 @@ def _shell(arguments: str, redirect: str) -> subprocess.CompletedProcess:
 def test_a_closed_standard_output_is_one_line_and_exit_2():
     done = _shell("policies", ">&-")
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == ["bergen-sim: error: standard output is closed; results are printed "
+    assert error_lines(done.stderr.strip()) == ["bergen-sim: error: standard output is closed; results are printed "
                                                 "there: run with it open (to a file, a pipe or /dev/null)"]
 
 
 def test_play_with_standard_input_closed_is_one_line_and_exit_2(tmp_path):
     done = _shell(f"play --seed 1 -o {shlex.quote(str(tmp_path / 'p.jsonl'))}", "<&-")
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1 and "standard input is closed" in done.stderr
+    assert len(error_lines(done.stderr.strip())) == 1 and "standard input is closed" in done.stderr
     assert not (tmp_path / "p.jsonl").exists()
 
 
@@ -42,7 +43,7 @@ def test_play_refuses_a_target_its_search_opponent_cannot_value_before_touching_
     trace.write_text("an earlier game\n")
     assert main(["play", "--seed", "1", "--set", "target=1000", "--opponent", "pimc", "-o", str(trace)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "use a target of 447 or less" in err
+    assert len(error_lines(err)) == 1 and "use a target of 447 or less" in err
     assert trace.read_text() == "an earlier game\n"
 
 

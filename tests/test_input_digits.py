@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from bergen_sim.cli import cli, main
 from bergen_sim.limits import MAX_SEED, ascii_digits_only, foreign_digit
 from bergen_sim.record import RecordError, read_games
+from tests.helpers import error_lines
 
 #: a game record of two hands' worth of tiles (the record module's example)
 RECORD = """bergen-record 1
@@ -53,7 +54,7 @@ def _with(args: list[str], option: str, value: str) -> list[str]:
 
 def _one_line(capsys) -> str:
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert len(error_lines(err)) == 1 and "Traceback" not in err, err
     return err
 
 

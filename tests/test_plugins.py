@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bergen_sim.runtime import registry
+from tests.helpers import error_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "examples.cautious:choose"
@@ -96,7 +97,7 @@ def test_a_misbehaving_plugin_stops_the_run_with_one_line(plugin_dist, tmp_path,
     done = bergen_sim("simulate", "--policy", seats[0], "--policy", seats[1], "--matches", "50", "--seed", "1",
                       "--out", str(out), pythonpath=plugin_dist)
     assert done.returncode == 2
-    lines = done.stderr.strip().splitlines()
+    lines = error_lines(done.stderr.strip())
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"bergen-sim: error: policy {policy!r} at seat 0 ")
     assert what in lines[0]
@@ -109,7 +110,7 @@ def test_a_five_argument_plugin_is_refused_with_three_word_hands():
     done = bergen_sim("simulate", "--policy", EXAMPLE_FIVE, "--players", "6", "--set", "domino_set=double-twelve",
                       "--matches", "10")
     assert done.returncode == 2
-    lines = done.stderr.strip().splitlines()
+    lines = error_lines(done.stderr.strip())
     assert len(lines) == 1 and "takes 5 arguments" in lines[0] and "no_tiles" in lines[0], done.stderr
 
 

@@ -14,6 +14,7 @@ from bergen_sim.record import RecordError, decision_view, drive, parse_record, r
 from bergen_sim.reference import split_matches
 from bergen_sim.review import markdown, review
 from bergen_sim.search.position import ENGINES
+from tests.helpers import error_lines
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -188,7 +189,7 @@ def test_review_of_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, a
         path.write_bytes(content)
     assert main(["review", str(path), *([] if "--worlds" in args else ["--worlds", "50"]), *args]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
+    assert len(error_lines(err)) == 1 and message in err and "Traceback" not in err
 
 
 def test_a_tile_written_high_half_first_is_reviewed_as_the_same_move():
@@ -227,7 +228,7 @@ def test_a_malformed_trace_is_one_line_and_exit_2(tmp_path, capsys, change, mess
     path.write_text("".join(json.dumps(e) + "\n" for e in events))
     assert main(["review", str(path), "--worlds", "20", "--match", "0"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err, err
+    assert len(error_lines(err)) == 1 and message in err and "Traceback" not in err, err
 
 
 def test_a_number_too_long_to_read_is_one_line_and_exit_2(tmp_path, capsys):
@@ -235,7 +236,7 @@ def test_a_number_too_long_to_read_is_one_line_and_exit_2(tmp_path, capsys):
     path.write_text('{"type": "match", "rules": {"target": ' + "9" * 5000 + "}}\n")
     assert main(["review", str(path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "line 1 is not JSON: it holds a number of more than 4,300 digits" in err
+    assert len(error_lines(err)) == 1 and "line 1 is not JSON: it holds a number of more than 4,300 digits" in err
 
 
 def test_a_report_that_cannot_be_written_keeps_the_review_and_leaves_no_file(tmp_path, capsys, monkeypatch):
@@ -253,7 +254,7 @@ def test_a_report_that_cannot_be_written_keeps_the_review_and_leaves_no_file(tmp
     captured = capsys.readouterr()
     assert json.loads(captured.out)["seats"][0]["decisions"] == 1  # Ann's 3-5 L, printed all the same
     assert captured.err.strip().endswith("r.png: write failed (No space left on device); nothing was written")
-    assert len(captured.err.strip().splitlines()) == 1 and sorted(tmp_path.iterdir()) == [path]
+    assert len(error_lines(captured.err.strip())) == 1 and sorted(tmp_path.iterdir()) == [path]
 
 
 def test_review_reads_the_other_seats_plays(monkeypatch):
@@ -327,7 +328,7 @@ def test_analyze_of_a_bad_game_decision_is_one_line_and_exit_2(tmp_path, capsys,
     path.write_text(BLUNDER)
     assert main(["analyze", *[a.replace("{game}", str(path)) for a in args], "--worlds", "50"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err, err
+    assert len(error_lines(err)) == 1 and message in err and "Traceback" not in err, err
 
 
 def test_the_choice_of_the_double_to_lead_is_reviewed_under_any_double(capsys):
@@ -354,7 +355,7 @@ def test_a_version_1_trace_of_version_2_rules_is_one_line_and_exit_2(tmp_path, c
     for args in (["review", str(path), "--worlds", "20"], ["analyze", "--game", str(path), "--decision", "1"]):
         assert main(args) == 2
         err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and "Traceback" not in err and "bergen-trace/1" in err, err
+        assert len(error_lines(err)) == 1 and "Traceback" not in err and "bergen-trace/1" in err, err
 
 
 def test_a_trace_cut_short_is_reviewed_up_to_where_it_stops(tmp_path, capsys):
@@ -408,7 +409,7 @@ def test_a_report_never_writes_over_the_game_it_reviews(tmp_path, capsys, out):
     report = tmp_path / "game.md"
     assert main(["review", str(game), "--worlds", "50", "--out", str(report)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "over the game being reviewed" in err
+    assert len(error_lines(err)) == 1 and "over the game being reviewed" in err
     assert game.read_bytes() == before
 
 
@@ -433,7 +434,7 @@ def test_the_review_base_is_checked_before_the_game_is_read(tmp_path, capsys):
     for option, value, allowed in (("--base", "nosuch", "expert"), ("--player", "expert", "ismcts")):
         assert main(["review", str(tmp_path / "missing.txt"), option, value]) == 2
         err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and option in err and allowed in err
+        assert len(error_lines(err)) == 1 and option in err and allowed in err
 
 
 def test_review_by_the_tree_search_names_it_and_reviews_the_same_decisions(tmp_path, capsys):

@@ -37,8 +37,9 @@ def _warn(text: str) -> None:
               help="Folder with more analyses, searched before the project's (./analyses only when named: --analyses-dir analyses).")
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
 @click.option("--allow-dirty", is_flag=True,
-              help="Run a full-scale report (1,000,000 matches per configuration or more) from a checkout with "
-                   "uncommitted changes (refused by default: the report could not say which code made it).")
+              help="Run a full-scale report (1,000,000 matches per configuration or more) into bergen-sim's own "
+                   "checkout while it has uncommitted changes (refused by default: the report could not say which "
+                   "code made it).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (the analyses found, or each report written with its findings).")
 @run_options(resumable=False)
