@@ -185,8 +185,9 @@ class Checkpoint:
         """The folder's manifest, if it is this run's (all but :data:`FREE_KEYS` equal); else CheckpointError."""
         try:
             found = json.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise CheckpointError(f"checkpoint {self.folder} is damaged: cannot read {MANIFEST} ({exc})") from None
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # also nesting too deep to read
+            why = "nested too deep" if isinstance(exc, RecursionError) else shown(str(exc), 80)
+            raise CheckpointError(f"checkpoint {self.folder} is damaged: cannot read {MANIFEST} ({why})") from None
         if isinstance(found, dict) and str(found.get("format", "")).startswith("bergen-sim-checkpoint/") \
                 and found["format"] != FORMAT:
             raise CheckpointError(f"checkpoint {self.folder} was made by another bergen-sim version (format "

@@ -19,6 +19,13 @@ same folder from the same source.
 ``$BERGEN_SIM_CACHE_DIR`` (default ``~/.cache/bergen-sim``) holds everything;
 deleting it is always safe.  ``$NUMBA_CACHE_DIR``, when set, replaces its
 ``numba`` subfolder as the base of the source-keyed folders.
+
+The cache heals itself: a folder that cannot be used (a read-only home, a
+file in its place, a ``$BERGEN_SIM_CACHE_DIR`` in /proc) gives way to a
+private temporary one, a file where one of its subfolders belongs is
+removed, and a generated file that does not check against what it must hold
+is written again, each with one notice.  So no command (``--help`` least of
+all) fails for want of a cache.
 """
 
 from __future__ import annotations
@@ -27,10 +34,13 @@ import contextlib
 import functools
 import hashlib
 import os
+import stat
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-from bergen_sim.errors import BergenError
+from bergen_sim.errors import BergenError, one_line
 
 
 class CacheDirError(BergenError):
@@ -42,34 +52,109 @@ _MARK = "bergen-sim-src-"
 COMPILED_PACKAGES = ("engine", "policies", "search")
 
 
-def cache_dir() -> Path:
-    """Root folder of the project's caches (generated kernels, Numba's cache, tables)."""
-    env = os.environ.get("BERGEN_SIM_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bergen-sim"
+#: subfolders of the cache: a file in the place of one is a damaged entry, removed
+SUBFOLDERS = ("numba", "kernels", "match_value", "locks")
 
 
-def check_cache_dir() -> Path:
-    """:func:`cache_dir`, created if missing; one line (:class:`CacheDirError`) if it cannot be used.
+def notice(text: str) -> None:
+    """Say on standard error, in one line, what the cache did about a problem it healed."""
+    print(one_line(f"bergen-sim: note: {text}"), file=sys.stderr, flush=True)
 
-    Checked once, when the engine is first imported, so that a cache folder
-    pointing at a file, a device or /proc is named as the cause instead of
-    failing deep inside a compile.
-    """
-    folder = cache_dir()
-    source = "BERGEN_SIM_CACHE_DIR" if os.environ.get("BERGEN_SIM_CACHE_DIR") else "the cache folder"
+
+def _unusable(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold the cache (created if missing, written to once), or None if it can."""
     try:
         if folder.exists() and not folder.is_dir():
-            raise NotADirectoryError(0, "it is not a folder")
+            return "it is not a folder"
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / f".probe.{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        raise CacheDirError(f"{source} {folder} cannot be used as a folder for compiled code "
+        return exc.strerror or str(exc)
+    return None
+
+
+def _private_temporary_folder() -> Path:
+    """A cache folder under the system's temporary folder that only this user can write.
+
+    Kernels in it are imported, so a folder of that name made by another
+    user (or open to others) is not used: a fresh one is made instead.
+    """
+    folder = Path(tempfile.gettempdir()) / f"bergen-sim-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    info = folder.lstat()
+    mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    if stat.S_ISDIR(info.st_mode) and mine and not info.st_mode & 0o022:
+        return folder
+    return Path(tempfile.mkdtemp(prefix="bergen-sim-cache-"))
+
+
+@functools.cache
+def _usable_cache_dir(preferred: str, named: str) -> Path:
+    """``preferred`` if it can hold the cache, else a private temporary folder (said once per process).
+
+    ``named``: how the message names the folder (the variable that set it, or "the cache folder").
+    """
+    why = _unusable(Path(preferred))
+    if why is None:
+        return Path(preferred)
+    try:
+        fallback = _private_temporary_folder()
+    except OSError as exc:
+        raise CacheDirError(f"{named} {preferred} cannot be used ({why}), nor a temporary folder "
                             f"({exc.strerror or exc}); point BERGEN_SIM_CACHE_DIR at a writable folder") from None
+    notice(f"{named} {preferred} cannot be used ({why}); compiled code is kept in {fallback} instead "
+           "(compiled again once the system clears it): point BERGEN_SIM_CACHE_DIR at a writable folder")
+    return fallback
+
+
+def cache_dir() -> Path:
+    """Root folder of the project's caches (generated kernels, Numba's cache, tables).
+
+    ``$BERGEN_SIM_CACHE_DIR``, else ``~/.cache/bergen-sim``; a private
+    temporary folder when that one cannot be used (one notice).
+    """
+    env = os.environ.get("BERGEN_SIM_CACHE_DIR")
+    if env:
+        return _usable_cache_dir(env, "BERGEN_SIM_CACHE_DIR")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return _usable_cache_dir(str(Path(base) / "bergen-sim"), "the cache folder")
+
+
+def subfolder(*parts: str) -> Path:
+    """The cache's subfolder ``parts``, created; a file in the way (a damaged entry) is removed with a notice."""
+    folder = cache_dir().joinpath(*parts)
+    try:
+        for level in reversed([folder, *folder.parents]):
+            if level == cache_dir() or not level.is_relative_to(cache_dir()):
+                continue
+            if os.path.lexists(level) and not level.is_dir():
+                notice(f"{level} in the cache was not a folder; replaced by an empty one")
+                level.unlink()
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CacheDirError(f"the cache folder {folder} cannot be made ({exc.strerror or exc}); "
+                            "point BERGEN_SIM_CACHE_DIR at a writable folder") from None
+    return folder
+
+
+def check_cache_dir() -> Path:
+    """:func:`cache_dir` (a temporary folder in its place if it cannot be used) with its subfolders.
+
+    Called when the engine is first imported, before Numba places its cache:
+    Numba gives up on a folder it cannot use without a word and compiles anew
+    in every run. One line (:class:`CacheDirError`) only if not even a
+    temporary folder can be written.
+    """
+    folder = cache_dir()
+    why = _unusable(folder)
+    if why is not None:
+        raise CacheDirError(f"neither the cache folder nor a temporary one can be used for compiled code "
+                            f"({folder}: {why}); point BERGEN_SIM_CACHE_DIR at a writable folder")
+    for name in SUBFOLDERS:  # Numba's own cache gives up silently (and compiles every run) on a file there
+        subfolder(name)
     return folder
 
 
@@ -129,6 +214,35 @@ def write_atomically(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
+#: what ends a checked cache file: its contents' hash, so a file cut short, emptied or zero-filled is known
+_CHECK = b"\nbergen-sim-sha256:"
+_CHECK_SIZE = len(_CHECK) + 64
+
+
+def write_checked(path: Path, data: bytes) -> None:
+    """Write ``data`` atomically, followed by its hash, for :func:`read_checked`."""
+    write_atomically(path, data + _CHECK + hashlib.sha256(data).hexdigest().encode())
+
+
+def read_checked(path: Path, quiet: bool = False) -> bytes | None:
+    """The data :func:`write_checked` wrote to ``path``; None when it is absent, and when it is damaged
+    (then with a notice unless ``quiet``: the caller builds it again)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raw, why = b"", f"cannot be read ({exc.strerror or exc})"
+    else:
+        why = "is damaged (cut short, emptied or overwritten)"
+    data, check = raw[:-_CHECK_SIZE], raw[-_CHECK_SIZE:]
+    if len(raw) < _CHECK_SIZE or check != _CHECK + hashlib.sha256(data).hexdigest().encode():
+        if not quiet:
+            notice(f"{path} in the cache {why}; building it again")
+        return None
+    return data
+
+
 @contextlib.contextmanager
 def one_builder(name: str) -> Iterator[None]:
     """Hold the machine-wide build lock ``name`` (a file under the cache folder) for the block.
@@ -147,10 +261,9 @@ def one_builder(name: str) -> Iterator[None]:
     try:
         import fcntl
 
-        folder = cache_dir() / "locks"
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = subfolder("locks")
         handle = open(folder / f"{hashlib.sha256(name.encode()).hexdigest()[:24]}.lock", "a")
-    except (ImportError, OSError):
+    except (ImportError, OSError, CacheDirError):
         pass
     # the block runs outside the except clause: an error it raises keeps its own context (the Numba error a
     # failed compile's message is made from), not the ImportError or OSError handled here

@@ -34,6 +34,22 @@ def escaped(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def one_line(text: str) -> str:
+    r"""``text`` safe to print on a terminal, on one line: control characters (line breaks, the escape that
+    starts a terminal's control sequences, a bell) written as ``\n``, ``\x1b``, and lone surrogates as ``\udcff``.
+
+    Every name that comes from a file or an argument is printed through this
+    (errors, notices, tables): a name must never clear the screen or retitle the window.
+
+    >>> one_line("o\x1b[2J\x1b]0;pwned\x07\nx")
+    'o\\x1b[2J\\x1b]0;pwned\\x07\\nx'
+    """
+    text = escaped(text)
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    return text
+
+
 def printable(message: str, width: int = 400) -> str:
     r"""A message as the command line prints it: one line of at most ``width`` characters.
 
@@ -47,9 +63,7 @@ def printable(message: str, width: int = 400) -> str:
     >>> len(printable("x" * 1000))
     400
     """
-    text = escaped(message)
-    if not text.isprintable():
-        text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    text = one_line(message)
     if len(text) > width:
         head = (width - 5) * 2 // 3
         text = text[:head] + " ... " + text[len(text) - (width - 5 - head):]

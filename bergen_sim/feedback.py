@@ -6,8 +6,10 @@ a report's progress, what a command wrote) goes to stderr, so that pipes and
 ``--verbose`` on every command (:func:`set_level`):
 
 - ``QUIET``: nothing but results and errors (no progress bar either);
-- ``NORMAL`` (default): progress lines; notices about waiting (a compile)
-  only on a terminal, where a person is waiting;
+- ``NORMAL`` (default): progress lines and a line for every compile (a wait
+  of seconds to minutes), on a terminal or off it: a script, a pipe or a
+  notebook waits as long as a person does; other notices about waiting only
+  on a terminal;
 - ``VERBOSE``: also the notices off a terminal, and details (caches, kernels).
 
 This module imports nothing heavy: the command line sets the level before
@@ -16,9 +18,14 @@ anything is loaded.
 
 from __future__ import annotations
 
+import logging
 import sys
 
-from bergen_sim.errors import escaped
+from bergen_sim.errors import one_line
+
+#: the logger every notice is also given to, at INFO (a notebook or an application that configures logging sees
+#: the compiles there too)
+LOG = logging.getLogger("bergen_sim")
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 _level = NORMAL
@@ -38,7 +45,7 @@ def level() -> int:
 
 
 def _say(text: str) -> None:
-    print(escaped(text), file=sys.stderr, flush=True)
+    print(one_line(text), file=sys.stderr, flush=True)
 
 
 def info(text: str) -> None:
@@ -78,8 +85,14 @@ _FIRST_NOTES = {"match loop": COMPILE_NOTE, "search match loop": SEARCH_COMPILE_
 
 
 def compiling(what: str, kind: str = "match loop") -> None:
-    """Say that ``what`` (e.g. "the match loop for greedy, expert") is being compiled: a cache miss."""
-    waiting(f"compiling {what} ({compile_note(kind)})")
+    """Say that ``what`` (e.g. "the match loop for greedy, expert") is being compiled: a cache miss.
+
+    A compile is the one wait long enough to look like a hang, so it is said
+    wherever the output goes (unless ``--quiet``), and logged.
+    """
+    text = f"compiling {what} ({compile_note(kind)})"
+    LOG.info(text)
+    info(text)
 
 
 def compile_note(kind: str) -> str:

@@ -190,9 +190,10 @@ def check_run(matches: int, most: int, seed: int, workers: int | None) -> None:
         check_range("--workers", workers, 1, MAX_WORKERS)
 
 
-def check_chunks(matches: int, chunk_size: int) -> None:
-    """Refuse a chunk size that cuts a run into more than MAX_CHUNKS chunks."""
+def check_chunks(matches: int, chunk_size: int, name: str = "--chunk-size") -> None:
+    """Refuse a chunk size that cuts a run into more than MAX_CHUNKS chunks (``name``: the option or key that set it)."""
     chunks = -(-matches // chunk_size)
     if chunks > MAX_CHUNKS:
-        raise LimitError(f"--chunk-size {chunk_size:,} cuts {matches:,} matches into {chunks:,} chunks; "
-                         f"at most {MAX_CHUNKS:,} chunks: use --chunk-size {-(-matches // MAX_CHUNKS):,} or more")
+        joined = f"{name} = " if not name.startswith("--") else f"{name} "
+        raise LimitError(f"{joined}{chunk_size:,} cuts {matches:,} matches into {chunks:,} chunks; "
+                         f"at most {MAX_CHUNKS:,} chunks: use {joined}{-(-matches // MAX_CHUNKS):,} or more")

@@ -226,10 +226,13 @@ def check_folder(given: str | os.PathLike, option: str) -> Path:
     if _is_virtual(path):
         raise OutputError(f"{option} {given}: is in a virtual file system; write somewhere else")
     existing = path
-    while not existing.exists() and existing != existing.parent:
-        if existing.is_symlink():  # a dangling link: realpath already followed what it could
-            break
-        existing = existing.parent
+    try:
+        while not existing.exists() and existing != existing.parent:
+            if existing.is_symlink():  # a dangling link: realpath already followed what it could
+                break
+            existing = existing.parent
+    except OSError as exc:  # a name longer than the system allows, a path too long to look up
+        raise OutputError(f"{option} {given}: cannot reach it ({_why(exc)})") from None
     try:
         info = existing.stat()
     except OSError as exc:

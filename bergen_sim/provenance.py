@@ -43,10 +43,15 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
+def source_root() -> Path | None:
+    """The git checkout the package runs from, or None when it is installed (no ``.git`` beside it)."""
+    return _SOURCE_ROOT if (_SOURCE_ROOT / ".git").exists() and (_SOURCE_ROOT / "pyproject.toml").is_file() else None
+
+
 @functools.lru_cache(maxsize=1)
 def git_state() -> dict[str, Any] | None:
     """``{"commit": sha, "dirty": bool}`` when the package runs from a git checkout, else None."""
-    if not (_SOURCE_ROOT / ".git").exists() or not (_SOURCE_ROOT / "pyproject.toml").is_file():
+    if source_root() is None:
         return None
     try:
         commit = subprocess.run(["git", "-C", str(_SOURCE_ROOT), "rev-parse", "HEAD"], capture_output=True,

@@ -46,11 +46,11 @@ import itertools
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from bergen_sim.domain import FORMAT_V2, FORMATS
 from bergen_sim.errors import BergenError, cut, shown
-from bergen_sim.limits import MAX_MATCH_INDEX, MAX_SEED, ascii_digits, foreign_digit
+from bergen_sim.limits import MAX_MATCH_INDEX, MAX_SEED, ascii_digits, foreign_digit, whole_number
 from bergen_sim.rules import Rules, parse_setting
 
 HEADER = "bergen-record 1"
@@ -121,12 +121,13 @@ def _rules_line(words: list[str], where: str) -> Rules:
             raise RecordError(f"{where}: {key} is given twice; give each setting once")
         seen.add(key)
         if key == "players":
-            if not _small_whole(value):
+            number = whole_number(value)
+            if number is None:
                 raise RecordError(f"{where}: players must be a whole number, not {shown(value, 20)}")
-            players = int(value)
+            players = number  # a number too large (1234567890) is refused below as out of range, not as text
         elif key == "partnerships":
             if value.lower() not in ("yes", "no", "true", "false", "on", "off"):
-                raise RecordError(f"{where}: partnerships is yes or no, not {value!r}")
+                raise RecordError(f"{where}: partnerships is yes or no, not {shown(value, 20)}")
             partnerships = value.lower() in ("yes", "true", "on")
         elif key == "preset":
             preset = value
@@ -230,9 +231,8 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
     seed = _head_whole(head, "seed", MAX_SEED, "0..2^64-1")
     match = _head_whole(head, "match", MAX_MATCH_INDEX, "0..2^62")
     policies = head.get("policies", [])
-    if not isinstance(policies, list):
+    if not isinstance(policies, list) or not all(isinstance(p, str) for p in policies):
         raise RecordError(f"event 1: the match event's 'policies' must be a list of names, not {_as_json(policies)}")
-    policies = [str(p) for p in policies]
     version = head.get("format", FORMAT_V2)
     if version not in FORMATS:
         raise RecordError(f"event 1: format must be one of {', '.join(FORMATS)}, not {shown(str(version))}")
@@ -324,15 +324,19 @@ def read_games(path: str | Path, matches: Sequence[int] | None = None) -> list[W
     path = Path(path)
     try:
         with path.open(encoding="utf-8-sig") as handle:  # a byte-order mark (Windows editors) is not text
+            lines = _bounded_lines(path, handle)
             head = ""
-            for line in handle:  # the first line with text says which format the file is in
+            for line in lines:  # the first line with text says which format the file is in
                 head += line
                 if line.strip():
                     break
+            if not head.strip():
+                raise RecordError(f"{path}: the file is empty; a game is a bergen-trace file (JSON Lines, one event "
+                                  "per line) or a game record (docs/review.md)")
             if head.lstrip().startswith("{"):
-                index, games = _read_trace(path, handle, head, matches)
+                index, games = _read_trace(path, lines, head, matches)
             else:
-                index, games = 0, {0: parse_record(head + handle.read())}
+                index, games = 0, {0: parse_record(head + "".join(lines))}
     except UnicodeDecodeError:
         raise RecordError(f"{path}: not a text file (UTF-8)") from None
     except OSError as exc:
@@ -341,6 +345,23 @@ def read_games(path: str | Path, matches: Sequence[int] | None = None) -> list[W
     if missing:
         raise MatchOutOfRange(f"match {missing[0]}: {path} holds matches 0..{index}")
     return [games[m] for m in (matches if matches is not None else sorted(games))]
+
+
+#: longest line of a trace or a record: an event is a few hundred characters (a deal of the largest set a few
+#: thousand), so a longer line is not one, and is refused before it is held or parsed whole
+MAX_LINE_CHARS = 100_000
+
+
+def _bounded_lines(path: Path, handle) -> Iterator[str]:
+    """The lines of an open text file, each refused (one line) once it is longer than MAX_LINE_CHARS."""
+    for k in itertools.count(1):
+        line = handle.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE_CHARS:
+            raise RecordError(f"{path}: line {k} is longer than {MAX_LINE_CHARS:,} characters; no event or record "
+                              "line is that long")
+        yield line
 
 
 def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[int] | None):

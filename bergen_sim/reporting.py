@@ -1,7 +1,8 @@
 """Analyses: questions about the game answered by simulation, as tables, figures and reports.
 
-An *analysis* is a Python file in an ``analyses/`` folder (the current
-directory's, the project's, or one given with ``--analyses-dir``); the file
+An *analysis* is a Python file in an ``analyses/`` folder (the project's, or
+one the user names with ``--analyses-dir``: a folder's code runs only when the
+user points at it, never because it lies in the current folder); the file
 name is its name.  It defines:
 
 - ``TITLE`` (a short heading) and a module docstring (the question, in words);
@@ -116,11 +117,15 @@ class AnalysisError(BergenError, ValueError):
 # --- discovery --------------------------------------------------------------------------------
 
 def analysis_dirs(extra: str | os.PathLike | None = None) -> list[Path]:
-    """Folders searched for analyses, first match wins: ``extra``, ./analyses, the project's."""
+    """Folders searched for analyses, first match wins: ``extra`` (the user's ``--analyses-dir``), the project's.
+
+    ``./analyses`` is not searched: a report folder or a download unpacked in
+    the current folder must not run code the user did not point at.
+    """
     if extra is not None and not Path(extra).is_dir():
         raise AnalysisError(f"--analyses-dir {os.fspath(extra)!r} is not a folder")
     found: list[Path] = []
-    for folder in (extra, Path.cwd() / "analyses", PROJECT_ANALYSES):
+    for folder in (extra, PROJECT_ANALYSES):
         if folder is not None and Path(folder).is_dir() and Path(folder).resolve() not in found:
             found.append(Path(folder).resolve())
     return found
@@ -558,14 +563,26 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
                           getattr(module, "figures", None), str(module.__file__))
 
 
-def check_clean_for_full_scale(matches: int | None, quick: bool, allow_dirty: bool) -> None:
-    """Refuse a full-scale run from a checkout with uncommitted changes (see :func:`report`)."""
+def check_clean_for_full_scale(matches: int | None, quick: bool, allow_dirty: bool,
+                               out: str | os.PathLike = "reports") -> None:
+    """Refuse a full-scale run into the package's own checkout while it has uncommitted changes (see :func:`report`).
+
+    Reports written there are the published ones, and each names the commit
+    that made it; a report written anywhere else is the user's own.
+    """
     full = not quick and (matches or FULL_MATCHES) >= FULL_MATCHES
-    state = provenance.git_state()
-    if full and not allow_dirty and state is not None and state["dirty"]:
-        raise AnalysisError(f"a full-scale report records the commit that made it, and this checkout "
-                            f"({state['commit'][:12]}) has uncommitted changes: commit them first, or pass "
-                            f"--allow-dirty (allow_dirty=True) to run anyway")
+    if not full or allow_dirty:
+        return
+    root = provenance.source_root()
+    try:
+        inside = root is not None and Path(out).resolve().is_relative_to(root.resolve())
+    except OSError:
+        inside = False
+    state = provenance.git_state() if inside else None
+    if state is not None and state["dirty"]:
+        raise AnalysisError(f"a full-scale report in this checkout records the commit that made it, and the "
+                            f"checkout ({state['commit'][:12]}) has uncommitted changes: commit them first, or "
+                            f"pass --allow-dirty (allow_dirty=True) to run anyway")
 
 
 def check_strategies(strategies: str | Sequence[str] | None) -> list[str] | None:
@@ -666,9 +683,10 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
            warn: Callable[[str], None] | None = None, tracebacks: bool = False, allow_dirty: bool = False) -> Reports:
     """Run analyses ``names`` (``"all"``, one name or a list) and write their reports under ``out``.
 
-    A full-scale run (:data:`FULL_MATCHES` per configuration or more) from a
-    git checkout with uncommitted changes is refused unless ``allow_dirty``:
-    its reports would name a commit that did not make them.
+    A full-scale run (:data:`FULL_MATCHES` per configuration or more) into
+    the package's own git checkout while it has uncommitted changes is
+    refused unless ``allow_dirty``: its reports would name a commit that did
+    not make them.
 
     Each analysis is :func:`run` with these arguments and :func:`save`-d, then
     the folder's index page is rewritten; ``log`` receives progress lines.
@@ -704,7 +722,7 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
                               f"report quotes it in its pages; use another name")
     check_folder(out, "--out")  # before anything runs
     check_own_files(out, chosen)
-    check_clean_for_full_scale(matches, quick, allow_dirty)
+    check_clean_for_full_scale(matches, quick, allow_dirty, out)
     results, pages, failed = [], [], {}
     for name in chosen:
         say(f"{name}: running")

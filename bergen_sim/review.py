@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Sequence
 
 from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, analyze, check_player
-from bergen_sim.errors import BergenError, escaped, shown
+from bergen_sim.errors import BergenError, escaped, one_line, shown
 from bergen_sim.limits import MAX_SEED, MAX_WORLDS, MIN_WORLDS, check_range, check_seed, short_number
-from bergen_sim.record import Action, WrittenGame, each_decision
+from bergen_sim.record import Action, WrittenGame, drive, each_decision
 from bergen_sim.stats import Z95
 
 DEFAULT_WORLDS = 20_000
@@ -164,6 +164,8 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
         bad = sorted(s for s in wanted if not 0 <= s < players)
         if bad:
             raise BergenError(f"seat {short_number(bad[0])} does not exist: seats are 0..{players - 1}")
+    for written in games:  # every game replayed and checked whole (rules, events, its end) before the first analysis
+        drive(written)
     names = games[0].names or games[0].policies or [f"seat {s}" for s in range(players)]
     summaries = [SeatSummary(s, str(names[s]) if s < len(names) else f"seat {s}") for s in range(players)]
     decisions: list[Decision] = []
@@ -220,9 +222,7 @@ def plain(text: str) -> str:
     >>> plain("a $\\foo$ | b\x00")
     'a $\\foo$ \\| b\\x00'
     """
-    text = escaped(text)
-    text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
-    return text.replace("|", "\\|")
+    return one_line(text).replace("|", "\\|")
 
 
 def win_probability_figure(result: Review, path: str | Path | BinaryIO) -> str | Path | BinaryIO:

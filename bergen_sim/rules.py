@@ -73,7 +73,7 @@ RULE_KEYS_V1 = ("players", "partnerships", "hand_size", "target", "lead", "settl
 def _check_players(players: Any, partnerships: Any) -> None:
     """Refuse a player count outside 2..8, and partnerships without 4, 6 or 8 players (one line each)."""
     if players not in PLAYER_COUNTS:
-        raise RuleError(f"players must be 2..8, not {players!r}")
+        raise RuleError(f"players must be 2..8, not {shown(players)}")
     if partnerships and players not in PARTNERSHIP_PLAYERS:
         raise RuleError(f"partnerships need 4, 6 or 8 players, not {players}")
 
@@ -361,6 +361,16 @@ def parse_setting(key: str, text: str) -> Any:
     if text not in kind:
         raise RuleError(f"setting {key} must be one of {', '.join(kind)}, not {shown(text)}")
     return text
+
+
+def file_setting(key: str, value: Any) -> Any:
+    """A setting's value as a file (TOML, JSON) gives it: of the type the setting takes, then checked as
+    :func:`parse_setting` checks text (``target = "10"`` is text, not 10; ``"false"`` is not a boolean)."""
+    kind = SETTINGS.get(key)
+    wanted, takes = {int: (int, "a whole number"), bool: (bool, "true or false")}.get(kind, (str, "a name"))
+    if kind is not None and (not isinstance(value, wanted) or (kind is int and isinstance(value, bool))):
+        raise RuleError(f"setting {key} takes {takes}, not {shown(value)}")
+    return parse_setting(key, str(value))
 
 
 def parse_settings(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:

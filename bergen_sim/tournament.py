@@ -417,8 +417,11 @@ def check_out_path(path: str | os.PathLike) -> OutputFile:
     return check_file(path, "--out", OUT_FORMATS, stdout=True)
 
 
-def check_policies(policies: Sequence[str]) -> list[str]:
-    """The tournament's policy names, validated: at least two, none twice, all known."""
+def check_policies(policies: Sequence[str], allowed_by: str | None = None) -> list[str]:
+    """The tournament's policy names, validated: at least two, none twice, all known.
+
+    ``allowed_by``: names read from a file, resolved as :func:`~bergen_sim.runtime.registry.resolve` says.
+    """
     names = [name.strip() for name in policies]
     if any(not name for name in names):
         raise CompareError("policies: empty name in the list; give names separated by commas, e.g. greedy,random")
@@ -428,7 +431,7 @@ def check_policies(policies: Sequence[str]) -> list[str]:
     if twice:
         raise CompareError(f"policies: {', '.join(twice)} listed more than once; list each policy once")
     for name in names:
-        resolve(name)  # PolicyError naming the available policies
+        resolve(name, allowed_by)  # PolicyError naming the available policies
     return names
 
 

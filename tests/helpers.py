@@ -359,3 +359,13 @@ def assert_halts_soon(run: Callable[[np.ndarray], Any], *, after_s: float, withi
     thread.join(timeout=60)
     assert not thread.is_alive() and "halted" in outcome, "the chunk did not stop on the halt flag"
     assert time.perf_counter() - asked < within_s
+
+
+def only_compile_notices(err: str) -> bool:
+    """Whether stderr holds nothing but compile notices (said off a terminal too: a cold cache compiles)."""
+    return all(line.startswith("compiling ") for line in err.splitlines())
+
+
+def error_lines(err: str) -> list[str]:
+    """The lines of ``err`` but the compile notices, which a cold compile cache adds wherever stderr goes."""
+    return [line for line in err.splitlines() if not line.startswith("compiling ")]

@@ -24,6 +24,7 @@ from bergen_sim.execution import Job, RunOptions, run_job
 from bergen_sim.figures import Chart, finish, grouped, panels, save
 from bergen_sim.stats import difference, mean_interval, ratio_interval
 from bergen_sim.rules import Rules
+from tests.helpers import error_lines
 
 MATCHES = 300
 ONE_WORKER = RunOptions(workers=1)
@@ -127,8 +128,10 @@ def test_findings_are_written_from_the_numbers(results):
     text = next(t for t in results["lead_advantage"].findings if t.startswith("**2 players** (random play)"))
     found = re.search(r"wins ([\d.]+)% \(95% CI ([\d.]+)–([\d.]+)%, n = ([\d,]+) decided hands\)", text)
     value, lo, hi = (float(found.group(k)) / 100 for k in (1, 2, 3))
-    assert abs(value - row["leader_win_rate_lowest"]) < 5e-4
-    assert abs(lo - row["leader_win_rate_lowest_lo"]) < 5e-4 and abs(hi - row["leader_win_rate_lowest_hi"]) < 5e-4
+    decimals = len(found.group(1).partition(".")[2])  # the digits the interval supports
+    rounding = 0.5 * 10.0 ** -decimals / 100 + 1e-12
+    assert abs(value - row["leader_win_rate_lowest"]) <= rounding
+    assert abs(lo - row["leader_win_rate_lowest_lo"]) <= rounding and abs(hi - row["leader_win_rate_lowest_hi"]) <= rounding
     assert int(found.group(4).replace(",", "")) == row["decided_hands"]
     direction = "above" if row["leader_win_rate_advantage_adj_lo"] > 0 else "below" \
         if row["leader_win_rate_advantage_adj_hi"] < 0 else "not distinguishable from"  # simultaneous
@@ -307,7 +310,7 @@ def test_an_analysis_added_as_a_file_runs_without_touching_the_package(tmp_path)
 
 def test_unknown_analysis_is_one_line_naming_the_choices(capsys):
     assert main(["report", "no_such_question", "--quick"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    err = error_lines(capsys.readouterr().err.strip())
     assert len(err) == 1 and "no_such_question" in err[0] and "lead_advantage" in err[0]
 
 
@@ -341,3 +344,16 @@ def test_settlement_shedding_keeps_every_settlements_win_rate():
         assert f"win_rate_{s}" in frame and f"matches_{s}" in frame
     assert frame["win_rate_german_minus_pips"].iloc[0] == pytest.approx(
         frame["win_rate_german"].iloc[0] - frame["win_rate_pips"].iloc[0])
+
+
+def test_analyses_in_the_current_folder_run_only_when_named(tmp_path, monkeypatch):
+    """A downloaded report folder's ./analyses/*.py is not found (nor run) unless --analyses-dir names it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "analyses").mkdir()
+    marker = tmp_path / "marker"
+    (tmp_path / "analyses" / "planted.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    assert "planted" not in reporting.discover()
+    with pytest.raises(reporting.AnalysisError, match="unknown analysis 'planted'"):
+        reporting.load("planted")
+    assert not marker.exists()
+    assert reporting.discover("analyses")["planted"] == (tmp_path / "analyses" / "planted.py").resolve()

@@ -528,3 +528,34 @@ def test_the_cli_analyzes_with_the_tree_search(capsys):
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["player"] == "ismcts" and len(data["moves"]) == 4
+
+
+@pytest.mark.parametrize("rules, message", [
+    ({"partnerships": "false", "players": 4}, "rules.partnerships must be true or false, not 'false'"),
+    ({"players": "4"}, "rules.players must be a whole number, not '4'"),
+    ({"players": True}, "rules.players must be a whole number, not True"),
+    ({"players": 1234567890}, "players must be 2..8, not 1234567890"),
+    ({"preset": ["standard"]}, "rules.preset must be a name"),
+    ({"target": "10"}, "setting target takes a whole number, not '10'"),
+    ({"reduced_headers": "no"}, "setting reduced_headers takes true or false, not 'no'"),
+])
+def test_a_position_files_rules_are_checked_for_their_types(tmp_path, capsys, rules, message):
+    """A JSON string is not a boolean: "false" would have been a partnership game (bool("false") is True)."""
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"rules": rules, "seat": 0, "hand": "1-2"}))
+    assert main(["analyze", "--position", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_position_file_with_a_byte_order_mark_is_read(tmp_path, capsys):
+    path = tmp_path / "p.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"rules": {"partnerships": "false"}}).encode())
+    assert main(["analyze", "--position", str(path)]) == 2
+    assert "must be true or false" in capsys.readouterr().err  # read as JSON, then refused for the type
+
+
+def test_a_line_with_equal_ends_is_told_every_number_shows_an_even_number_of_times():
+    problem = line_problem({"3-3", "3-4", "4-5"}, 3, 3, False, False)
+    assert problem and "both show 3" in problem and "3, 5 show an odd number of times" in problem
+    assert "needs exactly those numbers" not in problem

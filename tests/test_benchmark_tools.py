@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.helpers import error_lines
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -253,7 +254,7 @@ def _refused(script: str, args: list[str], says: str, tmp_path: Path | None = No
     done = subprocess.run([sys.executable, str(BENCHMARKS.parent / script), *args], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert says in done.stderr.strip().splitlines()[-1]
+    assert says in error_lines(done.stderr.strip())[-1]
 
 
 @pytest.mark.parametrize("args, says", [(["--panel", "nosuch"], "unknown policy 'nosuch'"),

@@ -19,7 +19,7 @@ from bergen_sim.cli import main
 from bergen_sim.execution import Job, RunOptions, run_job
 from bergen_sim.rules import Rules
 from bergen_sim.simulate import simulate
-from tests.helpers import ctrl_c_as_on_a_terminal
+from tests.helpers import ctrl_c_as_on_a_terminal, error_lines
 
 JOB = Job(Rules.make(players=2), ("random", "random"), seed=21, match_rows=True)
 MATCHES, CHUNK = 2_000, 250
@@ -234,7 +234,7 @@ def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):
     saved = len(list(folder.glob("chunk-*.npz")))
     assert process.returncode == 130, err
     assert out == "" and "Traceback" not in err
-    last = err.strip().splitlines()
+    last = error_lines(err.strip())
     assert len(last) == 1 and "saved in" in last[0] and "run the same command again to resume" in last[0]
     assert 2 <= saved < 200
 
@@ -243,3 +243,19 @@ def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):
     fresh = simulate(matches=200_000, seed=9, chunk_size=20_000)
     assert {k: v for k, v in resumed.summary.items() if k not in HOW} == \
         {k: v for k, v in fresh.summary.items() if k not in HOW}
+
+
+@pytest.mark.parametrize("text, why", [
+    ("[" * 100_000, "nested too deep"),
+    ('{"format": ' + "9" * 5000 + "}", "cannot read manifest.json"),
+    ("", "cannot read manifest.json"),
+    ("[1]", "is not a bergen-sim checkpoint"),
+])
+def test_a_damaged_manifest_is_one_line(tmp_path, text, why):
+    """Read as data and refused in one line naming the folder (a manifest nested too deep raised RecursionError)."""
+    from bergen_sim.checkpoint import MANIFEST, Checkpoint
+
+    (tmp_path / MANIFEST).write_text(text)
+    with pytest.raises(CheckpointError, match=why) as refused:
+        Checkpoint(tmp_path, {"seed": 1, "matches": 10})
+    assert "\n" not in str(refused.value) and str(tmp_path) in str(refused.value)

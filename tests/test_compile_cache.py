@@ -101,15 +101,15 @@ def test_a_wide_game_after_a_narrow_one_on_the_same_kernel(tmp_path):
 
 
 @pytest.mark.parametrize("where", ["/dev/null", "{tmp}/a-file", "{tmp}/a-file/below", "/proc/bergen-sim-cache"])
-def test_a_cache_folder_that_cannot_be_used_is_one_line_before_anything_compiles(tmp_path, where):
-    """BERGEN_SIM_CACHE_DIR at a file, a device or /proc: named in one line when the engine is imported."""
+def test_a_cache_folder_that_cannot_be_used_gives_way_to_a_temporary_one(tmp_path, where):
+    """BERGEN_SIM_CACHE_DIR at a file, a device or /proc: one notice naming it, and the command works."""
     (tmp_path / "a-file").write_text("")
     env = {**os.environ, "BERGEN_SIM_CACHE_DIR": where.format(tmp=tmp_path)}
     done = subprocess.run([sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())",
-                           "simulate", "--matches", "5", "--workers", "1"], env=env, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert "cannot be used as a folder for compiled code" in done.stderr and "point BERGEN_SIM_CACHE_DIR at" in done.stderr
+                           "simulate", "--help"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr.count("\n") == 1, done.stderr
+    assert "BERGEN_SIM_CACHE_DIR" in done.stderr and "cannot be used" in done.stderr and "instead" in done.stderr
+    assert "Usage:" in done.stdout
 
 
 def test_one_builder_makes_a_second_builder_wait(tmp_path, monkeypatch):
@@ -153,3 +153,69 @@ def test_without_a_lock_file_a_failed_build_keeps_its_own_error(tmp_path, monkey
         with compile_cache.one_builder("kernel A"):
             raise RuntimeError("compile failed")
     assert raised.value.__context__ is None
+
+
+# --- the cache heals itself ---------------------------------------------------------------------------------------
+
+def _command(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())",
+                           *args], env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["simulate", "--help"], ["review", "--help"], ["policies"]])
+def test_an_unusable_default_cache_falls_back_to_a_temporary_one_with_one_notice(tmp_path, args):
+    """The default cache folder's parent is a file (as a read-only home is unusable): help and listings work."""
+    (tmp_path / "file").write_text("")
+    env = {k: v for k, v in os.environ.items() if k not in ("BERGEN_SIM_CACHE_DIR", "NUMBA_CACHE_DIR")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "file")
+    done = _command(args, env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("\n") <= 1 and "Traceback" not in done.stderr
+    if done.stderr:
+        assert "cannot be used" in done.stderr and "BERGEN_SIM_CACHE_DIR" in done.stderr
+
+
+def test_the_temporary_cache_is_private(tmp_path, monkeypatch):
+    """A temporary cache folder another user could write (its kernels are imported) is not used."""
+    monkeypatch.setattr(compile_cache.tempfile, "gettempdir", lambda: str(tmp_path))
+    shared = tmp_path / f"bergen-sim-cache-{os.getuid()}"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    chosen = compile_cache._private_temporary_folder()
+    assert chosen != shared and chosen.is_dir() and not chosen.stat().st_mode & 0o077
+    shared.chmod(0o700)
+    assert compile_cache._private_temporary_folder() == shared
+
+
+def test_a_file_in_place_of_a_cache_subfolder_is_replaced_with_a_notice(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
+    (tmp_path / "kernels").write_text("a file where the kernels folder belongs")
+    folder = compile_cache.subfolder("kernels", "arrays")
+    assert folder.is_dir() and "was not a folder" in capsys.readouterr().err
+    assert compile_cache.subfolder("kernels", "arrays") == folder and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("damage", [lambda b: b[: len(b) // 2], lambda b: b"", lambda b: bytes(len(b)),
+                                    lambda b: b[:-1] + b"0"])
+def test_a_checked_file_that_was_damaged_reads_as_missing_with_a_notice(tmp_path, capsys, damage):
+    path = tmp_path / "table.npy"
+    compile_cache.write_checked(path, b"some table bytes" * 100)
+    assert compile_cache.read_checked(path) == b"some table bytes" * 100
+    path.write_bytes(damage(path.read_bytes()))
+    assert compile_cache.read_checked(path) is None
+    assert capsys.readouterr().err.count("is damaged") == 1
+    assert compile_cache.read_checked(tmp_path / "absent.npy") is None and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("damage", [lambda b: b[:100], lambda b: b"", lambda b: bytes(len(b))])
+def test_a_damaged_generated_kernel_file_is_written_again(tmp_path, capsys, damage):
+    """A kernel's file name is the hash of its source: a file holding anything else is rewritten, once."""
+    from bergen_sim.runtime import kernel_build
+
+    source = b"# generated\n" + b"x = 1\n" * 500
+    path = kernel_build._written(tmp_path / "kernel_abc.py", source)
+    path.write_bytes(damage(source))
+    assert kernel_build._written(path, source).read_bytes() == source
+    assert capsys.readouterr().err.count("is damaged") == 1
+    kernel_build._written(path, source)
+    assert capsys.readouterr().err == ""

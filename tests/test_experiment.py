@@ -193,3 +193,170 @@ def test_table_sizes_are_the_rule_books_player_counts():
     from bergen_sim.rules import PARTNERSHIP_PLAYERS, PLAYER_COUNTS
 
     assert set(SIZES.values()) == {(n, False) for n in PLAYER_COUNTS} | {(n, True) for n in PARTNERSHIP_PLAYERS}
+
+
+# --- files from strangers: read as data, nothing run ------------------------------------------------------------
+
+EVIL = """
+open({marker!r}, "w").write("imported")
+from numba import njit
+
+
+@njit
+def choose(view, move_tiles, move_ends, n_moves, rng):
+    return 0
+"""
+
+
+def test_a_module_named_in_the_file_is_not_imported_without_allow_plugins(capsys, tmp_path, monkeypatch):
+    """`evilmod:choose` beside the file (and in the current folder) is refused unread; the option is named."""
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "marker"
+    (tmp_path / "evilmod.py").write_text(EVIL.format(marker=str(marker)))
+    path = write(tmp_path, 'matches = 5\n[policies]\nevil = ["evilmod:choose"]\n')
+    status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "o"))
+    assert status == 2 and err.count("\n") == 1 and "--allow-plugins" in err and "evilmod:choose" in err, err
+    assert not marker.exists() and "evilmod" not in __import__("sys").modules
+    # the user allows it on the command line: then (and only then) the module is imported
+    experiment.load(path, tmp_path / "o", allow_plugins=True)
+    assert marker.read_text() == "imported"
+    monkeypatch.delitem(__import__("sys").modules, "evilmod")
+
+
+@pytest.mark.parametrize("text", ['[policies]\nz = ["this:x"]\n',
+                                  'kind = "compare"\n[policies]\nz = ["greedy", "this:x"]\n'])
+def test_a_standard_module_named_in_the_file_prints_nothing(capsys, tmp_path, text):
+    """`this:x` would print the Zen of Python on import: refused before any import, one line only."""
+    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
+    assert status == 2 and out == "" and err.count("\n") == 1 and "Zen" not in err and "--allow-plugins" in err
+
+
+@pytest.mark.parametrize("text, message", [
+    ("x = " + "[" * 3000 + "]" * 3000 + "\n", "nested too deeply"),
+    ("matches = " + "9" * 5000 + "\n", "more than 4,300 digits"),
+    ('sizes = [[2]]\n[policies]\na = "first"\n', "sizes: [2] is not a table size"),
+    ('sizes = [{a = 1}]\n[policies]\na = "first"\n', "is not a table size"),
+    ('kind = ["simulate"]\n[policies]\na = "first"\n', "kind must be"),
+    ('[rules.odd]\ntarget = "10"\n[policies]\na = "first"\n', "setting target takes a whole number, not '10'"),
+    ('[rules.odd]\ntarget = true\n[policies]\na = "first"\n', "setting target takes a whole number, not True"),
+    ('matches = 1000000\nchunk_size = 1\n[policies]\na = "first"\n', "chunk_size = 1 cuts"),
+    ("", 'e.g. a line random = ["random"] under [policies]'),
+])
+def test_hostile_toml_is_one_line(capsys, tmp_path, text, message):
+    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
+    assert status == 2 and message in err and err.count("\n") == 1, err
+    assert "--chunk-size" not in err
+
+
+def test_the_suggested_policies_line_is_accepted(tmp_path):
+    """What the empty file's message suggests is itself a valid experiment."""
+    assert experiment.parse({"policies": {"random": ["random"]}}).cells[0].policies == ("random",)
+
+
+def test_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b'\xef\xbb\xbfmatches = 7\n[policies]\na = "first"\n')
+    assert experiment.load(path, tmp_path / "o").matches == 7
+
+
+def test_a_folder_given_as_the_file_is_one_line(capsys, tmp_path):
+    status, _, err = run(capsys, "run", str(tmp_path), "--out", str(tmp_path / "o"))
+    assert status == 2 and err.count("\n") == 1, err
+
+
+# --- reused cells are checked against themselves ----------------------------------------------------------------
+
+def fake_play(experiment_, cell, checkpoint, options):
+    """Rows as a played simulate cell has them, without compiling anything (and no file failed)."""
+    return [{**cell.label(), "side": side, "matches": experiment_.matches, "match_wins": 1} for side in range(2)], ""
+
+
+@pytest.fixture()
+def plan(tmp_path, monkeypatch):
+    monkeypatch.setattr(experiment, "_simulate_rows", fake_play)
+    made = experiment.parse({"matches": 3, "seeds": [0, 1], "policies": {"a": "first"}}, "inline")
+    made.out = tmp_path / "out"
+    experiment.run(made)
+    return made
+
+
+@pytest.mark.parametrize("damage, why", [
+    (lambda d: {**d, "rows": []}, "holds no rows"),
+    (lambda d: {**d, "rows": d["rows"][:1]}, "do not match"),
+    (lambda d: {**d, "rows": [{**d["rows"][0], "match_wins": 9}, d["rows"][1]]}, "do not match"),
+    (lambda d: {**d, "row_count": "2"}, "do not match"),
+    (lambda d: {**d, "rows": "x"}, "holds no rows"),
+    (lambda d: {**d, "rows": [1, 2]}, "holds no rows"),
+    (lambda d: [d], "not a cell file"),
+    (lambda d: "[" * 100_000, "nested too deeply"),
+    (lambda d: "", "not a cell file"),
+    (lambda d: "\x00" * 64, "not a cell file"),
+    (lambda d: '{"rows": ' + "9" * 5000 + "}", "not a cell file"),
+])
+def test_a_damaged_cell_file_is_played_again_with_a_notice(plan, damage, why):
+    first = plan.cell_file(plan.cells[0])
+    changed = damage(json.loads(first.read_text()))
+    first.write_text(changed if isinstance(changed, str) else json.dumps(changed))
+    notices = []
+    done = experiment.run(plan, log=notices.append)
+    assert len(done.played) == 1 and len(done.reused) == 1 and len(done.table) == 4
+    [notice] = [n for n in notices if "damaged" in n]
+    assert why in notice and str(first) in notice
+    assert experiment.saved_rows(plan, plan.cells[0])[0] is not None  # saved whole again
+
+
+def test_a_folder_in_place_of_a_cell_file_is_refused_before_any_cell_plays(plan):
+    second = plan.cell_file(plan.cells[1])
+    second.unlink()
+    second.mkdir()
+    plan.cell_file(plan.cells[0]).unlink()
+    with pytest.raises(experiment.ExperimentError, match="cannot be read"):
+        experiment.run(plan)
+    assert not plan.cell_file(plan.cells[0]).exists()  # checked before the first cell played
+
+
+def test_a_batch_that_cannot_save_still_prints_what_it_played(capsys, tmp_path, monkeypatch):
+    """A full disk (or a file size limit) on the first cell's save: its rows are printed, then one line, status 2."""
+    monkeypatch.setattr(experiment, "_simulate_rows", fake_play)
+    real_write = Path.write_text
+
+    def full_disk(self, *args, **kwargs):
+        if self.name.endswith(".partial"):
+            raise OSError(28, "No space left on device")
+        return real_write(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    path = write(tmp_path, 'matches = 3\nseeds = [0, 1]\n[policies]\na = "first"\n')
+    status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "o"), "--json")
+    assert status == 2 and "No space left on device" in err and err.strip().count("\n") <= 2, err
+    data = json.loads(out)
+    assert data["played"] == 1 and len(data["results"]) == 2  # the played cell's rows; the second was not played
+
+
+def test_names_from_the_file_are_printed_escaped(capsys, tmp_path, monkeypatch):
+    """A set name holding a terminal's escape sequences is shown escaped in notices and the table."""
+    monkeypatch.setattr(experiment, "_simulate_rows", fake_play)
+    text = 'matches = 3\n[policies]\n"p\\u001b[2J\\u001b]0;pwned\\u0007" = "first"\n'
+    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o\nx"))
+    assert status == 0, err
+    assert "\x1b" not in out + err and "\x07" not in out + err and "\\x1b[2J" in err and "o\\nx" in out + err
+
+
+def test_a_cell_whose_checkpoint_cannot_be_written_is_shown_not_saved(capsys, tmp_path, monkeypatch):
+    """simulate and compare raise a write failure after the run with its result: the rows are printed, the
+    cell is not saved as done (its files are incomplete), and the batch ends there with one line."""
+    from bergen_sim.output import OutputError
+
+    failure = OutputError("checkpoint x: cannot save chunks (File too large); the run went on without it")
+    failure.result = "the played result"
+    assert experiment._finished(lambda: (_ for _ in ()).throw(failure)) == ("the played result", str(failure))
+    assert experiment._finished(lambda: 5) == (5, "")
+
+    def played_but_not_saved(experiment_, cell, checkpoint, options):
+        return fake_play(experiment_, cell, checkpoint, options)[0], str(failure)
+
+    monkeypatch.setattr(experiment, "_simulate_rows", played_but_not_saved)
+    path = write(tmp_path, 'matches = 3\nseeds = [0, 1]\n[policies]\na = "first"\n')
+    status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "o"), "--json")
+    assert status == 2 and "File too large" in err and json.loads(out)["played"] == 1
+    assert not list((tmp_path / "o" / "cells").glob("*.json"))

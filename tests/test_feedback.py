@@ -74,18 +74,22 @@ def test_verbose_says_which_kernel_and_quiet_says_nothing(capsys):
     assert feedback.level() == feedback.NORMAL  # --quiet lasted for that command only
 
 
-def test_compile_notice_on_a_terminal_only(capsys, monkeypatch):
-    """A cache miss says it is compiling, naming the policies in seat order, on a terminal (or with -v)."""
+def test_a_compile_is_said_on_a_terminal_and_off_it_and_logged(capsys, monkeypatch, caplog):
+    """A cache miss says it is compiling, naming the policies in seat order, whether stderr is a terminal or a
+    pipe (a script waits as long as a person), and logs it; --quiet silences it."""
     monkeypatch.setattr(runner, "in_disk_cache", lambda function, args=None: False)
     monkeypatch.setattr(feedback, "_last_compile", lambda kind: None)  # no compile timed on this machine yet
     timed = []
     monkeypatch.setattr(feedback, "compiled", lambda kind, seconds: timed.append(kind))
-    runner.Engine(runner.Rules.make(players=2), ["random", "first"])
-    assert capsys.readouterr().err == ""  # stderr is not a terminal under pytest
+    notice = "compiling the match loop for random, first (first run only, about 20 s)\n"
+    with caplog.at_level("INFO", logger="bergen_sim"):
+        runner.Engine(runner.Rules.make(players=2), ["random", "first"])
+    assert capsys.readouterr().err == notice  # stderr is not a terminal under pytest
+    assert [r.getMessage() for r in caplog.records] == [notice.strip()]
     assert timed == ["match loop"]  # the compile's time is kept for the next notice
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     runner.Engine(runner.Rules.make(players=2), ["random", "first"])
-    assert capsys.readouterr().err == "compiling the match loop for random, first (first run only, about 20 s)\n"
+    assert capsys.readouterr().err == notice
     # a kernel with a search player is timed apart: its first compile is longer
     assert runner.compile_kind([runner.resolve("random"), runner.resolve("first")]) == "match loop"
     assert runner.compile_kind([runner.resolve("first"), runner.resolve("ismcts:race=1")]) == "search match loop"

@@ -23,6 +23,7 @@ from bergen_sim import limits
 from bergen_sim.checkpoint import Checkpoint
 from bergen_sim.cli import main
 from bergen_sim.runtime import registry
+from tests.helpers import error_lines
 
 HUGE = str(10**30)
 INT64_MAX = str(2**63 - 1)
@@ -134,6 +135,10 @@ CASES = [
       "--counts", "1,1", "--boneyard", "14", "--scores", "0,0"], ["target"]),
     (["analyze", "--seat", "0", "--hand", "2-5", "--ends", "5,5", "--played", "5-5", "--counts", "1,1",
       "--boneyard", "14", "--scores", f"0,{HUGE}"], ["scores"]),
+    # names longer than the system allows (255 bytes a name): refused before anything runs
+    (["simulate", "--matches", "2", "--checkpoint", "{tmp}/" + "a" * 300], ["--checkpoint", "File name too long"]),
+    (["report", "going_first", "--quick", "--out", "{tmp}/" + "a" * 300], ["--out", "File name too long"]),
+    (["simulate", "--matches", "2", "--out", "{tmp}/" + "a" * 300 + ".csv"], ["--out", "File name too long"]),
 ]
 
 
@@ -144,7 +149,7 @@ def test_hostile_input_gets_one_line_and_status_2(capsys, place, argv, words):
     status, out, err = run(capsys, *argv)
     assert status == 2, err
     assert out == ""
-    lines = err.strip().splitlines()
+    lines = error_lines(err.strip())
     assert len(lines) == 1, err
     assert lines[0].startswith("bergen-sim: error:") and "Traceback" not in err
     for word in words:
@@ -166,7 +171,7 @@ def test_full_device_keeps_the_summary_and_the_device(capsys):
     status, out, err = run(capsys, "simulate", "--matches", "300", "--workers", "1", "--out", "/dev/full")
     assert status == 2
     assert "300 matches" in out  # the summary table of the finished run
-    assert err.strip().splitlines() == ["bergen-sim: error: --out /dev/full: write failed (No space left on device)"]
+    assert error_lines(err.strip()) == ["bergen-sim: error: --out /dev/full: write failed (No space left on device)"]
     after = os.stat("/dev/full")
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
 
@@ -187,25 +192,25 @@ def test_standard_output_on_a_full_device_is_one_line(tmp_path, args):
         done = subprocess.run([sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())",
                                *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.strip().splitlines() == [
+    assert error_lines(done.stderr.strip()) == [
         "bergen-sim: error: standard output cannot be written (No space left on device); nothing more was printed"]
 
 
 def test_full_device_for_a_trace(capsys):
     status, out, err = run(capsys, "trace", "--matches", "50", "-o", "/dev/full")
-    assert status == 2 and len(err.strip().splitlines()) == 1 and "No space left" in err
+    assert status == 2 and len(error_lines(err.strip())) == 1 and "No space left" in err
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
 def test_json_summary_survives_a_failed_out(capsys):
     status, out, err = run(capsys, "simulate", "--matches", "200", "--workers", "1", "--json", "--out", "/dev/full")
-    assert status == 2 and json.loads(out)["matches"] == 200 and len(err.strip().splitlines()) == 1
+    assert status == 2 and json.loads(out)["matches"] == 200 and len(error_lines(err.strip())) == 1
 
 
 def test_compare_tables_survive_a_failed_out(capsys):
     status, out, err = run(capsys, "compare", "--policies", "random,first", "--matches", "40", "--workers", "1",
                            "--out", "/dev/full")
-    assert status == 2 and "40 deal sets" in out and len(err.strip().splitlines()) == 1
+    assert status == 2 and "40 deal sets" in out and len(error_lines(err.strip())) == 1
 
 
 # --- what a path points to is written, never replaced -----------------------------------------------
@@ -293,7 +298,7 @@ def test_second_run_on_a_locked_checkpoint_is_refused(capsys, tmp_path):
                                "--checkpoint", str(tmp_path / "ck"))
     finally:
         holder.close()
-    assert status == 2 and err.strip().splitlines() == [
+    assert status == 2 and error_lines(err.strip()) == [
         f"bergen-sim: error: checkpoint {tmp_path / 'ck'} is in use by another run (process {os.getpid()}); "
         "wait for it to finish, or use another folder"]
 
@@ -306,7 +311,7 @@ def test_chunk_copied_from_another_run_is_refused(capsys, tmp_path):
     name = "chunk-000000000100-100.npz"
     (b / name).write_bytes((a / name).read_bytes())  # seed 4's second chunk into seed 5's folder
     status, out, err = run(capsys, *argv, "--seed", "5", "--checkpoint", str(b))
-    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert status == 2 and len(error_lines(err.strip())) == 1
     assert "belongs to another run" in err and name in err
 
 
@@ -328,7 +333,7 @@ def test_checkpoint_folder_removed_mid_run_keeps_the_summary(capsys, tmp_path, m
                            "--json", "--checkpoint", str(folder))
     assert status == 2
     assert json.loads(out)["matches"] == 3000  # every match was played and summarised
-    lines = err.strip().splitlines()
+    lines = error_lines(err.strip())
     assert len(lines) == 1 and "cannot save chunks" in lines[0] and "went on without it" in lines[0]
 
 
@@ -373,9 +378,9 @@ def test_broken_analysis_is_one_line_naming_the_file(capsys, tmp_path, name):
     _write_analysis(tmp_path, name, body)
     status, out, err = run(capsys, "report", name, "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"))
     assert status == 2 and "Traceback" not in err
-    failed = [line for line in err.splitlines() if line.startswith(f"{name}: failed:")]
+    failed = [line for line in error_lines(err) if line.startswith(f"{name}: failed:")]
     assert len(failed) == 1 and f"{name}.py" in failed[0] and words in failed[0]
-    assert err.strip().splitlines()[-1].startswith("bergen-sim: error: 1 of 1 analyses failed")
+    assert error_lines(err.strip())[-1].startswith("bergen-sim: error: 1 of 1 analyses failed")
 
 
 def test_report_all_goes_on_past_broken_analyses(capsys, tmp_path):
@@ -386,7 +391,7 @@ def test_report_all_goes_on_past_broken_analyses(capsys, tmp_path):
     status, out, err = run(capsys, "report", *names, "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"))
     assert status == 2
     assert (tmp_path / "rep" / "good.md").exists() and (tmp_path / "rep" / "README.md").exists()
-    last = err.strip().splitlines()[-1]
+    last = error_lines(err.strip())[-1]
     assert last.startswith(f"bergen-sim: error: {len(BROKEN_ANALYSES)} of {len(names)} analyses failed")
     assert all(name in last for name in BROKEN_ANALYSES)
 
@@ -400,7 +405,7 @@ def test_report_refuses_a_folder_name_that_is_not_utf8(capsys, tmp_path, option)
     folders = {"--out": str(tmp_path / "rep"), option: bad}
     status, out, err = run(capsys, "report", "going_first", "--matches", "10", "--workers", "1",
                            *(word for pair in folders.items() for word in pair))
-    lines = err.strip().splitlines()
+    lines = error_lines(err.strip())
     assert status == 2 and len(lines) == 1 and lines[0].startswith(f"bergen-sim: error: {option} '")
     assert lines[0].endswith(": the folder name is not UTF-8 text, and a report quotes it in its pages; use another name")
     assert os.listdir(tmp_path) == ([] if option == "--out" else [os.path.basename(bad)])
@@ -454,7 +459,7 @@ def test_policy_writing_its_view_cannot_change_the_game(capsys, from_root):
 def test_policy_returning_a_float_is_told_an_integer_is_required(capsys, from_root):
     status, out, err = run(capsys, "simulate", "--matches", "10", "--workers", "1",
                            "--policy", "tests.plugins_bad:returns_float")
-    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert status == 2 and len(error_lines(err.strip())) == 1
     assert "returns float64" in err and "integer index" in err
 
 
@@ -462,7 +467,7 @@ def test_policy_returning_a_float_is_told_an_integer_is_required(capsys, from_ro
 def test_policy_returning_an_unsigned_integer_is_told_an_int64_is_required(capsys, from_root):
     status, out, err = run(capsys, "simulate", "--matches", "10", "--workers", "1",
                            "--policy", "tests.plugins_bad:returns_unsigned", "--policy", "random")
-    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert status == 2 and len(error_lines(err.strip())) == 1
     assert "unsigned uint64" in err and "np.int64(k)" in err
 
 
@@ -583,7 +588,7 @@ def test_play_against_a_raising_plugin_ends_in_one_line_and_keeps_the_match(caps
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 60))
     status, _, err = run(capsys, "play", "--seed", "1", "--seat", "1", "--opponent", "tests.plugins_bad:raises",
                              "-o", str(out))
-    assert status == 2 and err.strip().splitlines() == [
+    assert status == 2 and error_lines(err.strip()) == [
         "bergen-sim: error: policy 'tests.plugins_bad:raises' at seat 0 raised ValueError: this plug-in always "
         "fails (hand 1)"]
     assert json.loads(out.read_text().splitlines()[0])["type"] == "match"

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from bergen_sim.cli import main
-from tests.helpers import ctrl_c_as_on_a_terminal
+from tests.helpers import ctrl_c_as_on_a_terminal, error_lines
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")]
 
@@ -119,7 +119,7 @@ def test_file_size_limit_keeps_the_summary_and_leaves_no_file(tmp_path):
     run = start("simulate", "--matches", "20000", "--workers", "1", "--out", str(path), "--json", limit=100_000)
     out, err = run.communicate(timeout=600)
     assert run.returncode == 2
-    assert err.strip().splitlines() == [f"bergen-sim: error: --out {path}: write failed (File too large); "
+    assert error_lines(err.strip()) == [f"bergen-sim: error: --out {path}: write failed (File too large); "
                                         "nothing was written"]
     assert json.loads(out)["matches"] == 20000
     assert list(tmp_path.iterdir()) == []
@@ -135,7 +135,7 @@ def test_killed_run_leaves_no_lock_and_resumes_to_identical_totals(tmp_path, cap
         # while it plays, a second run on the folder is refused in one line
         status = main([*argv, "--checkpoint", str(folder)])
         err = capsys.readouterr().err
-        assert status == 2 and "is in use by another run" in err and len(err.strip().splitlines()) == 1
+        assert status == 2 and "is in use by another run" in err and len(error_lines(err.strip())) == 1
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=30)
     finally:

@@ -28,7 +28,7 @@ from bergen_sim.rules import Rules
 from bergen_sim.runtime.runner import halt_flag
 from bergen_sim.stats import paired_interval
 from bergen_sim.tournament import CompareError, compare
-from tests.helpers import assert_halts_soon, deal_keyed_hand
+from tests.helpers import assert_halts_soon, deal_keyed_hand, error_lines
 
 #: few play-outs keep the tests quick; unbiasedness holds for any number
 FAST = dict(rollouts=2, deal_samples=4)
@@ -338,7 +338,7 @@ def test_cli_adjust_luck_json(capsys):
     assert "luck-adjusted" in capsys.readouterr().out
     assert main(["compare", "--policies", "first,random", "--adjust", "skill"]) == 2
     err = capsys.readouterr().err
-    assert "skill" in err and len(err.strip().splitlines()) == 1
+    assert "skill" in err and len(error_lines(err.strip())) == 1
     # a luck model and the play-outs per position: recorded in the JSON, and the same raw figures (the same
     # matches)
     assert data["luck_playouts"] == 32 and data["luck_decision_runs"] == DECISION_RUNS
@@ -355,7 +355,7 @@ def test_cli_adjust_luck_json(capsys):
                       (["--luck-playouts", "x"], "'x' is not a valid integer")):
         assert main([*args, *bad]) == 2
         err = capsys.readouterr().err
-        assert says in err and len(err.strip().splitlines()) == 1, err
+        assert says in err and len(error_lines(err.strip())) == 1, err
     for without_luck in (["--luck-model", "random=greedy"], ["--luck-playouts", "4"]):
         assert main(["compare", "--policies", "first,random", "--matches", "20", *without_luck]) == 2
         assert "give them with --adjust luck" in capsys.readouterr().err

@@ -151,3 +151,24 @@ def test_a_table_another_builder_is_making_is_waited_for_and_loaded(tmp_path, mo
     first.join(30)
     assert builds == ["random"]
     assert np.array_equal(results["first"], results["second"]) and results["second"][0] == 0.25
+
+
+@pytest.mark.parametrize("damage", [lambda b: b[: len(b) // 3], lambda b: b"", lambda b: bytes(len(b))])
+def test_a_damaged_cached_table_is_built_again_with_one_notice(tmp_path, monkeypatch, capsys, damage):
+    """A table cut short, emptied or zero-filled (a full disk, a killed write) is rebuilt, not a traceback."""
+    monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
+    rules = Rules.make(players=2, target=5)
+    built = []
+
+    def fake_build(rules_, base, kind, hands):  # what build_table returns, without compiling or playing
+        built.append(kind)
+        return np.full(rules_.target ** rules_.sides, 0.5)
+
+    monkeypatch.setattr(mv, "build_table", fake_build)
+    first = table_for(rules)
+    assert built == ["exact"] and table_for(rules).tolist() == first.tolist() and len(built) == 1  # read back
+    [path] = (tmp_path / "match_value").glob("table_*.npy")
+    path.write_bytes(damage(path.read_bytes()))
+    capsys.readouterr()
+    assert table_for(rules).tolist() == first.tolist() and len(built) == 2
+    assert capsys.readouterr().err.count("building it again") == 1

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from bergen_sim.cli import cli, main
 from bergen_sim.game import replay
 from bergen_sim.trace import read_jsonl, replay_match
+from tests.helpers import error_lines
 
 
 def run(args: list[str], text: str):
@@ -111,7 +112,7 @@ def test_a_hint_ranks_the_doubles_a_leader_may_lead_under_any_double(tmp_path):
 def test_bad_options_are_one_line_and_status_2(args, message, capsys, tmp_path):
     assert main(["play", *([] if "-o" in args else ["-o", str(tmp_path / "x.jsonl")]), *args]) == 2
     err = capsys.readouterr().err.strip()
-    assert message in err and len(err.splitlines()) == 1
+    assert message in err and len(error_lines(err)) == 1
     assert not (tmp_path / "x.jsonl").exists()
 
 
@@ -119,7 +120,7 @@ def test_an_unwritable_trace_path_is_one_line_and_status_2(tmp_path, capsys):
     assert main(["play", "--seed", "1", "-o", str(tmp_path / "no-such-dir" / "m.jsonl")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("bergen-sim: error: -o ") and "no-such-dir does not exist" in err
-    assert len(err.splitlines()) == 1
+    assert len(error_lines(err)) == 1
 
 
 def test_console_module_with_a_real_pipe(tmp_path):

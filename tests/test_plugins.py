@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bergen_sim.runtime import registry
+from tests.helpers import error_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "examples.cautious:choose"
@@ -96,7 +97,7 @@ def test_a_misbehaving_plugin_stops_the_run_with_one_line(plugin_dist, tmp_path,
     done = bergen_sim("simulate", "--policy", seats[0], "--policy", seats[1], "--matches", "50", "--seed", "1",
                       "--out", str(out), pythonpath=plugin_dist)
     assert done.returncode == 2
-    lines = done.stderr.strip().splitlines()
+    lines = error_lines(done.stderr.strip())
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"bergen-sim: error: policy {policy!r} at seat 0 ")
     assert what in lines[0]
@@ -109,7 +110,7 @@ def test_a_five_argument_plugin_is_refused_with_three_word_hands():
     done = bergen_sim("simulate", "--policy", EXAMPLE_FIVE, "--players", "6", "--set", "domino_set=double-twelve",
                       "--matches", "10")
     assert done.returncode == 2
-    lines = done.stderr.strip().splitlines()
+    lines = error_lines(done.stderr.strip())
     assert len(lines) == 1 and "takes 5 arguments" in lines[0] and "no_tiles" in lines[0], done.stderr
 
 
@@ -160,3 +161,50 @@ def test_a_module_declares_a_builtin_only_with_a_literal_name_and_a_choose(tmp_p
     for text, expected in cases:
         source.write_text(text)
         assert registry._declared_policy(str(source)) == expected, text
+
+
+PROBE = """
+open({marker!r}, "a").write("imported\\n")
+from numba import njit
+
+
+@njit
+def choose(view, move_tiles, move_ends, n_moves, rng):
+    return 0
+"""
+
+
+def test_a_plugin_named_in_the_current_folder_is_found_without_putting_the_folder_on_sys_path(tmp_path, monkeypatch):
+    """`--policy cwdplug:choose` from its folder works; the folder itself never answers other imports."""
+    import importlib
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "marker"
+    (tmp_path / "cwdplug.py").write_text(PROBE.format(marker=str(marker)))
+    (tmp_path / "cwdshadow.py").write_text(PROBE.format(marker=str(marker)))  # like a stray json.py or dask.py
+    ref = registry.resolve("cwdplug:choose")
+    assert Path(ref.source_file) == tmp_path / "cwdplug.py" and marker.read_text() == "imported\n"
+    assert str(tmp_path) not in sys.path and "" not in sys.path[1:] and os.getcwd() not in sys.path
+    with pytest.raises(ImportError):
+        importlib.import_module("cwdshadow")
+    assert marker.read_text() == "imported\n"
+    monkeypatch.delitem(sys.modules, "cwdplug")
+
+
+def test_a_module_named_in_a_file_is_refused_before_it_is_looked_up(tmp_path, monkeypatch):
+    """A name read from a file: built-ins and entry points resolve, a module path is refused without a look-up."""
+    import importlib.util
+
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "marker"
+    (tmp_path / "filemod.py").write_text(PROBE.format(marker=str(marker)))
+    looked_up = []
+    monkeypatch.setattr(importlib.util, "find_spec", lambda *a, **k: looked_up.append(a))
+    with pytest.raises(registry.ModuleNotAllowed, match="--allow-plugins"):
+        registry.resolve("filemod:choose", "--allow-plugins")
+    with pytest.raises(registry.ModuleNotAllowed, match="--allow-plugins"):
+        registry.resolve("os.path:join", "--allow-plugins")
+    assert not marker.exists() and looked_up == []
+    monkeypatch.undo()
+    assert registry.resolve("greedy", "--allow-plugins").module == registry.BUILTINS["greedy"][0]

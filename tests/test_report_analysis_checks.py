@@ -10,6 +10,7 @@ import pytest
 
 from bergen_sim import reporting
 from bergen_sim.cli import main
+from tests.helpers import error_lines
 
 HEAD = 'import pandas as pd\nTITLE = "T"\n'
 RUN = 'def run(ctx):\n    return {"t": pd.DataFrame({"x": [1.0]})}\n'
@@ -54,7 +55,7 @@ def test_misbehaving_analysis_is_one_line_and_leaves_nothing(capsys, tmp_path, n
     (tmp_path / f"{name}.py").write_text(body)
     status, err = _report(capsys, tmp_path, name)
     assert status == 2 and "Traceback" not in err
-    failed = [line for line in err.splitlines() if line.startswith(f"{name}: failed:")]
+    failed = [line for line in error_lines(err) if line.startswith(f"{name}: failed:")]
     assert len(failed) == 1 and f"{name}.py" in failed[0] and words in failed[0], err
     assert not (tmp_path / "rep" / name).exists() and not (tmp_path / "rep" / f"{name}.md").exists()
 
@@ -67,7 +68,7 @@ def test_the_other_analyses_still_run(capsys, tmp_path):
     assert status == 2 and "Traceback" not in err
     assert (tmp_path / "rep" / "good.md").exists() and (tmp_path / "rep" / "README.md").exists()
     assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == ["README.md", "good", "good.md"]
-    assert err.strip().splitlines()[-1].startswith(f"bergen-sim: error: {len(BROKEN)} of {len(BROKEN) + 1} analyses")
+    assert error_lines(err.strip())[-1].startswith(f"bergen-sim: error: {len(BROKEN)} of {len(BROKEN) + 1} analyses")
 
 
 def test_keyboard_interrupt_in_an_analysis_still_stops_the_command(tmp_path):
@@ -76,17 +77,20 @@ def test_keyboard_interrupt_in_an_analysis_still_stops_the_command(tmp_path):
         reporting.report("stop", tmp_path / "rep", quick=True, matches=20, analyses_dir=tmp_path, warn=lambda t: None)
 
 
-def test_a_full_scale_report_from_a_dirty_checkout_is_refused_before_anything_runs(monkeypatch, tmp_path, capsys):
+def test_a_full_scale_report_into_a_dirty_checkout_is_refused_before_anything_runs(monkeypatch, tmp_path, capsys):
     from bergen_sim import provenance
 
     monkeypatch.setattr(provenance, "git_state", lambda: {"commit": "0123456789abcdef", "dirty": True})
+    monkeypatch.setattr(provenance, "source_root", lambda: tmp_path)
+    inside = tmp_path / "reports"
     with pytest.raises(reporting.AnalysisError, match="uncommitted changes: commit them first, or pass --allow-dirty"):
-        reporting.check_clean_for_full_scale(None, False, False)
-    reporting.check_clean_for_full_scale(None, False, True)  # allowed
-    reporting.check_clean_for_full_scale(None, True, False)  # a quick report is no headline
-    reporting.check_clean_for_full_scale(200_000, False, False)  # nor a smaller one
+        reporting.check_clean_for_full_scale(None, False, False, inside)
+    reporting.check_clean_for_full_scale(None, False, True, inside)  # allowed
+    reporting.check_clean_for_full_scale(None, True, False, inside)  # a quick report is no headline
+    reporting.check_clean_for_full_scale(200_000, False, False, inside)  # nor a smaller one
+    reporting.check_clean_for_full_scale(None, False, False, tmp_path.parent / "elsewhere")  # the user's own folder
     monkeypatch.setattr(reporting, "run", lambda *a, **k: pytest.fail("played before refusing"))
-    assert main(["report", "going_first", "--out", str(tmp_path / "r")]) == 2
+    assert main(["report", "going_first", "--out", str(inside)]) == 2
     assert "uncommitted changes" in capsys.readouterr().err
     monkeypatch.setattr(provenance, "git_state", lambda: {"commit": "0123456789abcdef", "dirty": False})
-    reporting.check_clean_for_full_scale(None, False, False)
+    reporting.check_clean_for_full_scale(None, False, False, inside)

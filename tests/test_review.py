@@ -14,6 +14,7 @@ from bergen_sim.record import RecordError, decision_view, drive, parse_record, r
 from bergen_sim.reference import split_matches
 from bergen_sim.review import markdown, review
 from bergen_sim.search.position import ENGINES
+from tests.helpers import error_lines
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -174,7 +175,7 @@ def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
     (BLUNDER.encode(), ["--out", "/dev/null"], "a review report is a Markdown file with its figure (PNG) beside it"),
     (BLUNDER.encode(), ["--out", ""], "--out is empty: give a file name"),  # not "no report"
     (BLUNDER.encode(), ["--worlds", "1"], "1 is not in 2..1,000,000"),  # one world: no interval
-    (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be a whole number, not '999"),
+    (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be 2..8, not a number of about"),
     (BLUNDER.replace("names Ann Bob", "names").encode(), [], "line 4: 'names' takes one name per seat"),
     (BLUNDER.replace("hand 1", "hand " + "9" * 5000).encode(), [], "line 5: 'hand N' takes the hand's number"),
     (BLUNDER.replace("1: 1-2 R", "9" * 5000 + ": 1-2 R").encode(), [], "line 8: expected rules, names, hand, deal"),
@@ -188,7 +189,7 @@ def test_review_of_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, a
         path.write_bytes(content)
     assert main(["review", str(path), *([] if "--worlds" in args else ["--worlds", "50"]), *args]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
+    assert len(error_lines(err)) == 1 and message in err and "Traceback" not in err
 
 
 def test_a_tile_written_high_half_first_is_reviewed_as_the_same_move():
@@ -227,7 +228,7 @@ def test_a_malformed_trace_is_one_line_and_exit_2(tmp_path, capsys, change, mess
     path.write_text("".join(json.dumps(e) + "\n" for e in events))
     assert main(["review", str(path), "--worlds", "20", "--match", "0"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err, err
+    assert len(error_lines(err)) == 1 and message in err and "Traceback" not in err, err
 
 
 def test_a_number_too_long_to_read_is_one_line_and_exit_2(tmp_path, capsys):
@@ -235,7 +236,7 @@ def test_a_number_too_long_to_read_is_one_line_and_exit_2(tmp_path, capsys):
     path.write_text('{"type": "match", "rules": {"target": ' + "9" * 5000 + "}}\n")
     assert main(["review", str(path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "line 1 is not JSON: it holds a number of more than 4,300 digits" in err
+    assert len(error_lines(err)) == 1 and "line 1 is not JSON: it holds a number of more than 4,300 digits" in err
 
 
 def test_a_report_that_cannot_be_written_keeps_the_review_and_leaves_no_file(tmp_path, capsys, monkeypatch):
@@ -253,7 +254,7 @@ def test_a_report_that_cannot_be_written_keeps_the_review_and_leaves_no_file(tmp
     captured = capsys.readouterr()
     assert json.loads(captured.out)["seats"][0]["decisions"] == 1  # Ann's 3-5 L, printed all the same
     assert captured.err.strip().endswith("r.png: write failed (No space left on device); nothing was written")
-    assert len(captured.err.strip().splitlines()) == 1 and sorted(tmp_path.iterdir()) == [path]
+    assert len(error_lines(captured.err.strip())) == 1 and sorted(tmp_path.iterdir()) == [path]
 
 
 def test_review_reads_the_other_seats_plays(monkeypatch):
@@ -327,7 +328,7 @@ def test_analyze_of_a_bad_game_decision_is_one_line_and_exit_2(tmp_path, capsys,
     path.write_text(BLUNDER)
     assert main(["analyze", *[a.replace("{game}", str(path)) for a in args], "--worlds", "50"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err, err
+    assert len(error_lines(err)) == 1 and message in err and "Traceback" not in err, err
 
 
 def test_the_choice_of_the_double_to_lead_is_reviewed_under_any_double(capsys):
@@ -354,7 +355,7 @@ def test_a_version_1_trace_of_version_2_rules_is_one_line_and_exit_2(tmp_path, c
     for args in (["review", str(path), "--worlds", "20"], ["analyze", "--game", str(path), "--decision", "1"]):
         assert main(args) == 2
         err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and "Traceback" not in err and "bergen-trace/1" in err, err
+        assert len(error_lines(err)) == 1 and "Traceback" not in err and "bergen-trace/1" in err, err
 
 
 def test_a_trace_cut_short_is_reviewed_up_to_where_it_stops(tmp_path, capsys):
@@ -408,7 +409,7 @@ def test_a_report_never_writes_over_the_game_it_reviews(tmp_path, capsys, out):
     report = tmp_path / "game.md"
     assert main(["review", str(game), "--worlds", "50", "--out", str(report)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "over the game being reviewed" in err
+    assert len(error_lines(err)) == 1 and "over the game being reviewed" in err
     assert game.read_bytes() == before
 
 
@@ -433,7 +434,7 @@ def test_the_review_base_is_checked_before_the_game_is_read(tmp_path, capsys):
     for option, value, allowed in (("--base", "nosuch", "expert"), ("--player", "expert", "ismcts")):
         assert main(["review", str(tmp_path / "missing.txt"), option, value]) == 2
         err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and option in err and allowed in err
+        assert len(error_lines(err)) == 1 and option in err and allowed in err
 
 
 def test_review_by_the_tree_search_names_it_and_reviews_the_same_decisions(tmp_path, capsys):
@@ -471,3 +472,57 @@ def test_reading_some_matches_of_a_trace_keeps_only_those():
     assert [g.actions for g in some] == [every[7].actions, every[2].actions]
     with pytest.raises(MatchOutOfRange, match=f"match 12: {path} holds matches 0..11"):
         read_games(path, matches=[0, 12])
+
+
+def _first_match() -> list[str]:
+    lines = (GOLDEN / "2p-standard.jsonl").read_text().splitlines()
+    second = next(k for k, line in enumerate(lines) if k and json.loads(line)["type"] == "match")
+    return lines[:second]
+
+
+def test_a_play_after_the_match_end_is_refused_before_any_decision_is_analyzed(tmp_path, monkeypatch):
+    """The file is replayed whole first: refused in about a second, not after analysing every decision."""
+    import bergen_sim.review as review_module
+
+    lines = _first_match()
+    last_play = next(line for line in reversed(lines) if json.loads(line)["type"] == "play")
+    path = tmp_path / "extra.jsonl"
+    path.write_text("\n".join([*lines, last_play]) + "\n")
+    analysed = []
+    monkeypatch.setattr(review_module, "analyze", lambda *a, **k: analysed.append(1))
+    with pytest.raises(RecordError, match="the match is already over"):
+        review(read_games(path), worlds=2, batch=2)
+    assert analysed == []
+
+
+def test_a_huge_line_is_refused_before_it_is_parsed(tmp_path, capsys):
+    head = json.loads(_first_match()[0])
+    head["policies"] = ["x" * 1_000_000, "y"]
+    path = tmp_path / "huge.jsonl"
+    path.write_text("\n".join([json.dumps(head), *_first_match()[1:]]) + "\n")
+    assert main(["review", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 1 is longer than 100,000 characters" in err
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"])
+def test_an_empty_trace_is_told_it_is_empty(tmp_path, capsys, text):
+    path = tmp_path / "empty.jsonl"
+    path.write_text(text)
+    assert main(["review", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the file is empty" in err and "rules" not in err
+
+
+def test_a_trace_of_names_that_are_not_text_is_refused(tmp_path):
+    head = json.loads(_first_match()[0])
+    head["policies"] = [1, {"a": 2}]
+    path = tmp_path / "names.jsonl"
+    path.write_text("\n".join([json.dumps(head), *_first_match()[1:]]) + "\n")
+    with pytest.raises(RecordError, match="'policies' must be a list of names"):
+        read_games(path)
+
+
+def test_a_ten_digit_player_count_is_too_large_not_text():
+    with pytest.raises(RecordError, match=r"players must be 2\.\.8, not 1234567890"):
+        parse_record("bergen-record 1\nrules players=1234567890\n")

@@ -8,6 +8,7 @@ import pytest
 
 from bergen_sim import reporting
 from bergen_sim.cli import main
+from tests.helpers import error_lines
 
 TINY = ["--quick", "--matches", "2", "--workers", "1"]
 
@@ -15,7 +16,7 @@ TINY = ["--quick", "--matches", "2", "--workers", "1"]
 def _refused(capsys, args: list[str], *words: str) -> str:
     status = main(["report", *args, *TINY])
     out, err = capsys.readouterr()
-    lines = err.strip().splitlines()
+    lines = error_lines(err.strip())
     assert status == 2, err
     assert len(lines) == 1, err  # no "going_first: running" before the refusal
     assert "running" not in err and "Traceback" not in err
@@ -122,7 +123,7 @@ def test_a_link_in_place_of_a_report_folder_is_refused_and_its_target_gets_nothi
     (tmp_path / "rep" / "good").symlink_to(elsewhere)
     status = main(["report", "good", "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"), *TINY])
     err = capsys.readouterr().err
-    assert status == 2 and len(err.strip().splitlines()) == 1 and "good/ is a symbolic link" in err, err
+    assert status == 2 and len(error_lines(err.strip())) == 1 and "good/ is a symbolic link" in err, err
     assert list(elsewhere.iterdir()) == []
 
 

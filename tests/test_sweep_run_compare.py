@@ -10,6 +10,7 @@ from bergen_sim import limits
 from bergen_sim.checkpoint import CheckpointError, check_own_folder
 from bergen_sim.cli import main
 from bergen_sim.experiment import ExperimentError, parse
+from tests.helpers import error_lines
 
 COMPARE = ["compare", "--policies", "greedy,random", "--matches", "2", "--workers", "1"]
 
@@ -17,7 +18,7 @@ COMPARE = ["compare", "--policies", "greedy,random", "--matches", "2", "--worker
 def _refused(capsys, args, *words):
     assert main(args) == 2
     err = capsys.readouterr().err
-    lines = err.strip().splitlines()
+    lines = error_lines(err.strip())
     assert len(lines) == 1, err
     for word in words:
         assert word in lines[0], lines[0]

@@ -18,6 +18,7 @@ import pytest
 from bergen_sim.cli import main
 from bergen_sim.record import RecordError, drive, parse_record, read_games
 from bergen_sim.reference import split_matches
+from tests.helpers import error_lines
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -82,7 +83,7 @@ def test_a_deleted_draw_is_refused_by_review_in_one_line(greedy_trace, tmp_path,
     assert main(["review", str(path), "--worlds", "50"]) == 2
     captured = capsys.readouterr()
     err = captured.err.strip()
-    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err, err
+    assert len(error_lines(err)) == 1 and message in err and "Traceback" not in err, err
 
 
 def test_two_draws_swapped_are_refused(tmp_path):

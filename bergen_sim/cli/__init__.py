@@ -141,6 +141,15 @@ def feedback_options() -> list[click.Option]:
 NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+def _current_folder_gone() -> bool:
+    """Whether the process's current folder was deleted (``os.getcwd()`` then fails)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     feedback.set_level(feedback.NORMAL)  # each call starts from the default (tests call main repeatedly)
@@ -171,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"bergen-sim: error: {printable(str(exc))}", err=True)
         return 2
     except OSError as exc:
+        if _current_folder_gone():  # relative paths cannot be resolved: whatever failed, this is why
+            click.echo("bergen-sim: error: the current folder no longer exists (it was deleted or moved); "
+                       "change to a folder that exists and run again", err=True)
+            return 2
         if not _written_to_stdout(exc):
             raise
         _stdout_to_devnull()

@@ -19,7 +19,7 @@ from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits_only
 from bergen_sim.search.position import (DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_PLAYER, DEFAULT_WORLDS, PLAYERS,
                                         Analysis, Position, PositionError, analyze)
 from bergen_sim.search.rollout import BASE_POLICIES
-from bergen_sim.rules import Rules, parse_setting
+from bergen_sim.rules import Rules, file_setting
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
 #: what describes a position (and its rules): a game's decision brings its own
@@ -33,7 +33,7 @@ MOST_DECISION = 10**6  # far beyond any match's decisions
 def _read_file(path: str) -> dict[str, Any]:
     """The position file's object (JSON, or TOML for a .toml file)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not text
     except UnicodeDecodeError as exc:
         raise PositionError(f"{path}: not UTF-8 text (byte {exc.start}); save the position as UTF-8") from None
     except OSError as exc:
@@ -68,10 +68,15 @@ def _rules_from_file(table: Any) -> Rules:
     if not isinstance(table, dict):
         raise PositionError("rules: expected a table of players, partnerships, preset and settings")
     table = dict(table)
-    players = table.pop("players", 2)
-    partnerships = bool(table.pop("partnerships", False))
-    preset = table.pop("preset", "standard")
-    settings = {key: parse_setting(key, str(value)) for key, value in table.items()}
+    players, partnerships, preset = table.pop("players", 2), table.pop("partnerships", False), \
+        table.pop("preset", "standard")
+    if isinstance(players, bool) or not isinstance(players, int):
+        raise PositionError(f"rules.players must be a whole number, not {shown(players)}")
+    if not isinstance(partnerships, bool):  # bool("false") is True: text would silently mean partnerships
+        raise PositionError(f"rules.partnerships must be true or false, not {shown(partnerships)}")
+    if not isinstance(preset, str):
+        raise PositionError(f"rules.preset must be a name, not {shown(preset)}")
+    settings = {key: file_setting(key, value) for key, value in table.items()}
     return Rules.make(players=players, partnerships=partnerships, preset=preset, **settings)
 
 

@@ -11,6 +11,7 @@ from rich.table import Table
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import rule_options, rules_from, run_options
 from bergen_sim.cli.output import print_json, results_console
+from bergen_sim.errors import one_line
 from bergen_sim.limits import MAX_DEAL_SETS
 from bergen_sim.output import OutputError
 from bergen_sim.tournament import ADJUSTMENTS, OUT_FORMATS, TournamentResult, check_out_path, compare, parse_luck_models
@@ -156,7 +157,7 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
     if target:
         result.write(target)
         if not as_json:
-            click.echo(f"wrote {len(result.results)} result rows to {'standard output' if to_stderr else out}",
+            click.echo(one_line(f"wrote {len(result.results)} result rows to {'standard output' if to_stderr else out}"),
                        err=to_stderr)
 
 

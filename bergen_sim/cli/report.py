@@ -12,12 +12,12 @@ from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import run_options
 from bergen_sim.cli.output import print_json
 from bergen_sim.limits import MAX_MATCHES
-from bergen_sim.errors import escaped
+from bergen_sim.errors import one_line
 
 
 def _warn(text: str) -> None:
     """A failure line: on standard error even with --quiet."""
-    click.echo(escaped(text), err=True)
+    click.echo(one_line(text), err=True)
 
 
 @click.command("report")
@@ -34,11 +34,12 @@ def _warn(text: str) -> None:
 @click.option("--strategies", metavar="A,B,...", default=None,
               help="Strategies to compare (default: every built-in heuristic; the quick subset with --quick).")
 @click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
-              help="Folder with more analyses (searched before ./analyses and the project's).")
+              help="Folder with more analyses, searched before the project's (./analyses only when named: --analyses-dir analyses).")
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
 @click.option("--allow-dirty", is_flag=True,
-              help="Run a full-scale report (1,000,000 matches per configuration or more) from a checkout with "
-                   "uncommitted changes (refused by default: the report could not say which code made it).")
+              help="Run a full-scale report (1,000,000 matches per configuration or more) into bergen-sim's own "
+                   "checkout while it has uncommitted changes (refused by default: the report could not say which "
+                   "code made it).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (the analyses found, or each report written with its findings).")
 @run_options(resumable=False)
@@ -55,7 +56,7 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, list_onl
         if as_json:
             print_json({"analyses": [{"name": name, "path": str(path)} for name, path in known.items()]})
         for name, path in ({} if as_json else known).items():
-            click.echo(f"{name}  ({path})")
+            click.echo(one_line(f"{name}  ({path})"))
         return
     picked = strategies.split(",") if strategies is not None else None  # '' is refused, not the default
     run = dataclasses.replace(run, progress=False)  # one log line per analysis instead of a bar per run
@@ -71,7 +72,7 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, list_onl
                         for table in result.tables}}
             for result, page in zip(done.results, done.pages)]})
     elif done.results:
-        click.echo(f"wrote {done.index} and {len(done.results)} report(s) in {time.perf_counter() - start:,.0f} s")
+        click.echo(one_line(f"wrote {done.index} and {len(done.results)} report(s) in {time.perf_counter() - start:,.0f} s"))
     if done.failed:
         chosen = len(done.results) + len(done.failed)
         raise reporting.AnalysisError(

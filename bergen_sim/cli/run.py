@@ -6,10 +6,12 @@ import json
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from bergen_sim import feedback
 from bergen_sim.cli.options import placement_options
 from bergen_sim.cli.output import print_json, results_console
+from bergen_sim.errors import one_line
 from bergen_sim.execution import RunOptions
 from bergen_sim.progress import on_terminal
 
@@ -23,8 +25,8 @@ def results_table(result, kind: str, title: str) -> Table:
     table = Table(title=title, header_style="bold")
     for column in frame.columns:
         table.add_column(column, justify="left" if frame[column].str.contains("[a-z]", regex=True).any() else "right")
-    for row in frame.itertuples(index=False):
-        table.add_row(*map(str, row))
+    for row in frame.itertuples(index=False):  # names from the file, shown as text (never markup or escapes)
+        table.add_row(*(Text(one_line(str(value))) for value in row))
     return table
 
 
@@ -32,13 +34,17 @@ def results_table(result, kind: str, title: str) -> Table:
 @click.argument("experiment_file", metavar="EXPERIMENT.toml", type=click.Path(dir_okay=False))
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for the cells and the results table (default: the file's `out`, else experiment-out).")
+@click.option("--allow-plugins", is_flag=True,
+              help="Run the policies the file names as package.module:function (importing them runs their code); "
+                   "without it only built-in and installed policies are taken.")
 @placement_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every row) instead of a table.")
-def command(experiment_file, out, workers, scheduler, as_json):
+def command(experiment_file, out, allow_plugins, workers, scheduler, as_json):
     """Play every cell of EXPERIMENT.toml (rule sets x sizes x policy sets x seeds) not already finished."""
     from bergen_sim import experiment
+    from bergen_sim.output import OutputError
 
-    plan = experiment.load(experiment_file, out)
+    plan = experiment.load(experiment_file, out, allow_plugins=allow_plugins)
     RunOptions(workers=workers, scheduler=scheduler)  # refuse bad options before playing
     feedback.info(f"{experiment_file}: {len(plan.cells)} cells of {plan.matches:,} matches ({plan.kind}) "
                   f"into {plan.out}")
@@ -49,8 +55,12 @@ def command(experiment_file, out, workers, scheduler, as_json):
         print_json({"kind": plan.kind, "cells": len(plan.cells), "played": len(done.played),
                     "reused": len(done.reused), "files": [str(path) for path in done.files],
                     "results": json.loads(done.table.to_json(orient="records", double_precision=15))})
-        return
-    title = (f"{plan.kind}: {len(plan.cells)} cells ({len(done.played)} played, {len(done.reused)} reused), "
-             f"{plan.matches:,} matches per cell{' (deal sets per pair)' if plan.kind == 'compare' else ''}")
-    results_console().print(results_table(done, plan.kind, title))
-    click.echo(f"wrote {', '.join(str(path) for path in done.files)}")
+    else:
+        title = (f"{plan.kind}: {len(plan.cells)} cells ({len(done.played)} played, {len(done.reused)} reused), "
+                 f"{plan.matches:,} matches per cell{' (deal sets per pair)' if plan.kind == 'compare' else ''}")
+        if not done.table.empty:
+            results_console().print(results_table(done, plan.kind, title))
+        if done.files:
+            click.echo(one_line(f"wrote {', '.join(str(path) for path in done.files)}"))
+    if done.unsaved:  # printed above, then said: status 2
+        raise OutputError(done.unsaved)

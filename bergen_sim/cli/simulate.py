@@ -10,6 +10,7 @@ from rich.table import Table
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import policy_option, rule_options, rules_from, run_options
 from bergen_sim.cli.output import print_json, results_console
+from bergen_sim.errors import one_line
 from bergen_sim.limits import MAX_MATCHES
 from bergen_sim.match_table import check_rows_path
 from bergen_sim.output import OutputError
@@ -88,7 +89,7 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         raise
     _show(result, as_json, rows_to_stdout)
     if out and not as_json:
-        click.echo(f"wrote {result.summary['matches']:,} match rows to {'standard output' if rows_to_stdout else out}",
+        click.echo(one_line(f"wrote {result.summary['matches']:,} match rows to {'standard output' if rows_to_stdout else out}"),
                    err=rows_to_stdout)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from bergen_sim import feedback
+from bergen_sim.errors import one_line
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import policy_option, with_rules
 from bergen_sim.limits import MAX_TRACE_MATCHES
@@ -26,4 +27,4 @@ def command(rules, policies, matches, seed, out):
     if target.to_stdout:  # the events are the result; this line is a note on standard error (none with --quiet)
         feedback.info(f"wrote {count:,} events of {matches:,} match(es) to standard output")
     else:
-        click.echo(f"wrote {count:,} events of {matches:,} match(es) to {out}")
+        click.echo(one_line(f"wrote {count:,} events of {matches:,} match(es) to {out}"))

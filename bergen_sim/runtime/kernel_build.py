@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Sequence
 import numba
 import numpy as np
 
-from bergen_sim.compile_cache import cache_dir, source_digest, write_atomically
+from bergen_sim.compile_cache import notice, source_digest, subfolder, write_atomically
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import NARROW_TILES
 from bergen_sim.errors import PolicyError
@@ -57,19 +57,35 @@ def _constant_arrays(ref: PolicyRef, rules: Rules | None) -> list[Path]:
         return []
     if rules is None:
         raise ValueError(f"policy {ref.name!r} needs the rules to build its kernel")
-    folder = cache_dir() / "kernels" / "arrays"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = subfolder("kernels", "arrays")
     paths = []
     for array in make(rules, ref.params):
         data = np.ascontiguousarray(array)
         digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode() + data.tobytes()).hexdigest()[:20]
-        path = folder / f"array_{digest}.npy"
-        if not path.exists():
-            saved = io.BytesIO()
-            np.save(saved, data)
-            write_atomically(path, saved.getvalue())
-        paths.append(path)
+        saved = io.BytesIO()
+        np.save(saved, data)
+        paths.append(_written(folder / f"array_{digest}.npy", saved.getvalue()))
     return paths
+
+
+def _written(path: Path, data: bytes) -> Path:
+    """``path``, holding exactly ``data``: written if absent, written again (one notice) if it holds anything else.
+
+    A generated file's name is a hash of what it must hold, so a file cut
+    short or emptied (a full disk, a killed write) is known by comparing,
+    and healed instead of failing this and every later run.
+    """
+    try:
+        same = path.read_bytes() == data
+    except FileNotFoundError:
+        same = None
+    except OSError:
+        same = False
+    if same is False:
+        notice(f"{path} in the cache is damaged (cut short, emptied or overwritten); writing it again")
+    if not same:
+        write_atomically(path, data)  # concurrent workers never see half a file
+    return path
 
 
 def takes_no_tiles(function) -> bool:
@@ -167,11 +183,7 @@ def load_kernel(policies: Sequence[PolicyRef], rules: Rules | None = None) -> Mo
     key = hashlib.sha256((source + _dependency_digest(policies)).encode()).hexdigest()[:20]
     if key in _LOADED:
         return _LOADED[key]
-    folder = cache_dir() / "kernels"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"kernel_{key}.py"
-    if not path.exists():
-        write_atomically(path, source.encode())  # concurrent workers never see half a file
+    path = _written(subfolder("kernels") / f"kernel_{key}.py", source.encode())
     name = f"bergen_sim_kernel_{key}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import multiprocessing
@@ -151,12 +153,37 @@ def available() -> list[PolicyRef]:
     return refs
 
 
-def _from_target(name: str, target: str, check: bool = True) -> PolicyRef:
-    module, _, function = target.partition(":")
-    if not module or not function:
-        raise PolicyError(f"policy {name!r}: expected package.module:function, got {target!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())  # `--policy examples.mine:f` works from the project root
+class _NamedFolderFinder(importlib.abc.MetaPathFinder):
+    """Finds only the top-level packages a user named on the command line, in the folder they named them from.
+
+    ``--policy examples.mine:f`` run from a project's root should find
+    ``./examples`` without the current folder going on ``sys.path``, where it
+    would answer every later import (a ``dask.py`` lying there would be run in
+    place of Dask). Searched after ``sys.path``, for those names only.
+    """
+
+    def __init__(self) -> None:
+        self.folders: dict[str, str] = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        folder = self.folders.get(fullname)
+        if folder is None or path is not None:
+            return None
+        return importlib.machinery.PathFinder.find_spec(fullname, [folder])
+
+
+_NAMED_FOLDERS = _NamedFolderFinder()
+
+
+def allow_folder(module: str, folder: str) -> None:
+    """Let ``module``'s top-level package be imported from ``folder`` (a plug-in the user named there)."""
+    if _NAMED_FOLDERS not in sys.meta_path:
+        sys.meta_path.append(_NAMED_FOLDERS)
+    _NAMED_FOLDERS.folders[module.partition(".")[0]] = folder
+
+
+def _find(module: str) -> importlib.machinery.ModuleSpec | None:
+    """The spec of a plug-in module: on ``sys.path``, else in the current folder (see :class:`_NamedFolderFinder`)."""
     # the import system caches folder listings: a plug-in file written after they were read (a notebook
     # that writes one, a package installed while the process runs) would not be found without this
     importlib.invalidate_caches()
@@ -164,8 +191,28 @@ def _from_target(name: str, target: str, check: bool = True) -> PolicyRef:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):
         spec = None
+    if spec is not None:
+        return spec
+    try:
+        folder = os.getcwd()
+    except OSError:  # the current folder was deleted: nothing can be found in it
+        return None
+    if importlib.machinery.PathFinder.find_spec(module.partition(".")[0], [folder]) is None:
+        return None
+    allow_folder(module, folder)
+    try:
+        return importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+
+
+def _from_target(name: str, target: str, check: bool = True) -> PolicyRef:
+    module, _, function = target.partition(":")
+    if not module or not function:
+        raise PolicyError(f"policy {shown(name)}: expected package.module:function, got {shown(target)}")
+    spec = _find(module)
     if spec is None or spec.origin is None:
-        raise PolicyError(f"policy {name!r}: cannot find module {module!r}")
+        raise PolicyError(f"policy {shown(name)}: cannot find module {shown(module)}")
     description = ""
     if check:
         try:
@@ -233,8 +280,19 @@ def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
     return tuple(params)
 
 
-def resolve(name: str) -> PolicyRef:
-    """The policy a user means by ``name`` (built-in with optional settings, entry point or module:function)."""
+class ModuleNotAllowed(PolicyError):
+    """A ``package.module:function`` policy named in a file whose plug-ins the user has not allowed."""
+
+
+def resolve(name: str, allowed_by: str | None = None) -> PolicyRef:
+    """The policy a user means by ``name`` (built-in with optional settings, entry point or module:function).
+
+    ``allowed_by`` is set for a name read from a file: it is then taken only
+    from the built-ins and the installed entry points, and a
+    ``package.module:function``, whose import would run the module's code, is
+    refused (nothing is looked up or imported) naming ``allowed_by``, the
+    option by which the user allows it (``--allow-plugins``).
+    """
     builtin, colon, settings = name.partition(":")
     if builtin in BUILTINS and (not colon or "=" in settings or not _is_module(builtin)):
         module, function, description = BUILTINS[builtin]
@@ -242,6 +300,10 @@ def resolve(name: str) -> PolicyRef:
         params = _parse_settings(name, builtin, settings) if colon or builtin_params(builtin) else ()
         return PolicyRef(name, module, function, description, params=params)
     if ":" in name:
+        if allowed_by is not None:
+            raise ModuleNotAllowed(f"policy {shown(name)} names a Python module, whose code would run; a policy "
+                                   f"named in a file is taken only from the built-ins and installed plug-ins "
+                                   f"(add {allowed_by} to run its module)")
         return _from_target(name, name)
     points = _entry_points()
     if name in points:

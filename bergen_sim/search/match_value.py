@@ -52,13 +52,14 @@ import hashlib
 import io
 from itertools import combinations_with_replacement
 from math import comb
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
-from bergen_sim.compile_cache import cache_dir, one_builder, source_digest, write_atomically
+from bergen_sim.compile_cache import notice, one_builder, read_checked, source_digest, subfolder, write_checked
 from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.engine.hand import REDEAL, scratch_buffers, side_count, start_hand
 from bergen_sim.search.rollout import BASE_POLICIES, play_out
@@ -358,16 +359,32 @@ def table_for(rules: Rules, base: str = "greedy") -> np.ndarray:
             f"use a target of {_largest_target(rules.sides)} or less (--set target=...)"
         )
     hands_per_state = max(MIN_HANDS_PER_STATE, HAND_BUDGET // states)
-    folder = cache_dir() / "match_value"
-    path = folder / f"table_{_table_key(rules, base, hands_per_state, kind)}.npy"
-    if path.exists():
-        return np.load(path)
+    path = subfolder("match_value") / f"table_{_table_key(rules, base, hands_per_state, kind)}.npy"
+    table = _cached_table(path, states)
+    if table is not None:
+        return table
     with one_builder(str(path)):  # processes starting together build it once; the others wait, then load it
-        if path.exists():
-            return np.load(path)
+        table = _cached_table(path, states, quiet=True)  # said above, if damaged
+        if table is not None:
+            return table
         table = build_table(rules, base, kind, hands_per_state)
-        folder.mkdir(parents=True, exist_ok=True)
         saved = io.BytesIO()
         np.save(saved, table)
-        write_atomically(path, saved.getvalue())  # a reader without the lock never sees half a table
+        write_checked(path, saved.getvalue())  # whole, with its hash: a damaged table is known and built again
+    return table
+
+
+def _cached_table(path: Path, entries: int, quiet: bool = False) -> np.ndarray | None:
+    """The table saved at ``path`` if it is whole (its hash checks) and of its ``entries`` chances, else None."""
+    data = read_checked(path, quiet)
+    if data is None:
+        return None
+    try:
+        table = np.load(io.BytesIO(data), allow_pickle=False)
+    except ValueError:
+        table = None
+    if table is None or table.dtype != np.float64 or table.shape != (entries,):
+        if not quiet:
+            notice(f"{path} in the cache is not a table of {entries:,} chances; building it again")
+        return None
     return table

@@ -360,6 +360,9 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
     want = set() if left == right else {left, right}
     if odd != want:
         odd_numbers = ", ".join(str(x) for x in sorted(odd)) or "none"
+        if left == right:  # both ends one number: a closed trail, so no number may show an odd number of times
+            return (f"a line whose ends both show {left} has every number on the table an even number of times; "
+                    f"here {odd_numbers} show an odd number of times")
         return f"a line with ends {left}|{right} needs exactly those numbers an odd number of times; here: {odd_numbers}"
     for side, number, double in (("left", left, left_double), ("right", right, right_double)):
         if double or number not in doubles:
