@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.resources
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -111,3 +113,17 @@ def test_ci_runs_the_readme_test_command_verbatim_first_then_every_extra():
     assert not any("pip install" in line or "pytest" in line for line in lines[:first])
     full = lines.index('pip install -e ".[test-full]"')
     assert first < full < lines.index('python -m pytest -m "extras and not slow"')
+
+
+def test_a_fast_test_that_needs_a_kernel_or_a_process_fails_saying_so():
+    """This module is in the fast tier (tests/conftest.py): what would make it slow on a cold cache fails it."""
+    from numba import njit
+
+    @njit
+    def twice(x):
+        return 2 * x
+
+    with pytest.raises(pytest.fail.Exception, match="fast tier .* needs the kernel .*twice"):
+        twice(1)
+    with pytest.raises(pytest.fail.Exception, match="fast tier .* starts a process"):
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
