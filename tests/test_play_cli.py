@@ -269,6 +269,13 @@ def test_the_leader_choosing_its_double_sees_an_empty_table_not_ends(tmp_path):
     assert "ends " not in table and "0 | 0" not in table
 
 
+def test_with_the_spinner_every_arm_is_shown(tmp_path):
+    """Double-nine (spinner on), seed 2: 1-1 is led and 1-6 played on L; the other arms hold no tile yet."""
+    result = run(["--set", "domino_set=double-nine", "--seed", "2", "--opponent", "greedy", "-o",
+                  str(tmp_path / "s.jsonl")], "q\n")
+    assert "ends    L 6 | R * | U * | D *   (*: no tile yet on that arm of the spinner 1-1)" in result.output
+
+
 def test_a_pipe_as_the_trace_is_refused_before_the_match(tmp_path, capsys):
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)

@@ -64,8 +64,21 @@ def _says(subject: str, verb: str, third: str = "") -> str:
 
 
 def _ends(view: View) -> str:
-    (left, right), (dl, dr) = view.ends, view.double_ends
-    return f"{left}{'d' if dl else ''} | {right}{'d' if dr else ''}"
+    """``3d | 5``; with the spinner every arm by its end's name, ``*`` for one with no tile yet:
+    ``L 4 | R 6 | U * | D *``."""
+    from bergen_sim.engine import layout as L
+
+    array = view.array
+    spinner = array[L.V_SPINNER] >= 0
+
+    def arm(end: int) -> str:
+        if spinner and not array[L.V_END_TILES + end]:
+            return "*"
+        return f"{array[L.V_END + end]}{'d' if array[L.V_END_DOUBLE + end] else ''}"
+
+    if not spinner:
+        return f"{arm(L.END_L)} | {arm(L.END_R)}"
+    return " | ".join(f"{name} {arm(end)}" for end, name in enumerate(L.END_NAMES))
 
 
 #: what ``play`` answers to ``u`` with nothing to take back
@@ -159,12 +172,18 @@ class Session:
 
     def table(self, menu: list[Move]) -> list[str]:
         """The table before one of your moves, ending with the numbered menu of moves."""
+        from bergen_sim.engine import layout as L
+
         game = self.game
         view = game.view(self.seat)
         counts = ", ".join(f"{self.who(s)} {n}" for s, n in enumerate(view.hand_counts))
         if game.line:
-            board = [f"line    {game.line_text()}",
-                     f"ends    {_ends(view)}" + ("   (d: a double end)" if any(view.double_ends) else "")]
+            ends = _ends(view)
+            spinner = view.array[L.V_SPINNER]
+            legend = [what for mark, what in (("d", "d: a double end"),
+                                              ("*", f"*: no tile yet on that arm of the spinner {spinner}-{spinner}"))
+                      if mark in ends]
+            board = [f"line    {game.line_text()}", f"ends    {ends}" + (f"   ({'; '.join(legend)})" if legend else "")]
         else:  # the leader chooses its double: there are no ends to show yet
             board = ["line    (the table is empty: you lead one of your doubles)"]
         lines = [
