@@ -271,9 +271,13 @@ def test_the_leader_choosing_its_double_sees_an_empty_table_not_ends(tmp_path):
 
 def test_with_the_spinner_every_arm_is_shown(tmp_path):
     """Double-nine (spinner on), seed 2: 1-1 is led and 1-6 played on L; the other arms hold no tile yet."""
-    result = run(["--set", "domino_set=double-nine", "--seed", "2", "--opponent", "greedy", "-o",
-                  str(tmp_path / "s.jsonl")], "q\n")
+    out = tmp_path / "s.jsonl"
+    result = run(["--set", "domino_set=double-nine", "--seed", "2", "--opponent", "greedy", "-o", str(out)],
+                 "1\n1\n1\n2\nq\n")
     assert "ends    L 6 | R * | U * | D *   (*: no tile yet on that arm of the spinner 1-1)" in result.output
+    # 1-2 played on U, 2-2 and 2-6 after it: the U arm is shown beside the line, not in it
+    assert "line    [1|9][9|4][4|5][5|6][6|1][1|1][1|3][3|7][7|8]  U [1|2][2|2][2|6]" in result.output
+    assert "ends    L 1 | R 8 | U 6 | D *" in result.output
 
 
 def test_a_pipe_as_the_trace_is_refused_before_the_match(tmp_path, capsys):
