@@ -283,6 +283,7 @@ class Game:
         self._dealt_hand = 0  # the hand of the last deal event folded
         self._drawn = 0  # tiles drawn by the seat to move, not yet logged as a draw/pass moment
         self._line: list[tuple[int, int]] = []
+        self._arms: dict[str, list[tuple[int, int]]] = {"U": [], "D": []}  # the spinner's other arms
         self._advance()
 
     # --- stepping ------------------------------------------------------------
@@ -384,6 +385,7 @@ class Game:
             if kind == "deal":
                 self._dealt_hand = event["hand"]
                 self._line = []  # a new deal: nothing on the table until the lead
+                self._arms = {"U": [], "D": []}
             elif kind == "lead":
                 number = halves(event["tile"])[0]
                 view_start_hand(view, players, self.rules.hand_size,
@@ -414,8 +416,10 @@ class Game:
         view_play(self._view, seat, L.TILE_INDEX[tile], ENDS.index(end), new, int(a == b), self._no_tiles)
         if end == "L":
             self._line.insert(0, (new, shown))
-        else:
+        elif end == "R":
             self._line.append((shown, new))
+        else:
+            self._arms[end].append((shown, new))
 
     # --- what the game shows ---------------------------------------------------
 
@@ -456,12 +460,22 @@ class Game:
 
     @property
     def line(self) -> list[tuple[int, int]]:
-        """The line of tiles on the table, left to right, each as it lies (its halves in line order)."""
+        """The line of tiles on the table, left to right, each as it lies (its halves in line order); tiles on
+        the spinner's U and D arms are in :attr:`arms`."""
         return list(self._line)
 
+    @property
+    def arms(self) -> dict[str, list[tuple[int, int]]]:
+        """The tiles on the spinner's U and D arms, each arm from the spinner outwards (empty without it)."""
+        return {end: list(tiles) for end, tiles in self._arms.items()}
+
     def line_text(self) -> str:
-        """The line as text, ``[4|2][2|2][2|5]``."""
-        return "".join(f"[{a}|{b}]" for a, b in self._line)
+        """The line as text, ``[4|2][2|2][2|5]``, then each of the spinner's U and D arms that holds tiles:
+        ``[4|2][2|2][2|5]  U [2|6]``."""
+        def tiles(lying: list[tuple[int, int]]) -> str:
+            return "".join(f"[{a}|{b}]" for a, b in lying)
+
+        return tiles(self._line) + "".join(f"  {end} {tiles(arm)}" for end, arm in self._arms.items() if arm)
 
     def hand(self, seat: int) -> list[str]:
         """Seat ``seat``'s tiles in tile order (everything: for a viewer, not for a policy)."""

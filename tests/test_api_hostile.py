@@ -63,7 +63,9 @@ def test_an_action_number_is_not_cut_or_wrapped(action):
     assert Move.from_action(np.int64(5)) == Move.from_action(5)
 
 
+@pytest.mark.extras
 def test_the_gym_env_refuses_a_step_after_an_illegal_action_ended_the_episode():
+    pytest.importorskip("gymnasium")
     from bergen_sim.gym_env import BergenEnv
 
     env = BergenEnv(opponents="first")

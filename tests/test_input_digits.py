@@ -255,10 +255,10 @@ def test_the_play_prompt_refuses_other_scripts_digits_and_does_not_echo_huge_num
     result = CliRunner().invoke(cli, ["play", "--seed", "11", "-o", str(out)], input="\n".join(typed) + "\n",
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "'\uff11' (digits are 0-9) is not a move here: enter 1..4" in result.output
-    assert "'\uff12-4 R' is not a move: enter 1..4 (or the move, e.g. " in result.output
+    assert "'\uff11' (digits are 0-9) is not a move here: enter 1..2" in result.output
+    assert "'\uff12-4 R' is not a move: enter 1..2 (or the move, e.g. " in result.output
     assert "with the digits 0-9), h for a hint or q to quit" in result.output
-    assert "a number of about 5,000 digits is not a move here: enter 1..4" in result.output
+    assert "a number of about 5,000 digits is not a move here: enter 1..2" in result.output
     assert "12345678...(29 digits) is not a move here" in result.output
     assert "0" * 30 not in result.output
     assert "you play" not in result.output  # nothing typed was taken as a move

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.resources
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from bergen_sim import parallel, reporting as analysis
 from bergen_sim.cli import main
@@ -73,3 +77,53 @@ def test_every_command_with_scheduler_refuses_without_dask(capsys, monkeypatch, 
     monkeypatch.setattr(parallel, "dask_installed", lambda: False)
     assert main(argv + (["--out", str(tmp_path / "r")] if argv[0] == "report" else [])) == 2
     assert "bergen-sim[dask]" in capsys.readouterr().err
+
+
+#: the optional extras the light `test` extra leaves out (their tests skip without them)
+HEAVY = {"dask", "open-spiel", "gymnasium"}
+
+
+def _needs(extras: dict[str, list[str]], name: str) -> set[str]:
+    """The distributions an extra installs, its references to the project's own extras followed."""
+    found = set()
+    for text in extras[name]:
+        requirement = Requirement(text)
+        if requirement.name == "bergen-sim":
+            for extra in requirement.extras:
+                found |= _needs(extras, extra)
+        else:
+            found.add(requirement.name.replace("_", "-").lower())
+    return found
+
+
+def test_the_test_extra_is_light_and_test_full_adds_every_extra():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert not _needs(extras, "test") & HEAVY
+    assert _needs(extras, "test-full") >= _needs(extras, "test") | HEAVY
+
+
+def test_ci_runs_the_readme_test_command_verbatim_first_then_every_extra():
+    ci = ROOT / ".ci" / "run"
+    if not ci.exists():
+        pytest.skip("a source distribution carries no .ci/run")
+    readme = (ROOT / "README.md").read_text()
+    command = readme.split("**Test it**", 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
+    lines = [line for line in ci.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    first = lines.index(command)
+    assert not any("pip install" in line or "pytest" in line for line in lines[:first])
+    full = lines.index('pip install -e ".[test-full]"')
+    assert first < full < lines.index('python -m pytest -m "extras and not slow"')
+
+
+def test_a_fast_test_that_needs_a_kernel_or_a_process_fails_saying_so():
+    """This module is in the fast tier (tests/conftest.py): what would make it slow on a cold cache fails it."""
+    from numba import njit
+
+    @njit
+    def twice(x):
+        return 2 * x
+
+    with pytest.raises(pytest.fail.Exception, match="fast tier .* needs the kernel .*twice"):
+        twice(1)
+    with pytest.raises(pytest.fail.Exception, match="fast tier .* starts a process"):
+        subprocess.run([sys.executable, "-c", "pass"], check=True)

@@ -6,15 +6,20 @@ one runs the console module in a subprocess with a real pipe for stdin.
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
+import shlex
 import subprocess
 import sys
 
 import pytest
 from click.testing import CliRunner
 
+from bergen_sim import game as game_module
 from bergen_sim.cli import cli, main
+from bergen_sim.cli import play
 from bergen_sim.game import replay
 from bergen_sim.trace import read_jsonl, replay_match
 from tests.helpers import error_lines
@@ -25,11 +30,16 @@ def run(args: list[str], text: str):
 
 
 def test_a_whole_match_by_numbers_is_saved_and_replays_like_a_golden_trace(tmp_path):
-    out = tmp_path / "m.jsonl"
+    out = tmp_path / "my game.jsonl"
     result = run(["--seed", "4", "--opponent", "greedy", "-o", str(out)], "1\n" * 400)
     assert result.exit_code == 0, result.output
     assert "wins the match" in result.output or "you win the match" in result.output
     assert f"trace saved to {out}" in result.output
+    # the last line is the command that reviews this game, its path quoted for a shell
+    review = result.output.splitlines()[-1]
+    assert review.startswith("review it: ")
+    assert shlex.split(review.removeprefix("review it: ")) == ["bergen-sim", "review", os.path.realpath(out),
+                                                                "--match", "0"]
     events = read_jsonl(out)
     assert events[0]["policies"] == ["human", "greedy"] and events[-1]["type"] == "match_end"
     assert json.dumps(replay_match(events)) == json.dumps(events)  # the compiled engine agrees
@@ -56,13 +66,13 @@ def test_hostile_input_reprompts_and_eof_keeps_the_match_so_far(tmp_path):
     result = run(["--seed", "11", "-o", str(out)],
                  "x\n99\n0\n-1\n\n3-3 Q\n6-6 L\n\u00b2\n" + "1" * 5000 + "\n2-4 R\n")
     assert result.exit_code == 0, result.output
-    assert result.output.count("your move [1-4, h hint, q quit]") == 9 + 1  # 9 refusals, then the move
+    assert result.output.count("your move [1-2, h hint, q quit]") == 9 + 1  # 9 refusals, then the move
     assert "'\u00b2' (digits are 0-9) is not a move here" in result.output  # a digit int() reads as no number
     # past the 4,300 digits int() reads: named by its length, not echoed
     assert re.search(r"a number of about [0-9,]+ digits is not a move here", result.output)
     assert "1" * 100 not in result.output
     assert "'x' is not a move" in result.output
-    assert "99 is not a move here: enter 1..4" in result.output
+    assert "99 is not a move here: enter 1..2" in result.output
     assert "0 is not a move here" in result.output
     assert "6-6 L is not legal now" in result.output
     assert "you play 2-4 on R" in result.output
@@ -82,10 +92,21 @@ def test_quit_and_move_text(tmp_path):
     assert read_jsonl(out)[0]["policies"] == ["random", "random", "human"]
 
 
-def test_hint_prints_the_analyze_ranking(tmp_path):
-    result = run(["--seed", "11", "-o", str(tmp_path / "h.jsonl"), "--hint-worlds", "40"], "h\nq\n")
-    assert result.exit_code == 0, result.output
-    assert "match win" in result.output and "2-4 L" in result.output and "rank" in result.output
+def test_hint_prints_the_analyze_ranking_numbered_as_the_menu(tmp_path):
+    """Seed 11: the menu is 1) 2-4 L, 2) 2-6 L (2-4 R, its mirror twin on 2d|2d, left out); the hint's rows carry
+    those numbers, and typing the number the hint shows for its best move plays that move."""
+    out = tmp_path / "h.jsonl"
+    first = run(["--seed", "11", "-o", str(out), "--hint-worlds", "40"], "h\nq\n")
+    assert first.exit_code == 0, first.output
+    assert "match win" in first.output and "rank" in first.output
+    rows = [[cell.strip() for cell in line.split("\u2502")[1:-1]] for line in first.output.splitlines()
+            if line.startswith("\u2502")]
+    assert {(row[0], row[2]) for row in rows} == {("1", "2-4 L"), ("2", "2-6 L")}  # (#, move), no twin row
+    best_number, best_move = next((row[0], row[2]) for row in rows if row[1] == "1")
+    second = run(["--seed", "11", "-o", str(out)], f"{best_number}\nq\n")
+    tile, end = best_move.split()
+    assert [e for e in read_jsonl(out) if e["type"] == "play"][0]["tile"] == tile
+    assert f"you play {tile} on {end}" in second.output
 
 
 def test_a_hint_ranks_the_doubles_a_leader_may_lead_under_any_double(tmp_path):
@@ -108,6 +129,8 @@ def test_a_hint_ranks_the_doubles_a_leader_may_lead_under_any_double(tmp_path):
     (["--seed", "x"], "--seed"),
     (["-o", ""], "give the trace a file name"),
     (["-o", "-"], "it cannot go to standard output"),
+    (["-o", "/dev/stdout"], "it cannot go to standard output, a device or a pipe"),
+    (["-o", "/dev/null"], "it cannot go to standard output, a device or a pipe"),
 ])
 def test_bad_options_are_one_line_and_status_2(args, message, capsys, tmp_path):
     assert main(["play", *([] if "-o" in args else ["-o", str(tmp_path / "x.jsonl")]), *args]) == 2
@@ -174,3 +197,119 @@ def test_a_trace_path_of_the_wrong_type_is_refused_before_the_match(tmp_path, ca
     assert main(["play", "--seed", "1", "-o", str(tmp_path / "m.txt")]) == 2
     captured = capsys.readouterr()
     assert "unknown file type '.txt'; use .jsonl" in captured.err and "Bergen, 2 players" not in captured.out
+
+
+def prompts(output: str) -> int:
+    return output.count("your move [")
+
+
+def test_a_tile_fitting_two_ends_that_look_alike_is_listed_once(tmp_path):
+    """Seed 11: seat 1 leads 2-2; 2-4 fits both 2d ends, one move seen in a mirror: listed once, still typeable."""
+    result = run(["--seed", "11", "-o", str(tmp_path / "t.jsonl")], "2-4 R\nq\n")
+    assert "  1) 2-4 L\n  2) 2-6 L\nyour move [1-2," in result.output
+    assert "2-4 R" not in result.output.split("your move")[0]
+    assert "you play 2-4 on R" in result.output
+
+
+def test_forced_moves_are_played_for_you_unless_turned_off(tmp_path):
+    """Seed 3, seat 1: after the lead of 3-3 only 0-3 fits (on either 3d end, one move): played with a line."""
+    out = tmp_path / "f.jsonl"
+    auto = run(["--seed", "3", "--seat", "1", "-o", str(out)], "q\n")
+    assert "forced: 0-3 L is your only move, played for you\nyou play 0-3 on L" in auto.output
+    assert [e for e in read_jsonl(out) if e["type"] == "play"][0] == {
+        "type": "play", "seat": 1, "tile": "0-3", "end": "L", "points": 0, "score": [2, 0]}
+    manual = run(["--seed", "3", "--seat", "1", "--no-auto-forced", "-o", str(out)], "q\n")
+    assert "your only move" not in manual.output and "  1) 0-3 L\nyour move [1, h hint, q quit]" in manual.output
+    assert not [e for e in read_jsonl(out) if e["type"] == "play"]
+    assert "--no-auto-forced" in run(["--help"], "").output
+
+
+def test_a_whole_match_asks_only_the_moves_that_are_choices(tmp_path):
+    """Every play of yours is a prompt answered or a forced line; with --no-auto-forced every one is asked."""
+    out = tmp_path / "w.jsonl"
+    auto = run(["--seed", "5", "--opponent", "greedy", "-o", str(out)], "1\n" * 400)
+    mine = [e for e in read_jsonl(out) if e["type"] == "play" and e["seat"] == 0]
+    forced = auto.output.count("is your only move, played for you")
+    assert forced > 0 and prompts(auto.output) + forced == len(mine)
+    manual = run(["--seed", "5", "--opponent", "greedy", "--no-auto-forced", "-o", str(out)], "1\n" * 400)
+    assert prompts(manual.output) == len(mine) and "your only move" not in manual.output
+
+
+def test_undo_takes_back_your_move_and_the_replies_and_the_trace_still_replays(tmp_path):
+    out = tmp_path / "u.jsonl"
+    nothing = run(["--seed", "11", "-o", str(out)], "u\nq\n")
+    assert play.NOTHING_TO_UNDO in nothing.output
+    # 2-4 L, expert replies 3-4 R; u takes both back and shows the first table again; then 2-6 L
+    result = run(["--seed", "11", "-o", str(out)], "1\nu\n2\nq\n")
+    assert "taken back: your 2-4 L and 1 move since; your move again" in result.output
+    assert result.output.count("  1) 2-4 L\n  2) 2-6 L\n") == 2
+    plays = [(e["seat"], e["tile"], e["end"]) for e in read_jsonl(out) if e["type"] == "play"]
+    assert plays[0] == (0, "2-6", "L") and ("0", "2-4", "L") not in plays
+    # taking back and playing the same move again gets the same reply (the opponents' random streams go back too)
+    run(["--seed", "11", "-o", str(out)], "1\nq\n")
+    once = read_jsonl(out)
+    run(["--seed", "11", "-o", str(out)], "1\nu\n1\nq\n")
+    assert read_jsonl(out) == once
+
+
+def test_a_match_with_undos_finishes_and_replays_like_the_compiled_engine(tmp_path):
+    out = tmp_path / "uu.jsonl"
+    result = run(["--seed", "4", "--opponent", "greedy", "-o", str(out)], "1\n1\nu\nu\n2\n" + "1\n" * 400)
+    assert result.exit_code == 0 and result.output.count("taken back: your ") == 2
+    events = read_jsonl(out)
+    assert events[-1]["type"] == "match_end"
+    assert json.dumps(replay_match(events)) == json.dumps(events)
+
+
+def test_the_leader_choosing_its_double_sees_an_empty_table_not_ends(tmp_path):
+    """Classic rules (lead any double): seat 1 of match 1, seed 1, leads; nothing is down, so no ends are shown."""
+    result = run(["--preset", "classic", "--seat", "1", "--seed", "1", "--match", "1", "-o", str(tmp_path / "e.jsonl")],
+                 "q\n")
+    table = result.output.split("your move")[0]
+    assert "line    (the table is empty: you lead one of your doubles)" in table
+    assert "ends " not in table and "0 | 0" not in table
+
+
+def test_with_the_spinner_every_arm_is_shown(tmp_path):
+    """Double-nine (spinner on), seed 2: 1-1 is led and 1-6 played on L; the other arms hold no tile yet."""
+    out = tmp_path / "s.jsonl"
+    result = run(["--set", "domino_set=double-nine", "--seed", "2", "--opponent", "greedy", "-o", str(out)],
+                 "1\n1\n1\n2\nq\n")
+    assert "ends    L 6 | R * | U * | D *   (*: no tile yet on that arm of the spinner 1-1)" in result.output
+    # 1-2 played on U, 2-2 and 2-6 after it: the U arm is shown beside the line, not in it
+    assert "line    [1|9][9|4][4|5][5|6][6|1][1|1][1|3][3|7][7|8]  U [1|2][2|2][2|6]" in result.output
+    assert "ends    L 1 | R 8 | U 6 | D *" in result.output
+
+
+def test_a_pipe_as_the_trace_is_refused_before_the_match(tmp_path, capsys):
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    assert main(["play", "--seed", "1", "-o", str(fifo)]) == 2  # refused without opening it (which would block)
+    captured = capsys.readouterr()
+    assert "cannot go to standard output, a device or a pipe" in captured.err and len(captured.err.splitlines()) == 1
+    assert "Bergen, 2 players" not in captured.out
+
+
+@pytest.mark.parametrize("interrupt_at, kept", [(1, "nothing was saved"), (3, "the match so far is saved to")])
+def test_ctrl_c_says_where_the_game_so_far_is(tmp_path, capsys, monkeypatch, interrupt_at, kept):
+    """Ctrl-C while the opponent is made ready (before the first save) or while it chooses a move (after)."""
+    out = tmp_path / "c.jsonl"
+    real = game_module.compiled_policy
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == interrupt_at:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(game_module, "compiled_policy", interrupted)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 400))
+    assert main(["play", "--seed", "11", "--opponent", "greedy", "-o", str(out)]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == f"bergen-sim: interrupted; {kept}" + ("" if interrupt_at == 1 else f" {out}")
+    if interrupt_at == 1:
+        assert not out.exists()
+    else:
+        events = read_jsonl(out)
+        assert json.dumps(replay(events).events[: len(events)]) == json.dumps(events)

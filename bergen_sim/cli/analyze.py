@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -127,8 +128,13 @@ def _num(record: dict) -> str:
     return f"{record['mean']:.2f} [{lo:.2f}, {hi:.2f}]"
 
 
-def analysis_table(result: Analysis) -> Table:
-    """The ranked moves as a table (95% intervals in brackets)."""
+def analysis_table(result: Analysis, menu: Mapping[str, int] | None = None) -> Table:
+    """The ranked moves as a table (95% intervals in brackets).
+
+    ``menu`` (``play``'s hints) maps a move's text to its number in a move menu: the table then starts with
+    that number, and a mirror twin the menu leaves out (the same move on an end that looks alike) is left out
+    here too, the ranks counting only the moves listed.
+    """
     p = result.position
     ends = p.ends_text("|") + ("" if p.spinner is None else f" (spinner {p.spinner}-{p.spinner})")
     stopped = {"separated": "best move separated", "tie": "the best moves tie in every world",
@@ -137,13 +143,17 @@ def analysis_table(result: Analysis) -> Table:
     title = (f"seat {p.seat} to {where}, scores {'-'.join(map(str, p.scores))}; "
              f"{result.worlds:,} worlds ({stopped}), {result.player}, base {result.base}, seed {result.seed}")
     table = Table(title=title, show_header=True, header_style="bold")
-    for name, justify in (("rank", "right"), ("move", "left"), ("ends after", "left"), ("match win", "right"),
-                          ("behind best", "right"), ("points this hand", "right")):
+    columns = (("rank", "right"), ("move", "left"), ("ends after", "left"), ("match win", "right"),
+               ("behind best", "right"), ("points this hand", "right"))
+    for name, justify in ((("#", "right"),) if menu is not None else ()) + columns:
         table.add_column(name, justify=justify)
-    for move in result.moves:
-        behind = "" if move["rank"] == 1 else _pct(move["win_behind_best"])
-        name = f"{move['tile']} {move['end']}" + (" (mirror)" if move["mirror_of"] else "")
-        table.add_row(str(move["rank"]), name, move["ends_after"].replace(",", "|"), _pct(move["win"]), behind,
+    listed = [move for move in result.moves if menu is None or f"{move['tile']} {move['end']}" in menu]
+    for rank, move in enumerate(listed, 1):
+        text = f"{move['tile']} {move['end']}"
+        behind = "" if rank == 1 else _pct(move["win_behind_best"])
+        name = text + (" (mirror)" if move["mirror_of"] and menu is None else "")
+        number = () if menu is None else (str(menu[text]),)
+        table.add_row(*number, str(rank), name, move["ends_after"].replace(",", "|"), _pct(move["win"]), behind,
                       _num(move["points"]))
     return table
 

@@ -4,17 +4,21 @@ The match is a :class:`bergen_sim.game.Game` (the compiled engine's keyed
 deals for the seed, the compiled policies for the other seats).  Before each
 of your moves the table is shown: the line of tiles with its ends, your hand,
 the scores, every seat's tile count, the boneyard, and your legal moves
-numbered.  Type a number (or the move itself, ``3-5 L``), ``h`` for a hint
-(the ``analyze`` ranking of your moves from what you know) or ``q`` to stop.
-The trace is written after every move, so the file always holds the match so
-far; a finished match replays like the golden traces
-(``bergen_sim.trace.replay_match``).
+numbered, a tile that fits two ends that look alike listed once (the two
+moves are one move seen in a mirror, ``position.mirror_moves``).  Type a
+number (or the move itself, ``3-5 L``), ``h`` for a hint (the ``analyze``
+ranking of your moves from what you know, numbered as the menu is), ``u`` to
+take back your last move or ``q`` to stop.  A forced move (one move on the
+menu) is played for you unless ``--no-auto-forced``.  The trace is written
+after every move, so the file always holds the match so far; a finished
+match replays like the golden traces (``bergen_sim.trace.replay_match``).
 """
 
 from __future__ import annotations
 
 import io
 import random
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +34,7 @@ from bergen_sim.rules import PLAYER_COUNTS, Rules
 
 if TYPE_CHECKING:  # the game (and Numba) is imported when a match starts, not for `bergen-sim --help`
     from bergen_sim.game import Game, Move, View
+    from bergen_sim.output import OutputFile
 
 HUMAN = "human"
 DEFAULT_OPPONENT = "expert"
@@ -59,20 +64,48 @@ def _says(subject: str, verb: str, third: str = "") -> str:
 
 
 def _ends(view: View) -> str:
-    (left, right), (dl, dr) = view.ends, view.double_ends
-    return f"{left}{'d' if dl else ''} | {right}{'d' if dr else ''}"
+    """``3d | 5``; with the spinner every arm by its end's name, ``*`` for one with no tile yet:
+    ``L 4 | R 6 | U * | D *``."""
+    from bergen_sim.engine import layout as L
+
+    array = view.array
+    spinner = array[L.V_SPINNER] >= 0
+
+    def arm(end: int) -> str:
+        if spinner and not array[L.V_END_TILES + end]:
+            return "*"
+        return f"{array[L.V_END + end]}{'d' if array[L.V_END_DOUBLE + end] else ''}"
+
+    if not spinner:
+        return f"{arm(L.END_L)} | {arm(L.END_R)}"
+    return " | ".join(f"{name} {arm(end)}" for end, name in enumerate(L.END_NAMES))
+
+
+#: what ``play`` answers to ``u`` with nothing to take back
+NOTHING_TO_UNDO = "nothing to take back yet: you have not chosen a move this match"
+
+
+def _trace_needs_a_file(given: str) -> click.BadParameter:
+    """The one refusal of a trace target that is not a regular file (``-``, /dev/stdout, a pipe, a terminal)."""
+    return click.BadParameter(f"{shown(given)}: give the trace a file name (it is rewritten after every move, so it "
+                              "cannot go to standard output, a device or a pipe)", param_hint="-o")
 
 
 class Session:
-    """One terminal match: the game, who sits where, what has been told, and the trace file."""
+    """One terminal match: the game, who sits where, what has been told, the trace file, the moves to take back."""
 
-    def __init__(self, game: Game, seat: int, policies: list[str], out: Path, hint_worlds: int):
+    def __init__(self, game: Game, seat: int, policies: list[str], out: OutputFile, hint_worlds: int,
+                 auto_forced: bool = True):
         self.game = game
         self.seat = seat
         self.policies = policies
         self.out = out
         self.hint_worlds = hint_worlds
+        self.auto_forced = auto_forced
         self.told = 0  # events already narrated
+        self.saved = False  # whether the trace file holds this match (so far)
+        # before each move you chose: the game as it was, the events told then, and the move
+        self.chosen: list[tuple[Game, int, Move]] = []
 
     def who(self, seat: int) -> str:
         return "you" if seat == self.seat else f"seat {seat} ({self.policies[seat]})"
@@ -125,25 +158,46 @@ class Session:
     def score_line(self) -> str:
         return "scores " + ", ".join(f"{self.side_name(side)} {score}" for side, score in enumerate(self.game.scores))
 
-    def table(self) -> list[str]:
-        """The table before one of your moves, ending with the numbered legal moves."""
+    def menu(self) -> list[Move]:
+        """Your legal moves in the engine's order, each mirror twin after the first left out (the same move)."""
+        import numpy as np
+
+        from bergen_sim.search.position import mirror_moves
+
+        moves = self.game.legal_moves()
+        tiles = np.array([move.tile.index for move in moves], dtype=np.int64)
+        ends = np.array([int(move.end) for move in moves], dtype=np.int64)
+        twin = mirror_moves(self.game.view(self.seat).array, tiles, ends, len(moves))
+        return [move for k, move in enumerate(moves) if not 0 <= twin[k] < k]
+
+    def table(self, menu: list[Move]) -> list[str]:
+        """The table before one of your moves, ending with the numbered menu of moves."""
+        from bergen_sim.engine import layout as L
+
         game = self.game
         view = game.view(self.seat)
-        line = game.line_text()
         counts = ", ".join(f"{self.who(s)} {n}" for s, n in enumerate(view.hand_counts))
+        if game.line:
+            ends = _ends(view)
+            spinner = view.array[L.V_SPINNER]
+            legend = [what for mark, what in (("d", "d: a double end"),
+                                              ("*", f"*: no tile yet on that arm of the spinner {spinner}-{spinner}"))
+                      if mark in ends]
+            board = [f"line    {game.line_text()}", f"ends    {ends}" + (f"   ({'; '.join(legend)})" if legend else "")]
+        else:  # the leader chooses its double: there are no ends to show yet
+            board = ["line    (the table is empty: you lead one of your doubles)"]
         lines = [
             "",
-            f"line    {line}",
-            f"ends    {_ends(view)}" + ("   (d: a double end)" if any(view.double_ends) else ""),
+            *board,
             f"{self.score_line()}   (target {game.rules.target})",
             f"tiles   {counts}; boneyard {view.boneyard}",
             f"hand    {' '.join(view.hand)}",
         ]
-        lines += [f"  {k}) {move}" for k, move in enumerate(game.legal_moves(), 1)]
+        lines += [f"  {k}) {move}" for k, move in enumerate(menu, 1)]
         return lines
 
-    def hint(self) -> list[str]:
-        """The ``analyze`` ranking of the legal moves, from this seat's view."""
+    def hint(self, menu: list[Move]) -> list[str]:
+        """The ``analyze`` ranking of the legal moves, from this seat's view, numbered as ``menu`` is."""
         from rich.console import Console
 
         from bergen_sim.search.position import analyze
@@ -152,22 +206,44 @@ class Session:
         result = analyze(self.game.view(self.seat), self.game.rules, worlds=self.hint_worlds,
                          batch=min(500, self.hint_worlds), seed=self.game.seed)
         text = io.StringIO()
-        Console(file=text, width=120).print(analysis_table(result))
+        numbers = {str(move): k for k, move in enumerate(menu, 1)}
+        Console(file=text, width=120).print(analysis_table(result, numbers))
         return text.getvalue().rstrip().splitlines()
+
+    def choose(self, move: Move) -> None:
+        """Make the move you chose, remembering the game before it (for ``u``)."""
+        self.chosen.append((self.game.clone(), self.told, move))
+        self.game.play(move)
+
+    def undo(self) -> str:
+        """Take back your last chosen move and everything played since (the opponents' replies, your forced
+        moves); the game, its random streams included, is as it was, so the trace holds a match that replays."""
+        before, self.told, move = self.chosen.pop()
+        since = [e for e in self.game.events[len(before.events):] if e["type"] in ("lead", "play")]
+        self.game = before
+        self.save()
+        others = len(since) - 1
+        replies = f" and {others} {'move' if others == 1 else 'moves'} since" if others else ""
+        return f"taken back: your {move}{replies}; your move again"
 
     def save(self) -> None:
         from bergen_sim.trace import write_jsonl
 
         write_jsonl(self.game.events, self.out)
+        self.saved = True
 
 
-def _read_choice(session: Session) -> Move | str | None:
-    """Your next input: a Move, ``"hint"``, or None at ``q`` or the end of input; hostile input re-prompts."""
+def _read_choice(session: Session, menu: list[Move]) -> Move | str | None:
+    """Your next input: a Move, ``"hint"``, ``"undo"``, or None at ``q`` or the end of input; hostile input
+    re-prompts.  A number picks from ``menu``; a move's text may name any legal move (a mirror twin too)."""
     from bergen_sim.game import Move, MoveError
 
     moves = session.game.legal_moves()
+    numbers = f"1-{len(menu)}" if len(menu) > 1 else "1"
+    undo = ", u undo" if session.chosen else ""
+    keys = f"h for a hint{', u to take back your last move' if session.chosen else ''} or q to quit"
     while True:
-        click.echo(f"your move [1-{len(moves)}, h hint, q quit]: ", nl=False)
+        click.echo(f"your move [{numbers}, h hint{undo}, q quit]: ", nl=False)
         text = sys.stdin.readline()  # one stream for the whole match: a fresh wrapper would lose buffered lines
         if not text:  # end of input
             click.echo()
@@ -177,54 +253,68 @@ def _read_choice(session: Session) -> Move | str | None:
             return None
         if text.lower() in ("h", "hint", "?"):
             return "hint"
+        if text.lower() in ("u", "undo"):
+            if session.chosen:
+                return "undo"
+            click.echo(NOTHING_TO_UNDO)
+            continue
         if text.isdigit():  # also other scripts' digits ('²', '٣'), and thousands of them: not a move number
             number = whole_number(text)  # None for other scripts' digits, which int() would read
-            if number is not None and 1 <= number <= len(moves):
-                return moves[number - 1]
+            if number is not None and 1 <= number <= len(menu):
+                return menu[number - 1]
             what = shown(text) + " (digits are 0-9)" if number is None else short_number(number)
-            click.echo(f"{what} is not a move here: enter 1..{len(moves)}, h for a hint or q to quit")
+            click.echo(f"{what} is not a move here: enter 1..{len(menu)}, {keys}")
             continue
         try:
             if foreign_digit(text) is not None:  # Move.parse would read '３-５ R' as 3-5 R
                 raise MoveError("a digit of another script")
             move = Move.parse(text)
         except MoveError:
-            click.echo(f"{shown(text)} is not a move: enter 1..{len(moves)} (or the move, e.g. {moves[0]}, "
-                       "with the digits 0-9), h for a hint or q to quit")
+            click.echo(f"{shown(text)} is not a move: enter 1..{len(menu)} (or the move, e.g. {menu[0]}, "
+                       f"with the digits 0-9), {keys}")
             continue
         if move in moves:
             return move
-        click.echo(f"{move} is not legal now: enter 1..{len(moves)}, h for a hint or q to quit")
+        click.echo(f"{move} is not legal now: enter 1..{len(menu)}, {keys}")
 
 
 def run_session(session: Session) -> bool:
     """Play until the match ends (True) or you stop (False); the trace is saved after every move."""
-    game = session.game
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not text become "not a move", not a traceback
         sys.stdin.reconfigure(errors="replace")
     session.save()
-    while not game.is_over:
+    while not session.game.is_over:
+        game = session.game  # a new one after each undo
         for line in session.narrate():
             click.echo(line)
         if game.to_move != session.seat:
             game.play(game.policy_move(session.policies[game.to_move]))
             session.save()
             continue
-        for line in session.table():
+        menu = session.menu()
+        if len(menu) == 1 and session.auto_forced:
+            click.echo(f"forced: {menu[0]} is your only move, played for you")
+            game.play(menu[0])
+            session.save()
+            continue
+        for line in session.table(menu):
             click.echo(line)
         while True:
-            choice = _read_choice(session)
+            choice = _read_choice(session, menu)
             if choice != "hint":
                 break
             click.echo("thinking (rolling the position out in sampled worlds)...")
             try:
-                for line in session.hint():
+                for line in session.hint(menu):
                     click.echo(line)
             except BergenError as exc:
                 click.echo(f"no hint: {exc}")
         if choice is None:
             return False
-        game.play(choice)
+        if choice == "undo":
+            click.echo(session.undo())
+            continue
+        session.choose(choice)
         session.save()
     for line in session.narrate():
         click.echo(line)
@@ -258,47 +348,55 @@ def _unused_path(seed: int) -> Path:
 @click.option("--hint-worlds", type=Bounded(1, MOST_HINT_WORLDS), default=DEFAULT_HINT_WORLDS,
               show_default=True,
               help="Most worlds a hint samples.")
+@click.option("--auto-forced/--no-auto-forced", default=True, show_default=True,
+              help="Play your forced moves for you (one move on the menu: a tile that fits two ends that look "
+                   "alike is one move), with a line saying so.")
 def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | None, match_index: int,
-            out: str | None, hint_worlds: int) -> None:
-    """Play a match in the terminal against the built-in players; the game is saved as a trace."""
+            out: str | None, hint_worlds: int, auto_forced: bool) -> None:
+    """Play a match in the terminal against the built-in players; the game is saved as a trace.
+
+    Type a move's number (or the move, e.g. 3-5 L), h for a hint (numbered as the menu is), u to take back your
+    last move and the replies since, or q to stop.
+    """
     if not 0 <= seat < rules.players:
         raise click.BadParameter(f"must be 0..{rules.players - 1} with {rules.players} players, not {seat}",
                                  param_hint="--seat")
     if out is not None and out.strip() in ("", "-"):  # the trace is rewritten after every move: it needs a file
-        raise click.BadParameter("give the trace a file name (it is saved after every move, so it cannot go "
-                                 "to standard output)", param_hint="-o")
+        raise _trace_needs_a_file(out)
     if sys.stdin is None:  # started with standard input closed (<&-): there is nowhere to read moves from
         raise click.UsageError("standard input is closed; play reads your moves from it: run it in a terminal, or "
                                "pipe the moves in")
     policies = opponent_names(rules, seat, opponents)
-    from bergen_sim.game import compiled_policy
-
-    for name in dict.fromkeys(policies):  # compiled now: a setting a player cannot take (a search's match-value
-        if name != HUMAN:                 # table at a huge target) stops here, before the trace file is written
-            compiled_policy(name, rules)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     path = Path(out) if out else _unused_path(seed)
     from bergen_sim.output import check_file
     from bergen_sim.trace import TRACE_FORMATS
 
-    check_file(path, "-o", TRACE_FORMATS)  # before the match starts, not at its first save
-    from bergen_sim.game import Game
-
-    game = Game(rules, seed=seed, match=match_index, policies=policies)
-    session = Session(game, seat, policies, path, hint_worlds)
-    click.echo(f"Bergen, {rules.players} players{' in partnerships' if rules.partnerships else ''}, "
-               f"target {rules.target}; you are seat {seat}; seed {seed}, match {match_index}")
-    click.echo("opponents: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(policies) if s != seat))
+    target = check_file(path, "-o", TRACE_FORMATS)  # before the match starts, not at its first save
+    if target.how != "replace":  # /dev/stdout, a terminal, a pipe: each save would write the whole match again
+        raise _trace_needs_a_file(str(path))
+    session = None
     try:
+        from bergen_sim.game import Game, compiled_policy
+
+        for name in dict.fromkeys(policies):  # compiled now: a setting a player cannot take (a search's match-value
+            if name != HUMAN:                 # table at a huge target) stops here, before the trace file is written
+                compiled_policy(name, rules)
+        game = Game(rules, seed=seed, match=match_index, policies=policies)
+        session = Session(game, seat, policies, target, hint_worlds, auto_forced)
+        click.echo(f"Bergen, {rules.players} players{' in partnerships' if rules.partnerships else ''}, "
+                   f"target {rules.target}; you are seat {seat}; seed {seed}, match {match_index}")
+        click.echo("opponents: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(policies) if s != seat))
         finished = run_session(session)
-        session.save()
     except KeyboardInterrupt:
-        session.save()
-        raise click.exceptions.Abort() from None
+        kept = f"the match so far is saved to {path}" if session is not None and session.saved else "nothing was saved"
+        raise click.exceptions.Abort() from KeyboardInterrupt(f"interrupted; {kept}")
     except OSError as exc:  # the trace cannot be written: say so in one line, before or during the match
         raise click.ClickException(f"cannot write the trace to {path}: {exc.strerror or exc}") from None
     if finished:
-        click.echo(f"trace saved to {path} (review it with any bergen-trace reader)")
+        click.echo(f"trace saved to {path}")
+        # the trace holds this one match, so it is match 0 of the file whatever --match dealt it
+        click.echo(f"review it: bergen-sim review {shlex.quote(str(target.path))} --match 0")
     else:
         click.echo(f"stopped; the match so far is saved to {path}")
