@@ -313,3 +313,12 @@ def test_ctrl_c_says_where_the_game_so_far_is(tmp_path, capsys, monkeypatch, int
     else:
         events = read_jsonl(out)
         assert json.dumps(replay(events).events[: len(events)]) == json.dumps(events)
+
+
+def test_a_trace_name_with_control_characters_is_printed_escaped(tmp_path):
+    """A name's escape sequence must not clear the screen nor its newline break the line it is printed on."""
+    out = tmp_path / "o\x1b[2J\nx.jsonl"
+    result = run(["--seed", "4", "--opponent", "greedy", "-o", str(out)], "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "o\\x1b[2J\\nx.jsonl" in result.output
+    assert out.exists()

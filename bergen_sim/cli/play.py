@@ -28,7 +28,7 @@ import click
 
 from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import with_rules
-from bergen_sim.errors import BergenError, PolicyError, shown
+from bergen_sim.errors import BergenError, PolicyError, one_line, shown
 from bergen_sim.limits import MAX_MATCH_INDEX, foreign_digit, short_number, whole_number
 from bergen_sim.rules import PLAYER_COUNTS, Rules
 
@@ -390,13 +390,14 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
         click.echo("opponents: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(policies) if s != seat))
         finished = run_session(session)
     except KeyboardInterrupt:
-        kept = f"the match so far is saved to {path}" if session is not None and session.saved else "nothing was saved"
+        kept = (f"the match so far is saved to {one_line(str(path))}" if session is not None and session.saved
+                else "nothing was saved")
         raise click.exceptions.Abort() from KeyboardInterrupt(f"interrupted; {kept}")
     except OSError as exc:  # the trace cannot be written: say so in one line, before or during the match
-        raise click.ClickException(f"cannot write the trace to {path}: {exc.strerror or exc}") from None
+        raise click.ClickException(f"cannot write the trace to {one_line(str(path))}: {exc.strerror or exc}") from None
     if finished:
-        click.echo(f"trace saved to {path}")
+        click.echo(f"trace saved to {one_line(str(path))}")
         # the trace holds this one match, so it is match 0 of the file whatever --match dealt it
-        click.echo(f"review it: bergen-sim review {shlex.quote(str(target.path))} --match 0")
+        click.echo(one_line(f"review it: bergen-sim review {shlex.quote(str(target.path))} --match 0"))
     else:
-        click.echo(f"stopped; the match so far is saved to {path}")
+        click.echo(f"stopped; the match so far is saved to {one_line(str(path))}")
