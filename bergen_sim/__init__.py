@@ -10,6 +10,10 @@ The public API (imported on first use, so ``import bergen_sim`` and
   :func:`report` runs analyses and writes their Markdown reports
   (:mod:`bergen_sim.reporting` is the whole analysis API);
 - :class:`Rules` is one rule set (``Rules.make(players=3, preset="classic")``);
+- :class:`Game` is one match you step through (``Game(seed=1)``, ``game.legal_moves()``,
+  ``game.play(move)``), :class:`Move` and :class:`Tile` its moves and tiles with a text
+  round trip, and :func:`play_out` plays the rest of it with built-in policies;
+- :func:`review` weighs every decision of played games against the best move;
 - :class:`Engine` is the compiled engine for one rule set and seat policies.
 """
 
@@ -35,6 +39,11 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "report": ("bergen_sim.reporting", "report"),
     "analysis": ("bergen_sim.reporting", None),
     "Rules": ("bergen_sim.rules", "Rules"),
+    "Game": ("bergen_sim.game", "Game"),
+    "play_out": ("bergen_sim.game", "play_out"),
+    "Move": ("bergen_sim.domain", "Move"),
+    "Tile": ("bergen_sim.domain", "Tile"),
+    "review": ("bergen_sim.review", "review"),
     "Engine": ("bergen_sim.runtime.runner", "Engine"),
 }
 

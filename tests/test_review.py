@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import json
 from pathlib import Path
 
@@ -482,7 +484,7 @@ def _first_match() -> list[str]:
 
 def test_a_play_after_the_match_end_is_refused_before_any_decision_is_analyzed(tmp_path, monkeypatch):
     """The file is replayed whole first: refused in about a second, not after analysing every decision."""
-    import bergen_sim.review as review_module
+    review_module = importlib.import_module("bergen_sim.review")  # the package's `review` is the function
 
     lines = _first_match()
     last_play = next(line for line in reversed(lines) if json.loads(line)["type"] == "play")
