@@ -1087,9 +1087,12 @@ def _goal_verdict(run: _GoalRun) -> str:
     rate, low, high = (r[prefix + "win_rate"], r[prefix + "win_rate_low"], r[prefix + "win_rate_high"])
     if ms > COST_LIMIT_MS:
         return f"not met: it takes more than {COST_LIMIT_MS:g} ms per decision."
-    if rate >= GOAL_AGAINST_PIMC and low > 0.5:
-        return (f"met by this run: its {which} is {GOAL_AGAINST_PIMC:.0%} or more, with the interval above 50% "
-                f"({matches:,} matches).")
+    if low >= GOAL_AGAINST_PIMC:
+        return (f"met by this run: the interval of its {which} ({matches:,} matches) lies wholly at "
+                f"{GOAL_AGAINST_PIMC:.0%} or above.")
+    if rate >= GOAL_AGAINST_PIMC:
+        return (f"not shown by this run: its {which} is {GOAL_AGAINST_PIMC:.0%} or more as a point estimate, "
+                f"but its interval ({matches:,} matches) reaches below {GOAL_AGAINST_PIMC:.0%}.")
     if high < GOAL_AGAINST_PIMC:
         return (f"not met: the interval of this run's {which} ({matches:,} matches) lies wholly below "
                 f"{GOAL_AGAINST_PIMC:.0%}.")
@@ -1233,7 +1236,7 @@ def _prior_check(root: Path) -> str:
     r = run.pair
     text = _luck_adjusted_check("Steered replies, checked", run, STEERED)
     if r["adjusted_win_rate_low"] < GOAL_AGAINST_PIMC:
-        text += (f" By a margin its interval does not secure: a true share a little below {GOAL_AGAINST_PIMC:.0%} "
+        text += (f" A true share a little below {GOAL_AGAINST_PIMC:.0%} "
                  f"(down to {100 * r['adjusted_win_rate_low']:.2f}%) is not ruled out, and the raw share, an estimate "
                  "of the same expectation with a wider interval, is "
                  f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])}.")

@@ -184,7 +184,7 @@ def analysis_table(result: Analysis, menu: Mapping[str, int] | None = None) -> T
               help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.")
 @click.option("--player", type=click.Choice(PLAYERS), default=DEFAULT_PLAYER, show_default=True,
               help="Search whose evaluation ranks the moves (reader: pimc's rollouts on worlds weighted by the "
-                   "other seats' plays; ismcts: the strongest player's tree search on the same worlds, every move "
+                   "other seats' plays; ismcts: the tree search of the player that measured best against pimc, on the same worlds, every move "
                    "in every world; see docs/policies.md).")
 @click.option("--base", type=click.Choice(BASE_POLICIES), default=DEFAULT_BASE, show_default=True,
               help="Policy that plays every seat in the rollouts.")
