@@ -305,6 +305,18 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ExperimentError(f"{path}: holds a number of more than 4,300 digits; no setting takes one") from None
 
 
+def example_path() -> Path:
+    """The example experiment file that ships inside the package (``examples/experiment.toml`` in a checkout)."""
+    import importlib.resources
+
+    return Path(str(importlib.resources.files("bergen_sim.examples") / "experiment.toml"))
+
+
+def example_text() -> str:
+    """The example experiment file's text."""
+    return example_path().read_text(encoding="utf-8")
+
+
 def load(path: str | os.PathLike, out: str | os.PathLike | None = None, allow_plugins: bool = False) -> Experiment:
     """Read and check an experiment file (``out`` overrides the file's output folder).
 

@@ -360,3 +360,16 @@ def test_a_cell_whose_checkpoint_cannot_be_written_is_shown_not_saved(capsys, tm
     status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "o"), "--json")
     assert status == 2 and "File too large" in err and json.loads(out)["played"] == 1
     assert not list((tmp_path / "o" / "cells").glob("*.json"))
+
+
+def test_the_shipped_example_is_reachable_without_the_source_tree(tmp_path, capsys):
+    """`run --show-example` prints the example file the package ships; `run --example` plays it."""
+    from bergen_sim.cli import main
+
+    shipped = Path(__file__).resolve().parent.parent / "examples" / "experiment.toml"
+    assert main(["run", "--show-example"]) == 0
+    assert capsys.readouterr().out == shipped.read_text()
+    assert main(["run", "--example", "--out", str(tmp_path / "ex"), "--workers", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cells"] == 8
+    assert main(["run"]) == 2 and "--example" in capsys.readouterr().err
+    assert main(["run", str(shipped), "--example"]) == 2

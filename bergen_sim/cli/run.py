@@ -31,7 +31,12 @@ def results_table(result, kind: str, title: str) -> Table:
 
 
 @click.command("run")
-@click.argument("experiment_file", metavar="EXPERIMENT.toml", type=click.Path(dir_okay=False))
+@click.argument("experiment_file", metavar="EXPERIMENT.toml", type=click.Path(dir_okay=False), required=False)
+@click.option("--example", is_flag=True,
+              help="Run the example experiment that ships with bergen-sim (8 cells of 2,000 matches: does the "
+                   "boneyard reserve change who wins when greedy meets random?); --show-example prints it.")
+@click.option("--show-example", is_flag=True,
+              help="Print the example experiment file, to copy and edit: bergen-sim run --show-example > my.toml")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for the cells and the results table (default: the file's `out`, else experiment-out).")
 @click.option("--allow-plugins", is_flag=True,
@@ -39,10 +44,18 @@ def results_table(result, kind: str, title: str) -> Table:
                    "without it only built-in and installed policies are taken.")
 @placement_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every row) instead of a table.")
-def command(experiment_file, out, allow_plugins, workers, scheduler, as_json):
+def command(experiment_file, example, show_example, out, allow_plugins, workers, scheduler, as_json):
     """Play every cell of EXPERIMENT.toml (rule sets x sizes x policy sets x seeds) not already finished."""
     from bergen_sim import experiment
     from bergen_sim.output import OutputError
+
+    if show_example:
+        click.echo(experiment.example_text(), nl=False)
+        return
+    if example == (experiment_file is not None):
+        raise click.UsageError("give an experiment file, or --example to run the one that ships with bergen-sim")
+    if example:
+        experiment_file = str(experiment.example_path())
 
     plan = experiment.load(experiment_file, out, allow_plugins=allow_plugins)
     RunOptions(workers=workers, scheduler=scheduler)  # refuse bad options before playing
