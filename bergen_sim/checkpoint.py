@@ -271,7 +271,7 @@ class Checkpoint:
             data = _read_members(path, {name: 8 * items for name, items in most.items()} | {"run.npy": _RUN_BYTES})
             chunk = Chunk(first, data["totals"], data["match_rows"], data["hand_rows"])
             run = str(data["run"])
-            # the chunk's own first match (files written before it was kept have none): a chunk copied over
+            # the chunk's own first match (a chunk without one is taken at its name's word): a chunk copied over
             # another of the same size is otherwise indistinguishable in a summary run
             saved_first = int(data["first"]) if "first" in data else first
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
