@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim import hand_stats as hs
-from bergen_sim.figures import Chart, differences, finish, panels
-from bergen_sim.reporting import headline_strategies
-from bergen_sim.stats import add_clustered, add_family, cluster_column, cluster_sums, judged, phrase
+from bergen_sim.core.stats import add_clustered, add_family, cluster_column, cluster_sums, judged, phrase
+from bergen_sim.services.analysis import hand_stats as hs
+from bergen_sim.services.analysis.figures import Chart, differences, finish, panels
+from bergen_sim.services.analysis.reporting import headline_strategies
 
 TITLE = "The value of going first: lead points and tempo"
 TWO_SIDED = ("2 players", "4 partnerships")

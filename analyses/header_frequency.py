@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim import hand_stats as hs
-from bergen_sim.reporting import TABLES, headline_strategies, reference_strategy
+from bergen_sim.core.stats import add_clustered, add_rate, cluster_column, cluster_sums, phrase
 from bergen_sim.engine.layout import MAX_PLAY_NO
-from bergen_sim.figures import Chart, empty_note, finish, grouped, lines, panels, stacked_shares
-from bergen_sim.stats import add_clustered, add_rate, cluster_column, cluster_sums, phrase
+from bergen_sim.services.analysis import hand_stats as hs
+from bergen_sim.services.analysis.figures import Chart, empty_note, finish, grouped, lines, panels, stacked_shares
+from bergen_sim.services.analysis.reporting import TABLES, headline_strategies, reference_strategy
 
 TITLE = "Header frequency and where the points come from"
 KINDS = ("double", "triple")

@@ -19,11 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim import hand_stats as hs
-from bergen_sim.figures import Chart, differences, finish, grouped, panels
-from bergen_sim.reporting import PerMatch, headline_strategies
-from bergen_sim.rules import Rules
-from bergen_sim.stats import (
+from bergen_sim.core.stats import (
     add_clustered,
     add_family,
     add_rate,
@@ -33,6 +29,10 @@ from bergen_sim.stats import (
     paired_ratio_difference,
     phrase,
 )
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.analysis import hand_stats as hs
+from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels
+from bergen_sim.services.analysis.reporting import PerMatch, headline_strategies
 
 TITLE = "Larger sets, the spinner and up to eight players"
 #: label -> (players, partnerships, preset, settings)

@@ -15,12 +15,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim import hand_stats as hs
+from bergen_sim.core.stats import (
+    add_clustered,
+    add_family,
+    add_rate,
+    cluster_column,
+    cluster_sums,
+    judged,
+    paired_ratio_difference,
+    phrase,
+    versus,
+)
 from bergen_sim.engine import layout as L
-from bergen_sim.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
-from bergen_sim.figures import Chart, differences, finish, grouped, lines, panels, reference_line
-from bergen_sim.stats import (add_clustered, add_family, add_rate, cluster_column, cluster_sums, judged,
-                              paired_ratio_difference, phrase, versus)
+from bergen_sim.services.analysis import hand_stats as hs
+from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, lines, panels, reference_line
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
 
 TITLE = "Lowest-double lead advantage"
 LEADS = ("lowest-double", "highest-double")
@@ -149,7 +158,7 @@ def _summary(leader: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     for lead, tag in zip(LEADS, ("lowest", "highest")):
         part = leader[leader["lead"] == lead].set_index(keys)
         picked = part[[f"{c}{s}" for c in columns for s in ("", "_lo", "_hi")]]
-        parts.append(picked.rename(columns=lambda c: _tag(c, tag)))
+        parts.append(picked.rename(columns=lambda c, tag=tag: _tag(c, tag)))
     lowest = leader[leader["lead"] == LEADS[0]].set_index(keys)
     summary = pd.concat([lowest[["fair_share", "decided_hands", "matches", "cut_rate", "cut_rate_lo",
                                  "cut_rate_hi"]], *parts], axis=1).reset_index()

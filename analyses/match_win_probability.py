@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim.figures import Chart, finish, panels
-from bergen_sim.reporting import headline_strategies
-from bergen_sim.stats import add_clustered, group_cluster_sums, phrase
+from bergen_sim.core.stats import add_clustered, group_cluster_sums, phrase
+from bergen_sim.services.analysis.figures import Chart, finish, panels
+from bergen_sim.services.analysis.reporting import headline_strategies
 
 TITLE = "Match-win probability from every score (comeback odds)"
 #: tables with two sides, where "my score, your score" says everything

@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim import hand_stats as hs
+from bergen_sim.core.stats import add_family, add_mean, add_rate, judged, paired_ratio_difference, phrase
 from bergen_sim.engine.layout import HandEnd
-from bergen_sim.figures import Chart, differences, finish, grouped, panels
-from bergen_sim.reporting import TABLES, PerMatch, headline_strategies
-from bergen_sim.stats import add_family, add_mean, add_rate, judged, paired_ratio_difference, phrase
+from bergen_sim.services.analysis import hand_stats as hs
+from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies
 
 TITLE = "The near-target cut, and matches that end on the lead"
 SETTINGS = {"cut on": True, "cut off": False}

@@ -22,12 +22,22 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from bergen_sim import hand_stats as hs
-from bergen_sim.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
+from bergen_sim.core.stats import (
+    add_clustered,
+    add_difference,
+    add_family,
+    add_mean,
+    add_rate,
+    cluster_column,
+    cluster_sums,
+    judged,
+    paired_ratio_difference,
+    phrase,
+)
 from bergen_sim.engine.layout import HandEnd
-from bergen_sim.figures import Chart, differences, finish, grouped, panels
-from bergen_sim.stats import (add_clustered, add_difference, add_family, add_mean, add_rate, cluster_column,
-                              cluster_sums, judged, paired_ratio_difference, phrase)
+from bergen_sim.services.analysis import hand_stats as hs
+from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
 
 TITLE = "Blocked-hand settlement: German vs pip count (and American)"
 SETTLEMENTS = hs.SETTLEMENTS  # german, pips, american
@@ -375,7 +385,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     if "strategy_change" in tables:
         change = tables["strategy_change"]
         long = pd.concat([change[["policy", *(f"win_rate_german_minus_{o}{x}" for x in ("", "_lo", "_hi", "_adj_lo", "_adj_hi"))]]
-                          .rename(columns=lambda c: c.replace(f"win_rate_german_minus_{o}", "win_rate_change"))
+                          .rename(columns=lambda c, o=o: c.replace(f"win_rate_german_minus_{o}", "win_rate_change"))
                           .assign(comparison=f"german minus {o}") for o in SETTLEMENTS[1:]], ignore_index=True)
         fig, axes = panels(1, width=8, height=4)
         differences(axes[0], long, "policy", "win_rate_change", group="comparison")

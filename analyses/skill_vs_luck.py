@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bergen_sim.figures import Chart, finish, panels, reference_line
-from bergen_sim.stats import add_family, judged, phrase
+from bergen_sim.core.stats import add_family, judged, phrase
+from bergen_sim.services.analysis.figures import Chart, finish, panels, reference_line
 
 TITLE = "Skill against luck: the stronger player's match win rate by target"
 TARGETS = (5, 10, 15, 21, 31)
@@ -30,7 +30,7 @@ SEARCH_TARGETS_QUICK = (TARGETS[0], TARGETS[-1])
 SEARCH = "pimc"
 TABLE = "2 players"
 METHOD = (
-    "Duplicate-deal tournaments (bergen_sim.tournament), 2 players, standard rules but for the target: each deal "
+    "Duplicate-deal tournaments (bergen_sim.services.comparison), 2 players, standard rules but for the target: each deal "
     "set is played in both seat orders, win rates are the stronger player's share of a deal set's matches, with "
     f"Student-t intervals over deal sets. The heuristic pairing plays the report's matches per target; `pimc` "
     f"plays at most {SEARCH_MATCHES:,} matches per target ({SEARCH_MATCHES_QUICK} with --quick, at the shortest "
@@ -63,7 +63,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """How much the stronger player wins at the shortest and longest match."""
     frame = tables["by_target"]
     out = []
-    for pairing, part in frame.groupby("pairing", sort=False):
+    for _pairing, part in frame.groupby("pairing", sort=False):
         part = part.sort_values("target")
         short, long = part.iloc[0], part.iloc[-1]
         standard = part[part["target"] == 15]

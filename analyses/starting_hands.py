@@ -13,12 +13,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim import hand_stats as hs
+from bergen_sim.core.stats import (
+    add_clustered,
+    add_family,
+    group_cluster_sums,
+    group_cross_sums,
+    group_difference,
+    judged,
+    phrase,
+)
 from bergen_sim.engine import layout as L
-from bergen_sim.figures import Chart, finish, grouped, panels, reference_line
-from bergen_sim.reporting import headline_strategies
-from bergen_sim.stats import (add_clustered, add_family, group_cluster_sums, group_cross_sums, group_difference, judged,
-                              phrase)
+from bergen_sim.services.analysis import hand_stats as hs
+from bergen_sim.services.analysis.figures import Chart, finish, grouped, panels, reference_line
+from bergen_sim.services.analysis.reporting import headline_strategies
 
 TITLE = "Which starting hands win"
 TABLES_HERE = ("2 players", "4 partnerships")
@@ -35,7 +42,7 @@ FEATURES = {
 MIN_SHARE = 0.01
 METHOD = (
     "Self-play under the standard rules. The deal behind every hand row is rebuilt from the engine's keyed "
-    "randomness (bergen_sim.hand_stats.keyed_deals: seed, match, hand number and the redeal attempt the row "
+    "randomness (bergen_sim.services.analysis.hand_stats.keyed_deals: seed, match, hand number and the redeal attempt the row "
     "records). Every seat's hand is an observation; *holds the lowest double* is the seat that must lead it. "
     "Hand win rate: decided hands its side won over decided hands; points: its side's points in the hand. Both "
     "are ratios of per-match sums with intervals clustered by match (a match's hands, and the seats of one "
@@ -189,7 +196,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     for value, label in (("hand_win_rate", "hand win rate of the seat's side"),
                          ("side_points_per_hand", "side points per hand")):
         fig, axes = panels(len(FEATURES) * len(TABLES_HERE), columns=len(FEATURES))
-        for k, (ax, (table, feature)) in enumerate(zip(axes, [(t, f) for t in TABLES_HERE for f in FEATURES])):
+        for ax, (table, feature) in zip(axes, [(t, f) for t in TABLES_HERE for f in FEATURES]):
             part = frame[(frame["table"] == table) & (frame["feature"] == feature)].sort_values("order")
             grouped(ax, part, "value", "strategy", value, categories=list(pd.unique(part["value"])))
             if value == "hand_win_rate":

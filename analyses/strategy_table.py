@@ -12,15 +12,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim.reporting import AnalysisError
-from bergen_sim.figures import Chart, finish, panels, points
-from bergen_sim.stats import add_family, judged, phrase
+from bergen_sim.core.stats import add_family, judged, phrase
+from bergen_sim.services.analysis.figures import Chart, finish, panels, points
+from bergen_sim.services.analysis.reporting import AnalysisError
 
 TITLE = "Strategy table: every built-in strategy against every other"
 #: tables of the tournaments (label -> (players, partnerships), a subset of analysis.TABLES)
 TOURNAMENT_TABLES = ("2 players", "3 players", "4 partnerships")
 METHOD = (
-    "Round-robin on duplicate deals (bergen_sim.tournament): every pair of strategies plays the same deal sets, "
+    "Round-robin on duplicate deals (bergen_sim.services.comparison): every pair of strategies plays the same deal sets, "
     "each deal in every seat rotation (2 players and partnerships: the two policies swap sides; 3 players: each "
     "policy alone in each seat against two copies of the other, and the other way round), so a policy's fair "
     "share is 50% in every table. Win rate = share of a deal set's matches won by a side the policy plays; "

@@ -14,11 +14,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bergen_sim import hand_stats as hs
-from bergen_sim.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
-from bergen_sim.figures import Chart, differences, finish, grouped, panels, stacked_shares
-from bergen_sim.stats import (add_clustered, add_family, add_mean, add_rate, cluster_sums, judged,
-                              paired_ratio_difference, phrase)
+from bergen_sim.core.stats import (
+    add_clustered,
+    add_family,
+    add_mean,
+    add_rate,
+    cluster_sums,
+    judged,
+    paired_ratio_difference,
+    phrase,
+)
+from bergen_sim.services.analysis import hand_stats as hs
+from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels, stacked_shares
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
 
 TITLE = "Rule variants against the standard game"
 #: label -> (preset, settings)

@@ -34,8 +34,8 @@ from pathlib import Path
 
 CHILD = r"""
 import json, sys, time
-from bergen_sim.execution import engine_for
-from bergen_sim.rules import Rules
+from bergen_sim.services.execution.jobs import engine_for
+from bergen_sim.model.rules import Rules
 settings, policy = json.loads(sys.argv[1]), sys.argv[2]
 rules = Rules.make(**settings)
 engine = engine_for(rules, (policy,) * rules.players)
@@ -93,10 +93,10 @@ def main() -> int:
     parser.add_argument("--functions", type=at_least(1), default=2, help="how many of the busiest functions to show")
     parser.add_argument("--listing", type=Path, help="write their annotated disassembly here")
     opts = parser.parse_args()
-    from bergen_sim.errors import BergenError
-    from bergen_sim.output import check_file
-    from bergen_sim.rules import Rules
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.model.rules import Rules
     from bergen_sim.runtime.registry import resolve
+    from bergen_sim.services.files.output import check_file
 
     settings = {"players": opts.players, **dict(opts.settings)}
     try:  # checked here: in the child a wrong game or policy is a traceback, and --listing is written last

@@ -13,7 +13,7 @@ What it measures (see docs/scaling.md for how to read it):
    of all processes are recorded too: on a shared machine wall-clock scaling
    measures the competition, while equal CPU seconds on 1 and N cores show
    that the work splits without overhead.
-2. The naive pure-Python baseline (``bergen_sim.reference`` with random deals
+2. The naive pure-Python baseline (``bergen_sim.model.reference`` with random deals
    and random moves) on the same games, in the same run, and the ratio.
 3. Time to first result: ``bergen-sim simulate --matches 1000`` as a fresh
    process with an empty compile cache (cold) and again with the cache it
@@ -47,13 +47,13 @@ import numpy as np
 import psutil
 
 from bergen_sim._version import __version__
-from bergen_sim import reference
+from bergen_sim.core.limits import MAX_WORKERS
 from bergen_sim.engine import layout as L
-from bergen_sim.execution import Job, RunOptions, default_chunk_size, engine_for, run_job
-from bergen_sim.limits import MAX_WORKERS
-from bergen_sim.parallel import default_workers
+from bergen_sim.model import reference
+from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import BUILTINS
-from bergen_sim.rules import Rules
+from bergen_sim.services.execution.jobs import Job, RunOptions, default_chunk_size, engine_for, run_job
+from bergen_sim.services.execution.parallel import default_workers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import c_reference  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
@@ -88,7 +88,7 @@ def machine() -> dict:
                 if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() \
         else platform.processor()
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "cpu": cpu,
         "cores": default_workers(),
         "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
@@ -307,7 +307,7 @@ def report(results: dict) -> str:
               f"the cores). CPU-time ratio: CPU seconds of all processes on {cores} cores over those on 1 core for "
               "the same matches; near 1.00 means the work splits without overhead."]
     lines += [f"\n{note}" for note in results["notes"]]
-    lines += ["", "## Naive pure-Python baseline (bergen_sim.reference, random deals and moves, one core)", "",
+    lines += ["", "## Naive pure-Python baseline (bergen_sim.model.reference, random deals and moves, one core)", "",
               "| game | matches/s | hands/s | compiled random, 1 core | ratio |", "|---|---:|---:|---:|---:|"]
     for game, base in results["python_baseline"].items():
         lines.append(f"| {game} | {fmt(base['matches_per_s'])} | {fmt(base['hands_per_s'])} | "

@@ -18,7 +18,7 @@ kept, and CPU time is the figure to compare on a shared machine.
 A cold compile is minutes of CPU: ``--rounds`` defaults to 1.
 
 Saved under ``search_compile`` in benchmarks/results.json and shown in
-benchmarks/results.md; ``bergen_sim.feedback.SEARCH_COMPILE_NOTE`` (what a
+benchmarks/results.md; ``bergen_sim.core.feedback.SEARCH_COMPILE_NOTE`` (what a
 first compile of a search player is said to cost) quotes it.
 """
 
@@ -32,6 +32,7 @@ from pathlib import Path
 
 from startup_times import run_once  # benchmarks/ is a folder of scripts
 from trees import add_tree_options, at_least, chosen_trees
+
 from bergen_sim.search.ismcts import AT_TIME_LIMIT
 
 ANALYZE = ["analyze", "--hand", "5-6,1-6,0-5,3-4", "--ends", "6,5d", "--played", "2-2,2-5,2-6,5-5", "--counts", "4,6",

@@ -28,17 +28,18 @@ import json
 import os
 import platform
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from bergen_sim.engine import layout as L
-from bergen_sim.errors import BergenError
-from bergen_sim.execution import engine_for
-from bergen_sim.limits import MAX_SEED, check_range
-from bergen_sim.output import merge_target
-from bergen_sim.rules import Rules, parse_settings
-from bergen_sim.runtime.registry import resolve
 from trees import at_least  # benchmarks/ is a folder of scripts
+
+from bergen_sim.core.errors import BergenError
+from bergen_sim.core.limits import MAX_SEED, check_range
+from bergen_sim.engine import layout as L
+from bergen_sim.model.rules import Rules, parse_settings
+from bergen_sim.runtime.registry import resolve
+from bergen_sim.services.execution.jobs import engine_for
+from bergen_sim.services.files.output import merge_target
 
 
 def cost(rules: Rules, policy: str, matches: int, seed: int) -> dict:
@@ -82,7 +83,7 @@ def main() -> None:
         if args.out:
             r.update(players=args.players, partnerships=args.partnerships, seed=args.seed, cores=os.cpu_count(),
                      machine=platform.processor() or platform.machine(),
-                     created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                     created=datetime.now(UTC).isoformat(timespec="seconds"))
             saved["runs"][policy] = r
             Path(args.out).write_text(json.dumps(saved, indent=2) + "\n")
 

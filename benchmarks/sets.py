@@ -25,11 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 from bergen_sim.engine import layout as L
-from bergen_sim.execution import engine_for
-from bergen_sim.rules import Rules
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.execution.jobs import engine_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from trees import at_least, duration  # noqa: E402  (benchmarks/ is a folder of scripts)

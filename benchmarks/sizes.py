@@ -44,8 +44,10 @@ import sys
 import time
 from pathlib import Path
 
-from bergen_sim.limits import MAX_MATCHES
-from trees import CLI, at_least, tree_env, add_tree_options, chosen_trees, start_worker  # benchmarks/: scripts
+from trees import CLI, add_tree_options, at_least, chosen_trees, start_worker, tree_env  # benchmarks/: scripts
+
+from bergen_sim.core.limits import MAX_MATCHES
+
 MODES = {"1 worker": ["--workers", "1"], "2 workers": ["--workers", "2"], "default": []}
 #: the machine's own ceiling for two cores: two separate one-worker runs of N/2 matches each, started together
 #: (wall time: the later to finish); no code of ours is shared between them, so what they lose against one
@@ -153,7 +155,7 @@ def paired_ratio(top: list[float], bottom: list[float]) -> dict:
     >>> r["ratio"], r["low"], r["high"], r["n"]
     (1.0, 1.0, 1.0, 3)
     """
-    from bergen_sim.stats import paired_interval  # the package's one t-interval
+    from bergen_sim.core.stats import paired_interval  # the package's one t-interval
 
     logs = [math.log(a / b) for a, b in zip(top, bottom, strict=True)]
     got = paired_interval(logs)

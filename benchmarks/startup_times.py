@@ -29,7 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from trees import at_least, tree_env, add_tree_options, chosen_trees  # benchmarks/ is a folder of scripts
+from trees import add_tree_options, at_least, chosen_trees, tree_env  # benchmarks/ is a folder of scripts
+
 HEAVY = ("pandas", "pyarrow", "matplotlib", "scipy", "dask", "distributed", "numba")
 COMMANDS = {
     "bergen-sim --help": ["--help"],

@@ -230,8 +230,8 @@ def main() -> int:
     trees = {"old": opts.old.resolve(), "new": opts.new.resolve()}
     games = opts.game or [{"players": 2}]
     policies = opts.policies.split(",")
-    from bergen_sim.errors import BergenError
-    from bergen_sim.rules import Rules
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.model.rules import Rules
     from bergen_sim.runtime.registry import resolve
 
     try:  # checked here (this tree's rules and policies), not as a worker's crash after the other tree compiled

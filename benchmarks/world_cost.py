@@ -22,14 +22,15 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from trees import at_least  # noqa: E402  (benchmarks/ is a folder of scripts)
+
+from bergen_sim.core.errors import BergenError  # noqa: E402
+from bergen_sim.core.limits import check_seed  # noqa: E402
 from bergen_sim.engine import layout as L  # noqa: E402
 from bergen_sim.engine.keyed_random import stream_state  # noqa: E402
 from bergen_sim.engine.tileset import no_tiles_for  # noqa: E402
 from bergen_sim.engine.worlds import W_EXACT, W_GROUPS, prepare, sample_world  # noqa: E402
-from bergen_sim.errors import BergenError  # noqa: E402
-from bergen_sim.limits import check_seed  # noqa: E402
-from bergen_sim.rules import Rules  # noqa: E402
-from trees import at_least  # noqa: E402  (benchmarks/ is a folder of scripts)
+from bergen_sim.model.rules import Rules  # noqa: E402
 from tests.test_worlds import real_views  # noqa: E402
 
 

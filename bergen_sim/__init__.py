@@ -8,7 +8,7 @@ The public API (imported on first use, so ``import bergen_sim`` and
 - :func:`analyze` ranks the legal moves of a position (:class:`Position`);
 - :func:`run_analysis` runs one analysis of ``analyses/`` and returns its tables,
   :func:`report` runs analyses and writes their Markdown reports
-  (:mod:`bergen_sim.reporting` is the whole analysis API);
+  (:mod:`bergen_sim.services.analysis.reporting` is the whole analysis API);
 - :class:`Rules` is one rule set (``Rules.make(players=3, preset="classic")``);
 - :class:`Game` is one match you step through (``Game(seed=1)``, ``game.legal_moves()``,
   ``game.play(move)``), :class:`Move` and :class:`Tile` its moves and tiles with a text
@@ -20,30 +20,28 @@ The public API (imported on first use, so ``import bergen_sim`` and
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import Any
 
 from bergen_sim._version import __version__
 
 #: public name -> (module, attribute), or (module, None) for the module itself; imported on first use
 _EXPORTS: dict[str, tuple[str, str | None]] = {
-    "simulate": ("bergen_sim.simulate", "simulate"),
-    "SimulationResult": ("bergen_sim.simulate", "SimulationResult"),
-    "compare": ("bergen_sim.tournament", "compare"),
-    "TournamentResult": ("bergen_sim.tournament", "TournamentResult"),
+    "simulate": ("bergen_sim.services.simulation", "simulate"),
+    "SimulationResult": ("bergen_sim.services.simulation", "SimulationResult"),
+    "compare": ("bergen_sim.services.comparison", "compare"),
+    "TournamentResult": ("bergen_sim.services.comparison", "TournamentResult"),
     "analyze": ("bergen_sim.search.position", "analyze"),
     "Position": ("bergen_sim.search.position", "Position"),
     "Analysis": ("bergen_sim.search.position", "Analysis"),
-    "run_analysis": ("bergen_sim.reporting", "run"),
-    "report": ("bergen_sim.reporting", "report"),
-    "analysis": ("bergen_sim.reporting", None),
-    "Rules": ("bergen_sim.rules", "Rules"),
-    "Game": ("bergen_sim.game", "Game"),
-    "play_out": ("bergen_sim.game", "play_out"),
-    "Move": ("bergen_sim.domain", "Move"),
-    "Tile": ("bergen_sim.domain", "Tile"),
-    "review": ("bergen_sim.review", "review"),
+    "run_analysis": ("bergen_sim.services.analysis.reporting", "run"),
+    "report": ("bergen_sim.services.analysis.reporting", "report"),
+    "analysis": ("bergen_sim.services.analysis.reporting", None),
+    "Rules": ("bergen_sim.model.rules", "Rules"),
+    "Game": ("bergen_sim.services.game", "Game"),
+    "play_out": ("bergen_sim.services.game", "play_out"),
+    "Move": ("bergen_sim.model.domain", "Move"),
+    "Tile": ("bergen_sim.model.domain", "Tile"),
+    "review": ("bergen_sim.services.game_review", "review"),
     "Engine": ("bergen_sim.runtime.runner", "Engine"),
 }
 
@@ -64,21 +62,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_EXPORTS})
-
-
-class _Package(types.ModuleType):
-    """This package, keeping ``bergen_sim.simulate`` the function.
-
-    Importing the submodule ``bergen_sim.simulate`` makes Python set it as the
-    package's attribute ``simulate``, which would hide the function of that
-    name; the public name wins (the submodule stays in ``sys.modules``).
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        export = _EXPORTS.get(name)
-        if export and export[1] is not None and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -15,15 +15,16 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from bergen_sim.engine import layout as L
-from bergen_sim.execution import engine_for
-from bergen_sim.reference import play_match_reference, random_choose, random_deal_source, replay_reference
-from bergen_sim.rules import Rules
-from bergen_sim.trace import rows_to_events, split_matches
+from bergen_sim.model.reference import play_match_reference, random_choose, random_deal_source, replay_reference
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.execution.jobs import engine_for
+from bergen_sim.services.files.trace import rows_to_events, split_matches
 
 #: the summary's integer counters that a trace determines
 COUNT_KEYS = ("matches", "hands", "redeals", "plays", "draws", "passes", "double_headers", "triple_headers",
@@ -245,12 +246,12 @@ def summary_counts(summary: dict[str, Any]) -> dict[str, Any]:
 # Two directions, both event for event (key order included):
 #
 # * another engine's trace -> the reference: ``assert_reference_agrees(events)`` replays every match of a
-#   trace (e.g. ``bergen_sim.trace.generate(Engine(rules, ["random"]), seed, 0, n)``) through the reference
+#   trace (e.g. ``bergen_sim.services.files.trace.generate(Engine(rules, ["random"]), seed, 0, n)``) through the reference
 #   engine with the recorded deals and decisions (plays, and any-double lead choices); the reference's own
 #   leads, draws, passes, points, scores, settlements and match end must be the recorded ones;
 # * the reference's matches -> another engine: ``reference_matches(rules, n, seed=...)`` plays n matches
 #   with random deals and uniform-random decisions; feed each to the other engine's replay (for the
-#   compiled engine ``bergen_sim.trace.replay_match``) and compare with ``assert_same_events``.
+#   compiled engine ``bergen_sim.services.files.trace.replay_match``) and compare with ``assert_same_events``.
 
 
 def assert_same_events(produced: Sequence[dict[str, Any]], recorded: Sequence[dict[str, Any]], label: str = "") -> None:
@@ -278,7 +279,7 @@ def reference_matches(rules: Rules, n_matches: int, *, seed: int = 0, first_matc
 
     ``deals(match)`` gives match ``match``'s deal source ``(hand, attempt) ->
     (hands, boneyard)`` and ``choices(match)`` its ``choose(seat, hand, moves,
-    info)`` (see :func:`bergen_sim.reference.play_match_reference`); by default
+    info)`` (see :func:`bergen_sim.model.reference.play_match_reference`); by default
     both are uniform random from ``random.Random`` seeded by ``(seed, match)``,
     so a match is the same whichever batch it is played in.
     """

@@ -16,14 +16,14 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from bergen_sim import hand_stats, reporting
 from bergen_sim.cli import main
+from bergen_sim.core.stats import difference, mean_interval, ratio_interval
 from bergen_sim.engine import layout as L
+from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.runner import Chunk
-from bergen_sim.execution import Job, RunOptions, run_job
-from bergen_sim.figures import Chart, finish, grouped, panels, save
-from bergen_sim.stats import difference, mean_interval, ratio_interval
-from bergen_sim.rules import Rules
+from bergen_sim.services.analysis import hand_stats, reporting
+from bergen_sim.services.analysis.figures import Chart, finish, grouped, panels, save
+from bergen_sim.services.execution.jobs import Job, RunOptions, run_job
 from tests.helpers import error_lines
 
 MATCHES = 300

@@ -13,11 +13,11 @@ import random
 import numpy as np
 import pytest
 
-from bergen_sim.search.position import Position, PositionError, analyze, line_problem, position_view
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import from_words
-from bergen_sim.rules import Rules
+from bergen_sim.model.rules import Rules
+from bergen_sim.search.position import Position, PositionError, analyze, line_problem, position_view
 
 TWO = Rules.make(players=2)
 # seat 0 led 4-4, seat 1 played 3-4, seat 0 played 4-5: the line 3-4 4-4 4-5 shows 3|5
@@ -44,7 +44,7 @@ def test_a_few_worlds_give_no_verdict_and_intervals_stay_within_what_a_probabili
     """A tiny batch is not a licence to stop at the first world: one world has no spread, so its interval was a
     point and the best move 'separated'; the rule waits for MIN_VERDICT_WORLDS, and a few worlds give Student's
     t intervals clipped to 0..100% (a normal interval of 20 worlds reached 103.5%)."""
-    from bergen_sim.errors import BergenError
+    from bergen_sim.core.errors import BergenError
     from bergen_sim.search.position import MIN_VERDICT_WORLDS
 
     position = Position.from_mapping({**WINNING, "scores": "9,11"})
@@ -239,7 +239,7 @@ def test_twins_on_a_line_share_one_evaluation_so_review_sees_no_loss():
     """0-2 on either end of 0|0 is one move: the rollouts (which break ties by end) once valued them a point apart."""
     from pathlib import Path
 
-    from bergen_sim.record import drive, read_games
+    from bergen_sim.services.files.record import drive, read_games
 
     games = read_games(Path(__file__).resolve().parent / "golden" / "2p-standard.jsonl")[:1]
     seen = []
@@ -284,9 +284,9 @@ def test_a_spinner_is_refused_in_a_line_game_and_a_star_outside_a_spinner_game()
 def test_every_reached_spinner_position_passes_the_checks_and_rebuilds_the_engines_view():
     """Positions of real double-nine games (views from the step API) are accepted, and the view the
     analyzer builds from them has the engine's ends, arms, open ends and counting ends, and its moves."""
-    from bergen_sim.game import Game
     from bergen_sim.engine.play_rules import hand_moves
     from bergen_sim.search.position import ends_after, position_view
+    from bergen_sim.services.game import Game
 
     rng = random.Random(7)
     checked = 0
@@ -362,7 +362,7 @@ def test_positions_of_five_to_eight_seats_and_of_three_word_sets_are_read():
 @pytest.mark.slow  # compiles the analyzer's three-word rollouts and builds a double-twelve table: over a minute
 def test_a_double_twelve_spinner_position_of_a_real_game_is_analyzed():
     """A three-word set with four open arms: every legal move is ranked with a win chance, reproducibly."""
-    from bergen_sim.game import Game
+    from bergen_sim.services.game import Game
 
     twelve = Rules.make(players=3, domino_set="double-twelve")
     game = Game(twelve, seed=5, match=0)
@@ -386,8 +386,8 @@ def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
     game its estimates differ from the same reading with no trust in the plays; the legal moves are the
     position's, the caller's view is not written, and ``plays_read`` counts the other seats' plays read (none
     with the spinner, which the model does not read)."""
-    from bergen_sim import game as game_module
     from bergen_sim.search import position as position_module
+    from bergen_sim.services import game as game_module
 
     rules = Rules.make(players=2)
     read_differs = decisions = plays_read = 0
@@ -422,7 +422,7 @@ def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
 def test_a_leader_choosing_its_double_is_analyzed_lead_by_lead():
     """Under lead=any-double the leader's choice of double is a decision: its moves are its doubles, each led
     on L as the engine leads (scoring the lead); at 13 of 15 every lead wins the match at once."""
-    from bergen_sim.game import Game
+    from bergen_sim.services.game import Game
 
     classic = Rules.make(players=2, preset="classic")
     game = Game(classic, seed=1, match=1)
@@ -441,7 +441,7 @@ def test_a_leader_choosing_its_double_is_analyzed_lead_by_lead():
 
 
 def test_an_empty_table_is_a_lead_only_under_any_double():
-    from bergen_sim.game import Game
+    from bergen_sim.services.game import Game
 
     classic = Rules.make(players=2, preset="classic")
     view = Game(classic, seed=1, match=1).view()
@@ -464,7 +464,7 @@ def test_a_leaders_view_with_mistyped_fields_is_a_one_line_error():
     """The lead's checks read the counts and scores: their types are checked first (no TypeError)."""
     import dataclasses
 
-    from bergen_sim.game import Game
+    from bergen_sim.services.game import Game
 
     classic = Rules.make(players=2, preset="classic")
     real = Game(classic, seed=1, match=1).view()
@@ -490,8 +490,9 @@ def test_the_tree_search_ranks_moves_in_every_world_and_keeps_its_tree_small():
     """``player="ismcts"``: every move meets every world (the analyzer's paired unit), the match-winning header
     ranks first with a sure win, results reproduce from the seed, a full tree stops growing, and a lead (which
     the tree's walk does not play) is ranked by the reader."""
-    from bergen_sim.game import Game
-    from bergen_sim.search import ismcts, position as position_module
+    from bergen_sim.search import ismcts
+    from bergen_sim.search import position as position_module
+    from bergen_sim.services.game import Game
 
     result = analyze(Position.from_mapping(WINNING), TWO, player="ismcts", **FAST)
     assert result.player == "ismcts" and {m["tile"] for m in result.moves[:2]} == {"3-5"}

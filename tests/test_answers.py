@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bergen_sim import answers
+from bergen_sim.services.analysis import answers
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 

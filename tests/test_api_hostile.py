@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bergen_sim.domain import Move
+from bergen_sim.core.errors import BergenError
+from bergen_sim.core.limits import LimitError, check_range
 from bergen_sim.engine.keyed_random import keyed_deals
-from bergen_sim.errors import BergenError
-from bergen_sim.limits import LimitError, check_range
-from bergen_sim.record import parse_record
-from bergen_sim.review import review
-from bergen_sim.rules import Rules
+from bergen_sim.model.domain import Move
+from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.runner import Engine
+from bergen_sim.services.files.record import parse_record
+from bergen_sim.services.game_review import review
 
 
 @pytest.mark.parametrize("value", [2.5, True, "7", float("inf"), np.bool_(True), np.float64(3.0), None])
@@ -66,7 +66,7 @@ def test_an_action_number_is_not_cut_or_wrapped(action):
 @pytest.mark.extras
 def test_the_gym_env_refuses_a_step_after_an_illegal_action_ended_the_episode():
     pytest.importorskip("gymnasium")
-    from bergen_sim.gym_env import BergenEnv
+    from bergen_sim.adapters.gym_env import BergenEnv
 
     env = BergenEnv(opponents="first")
     obs, _ = env.reset(seed=1)
@@ -100,7 +100,7 @@ def test_review_reads_seat_0_as_seat_0_and_refuses_an_empty_list_and_bad_numbers
 
 
 def test_a_game_refuses_seats_seeds_and_match_indices_it_does_not_have():
-    from bergen_sim.game import Game, play_out
+    from bergen_sim.services.game import Game, play_out
 
     game = Game(Rules.make(players=2), seed=3)
     assert game.hand(1) == Game(Rules.make(players=2), seed=3).hand(1)

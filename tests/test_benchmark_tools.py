@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from tests.helpers import error_lines
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -58,7 +59,7 @@ def test_the_imitation_tool_counts_twins_as_one_move():
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     from bergen_sim.engine import layout as L
-    from bergen_sim.record import drive, read_games
+    from bergen_sim.services.files.record import drive, read_games
 
     games = read_games(BENCHMARKS.parent / "tests" / "golden" / "2p-standard.jsonl")[:1]
     seen = []
@@ -341,7 +342,7 @@ def test_the_search_compile_table_gives_each_first_run_and_the_ratio_of_the_tree
     """benchmarks/search_compile.py's saved section as results.md shows it, and as feedback's note describes it."""
     import json
 
-    from bergen_sim import feedback
+    from bergen_sim.core import feedback
 
     search_compile = _load("search_compile")
     section = json.loads((BENCHMARKS / "results.json").read_text())["search_compile"]

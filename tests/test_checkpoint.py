@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bergen_sim.checkpoint import CheckpointError
 from bergen_sim.cli import main
-from bergen_sim.execution import Job, RunOptions, run_job
-from bergen_sim.rules import Rules
-from bergen_sim.simulate import simulate
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.execution.jobs import Job, RunOptions, run_job
+from bergen_sim.services.files.checkpoint import CheckpointError
+from bergen_sim.services.simulation import simulate
 from tests.helpers import ctrl_c_as_on_a_terminal, error_lines
 
 JOB = Job(Rules.make(players=2), ("random", "random"), seed=21, match_rows=True)
@@ -134,9 +134,9 @@ def test_a_chunk_that_would_expand_beyond_its_run_is_refused_before_it_takes_the
     import tracemalloc
     import zipfile
 
-    from bergen_sim.checkpoint import Checkpoint
-    from bergen_sim.execution import manifest
     from bergen_sim.engine import layout as L
+    from bergen_sim.services.execution.jobs import manifest
+    from bergen_sim.services.files.checkpoint import Checkpoint
 
     stop_after(1, tmp_path, 1)
     victim = sorted(tmp_path.glob("chunk-*.npz"))[0]
@@ -253,7 +253,7 @@ def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):
 ])
 def test_a_damaged_manifest_is_one_line(tmp_path, text, why):
     """Read as data and refused in one line naming the folder (a manifest nested too deep raised RecursionError)."""
-    from bergen_sim.checkpoint import MANIFEST, Checkpoint
+    from bergen_sim.services.files.checkpoint import MANIFEST, Checkpoint
 
     (tmp_path / MANIFEST).write_text(text)
     with pytest.raises(CheckpointError, match=why) as refused:

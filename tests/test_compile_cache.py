@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim import compile_cache
+from bergen_sim.core import compile_cache
 
 PACKAGE = Path(compile_cache.__file__).resolve().parent
 
@@ -45,7 +45,7 @@ def test_importing_the_package_leaves_the_environment_alone():
 
 def test_a_warm_kernel_loads_without_numbas_compiler_tables():
     """Start-up: a kernel found in the disk cache loads without Numba registering all it can compile."""
-    code = ("import sys; from bergen_sim.execution import engine_for; from bergen_sim.rules import Rules; "
+    code = ("import sys; from bergen_sim.services.execution.jobs import engine_for; from bergen_sim.model.rules import Rules; "
             "engine = engine_for(Rules.make(players=2), ('first',)); engine_for(Rules.make(players=2), ('first',)); "
             "print(int(engine.play(3, 0, 50).totals[0]), 'numba.typed.typeddict' in sys.modules)")
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)  # fills the cache
@@ -76,7 +76,7 @@ def test_in_disk_cache_answers_for_the_call_about_to_be_made(tmp_path):
     module = tmp_path / "cached_probe.py"
     module.write_text("from numba import njit\n\n@njit(cache=True)\ndef f(x):\n    return x\n")
     code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import cached_probe as m; "
-            "from bergen_sim.compile_cache import in_disk_cache as c; "
+            "from bergen_sim.core.compile_cache import in_disk_cache as c; "
             "one, three = (np.int64(1),), ((np.int64(1), np.int64(2), np.int64(3)),); "
             "before = c(m.f, one); m.f(*one); "
             "print(before, c(m.f, one), c(m.f, three), c(m.f))")

@@ -22,7 +22,7 @@ import pytest
 
 PROBE = r"""
 import json, sys
-from bergen_sim.simulate import simulate
+from bergen_sim.services.simulation import simulate
 simulate(players=2, matches=3, seed=1, workers=1)
 simulate(players=2, policies=["pimc:worlds=4", "expert"], matches=1, seed=1, workers=1)
 twice = {}

@@ -12,10 +12,10 @@ import threading
 
 import pytest
 
-from bergen_sim import parallel
 from bergen_sim.cli import main
-from bergen_sim.errors import BergenError
-from bergen_sim.simulate import simulate
+from bergen_sim.core.errors import BergenError
+from bergen_sim.services.execution import parallel
+from bergen_sim.services.simulation import simulate
 
 # Dask is an optional extra: skipped where it is not installed (the README's light test run); .ci/run
 # installs the test-full extra and checks Dask imports before it runs these tests (`-m extras`)
@@ -68,7 +68,7 @@ def test_cli_scheduler_local_gives_the_local_result(capsys, local):
 
 
 def test_unreachable_scheduler_is_a_one_line_error(monkeypatch):
-    monkeypatch.setattr("bergen_sim.parallel.CONNECT_TIMEOUT", 1)
+    monkeypatch.setattr("bergen_sim.services.execution.parallel.CONNECT_TIMEOUT", 1)
     with pytest.raises(BergenError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         simulate(matches=10, scheduler="tcp://127.0.0.1:9")
 
@@ -110,8 +110,8 @@ def not_dask():
     ("silent", "within 2 s: is a Dask scheduler listening there?"),  # before, a run waited for ever
 ])
 def test_a_service_that_is_not_dask_is_a_one_line_error(monkeypatch, not_dask, mode, says):
-    monkeypatch.setattr("bergen_sim.parallel.CONNECT_TIMEOUT", 1)
-    monkeypatch.setattr("bergen_sim.parallel.ANSWER_TIMEOUT", 1)
+    monkeypatch.setattr("bergen_sim.services.execution.parallel.CONNECT_TIMEOUT", 1)
+    monkeypatch.setattr("bergen_sim.services.execution.parallel.ANSWER_TIMEOUT", 1)
     with pytest.raises(BergenError) as caught:
         simulate(matches=10, scheduler=not_dask(mode))
     assert says in str(caught.value) and "\n" not in str(caught.value)

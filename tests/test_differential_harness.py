@@ -5,7 +5,7 @@
   which must write every recorded event itself (:func:`assert_reference_agrees`);
 * reference -> compiled: matches played by the reference engine (random
   deals, uniform-random choices) are replayed through the compiled engine
-  (:func:`bergen_sim.trace.replay_match`), which must do the same.
+  (:func:`bergen_sim.services.files.trace.replay_match`), which must do the same.
 
 ``RULE_SETS`` lists the games both engines play; a game the compiled engine
 learns joins by adding its rules here (sets, spinner, any-double, 5-8 players).
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from bergen_sim.rules import Rules
+from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.runner import Engine
-from bergen_sim.trace import generate, replay_match, split_matches
+from bergen_sim.services.files.trace import generate, replay_match, split_matches
 from tests.helpers import assert_reference_agrees, assert_same_events, reference_matches
 
 RULE_SETS = {

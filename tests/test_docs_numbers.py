@@ -142,7 +142,7 @@ def test_the_prose_around_the_measurements_fits_them():
     assert all(r["adjusted_win_rate_low"] < 0.55 for r in two.values())
     assert "did no better than at its default" in policies
     assert two["ismcts:iterations=2000"]["adjusted_win_rate"] <= two["ismcts"]["adjusted_win_rate_high"]
-    from bergen_sim.luck import DECISION_RUNS
+    from bergen_sim.services.luck import DECISION_RUNS
 
     luck_rows = json.loads((ROOT / "docs/luck_gain.json").read_text())["rows"]
 
@@ -184,7 +184,7 @@ def test_the_prose_around_the_measurements_fits_them():
 def test_the_luck_goal_sentence_reads_the_ratio_s_interval(tree, ratio, low, high, said):
     """The goal's sentence quotes the best search model's ratio with its bootstrap interval, and says so when the
     interval straddles 0.5 (whichever side the estimate is on)."""
-    from bergen_sim.luck import DECISION_RUNS
+    from bergen_sim.services.luck import DECISION_RUNS
 
     def change(data):
         for r in data["rows"]:

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from numba import njit
 
-from bergen_sim.domain import EVENT_TYPES, Move, Tile, parse_end, parse_event, tiles_of_set
 from bergen_sim.engine import layout as L
-from bergen_sim.trace import read_jsonl
+from bergen_sim.model.domain import EVENT_TYPES, Move, Tile, parse_end, parse_event, tiles_of_set
+from bergen_sim.services.files.trace import read_jsonl
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.jsonl"))
 
@@ -41,8 +41,8 @@ def test_moves_round_trip_and_match_the_kernel_codes():
 
 def test_one_move_type_for_texts_kernel_codes_and_actions():
     """domain.Move is also the step API's Move: built from texts or values, numbered as actions."""
-    from bergen_sim import game
-    from bergen_sim.errors import MoveError
+    from bergen_sim.core.errors import MoveError
+    from bergen_sim.services import game
 
     assert game.Move is Move
     for index, name in enumerate(L.TILE_NAMES):

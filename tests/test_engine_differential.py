@@ -22,10 +22,10 @@ import numpy as np
 import pytest
 
 from bergen_sim.engine import layout as L
-from bergen_sim.execution import engine_for
-from bergen_sim.reference import deals_from_trace, play_match_reference, random_choose, random_deal_source
-from bergen_sim.rules import SETTINGS, Rules
-from bergen_sim.trace import generate, split_matches
+from bergen_sim.model.reference import deals_from_trace, play_match_reference, random_choose, random_deal_source
+from bergen_sim.model.rules import SETTINGS, Rules
+from bergen_sim.services.execution.jobs import engine_for
+from bergen_sim.services.files.trace import generate, split_matches
 from tests.helpers import walk_match
 
 RULE_SETS = {

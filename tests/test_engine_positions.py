@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bergen_sim.core.errors import TraceError
 from bergen_sim.engine import layout as L
-from bergen_sim.errors import TraceError
 from bergen_sim.engine.play_rules import hand_moves
-from bergen_sim.reference import deals_from_trace, moves_from_trace, play_match_reference
-from bergen_sim.rules import Rules
+from bergen_sim.model.reference import deals_from_trace, moves_from_trace, play_match_reference
+from bergen_sim.model.rules import Rules
 from tests.helpers import compiled_events, deal, line_view, walk_match
 
 ZEROS = ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"]

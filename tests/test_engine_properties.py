@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bergen_sim.engine import layout as L
-from bergen_sim.execution import engine_for
-from bergen_sim.rules import Rules
-from bergen_sim.simulate import simulate
-from bergen_sim.trace import generate, split_matches
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.execution.jobs import engine_for
+from bergen_sim.services.files.trace import generate, split_matches
+from bergen_sim.services.simulation import simulate
 from tests.helpers import summary_counts, trace_summary, walk_match
 
 PROPERTY_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,

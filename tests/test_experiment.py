@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import bergen_sim
-from bergen_sim import experiment
 from bergen_sim.cli import main
+from bergen_sim.services import experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -189,8 +189,8 @@ def test_the_example_experiment_file_is_valid():
 
 
 def test_table_sizes_are_the_rule_books_player_counts():
-    from bergen_sim.experiment import SIZES
-    from bergen_sim.rules import PARTNERSHIP_PLAYERS, PLAYER_COUNTS
+    from bergen_sim.model.rules import PARTNERSHIP_PLAYERS, PLAYER_COUNTS
+    from bergen_sim.services.experiment import SIZES
 
     assert set(SIZES.values()) == {(n, False) for n in PLAYER_COUNTS} | {(n, True) for n in PARTNERSHIP_PLAYERS}
 
@@ -345,7 +345,7 @@ def test_names_from_the_file_are_printed_escaped(capsys, tmp_path, monkeypatch):
 def test_a_cell_whose_checkpoint_cannot_be_written_is_shown_not_saved(capsys, tmp_path, monkeypatch):
     """simulate and compare raise a write failure after the run with its result: the rows are printed, the
     cell is not saved as done (its files are incomplete), and the batch ends there with one line."""
-    from bergen_sim.output import OutputError
+    from bergen_sim.services.files.output import OutputError
 
     failure = OutputError("checkpoint x: cannot save chunks (File too large); the run went on without it")
     failure.result = "the played result"

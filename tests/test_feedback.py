@@ -13,10 +13,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from bergen_sim import feedback, provenance
 from bergen_sim.cli import cli, main
+from bergen_sim.core import feedback, provenance
+from bergen_sim.core.compile_cache import in_disk_cache
 from bergen_sim.runtime import runner
-from bergen_sim.compile_cache import in_disk_cache
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -4,7 +4,7 @@ Hypothesis damages valid files (traces, game records, positions, experiment
 files, `run` cell files, checkpoint manifests): a value replaced by one of
 another type, nested thousands deep, a number of thousands of digits, a huge
 string, a line cut or repeated. Each reader runs in-process and must either
-accept the file or raise a :class:`~bergen_sim.errors.BergenError` whose message
+accept the file or raise a :class:`~bergen_sim.core.errors.BergenError` whose message
 is one line: never another exception, never a hang (a deadline per example),
 and a damaged cell file is never taken as played. Nothing here compiles: the
 whole harness (6 x 150 examples) runs in about 10 s.
@@ -15,17 +15,17 @@ from __future__ import annotations
 import contextlib
 import json
 import tempfile
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bergen_sim import experiment
-from bergen_sim.errors import BergenError
-from bergen_sim.record import drive, read_games
+from bergen_sim.core.errors import BergenError
+from bergen_sim.services import experiment
+from bergen_sim.services.files.record import drive, read_games
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FUZZ = settings(max_examples=150, deadline=timedelta(seconds=10), derandomize=True, database=None,
@@ -250,7 +250,8 @@ MANIFEST = {"format": "bergen-sim-checkpoint/3", "rules": {"players": 2, "target
 @FUZZ
 @given(_json_damage(MANIFEST))
 def test_damaged_checkpoint_manifests(text):
-    from bergen_sim.checkpoint import MANIFEST as NAME, Checkpoint
+    from bergen_sim.services.files.checkpoint import MANIFEST as NAME
+    from bergen_sim.services.files.checkpoint import Checkpoint
 
     with _written(text, "") as path:
         path.rename(path.with_name(NAME))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bergen_sim import reporting
+from bergen_sim.services.analysis import reporting
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 

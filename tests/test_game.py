@@ -1,4 +1,4 @@
-"""The step API (bergen_sim.game) against the golden traces, the compiled engine and its own invariants.
+"""The step API (bergen_sim.services.game) against the golden traces, the compiled engine and its own invariants.
 
 * Golden traces: stepping each recorded match's moves reproduces every event.
 * Compiled engine: a match stepped here with the compiled policies (their
@@ -21,15 +21,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bergen_sim.errors
-import bergen_sim.game
-import bergen_sim.reference
+import bergen_sim.core.errors
+import bergen_sim.model.reference
+import bergen_sim.services.game
 from bergen_sim.engine import layout as L
+from bergen_sim.model.reference import legal_moves, split_matches
+from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.runner import Engine
-from bergen_sim.game import Game, Move, MoveError, keyed_deal, play_out, replay
-from bergen_sim.reference import legal_moves, split_matches
-from bergen_sim.rules import Rules
-from bergen_sim.trace import generate, read_jsonl, rows_to_events
+from bergen_sim.services.files.trace import generate, read_jsonl, rows_to_events
+from bergen_sim.services.game import Game, Move, MoveError, keyed_deal, play_out, replay
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.jsonl"))
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +50,7 @@ RULE_SETS = {
 
 
 def test_doctests():
-    for module in (bergen_sim.game, bergen_sim.reference):
+    for module in (bergen_sim.services.game, bergen_sim.model.reference):
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0, module.__name__
 
@@ -157,7 +157,7 @@ def test_illegal_moves_are_refused_with_the_legal_ones_named():
 ])
 def test_hostile_arguments_to_a_game_are_one_clear_error(make, message):
     """A notebook's mistakes get a bergen_sim error saying what to give, never a bare TypeError or ValueError."""
-    with pytest.raises(bergen_sim.errors.BergenError, match=message):
+    with pytest.raises(bergen_sim.core.errors.BergenError, match=message):
         make()
 
 
@@ -243,9 +243,9 @@ def test_a_game_dealt_by_its_caller_plays_the_same_match():
             game.play(game.policy_move("expert"))
     expected = [dict(e, boneyard=None) if e["type"] == "deal" else e for e in keyed.events]
     assert game.events == expected
-    with pytest.raises(bergen_sim.errors.BergenError, match="deals by itself"):
+    with pytest.raises(bergen_sim.core.errors.BergenError, match="deals by itself"):
         keyed.deal([[]])
-    with pytest.raises(bergen_sim.errors.BergenError, match="takes no deal_source"):
+    with pytest.raises(bergen_sim.core.errors.BergenError, match="takes no deal_source"):
         Game(rules, chance=True, deal_source=lambda hand, attempt: None)
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim.game import Game, Move, MoveError, replay
-from bergen_sim.reference import deals_from_trace
-from bergen_sim.rules import Rules
-from bergen_sim.trace import read_jsonl, split_matches
+from bergen_sim.model.reference import deals_from_trace
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.files.trace import read_jsonl, split_matches
+from bergen_sim.services.game import Game, Move, MoveError, replay
 
 GOLDEN = Path(__file__).parent / "golden"
 

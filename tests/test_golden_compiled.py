@@ -1,7 +1,7 @@
 """Every golden match replayed through the compiled engine reproduces every event exactly.
 
 The golden traces (``tests/golden``, copied from the shared rule book) were
-played by another implementation.  :func:`bergen_sim.trace.replay_match` feeds
+played by another implementation.  :func:`bergen_sim.services.files.trace.replay_match` feeds
 a match's deals and recorded plays into the compiled kernel (given deals, a
 replay script instead of a policy); leads, draws, passes, points, scores,
 settlements and the match end are the kernel's own.  Serialised comparison
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim.errors import TraceError
-from bergen_sim.rules import Rules
-from bergen_sim.trace import read_jsonl, replay_match, split_matches
+from bergen_sim.core.errors import TraceError
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.files.trace import read_jsonl, replay_match, split_matches
 from tests.helpers import walk_match
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -11,9 +11,9 @@ gymnasium = pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env
 
-from bergen_sim.game import N_ACTIONS, Game, Move, n_actions, play_out, replay
-from bergen_sim.gym_env import ENV_ID, BergenEnv
-from bergen_sim.rules import Rules
+from bergen_sim.adapters.gym_env import ENV_ID, BergenEnv
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.game import N_ACTIONS, Game, Move, n_actions, play_out, replay
 
 
 @pytest.mark.parametrize("rules", [Rules.make(players=2), Rules.make(players=4, partnerships=True),
@@ -45,9 +45,9 @@ def test_larger_sets_and_tables_pass_the_checker_with_spaces_sized_by_the_set(na
 def test_doctests():
     import doctest
 
-    import bergen_sim.gym_env
+    import bergen_sim.adapters.gym_env
 
-    failed, tried = doctest.testmod(bergen_sim.gym_env)
+    failed, tried = doctest.testmod(bergen_sim.adapters.gym_env)
     assert tried > 0 and failed == 0
 
 

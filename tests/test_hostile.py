@@ -19,10 +19,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bergen_sim import limits
-from bergen_sim.checkpoint import Checkpoint
 from bergen_sim.cli import main
+from bergen_sim.core import limits
 from bergen_sim.runtime import registry
+from bergen_sim.services.files.checkpoint import Checkpoint
 from tests.helpers import error_lines
 
 HUGE = str(10**30)
@@ -268,7 +268,7 @@ def test_csv_extension_writes_csv(capsys, tmp_path):
 
 def test_a_failed_write_leaves_an_existing_file_alone(capsys, tmp_path, monkeypatch):
     """A write that fails midway (here: the disk 'fills' on the second row group) keeps the old file whole."""
-    from bergen_sim import match_table
+    from bergen_sim.services.files import match_table
 
     path = tmp_path / "m.parquet"
     path.write_bytes(b"precious")
@@ -509,7 +509,7 @@ def test_an_experiment_is_checked_whole_before_a_cell_plays(capsys, tmp_path, te
 # --- the output module's checks that the command lines above cannot reach as root ---------------------
 
 def test_block_device_is_refused():
-    from bergen_sim.output import OutputError, check_file
+    from bergen_sim.services.files.output import OutputError, check_file
 
     devices = [Path("/dev") / name for name in sorted(os.listdir("/dev"))
                if stat.S_ISBLK(os.stat(Path("/dev") / name).st_mode)] if Path("/dev").is_dir() else []
@@ -521,7 +521,7 @@ def test_block_device_is_refused():
 
 def test_folder_without_write_permission_is_refused(tmp_path, monkeypatch):
     """Root may write anywhere, so the permission answer is faked; the message is what is checked."""
-    from bergen_sim import output
+    from bergen_sim.services.files import output
 
     real_access = os.access
     monkeypatch.setattr(output.os, "access", lambda path, mode: False if Path(path) == tmp_path else
@@ -533,7 +533,7 @@ def test_folder_without_write_permission_is_refused(tmp_path, monkeypatch):
 
 
 def test_dev_stdout_writes_to_the_open_descriptor():
-    from bergen_sim.output import check_file
+    from bergen_sim.services.files.output import check_file
 
     target = check_file("/dev/stdout", "-o", (".jsonl",), stdout=True)
     assert target.how == "fd" and target.fd == 1 and target.to_stdout
@@ -570,8 +570,8 @@ def test_a_plugin_that_exits_while_imported_is_one_line(capsys, tmp_path, monkey
 ])
 def test_a_broken_plugin_stepped_by_a_game_is_one_line(from_root, function, says):
     """Before, a raise or a wrong signature was a traceback and a float was silently cut to an integer."""
-    from bergen_sim.errors import PolicyError
-    from bergen_sim.game import Game
+    from bergen_sim.core.errors import PolicyError
+    from bergen_sim.services.game import Game
 
     name = f"tests.plugins_bad:{function}"
     game = Game(seed=1, policies=["first", name])
@@ -596,7 +596,7 @@ def test_play_against_a_raising_plugin_ends_in_one_line_and_keeps_the_match(caps
 
 def test_a_file_to_merge_into_is_read_and_checked_before_the_run(tmp_path):
     """The measuring tools merge their rows into a JSON file: a file that is not theirs is refused up front."""
-    from bergen_sim.output import OutputError, merge_target
+    from bergen_sim.services.files.output import OutputError, merge_target
 
     assert merge_target(tmp_path / "new.json", "--out", "rows", list) is None
     (tmp_path / "ours.json").write_text('{"rows": [{"a": 1}]}')
@@ -608,7 +608,7 @@ def test_a_file_to_merge_into_is_read_and_checked_before_the_run(tmp_path):
         with pytest.raises(OutputError, match=says):
             merge_target(tmp_path / name, "--out", "rows", list)
     with pytest.raises(OutputError, match=r"is a folder; give a file name$"):  # no empty "()" of formats
-        from bergen_sim.output import check_file
+        from bergen_sim.services.files.output import check_file
         check_file(tmp_path, "--listing")
 
 

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_sim.cli import cli, main
-from bergen_sim.limits import MAX_SEED, ascii_digits_only, foreign_digit
-from bergen_sim.record import RecordError, read_games
+from bergen_sim.core.limits import MAX_SEED, ascii_digits_only, foreign_digit
+from bergen_sim.services.files.record import RecordError, read_games
 from tests.helpers import error_lines
 
 #: a game record of two hands' worth of tiles (the record module's example)
@@ -242,7 +242,7 @@ def test_a_trace_and_a_record_saved_with_a_byte_order_mark_are_read(tmp_path):
 
 
 def test_read_jsonl_skips_a_byte_order_mark(tmp_path):
-    from bergen_sim.trace import read_jsonl
+    from bergen_sim.services.files.trace import read_jsonl
 
     assert read_jsonl(_trace(tmp_path, TRACE, encoding="utf-8-sig")) == TRACE
 
@@ -266,7 +266,7 @@ def test_the_play_prompt_refuses_other_scripts_digits_and_does_not_echo_huge_num
 
 def test_the_python_api_parsers_refuse_other_scripts_digits():
     """Tile.parse, Move.parse and the position reader (what analyze's checks guard) refuse them themselves."""
-    from bergen_sim.domain import Move, Tile
+    from bergen_sim.model.domain import Move, Tile
     from bergen_sim.search.position import PositionError, _whole, parse_ends
 
     assert Tile.parse("5-6") == Tile(5, 6)

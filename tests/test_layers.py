@@ -1,17 +1,19 @@
 """The package's layers only point down: a module never imports from a layer above its own.
 
-Bottom to top (docs/architecture.md has the map):
+A layer is a folder of ``bergen_sim/``; bottom to top (docs/architecture.md has the map):
 
-foundation  ``_version``, ``errors``, ``compile_cache``, ``stats``: no project imports at all
-engine      the compiled core: layout, rules as compiled functions, match loop, keyed randomness, worlds
-model       the Python side of the game: ``Rules``, tiles/moves/events (``domain``), the reference engine
-policies    the built-in heuristic policies
-search      rollouts, match values, the ``pimc`` policy's evaluation, the position analyzer
-runtime     policy names -> compiled kernels (registry, kernel builder, ``Engine``)
-services    simulate, compare (tournament), traces, reports, parallel execution, checkpoints
-cli         one module per command
-package     ``bergen_sim/__init__.py``, the public facade (nothing inside the package imports it)
+core       errors, bounds of every setting, statistics, compile cache, notices, result cards, provenance
+engine     the compiled core: layout, rules as compiled functions, match loop, keyed randomness, worlds
+model      the Python side of the game: ``Rules``, tiles/moves/events, the reference engine
+policies   the built-in heuristic policies
+search     rollouts, match values, the search players' evaluations, the position analyzer
+runtime    policy names -> compiled kernels (registry, kernel builder, ``Engine``)
+services   simulation, comparison, the step-by-step game and its review, analyses, files, execution
+adapters   OpenSpiel and Gymnasium
+cli        one module per command
+package    ``bergen_sim/__init__.py``, the public facade (nothing inside the package imports it)
 
+Only ``__init__`` and ``_version`` (read by every layer, so counted with core) stay at the root.
 The walk reads every ``import`` statement with :mod:`ast`, including imports
 inside functions (a lazy import that points up is still an upward
 dependency); imports under ``if TYPE_CHECKING:`` count too.
@@ -26,20 +28,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "bergen_sim"
 
-LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    # the bounds of every setting, what users are told, and result cards are read by every layer
-    ("foundation", ("bergen_sim._version", "bergen_sim.errors", "bergen_sim.compile_cache", "bergen_sim.stats",
-                    "bergen_sim.limits", "bergen_sim.feedback", "bergen_sim.display")),
-    ("engine", ("bergen_sim.engine",)),
-    ("model", ("bergen_sim.rules", "bergen_sim.domain", "bergen_sim.reference")),
-    ("policies", ("bergen_sim.policies",)),
-    ("search", ("bergen_sim.search",)),
-    ("runtime", ("bergen_sim.runtime",)),
-    ("services", ()),  # every other module of the package
-    ("cli", ("bergen_sim.cli",)),
-    ("package", ("bergen_sim",)),
-]
-LAYER_NAMES = [name for name, _ in LAYERS]
+LAYER_FOLDERS = ["core", "engine", "model", "policies", "search", "runtime", "services", "adapters", "cli"]
+LAYER_NAMES = [*LAYER_FOLDERS, "package"]
+ROOT_MODULES = {"__init__.py": "package", "_version.py": "core"}
 
 
 def module_name(path: Path) -> str:
@@ -50,13 +41,13 @@ def module_name(path: Path) -> str:
 
 
 def layer_of(module: str) -> int:
-    """Index in LAYERS of a module of the package (the most specific prefix wins)."""
-    if module == "bergen_sim":
+    """Index in LAYER_NAMES of a module of the package: the folder it sits in."""
+    parts = module.split(".")
+    if len(parts) == 1:
         return LAYER_NAMES.index("package")
-    for index, (_, prefixes) in enumerate(LAYERS[:-1]):
-        if any(module == p or module.startswith(p + ".") for p in prefixes):
-            return index
-    return LAYER_NAMES.index("services")
+    if f"{parts[1]}.py" in ROOT_MODULES:
+        return LAYER_NAMES.index(ROOT_MODULES[f"{parts[1]}.py"])
+    return LAYER_NAMES.index(parts[1])
 
 
 def project_imports(source: str, here: str, is_package: bool = False) -> set[str]:
@@ -107,20 +98,20 @@ def test_the_walk_sees_upward_imports() -> None:
         "bergen_sim.policies.greedy (policies)"]
     assert upward_imports("def f():\n    from bergen_sim.runtime.registry import resolve\n",
                           "bergen_sim.engine.runner") == ["bergen_sim.runtime.registry (runtime)"]
-    assert upward_imports("from bergen_sim import __version__", "bergen_sim.simulate") == ["bergen_sim (package)"]
+    assert upward_imports("from bergen_sim import __version__", "bergen_sim.services.simulation") == ["bergen_sim (package)"]
     assert upward_imports("from .. import search", "bergen_sim.policies.base") == ["bergen_sim.search (search)"]
     assert upward_imports("from bergen_sim.engine import layout", "bergen_sim.policies.base") == []
 
 
-def test_foundation_imports_nothing_of_the_project_but_the_foundation() -> None:
-    foundation = set(LAYERS[0][1])
-    for prefix in foundation:
-        path = PACKAGE / (prefix.split(".", 1)[1] + ".py")
-        assert project_imports(path.read_text(), prefix) <= foundation, f"{prefix} must import only the foundation"
+def test_core_imports_nothing_of_the_project_but_core() -> None:
+    for path in sorted((PACKAGE / "core").glob("*.py")):
+        here = module_name(path)
+        imported = project_imports(path.read_text(), here, path.name == "__init__.py")
+        assert all(layer_of(m) == 0 for m in imported), f"{here} must import only core"
 
 
-def test_every_module_is_placed() -> None:
-    """A new top-level module lands in services unless listed; a new subpackage must be listed."""
-    listed = {p.split(".")[1] for _, prefixes in LAYERS for p in prefixes if "." in p}
-    for folder in (p for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
-        assert folder.name in listed, f"subpackage bergen_sim.{folder.name} has no layer in tests/test_layers.py"
+def test_the_tree_is_the_map() -> None:
+    """Every folder of the package is a layer, and only the facade and the version sit at the root."""
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(LAYER_FOLDERS), f"folders without a layer or layers without a folder: {folders ^ set(LAYER_FOLDERS)}"
+    assert {p.name for p in PACKAGE.glob("*.py")} == set(ROOT_MODULES)

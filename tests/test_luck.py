@@ -1,4 +1,4 @@
-"""The luck-adjusted estimator of ``compare --adjust luck`` (bergen_sim.luck).
+"""The luck-adjusted estimator of ``compare --adjust luck`` (bergen_sim.services.luck).
 
 What must hold whatever the value function: every control has expectation
 zero (so the adjusted estimate is unbiased), a policy against itself comes
@@ -19,15 +19,15 @@ import numpy as np
 import pytest
 
 from bergen_sim.cli import main
+from bergen_sim.core.stats import paired_interval
 from bergen_sim.engine import layout as L
-from bergen_sim.execution import Job
-from bergen_sim.luck import DECISION_RUNS, cross_fitted, decider_rows, rollout_policies, traced_chunk
+from bergen_sim.model.rules import Rules
+from bergen_sim.runtime.runner import halt_flag
 from bergen_sim.search.luck_controls import C_TABLE, C_WIN
 from bergen_sim.search.rollout import BASE_POLICIES
-from bergen_sim.rules import Rules
-from bergen_sim.runtime.runner import halt_flag
-from bergen_sim.stats import paired_interval
-from bergen_sim.tournament import CompareError, compare
+from bergen_sim.services.comparison import CompareError, compare
+from bergen_sim.services.execution.jobs import Job
+from bergen_sim.services.luck import DECISION_RUNS, cross_fitted, decider_rows, rollout_policies, traced_chunk
 from tests.helpers import assert_halts_soon, deal_keyed_hand, error_lines
 
 #: few play-outs keep the tests quick; unbiasedness holds for any number
@@ -50,7 +50,7 @@ def _self_play(matches: int, seed: int, rules: Rules | None = None, models: dict
 
 def test_traced_results_are_the_engines():
     """The traced replay reads back the very matches ``simulate`` plays (winner, scores, hands)."""
-    from bergen_sim.execution import engine_for
+    from bergen_sim.services.execution.jobs import engine_for
 
     rules = Rules.make(players=3)
     chunk = _self_play(30, 5, rules)
@@ -144,7 +144,7 @@ def test_rollout_policies_fall_back_to_expert():
 
 def test_a_policy_given_two_luck_models_is_refused():
     """``--luck-model`` twice for one policy: which one would count is not a guess the tool makes."""
-    from bergen_sim.tournament import CompareError, parse_luck_models
+    from bergen_sim.services.comparison import CompareError, parse_luck_models
 
     with pytest.raises(CompareError, match="'greedy' is given a model twice \\('expert' and 'random'\\)"):
         parse_luck_models(["greedy=expert", "greedy=random"])
@@ -415,9 +415,9 @@ def test_the_deal_s_control_does_not_depend_on_which_double_the_leader_chose():
     """Under any-double the double led is the leader's decision, not luck: a hand cut right after its lead,
     replayed once with the double actually led and once with another double of the leader's hand, gives
     the same controls (the deal is valued the same way as its sampled alternatives)."""
-    from bergen_sim.execution import engine_for
-    from bergen_sim.search.match_value import table_for
     from bergen_sim.search.luck_controls import CONTROLS, luck_controls
+    from bergen_sim.search.match_value import table_for
+    from bergen_sim.services.execution.jobs import engine_for
 
     rules = Rules.make(players=2, lead="any-double")
     trace = engine_for(rules, ("first", "first")).trace_rows(3, 0, 40)  # any policy will do
@@ -461,7 +461,7 @@ def test_a_halted_traced_chunk_stops_after_its_match_and_an_unhalted_one_is_unch
 
 def test_ctrl_c_stops_a_luck_adjusted_comparison_without_waiting_for_its_chunks(monkeypatch):
     """Nothing of a traced run is kept, so Ctrl-C halts the running chunks after their match."""
-    import bergen_sim.luck as luck
+    import bergen_sim.services.luck as luck
 
     compare(policies=("expert", "greedy"), matches=2, seed=3, adjust="luck", workers=1)  # kernels loaded first
     monkeypatch.setattr(luck, "ROLLOUTS", 512)  # chunks of minutes each

@@ -14,12 +14,12 @@ from math import comb
 import numpy as np
 import pytest
 
+from bergen_sim.core.errors import PolicyError
 from bergen_sim.engine import layout as L
-from bergen_sim.errors import PolicyError
-from bergen_sim.rules import Rules
-from bergen_sim.simulate import simulate
+from bergen_sim.model.rules import Rules
 from bergen_sim.search import match_value as mv
 from bergen_sim.search.match_value import table_for, win_probability
+from bergen_sim.services.simulation import simulate
 
 
 @pytest.mark.parametrize("target, sides", [(4, 3), (3, 5), (10, 8), (15, 6)])

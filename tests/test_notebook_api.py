@@ -11,19 +11,19 @@ from pathlib import Path
 import pytest
 
 import bergen_sim
-from bergen_sim.arguments import ArgumentError
+from bergen_sim.services.arguments import ArgumentError
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = dict(matches=40, seed=3, workers=1)
 
 
 def test_top_level_names_are_the_functions():
-    importlib.import_module("bergen_sim.simulate")  # importing the submodule must not hide the function
+    importlib.import_module("bergen_sim.services.simulation")  # importing the submodule must not hide the function
     importlib.import_module("bergen_sim.search.position")
-    from bergen_sim.reporting import report, run
     from bergen_sim.search.position import analyze
-    from bergen_sim.simulate import simulate
-    from bergen_sim.tournament import compare
+    from bergen_sim.services.analysis.reporting import report, run
+    from bergen_sim.services.comparison import compare
+    from bergen_sim.services.simulation import simulate
 
     assert bergen_sim.simulate is simulate and bergen_sim.compare is compare and bergen_sim.analyze is analyze
     assert bergen_sim.run_analysis is run and bergen_sim.report is report

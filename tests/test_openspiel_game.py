@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 
-import bergen_sim.openspiel_game as og
+import bergen_sim.adapters.openspiel_game as og
+from bergen_sim.core.errors import BergenError
 from bergen_sim.engine import layout as L
-from bergen_sim.errors import BergenError
-from bergen_sim.rules import Rules
+from bergen_sim.model.rules import Rules
 
 PARAMS = {
     "2p-standard": {},
@@ -88,7 +88,7 @@ def test_loaded_by_name_with_parameters():
 
 
 def test_a_combination_the_rules_refuse_is_refused_at_load_time_in_one_line():
-    from bergen_sim.errors import RuleError
+    from bergen_sim.core.errors import RuleError
 
     with pytest.raises(RuleError, match=r"hand_size must be 1..4 with 6 players \(28 tiles of double-six\), not 5, or use domino_set=double-nine"):
         pyspiel.load_game("bergen(players=6,hand_size=5)")
@@ -276,7 +276,7 @@ def test_rl_environment_runs_episodes_with_a_tabular_learner():
 
 @pytest.mark.parametrize("action", [999, -1, 2.0, True])
 def test_a_chance_action_that_is_no_tile_the_dealer_may_take_is_refused_on_one_line(action):
-    from bergen_sim.errors import BergenError
+    from bergen_sim.core.errors import BergenError
 
     state = pyspiel.load_game(og.SHORT_NAME, {}).new_initial_state()
     assert state.is_chance_node()

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from bergen_sim import parallel, reporting as analysis
 from bergen_sim.cli import main
 from bergen_sim.runtime import registry
+from bergen_sim.services.analysis import reporting as analysis
+from bergen_sim.services.execution import parallel
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,14 +17,21 @@ import time
 import numpy as np
 import pytest
 
-from bergen_sim import execution
 from bergen_sim.cli import main
-from bergen_sim.errors import BergenError
-from bergen_sim.execution import Job, RunInterrupted, RunOptions, chunk_ranges, default_chunk_size, run_job
-from bergen_sim.parallel import ThreadWorkers
+from bergen_sim.core.errors import BergenError
+from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.runner import halt_flag
-from bergen_sim.rules import Rules
-from bergen_sim.simulate import simulate
+from bergen_sim.services.execution import jobs as execution
+from bergen_sim.services.execution.jobs import (
+    Job,
+    RunInterrupted,
+    RunOptions,
+    chunk_ranges,
+    default_chunk_size,
+    run_job,
+)
+from bergen_sim.services.execution.parallel import ThreadWorkers
+from bergen_sim.services.simulation import simulate
 from tests.helpers import assert_halts_soon, only_compile_notices
 
 MATCHES = 3_000

@@ -10,19 +10,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bergen_sim.core.errors import PolicyError
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.keyed_random import stream_state
-from bergen_sim.runtime.kernel_build import _dispatcher_source
-from bergen_sim.engine.play_rules import hand_moves
 from bergen_sim.engine.hand import scratch_buffers
-from bergen_sim.search.rollout import BASE_POLICIES, play_out
+from bergen_sim.engine.keyed_random import stream_state
+from bergen_sim.engine.play_rules import hand_moves
 from bergen_sim.engine.view import view_start_match
-from bergen_sim.errors import PolicyError
-from bergen_sim.execution import engine_for
-from bergen_sim.search.match_value import table_for, win_probability
-from bergen_sim.search import pimc
+from bergen_sim.model.rules import Rules
+from bergen_sim.runtime.kernel_build import _dispatcher_source
 from bergen_sim.runtime.registry import resolve
-from bergen_sim.rules import Rules
+from bergen_sim.search import pimc
+from bergen_sim.search.match_value import table_for, win_probability
+from bergen_sim.search.rollout import BASE_POLICIES, play_out
+from bergen_sim.services.execution.jobs import engine_for
 from tests.helpers import deal_keyed_hand
 from tests.test_worlds import real_views
 

@@ -17,11 +17,10 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from bergen_sim import game as game_module
-from bergen_sim.cli import cli, main
-from bergen_sim.cli import play
-from bergen_sim.game import replay
-from bergen_sim.trace import read_jsonl, replay_match
+from bergen_sim.cli import cli, main, play
+from bergen_sim.services import game as game_module
+from bergen_sim.services.files.trace import read_jsonl, replay_match
+from bergen_sim.services.game import replay
 from tests.helpers import error_lines
 
 

@@ -6,8 +6,8 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
 import click
+import pytest
 from click.testing import CliRunner
 
 from bergen_sim.cli import cli

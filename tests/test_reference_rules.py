@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bergen_sim.core.errors import RuleError
 from bergen_sim.engine.layout import DOMINO_SETS
-from bergen_sim.errors import RuleError
-from bergen_sim.reference import DEAL, LEAD, PLAY, MatchState, opening_seat, random_deal_source, tile_names
-from bergen_sim.rules import Rules
+from bergen_sim.model.reference import DEAL, LEAD, PLAY, MatchState, opening_seat, random_deal_source, tile_names
+from bergen_sim.model.rules import Rules
 from tests.helpers import assert_reference_agrees, reference_matches, walk_match
 
 
@@ -253,6 +253,6 @@ def test_rule_errors_are_one_line():
 
 
 def test_the_reference_writes_the_rules_objects_keys_in_the_formats_order():
-    from bergen_sim.reference import RULE_KEYS, RULE_KEYS_V1
+    from bergen_sim.model.reference import RULE_KEYS, RULE_KEYS_V1
 
     assert RULE_KEYS == tuple(Rules().to_dict()) and RULE_KEYS_V1 == tuple(Rules().to_dict(1))

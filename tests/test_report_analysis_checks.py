@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim import reporting
 from bergen_sim.cli import main
+from bergen_sim.services.analysis import reporting
 from tests.helpers import error_lines
 
 HEAD = 'import pandas as pd\nTITLE = "T"\n'
@@ -21,7 +21,7 @@ BROKEN = {
     "badfig": (HEAD + RUN + FINDINGS + 'def figures(tables):\n    return [1, "x"]\n',
                "figures() must return a list of Chart"),
     "strfig": (HEAD + RUN + FINDINGS + 'def figures(tables):\n    return "xy"\n',
-               "figures() must return a list of Chart (bergen_sim.figures.Chart"),
+               "figures() must return a list of Chart (bergen_sim.services.analysis.figures.Chart"),
     "figexit": (HEAD + RUN + FINDINGS + 'def figures(tables):\n    raise GeneratorExit("fg")\n',
                 "figures() raised GeneratorExit: fg"),
     # before: KeyError traceback in markdown_page
@@ -78,7 +78,7 @@ def test_keyboard_interrupt_in_an_analysis_still_stops_the_command(tmp_path):
 
 
 def test_a_full_scale_report_into_a_dirty_checkout_is_refused_before_anything_runs(monkeypatch, tmp_path, capsys):
-    from bergen_sim import provenance
+    from bergen_sim.core import provenance
 
     monkeypatch.setattr(provenance, "git_state", lambda: {"commit": "0123456789abcdef", "dirty": True})
     monkeypatch.setattr(provenance, "source_root", lambda: tmp_path)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bergen_sim import reporting
-from bergen_sim.execution import RunOptions
+from bergen_sim.services.analysis import reporting
+from bergen_sim.services.execution.jobs import RunOptions
 
 SLICE = Path(__file__).resolve().parent / "data" / "quick_report_slice.json"
 #: the analysis, its size and seed, and the tables kept in the slice

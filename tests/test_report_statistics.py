@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bergen_sim import hand_stats, reporting
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
-from bergen_sim.execution import Job, RunOptions, engine_for, run_job
+from bergen_sim.model.rules import Rules
 from bergen_sim.policies import expert
-from bergen_sim.reporting import PerMatch, _add, display_frame
-from bergen_sim.rules import Rules
+from bergen_sim.services.analysis import hand_stats, reporting
+from bergen_sim.services.analysis.reporting import PerMatch, _add, display_frame
+from bergen_sim.services.execution.jobs import Job, RunOptions, engine_for, run_job
 
 ONE_WORKER = RunOptions(workers=1)
 
@@ -53,7 +53,7 @@ def test_differences_of_rates_print_in_percentage_points_with_their_simultaneous
 
 
 def test_a_policy_playing_another_weight_set_is_recorded_with_those_weights():
-    from bergen_sim.reporting import policy_parameters
+    from bergen_sim.services.analysis.reporting import policy_parameters
 
     recorded = policy_parameters(["expert", "expert:lead=highest", "expert:weights=spinner", "greedy"])
     assert recorded == {"expert": dict(zip(expert.FEATURES, expert.WEIGHTS.tolist())),

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import importlib
-
 import json
 from pathlib import Path
 
 import pytest
 
 from bergen_sim.cli import main
+from bergen_sim.core.errors import BergenError
 from bergen_sim.engine import layout as L
-from bergen_sim.errors import BergenError
-from bergen_sim.record import RecordError, decision_view, drive, parse_record, read_games
-from bergen_sim.reference import split_matches
-from bergen_sim.review import markdown, review
+from bergen_sim.model.reference import split_matches
 from bergen_sim.search.position import ENGINES
+from bergen_sim.services.files.record import RecordError, decision_view, drive, parse_record, read_games
+from bergen_sim.services.game_review import markdown, review
 from tests.helpers import error_lines
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -243,7 +242,7 @@ def test_a_number_too_long_to_read_is_one_line_and_exit_2(tmp_path, capsys):
 
 def test_a_report_that_cannot_be_written_keeps_the_review_and_leaves_no_file(tmp_path, capsys, monkeypatch):
     """The disk fills up after the review ran: the results are printed, then one line, exit 2, no half file."""
-    from bergen_sim import output
+    from bergen_sim.services.files import output
 
     def full(target, data):
         raise target.fail("write failed (No space left on device); nothing was written")
@@ -427,9 +426,8 @@ def test_a_match_asked_twice_is_reviewed_once(capsys):
 
 def test_the_review_base_is_checked_before_the_game_is_read(tmp_path, capsys):
     from bergen_sim.cli import review as review_cli
-    from bergen_sim.search.rollout import BASE_POLICIES
-
     from bergen_sim.search.position import DEFAULT_PLAYER, PLAYERS
+    from bergen_sim.search.rollout import BASE_POLICIES
 
     assert review_cli.BASE_POLICIES == BASE_POLICIES
     assert (review_cli.PLAYERS, review_cli.DEFAULT_PLAYER) == (PLAYERS, DEFAULT_PLAYER)
@@ -465,7 +463,7 @@ def test_review_tables_are_never_cut_in_a_pipe(capsys):
 
 def test_reading_some_matches_of_a_trace_keeps_only_those():
     """``read_games(path, matches)``: the matches asked, in the order asked, as the whole file reads them."""
-    from bergen_sim.record import MatchOutOfRange
+    from bergen_sim.services.files.record import MatchOutOfRange
 
     path = GOLDEN / "3p-standard.jsonl"
     every = read_games(path)
@@ -484,7 +482,7 @@ def _first_match() -> list[str]:
 
 def test_a_play_after_the_match_end_is_refused_before_any_decision_is_analyzed(tmp_path, monkeypatch):
     """The file is replayed whole first: refused in about a second, not after analysing every decision."""
-    review_module = importlib.import_module("bergen_sim.review")  # the package's `review` is the function
+    review_module = importlib.import_module("bergen_sim.services.game_review")  # the package's `review` is the function
 
     lines = _first_match()
     last_play = next(line for line in reversed(lines) if json.loads(line)["type"] == "play")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bergen_sim.core.errors import BergenError, RuleError
 from bergen_sim.engine import layout as L
-from bergen_sim.errors import BergenError, RuleError
-from bergen_sim.rules import PRESETS, SETTINGS, Rules, parse_setting, parse_settings
+from bergen_sim.model.rules import PRESETS, SETTINGS, Rules, parse_setting, parse_settings
 
 SIX = dict(domino_set="double-six", spinner=False)
 STANDARD = dict(lead="lowest-double", settlement="german", blocked_points=2, out_points=2, boneyard_reserve=2,

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim import limits, parallel
-from bergen_sim.errors import printable
+from bergen_sim.core import limits
+from bergen_sim.core.errors import printable
+from bergen_sim.services.execution import parallel
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "safety.md").read_text()
 

@@ -13,27 +13,54 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import stream_state
-from bergen_sim.engine.play_rules import hand_moves
+from bergen_sim.engine.play_rules import hand_moves, hand_of, legal_moves, open_end_tiles, other_half, set_hand
+from bergen_sim.engine.tileset import (
+    bit,
+    both,
+    first_tiles,
+    from_words,
+    has,
+    load,
+    minus,
+    no_tiles_for,
+    store,
+    to_words,
+    union,
+)
 from bergen_sim.engine.worlds import NARROW, prepare, sample_world
-from bergen_sim.execution import engine_for
-from bergen_sim.rules import Rules
+from bergen_sim.model.rules import Rules
+from bergen_sim.policies.base import side_of
+from bergen_sim.policies.expert import WEIGHTS, feature_table, move_features
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.search import ismcts, reader
-from bergen_sim.engine.play_rules import hand_of, legal_moves, open_end_tiles, other_half
-from bergen_sim.engine.tileset import bit, both, load, minus, no_tiles_for, store, union
-from bergen_sim.engine.tileset import first_tiles, from_words, has, to_words
-from bergen_sim.policies.base import side_of
-from bergen_sim.engine.play_rules import set_hand
-from bergen_sim.game import Game
-from bergen_sim.policies.expert import WEIGHTS, feature_table, move_features
-from bergen_sim.search.pimc import load_world
-from bergen_sim.search.inference import (E_AFTER, E_KEPT, E_SHOWS, EPISODE_WIDTH, EV_EPISODE0, EV_EPISODES, EV_FINAL,
-                                         EV_LATER, EV_SEAT, EVIDENCE_WIDTH, MODEL_EXPERT, MODEL_HISTORY,
-                                         _draws_since, _header_after, _held_then, drew_since, evidence_buffer,
-                                         play_evidence, replay_start, world_log_likelihood)
+from bergen_sim.search.inference import (
+    E_AFTER,
+    E_KEPT,
+    E_SHOWS,
+    EPISODE_WIDTH,
+    EV_EPISODE0,
+    EV_EPISODES,
+    EV_FINAL,
+    EV_LATER,
+    EV_SEAT,
+    EVIDENCE_WIDTH,
+    MODEL_EXPERT,
+    MODEL_HISTORY,
+    _draws_since,
+    _header_after,
+    _held_then,
+    drew_since,
+    evidence_buffer,
+    play_evidence,
+    replay_start,
+    world_log_likelihood,
+)
 from bergen_sim.search.match_value import table_for
+from bergen_sim.search.pimc import load_world
 from bergen_sim.search.position import Position, position_view
 from bergen_sim.search.rollout import BASE_POLICIES
+from bergen_sim.services.execution.jobs import engine_for
+from bergen_sim.services.game import Game
 from tests.test_worlds import as_int, real_views, real_views_with_history
 
 

@@ -7,10 +7,10 @@ from click.testing import CliRunner
 
 import bergen_sim
 from bergen_sim.cli import cli
-from bergen_sim.errors import BergenError, RuleError
-from bergen_sim.execution import RunOptions, options_for
-from bergen_sim.rules import Rules, rules_for
-from bergen_sim.tournament import compare
+from bergen_sim.core.errors import BergenError, RuleError
+from bergen_sim.model.rules import Rules, rules_for
+from bergen_sim.services.comparison import compare
+from bergen_sim.services.execution.jobs import RunOptions, options_for
 
 
 def test_rules_object_and_keywords_give_the_same_run():
@@ -32,7 +32,7 @@ def test_compare_takes_rules_and_options():
     (lambda: rules_for(Rules.make(), players=3), "not both"),
     (lambda: rules_for({"players": 2}), "must be a bergen_sim.Rules"),
     (lambda: options_for(RunOptions(), workers=2), "not both"),
-    (lambda: options_for("fast"), "must be a bergen_sim.execution.RunOptions"),
+    (lambda: options_for("fast"), "must be a bergen_sim.services.execution.jobs.RunOptions"),
 ])
 def test_mixing_the_two_forms_is_refused(call, message):
     with pytest.raises(BergenError, match=message):

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 import bergen_sim
-from bergen_sim.errors import BergenError, PolicyError, RuleError
-from bergen_sim.rules import Rules
+from bergen_sim.core.errors import BergenError, PolicyError, RuleError
+from bergen_sim.model.rules import Rules
 
-simulate_module = importlib.import_module("bergen_sim.simulate")  # the package's `simulate` is the function
+simulate_module = importlib.import_module("bergen_sim.services.simulation")  # the package's `simulate` is the function
 
 #: fields that say how long a run took or how it was carried out, not what it found
 RUN_FIELDS = {"elapsed_s", "matches_per_s", "hands_per_s", "startup_s", "workers", "scheduler", "resumed_matches"}
@@ -51,7 +51,7 @@ def test_simulate_returns_summary_and_rows():
 def test_per_hand_rates_take_the_match_as_their_unit():
     """Hands are clustered in matches: the summary's per-hand intervals are the ratio intervals over the
     match rows (not hands treated as independent), and a count per hand never gets a negative bound."""
-    from bergen_sim import stats
+    from bergen_sim.core import stats
 
     result = bergen_sim.simulate(players=2, matches=400, seed=5, rows=True, workers=1)
     summary, frame = result.summary, result.matches
@@ -141,8 +141,8 @@ def test_a_job_compiles_only_the_kernel_it_names(monkeypatch):
     A run used to compile (about 20 s cold) a kernel of just its seat policies before playing on the
     shared one, so every seating of a report or tournament paid a compile of its own.
     """
-    from bergen_sim import execution
-    from bergen_sim.execution import Job, RunOptions, run_job
+    from bergen_sim.services.execution import jobs as execution
+    from bergen_sim.services.execution.jobs import Job, RunOptions, run_job
 
     built = []
     real = execution.engine_for

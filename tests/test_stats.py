@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bergen_sim import stats
+from bergen_sim.core import stats
 
 REPS = 2_000
 UNITS = 200  # matches per repetition

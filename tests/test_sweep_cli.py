@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from bergen_sim import stats
 from bergen_sim.cli import main
-from bergen_sim.output import strict_json
+from bergen_sim.core import stats
+from bergen_sim.services.files.output import strict_json
 from tests.helpers import error_lines
 
 
@@ -91,8 +91,8 @@ def test_a_plug_in_whose_lead_choice_returns_nothing_is_told_the_contract(capsys
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:99999", "tcp://127.0.0.1:0", "tcp://127.0.0.1:port"])
 def test_an_impossible_scheduler_port_is_refused_at_once(address):
     """Dask waited its connect timeout (15 s) before saying 'Timed out' (checked before whether Dask is installed)."""
-    from bergen_sim.errors import BergenError
-    from bergen_sim.parallel import check_scheduler
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.services.execution.parallel import check_scheduler
 
     with pytest.raises(BergenError, match="the port must be a number 1..65535"):
         check_scheduler(address)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim import reporting
 from bergen_sim.cli import main
+from bergen_sim.services.analysis import reporting
 from tests.helpers import error_lines
 
 TINY = ["--quick", "--matches", "2", "--workers", "1"]
@@ -141,7 +141,7 @@ def test_save_replaces_a_link_itself_never_writing_into_its_target(tmp_path):
 
 
 def test_a_failure_while_writing_leaves_the_previous_report_as_it_was(tmp_path, monkeypatch):
-    from bergen_sim.output import OutputError
+    from bergen_sim.services.files.output import OutputError
 
     _good_report(tmp_path, rows=2)
     out = tmp_path / "rep"

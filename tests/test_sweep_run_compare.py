@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from bergen_sim import limits
-from bergen_sim.checkpoint import CheckpointError, check_own_folder
 from bergen_sim.cli import main
-from bergen_sim.experiment import ExperimentError, parse
+from bergen_sim.core import limits
+from bergen_sim.services.experiment import ExperimentError, parse
+from bergen_sim.services.files.checkpoint import CheckpointError, check_own_folder
 from tests.helpers import error_lines
 
 COMPARE = ["compare", "--policies", "greedy,random", "--matches", "2", "--workers", "1"]

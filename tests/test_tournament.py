@@ -16,12 +16,10 @@ import pandas as pd
 import pytest
 
 from bergen_sim.cli import main
+from bergen_sim.core.errors import BergenError, PolicyError
 from bergen_sim.engine import layout as L
-from bergen_sim.errors import BergenError, PolicyError
-from bergen_sim.execution import engine_for
-from bergen_sim.rules import Rules
-from bergen_sim.simulate import simulate
-from bergen_sim.tournament import (
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.comparison import (
     FIELD,
     CompareError,
     PairOutcomes,
@@ -31,6 +29,8 @@ from bergen_sim.tournament import (
     rotation_jobs,
     rotation_patterns,
 )
+from bergen_sim.services.execution.jobs import engine_for
+from bergen_sim.services.simulation import simulate
 
 ALIAS = "bergen_sim.policies.random_move:choose"  # the built-in `random` under another name
 SHAPES = [dict(players=2), dict(players=3), dict(players=4, partnerships=True), dict(players=4)]
@@ -249,7 +249,7 @@ def test_a_rotation_checkpoint_folder_name_fits_a_file_name_however_long_the_pol
     """Before, a long policy name (``pimc:worlds=000...1``) failed with "File name too long" after compiling."""
     from types import SimpleNamespace
 
-    from bergen_sim.tournament import _checkpoint_folder
+    from bergen_sim.services.comparison import _checkpoint_folder
 
     short = SimpleNamespace(policies=("greedy", "pimc:worlds=8"))
     assert _checkpoint_folder("ck", short) == str(Path("ck") / "greedy+pimc_worlds_8")  # as before

@@ -19,12 +19,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from bergen_sim.cli import main
-from bergen_sim.errors import PolicyError
-from bergen_sim.rules import Rules
-from bergen_sim.trace import read_jsonl
+from bergen_sim.core.errors import PolicyError
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.files.trace import read_jsonl
 from tests.helpers import error_lines, only_compile_notices, summary_counts, trace_summary
 
-simulate_module = importlib.import_module("bergen_sim.simulate")  # the package's `simulate` is the function
+simulate_module = importlib.import_module("bergen_sim.services.simulation")  # the package's `simulate` is the function
 
 SUMMARY_FIELDS = ["matches", "hands", "redeals", "plays", "draws", "passes", "double_headers", "triple_headers",
                   "blocked_hands", "out_hands", "points_by_source", "match_wins", "decided_hands",

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from bergen_sim.cli import main
-from bergen_sim.record import RecordError, drive, parse_record, read_games
-from bergen_sim.reference import split_matches
+from bergen_sim.model.reference import split_matches
+from bergen_sim.services.files.record import RecordError, drive, parse_record, read_games
 from tests.helpers import error_lines
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

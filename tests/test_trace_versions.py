@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim.domain import MatchEvent, PlayEvent
-from bergen_sim.errors import TraceError
-from bergen_sim.rules import Rules
-from bergen_sim.trace import FORMAT, check_match, read_jsonl, split_matches
+from bergen_sim.core.errors import TraceError
+from bergen_sim.model.domain import MatchEvent, PlayEvent
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.files.trace import FORMAT, check_match, read_jsonl, split_matches
 
 GOLDEN = Path(__file__).parent / "golden"
 

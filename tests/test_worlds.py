@@ -16,23 +16,38 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from numba import njit
 from hypothesis import strategies as st
+from numba import njit
 from scipy.stats import chisquare
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.keyed_random import stream_state
-from bergen_sim.engine.tileset import from_words, no_tiles_for, store, store_split
-from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
 from bergen_sim.engine import worlds as worlds_module
-from bergen_sim.engine.tileset import load
-from bergen_sim.engine.worlds import (W_ALLOWED, W_CAP, W_EXACT, W_GROUP, W_GROUPS, W_OTHERS, W_UNSEEN, _group_unions,
-                                      _programme, _propose, _respects_seats, _scratch, _set_classes, allowed_tiles,
-                                      prepare, sample_world, world_count)
-from bergen_sim.record import decision_view, read_games
-from bergen_sim.execution import engine_for
+from bergen_sim.engine.keyed_random import stream_state
+from bergen_sim.engine.tileset import from_words, load, no_tiles_for, store, store_split
+from bergen_sim.engine.view import view_draw, view_play, view_start_hand, view_start_match, view_void_moment
+from bergen_sim.engine.worlds import (
+    W_ALLOWED,
+    W_CAP,
+    W_EXACT,
+    W_GROUP,
+    W_GROUPS,
+    W_OTHERS,
+    W_UNSEEN,
+    _group_unions,
+    _programme,
+    _propose,
+    _respects_seats,
+    _scratch,
+    _set_classes,
+    allowed_tiles,
+    prepare,
+    sample_world,
+    world_count,
+)
+from bergen_sim.model.rules import Rules
 from bergen_sim.policies.base import unseen_tiles
-from bergen_sim.rules import Rules
+from bergen_sim.services.execution.jobs import engine_for
+from bergen_sim.services.files.record import decision_view, read_games
 
 RULE_SETS = [
     Rules.make(players=2),
@@ -629,7 +644,7 @@ def test_any_more_seats_or_large_set_real_view_and_stream_give_a_consistent_worl
 def test_under_any_double_a_seat_the_lead_passed_over_holds_no_double():
     """The lead goes to the first seat from the opening seat that holds a double: the seats before it hold none
     (until they draw), and the worlds say so with the lead's evidence (and only with it)."""
-    from bergen_sim.game import Game
+    from bergen_sim.services.game import Game
 
     classic = Rules.make(players=3, preset="classic")
     rv = classic.to_array()

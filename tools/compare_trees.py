@@ -98,8 +98,8 @@ def main() -> int:
     unknown = [name for name in opts.only if name not in CONFIGS]
     if unknown:  # else nothing is compared and the run says nothing differs
         parser.error(f"--only {unknown[0]}: no such configuration; choose from {', '.join(CONFIGS)}")
-    from bergen_sim.errors import BergenError
-    from bergen_sim.output import check_folder
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.services.files.output import check_folder
 
     try:  # a file or an unwritable folder: one line, not a traceback once the first configuration has run
         check_folder(opts.out, "--out")

@@ -35,9 +35,9 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the package's number formatting, not a copy of it
+from bergen_sim.core.stats import number, se_from_interval, simultaneous  # noqa: E402
 from bergen_sim.search.ismcts import AT_TIME_LIMIT, STEERED, STRONGEST  # noqa: E402
 from bergen_sim.search.reader import STRONGEST as READER_STRONGEST  # noqa: E402
-from bergen_sim.stats import number, se_from_interval, simultaneous  # noqa: E402
 
 #: block name -> (doc, the files it is made from, for the marker)
 BLOCKS = {
@@ -394,7 +394,7 @@ def _luck_gain(root: Path) -> str:
     data = _luck_table(root)
     if data is None:
         return _missing(*_LUCK_MISSING)
-    from bergen_sim import luck
+    from bergen_sim.services import luck
 
     def defaults(runs):
         return [r for r in data["rows"] if (r["rollouts"], r["deal_samples"], _decision_runs(r))
@@ -513,7 +513,7 @@ def _luck_gain(root: Path) -> str:
 
 def _is_search(model: str) -> bool:
     """Whether a luck model is a search (``pimc[:...]``) rather than a built-in heuristic."""
-    from bergen_sim.luck import SEARCH_MODEL
+    from bergen_sim.services.luck import SEARCH_MODEL
 
     return model.partition(":")[0] == SEARCH_MODEL
 
@@ -1021,7 +1021,7 @@ class _GoalRun(NamedTuple):
     command: str  # how the run is made
 
 
-def _goal_run(root: Path, policy: str, name: str, flags: str) -> "_GoalRun | str":
+def _goal_run(root: Path, policy: str, name: str, flags: str) -> _GoalRun | str:
     """``policy`` against pimc (``docs/NAME.json``) with its cost, or the text saying how to make what is missing."""
     data, cost = _json(root, f"docs/{name}.json"), _json(root, "docs/search_cost.json")
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
@@ -1171,7 +1171,7 @@ class _Trials(NamedTuple):
 _TRIALS_HEADER = "| player | wins against `pimc` | luck-adjusted | ms per decision |\n|---|---|---|---|\n"
 
 
-def _trials(root: Path, trials: dict, what: str) -> "_Trials | str":
+def _trials(root: Path, trials: dict, what: str) -> _Trials | str:
     """The runs of ``trials`` (file name -> policy) beside AT_TIME_LIMIT's, or the text saying what is missing."""
     runs = {name: _json(root, f"docs/time_limit_trials/{name}.json") for name in ("race", *trials)}
     missing = [name for name, data in runs.items() if data is None]
@@ -1344,7 +1344,7 @@ def expected(doc: str, text: str, blocks: dict[str, str]) -> str:
                              re.S)
         if not pattern.search(text):
             raise ValueError(f"{doc}: no generated block {name!r}")
-        text = pattern.sub(lambda _: f"{begin(name)}\n{blocks[name]}\n{end(name)}", text, count=1)
+        text = pattern.sub(lambda _, name=name: f"{begin(name)}\n{blocks[name]}\n{end(name)}", text, count=1)
     return text
 
 

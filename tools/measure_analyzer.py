@@ -13,7 +13,7 @@ and its best move; for each pair of players, how often their best moves agree
 and, where they differ, how much each one's ranking says the other's pick
 loses (match-win probability, with the share of those losses its own interval
 shows). Intervals are 95%, over matches (a match's decisions share its
-deals): ratios of per-match sums, delta-method intervals (:func:`bergen_sim.stats.ratio_interval`).
+deals): ratios of per-match sums, delta-method intervals (:func:`bergen_sim.core.stats.ratio_interval`).
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ from pathlib import Path
 import numpy as np
 
 from bergen_sim.cli import main as cli_main
-from bergen_sim.errors import BergenError
-from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS, check_range, check_seed
-from bergen_sim.output import check_file, write_file
-from bergen_sim.record import each_decision, read_games
-from bergen_sim.review import DEFAULT_BATCH, DEFAULT_WORLDS, decision_seed
+from bergen_sim.core.errors import BergenError
+from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS, check_range, check_seed
+from bergen_sim.core.stats import ratio_interval
 from bergen_sim.search.ismcts import STEERED
 from bergen_sim.search.position import ENGINES, PLAYERS, analyze
-from bergen_sim.stats import ratio_interval
+from bergen_sim.services.files.output import check_file, write_file
+from bergen_sim.services.files.record import each_decision, read_games
+from bergen_sim.services.game_review import DEFAULT_BATCH, DEFAULT_WORLDS, decision_seed
 
 MAX_MATCHES = 10_000
 

@@ -39,21 +39,21 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 from numba import njit
 
+from bergen_sim.core.errors import BergenError
+from bergen_sim.core.limits import check_range, check_seed
+from bergen_sim.core.stats import paired_interval
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import seed_to_int, shuffle, stream_state
 from bergen_sim.engine.tileset import no_tiles_for, to_words
 from bergen_sim.engine.view import used_slots
-from bergen_sim.errors import BergenError
-from bergen_sim.game import Game
-from bergen_sim.limits import check_range, check_seed
-from bergen_sim.output import merge_target, publish_record
-from bergen_sim.rules import Rules
+from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.search.match_value import table_for
 from bergen_sim.search.pimc import best_total, play_move_out
 from bergen_sim.search.rollout import BASE_POLICIES
-from bergen_sim.stats import paired_interval
+from bergen_sim.services.files.output import merge_target, publish_record
+from bergen_sim.services.game import Game
 
 #: most deal sets (each is two matches played through the step API)
 MAX_DEAL_SETS = 100_000

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bergen_sim import compare
-    from bergen_sim.errors import BergenError
-    from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed, whole_number
-    from bergen_sim.output import check_file
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed, whole_number
+    from bergen_sim.services.files.output import check_file
 
     try:  # one line and exit status 2 before any play: not a traceback, nor the figures lost at the last write
         check_range("--matches", args.matches, 1, MAX_DEAL_SETS)
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             runs.append({"seed": seed, "duplicate": dup, "independent": ind,
                          "win_ratio": dup["win_half"] / ind["win_half"],
                          "margin_ratio": dup["margin_half"] / ind["margin_half"]})
-        mean = lambda f: sum(f(r) for r in runs) / len(runs)  # noqa: E731
+        mean = lambda f, runs=runs: sum(f(r) for r in runs) / len(runs)  # noqa: E731
         row = {"label": label, "players": players, "partnerships": partnerships, "policies": [a, b],
                "matches": runs[0]["duplicate"]["matches"],
                "win_rate": mean(lambda r: r["duplicate"]["win_rate"]),
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         print(f"{label}: win ratio {row['win_ratio']:.3f}, margin ratio {row['margin_ratio']:.3f}", flush=True)
     out = {"deal_sets": args.matches, "seeds": seeds, "rows": rows,
-           "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+           "created": datetime.now(UTC).isoformat(timespec="seconds")}
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

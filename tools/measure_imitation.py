@@ -9,7 +9,7 @@ with other weights, fitted to imitate the search (a policy-improvement step
 by distillation).  This tool measures whether such weights exist.
 
 The searcher (``--searcher``, default ``ismcts``) plays every seat of
-``--matches`` 2-player matches (``bergen_sim.game``, the step API); at each
+``--matches`` 2-player matches (``bergen_sim.services.game``, the step API); at each
 of its decisions with two or more legal moves the tool records ``expert``'s
 five features of every legal move (``bergen_sim.policies.expert.feature_table``)
 and the move the searcher chose.  Twins, one tile on two ends that look alike (the same move seen in a
@@ -42,17 +42,17 @@ import time
 import numpy as np
 from scipy import optimize, stats
 
+from bergen_sim.core.errors import BergenError
+from bergen_sim.core.limits import check_range, check_seed
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.tileset import no_tiles_for
-from bergen_sim.errors import BergenError
 from bergen_sim.engine.keyed_random import STREAM_POLICY, seed_to_int, stream_state
-from bergen_sim.game import Game, compiled_policy
-from bergen_sim.limits import check_range, check_seed
-from bergen_sim.output import merge_target, publish_record
+from bergen_sim.engine.tileset import no_tiles_for
+from bergen_sim.model.rules import Rules
 from bergen_sim.policies import expert
-from bergen_sim.rules import Rules
-from bergen_sim.search.position import mirror_moves
 from bergen_sim.runtime.registry import resolve
+from bergen_sim.search.position import mirror_moves
+from bergen_sim.services.files.output import merge_target, publish_record
+from bergen_sim.services.game import Game, compiled_policy
 
 #: most matches: the step API plays them in Python, one search per decision
 MAX_MATCHES = 100_000

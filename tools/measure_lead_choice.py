@@ -35,9 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bergen_sim import compare
-    from bergen_sim.errors import BergenError
-    from bergen_sim.limits import MAX_DEAL_SETS, check_run
-    from bergen_sim.output import check_file
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.core.limits import MAX_DEAL_SETS, check_run
+    from bergen_sim.services.files.output import check_file
 
     try:  # one line and exit status 2 before any play: not a traceback, nor the figures lost at the last write
         check_run(args.matches, MAX_DEAL_SETS, args.seed, None)

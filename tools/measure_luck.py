@@ -6,7 +6,7 @@ Run from the project root::
     python tools/measure_luck.py --policies greedy,random --matches 4000 --seed 21 --rollouts 4 --deal-samples 8
 
 It plays the pair as ``compare`` does (every seat rotation on duplicate
-deals, :func:`bergen_sim.tournament.play_pair` with ``adjust="luck"``) and
+deals, :func:`bergen_sim.services.comparison.play_pair` with ``adjust="luck"``) and
 prints one Markdown row: per figure (the first policy's win rate, in
 percent, and the points margin per hand) the raw and the adjusted mean with
 their 95% half-widths, the ratio of the half-widths with a 95% bootstrap
@@ -14,9 +14,9 @@ interval (the ratio is an estimate from the same deal sets), and the t statistic
 the per-deal-set difference raw - adjusted, whose expectation is exactly 0
 (``docs/compare.md``, "Unbiasedness").  ``--rollouts`` sets the
 adjustment's play-outs per position (``compare --luck-playouts``);
-``--deal-samples`` the sampled deals per hand (``bergen_sim.luck.DEAL_SAMPLES``)
+``--deal-samples`` the sampled deals per hand (``bergen_sim.services.luck.DEAL_SAMPLES``)
 and ``--decision-runs`` the runs of a seat's own policy per decision
-(``bergen_sim.luck.DECISION_RUNS``; 0: no decision terms, as every row
+(``bergen_sim.services.luck.DECISION_RUNS``; 0: no decision terms, as every row
 before them) in this process, which is why it plays on this process's threads
 (``--workers``, default 1), never on a cluster.  ``--model NAME=MODEL``
 (repeatable; ``compare --luck-model``) has ``MODEL`` (a built-in, or
@@ -37,21 +37,21 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 from scipy.stats import bootstrap
 
-from bergen_sim import luck
-from bergen_sim.errors import BergenError
-from bergen_sim.execution import RunOptions
-from bergen_sim.limits import MAX_DEAL_SETS, check_range, check_seed
-from bergen_sim.output import merge_target
-from bergen_sim.rules import Rules
+from bergen_sim.core.errors import BergenError
+from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed
+from bergen_sim.core.stats import paired_interval
+from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import resolve
-from bergen_sim.stats import paired_interval
-from bergen_sim.tournament import check_luck_models, parse_luck_models, play_pair
+from bergen_sim.services import luck
+from bergen_sim.services.comparison import check_luck_models, parse_luck_models, play_pair
+from bergen_sim.services.execution.jobs import RunOptions
+from bergen_sim.services.files.output import merge_target
 
 #: most --rollouts and --deal-samples: hundreds of times the defaults, far beyond a useful run, and a count the
 #: compiled play-outs take (their int64; a 10**30 would be a traceback after the play)
@@ -127,7 +127,7 @@ def main() -> None:
               "deal_sets": args.matches, "matches": int(out.matches), "rollouts": args.rollouts,
               "deal_samples": args.deal_samples, "decision_runs": args.decision_runs,
               "cpu_seconds": round(time.process_time() - cpu, 1),
-              "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+              "created": datetime.now(UTC).isoformat(timespec="seconds")}
     if models:  # rows without the key are of each seat's own model (all rows before the option)
         record["models"] = models
     for name, raw, adjusted, scale, digits in (("win_rate", out.win_share, share, 100, 2),

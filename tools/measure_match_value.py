@@ -19,7 +19,7 @@ import json
 import platform
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -40,12 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "match_value.json"))
     args = parser.parse_args(argv)
 
+    from bergen_sim.core.errors import BergenError
     from bergen_sim.engine.tileset import no_tiles_for
-    from bergen_sim.errors import BergenError
-    from bergen_sim.output import check_file
-    from bergen_sim.rules import Rules
+    from bergen_sim.model.rules import Rules
     from bergen_sim.search import match_value as mv
     from bergen_sim.search.rollout import BASE_POLICIES
+    from bergen_sim.services.files.output import check_file
 
     try:  # checked before the minutes of building the tables, not when they are written
         check_file(args.out, "--out", (".json",))
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
            "seed": mv.TABLE_SEED, "builds": [],
            "machine": f"{platform.processor() or platform.machine()}, load average "
                       f"{[round(x, 2) for x in __import__('os').getloadavg()]}",
-           "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+           "created": datetime.now(UTC).isoformat(timespec="seconds")}
     tables = {}
     for players, domino_set in BUILDS:
         rules = Rules.make(players=players, domino_set=domino_set)
@@ -66,12 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         no_tiles = no_tiles_for(rules.n_tiles)
         head = (rules.to_array(), BASE_POLICIES.index(base), np.uint64(mv.TABLE_SEED))
         if kind == "exact":
-            def estimate(hands, table):
+            def estimate(hands, table, head=head, no_tiles=no_tiles):
                 mv._estimate(*head, hands, table, no_tiles)
         else:
             reps, order = mv._pooled_layout(rules.target, rules.sides)
 
-            def estimate(hands, table):
+            def estimate(hands, table, head=head, no_tiles=no_tiles, order=order, reps=reps):
                 mv._estimate_pooled(*head, hands, table, no_tiles, order, reps)
         # compile (and load) the kernel on a one-hand-per-state table first: not part of the build time
         estimate(1, np.zeros(states))

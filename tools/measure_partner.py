@@ -33,12 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="docs/partner_model.json")
     args = parser.parse_args(argv)
 
-    from bergen_sim.errors import BergenError
-    from bergen_sim.limits import MAX_MATCHES, check_run
-    from bergen_sim.output import check_file
-    from bergen_sim.rules import Rules
-    from bergen_sim.simulate import simulate
-    from bergen_sim.stats import mean_interval
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.core.limits import MAX_MATCHES, check_run
+    from bergen_sim.core.stats import mean_interval
+    from bergen_sim.model.rules import Rules
+    from bergen_sim.services.files.output import check_file
+    from bergen_sim.services.simulation import simulate
 
     try:  # one line and exit status 2 before any play: not a traceback after the first partner's runs
         check_run(args.matches, MAX_MATCHES, args.seed, args.workers)

@@ -31,8 +31,8 @@ import math
 import time
 from pathlib import Path
 
-from bergen_sim.luck import DECISION_RUNS
 from bergen_sim.search.ismcts import STRONGEST
+from bergen_sim.services.luck import DECISION_RUNS
 
 #: the search players at their defaults, pimc with four times its worlds, and the strongest configuration
 #: (ismcts reading the other seats with expert's model; added later: a rerun of the same seed measures only it)
@@ -61,9 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bergen_sim import compare
-    from bergen_sim.errors import BergenError
-    from bergen_sim.limits import MAX_DEAL_SETS, MAX_WORKERS, check_range, check_seed
-    from bergen_sim.output import merge_target
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.core.limits import MAX_DEAL_SETS, MAX_WORKERS, check_range, check_seed
+    from bergen_sim.services.files.output import merge_target
 
     try:  # one line and exit status 2 before any play, not a traceback (nan, inf) or a silent 10 deal sets (0, -1)
         if not 0 < args.scale < math.inf or _sets(max(g[2] for g in GAMES.values()), args.scale) > MAX_DEAL_SETS:

@@ -28,8 +28,8 @@ REPORTS = ROOT / "reports"
 BLOCKS = {"answers": README, "strategies": GUIDE, "reports": GUIDE, "search": GUIDE}
 
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's number formatting, not a copy of it
-from bergen_sim import answers  # noqa: E402
-from bergen_sim.stats import judged, number, phrase  # noqa: E402
+from bergen_sim.core.stats import judged, number, phrase  # noqa: E402
+from bergen_sim.services.analysis import answers  # noqa: E402
 
 
 def begin(name: str) -> str:

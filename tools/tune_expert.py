@@ -13,7 +13,7 @@ How (reproducible: the same arguments give the same weights):
   game asked for (2-player standard rules by default; ``--players``,
   ``--partnerships`` and ``--set KEY=VALUE`` choose another), each pair
   played on ``--deal-sets`` duplicate deal sets (every seat rotation on the
-  same deals, :func:`bergen_sim.tournament.play_pair`).
+  same deals, :func:`bergen_sim.services.comparison.play_pair`).
 - Every candidate meets the same deals (the same seed), so two candidates
   differ only by their play and the comparison is paired deal set by deal set.
 - Coordinate search: for each weight but ``points`` (it fixes the scale,
@@ -74,8 +74,8 @@ def candidate(view, move_tiles, move_ends, n_moves, rng, no_tiles):
 
 def win_shares(weights: np.ndarray, deal_sets: int, seed: int, rules, panel=PANEL) -> np.ndarray:
     """Per deal set, the candidate's mean win share against the panel (one row per deal set)."""
-    from bergen_sim.execution import RunOptions
-    from bergen_sim.tournament import play_pair
+    from bergen_sim.services.comparison import play_pair
+    from bergen_sim.services.execution.jobs import RunOptions
 
     module = sys.modules["tools.tune_expert"]  # the instance the kernels imported, not __main__
     module.WEIGHTS[:] = weights
@@ -136,8 +136,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bergen-tune-") as private_cache:
         os.environ["BERGEN_SIM_CACHE_DIR"] = os.environ[_PRIVATE] = private_cache  # kernels stay private
         importlib.import_module("tools.tune_expert")
-        from bergen_sim.errors import BergenError
-        from bergen_sim.rules import Rules, parse_settings
+        from bergen_sim.core.errors import BergenError
+        from bergen_sim.model.rules import Rules, parse_settings
         from bergen_sim.runtime.registry import resolve
 
         try:  # a wrong game or opponent is one line and exit status 2, before any play

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import click
 
-from bergen_sim import feedback, provenance
 from bergen_sim._version import __version__
-from bergen_sim.errors import BergenError, printable
+from bergen_sim.core import feedback, provenance
+from bergen_sim.core.errors import BergenError, printable
 
 
 class _LazyGroup(click.Group):
@@ -74,7 +74,7 @@ def _load_command(module_name: str) -> click.Command:
     """Import a command's module and give the command the options every command has."""
     command = importlib.import_module(module_name).command
     taken = {opt for param in command.params for opt in param.opts}
-    # a command that declares one of these flags itself keeps its own (and should read bergen_sim.feedback)
+    # a command that declares one of these flags itself keeps its own (and should read bergen_sim.core.feedback)
     command.params.extend(option for option in feedback_options() if not taken & set(option.opts))
     parse = command.parse_args
 
@@ -117,10 +117,10 @@ def cli() -> None:
 
 
 def _set_feedback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    """--quiet / --verbose: set how much the run says on stderr (see bergen_sim.feedback)."""
+    """--quiet / --verbose: set how much the run says on stderr (see bergen_sim.core.feedback)."""
     if not value:
         return
-    chosen = ctx.meta.setdefault("bergen_sim.feedback", param.name)
+    chosen = ctx.meta.setdefault("bergen_sim.core.feedback", param.name)
     if chosen != param.name:
         raise click.UsageError("--quiet and --verbose cannot be used together", ctx)
     feedback.set_level(feedback.QUIET if param.name == "quiet" else feedback.VERBOSE)

@@ -15,12 +15,21 @@ from rich.table import Table
 from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.cli.output import print_json, results_console
-from bergen_sim.errors import shown
-from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits_only
-from bergen_sim.search.position import (DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_PLAYER, DEFAULT_WORLDS, PLAYERS,
-                                        Analysis, Position, PositionError, analyze)
+from bergen_sim.core.errors import shown
+from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits_only
+from bergen_sim.model.rules import Rules, file_setting
+from bergen_sim.search.position import (
+    DEFAULT_BASE,
+    DEFAULT_BATCH,
+    DEFAULT_PLAYER,
+    DEFAULT_WORLDS,
+    PLAYERS,
+    Analysis,
+    Position,
+    PositionError,
+    analyze,
+)
 from bergen_sim.search.rollout import BASE_POLICIES
-from bergen_sim.rules import Rules, file_setting
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
 #: what describes a position (and its rules): a game's decision brings its own
@@ -235,7 +244,7 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
 
     The view holds the order of the hand's plays, so the search weighs its
     worlds by the other seats' plays, as ``review`` does; the seed is
-    review's for that decision (:func:`bergen_sim.review.decision_seed`), so
+    review's for that decision (:func:`bergen_sim.services.game_review.decision_seed`), so
     with review's ``--worlds`` and ``--seed`` the figures repeat its row.
     """
     if game_file is None:
@@ -248,9 +257,9 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
     if clash:
         option = _OPTION_NAMES.get(clash[0], clash[0]).replace("_", "-")
         raise PositionError(f"--game brings its own position and rules: leave out --{option}")
-    from bergen_sim.errors import BergenError
-    from bergen_sim.record import MatchOutOfRange, RecordError, decision_view, read_games
-    from bergen_sim.review import decision_seed
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.services.files.record import MatchOutOfRange, RecordError, decision_view, read_games
+    from bergen_sim.services.game_review import decision_seed
 
     match_index = 0 if match_index is None else match_index
     try:  # only this match is kept in memory

@@ -1,11 +1,11 @@
-"""Click types for numbers with documented limits (see :mod:`bergen_sim.limits`)."""
+"""Click types for numbers with documented limits (see :mod:`bergen_sim.core.limits`)."""
 
 from __future__ import annotations
 
 import click
 
-from bergen_sim.errors import shown
-from bergen_sim.limits import MAX_SEED, short_number, whole_number
+from bergen_sim.core.errors import shown
+from bergen_sim.core.limits import MAX_SEED, short_number, whole_number
 
 
 class Bounded(click.ParamType):

@@ -11,10 +11,17 @@ from rich.table import Table
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import rule_options, rules_from, run_options
 from bergen_sim.cli.output import print_json, results_console
-from bergen_sim.errors import one_line
-from bergen_sim.limits import MAX_DEAL_SETS
-from bergen_sim.output import OutputError
-from bergen_sim.tournament import ADJUSTMENTS, OUT_FORMATS, TournamentResult, check_out_path, compare, parse_luck_models
+from bergen_sim.core.errors import one_line
+from bergen_sim.core.limits import MAX_DEAL_SETS
+from bergen_sim.services.comparison import (
+    ADJUSTMENTS,
+    OUT_FORMATS,
+    TournamentResult,
+    check_out_path,
+    compare,
+    parse_luck_models,
+)
+from bergen_sim.services.files.output import OutputError
 
 
 def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
@@ -147,8 +154,8 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
                 exc.result.write(target)
         raise
     if adjust == "luck":
-        from bergen_sim import feedback
-        from bergen_sim.luck import MIN_ADJUSTED_DEAL_SETS
+        from bergen_sim.core import feedback
+        from bergen_sim.services.luck import MIN_ADJUSTED_DEAL_SETS
 
         if matches < MIN_ADJUSTED_DEAL_SETS:  # said, not left to the reader to notice equal columns
             feedback.info(f"--adjust luck: {matches:,} deal sets are too few to fit the adjustment (it needs "

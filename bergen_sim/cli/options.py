@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
-from bergen_sim import feedback
 from bergen_sim.cli.bounds import Bounded
-from bergen_sim.execution import RunOptions
-from bergen_sim.limits import MAX_CHUNK_SIZE, MAX_WORKERS
-from bergen_sim.progress import on_terminal
-from bergen_sim.rules import PLAYER_COUNTS, PRESETS, SETTINGS, Rules, parse_settings
+from bergen_sim.core import feedback
+from bergen_sim.core.limits import MAX_CHUNK_SIZE, MAX_WORKERS
+from bergen_sim.model.rules import PLAYER_COUNTS, PRESETS, SETTINGS, Rules, parse_settings
+from bergen_sim.services.execution.jobs import RunOptions
+from bergen_sim.services.execution.progress import on_terminal
 
 
 def rule_options(command: Callable) -> Callable:
@@ -73,7 +74,7 @@ def placement_options(command: Callable) -> Callable:
 def run_options(command: Callable | None = None, *, resumable: bool = True) -> Callable:
     """Add --workers, --scheduler, --checkpoint and --chunk-size, collapsed into one ``run`` keyword.
 
-    ``run`` is a :class:`bergen_sim.execution.RunOptions` (progress bar on when
+    ``run`` is a :class:`bergen_sim.services.execution.jobs.RunOptions` (progress bar on when
     stdout and stderr are terminals; a command printing JSON turns it off) and
     ``chunk_size`` is passed on as given.  None of these options changes results.
     ``@run_options(resumable=False)`` leaves out --checkpoint (a command that

@@ -11,8 +11,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from bergen_sim import provenance
-from bergen_sim.errors import one_line
+from bergen_sim.core import provenance
+from bergen_sim.core.errors import one_line
 
 #: width of the console when stdout is not a terminal: wide enough that no table is wrapped or cut
 PIPED_WIDTH = 10_000
@@ -74,6 +74,6 @@ def results_console(stderr: bool = False) -> Console:
 
 def print_json(data: dict[str, Any], run_id: str | None = None, err: bool = False) -> None:
     """Print one JSON object with its ``provenance`` (version, command line, UTC time, git commit)."""
-    from bergen_sim.output import strict_json
+    from bergen_sim.services.files.output import strict_json
 
     click.echo(strict_json({**data, "provenance": provenance.record(run_id)}), err=err)

@@ -1,6 +1,6 @@
 """``bergen-sim play``: play a match in the terminal against the built-in players.
 
-The match is a :class:`bergen_sim.game.Game` (the compiled engine's keyed
+The match is a :class:`bergen_sim.services.game.Game` (the compiled engine's keyed
 deals for the seed, the compiled policies for the other seats).  Before each
 of your moves the table is shown: the line of tiles with its ends, your hand,
 the scores, every seat's tile count, the boneyard, and your legal moves
@@ -11,7 +11,7 @@ ranking of your moves from what you know, numbered as the menu is), ``u`` to
 take back your last move or ``q`` to stop.  A forced move (one move on the
 menu) is played for you unless ``--no-auto-forced``.  The trace is written
 after every move, so the file always holds the match so far; a finished
-match replays like the golden traces (``bergen_sim.trace.replay_match``).
+match replays like the golden traces (``bergen_sim.services.files.trace.replay_match``).
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ import click
 
 from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import with_rules
-from bergen_sim.errors import BergenError, PolicyError, one_line, shown
-from bergen_sim.limits import MAX_MATCH_INDEX, foreign_digit, short_number, whole_number
-from bergen_sim.rules import PLAYER_COUNTS, Rules
+from bergen_sim.core.errors import BergenError, PolicyError, one_line, shown
+from bergen_sim.core.limits import MAX_MATCH_INDEX, foreign_digit, short_number, whole_number
+from bergen_sim.model.rules import PLAYER_COUNTS, Rules
 
 if TYPE_CHECKING:  # the game (and Numba) is imported when a match starts, not for `bergen-sim --help`
-    from bergen_sim.game import Game, Move, View
-    from bergen_sim.output import OutputFile
+    from bergen_sim.services.files.output import OutputFile
+    from bergen_sim.services.game import Game, Move, View
 
 HUMAN = "human"
 DEFAULT_OPPONENT = "expert"
@@ -200,8 +200,8 @@ class Session:
         """The ``analyze`` ranking of the legal moves, from this seat's view, numbered as ``menu`` is."""
         from rich.console import Console
 
-        from bergen_sim.search.position import analyze
         from bergen_sim.cli.analyze import analysis_table
+        from bergen_sim.search.position import analyze
 
         result = analyze(self.game.view(self.seat), self.game.rules, worlds=self.hint_worlds,
                          batch=min(500, self.hint_worlds), seed=self.game.seed)
@@ -227,7 +227,7 @@ class Session:
         return f"taken back: your {move}{replies}; your move again"
 
     def save(self) -> None:
-        from bergen_sim.trace import write_jsonl
+        from bergen_sim.services.files.trace import write_jsonl
 
         write_jsonl(self.game.events, self.out)
         self.saved = True
@@ -236,7 +236,7 @@ class Session:
 def _read_choice(session: Session, menu: list[Move]) -> Move | str | None:
     """Your next input: a Move, ``"hint"``, ``"undo"``, or None at ``q`` or the end of input; hostile input
     re-prompts.  A number picks from ``menu``; a move's text may name any legal move (a mirror twin too)."""
-    from bergen_sim.game import Move, MoveError
+    from bergen_sim.services.game import Move, MoveError
 
     moves = session.game.legal_moves()
     numbers = f"1-{len(menu)}" if len(menu) > 1 else "1"
@@ -370,15 +370,15 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     path = Path(out) if out else _unused_path(seed)
-    from bergen_sim.output import check_file
-    from bergen_sim.trace import TRACE_FORMATS
+    from bergen_sim.services.files.output import check_file
+    from bergen_sim.services.files.trace import TRACE_FORMATS
 
     target = check_file(path, "-o", TRACE_FORMATS)  # before the match starts, not at its first save
     if target.how != "replace":  # /dev/stdout, a terminal, a pipe: each save would write the whole match again
         raise _trace_needs_a_file(str(path))
     session = None
     try:
-        from bergen_sim.game import Game, compiled_policy
+        from bergen_sim.services.game import Game, compiled_policy
 
         for name in dict.fromkeys(policies):  # compiled now: a setting a player cannot take (a search's match-value
             if name != HUMAN:                 # table at a huge target) stops here, before the trace file is written

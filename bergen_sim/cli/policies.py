@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from bergen_sim.cli.output import print_json
-from bergen_sim.errors import PolicyError
+from bergen_sim.core.errors import PolicyError
 from bergen_sim.runtime.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve, shadowed
 
 

@@ -7,12 +7,13 @@ import time
 
 import click
 
-from bergen_sim import feedback, reporting
 from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import run_options
 from bergen_sim.cli.output import print_json
-from bergen_sim.limits import MAX_MATCHES
-from bergen_sim.errors import one_line
+from bergen_sim.core import feedback
+from bergen_sim.core.errors import one_line
+from bergen_sim.core.limits import MAX_MATCHES
+from bergen_sim.services.analysis import reporting
 
 
 def _warn(text: str) -> None:

@@ -1,4 +1,4 @@
-"""``bergen-sim review``: every decision of a played game against the best move (see bergen_sim.review)."""
+"""``bergen-sim review``: every decision of a played game against the best move (see bergen_sim.services.game_review)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import click
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
-from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS  # per decision, and per batch: review() refuses more
+from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS  # per decision, and per batch: review() refuses more
 
-DEFAULT_WORLDS = 20_000  # the same defaults as bergen_sim.review (kept here so --help imports no engine)
+DEFAULT_WORLDS = 20_000  # the same defaults as bergen_sim.services.game_review (kept here so --help imports no engine)
 DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
 MOST_SEAT = 7  # rules.PLAYER_COUNTS[-1] - 1 (not imported: the rules load NumPy and the engine's layout)
@@ -55,10 +55,10 @@ def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as
     see docs/review.md).  Losses are in points of match-win probability, with
     95% intervals.
     """
-    from bergen_sim.errors import BergenError
-    from bergen_sim.output import OutputError, check_file, open_output, write_bytes
-    from bergen_sim.record import MatchOutOfRange, read_games
-    from bergen_sim.review import markdown, review, win_probability_figure
+    from bergen_sim.core.errors import BergenError
+    from bergen_sim.services.files.output import OutputError, check_file, open_output, write_bytes
+    from bergen_sim.services.files.record import MatchOutOfRange, read_games
+    from bergen_sim.services.game_review import markdown, review, win_probability_figure
 
     try:  # a match asked twice is reviewed once; the others are not kept in memory
         games = read_games(game, matches=list(dict.fromkeys(matches)) or None)
@@ -79,7 +79,7 @@ def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as
                     player=player)
     failure = None
     if out is not None:
-        try:  # each file is complete or not written at all (bergen_sim.output)
+        try:  # each file is complete or not written at all (bergen_sim.services.files.output)
             png = io.BytesIO()
             win_probability_figure(result, png)
             write_bytes(figure, png.getvalue())
@@ -113,7 +113,7 @@ def _show(result, as_json: bool, out: str | None) -> None:
     from rich.text import Text
 
     from bergen_sim.cli.output import results_console
-    from bergen_sim.errors import printable
+    from bergen_sim.core.errors import printable
 
     console = results_console()
     table = Table(title=f"{len(result.decisions)} decisions (loss: points of match-win probability, 95% interval)")

@@ -8,18 +8,18 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from bergen_sim import feedback
 from bergen_sim.cli.options import placement_options
 from bergen_sim.cli.output import print_json, results_console
-from bergen_sim.errors import one_line
-from bergen_sim.execution import RunOptions
-from bergen_sim.progress import on_terminal
+from bergen_sim.core import feedback
+from bergen_sim.core.errors import one_line
+from bergen_sim.services.execution.jobs import RunOptions
+from bergen_sim.services.execution.progress import on_terminal
 
 
 def results_table(result, kind: str, title: str) -> Table:
     """The headline columns of the results, each estimate with its 95% interval in brackets."""
-    from bergen_sim.reporting import display_frame
-    from bergen_sim.experiment import headline_columns
+    from bergen_sim.services.analysis.reporting import display_frame
+    from bergen_sim.services.experiment import headline_columns
 
     frame = display_frame(result.table[[c for c in headline_columns(kind) if c in result.table.columns]])
     table = Table(title=title, header_style="bold")
@@ -46,8 +46,8 @@ def results_table(result, kind: str, title: str) -> Table:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every row) instead of a table.")
 def command(experiment_file, example, show_example, out, allow_plugins, workers, scheduler, as_json):
     """Play every cell of EXPERIMENT.toml (rule sets x sizes x policy sets x seeds) not already finished."""
-    from bergen_sim import experiment
-    from bergen_sim.output import OutputError
+    from bergen_sim.services import experiment
+    from bergen_sim.services.files.output import OutputError
 
     if show_example:
         click.echo(experiment.example_text(), nl=False)

@@ -10,11 +10,11 @@ from rich.table import Table
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import policy_option, rule_options, rules_from, run_options
 from bergen_sim.cli.output import print_json, results_console
-from bergen_sim.errors import one_line
-from bergen_sim.limits import MAX_MATCHES
-from bergen_sim.match_table import check_rows_path
-from bergen_sim.output import OutputError
-from bergen_sim.simulate import simulate
+from bergen_sim.core.errors import one_line
+from bergen_sim.core.limits import MAX_MATCHES
+from bergen_sim.services.files.match_table import check_rows_path
+from bergen_sim.services.files.output import OutputError
+from bergen_sim.services.simulation import simulate
 
 
 def _pct(record: dict) -> str:

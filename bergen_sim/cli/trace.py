@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from bergen_sim import feedback
-from bergen_sim.errors import one_line
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
 from bergen_sim.cli.options import policy_option, with_rules
-from bergen_sim.limits import MAX_TRACE_MATCHES
+from bergen_sim.core import feedback
+from bergen_sim.core.errors import one_line
+from bergen_sim.core.limits import MAX_TRACE_MATCHES
 from bergen_sim.runtime.runner import Engine
-from bergen_sim.trace import check_trace_path, iter_events, write_jsonl
+from bergen_sim.services.files.trace import check_trace_path, iter_events, write_jsonl
 
 
 @click.command("trace")

@@ -5,7 +5,7 @@ foundation modules (``errors``, ``compile_cache``); policies, search, the
 runtime and the services all build on it (``tests/test_layers.py``).
 """
 
-from bergen_sim.compile_cache import check_cache_dir, install_cache_locator
+from bergen_sim.core.compile_cache import check_cache_dir, install_cache_locator
 
 check_cache_dir()  # a cache folder that cannot be written is named now, in one line, not deep in a compile
 install_cache_locator()  # before the first compiled function is defined: see compile_cache

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.bits import borrow, slot
 from bergen_sim.engine.play_rules import (
     LEAD_CHOICE,
     TILE_HI,
@@ -41,7 +42,6 @@ from bergen_sim.engine.play_rules import (
     settle_blocked,
     side_holdings,
 )
-from bergen_sim.engine.bits import borrow, slot
 from bergen_sim.engine.recording import C_SIZE, record
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, has, is_empty, lowest, minus, union
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_void_moment

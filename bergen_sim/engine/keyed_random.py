@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bergen_sim.core.errors import shown
+from bergen_sim.core.limits import LimitError, check_seed
 from bergen_sim.engine import layout as L
-from bergen_sim.errors import shown
-from bergen_sim.limits import LimitError, check_seed
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

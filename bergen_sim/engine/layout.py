@@ -35,7 +35,7 @@ the open ends' ``NUMBER_TILES``.
 
 Rules vector (``R_*``)
 ----------------------
-:class:`bergen_sim.rules.Rules` becomes an ``int64`` vector of length
+:class:`bergen_sim.model.rules.Rules` becomes an ``int64`` vector of length
 ``R_SIZE`` for the kernel (enumerations as the ``LEAD_*`` / ``SETTLE_*`` codes).
 
 Policy view (``V_*``)
@@ -58,7 +58,7 @@ the leader's doubles with end ``LEAD_CHOICE`` (-1, in play_rules.py).
 Trace rows (``T_*``)
 --------------------
 When tracing, the kernel appends one ``int64`` row of width ``T_WIDTH`` per
-event; :mod:`bergen_sim.trace` turns them into ``bergen-trace/2`` JSON.  A deal
+event; :mod:`bergen_sim.services.files.trace` turns them into ``bergen-trace/2`` JSON.  A deal
 row carries the whole deal (hands in seat order, then the boneyard) in
 columns ``T_DEAL ...``.
 
@@ -70,8 +70,9 @@ per match and, when asked, one row per hand with the hand's end state.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from typing import Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -192,10 +193,9 @@ END_NAMES = tuple(e.name for e in End)
 LEAD_NAMES = tuple(code_name(c) for c in Lead)
 SETTLEMENT_NAMES = tuple(code_name(c) for c in Settlement)
 EVENT_NAMES = tuple(code_name(c) for c in Event)
-#: the names the kernels use for the codes: END_L, LEAD_LOWEST, SETTLE_GERMAN, EV_PLAY, HAND_OUT, ERR_SCRIPT ...
-_CODE_ALIASES = {"END": End, "SETTLE": Settlement, "EV": Event, "HAND": HandEnd, "ERR": KernelError}
-for _prefix, _enum in _CODE_ALIASES.items():
-    globals().update({f"{_prefix}_{member.name}": member for member in _enum})
+#: the names the kernels use for the codes: END_L, SETTLE_GERMAN, EV_PLAY, HAND_OUT, ERR_SCRIPT ...
+#: (written out in the generated block at the end of this module)
+CODE_ALIASES = {"END": End, "SETTLE": Settlement, "EV": Event, "HAND": HandEnd, "ERR": KernelError}
 LEAD_LOWEST = Lead.LOWEST_DOUBLE
 LEAD_HIGHEST = Lead.HIGHEST_DOUBLE
 LEAD_ANY_DOUBLE = Lead.ANY_DOUBLE
@@ -301,7 +301,7 @@ class Vector:
                 out[f.name] = [int(x) for x in vector[at : at + widths.get(f.name, f.width)]]
         return out
 
-    def named(self, array: np.ndarray) -> "Named":
+    def named(self, array: np.ndarray) -> Named:
         """Field access by name on a vector or on rows of this layout: ``named["plays"]``."""
         return Named(self, array)
 
@@ -514,13 +514,208 @@ COUNTERS = Vector("C", [
 ], title="kernel counters")
 
 VECTORS = (RULES, LOG_ENTRY, PLAY_ENTRY, VIEW, TRACE, TOTALS, MATCH_ROW, HAND_ROW, ERROR, TURN, COUNTERS)
-for _vector in VECTORS:
-    globals().update(_vector.constants())
+
+
+GENERATED_START = "# --- generated from the declarations above by tools/generate_constants.py; do not edit ---"
+GENERATED_END = "# --- end of generated constants ---"
+
+
+def generated_constants(vectors: Sequence[Vector], aliases: Mapping[str, type[IntEnum]] | None = None) -> str:
+    """The block of plain assignments that names every offset and size of ``vectors`` and every code alias.
+
+    Written out in the source (not made with ``globals().update``) so readers,
+    linters and type checkers find every ``V_*``, ``H_*``, ``EV_*`` name;
+    ``tests/test_layout.py`` checks each block against its declarations.
+    """
+    lines = [GENERATED_START]
+    for prefix, enum in (aliases or {}).items():
+        lines += [f"{prefix}_{member.name} = {enum.__name__}.{member.name}" for member in enum]
+    for vector in vectors:
+        lines += [f"{name} = {value}" for name, value in vector.constants().items()]
+    return "\n".join([*lines, GENERATED_END])
+
+
+# --- generated from the declarations above by tools/generate_constants.py; do not edit ---
+END_L = End.L
+END_R = End.R
+END_U = End.U
+END_D = End.D
+SETTLE_GERMAN = Settlement.GERMAN
+SETTLE_PIPS = Settlement.PIPS
+SETTLE_AMERICAN = Settlement.AMERICAN
+EV_MATCH = Event.MATCH
+EV_DEAL = Event.DEAL
+EV_REDEAL = Event.REDEAL
+EV_LEAD = Event.LEAD
+EV_DRAW = Event.DRAW
+EV_PLAY = Event.PLAY
+EV_PASS = Event.PASS
+EV_OUT = Event.OUT
+EV_BLOCKED = Event.BLOCKED
+EV_MATCH_END = Event.MATCH_END
+HAND_OUT = HandEnd.OUT
+HAND_BLOCKED = HandEnd.BLOCKED
+HAND_CUT = HandEnd.CUT
+ERR_NONE = KernelError.NONE
+ERR_ILLEGAL_CHOICE = KernelError.ILLEGAL_CHOICE
+ERR_SCRIPT = KernelError.SCRIPT
+ERR_SCRIPT_SHORT = KernelError.SCRIPT_SHORT
+ERR_DEALS_SHORT = KernelError.DEALS_SHORT
+ERR_TRACE_FULL = KernelError.TRACE_FULL
+R_PLAYERS = 0
+R_PARTNERSHIPS = 1
+R_HAND_SIZE = 2
+R_TARGET = 3
+R_LEAD = 4
+R_SETTLEMENT = 5
+R_BLOCKED_POINTS = 6
+R_OUT_POINTS = 7
+R_RESERVE = 8
+R_REDUCED = 9
+R_MAX_NUMBER = 10
+R_N_TILES = 11
+R_SPINNER = 12
+R_SIZE = 13
+LOG_SEAT = 0
+LOG_NUMBERS = 1
+LOG_DRAWN = 2
+LOG_SIZE = 3
+PLAY_SEAT = 0
+PLAY_TILE = 1
+PLAY_END = 2
+PLAY_MOMENTS = 3
+PLAY_SIZE = 4
+V_SEAT = 0
+V_SIDE = 1
+V_PLAYERS = 2
+V_PARTNERSHIPS = 3
+V_TARGET = 4
+V_RESERVE = 5
+V_MAX_NUMBER = 6
+V_N_TILES = 7
+V_HAND = 8
+V_END = 11
+V_END_DOUBLE = 15
+V_END_TILES = 19
+V_OPEN_ENDS = 23
+V_COUNTING = 24
+V_SPINNER = 25
+V_PLAYED = 26
+V_BONEYARD = 29
+V_HAND_NO = 30
+V_PLAY_NO = 31
+V_LEADER = 32
+V_OUT_POINTS = 33
+V_BLOCKED_POINTS = 34
+V_SETTLEMENT = 35
+V_REDUCED = 36
+V_SCORE = 37
+V_PLAYED_BY = 45
+V_PLAYED_BY_HIGH = 53
+V_HAND_COUNT = 69
+V_VOID = 77
+V_PLAYS_N = 85
+V_PLAYS = 86
+V_LOG_N = 846
+V_LOG = 847
+V_SIZE = 1615
+T_TYPE = 0
+T_MATCH = 1
+T_HAND = 2
+T_SEAT = 3
+T_TILE = 4
+T_END = 5
+T_POINTS = 6
+T_WINNER = 7
+T_SCORE = 8
+T_DEAL = 16
+T_WIDTH = 206
+S_MATCHES = 0
+S_HANDS = 1
+S_REDEALS = 2
+S_PLAYS = 3
+S_DRAWS = 4
+S_PASSES = 5
+S_DOUBLE_HEADERS = 6
+S_TRIPLE_HEADERS = 7
+S_BLOCKED_HANDS = 8
+S_OUT_HANDS = 9
+S_POINTS_LEAD = 10
+S_POINTS_HEADER = 11
+S_POINTS_OUT = 12
+S_POINTS_BLOCKED = 13
+S_DECIDED_HANDS = 14
+S_LEADER_SIDE_WINS = 15
+S_MATCH_WINS = 16
+S_POLICY_CALLS = 24
+S_DOUBLE_HEADERS_SQ = 25
+S_TRIPLE_HEADERS_SQ = 26
+S_HANDS_SQ = 27
+S_DOUBLE_HEADERS_HANDS = 28
+S_TRIPLE_HEADERS_HANDS = 29
+S_LEADER_SIDE_WINS_SQ = 30
+S_DECIDED_HANDS_SQ = 31
+S_LEADER_SIDE_WINS_DECIDED = 32
+S_HEADERS_BY_PLAY = 33
+S_SIZE = 91
+M_MATCH = 0
+M_WINNER = 1
+M_SCORE = 2
+M_HANDS = 10
+M_REDEALS = 11
+M_FIRST_LEADER = 12
+M_DOUBLE_HEADERS = 13
+M_TRIPLE_HEADERS = 14
+M_PLAYS = 15
+M_DRAWS = 16
+M_BLOCKED_HANDS = 17
+M_DECIDED_HANDS = 18
+M_LEADER_SIDE_WINS = 19
+M_WIDTH = 20
+H_MATCH = 0
+H_HAND = 1
+H_LEADER = 2
+H_LED_DOUBLE = 3
+H_END = 4
+H_WINNER = 5
+H_SEAT_POINTS = 6
+H_DOUBLE_HEADERS = 14
+H_TRIPLE_HEADERS = 15
+H_PLAYS = 16
+H_DRAWS = 17
+H_PASSES = 18
+H_REDEALS = 19
+H_SIDE_DOUBLES = 20
+H_SIDE_PIPS = 28
+H_SIDE_PLAIN_PIPS = 36
+H_SCORE_BEFORE = 44
+H_WIDTH = 52
+E_CODE = 0
+E_MATCH = 1
+E_SEAT = 2
+E_POLICY = 3
+E_CHOICE = 4
+E_N_MOVES = 5
+E_HAND = 6
+E_END = 9
+E_SIZE = 13
+TURN_BONE_START = 0
+TURN_BONE_STOP = 1
+TURN_MATCH = 2
+TURN_TRACING = 3
+TURN_SIZE = 4
+C_SCRIPT = 0
+C_TRACE = 1
+C_DEAL = 2
+C_SIZE = 3
+# --- end of generated constants ---
 #: the two ends under their old names (the line has a left and a right end)
-V_LEFT = V_END + End.L  # noqa: F821 (generated above)
-V_RIGHT = V_END + End.R  # noqa: F821
-V_LEFT_DOUBLE = V_END_DOUBLE + End.L  # noqa: F821
-V_RIGHT_DOUBLE = V_END_DOUBLE + End.R  # noqa: F821
+V_LEFT = V_END + End.L
+V_RIGHT = V_END + End.R
+V_LEFT_DOUBLE = V_END_DOUBLE + End.L
+V_RIGHT_DOUBLE = V_END_DOUBLE + End.R
+
+
 
 
 def tile_mask(names) -> int:

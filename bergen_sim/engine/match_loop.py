@@ -21,8 +21,8 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow, read_shared
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, REDEAL, HandBuffers, advance, deal_hand, lead, play
-from bergen_sim.engine.play_rules import hand_of
 from bergen_sim.engine.keyed_random import STREAM_POLICY, shuffled_set, stream_state
+from bergen_sim.engine.play_rules import hand_of
 from bergen_sim.engine.recording import C_DEAL, C_SCRIPT, C_SIZE, C_TRACE, record, record_deal
 from bergen_sim.engine.tileset import store
 from bergen_sim.engine.view import view_start_match
@@ -134,7 +134,7 @@ def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffe
     ``nogil``: a call holds no Python lock while it plays (it touches only
     the arrays it is given and those it allocates), so this process's other
     threads run meanwhile, and several threads may play chunks of one engine
-    at once: that is how a run uses several cores (:mod:`bergen_sim.parallel`).
+    at once: that is how a run uses several cores (:mod:`bergen_sim.services.execution.parallel`).
     """
     owned = np.zeros(_SCRATCH_SIZE, dtype=np.int64)
     owned_rng = np.zeros(L.MAX_SEATS + 1, dtype=np.uint64)
@@ -151,7 +151,6 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
     """The body of :func:`run_matches`, on borrowed views of every array (see bits.borrow)."""
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
-    hand_size = rules[L.R_HAND_SIZE]
     target = rules[L.R_TARGET]
     n_tiles = rules[L.R_N_TILES]
     any_double = rules[L.R_LEAD] == L.LEAD_ANY_DOUBLE

@@ -10,16 +10,17 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.bits import lowest_tile as lowest_bit, slot
+from bergen_sim.engine.bits import lowest_tile as lowest_bit
+from bergen_sim.engine.bits import slot
 from bergen_sim.engine.tileset import (
     bit,
     both,
-    minus,
     drop_lowest,
     has,
     is_empty,
     load,
     lowest,
+    minus,
     number_tiles,
     store,
     union,

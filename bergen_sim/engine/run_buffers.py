@@ -18,5 +18,5 @@ class RunBuffers(NamedTuple):
     hand_rows: np.ndarray  # (capacity, H_WIDTH): one row per hand, when it has rows
     err: np.ndarray  # (E_SIZE,): why the call stopped early
     #: (1,): another thread sets it non-zero to have the call return after the match it is playing (Ctrl-C
-    #: of a run whose chunks play in threads, bergen_sim.parallel); read with engine.bits.read_shared
+    #: of a run whose chunks play in threads, bergen_sim.services.execution.parallel); read with engine.bits.read_shared
     halt: np.ndarray

@@ -67,8 +67,21 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import next_u64, shuffle
 from bergen_sim.engine.play_rules import hand_of, numbers_tiles, set_hand
-from bergen_sim.engine.tileset import (bit, both, count, differ, double_tiles, drop_lowest, has, is_empty, load, lowest,
-                                       minus, store, union)
+from bergen_sim.engine.tileset import (
+    bit,
+    both,
+    count,
+    differ,
+    double_tiles,
+    drop_lowest,
+    has,
+    is_empty,
+    load,
+    lowest,
+    minus,
+    store,
+    union,
+)
 from bergen_sim.engine.view import played_by, unseen_tiles
 
 DOUBLE_TILE = L.DOUBLE_TILE
@@ -127,7 +140,24 @@ WORLD_SPEC = L.Vector("W", [
     L.Field("class_tiles", MAX_CLASSES * WORDS, "the class's tiles (SET_WORDS words)", per="class and word"),
     L.Field("exact", meaning="1: groups are exact (identical allowed sets); 0: merged by union (fallback)"),
 ], title="world spec")
-globals().update(WORLD_SPEC.constants())
+# --- generated from the declarations above by tools/generate_constants.py; do not edit ---
+W_OTHERS = 0
+W_SEAT = 1
+W_CAP = 8
+W_ALLOWED = 15
+W_GROUP = 36
+W_BONEYARD = 43
+W_UNSEEN = 44
+W_GROUPS = 47
+W_GROUP_CAP = 48
+W_RADIX = 55
+W_STATES = 62
+W_CLASSES = 63
+W_CLASS_SEATS = 64
+W_CLASS_TILES = 192
+W_EXACT = 576
+W_SIZE = 577
+# --- end of generated constants ---
 
 
 @njit(cache=True)

@@ -31,7 +31,6 @@ Numba's own switch for code that needs no runtime; the built-ins get it from
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L

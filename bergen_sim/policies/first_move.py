@@ -6,7 +6,6 @@ comparisons (the compiled engine against the reference engine).
 
 from bergen_sim.policies.base import policy_entry
 
-
 NAME = "first"
 
 

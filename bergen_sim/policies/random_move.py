@@ -8,7 +8,6 @@ against.
 from bergen_sim.engine.keyed_random import below
 from bergen_sim.policies.base import policy_entry
 
-
 NAME = "random"
 
 

@@ -12,7 +12,7 @@ which Numba freezes into the compiled code.  The module's file name is a hash
 of everything its machine code depends on (the source of engine/, policies/ and search/, the
 plug-in modules' sources, the Numba version, the settings and arrays), so a
 warm run loads it from Numba's cache and any edit produces a fresh kernel
-instead of a stale one (see also :mod:`bergen_sim.compile_cache`).
+instead of a stale one (see also :mod:`bergen_sim.core.compile_cache`).
 
 Generated modules live in ``$BERGEN_SIM_CACHE_DIR`` (default
 ``~/.cache/bergen-sim/kernels``); deleting that folder is always safe.
@@ -24,21 +24,22 @@ import hashlib
 import importlib.util
 import io
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 
-from bergen_sim.compile_cache import notice, source_digest, subfolder, write_atomically
+from bergen_sim.core.compile_cache import notice, source_digest, subfolder, write_atomically
+from bergen_sim.core.errors import PolicyError
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import NARROW_TILES
-from bergen_sim.errors import PolicyError
 
 if TYPE_CHECKING:  # the registry imports every policy, and search policies import the engine
+    from bergen_sim.model.rules import Rules
     from bergen_sim.runtime.registry import PolicyRef
-    from bergen_sim.rules import Rules
 
 _TEMPLATE = Path(__file__).resolve().parent.parent / "engine" / "match_loop.py"
 _LOADED: dict[str, ModuleType] = {}

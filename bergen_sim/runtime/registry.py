@@ -37,8 +37,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bergen_sim.errors import PolicyError, shown
-from bergen_sim.limits import whole_number
+from bergen_sim.core.errors import PolicyError, shown
+from bergen_sim.core.limits import whole_number
 
 ENTRY_POINT_GROUP = "bergen_sim.policies"
 

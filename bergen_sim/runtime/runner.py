@@ -11,23 +11,23 @@ from __future__ import annotations
 import functools
 import importlib
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numba
 import numpy as np
 
+from bergen_sim.core import feedback
+from bergen_sim.core.compile_cache import in_disk_cache, one_builder
+from bergen_sim.core.errors import PolicyError, TraceError, reason_of, returns_no_index
+from bergen_sim.core.limits import MAX_MATCH_INDEX, MAX_MATCHES, check_range, check_seed
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int
-from bergen_sim import feedback
-from bergen_sim.compile_cache import in_disk_cache, one_builder
 from bergen_sim.engine.run_buffers import RunBuffers
 from bergen_sim.engine.tileset import from_words, no_tiles_for
+from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.kernel_build import load_kernel
-from bergen_sim.errors import PolicyError, TraceError, reason_of, returns_no_index
-from bergen_sim.limits import MAX_MATCH_INDEX, MAX_MATCHES, check_range, check_seed
 from bergen_sim.runtime.registry import PolicyRef, resolve
-from bergen_sim.rules import Rules
 
 #: the built-ins that search (pimc, reader, ismcts): a kernel with one of them compiles longer the first time
 SEARCH_PACKAGE = "bergen_sim.search."
@@ -46,7 +46,7 @@ class Halted(Exception):
     """A chunk stopped before its last match because its run set the chunk's halt flag (Ctrl-C)."""
 
     @classmethod
-    def after(cls, first_match: int, n_matches: int, played: int) -> "Halted":
+    def after(cls, first_match: int, n_matches: int, played: int) -> Halted:
         """The chunk of matches ``first_match ..`` (``n_matches``) stopped after ``played`` of them."""
         return cls(f"matches {first_match}..{first_match + n_matches - 1}: stopped after {played}")
 
@@ -136,7 +136,7 @@ def _load_cached(load: Callable[[], object]) -> None:
     be mended afterwards (Numba's typing, having failed without its tables,
     fails again in the same process), so the caller takes this path only
     when Numba's own cache lookup finds the entry for this very call
-    (:func:`bergen_sim.compile_cache.in_disk_cache` with the call's
+    (:func:`bergen_sim.core.compile_cache.in_disk_cache` with the call's
     arguments).  A load that still fails (Numba's internals differ) is
     repeated with the full refresh.
     """
@@ -160,14 +160,14 @@ def _load_cached(load: Callable[[], object]) -> None:
 
 
 def compile_kind(refs: Sequence[PolicyRef]) -> str:
-    """The kind of compile (:data:`bergen_sim.feedback.COMPILE_KINDS`) a kernel for these policies is timed as."""
+    """The kind of compile (:data:`bergen_sim.core.feedback.COMPILE_KINDS`) a kernel for these policies is timed as."""
     return "search match loop" if any(ref.module.startswith(SEARCH_PACKAGE) for ref in refs) else "match loop"
 
 
 class Engine:
     """The compiled engine for one rule set and one policy per seat.
 
-    >>> from bergen_sim.rules import Rules
+    >>> from bergen_sim.model.rules import Rules
     >>> engine = Engine(Rules.make(players=2), ["first"])
     >>> chunk = engine.play(seed=1, first_match=0, n_matches=10)
     >>> int(chunk.totals[L.S_MATCHES])

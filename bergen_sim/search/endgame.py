@@ -38,8 +38,8 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, play, side_of_seat
 from bergen_sim.engine.view import played_slots, used_slots
-from bergen_sim.search.rollout import base_move
 from bergen_sim.search.match_value import win_probability
+from bergen_sim.search.rollout import base_move
 
 #: what :func:`solve` returns when its node budget ran out
 OVER_BUDGET = -1.0

@@ -60,11 +60,24 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import below, mix64, stream_state
 from bergen_sim.engine.play_rules import hand_of, header_value, numbers_tiles, other_half
-from bergen_sim.engine.tileset import (bit, both, count, drop_lowest, first_tiles, has, is_empty, load, lowest, minus,
-                                       number_tiles, store, union)
+from bergen_sim.engine.tileset import (
+    bit,
+    both,
+    count,
+    drop_lowest,
+    first_tiles,
+    has,
+    is_empty,
+    load,
+    lowest,
+    minus,
+    number_tiles,
+    store,
+    union,
+)
+from bergen_sim.engine.view import used_slots
 from bergen_sim.policies.base import ends_after, open_tiles, side_of
 from bergen_sim.policies.expert import WEIGHTS, move_features
-from bergen_sim.engine.view import used_slots
 
 __all__ = ["EVIDENCE_WIDTH", "drew_since", "evidence_buffer", "play_evidence", "replay_start", "world_log_likelihood"]
 

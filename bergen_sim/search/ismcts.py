@@ -99,16 +99,16 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, side_count, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
+from bergen_sim.engine.view import unseen_tiles, used_slots
 from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
-from bergen_sim.engine.view import used_slots
+from bergen_sim.policies.base import LEAD_FOLLOW, lead_by, own_hand
+from bergen_sim.policies.expert import WEIGHTS, move_score
 from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
 from bergen_sim.search.inference import MODEL_POINTS, MODELS, READING_SETTINGS, play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
-from bergen_sim.policies.base import LEAD_FOLLOW, lead_by, own_hand
-from bergen_sim.policies.expert import WEIGHTS, move_score
-from bergen_sim.engine.view import unseen_tiles
 from bergen_sim.search.pimc import load_world
-from bergen_sim.search.reader import BATCH, draw_world, leader, race as race_moves, world_buffers
+from bergen_sim.search.reader import BATCH, draw_world, leader, world_buffers
+from bergen_sim.search.reader import race as race_moves
 from bergen_sim.search.rollout import BASE_POLICIES, play_out, turn_view
 
 NAME = "ismcts"

@@ -1,6 +1,6 @@
 """Compiled half of the luck adjustment: per match, the zero-mean luck controls of every side.
 
-:mod:`bergen_sim.luck` explains the method; this module replays kernel trace
+:mod:`bergen_sim.services.luck` explains the method; this module replays kernel trace
 rows (layout ``T_*``) and, at every chance event, adds to each side's
 controls ``psi(state after the event) - E[psi(state after the event)]``, the
 expectation taken over the event's outcome given everything before it:
@@ -53,15 +53,25 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
+from bergen_sim.engine.bits import borrow, read_shared
+from bergen_sim.engine.hand import (
+    HAND_OVER,
+    MATCH_OVER,
+    advance,
+    begin_turns,
+    borrowed,
+    deal_hand,
+    lead,
+    play,
+    scratch_buffers,
+    side_count,
+)
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_moves, hand_of, other_half, set_hand
-from bergen_sim.engine.bits import borrow, read_shared
-from bergen_sim.engine.hand import (HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, deal_hand, lead, play,
-                                     scratch_buffers, side_count)
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
 from bergen_sim.engine.view import used_slots, view_draw, view_play, view_start_match, view_void_moment
-from bergen_sim.search.match_value import win_probability
 from bergen_sim.search import pimc
+from bergen_sim.search.match_value import win_probability
 from bergen_sim.search.rollout import base_choose, base_move, turn_view
 
 #: the controls of a side, in ``controls[..., c]`` order
@@ -260,7 +270,7 @@ def _mask_tiles(mask, out):
     return n
 
 
-@njit(cache=True, nogil=True)  # a run's threads replay their chunks at once (bergen_sim.parallel)
+@njit(cache=True, nogil=True)  # a run's threads replay their chunks at once (bergen_sim.services.execution.parallel)
 def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, search_worlds, deciders,
                   decision_runs, controls, match_rows, no_tiles, halt):
     """Replay trace rows of whole matches; per match, every side's luck controls and its result.

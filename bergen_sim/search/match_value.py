@@ -57,15 +57,15 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from bergen_sim.core.compile_cache import notice, one_builder, read_checked, source_digest, subfolder, write_checked
+from bergen_sim.core.errors import PolicyError
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
-from bergen_sim.compile_cache import notice, one_builder, read_checked, source_digest, subfolder, write_checked
-from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.engine.hand import REDEAL, scratch_buffers, side_count, start_hand
-from bergen_sim.search.rollout import BASE_POLICIES, play_out
+from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
+from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.engine.view import view_start_match
-from bergen_sim.errors import PolicyError
-from bergen_sim.rules import Rules
+from bergen_sim.model.rules import Rules
+from bergen_sim.search.rollout import BASE_POLICIES, play_out
 
 #: hands simulated per table, spread over the score states
 HAND_BUDGET = 2_000_000

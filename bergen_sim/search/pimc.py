@@ -36,13 +36,13 @@ import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import begin_turns, borrowed, lead, play, scratch_buffers, side_of_seat
-from bergen_sim.search.rollout import BASE_POLICIES, play_out_by_seat
+from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
 from bergen_sim.search.match_value import table_for, win_probability
+from bergen_sim.search.rollout import BASE_POLICIES, play_out_by_seat
 
 NAME = "pimc"
 

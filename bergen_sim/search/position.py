@@ -41,30 +41,31 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
-from bergen_sim import feedback, stats
-from bergen_sim.compile_cache import in_disk_cache
-from bergen_sim.display import ci, html_card
-from bergen_sim.domain import Tile
+from bergen_sim.core import feedback, stats
+from bergen_sim.core.compile_cache import in_disk_cache
+from bergen_sim.core.display import ci, html_card
+from bergen_sim.core.errors import BergenError, shown
+from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits, check_range, check_seed, integer
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import hand_moves, other_half
-from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.engine.tileset import compiled_set, no_tiles_for, store, store_split
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
-from bergen_sim.errors import BergenError, shown
-from bergen_sim.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits, check_range, check_seed, integer
-from bergen_sim.search.match_value import table_for
+from bergen_sim.model.domain import Tile
+from bergen_sim.model.rules import Rules
 from bergen_sim.search import ismcts, reader
 from bergen_sim.search.inference import MODELS, READING, evidence_buffer, play_evidence
+from bergen_sim.search.match_value import table_for
 from bergen_sim.search.pimc import evaluate_worlds, world_batch
-from bergen_sim.rules import Rules
+from bergen_sim.search.rollout import BASE_POLICIES
 
 DEFAULT_WORLDS = 100_000
 DEFAULT_BATCH = 1_000
@@ -153,7 +154,7 @@ class Position:
         return ends_text(self.arms(), self.spinner, sep)
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> "Position":
+    def from_mapping(cls, data: Mapping[str, Any]) -> Position:
         """A position from a JSON/TOML object or CLI options (see docs/pimc.md for the keys)."""
         known = {"seat", "hand", "ends", "played", "played_by", "counts", "boneyard", "scores", "voids", "spinner"}
         unknown = set(data) - known - {"rules"}
@@ -433,7 +434,7 @@ def spinner_problem(played: set[str], spinner: int, arms: list[tuple[int, bool]]
 
 
 def _is_whole(value: object) -> bool:
-    """Whether :func:`bergen_sim.limits.integer` takes ``value`` (an int or a NumPy integer, not a bool)."""
+    """Whether :func:`bergen_sim.core.limits.integer` takes ``value`` (an int or a NumPy integer, not a bool)."""
     try:
         integer(value)
     except TypeError:
@@ -719,7 +720,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     """Rank every legal move of ``position`` (see the module note); reproducible from ``seed``.
 
     ``position`` is a :class:`Position`, or a seat's view of a game
-    (:meth:`bergen_sim.game.Game.view`, a ``View``): that one also holds the
+    (:meth:`bergen_sim.services.game.Game.view`, a ``View``): that one also holds the
     order of this hand's plays, the draws and passes between them and who
     led, so the search weighs its worlds by what the other seats' plays
     say (:data:`READER_MODEL`), as it does in a match; a described position

@@ -49,12 +49,18 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import below, next_u64, stream_state
-from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
 from bergen_sim.engine.view import used_slots
-from bergen_sim.search.inference import (MODEL_POINTS, MODELS, READING_SETTINGS, evidence_buffer, play_evidence,
-                                         world_log_likelihood)
-from bergen_sim.search.match_value import table_for
+from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
+from bergen_sim.search.inference import (
+    MODEL_POINTS,
+    MODELS,
+    READING_SETTINGS,
+    evidence_buffer,
+    play_evidence,
+    world_log_likelihood,
+)
+from bergen_sim.search.match_value import table_for
 from bergen_sim.search.pimc import play_move_out
 from bergen_sim.search.rollout import BASE_POLICIES, EVERY_SEAT
 

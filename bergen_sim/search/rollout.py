@@ -23,8 +23,16 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow
-from bergen_sim.engine.hand import (HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, scratch_buffers,
-                                     start_hand)
+from bergen_sim.engine.hand import (
+    HAND_OVER,
+    MATCH_OVER,
+    advance,
+    begin_turns,
+    borrowed,
+    play,
+    scratch_buffers,
+    start_hand,
+)
 from bergen_sim.engine.play_rules import hand_of
 from bergen_sim.engine.tileset import store
 from bergen_sim.policies import defensive, doubles_first, expert, first_move, greedy, heavy_first, random_move
@@ -101,7 +109,7 @@ def play_out(rules, b, seat, base, rng):
 def play_out_by_seat(rules, b, seat, base, seat_bases, rng):
     """:func:`play_out` where seat ``s`` plays the built-in with code ``seat_bases[s]`` (when given).
 
-    The luck adjustment (:mod:`bergen_sim.luck`) plays each seat's own policy
+    The luck adjustment (:mod:`bergen_sim.services.luck`) plays each seat's own policy
     where it is a built-in, so its values are the expectations of the match
     actually being played.
     """

@@ -1,0 +1,1 @@
+"""Bergen for other frameworks: an OpenSpiel game and a Gymnasium environment."""

@@ -1,0 +1,32 @@
+"""How results show themselves in a notebook: one short ``repr`` line and a small HTML card.
+
+Result objects (``SimulationResult``, ``TournamentResult``, ``Analysis``,
+``AnalysisResult``, ``Reports``) build their ``_repr_html_`` with
+:func:`html_card`, so every card looks alike: a title, a few lines of
+notes, and tables (pandas' own HTML, without the index).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+def ci(record: Mapping[str, Any], key: str = "rate", percent: bool = True) -> str:
+    """An estimate with its 95% interval, from a summary record (``rate``/``mean`` and ``ci95``)."""
+    lo, hi = record["ci95"]
+    if percent:
+        return f"{100 * record[key]:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{record[key]:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def html_card(title: str, notes: Sequence[str] = (), tables: Mapping[str, Any] | None = None) -> str:
+    """A title, notes (escaped) and captioned DataFrames as one HTML fragment."""
+    parts = [f"<div><strong>{html.escape(title)}</strong>"]
+    if notes:
+        parts.append("<ul>" + "".join(f"<li>{html.escape(note)}</li>" for note in notes) + "</ul>")
+    for caption, frame in (tables or {}).items():
+        parts.append(f"<p><em>{html.escape(caption)}</em></p>" + frame.to_html(index=False, border=0))
+    parts.append("</div>")
+    return "".join(parts)

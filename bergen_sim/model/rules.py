@@ -1,0 +1,389 @@
+"""Rule settings: defaults, presets, validation and the kernel's rules vector.
+
+Every rule of RULES.md is a field of :class:`Rules`.  Defaults follow the
+player count (hand size 6 with 2-3 players, 5 with 4 or more; target 15 with
+two sides, 10 otherwise) and the set (the spinner is on for every set larger
+than double-six), so ``Rules.make(players=3)`` is the standard 3-player game.
+
+>>> Rules.make(players=2).target
+15
+>>> Rules.make(players=4, partnerships=True).hand_size
+5
+>>> Rules.make(players=2, preset="classic").lead
+'any-double'
+>>> Rules.make(players=6, domino_set="double-twelve").spinner
+True
+>>> Rules.make(players=6)
+Traceback (most recent call last):
+...
+bergen_sim.core.errors.RuleError: 6 players x 5 tiles + reserve 2 do not fit the 28 tiles of double-six: use domino_set=double-nine or hand_size <= 4
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from bergen_sim.core.errors import RuleError, shown
+from bergen_sim.core.limits import MAX_POINTS, MAX_TARGET, short_number, whole_number
+from bergen_sim.engine import layout as L
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    "classic": {
+        "lead": "any-double",
+        "out_points": 1,
+        "blocked_points": 1,
+        "settlement": "pips",
+        "boneyard_reserve": 0,
+        "reduced_headers": False,
+    },
+}
+
+#: settings a user may set with ``--set KEY=VALUE`` and their kinds
+SETTINGS = {
+    "domino_set": tuple(L.DOMINO_SETS),
+    "spinner": bool,
+    "hand_size": int,
+    "target": int,
+    "lead": L.LEAD_NAMES,
+    "settlement": L.SETTLEMENT_NAMES,
+    "blocked_points": int,
+    "out_points": int,
+    "boneyard_reserve": int,
+    "reduced_headers": bool,
+}
+
+_TRUE = {"1", "true", "on", "yes"}
+_FALSE = {"0", "false", "off", "no"}
+
+#: the player counts the rule book allows, and those that can play as two partnerships
+PLAYER_COUNTS = range(2, 9)
+PARTNERSHIP_PLAYERS = (4, 6, 8)
+#: the keys of a ``bergen-trace/1`` rules object (version 2 adds ``domino_set`` and ``spinner`` in front)
+RULE_KEYS_V1 = ("players", "partnerships", "hand_size", "target", "lead", "settlement", "blocked_points",
+                "out_points", "boneyard_reserve", "reduced_headers")
+
+
+def _check_players(players: Any, partnerships: Any) -> None:
+    """Refuse a player count outside 2..8, and partnerships without 4, 6 or 8 players (one line each)."""
+    if players not in PLAYER_COUNTS:
+        raise RuleError(f"players must be 2..8, not {shown(players)}")
+    if partnerships and players not in PARTNERSHIP_PLAYERS:
+        raise RuleError(f"partnerships need 4, 6 or 8 players, not {players}")
+
+
+def _set_max(domino_set: Any) -> int:
+    """The highest number of a set by name (RuleError naming the sets)."""
+    if domino_set not in L.DOMINO_SETS:
+        raise RuleError(f"domino_set must be one of {', '.join(L.DOMINO_SETS)}, not {domino_set!r}")
+    return L.DOMINO_SETS[domino_set]
+
+
+def fit_error(domino_set: str, players: int, hand_size: int, reserve: int) -> str | None:
+    """Why ``players`` hands of ``hand_size`` plus a reserve of ``reserve`` do not fit the set, or None.
+
+    The message names what to change: the smallest larger set they fit, the
+    largest hand size that fits, and (when the hands alone fit) the largest reserve.
+
+    >>> fit_error("double-six", 6, 5, 2)
+    '6 players x 5 tiles + reserve 2 do not fit the 28 tiles of double-six: use domino_set=double-nine or hand_size <= 4'
+    >>> fit_error("double-nine", 6, 5, 2) is None
+    True
+    """
+    tiles = L.set_size(_set_max(domino_set))
+    if players * hand_size + reserve <= tiles:
+        return None
+    fixes = larger_set(domino_set, players * hand_size + reserve)
+    if (tiles - reserve) // players >= 1:
+        fixes.append(f"hand_size <= {(tiles - reserve) // players}")
+    if reserve and tiles - players * hand_size >= 0:
+        fixes.append(f"boneyard_reserve <= {tiles - players * hand_size}")
+    return (f"{players} players x {hand_size} tiles + reserve {reserve} do not fit the {tiles} tiles of "
+            f"{domino_set}: use {' or '.join(fixes) or 'fewer players'}")
+
+
+def larger_set(domino_set: str, tiles_needed: int) -> list[str]:
+    """``["domino_set=NAME"]`` for the smallest set larger than ``domino_set`` with ``tiles_needed`` tiles, or ``[]``.
+
+    >>> larger_set("double-six", 30), larger_set("double-eighteen", 200)
+    (['domino_set=double-nine'], [])
+    """
+    return [f"domino_set={name}" for name, most in L.DOMINO_SETS.items()
+            if most > L.DOMINO_SETS[domino_set] and tiles_needed <= L.set_size(most)][:1]
+
+
+def redeal_probability(max_number: int, players: int, hand_size: int) -> Fraction:
+    """The exact chance that a deal must be dealt again: no hand holds a double.
+
+    The hands together are ``players * hand_size`` tiles drawn without
+    replacement from the set's ``T`` tiles, ``max_number + 1`` of them doubles;
+    none is a double with the hypergeometric probability ``C(T - D, k) / C(T, k)``.
+
+    >>> redeal_probability(6, 2, 6)
+    Fraction(2, 207)
+    """
+    tiles, doubles, dealt = L.set_size(max_number), max_number + 1, players * hand_size
+    return Fraction(math.comb(tiles - doubles, dealt), math.comb(tiles, dealt))
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One complete rule set, validated on construction (field names and order as in the trace).
+
+    ``spinner=None`` takes the set's default (on for every set larger than
+    double-six); the object stores the resolved on/off value.
+    """
+
+    domino_set: str = "double-six"
+    spinner: bool | None = None
+    players: int = 2
+    partnerships: bool = False
+    hand_size: int = 6
+    target: int = 15
+    lead: str = "lowest-double"
+    settlement: str = "german"
+    blocked_points: int = 2
+    out_points: int = 2
+    boneyard_reserve: int = 2
+    reduced_headers: bool = True
+
+    def __post_init__(self) -> None:
+        # Python callers can pass anything: refuse wrong kinds with a one-line error, and store
+        # NumPy integers as plain ones (they go into JSON traces and summaries).
+        for name in ("players", "hand_size", "target", "blocked_points", "out_points", "boneyard_reserve"):
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise RuleError(f"{name} must be a whole number, not {value!r}")
+            object.__setattr__(self, name, int(value))
+        max_number = _set_max(self.domino_set)
+        if self.spinner is None:
+            object.__setattr__(self, "spinner", max_number > L.DOMINO_SETS["double-six"])
+        for name in ("spinner", "partnerships", "reduced_headers"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise RuleError(f"{name} must be true or false, not {value!r}")
+            object.__setattr__(self, name, bool(value))
+        _check_players(self.players, self.partnerships)
+        most = self.n_tiles // self.players
+        if not 1 <= self.hand_size <= most:
+            # a hand size too large for this set may fit a larger one: name the smallest, as fit_error does
+            # (only when too large: a hand size below 1 is wrong in every set)
+            needed = self.players * self.hand_size + max(self.boneyard_reserve, 0)
+            bigger = larger_set(self.domino_set, needed) if self.hand_size > most else []
+            raise RuleError(
+                f"hand_size must be 1..{most} with {self.players} players ({self.n_tiles} tiles of {self.domino_set}), "
+                f"not {short_number(self.hand_size)}" + "".join(f", or use {fix}" for fix in bigger)
+            )
+        if not 1 <= self.target <= MAX_TARGET:  # the limit keeps every count exact in int64 (bergen_sim.core.limits)
+            raise RuleError(f"target must be 1..{MAX_TARGET:,}, not {short_number(self.target)}")
+        if self.lead not in L.LEAD_NAMES:
+            raise RuleError(f"lead must be one of {', '.join(L.LEAD_NAMES)}, not {self.lead!r}")
+        if self.settlement not in L.SETTLEMENT_NAMES:
+            raise RuleError(
+                f"settlement must be one of {', '.join(L.SETTLEMENT_NAMES)}, not {self.settlement!r}"
+            )
+        for name in ("blocked_points", "out_points", "boneyard_reserve"):
+            if getattr(self, name) < 0:
+                raise RuleError(f"{name} must be 0 or more, not {short_number(getattr(self, name))}")
+        for name in ("blocked_points", "out_points"):
+            if getattr(self, name) > MAX_POINTS:
+                raise RuleError(f"{name} must be 0..{MAX_POINTS:,}, not {short_number(getattr(self, name))}")
+        boneyard = self.n_tiles - self.players * self.hand_size
+        if self.boneyard_reserve > boneyard:
+            raise RuleError(
+                f"boneyard_reserve must be 0..{boneyard} (the boneyard holds {boneyard} tiles), "
+                f"not {short_number(self.boneyard_reserve)}"
+            )
+
+    @property
+    def max_number(self) -> int:
+        """The highest number on a tile of the set (6 for double-six)."""
+        return L.DOMINO_SETS[self.domino_set]
+
+    @property
+    def n_tiles(self) -> int:
+        """Tiles in the set (28 for double-six); they are tile indices ``0 .. n_tiles - 1``."""
+        return L.set_size(self.max_number)
+
+    @property
+    def most_hands(self) -> int:
+        """Hands a match lasts at most: every lead scores at least one point, so each side can stay below the
+        target for ``target - 1`` hands and the next hand ends the match.
+
+        >>> Rules.make(players=2).most_hands
+        29
+        """
+        return self.sides * (self.target - 1) + 1
+
+    @property
+    def redeal_probability(self) -> Fraction:
+        """The exact chance that a deal holds no double and is dealt again (see :func:`redeal_probability`)."""
+        return redeal_probability(self.max_number, self.players, self.hand_size)
+
+    @property
+    def sides(self) -> int:
+        """Number of scoring sides: 2 with partnerships, else one per seat."""
+        return 2 if self.partnerships else self.players
+
+    def side_of(self, seat: int) -> int:
+        """The side a seat scores for (with partnerships: even seats side 0, odd seats side 1)."""
+        return seat % 2 if self.partnerships else seat
+
+    @classmethod
+    def make(
+        cls,
+        players: int = 2,
+        partnerships: bool = False,
+        preset: str = "standard",
+        **settings: Any,
+    ) -> Rules:
+        """Rules for a player count, a preset and explicit settings (which win).
+
+        Raises :class:`RuleError` with a one-line message for anything unknown
+        or impossible.
+        """
+        if preset not in PRESETS:
+            raise RuleError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+        for key in settings:
+            if key not in SETTINGS:
+                raise RuleError(f"unknown setting {shown(key)}; settings are {', '.join(SETTINGS)}")
+        _check_players(players, partnerships)
+        two_sides = players == 2 or bool(partnerships)
+        values: dict[str, Any] = {
+            "hand_size": 6 if players <= 3 else 5,
+            "target": 15 if two_sides else 10,
+        }
+        values.update(PRESETS[preset])
+        values.update(settings)
+        if "hand_size" not in settings:  # the default hand size must fit the set: say what to change
+            reserve = values.get("boneyard_reserve", cls.boneyard_reserve)
+            message = fit_error(values.get("domino_set", cls.domino_set), players, values["hand_size"], reserve) \
+                if isinstance(reserve, int) else None
+            if message:
+                raise RuleError(message)
+        return cls(players=players, partnerships=partnerships, **values)
+
+    @classmethod
+    def from_trace(cls, rules: Mapping[str, Any]) -> Rules:
+        """Rules from a trace's ``rules`` object: version 2's twelve keys, or version 1's ten.
+
+        A version-1 object (no ``domino_set``, no ``spinner``) is double-six
+        without the spinner, as RULES.md says a reader takes it.  Either way
+        every key must be there: a trace names all its settings.
+        """
+        if not isinstance(rules, Mapping):
+            raise RuleError(f"a trace's rules must be an object, not {rules!r}")
+        fields = [f.name for f in dataclasses.fields(cls)]
+        unknown = set(rules) - set(fields)
+        if unknown:
+            raise RuleError(f"unknown rule field(s) {', '.join(sorted(unknown))} in trace")
+        v1 = "domino_set" not in rules and "spinner" not in rules
+        missing = [key for key in (RULE_KEYS_V1 if v1 else fields) if key not in rules]
+        if missing:
+            raise RuleError(f"the trace's rules lack {', '.join(missing)}")
+        if v1:
+            return cls(domino_set="double-six", spinner=False, **rules)
+        return cls(**rules)
+
+    def to_dict(self, format_version: int = 2) -> dict[str, Any]:
+        """The trace's ``rules`` object, keys in the format's order (``domino_set``, ``spinner``, ``players``, ...).
+
+        ``format_version=1`` gives the ten keys of ``bergen-trace/1`` (only for
+        double-six without the spinner, the games version 1 can describe).
+        """
+        values = dataclasses.asdict(self)
+        if format_version == 2:
+            return values
+        if format_version != 1 or (self.domino_set, self.spinner) != ("double-six", False):
+            raise RuleError(f"bergen-trace/{format_version} cannot describe {self.domino_set} with spinner "
+                            f"{'on' if self.spinner else 'off'}")
+        return {key: values[key] for key in RULE_KEYS_V1}
+
+    def to_array(self) -> np.ndarray:
+        """The kernel's rules vector (see :mod:`bergen_sim.engine.layout`)."""
+        vec = np.zeros(L.R_SIZE, dtype=np.int64)
+        vec[L.R_PLAYERS] = self.players
+        vec[L.R_PARTNERSHIPS] = int(self.partnerships)
+        vec[L.R_HAND_SIZE] = self.hand_size
+        vec[L.R_TARGET] = self.target
+        vec[L.R_LEAD] = L.LEAD_NAMES.index(self.lead)
+        vec[L.R_SETTLEMENT] = L.SETTLEMENT_NAMES.index(self.settlement)
+        vec[L.R_BLOCKED_POINTS] = self.blocked_points
+        vec[L.R_OUT_POINTS] = self.out_points
+        vec[L.R_RESERVE] = self.boneyard_reserve
+        vec[L.R_REDUCED] = int(self.reduced_headers)
+        vec[L.R_MAX_NUMBER] = self.max_number
+        vec[L.R_N_TILES] = self.n_tiles
+        vec[L.R_SPINNER] = int(self.spinner)
+        return vec
+
+
+def rules_for(rules: Rules | None = None, *, players: int = 2, partnerships: bool = False,
+              preset: str = "standard", settings: Mapping[str, Any] | None = None) -> Rules:
+    """The rules a service function plays: a :class:`Rules` object, or the keyword settings that make one.
+
+    Every public entry point (``simulate``, ``compare``, ...) takes either form,
+    never both (a RuleError says so):
+
+    >>> rules_for(Rules.make(players=3)).players, rules_for(players=3).players
+    (3, 3)
+    """
+    if rules is None:
+        return Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
+    if not isinstance(rules, Rules):
+        raise RuleError(f"rules must be a bergen_sim.Rules (Rules.make(...)), not {type(rules).__name__}")
+    if (players, partnerships, preset, settings) != (2, False, "standard", None):
+        raise RuleError("give either rules=Rules.make(...) or players/partnerships/preset/settings, not both")
+    return rules
+
+
+def parse_setting(key: str, text: str) -> Any:
+    """Parse one ``KEY=VALUE`` setting from the command line."""
+    if key not in SETTINGS:
+        raise RuleError(f"unknown setting {shown(key)}; settings are {', '.join(SETTINGS)}")
+    kind = SETTINGS[key]
+    if kind is int:
+        number = whole_number(text)
+        if number is None:
+            raise RuleError(f"setting {key} takes a whole number, not {shown(text)}")
+        return number
+    if kind is bool:
+        low = text.lower()
+        if low in _TRUE | _FALSE:
+            return low in _TRUE
+        raise RuleError(f"setting {key} takes on/off (true/false), not {shown(text)}")
+    if text not in kind:
+        raise RuleError(f"setting {key} must be one of {', '.join(kind)}, not {shown(text)}")
+    return text
+
+
+def file_setting(key: str, value: Any) -> Any:
+    """A setting's value as a file (TOML, JSON) gives it: of the type the setting takes, then checked as
+    :func:`parse_setting` checks text (``target = "10"`` is text, not 10; ``"false"`` is not a boolean)."""
+    kind = SETTINGS.get(key)
+    wanted, takes = {int: (int, "a whole number"), bool: (bool, "true or false")}.get(kind, (str, "a name"))
+    if kind is not None and (not isinstance(value, wanted) or (kind is int and isinstance(value, bool))):
+        raise RuleError(f"setting {key} takes {takes}, not {shown(value)}")
+    return parse_setting(key, str(value))
+
+
+def parse_settings(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """Parse ``["target=10", "lead=highest-double"]`` into a settings dict."""
+    settings: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise RuleError(f"--set takes KEY=VALUE, not {pair!r}; settings are {', '.join(SETTINGS)}")
+        key = key.strip()
+        value = parse_setting(key, value.strip())
+        if key in settings:  # the last one winning would silently drop what the user typed first
+            raise RuleError(f"--set {key} is given twice; give each setting once")
+        settings[key] = value
+    return settings

@@ -1,0 +1,314 @@
+"""``review``: every decision of a played game weighed against the best move, in match-win probability.
+
+A game (a ``bergen-trace`` match or a table record, :mod:`bergen_sim.services.files.record`)
+is played again through the rules.  At each decision with more than one
+legal move, :func:`~bergen_sim.search.position.analyze` is given the deciding
+seat's view, exactly what it knew then (the order of the hand's plays
+included, so the other seats' plays weigh the worlds as the ``reader``
+reads them in a match), and ranks its moves by match-win probability in sampled worlds, stopping as soon
+as the best move is separated from every other (or the world budget is
+spent).  The loss of the move made is its paired difference to the best move,
+with a 95% interval, measured on other worlds than those that chose the best
+move (the best of the even worlds judged on the odd ones and the other way
+round): the best of noisy estimates is luckier in the worlds that chose it,
+and judging it there would overstate every loss.
+
+Verdicts (the unit is match-win probability, 0..1):
+
+* ``best``: the move made is the best one found, or ties it in every world;
+* ``error``: the move made is behind the best beyond its 95% interval;
+* ``blunder``: an error losing at least ``blunder`` (default 0.05, five
+  points of match-win probability);
+* ``unclear``: the interval of the loss still includes 0 when sampling stops.
+
+Per seat: decisions reviewed, errors, blunders, and the total loss with a
+95% interval (the decisions' worlds are drawn independently, so variances
+add).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from bergen_sim.core.errors import BergenError, escaped, one_line, shown
+from bergen_sim.core.limits import MAX_SEED, MAX_WORLDS, MIN_WORLDS, check_range, check_seed, short_number
+from bergen_sim.core.stats import Z95
+from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, analyze, check_player
+from bergen_sim.services.files.record import Action, WrittenGame, drive, each_decision
+
+DEFAULT_WORLDS = 20_000
+DEFAULT_BATCH = 1_000
+DEFAULT_BLUNDER = 0.05
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One reviewed decision: the move made, the best move, and the loss between them."""
+
+    match: int  # the match's index in the file reviewed (what --match and analyze --game --match name)
+    number: int  # the decision's number in its match, every seat's counted (record.each_decision)
+    hand: int
+    seat: int
+    side: int
+    scores: tuple[int, ...]
+    played: str
+    best: str
+    legal_moves: int
+    win_played: dict[str, Any]  # mean, ci95, n: the match-win probability after the move made
+    win_best: dict[str, Any]
+    loss: dict[str, Any]  # win_best - win_played, paired, on worlds that did not choose the best move
+    verdict: str
+    worlds: int
+    stopped: str
+
+
+@dataclass
+class SeatSummary:
+    """A seat's decisions in the reviewed games, and what its errors cost."""
+
+    seat: int
+    name: str
+    decisions: int = 0
+    best: int = 0
+    errors: int = 0
+    blunders: int = 0
+    unclear: int = 0
+    total_loss: float = 0.0
+    total_loss_var: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        half = Z95 * math.sqrt(self.total_loss_var)
+        return {"seat": self.seat, "name": self.name, "decisions": self.decisions, "best": self.best,
+                "errors": self.errors, "blunders": self.blunders, "unclear": self.unclear,
+                "total_loss": {"mean": self.total_loss, "ci95": [self.total_loss - half, self.total_loss + half],
+                               "n": self.decisions},
+                "loss_per_decision": self.total_loss / self.decisions if self.decisions else math.nan}
+
+
+@dataclass
+class Review:
+    """Every reviewed decision in game order, and a summary per seat."""
+
+    decisions: list[Decision]
+    seats: list[SeatSummary]
+    rules: dict[str, Any]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready result (unit of every win and loss: match-win probability, 0..1)."""
+        return {"rules": self.rules, "settings": self.settings, "unit": "match-win probability (0..1)",
+                "decisions": [asdict(d) for d in self.decisions], "seats": [s.to_dict() for s in self.seats]}
+
+    def __repr__(self) -> str:
+        errors = sum(s.errors for s in self.seats)
+        return f"Review({len(self.decisions)} decisions, {errors} errors)"
+
+
+def _verdict(record: dict[str, Any], is_best: bool, blunder: float) -> str:
+    lo = record["ci95"][0]
+    if is_best:
+        return "best"
+    if lo > 0:
+        return "blunder" if record["mean"] >= blunder else "error"
+    return "unclear"
+
+
+def _se(record: dict[str, Any]) -> float:
+    lo, hi = record["ci95"]
+    return (hi - lo) / (2 * Z95) if hi > lo else 0.0
+
+
+def decision_seed(seed: int, match: int, number: int) -> int:
+    """The analyzer's seed for decision ``number`` of match ``match`` in a review seeded ``seed``.
+
+    A function of the decision, not of its place in the review: it gets the
+    same worlds whichever seats or matches are reviewed, and ``bergen-sim
+    analyze --game FILE --decision N --seed S`` repeats review's figures for it
+    (1,000,003 is prime, so no two decisions of fewer than a million per
+    match share a seed).
+    """
+    return (seed + 1000 * number + 1_000_003 * match) % (MAX_SEED + 1)  # wraps past 2**64-1
+
+
+def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, worlds: int = DEFAULT_WORLDS,
+           batch: int = DEFAULT_BATCH, base: str = DEFAULT_BASE, seed: int = 0,
+           blunder: float = DEFAULT_BLUNDER, progress=None, player: str = DEFAULT_PLAYER) -> Review:
+    """Review every decision of ``games`` (of the ``seats`` given, default all); reproducible from ``seed``.
+
+    ``player`` names the search that ranks the moves, as in
+    :func:`~bergen_sim.search.position.analyze` (one of ``PLAYERS``).
+    ``progress(done_decisions)`` is called after each decision, if given.
+    """
+    if not games:
+        raise BergenError("there is no game to review")
+    check_seed(seed)  # 0..2**64-1, as every seed
+    check_range("worlds", worlds, MIN_WORLDS, MAX_WORLDS)
+    check_range("batch", batch, 1, MAX_WORLDS)
+    check_player(player)  # before the first decision, not at it
+    if isinstance(blunder, bool) or not isinstance(blunder, (int, float)) or not 0 <= blunder <= 1:
+        raise BergenError(f"blunder is a loss of match-win probability between 0 and 1, not {shown(blunder)}")
+    rules = games[0].rules
+    if any(g.rules != rules for g in games):
+        raise BergenError("the games to review are played under different rules: review them one file at a time")
+    players = rules.players
+    if seats is None:
+        wanted = set(range(players))
+    else:  # a seat number alone (0 is seat 0, not "every seat"), or a list of them
+        wanted = {check_range("seat", s, -(2**63), 2**63 - 1)  # a whole number (True is not seat 1)
+                  for s in ([seats] if isinstance(seats, int) or not hasattr(seats, "__iter__") else seats)}
+        if not wanted:
+            raise BergenError(f"seats names no seat: give seat numbers 0..{players - 1}, or None for every seat")
+        bad = sorted(s for s in wanted if not 0 <= s < players)
+        if bad:
+            raise BergenError(f"seat {short_number(bad[0])} does not exist: seats are 0..{players - 1}")
+    for written in games:  # every game replayed and checked whole (rules, events, its end) before the first analysis
+        drive(written)
+    names = games[0].names or games[0].policies or [f"seat {s}" for s in range(players)]
+    summaries = [SeatSummary(s, str(names[s]) if s < len(names) else f"seat {s}") for s in range(players)]
+    decisions: list[Decision] = []
+
+    def visit(number: int, game, action: Action) -> None:
+        if action.seat not in wanted:
+            return
+        moves = game.legal_moves()
+        view = game.view(action.seat)
+        result = analyze(view, rules, base=base, worlds=worlds, batch=min(batch, worlds),
+                         seed=decision_seed(seed, game.match, number), player=player)
+        ranked = result.moves
+        best = ranked[0]
+        made = next(m for m in ranked if (m["tile"], m["end"]) == (action.tile, action.end))
+        same = made["win_behind_best"]
+        is_best = made is best or made.get("mirror_of") == f"{best['tile']} {best['end']}" or (
+            same["mean"] == 0 and same["ci95"][0] == same["ci95"][1] == 0)
+        loss = same if is_best else made["win_behind_best_held_out"]
+        verdict = _verdict(loss, is_best, blunder)
+        decision = Decision(match=index, number=number, hand=game.hand_number, seat=action.seat,
+                            side=rules.side_of(action.seat), scores=tuple(game.scores),
+                            played=f"{action.tile} {action.end}", best=f"{best['tile']} {best['end']}",
+                            legal_moves=len(moves), win_played=made["win"], win_best=best["win"], loss=loss,
+                            verdict=verdict, worlds=result.worlds, stopped=result.stopped)
+        decisions.append(decision)
+        summary = summaries[action.seat]
+        summary.decisions += 1
+        summary.best += verdict == "best"
+        summary.errors += verdict in ("error", "blunder")
+        summary.blunders += verdict == "blunder"
+        summary.unclear += verdict == "unclear"
+        summary.total_loss += loss["mean"]
+        summary.total_loss_var += _se(loss) ** 2
+        if progress is not None:
+            progress(len(decisions))
+
+    for written in games:
+        index = written.index  # what visit labels the decisions with: the match as --match names it
+        each_decision(written, visit)
+    settings = {"worlds": worlds, "batch": batch, "base": base, "player": player, "reading": ENGINES[player],
+                "seed": seed,
+                "blunder": blunder,
+                "seats": sorted(wanted), "games": len(games)}
+    return Review(decisions, [summaries[s] for s in sorted(wanted)], rules.to_dict(), settings)
+
+
+def plain(text: str) -> str:
+    r"""Text from a game file (a player's name, a file name) as a report shows it: literally, on one line.
+
+    A name is whatever the file says: a ``$`` would start matplotlib's maths,
+    a lone surrogate (a byte that was not UTF-8) cannot be drawn or written as
+    UTF-8, and a control character or a ``|`` would break a Markdown table.
+
+    >>> plain("a $\\foo$ | b\x00")
+    'a $\\foo$ \\| b\\x00'
+    """
+    return one_line(text).replace("|", "\\|")
+
+
+def win_probability_figure(result: Review, path: str | Path | BinaryIO) -> str | Path | BinaryIO:
+    """A figure of each deciding seat's match-win probability through the game(s), errors marked (PNG).
+
+    ``path``: a file name or a binary file object (the command writes it through bergen_sim.services.files.output).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context({"text.parse_math": False}):  # names are text, never maths (a "$" is a "$")
+        return _draw_figure(plt, result, path)
+
+
+def _draw_figure(plt, result: Review, path: str | Path | BinaryIO) -> str | Path | BinaryIO:
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    for summary in result.seats:
+        xs = [k for k, d in enumerate(result.decisions, 1) if d.seat == summary.seat]
+        ys = [100 * d.win_played["mean"] for d in result.decisions if d.seat == summary.seat]
+        lo = [100 * d.win_played["ci95"][0] for d in result.decisions if d.seat == summary.seat]
+        hi = [100 * d.win_played["ci95"][1] for d in result.decisions if d.seat == summary.seat]
+        line, = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1, label=f"{plain(summary.name)} (seat {summary.seat})")
+        ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
+        bad = [(x, y) for x, y, d in zip(xs, ys, [d for d in result.decisions if d.seat == summary.seat])
+               if d.verdict in ("error", "blunder")]
+        if bad:
+            ax.scatter(*zip(*bad), marker="x", color="red", zorder=3, s=30)
+    matches = sorted({d.match for d in result.decisions})
+    for m in matches[1:]:
+        first = next(k for k, d in enumerate(result.decisions, 1) if d.match == m)
+        ax.axvline(first - 0.5, color="grey", linewidth=0.6, linestyle=":")
+    ax.set_xlabel("decision (in game order)")
+    ax.set_ylabel("match-win probability after the move made (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title("Match-win probability through the game (red x: an error; band: 95% interval)", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    if isinstance(path, str):
+        path = Path(path)
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)
+    return path
+
+
+def _pct(record: dict[str, Any]) -> str:
+    lo, hi = record["ci95"]
+    return f"{100 * record['mean']:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _engine_text(settings: dict[str, Any]) -> str:
+    """How the report names the search that ranked the moves."""
+    player = settings["player"]
+    if player == "pimc":
+        return "`pimc`'s search, on worlds uniform among those the seat's view allows"
+    search = "the tree search" if player == "ismcts" else "the search"
+    return f"{search} of `{settings['reading']}`, on worlds weighed by the other seats' plays as it reads them"
+
+
+def markdown(result: Review, figure: str | None = None, source: str = "") -> str:
+    """The review as a Markdown report (losses in points of match-win probability, with 95% intervals)."""
+    s = result.settings
+    lines = [f"# Game review{f': {plain(source)}' if source else ''}", "",
+             f"Rules: {', '.join(f'{k}={v}' for k, v in result.rules.items())}.",
+             f"Each decision with more than one legal move was analysed from what the deciding seat knew, "
+             f"in up to {s['worlds']:,} sampled worlds, ranked by {_engine_text(s)} "
+             f"(base policy `{s['base']}`, seed {s['seed']}), stopping "
+             f"once the best move was separated. Losses are in points of match-win probability (percentage "
+             f"points) with 95% intervals; a blunder loses at least {100 * s['blunder']:.0f} points.", "",
+             "## Per player", "",
+             "| seat | player | decisions | best | errors | blunders | unclear | total loss (points) |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for summary in (seat.to_dict() for seat in result.seats):
+        lines.append(f"| {summary['seat']} | {plain(summary['name'])} | {summary['decisions']} | {summary['best']} | "
+                     f"{summary['errors']} | {summary['blunders']} | {summary['unclear']} | "
+                     f"{_pct(summary['total_loss'])} |")
+    if figure:
+        lines += ["", f"![match-win probability through the game]({escaped(figure)})"]
+    lines += ["", "## Every decision", "",
+              "`#` numbers a match's decisions in the order played, every seat's counted; "
+              "`bergen-sim analyze --game FILE --match M --decision N` analyses one in depth.", "",
+              "| # | match | hand | seat | scores | played | best | loss (points) | verdict |",
+              "|---:|---:|---:|---:|---|---|---|---:|---|"]
+    for d in result.decisions:
+        lines.append(f"| {d.number} | {d.match} | {d.hand} | {d.seat} | {'-'.join(map(str, d.scores))} | {d.played} | "
+                     f"{d.best} | {_pct(d.loss)} | {d.verdict} |")
+    return "\n".join(lines) + "\n"
