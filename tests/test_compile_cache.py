@@ -11,7 +11,7 @@ import pytest
 
 from bergen_sim.core import compile_cache
 
-PACKAGE = Path(compile_cache.__file__).resolve().parent
+PACKAGE = Path(compile_cache.__file__).resolve().parents[1]  # bergen_sim/
 
 
 def test_cache_key_reads_only_the_compiled_packages(monkeypatch):

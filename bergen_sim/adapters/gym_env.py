@@ -149,14 +149,21 @@ class BergenEnv(gymnasium.Env):
 
     # --- helpers -----------------------------------------------------------------
 
+    def _started(self) -> Game:
+        """The match under way (``reset`` starts one)."""
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        return self.game
+
     def _opponents_move(self) -> None:
         self.illegal = False
-        game = self.game
-        while not game.is_over and game.to_move != self.seat:
-            game.play(game.policy_move(self.policies[game.to_move]))
+        game = self._started()
+        while (seat := game.to_move) is not None and seat != self.seat:
+            game.play(game.policy_move(self.policies[seat]))
 
     def _observation(self) -> dict[str, np.ndarray]:
-        view = self.game.view(self.seat)
+        game = self._started()
+        view = game.view(self.seat)
         voids = np.zeros((self.rules.players, self.rules.max_number + 1), dtype=np.int8)
         for s, numbers in enumerate(view.voids):
             voids[s, numbers] = 1
@@ -170,14 +177,15 @@ class BergenEnv(gymnasium.Env):
             "double_ends": np.array(view.end_doubles(self.ends), dtype=np.int8),
             "hand_counts": np.array(view.hand_counts, dtype=np.int64),
             "boneyard": np.array([view.boneyard], dtype=np.int64),
-            "scores": np.array(self.game.scores, dtype=np.int64),
+            "scores": np.array(game.scores, dtype=np.int64),
             "voids": voids,
             "action_mask": self.action_masks(),
         }
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.action_masks(), "illegal_action": self.illegal, "scores": self.game.scores,
-                "hand_number": self.game.hand_number}
+        game = self._started()
+        return {"action_mask": self.action_masks(), "illegal_action": self.illegal, "scores": game.scores,
+                "hand_number": game.hand_number}
 
     def _tiles(self, names: list[str]) -> np.ndarray:
         out = np.zeros(self.rules.n_tiles, dtype=np.int8)

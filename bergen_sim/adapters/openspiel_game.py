@@ -523,7 +523,7 @@ pyspiel.register_game(GAME_TYPE, BergenGame)
 _openspiel_serialize = getattr(pyspiel.serialize_game_and_state, "openspiel_function", pyspiel.serialize_game_and_state)
 _openspiel_deserialize = getattr(pyspiel.deserialize_game_and_state, "openspiel_function",
                                  pyspiel.deserialize_game_and_state)
-serialize_game_and_state.openspiel_function = _openspiel_serialize
-deserialize_game_and_state.openspiel_function = _openspiel_deserialize
+serialize_game_and_state.openspiel_function = _openspiel_serialize  # type: ignore[attr-defined]
+deserialize_game_and_state.openspiel_function = _openspiel_deserialize  # type: ignore[attr-defined]
 pyspiel.serialize_game_and_state = serialize_game_and_state
 pyspiel.deserialize_game_and_state = deserialize_game_and_state

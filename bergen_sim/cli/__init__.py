@@ -64,7 +64,7 @@ def _command_modules() -> dict[str, tuple[str, str]]:
                 continue
             for deco in node.decorator_list:
                 if (isinstance(deco, ast.Call) and getattr(deco.func, "attr", None) == "command" and deco.args
-                        and isinstance(deco.args[0], ast.Constant)):
+                        and isinstance(deco.args[0], ast.Constant) and isinstance(deco.args[0].value, str)):
                     found[deco.args[0].value] = (f"{__name__}.{info.name}", ast.get_docstring(node) or "")
     return found
 
@@ -82,7 +82,7 @@ def _load_command(module_name: str) -> click.Command:
         refuse_repeated_options(command, args, ctx)
         return parse(ctx, args)
 
-    command.parse_args = parse_args  # type: ignore[method-assign]
+    command.parse_args = parse_args
     return command
 
 

@@ -6,10 +6,11 @@ import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 from click.core import ParameterSource
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, Bounded
@@ -155,7 +156,7 @@ def analysis_table(result: Analysis, menu: Mapping[str, int] | None = None) -> T
     columns = (("rank", "right"), ("move", "left"), ("ends after", "left"), ("match win", "right"),
                ("behind best", "right"), ("points this hand", "right"))
     for name, justify in ((("#", "right"),) if menu is not None else ()) + columns:
-        table.add_column(name, justify=justify)
+        table.add_column(name, justify=cast(JustifyMethod, justify))
     listed = [move for move in result.moves if menu is None or f"{move['tile']} {move['end']}" in menu]
     for rank, move in enumerate(listed, 1):
         text = f"{move['tile']} {move['end']}"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import cast
 
 import click
 import pandas as pd
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
@@ -72,7 +74,7 @@ def pairs_table(result: TournamentResult) -> Table:
     if adjusted:
         columns += [("a win rate (adj.)", "right"), ("a - b (adj.)", "right")]
     for name, justify in columns + [("better", "left")]:
-        table.add_column(name, justify=justify)
+        table.add_column(name, justify=cast(JustifyMethod, justify))
     for _, row in result.pairs.iterrows():
         cells = [
             f"{row['policy']} vs {row['opponent']}",

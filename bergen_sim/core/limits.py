@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import operator
 import re
+from typing import SupportsIndex, cast
 
 from bergen_sim.core.errors import BergenError, huge_number, shown
 
@@ -79,7 +80,20 @@ def integer(value: object) -> int:
     """
     if isinstance(value, bool) or type(value).__name__ == "bool_":  # NumPy's bool (NumPy is not imported here)
         raise TypeError(f"{shown(value)} is not a whole number")
-    return operator.index(value)
+    return operator.index(cast(SupportsIndex, value))  # operator.index raises the TypeError for anything else
+
+
+def is_whole(value: object) -> bool:
+    """Whether :func:`integer` takes ``value`` (an int or a NumPy integer, not a bool).
+
+    >>> is_whole(3), is_whole(True), is_whole(3.0)
+    (True, False, False)
+    """
+    try:
+        integer(value)
+    except TypeError:
+        return False
+    return True
 
 
 def ascii_digits(text: str) -> bool:
@@ -91,7 +105,7 @@ def ascii_digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def check_range(name: str, value: int, low: int, high: int) -> int:
+def check_range(name: str, value: object, low: int, high: int) -> int:
     """``value`` if ``low <= value <= high``, else a one-line LimitError naming the allowed range.
 
     >>> check_range("matches", 10, 1, MAX_MATCHES)
@@ -104,12 +118,12 @@ def check_range(name: str, value: int, low: int, high: int) -> int:
     bergen_sim.core.limits.LimitError: seed must be a whole number 0..100, not 2.5
     """
     try:
-        value = integer(value)
+        whole = integer(value)
     except TypeError:
         raise LimitError(f"{name} must be a whole number {low:,}..{high:,}, not {shown(value)}") from None
-    if not low <= value <= high:
-        raise LimitError(f"{name} must be {low:,}..{high:,}, not {short_number(value)}")
-    return value
+    if not low <= whole <= high:
+        raise LimitError(f"{name} must be {low:,}..{high:,}, not {short_number(whole)}")
+    return whole
 
 
 def short_number(value: int) -> str:

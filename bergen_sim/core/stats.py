@@ -411,7 +411,7 @@ def se_from_interval(lo, hi, z: float = Z95):
     return (np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)) / (2 * z)
 
 
-def holm(estimates, ses, level: float = 0.95) -> dict[str, np.ndarray]:
+def holm(estimates, ses, level: float = 0.95) -> dict[str, Any]:
     """Holm's step-down test of ``estimate == 0`` over a family: p-values and which are rejected.
 
     Normal p-values ``2 (1 - Phi(|est| / se))`` are sorted; the comparison

@@ -72,7 +72,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -289,10 +289,10 @@ class Vector:
                     out[f"{f.name}_{i}"] = rows[:, at + i]
         return out
 
-    def decode(self, vector, widths: Mapping[str, int] | None = None) -> dict[str, int | list[int]]:
-        """One vector as Python ints by field name; a wide field is a list (``widths`` may cut it)."""
+    def decode(self, vector, widths: Mapping[str, int] | None = None) -> dict[str, Any]:
+        """One vector as Python ints by field name; a wide field is a list of ints (``widths`` may cut it)."""
         widths = widths or {}
-        out: dict[str, int | list[int]] = {}
+        out: dict[str, Any] = {}
         for f in self.fields:
             at = self._offsets[f.name]
             if f.width == 1:

@@ -151,7 +151,7 @@ class Move:
         if len(parts) != 2:
             raise MoveError(f"a move is a tile and an end, e.g. '3-5 L' (ends: {', '.join(e.name for e in End)}), "
                             f"not {text!r}")
-        return cls(*parts)
+        return cls.of((parts[0], parts[1]))
 
     @classmethod
     def of(cls, move: Move | str | tuple[Any, Any]) -> Move:
@@ -241,7 +241,7 @@ class TraceEvent:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TraceEvent:
-        kind = EVENT_TYPES.get(data.get("type"))
+        kind = EVENT_TYPES.get(str(data.get("type")))
         if kind is None:
             raise ValueError(f"unknown event type {data.get('type')!r}; types are {', '.join(EVENT_TYPES)}")
         names = [f.name for f in dataclasses.fields(kind)]

@@ -84,7 +84,8 @@ def pips(tile: str) -> int:
     return a + b
 
 
-def legal_moves(hand, left: int, right: int, up: int | None = None, down: int | None = None) -> list[tuple[str, str]]:
+def legal_moves(hand, left: int | None, right: int | None, up: int | None = None,
+                down: int | None = None) -> list[tuple[str, str]]:
     """All legal ``(tile, end)`` moves for ``hand`` on a layout whose open ends show these numbers.
 
     ``up`` and ``down`` are the spinner's arms, None while closed.  Ordered by
@@ -94,7 +95,7 @@ def legal_moves(hand, left: int, right: int, up: int | None = None, down: int | 
     must see each.
     """
     ends = [(name, number) for name, number in zip(ENDS, (left, right, up, down)) if number is not None]
-    moves = []
+    moves: list[tuple[str, str]] = []
     for tile in sorted(hand, key=TILE_INDEX.__getitem__):
         numbers = halves(tile)
         moves.extend((tile, name) for name, number in ends if number in numbers)

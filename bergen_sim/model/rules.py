@@ -26,7 +26,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -47,7 +47,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 #: settings a user may set with ``--set KEY=VALUE`` and their kinds
-SETTINGS = {
+SETTINGS: dict[str, type | tuple[str, ...]] = {
     "domino_set": tuple(L.DOMINO_SETS),
     "spinner": bool,
     "hand_size": int,
@@ -271,7 +271,7 @@ class Rules:
         return cls(players=players, partnerships=partnerships, **values)
 
     @classmethod
-    def from_trace(cls, rules: Mapping[str, Any]) -> Rules:
+    def from_trace(cls, rules: object) -> Rules:
         """Rules from a trace's ``rules`` object: version 2's twelve keys, or version 1's ten.
 
         A version-1 object (no ``domino_set``, no ``spinner``) is double-six
@@ -321,7 +321,7 @@ class Rules:
         vec[L.R_REDUCED] = int(self.reduced_headers)
         vec[L.R_MAX_NUMBER] = self.max_number
         vec[L.R_N_TILES] = self.n_tiles
-        vec[L.R_SPINNER] = int(self.spinner)
+        vec[L.R_SPINNER] = int(bool(self.spinner))
         return vec
 
 
@@ -359,8 +359,9 @@ def parse_setting(key: str, text: str) -> Any:
         if low in _TRUE | _FALSE:
             return low in _TRUE
         raise RuleError(f"setting {key} takes on/off (true/false), not {shown(text)}")
-    if text not in kind:
-        raise RuleError(f"setting {key} must be one of {', '.join(kind)}, not {shown(text)}")
+    names = cast(tuple[str, ...], kind)  # the kinds left: a list of names
+    if text not in names:
+        raise RuleError(f"setting {key} must be one of {', '.join(names)}, not {shown(text)}")
     return text
 
 
@@ -368,7 +369,8 @@ def file_setting(key: str, value: Any) -> Any:
     """A setting's value as a file (TOML, JSON) gives it: of the type the setting takes, then checked as
     :func:`parse_setting` checks text (``target = "10"`` is text, not 10; ``"false"`` is not a boolean)."""
     kind = SETTINGS.get(key)
-    wanted, takes = {int: (int, "a whole number"), bool: (bool, "true or false")}.get(kind, (str, "a name"))
+    wanted, takes = ((int, "a whole number") if kind is int else (bool, "true or false") if kind is bool
+                     else (str, "a name"))
     if kind is not None and (not isinstance(value, wanted) or (kind is int and isinstance(value, bool))):
         raise RuleError(f"setting {key} takes {takes}, not {shown(value)}")
     return parse_setting(key, str(value))

@@ -36,6 +36,8 @@ Tie-breaks: the first listed move (lower tile index, L before R) among equal
 scores.
 """
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -60,7 +62,7 @@ NAME = "expert"
 LEAD_RULES = ("lowest", "highest", "follow")
 #: which weights it plays by: WEIGHTS (``line``, tuned on the standard game) or SPINNER_WEIGHTS
 WEIGHT_CHOICES = ("line", "spinner")
-PARAMS = {"lead": ("follow", LEAD_RULES), "weights": ("line", WEIGHT_CHOICES)}
+PARAMS: dict[str, tuple[Any, Any]] = {"lead": ("follow", LEAD_RULES), "weights": ("line", WEIGHT_CHOICES)}
 WEIGHTS_LINE, WEIGHTS_SPINNER = range(len(WEIGHT_CHOICES))
 
 FEATURES = ("points", "threat", "double", "follow", "block")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import io
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -34,6 +33,7 @@ import numpy as np
 
 from bergen_sim.core.compile_cache import notice, source_digest, subfolder, write_atomically
 from bergen_sim.core.errors import PolicyError
+from bergen_sim.core.modules import module_from_file
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import NARROW_TILES
 
@@ -186,9 +186,6 @@ def load_kernel(policies: Sequence[PolicyRef], rules: Rules | None = None) -> Mo
         return _LOADED[key]
     path = _written(subfolder("kernels") / f"kernel_{key}.py", source.encode())
     name = f"bergen_sim_kernel_{key}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    module = module_from_file(name, path)
     _LOADED[key] = module
     return module

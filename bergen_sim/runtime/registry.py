@@ -66,9 +66,10 @@ def _declared_policy(path: str) -> tuple[str, str] | None:
     name, has_choose = None, False
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
         for target in targets:
-            if isinstance(target, ast.Name) and target.id == "NAME" and isinstance(node.value, ast.Constant):
-                name = node.value.value
+            if isinstance(target, ast.Name) and target.id == "NAME" and isinstance(value, ast.Constant):
+                name = value.value
             has_choose |= isinstance(target, ast.Name) and target.id == "choose"
         has_choose |= isinstance(node, ast.FunctionDef) and node.name == "choose"
         has_choose |= isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == "choose" for a in node.names)
@@ -87,8 +88,10 @@ def _builtins() -> dict[str, tuple[str, str, str]]:
     found: dict[str, tuple[str, str, str]] = {}
     for package_name in BUILTIN_PACKAGES:
         spec = importlib.util.find_spec(package_name)
+        if spec is None:
+            continue
         for info in pkgutil.iter_modules(spec.submodule_search_locations):
-            origin = Path(info.module_finder.path) / f"{info.name}.py"
+            origin = Path(getattr(info.module_finder, "path", "")) / f"{info.name}.py"
             declared = None if info.ispkg else _declared_policy(str(origin))
             if declared:
                 found[declared[0]] = (f"{package_name}.{info.name}", "choose", declared[1])
@@ -269,7 +272,7 @@ def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
         value = chosen.get(key, str(default))
         if isinstance(allowed, range):
             number = whole_number(value)
-            if number not in allowed:
+            if number is None or number not in allowed:
                 raise PolicyError(f"policy {shown(name)}: {key} must be a whole number in "
                                   f"{allowed.start}..{allowed.stop - 1}, not {shown(value)}")
             params.append(number)

@@ -109,9 +109,10 @@ def _check_returns(refs: Sequence[PolicyRef]) -> None:
         # its choice of move, and (under lead = any-double) of the double to lead, the same contract
         for attribute, part in ((ref.function, ""), ("choose_lead", "choose_lead")):
             function = getattr(module, attribute, None)
-            if ref.source_file and hasattr(function, "compile") and not getattr(function, "nopython_signatures", ()):
+            compile_alone = getattr(function, "compile", None)
+            if ref.source_file and compile_alone and not getattr(function, "nopython_signatures", ()):
                 try:  # the kernel failed before typing it: type it alone, as the dispatcher calls a plug-in
-                    function.compile(_PLUGIN_SIGNATURE)
+                    compile_alone(_PLUGIN_SIGNATURE)
                 except Exception:  # it does not compile by itself either: the kernel's message says why
                     continue
             for signature in getattr(function, "nopython_signatures", ()):

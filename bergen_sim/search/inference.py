@@ -54,6 +54,8 @@ inference from plays; the draws and passes still count).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -123,7 +125,7 @@ MODEL_POINTS, MODEL_EXPERT, MODEL_HISTORY = range(len(MODELS))
 #: the reading of the other seats' plays measured strongest (docs/policies.md, "Reading the others"): expert's
 #: model at trust 20 (in tenths), the same settings in ``ismcts.STRONGEST`` and ``reader.STRONGEST``; ``analyze``
 #: reads a game's plays with it
-READING = {"model": "expert", "trust": 20}
+READING: dict[str, Any] = {"model": "expert", "trust": 20}
 READING_SETTINGS = "".join(f":{k}={v}" for k, v in READING.items())
 
 

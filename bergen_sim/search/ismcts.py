@@ -92,6 +92,8 @@ Settings (``ismcts:iterations=2000:explore=3``):
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -114,7 +116,7 @@ from bergen_sim.search.rollout import BASE_POLICIES, play_out, turn_view
 NAME = "ismcts"
 
 #: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
-PARAMS = {
+PARAMS: dict[str, tuple[Any, Any]] = {
     "iterations": (1000, range(1, 100_001)),
     "explore": (5, range(0, 101)),
     "expand": (8, range(1, 100_001)),

@@ -30,7 +30,7 @@ reproducible from its seed like any other.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -47,7 +47,7 @@ from bergen_sim.search.rollout import BASE_POLICIES, play_out_by_seat
 NAME = "pimc"
 
 #: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
-PARAMS = {
+PARAMS: dict[str, tuple[Any, Any]] = {
     "worlds": (64, range(1, 100_001)),
     "base": ("expert", BASE_POLICIES),
     "partner": ("base", ("base",) + BASE_POLICIES),  # code 0: as base; k: BASE_POLICIES[k - 1]
@@ -64,13 +64,14 @@ class WorldBatch(NamedTuple):
 
     key: np.uint64  # the decision's key: world w and its rollout stream are functions of (key, w)
     first: np.int64
-    count: np.int64
+    worlds: np.int64  # how many (``count`` would hide the tuple's own count method)
     base: np.int64  # the rollout policy's code (its index in BASE_POLICIES)
     use_lead: np.int64  # 1: the lead is evidence about the hidden doubles (see engine/worlds.py)
     partner: np.int64  # in partnerships, the code of the policy playing the partners' seats; -1: ``base``
 
 
-def world_batch(key: int, first: int, count: int, base: int, use_lead: int, partner: int = -1) -> WorldBatch:
+def world_batch(key: Any, first: Any, count: Any, base: Any, use_lead: Any,
+                partner: Any = -1) -> WorldBatch:
     """A :class:`WorldBatch` with the field types every caller must share (one compiled specialization)."""
     return WorldBatch(np.uint64(key), np.int64(first), np.int64(count), np.int64(base), np.int64(use_lead),
                       np.int64(partner))
@@ -104,7 +105,7 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
     Returns the number of consistent worlds (0: the view admits none and
     nothing was written).  ``no_tiles`` is the game's empty set (its width).
     """
-    key, first, count, base = batch.key, batch.first, batch.count, batch.base
+    key, first, count, base = batch.key, batch.first, batch.worlds, batch.base
     spec, completions = prepare(view, rules, batch.use_lead, no_tiles)
     worlds = world_count(spec, completions)
     if worlds == 0.0:

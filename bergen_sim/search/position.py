@@ -52,7 +52,16 @@ from bergen_sim.core import feedback, stats
 from bergen_sim.core.compile_cache import in_disk_cache
 from bergen_sim.core.display import ci, html_card
 from bergen_sim.core.errors import BergenError, shown
-from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits, check_range, check_seed, integer
+from bergen_sim.core.limits import (
+    MAX_WORLDS,
+    MIN_WORLDS,
+    ascii_digits,
+    check_range,
+    check_seed,
+    integer,
+    is_whole,
+    whole_number,
+)
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import seed_to_int, stream_state
 from bergen_sim.engine.play_rules import hand_moves, other_half
@@ -167,6 +176,8 @@ class Position:
         spinner = _spinner(data.get("spinner"))
         arms = parse_ends(data["ends"], spinner)
         (left, left_double), (right, right_double) = arms[:2]
+        if left is None or right is None:  # parse_ends gives the led double's number to an empty L or R arm
+            raise PositionError("ends: the left and right ends need numbers")
         (up, up_double), (down, down_double) = arms[2:] if len(arms) == 4 else ((None, False), (None, False))
         played_by = _per_seat(data.get("played_by"), "played_by", "tiles", _names)
         played = list(_names(data.get("played") or [], "played"))
@@ -222,14 +233,16 @@ def _per_seat(value: Any, key: str, what: str, read: Callable[[Any, str], list])
 
 
 def _whole(value: Any, what: str) -> int:
-    try:
-        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-            raise ValueError
-        if isinstance(value, str) and (len(value.strip()) > 18 or not value.isascii()):  # int() reads '１４'
-            raise ValueError  # beyond int64 anyway (and beyond Python's 4,300-digit limit for int(str))
-        return int(value)
-    except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
-        raise PositionError(f"{what} takes whole numbers, not {shown(value)}") from None
+    """A position file's number: a whole number, its text, or a float with no fraction (JSON writers make 3.0)."""
+    if isinstance(value, str):
+        number: object = whole_number(value)
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    else:
+        number = value
+    if not is_whole(number) or not -(2**63) <= integer(number) < 2**63:  # the engine stores int64
+        raise PositionError(f"{what} takes whole numbers, not {shown(value)}")
+    return integer(number)
 
 
 def _seat_key(value: Any) -> int:
@@ -433,13 +446,6 @@ def spinner_problem(played: set[str], spinner: int, arms: list[tuple[int, bool]]
     return None
 
 
-def _is_whole(value: object) -> bool:
-    """Whether :func:`bergen_sim.core.limits.integer` takes ``value`` (an int or a NumPy integer, not a bool)."""
-    try:
-        integer(value)
-    except TypeError:
-        return False
-    return True
 
 
 def _check_types(p: Position) -> None:
@@ -451,7 +457,7 @@ def _check_types(p: Position) -> None:
     """
     def whole(name: str, value: object, optional: bool = False, number: bool = False) -> None:
         """A whole number (``number``: a number on the tiles, 0 or more; other ranges are checked below)."""
-        if not (_is_whole(value) or (optional and value is None)) or (number and value is not None and value < 0):
+        if not (is_whole(value) or (optional and value is None)) or (number and value is not None and integer(value) < 0):
             raise PositionError(f"{name} must be a whole number{' 0 or more' if number else ''}"
                                 f"{' or None' if optional else ''}, not {shown(value)}")
 
@@ -468,7 +474,7 @@ def _check_types(p: Position) -> None:
         if not isinstance(value, Mapping):
             raise PositionError(f"{name} must map seats to lists of {item}s, not {shown(value)}")
         for seat, items in value.items():
-            if not _is_whole(seat):
+            if not is_whole(seat):
                 raise PositionError(f"{name}: seat {shown(seat)} is not a whole number")
             several(f"{name} of seat {seat}", items, item)
 
@@ -583,8 +589,8 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         store_split(view, L.V_PLAYED_BY + seat, L.V_PLAYED_BY_HIGH + seat * (L.SET_WORDS - 1),
                     L.tile_mask(p.played_by.get(seat, ())))
     log = 0
-    for seat, numbers in sorted(p.voids.items()):
-        for n in sorted(set(numbers)):
+    for seat, void_numbers in sorted(p.voids.items()):
+        for n in sorted(set(void_numbers)):
             view[L.V_VOID + seat] |= 1 << n
             # logged as a moment with ends showing n and no draw, which is exactly what a void says
             entry = L.V_LOG + L.LOG_SIZE * log
@@ -749,11 +755,10 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     leading = seen is not None and seen[L.V_OPEN_ENDS] == 0  # nothing on the table: the double to lead
     if leading:
         _check_lead(position, rules)
-        view = seen
     else:
-        view = position_view(position, rules)  # checks the position (a view's too) against the rules
-        if seen is not None:
-            view = seen  # the seat's whole view: the position's fields and the order of the plays
+        described = position_view(position, rules)  # checks the position (a view's too) against the rules
+    # a seat's whole view, when given, holds the position's fields and the order of the plays
+    view = seen if seen is not None else described
     rules_vec = _readonly(rules.to_array())
     move_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     move_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
@@ -906,7 +911,7 @@ def ends_after(view: np.ndarray, tile: int, end: int) -> str:
     return ends_text(arms[:2]) if spinner < 0 else ends_text(arms, spinner)
 
 
-def lead_ends(tile: int, spinner: bool) -> str:
+def lead_ends(tile: int, spinner: bool | None) -> str:
     """The ends as a position writes them after the double ``tile`` is led (engine/view.py, view_start_hand).
 
     On a line both ends show the double (``5d,5d``); with the spinner on,
@@ -944,7 +949,7 @@ def _verdict(values: np.ndarray, points: np.ndarray, z: float, mirror: np.ndarra
 
 
 def _summaries(values: np.ndarray, points: np.ndarray, move_tiles: np.ndarray, move_ends: np.ndarray,
-               mirror: np.ndarray, view: np.ndarray, leading: bool, spinner: bool, z: float) -> list[dict[str, Any]]:
+               mirror: np.ndarray, view: np.ndarray, leading: bool, spinner: bool | None, z: float) -> list[dict[str, Any]]:
     """One record per move, best first: win probability, expected points and the gap to the best."""
     order = _ranking(values, points)
     best = order[0]

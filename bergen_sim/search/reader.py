@@ -42,6 +42,8 @@ cost per decision are measured in docs/policies.md (``tools/measure_search.py``,
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -67,7 +69,7 @@ from bergen_sim.search.rollout import BASE_POLICIES, EVERY_SEAT
 NAME = "reader"
 
 #: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
-PARAMS = {
+PARAMS: dict[str, tuple[Any, Any]] = {
     "worlds": (256, range(32, 100_001)),
     "trust": (10, range(0, 101)),
     "base": ("expert", BASE_POLICIES),

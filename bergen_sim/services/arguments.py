@@ -9,11 +9,11 @@ these first; the range checks stay with the code that knows the ranges.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from typing import Any
 
 from bergen_sim.core.errors import BergenError, shown
+from bergen_sim.core.limits import integer
 
 
 class ArgumentError(BergenError, TypeError):
@@ -27,9 +27,10 @@ def _shown(value: Any) -> str:
 
 def whole(name: str, value: Any) -> int:
     """``value`` as an int; refuses strings, floats and booleans (``players="2"`` is an error, not a 2)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ArgumentError(f"{name} must be a whole number (an int), not the {_shown(value)}")
-    return int(value)
+    try:
+        return integer(value)
+    except TypeError:
+        raise ArgumentError(f"{name} must be a whole number (an int), not the {_shown(value)}") from None
 
 
 def optional_whole(name: str, value: Any) -> int | None:

@@ -66,7 +66,7 @@ from bergen_sim.runtime.registry import resolve
 from bergen_sim.search.luck_controls import CONTROLS
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.services.arguments import checked_rules, flag, policy_names, whole
-from bergen_sim.services.execution.jobs import Job, RunOptions, engine_for, options_for, run_job
+from bergen_sim.services.execution.jobs import Job, JobRun, RunOptions, engine_for, options_for, run_job
 from bergen_sim.services.execution.parallel import default_workers
 from bergen_sim.services.execution.progress import match_progress
 from bergen_sim.services.files.checkpoint import check_own_folder
@@ -77,6 +77,7 @@ from bergen_sim.services.luck import (
     MAX_PLAYOUTS,
     ROLLOUTS,
     SEARCH_MODEL,
+    TracedChunk,
     TracedRun,
     add_controls,
     adjusted_outcomes,
@@ -177,7 +178,7 @@ def parse_luck_models(texts: Sequence[str], option: str = "--luck-model",
     >>> parse_luck_models(["pimc:base=greedy=pimc:base=greedy"], names=["pimc:base=greedy", "expert"])
     {'pimc:base=greedy': 'pimc:base=greedy'}
     """
-    models = {}
+    models: dict[str, str] = {}
     for text in texts:
         splits = [i for i, char in enumerate(text) if char == "="]
         after_name = [i for i in splits if text[:i] in names]
@@ -249,6 +250,7 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
     controls = np.zeros((2, deal_sets, CONTROLS)) if adjust == "luck" else None
     for job in jobs:
         side_policy = np.array([int(job.policies[s] == b) for s in side_seat])  # 0: a, 1: b, per side
+        run: TracedRun | JobRun
         if controls is not None:
             run = TracedRun(job, deal_sets, chunk_size or traced_chunk_size(deal_sets), options.workers,
                             options.scheduler, luck_models, luck_playouts)
@@ -256,7 +258,7 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
             run = run_job(job, deal_sets, chunk_size,
                           dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)))
         for chunk in run:
-            if controls is not None:
+            if controls is not None and isinstance(chunk, TracedChunk):
                 add_controls(controls, chunk, side_policy, rules.sides)
             rows = chunk.match_rows
             idx = rows[:, L.M_MATCH]
@@ -334,7 +336,7 @@ def results_frame(names: Sequence[str], outcomes: Sequence[PairOutcomes]) -> pd.
     for out in outcomes:
         a, b = out.policy, out.opponent
         adj_a = adj_b = None
-        if adjusted:
+        if adjusted and out.adjusted is not None:
             share, points, opponent_points = out.adjusted
             adj_a, adj_b = (share, points, opponent_points), (1.0 - share, opponent_points, points)
             field_adjusted[a] += adj_a
@@ -489,7 +491,7 @@ def compare(
     """
     matches, seed = whole("matches", matches), whole("seed", seed)
     independent = flag("independent", independent)
-    names = check_policies(policy_names(policies))
+    names = tuple(check_policies(policy_names(policies)))
     check_range("matches (deal sets per pair)", matches, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
     check_seed(seed)
     rules = checked_rules(rules, players, partnerships, preset, settings)

@@ -56,6 +56,7 @@ from bergen_sim.core.limits import (
     check_chunks,
     check_range,
     check_seed,
+    is_whole,
     short_number,
 )
 from bergen_sim.services.files.output import OutputError, check_folder
@@ -136,7 +137,7 @@ def _fail(source: str, message: str) -> ExperimentError:
 
 
 def _whole(source: str, name: str, value: Any, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole(value):
         raise _fail(source, f"{name} must be a whole number, not {shown(value)}")
     if minimum is not None and value < minimum:
         raise _fail(source, f"{name} must be at least {minimum}, not {short_number(value)}")

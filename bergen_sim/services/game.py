@@ -201,7 +201,7 @@ class View:
                 f"counts={self.hand_counts}, boneyard={self.boneyard}, scores={self.scores})")
 
 
-_POLICIES: dict[tuple[str, Rules], Callable] = {}
+_POLICIES: dict[tuple[str, Rules, bool], Callable] = {}
 
 
 def compiled_policy(name: str, rules: Rules, lead: bool = False) -> Callable[..., Any]:
@@ -293,7 +293,7 @@ class Game:
         While :attr:`choosing_lead` (``lead = any-double``) they are the leader's
         doubles as ``Move(double, "L")``: playing one leads it.
         """
-        return [Move(tile, end) for tile, end in self._state.moves]
+        return [Move.of(move) for move in self._state.moves]
 
     def legal_move(self, move: Move | str | tuple[str, str]) -> Move:
         """``move`` as a :class:`Move` if :attr:`to_move` may make it now; else :class:`MoveError` listing the legal ones.
@@ -389,7 +389,7 @@ class Game:
                 number = halves(event["tile"])[0]
                 view_start_hand(view, players, self.rules.hand_size,
                                 self.rules.n_tiles - players * self.rules.hand_size, self._dealt_hand, event["seat"],
-                                number, int(self.rules.spinner), self._no_tiles)
+                                number, int(bool(self.rules.spinner)), self._no_tiles)
                 self._line = [(number, number)]
                 self._drawn = 0
             elif kind == "draw":
@@ -495,6 +495,13 @@ class Game:
         array[L.V_HAND : L.V_HAND + L.SET_WORDS] = to_words(L.tile_mask(self._state.hands[seat]))
         return View(array)
 
+    def _mover(self) -> int:
+        """The seat to move; MoveError when the match is over or the dealer must act."""
+        seat = self.to_move
+        if seat is None:
+            raise MoveError("no seat is to move (the match is over, or the dealer must act)")
+        return seat
+
     def policy_move(self, name: str) -> Move:
         """The move the compiled policy ``name`` makes for the seat to move.
 
@@ -508,7 +515,7 @@ class Game:
         leading = self.choosing_lead
         if len(moves) == 1 and not leading:  # the leader's policy is asked even about a single double
             return moves[0]
-        seat = self.to_move
+        seat = self._mover()
         tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
         ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
         for k, move in enumerate(moves):
@@ -553,7 +560,7 @@ def play_out(game: Game, policies: Sequence[str] | str) -> Game:
     names = [policies] * game.rules.players if isinstance(policies, str) else _seat_names(policies,
                                                                                           game.rules.players)
     while not game.is_over:
-        game.play(game.policy_move(names[game.to_move]))
+        game.play(game.policy_move(names[game._mover()]))
     return game
 
 

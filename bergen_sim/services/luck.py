@@ -274,9 +274,9 @@ class TracedRun:
                     break
             while pending:
                 chunk = pending.pop(0).result()
-                part = next(todo, None)
-                if part is not None:
-                    pending.append(executor.submit(work, *part))
+                following = next(todo, None)
+                if following is not None:
+                    pending.append(executor.submit(work, *following))
                 yield chunk
 
 

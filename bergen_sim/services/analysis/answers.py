@@ -68,7 +68,7 @@ def going_first(reports: Path) -> str:
     """The value of leading the first hand, and the largest effect the lead rule could have."""
     summary = _table(reports, "lead_advantage", "summary")
     row = None if summary is None else _row(summary, table=TABLE, strategy=STRATEGY)
-    if row is None:
+    if summary is None or row is None:
         return _missing("lead_advantage")
     edge = "first_leader_match_win_rate_advantage"
     where = versus(row[f"{edge}_lo"], row[f"{edge}_hi"], 0.0, "is worth", "costs", "makes no clear difference:")
@@ -104,7 +104,7 @@ def headers(reports: Path) -> str:
     if hand is None or src is None:
         return _missing("header_frequency")
     shares = {name: src[f"{name}_share"] for name in ("header", "lead", "out", "blocked")}
-    order = sorted(shares, key=shares.get, reverse=True)
+    order = sorted(shares, key=lambda name: shares[name], reverse=True)
     words = {"header": "headers", "lead": "leading a double", "out": "going out", "blocked": "blocked hands"}
     return (f"About one play in {1 / hand['header_rate_per_play']:.0f} makes a header: a hand of "
             f"{TABLE.split()[0]}-player {STRATEGY} play has {_shown(hand, 'headers_per_hand')} of them "

@@ -41,7 +41,6 @@ import os
 import re
 import shlex
 import shutil
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +57,7 @@ from bergen_sim._version import __version__
 from bergen_sim.core import provenance
 from bergen_sim.core.display import html_card
 from bergen_sim.core.errors import BergenError, shown
+from bergen_sim.core.modules import module_from_file
 from bergen_sim.core.stats import is_proportion, number
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
@@ -153,17 +153,11 @@ def load(name: str, extra: str | os.PathLike | None = None) -> ModuleType:
     if not is_text(name):
         raise AnalysisError(f"analysis {shown(name)} ({shown(os.fspath(path), 80)}): its file name is not UTF-8 text; "
                             f"rename it")
-    module_name = f"bergen_sim_analysis_{name}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        module = module_from_file(f"bergen_sim_analysis_{name}", path)
     except KeyboardInterrupt:
-        sys.modules.pop(module_name, None)
         raise
     except BaseException as exc:  # a broken analysis is named on one line; --verbose shows the traceback
-        sys.modules.pop(module_name, None)
         raise AnalysisError(f"analysis {name!r} ({path}) cannot be loaded: {_one_line(exc)}") from exc
     missing = [attr for attr in ("TITLE", "run", "findings") if not hasattr(module, attr)]
     if missing:
@@ -533,6 +527,7 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
                                                   for k, v in tables.items()):
         raise AnalysisError(f"analysis {name!r} ({module.__file__}): run() must return a dict of table name -> "
                             f"pandas DataFrame, not {_kind(tables)}")
+    tables = dict(tables)
     found = _sentences(module, name, "findings", tables)
     key = _sentences(module, name, "key_findings", tables) if hasattr(module, "key_findings") else []
     elapsed = time.perf_counter() - start

@@ -31,7 +31,7 @@ from bergen_sim.core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_MATCHES, MAX_
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.runner import Chunk, Engine
-from bergen_sim.services.execution.parallel import check_scheduler, default_workers, executor_for
+from bergen_sim.services.execution.parallel import ThreadWorkers, check_scheduler, default_workers, executor_for
 from bergen_sim.services.execution.progress import match_progress
 from bergen_sim.services.files.checkpoint import Checkpoint
 
@@ -260,7 +260,7 @@ class _Window:
                 wait(self.flight)
         except KeyboardInterrupt:  # a second Ctrl-C: keep what is finished now, stop waiting
             finish = False
-        if not finish and self.halt is not None and self.flight:
+        if not finish and isinstance(self.executor, ThreadWorkers) and self.flight:
             self.executor.halt()
             wait(self.flight)  # each ends after its current match
         finished = [f.result() for f in self.flight if f.done() and not f.cancelled() and f.exception() is None]
@@ -345,7 +345,7 @@ class JobRun:
                     for first, count in self.ranges:
                         if ctrl_c.pressed:
                             raise KeyboardInterrupt
-                        if (first, count) in self.saved:
+                        if store is not None and (first, count) in self.saved:
                             chunk = store.load(first, count, job.match_rows,
                                                job.rules.most_hands if job.hand_rows else 0)
                             self.resumed_totals += chunk.totals

@@ -118,7 +118,7 @@ def _without_main_module() -> Iterator[None]:
     ``simulate()`` at top level (and fail there).
     """
     main = sys.modules["__main__"]
-    saved = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
+    saved: dict[str, Any] = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
     main.__dict__.pop("__file__", None)
     main.__spec__ = None
     try:

@@ -265,7 +265,7 @@ def open_output(target: OutputFile, binary: bool = False) -> Iterator[IO]:
     """
     mode = "wb" if binary else "w"
     if target.how in ("stdout", "fd"):
-        fd = 1 if target.how == "stdout" else target.fd
+        fd = 1 if target.fd is None else target.fd
         if fd == 1:
             sys.stdout.flush()
         handle = os.fdopen(os.dup(fd), mode)
@@ -278,9 +278,12 @@ def open_output(target: OutputFile, binary: bool = False) -> Iterator[IO]:
             with contextlib.suppress(OSError):
                 handle.close()
         return
+    path = target.path
+    if path is None:
+        raise target.fail("has no path to write")
     if target.how == "direct":
         try:
-            handle = open(target.path, mode)
+            handle = open(path, mode)
         except OSError as exc:
             raise target.fail(f"cannot open it ({_why(exc)})") from None
         try:
@@ -290,7 +293,6 @@ def open_output(target: OutputFile, binary: bool = False) -> Iterator[IO]:
         except OSError as exc:
             raise target.fail(f"write failed ({_why(exc)})") from None
         return
-    path = target.path
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         with open(tmp, mode) as handle:

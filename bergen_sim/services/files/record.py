@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from bergen_sim.core.errors import BergenError, cut, shown
-from bergen_sim.core.limits import MAX_MATCH_INDEX, MAX_SEED, ascii_digits, foreign_digit, whole_number
+from bergen_sim.core.limits import MAX_MATCH_INDEX, MAX_SEED, ascii_digits, foreign_digit, is_whole, whole_number
 from bergen_sim.model.domain import FORMAT_V2, FORMATS
 from bergen_sim.model.rules import Rules, parse_setting
 
@@ -225,7 +225,7 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
         try:
             action = _trace_action(event, where)
         except (KeyError, TypeError, ValueError) as exc:
-            raise RecordError(f"{where}: a {event.get('type')} event needs {_TRACE_FIELDS.get(event.get('type'))}; "
+            raise RecordError(f"{where}: a {event.get('type')} event needs {_TRACE_FIELDS.get(str(event.get('type')))}; "
                               f"this one has {_gist(exc)}") from None
         if action is not None:
             actions.append(action)
@@ -245,7 +245,7 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
 def _head_whole(head: dict[str, Any], key: str, high: int, allowed: str) -> int:
     """The match event's ``seed`` or ``match``: a JSON whole number (not text, a fraction or true/false)."""
     value = head.get(key, 0)
-    if type(value) is not int or not 0 <= value <= high:  # noqa: E721 - bool is not a number here
+    if not is_whole(value) or not 0 <= value <= high:
         raise RecordError(f"event 1: the match event's {key!r} must be a whole number {allowed} (a JSON number, "
                           f"not text or a fraction), not {_as_json(value)}")
     return value

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -165,7 +165,7 @@ def check_match(events: list[dict[str, Any]]) -> tuple[Rules, list[TraceEvent]]:
     rules_object = head.get("rules")
     try:
         rules = Rules.from_trace(rules_object)
-        if list(rules_object) != list(rules.to_dict(format_version(head["format"]))):
+        if list(cast(Mapping, rules_object)) != list(rules.to_dict(format_version(head["format"]))):
             raise RuleError(f"a {head['format']} rules object has the keys "
                             f"{', '.join(rules.to_dict(format_version(head['format'])))} in that order")
     except RuleError as exc:
