@@ -144,13 +144,13 @@ def deal_outcomes(rules: Rules, dealt: list[int]) -> list[tuple[int, float]]:
     ['0-0', '1-1', '2-2', '3-3', '4-4', '5-5', '6-6']
     """
     remaining = [t for t in range(rules.n_tiles) if t not in dealt]
-    if any(L.TILE_LO[t] == L.TILE_HI[t] for t in dealt):
+    if any(L.TILE_IS_DOUBLE[t] for t in dealt):
         return [(t, 1.0 / len(remaining)) for t in remaining]
     slots = rules.players * rules.hand_size - len(dealt)  # hand slots left, this one included
     rest = len(remaining) - 1
     doubles = rules.max_number + 1  # the set's doubles; none dealt yet: all remain
     any_way = comb(rest, slots - 1)
-    weights = {t: any_way if L.TILE_LO[t] == L.TILE_HI[t] else any_way - comb(rest - doubles, slots - 1)
+    weights = {t: any_way if L.TILE_IS_DOUBLE[t] else any_way - comb(rest - doubles, slots - 1)
                for t in remaining}
     total = sum(weights.values())
     return [(t, w / total) for t, w in weights.items() if w > 0]

@@ -28,7 +28,6 @@ from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow, slot
 from bergen_sim.engine.play_rules import (
     LEAD_CHOICE,
-    TILE_HI,
     TILE_LO,
     any_double_leader,
     cut_points,
@@ -43,6 +42,7 @@ from bergen_sim.engine.play_rules import (
     side_holdings,
 )
 from bergen_sim.engine.recording import C_SIZE, record
+from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, has, is_empty, lowest, minus, union
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_void_moment
 
@@ -98,13 +98,13 @@ def borrowed(b):
 @njit(cache=True, inline="always")
 def side_of_seat(rules, seat):
     """The side a seat scores for."""
-    return seat % 2 if rules[L.R_PARTNERSHIPS] else seat
+    return seat_side(seat, rules[L.R_PARTNERSHIPS])
 
 
 @njit(cache=True, inline="always")
 def side_count(rules):
     """How many sides score: two in partnerships, else one per seat."""
-    return 2 if rules[L.R_PARTNERSHIPS] else rules[L.R_PLAYERS]
+    return side_total(rules[L.R_PLAYERS], rules[L.R_PARTNERSHIPS])
 
 
 @njit(cache=True, inline="always")
@@ -282,7 +282,7 @@ def play(rules, b, seat, tile, end):
     view = b.policy_view
     hrow = b.hrow
     set_hand(b.hands, seat, minus(hand_of(b.hands, seat, b.no_tiles), bit(tile, b.no_tiles)))
-    is_double = 1 if TILE_LO[slot(tile)] == TILE_HI[slot(tile)] else 0
+    is_double = L.TILE_IS_DOUBLE[slot(tile)]
     view_play(view, seat, tile, end, other_half(tile, view[slot(L.V_END + end)]), is_double, b.no_tiles)
     hrow[L.H_PLAYS] += 1
     value = ends_header(view[L.V_END : L.V_END + L.N_ENDS], view[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS],
@@ -317,7 +317,7 @@ def settle(rules, b):
     """Settle a blocked hand; returns 1 if the winner's points end the match."""
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
-    sides = 2 if partners else players
+    sides = side_total(players, partners)
     hrow = b.hrow
     doubles = hrow[L.H_SIDE_DOUBLES : L.H_SIDE_DOUBLES + L.MAX_SEATS]
     pips = hrow[L.H_SIDE_PIPS : L.H_SIDE_PIPS + L.MAX_SEATS]

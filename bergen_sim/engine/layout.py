@@ -103,6 +103,19 @@ N_NUMBERS = 7
 TILE_LO = np.array([a for b in range(MAX_NUMBER + 1) for a in range(b + 1)], dtype=np.int64)
 TILE_HI = np.array([b for b in range(MAX_NUMBER + 1) for a in range(b + 1)], dtype=np.int64)
 TILE_PIPS = TILE_LO + TILE_HI
+#: 1 for a double, 0 otherwise: the one test of a double, for compiled and plain code alike
+TILE_IS_DOUBLE = (TILE_LO == TILE_HI).astype(np.int64)
+def seat_side(seat, partnerships):
+    """The side ``seat`` scores for: with partnerships seats 0, 2, ... play against 1, 3, ...; else each seat is
+    a side.  Plain Python (also on arrays of seats); ``engine/sides.py`` compiles it for the kernels."""
+    return seat % 2 if partnerships else seat
+
+
+def side_total(players, partnerships):
+    """How many sides a table of ``players`` has."""
+    return 2 if partnerships else players
+
+
 TILE_NAMES = tuple(f"{a}-{b}" for a, b in zip(TILE_LO.tolist(), TILE_HI.tolist()))
 TILE_INDEX = {name: t for t, name in enumerate(TILE_NAMES)}
 #: tile index of the double ``n-n``

@@ -24,6 +24,7 @@ from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, REDEAL, HandBuffers, a
 from bergen_sim.engine.keyed_random import STREAM_POLICY, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import hand_of
 from bergen_sim.engine.recording import C_DEAL, C_SCRIPT, C_SIZE, C_TRACE, record, record_deal
+from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import store
 from bergen_sim.engine.view import view_start_match
 
@@ -79,7 +80,7 @@ def _choose(rules, seat_policy, rngs, script, err, b, seat, n, leading):
     err[L.E_POLICY] = seat_policy[seat]
     store(err, L.E_HAND, hand)  # the position, for the message if the policy raises
     view[L.V_SEAT] = seat
-    view[L.V_SIDE] = seat % 2 if rules[L.R_PARTNERSHIPS] else seat
+    view[L.V_SIDE] = seat_side(seat, rules[L.R_PARTNERSHIPS])
     store(view, L.V_HAND, hand)
     b.totals[L.S_POLICY_CALLS] += 1
     if leading:
@@ -154,7 +155,7 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
     target = rules[L.R_TARGET]
     n_tiles = rules[L.R_N_TILES]
     any_double = rules[L.R_LEAD] == L.LEAD_ANY_DOUBLE
-    sides = 2 if partners else players
+    sides = side_total(players, partners)
 
     scratch = borrow(owned)
     hands = scratch[0:_HANDS_SIZE]
@@ -306,7 +307,7 @@ def _count_hand(hrow, sides, totals, mrow, partners):
         totals[L.S_DECIDED_HANDS] += 1
         mrow[L.M_DECIDED_HANDS] += 1
         leader = hrow[L.H_LEADER]
-        if (leader % 2 if partners else leader) == winner:
+        if seat_side(leader, partners) == winner:
             totals[L.S_LEADER_SIDE_WINS] += 1
             mrow[L.M_LEADER_SIDE_WINS] += 1
     mrow[L.M_REDEALS] += hrow[L.H_REDEALS]

@@ -12,6 +12,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import lowest_tile as lowest_bit
 from bergen_sim.engine.bits import slot
+from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import (
     bit,
     both,
@@ -217,19 +218,19 @@ def any_double_leader(hands, players, opening, max_number, no_tiles):
 @njit(cache=True)
 def side_holdings(hands, players, partnerships, no_tiles, doubles, pips, plain_pips):
     """Per side: doubles, pips and non-double pips left in its players' hands."""
-    sides = 2 if partnerships else players
+    sides = side_total(players, partnerships)
     for side in range(sides):
         doubles[side] = 0
         pips[side] = 0
         plain_pips[side] = 0
     for s in range(players):
-        side = s % 2 if partnerships else s
+        side = seat_side(s, partnerships)
         h = hand_of(hands, s, no_tiles)
         while not is_empty(h):
             t = lowest(h)
             h = drop_lowest(h)
             pips[side] += TILE_PIPS[t]
-            if TILE_LO[t] == TILE_HI[t]:
+            if L.TILE_IS_DOUBLE[t]:
                 doubles[side] += 1
             else:
                 plain_pips[side] += TILE_PIPS[t]

@@ -230,11 +230,11 @@ class Rules:
     @property
     def sides(self) -> int:
         """Number of scoring sides: 2 with partnerships, else one per seat."""
-        return 2 if self.partnerships else self.players
+        return L.side_total(self.players, self.partnerships)
 
     def side_of(self, seat: int) -> int:
         """The side a seat scores for (with partnerships: even seats side 0, odd seats side 1)."""
-        return seat % 2 if self.partnerships else seat
+        return L.seat_side(seat, self.partnerships)
 
     @classmethod
     def make(

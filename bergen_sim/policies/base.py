@@ -35,6 +35,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.play_rules import cut_points, ends_header, numbers_tiles, other_half
+from bergen_sim.engine.sides import seat_side
 from bergen_sim.engine.tileset import bit, both, count, has, load, minus, number_tiles, union
 from bergen_sim.engine.view import unseen_tiles  # noqa: F401 (part of the policies' toolkit)
 
@@ -50,13 +51,13 @@ TILE_AT = L.TILE_AT
 @njit(cache=True, inline="always")
 def is_double(tile):
     """1 for a double, 0 otherwise."""
-    return 1 if TILE_LO[tile] == TILE_HI[tile] else 0
+    return L.TILE_IS_DOUBLE[tile]
 
 
 @njit(cache=True, inline="always")
 def side_of(view, seat):
     """The side a seat scores for."""
-    return seat % 2 if view[L.V_PARTNERSHIPS] else seat
+    return seat_side(seat, view[L.V_PARTNERSHIPS])
 
 
 @njit(cache=True, inline="always")

@@ -148,7 +148,7 @@ def _header_after(ends, doubles, tile, end):
     number = ends[end]
     saved_double = doubles[end]
     ends[end] = other_half(tile, number)
-    doubles[end] = 1 if L.TILE_LO[tile] == L.TILE_HI[tile] else 0
+    doubles[end] = L.TILE_IS_DOUBLE[tile]
     value = header_value(ends[L.END_L], ends[L.END_R], doubles[L.END_L], doubles[L.END_R])
     ends[end] = number
     doubles[end] = saved_double
@@ -253,7 +253,7 @@ def play_evidence(view, evidence, line, no_tiles, model=MODEL_POINTS):
         store(later, seat * L.SET_WORDS, minus(load(later, seat * L.SET_WORDS, no_tiles), bit(tile, no_tiles)))
         on_table = union(on_table, bit(tile, no_tiles))
         ends[end] = other_half(tile, ends[end])
-        doubles[end] = 1 if L.TILE_LO[tile] == L.TILE_HI[tile] else 0
+        doubles[end] = L.TILE_IS_DOUBLE[tile]
     return rows
 
 

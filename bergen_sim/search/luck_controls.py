@@ -67,7 +67,8 @@ from bergen_sim.engine.hand import (
     side_count,
 )
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
-from bergen_sim.engine.play_rules import TILE_HI, TILE_LO, hand_moves, hand_of, other_half, set_hand
+from bergen_sim.engine.play_rules import hand_moves, hand_of, other_half, set_hand
+from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
 from bergen_sim.engine.view import used_slots, view_draw, view_play, view_start_match, view_void_moment
 from bergen_sim.search import pimc
@@ -291,7 +292,7 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
     """
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
-    sides = 2 if partners else players
+    sides = side_total(players, partners)
     dealt = players * rules[L.R_HAND_SIZE]
     n_tiles = rules[L.R_N_TILES]
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
@@ -427,10 +428,10 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                     return -1  # a play the engine could not have made
             set_hand(hands, seat, minus(hand_of(hands, seat, no_tiles), bit(tile, no_tiles)))
             played = union(played, bit(tile, no_tiles))
-            is_double = 1 if TILE_LO[tile] == TILE_HI[tile] else 0
+            is_double = L.TILE_IS_DOUBLE[tile]
             end = row[L.T_END]
             view_play(view, seat, tile, end, other_half(tile, view[L.V_END + end]), is_double, no_tiles)
-            hand_points[seat % 2 if partners else seat] += row[L.T_POINTS]
+            hand_points[seat_side(seat, partners)] += row[L.T_POINTS]
             for s in range(sides):
                 view[L.V_SCORE + s] = row[L.T_SCORE + s]
         elif ev == L.EV_PASS:

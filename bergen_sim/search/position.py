@@ -856,7 +856,7 @@ def _check_lead(position: Position, rules: Rules) -> None:
 
 def _doubles(hand: tuple[str, ...]) -> list[int]:
     """The doubles of a hand of tile names, as tile indices in ascending order."""
-    return sorted(t for t in map(L.TILE_INDEX.__getitem__, hand) if L.TILE_LO[t] == L.TILE_HI[t])
+    return sorted(t for t in map(L.TILE_INDEX.__getitem__, hand) if L.TILE_IS_DOUBLE[t])
 
 
 def _arm_state(view: np.ndarray, end: int) -> tuple[int, int, bool]:
@@ -907,7 +907,7 @@ def ends_after(view: np.ndarray, tile: int, end: int) -> str:
     """
     spinner = int(view[L.V_SPINNER])
     arms = [(int(view[L.V_END + e]), bool(view[L.V_END_DOUBLE + e])) for e in range(L.N_ENDS)]
-    arms[end] = (int(other_half(tile, arms[end][0])), bool(L.TILE_LO[tile] == L.TILE_HI[tile]))
+    arms[end] = (int(other_half(tile, arms[end][0])), bool(L.TILE_IS_DOUBLE[tile]))
     return ends_text(arms[:2]) if spinner < 0 else ends_text(arms, spinner)
 
 

@@ -165,7 +165,7 @@ class View:
     @property
     def scores(self) -> list[int]:
         """Per side, its score."""
-        sides = 2 if self.array[L.V_PARTNERSHIPS] else self.players
+        sides = L.side_total(self.players, self.array[L.V_PARTNERSHIPS])
         return [self._get(L.V_SCORE + side) for side in range(sides)]
 
     @property

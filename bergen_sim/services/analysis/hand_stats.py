@@ -35,7 +35,7 @@ def _hands(rows: np.ndarray) -> L.Named:
 
 def seat_side(seats: np.ndarray, rules: Rules) -> np.ndarray:
     """The side each seat scores for (seat % 2 with partnerships, else the seat)."""
-    return seats % 2 if rules.partnerships else seats
+    return L.seat_side(seats, rules.partnerships)
 
 
 def leader_side(rows: np.ndarray, rules: Rules) -> np.ndarray:
