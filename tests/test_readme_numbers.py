@@ -25,13 +25,11 @@ def test_the_table_shows_what_the_results_say():
     assert "123.46 s" in readme_table.render(results)
 
 
-def test_lead_choice_table_in_docs_matches_its_measurement():
-    """docs/policies.md quotes tools/measure_lead_choice.py's output (docs/lead_choice.json) exactly."""
-    import json
-
-    root = Path(__file__).resolve().parent.parent
-    data = json.loads((root / "docs" / "lead_choice.json").read_text())
-    text = (root / "docs" / "policies.md").read_text()
+def test_lead_choice_table_in_its_study_matches_its_measurement():
+    """The lead-choice study quotes its measure.py's output (lead_choice.json) exactly."""
+    study = ROOT / "research" / "lead-choice"
+    data = json.loads((study / "lead_choice.json").read_text())
+    text = (study / "README.md").read_text()
     for game, tables in data["games"].items():
         by_rule = {row["policy"].split("=")[-1]: row for row in tables["standings"]}
         cells = [f"{by_rule[k]['win_rate'] * 100:.2f}% [{by_rule[k]['win_rate_low'] * 100:.2f}, "

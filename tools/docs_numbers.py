@@ -9,12 +9,12 @@ and is rendered from:
 
 - ``reports/`` (``bergen-sim report``): the strategy table and skill against luck;
 - ``benchmarks/results.json`` (``python benchmarks/run.py``);
-- ``docs/search_cost.json`` (``python benchmarks/search_cost.py --out``);
-- ``docs/match_value.json`` (``python tools/measure_match_value.py``);
-- ``docs/duplicate_gain.json`` (``python tools/measure_duplicate_gain.py``);
-- ``docs/luck_gain.json`` (``python tools/measure_luck.py --out``);
-- ``docs/expert_weights.json`` (``python tools/measure_expert_weights.py``);
-- ``docs/search_strength.json`` (``python tools/measure_search.py``);
+- ``research/search-cost/search_cost.json`` (``python benchmarks/search_cost.py --out``);
+- ``research/match-value/match_value.json`` (``python research/match-value/measure.py``);
+- ``research/duplicate-deals/duplicate_gain.json`` (``python research/duplicate-deals/measure.py``);
+- ``research/luck-adjustment/luck_gain.json`` (``python research/luck-adjustment/measure.py --out``);
+- ``research/expert-weights/expert_weights.json`` (``python research/expert-weights/measure.py``);
+- ``research/search-strength/search_strength.json`` (``python research/search-strength/measure.py``);
 - ``docs/examples/*.txt`` (``python tools/doc_examples.py``: command output).
 
 ``tests/test_docs_numbers.py`` fails when a block is not what :func:`render`
@@ -42,43 +42,43 @@ from bergen_sim.search.reader import STRONGEST as READER_STRONGEST  # noqa: E402
 #: block name -> (doc, the files it is made from, for the marker)
 BLOCKS = {
     "pimc-strength": ("docs/pimc.md", "reports/skill_vs_luck"),
-    "pimc-cost": ("docs/pimc.md", "docs/search_cost.json and benchmarks/results.json"),
-    "match-value": ("docs/pimc.md", "docs/match_value.json"),
+    "pimc-cost": ("docs/pimc.md", "research/search-cost/search_cost.json and benchmarks/results.json"),
+    "match-value": ("docs/pimc.md", "research/match-value/match_value.json"),
     "analyze-example": ("docs/pimc.md", "docs/examples/analyze.txt"),
     "compare-example": ("docs/compare.md", "docs/examples/compare.txt"),
-    "duplicate-gain": ("docs/compare.md", "docs/duplicate_gain.json"),
-    "luck-gain": ("docs/compare.md", "docs/luck_gain.json"),
-    "luck-unbiased": ("docs/compare.md", "docs/luck_gain.json"),
+    "duplicate-gain": ("docs/compare.md", "research/duplicate-deals/duplicate_gain.json"),
+    "luck-gain": ("docs/compare.md", "research/luck-adjustment/luck_gain.json"),
+    "luck-unbiased": ("docs/compare.md", "research/luck-adjustment/luck_gain.json"),
     "heavy-first": ("docs/policies.md", "reports/strategy_table"),
     "policies-strength": ("docs/policies.md", "reports/strategy_table"),
     "policies-speed": ("docs/policies.md", "benchmarks/results.json"),
-    "search-cost": ("docs/policies.md", "docs/search_cost.json"),
+    "search-cost": ("docs/policies.md", "research/search-cost/search_cost.json"),
     "plugin-startup": ("docs/policies.md", "benchmarks/results.json"),
-    "expert-weights": ("docs/policies.md", "docs/expert_weights.json"),
-    "search-strength": ("docs/policies.md", "docs/search_strength.json"),
-    "ismcts-check": ("docs/policies.md", "docs/ismcts_check.json"),
-    "endgame-check": ("docs/policies.md", "docs/endgame_check.json, docs/endgame_head_to_head.json, "
-                      "docs/ismcts_check.json and docs/search_cost.json"),
-    "partner-model": ("docs/pimc.md", "docs/partner_model.json"),
-    "analyze-engine": ("docs/policies.md", "docs/ismcts_reader.json, docs/time_limit_reader.json, "
-                       "docs/time_limit_reader_2048.json, docs/search_cost.json and docs/analyzer_players.json"),
-    "imitation": ("docs/policies.md", "docs/imitation.json"),
-    "search-saturation": ("docs/policies.md", "docs/ismcts_iterations.json"),
-    "clairvoyance": ("docs/policies.md", "docs/clairvoyance.json"),
-    "inference-model": ("docs/policies.md", "docs/imitation_pimc.json, docs/ismcts_model_check.json, "
-                        "docs/ismcts_model_head_to_head.json, docs/reader_model_head_to_head.json, "
-                        "docs/search_strength.json and docs/search_cost.json"),
-    "budget-check": ("docs/policies.md", "docs/ismcts_budget_check.json and docs/search_cost.json"),
-    "settled-stop": ("docs/policies.md", "docs/search_cost.json"),
-    "time-limit": ("docs/policies.md", "docs/time_limit_trials/*.json, docs/ismcts_time_limit_check.json and "
-                   "docs/search_cost.json"),
-    "race-trials": ("docs/policies.md", "docs/time_limit_trials/race*.json and docs/search_cost.json"),
-    "race-check": ("docs/policies.md", "docs/ismcts_race_check.json, docs/time_limit_3_players.json, "
-                   "docs/time_limit_partnerships.json and docs/search_cost.json"),
-    "prior-trials": ("docs/policies.md", "docs/time_limit_trials/race.json, docs/time_limit_trials/prior*.json and "
-                     "docs/search_cost.json"),
-    "prior-check": ("docs/policies.md", "docs/ismcts_prior_check.json, docs/steered_3_players.json, "
-                    "docs/steered_partnerships.json and docs/search_cost.json"),
+    "expert-weights": ("research/expert-weights/README.md", "research/expert-weights/expert_weights.json"),
+    "search-strength": ("research/search-strength/README.md", "research/search-strength/search_strength.json"),
+    "ismcts-check": ("research/search-strength/README.md", "research/search-strength/ismcts_check.json"),
+    "endgame-check": ("research/search-strength/README.md", "research/search-strength/endgame_check.json, research/search-strength/endgame_head_to_head.json, "
+                      "research/search-strength/ismcts_check.json and research/search-cost/search_cost.json"),
+    "partner-model": ("docs/pimc.md", "research/partner-model/partner_model.json"),
+    "analyze-engine": ("research/analyzer-engine/README.md", "research/analyzer-engine/ismcts_reader.json, research/analyzer-engine/time_limit_reader.json, "
+                       "research/analyzer-engine/time_limit_reader_2048.json, research/search-cost/search_cost.json and research/analyzer-engine/analyzer_players.json"),
+    "imitation": ("research/imitation/README.md", "research/imitation/imitation.json"),
+    "search-saturation": ("research/search-strength/README.md", "research/search-strength/ismcts_iterations.json"),
+    "clairvoyance": ("research/clairvoyance/README.md", "research/clairvoyance/clairvoyance.json"),
+    "inference-model": ("research/imitation/README.md", "research/imitation/imitation_pimc.json, research/imitation/ismcts_model_check.json, "
+                        "research/imitation/ismcts_model_head_to_head.json, research/imitation/reader_model_head_to_head.json, "
+                        "research/search-strength/search_strength.json and research/search-cost/search_cost.json"),
+    "budget-check": ("research/time-limit/README.md", "research/time-limit/ismcts_budget_check.json and research/search-cost/search_cost.json"),
+    "settled-stop": ("research/time-limit/README.md", "research/search-cost/search_cost.json"),
+    "time-limit": ("research/time-limit/README.md", "research/time-limit/trials/*.json, research/time-limit/ismcts_time_limit_check.json and "
+                   "research/search-cost/search_cost.json"),
+    "race-trials": ("research/time-limit/README.md", "research/time-limit/trials/race*.json and research/search-cost/search_cost.json"),
+    "race-check": ("research/time-limit/README.md", "research/time-limit/ismcts_race_check.json, research/time-limit/time_limit_3_players.json, "
+                   "research/time-limit/time_limit_partnerships.json and research/search-cost/search_cost.json"),
+    "prior-trials": ("research/time-limit/README.md", "research/time-limit/trials/race.json, research/time-limit/trials/prior*.json and "
+                     "research/search-cost/search_cost.json"),
+    "prior-check": ("research/time-limit/README.md", "research/time-limit/ismcts_prior_check.json, research/time-limit/steered_3_players.json, "
+                    "research/time-limit/steered_partnerships.json and research/search-cost/search_cost.json"),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -96,6 +96,15 @@ def end(name: str) -> str:
 def _table(root: Path, analysis: str, table: str):
     path = root / "reports" / analysis / "tables" / f"{table}.parquet"
     return pq.read_table(path).to_pandas() if path.exists() else None
+
+
+#: the result files of research/ by name (research/STUDY/NAME.json), for the blocks that read several alike
+RECORDS = {path.stem: path.relative_to(ROOT).as_posix() for path in sorted(ROOT.glob("research/*/*.json"))}
+
+
+def record(name: str) -> str:
+    """The path of the result file ``NAME.json`` of its study, relative to the project root."""
+    return RECORDS[name]
 
 
 def _json(root: Path, relative: str) -> dict | None:
@@ -177,7 +186,7 @@ BUDGET_PLAYER = f"{STRONGEST}:iterations=2000:explore=3"
 #: the budget player with ismcts's settled stop off (``settle=0``): what the stop saves is measured against it
 UNSETTLED_PLAYER = f"{BUDGET_PLAYER}:settle=0"
 #: the exploratory runs against pimc that chose ismcts.AT_TIME_LIMIT, all on the same deals:
-#: docs/time_limit_trials/NAME.json
+#: research/time-limit/trials/NAME.json
 TIME_LIMIT_TRIALS = {
     "base": BUDGET_PLAYER,
     "leaves": f"{BUDGET_PLAYER}:leaves=50",
@@ -208,16 +217,16 @@ PRIOR_TRIALS = {
 UCB_AT_TIME_LIMIT = f"{STRONGEST}:iterations=2800:explore=3"
 #: the strongest player against the reading ``analyze`` uses, head to head
 TIME_LIMIT_READER_COMMAND = (f"bergen-sim compare --policies {AT_TIME_LIMIT},{READER_STRONGEST} --matches 2000 "
-                             "--seed 20261223 --adjust luck --json > docs/time_limit_reader.json")
+                             "--seed 20261223 --adjust luck --json > research/analyzer-engine/time_limit_reader.json")
 
-#: the reading ``reader`` with the worlds that cost what AT_TIME_LIMIT costs per decision (docs/search_cost.json)
+#: the reading ``reader`` with the worlds that cost what AT_TIME_LIMIT costs per decision (research/search-cost/search_cost.json)
 READER_AT_TIME_LIMIT = f"{READER_STRONGEST}:worlds=2048"
 #: the strongest player against that reader at equal cost, head to head
 EQUAL_COST_COMMAND = (f"bergen-sim compare --policies {AT_TIME_LIMIT},{READER_AT_TIME_LIMIT} --matches 2000 "
-                      "--seed 20261224 --adjust luck --json > docs/time_limit_reader_2048.json")
-#: how docs/analyzer_players.json is made: every analyzer engine on the decisions of real games
-ANALYZER_COMMAND = ("python tools/measure_analyzer.py --matches 20 --player reader --player ismcts --player pimc "
-                    "--out docs/analyzer_players.json")
+                      "--seed 20261224 --adjust luck --json > research/analyzer-engine/time_limit_reader_2048.json")
+#: how research/analyzer-engine/analyzer_players.json is made: every analyzer engine on the decisions of real games
+ANALYZER_COMMAND = ("python research/analyzer-engine/measure.py --matches 20 --player reader --player ismcts --player pimc "
+                    "--out research/analyzer-engine/analyzer_players.json")
 
 #: AT_TIME_LIMIT with more players, on the search table's deals: (docs/NAME.json, compare's game flags, title)
 TIME_LIMIT_GAMES = (("time_limit_3_players", "--players 3 ", "with 3 players"),
@@ -227,21 +236,21 @@ TIME_LIMIT_GAMES = (("time_limit_3_players", "--players 3 ", "with 3 players"),
 STEERED_GAMES = (("steered_3_players", "--players 3 ", "with 3 players"),
                  ("steered_partnerships", "--players 4 --partnerships ", "in partnerships of 4"))
 
-#: how docs/search_cost.json is made (every player docs/pimc.md and docs/policies.md quote, in one run)
+#: how research/search-cost/search_cost.json is made (every player docs/pimc.md and docs/policies.md quote, in one run)
 SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py " + " ".join(
     f"--policy {p}" for p in dict.fromkeys((  # each once: the raced trial is AT_TIME_LIMIT
         "pimc", "pimc:worlds=128", "pimc:worlds=256", "ismcts", "reader", "ismcts:iterations=2000",
         "ismcts:leaves=50", STRONGEST, BUDGET_PLAYER, UNSETTLED_PLAYER, *TIME_LIMIT_TRIALS.values(),
         UCB_AT_TIME_LIMIT, AT_TIME_LIMIT, READER_AT_TIME_LIMIT, *RACE_TRIALS.values(),
-        *PRIOR_TRIALS.values()))) + " --out docs/search_cost.json")
+        *PRIOR_TRIALS.values()))) + " --out research/search-cost/search_cost.json")
 
 
 def _pimc_cost(root: Path) -> str:
-    cost, bench = _json(root, "docs/search_cost.json"), _json(root, "benchmarks/results.json")
+    cost, bench = _json(root, "research/search-cost/search_cost.json"), _json(root, "benchmarks/results.json")
     if cost is None or not {"pimc", "pimc:worlds=128"} <= set(cost["runs"]):
-        return _missing("search cost in `docs/search_cost.json`",
+        return _missing("search cost in `research/search-cost/search_cost.json`",
                         SEARCH_COST_COMMAND)
-    text = (f"**Cost** (`benchmarks/search_cost.py`, `docs/search_cost.json`: `pimc` in both seats of 2-player "
+    text = (f"**Cost** (`benchmarks/search_cost.py`, `research/search-cost/search_cost.json`: `pimc` in both seats of 2-player "
             f"matches, CPU time of one process per decision with two or more legal moves, on a shared 2-core "
             f"machine): with its defaults `pimc` takes {_cost_row(cost, 'pimc')}; with 128 worlds "
             f"{_cost_row(cost, 'pimc:worlds=128')}. The cost grows about linearly in `worlds` and roughly in the number "
@@ -254,9 +263,9 @@ def _pimc_cost(root: Path) -> str:
 
 
 def _match_value(root: Path) -> str:
-    data = _json(root, "docs/match_value.json")
+    data = _json(root, "research/match-value/match_value.json")
     if data is None:
-        return _missing("match-value measurement in `docs/match_value.json`", "python tools/measure_match_value.py")
+        return _missing("match-value measurement in `research/match-value/match_value.json`", "python research/match-value/measure.py")
     two = next(b for b in data["builds"] if b["players"] == 2)
     exact = [b for b in data["builds"] if b.get("kind", "exact") == "exact"]
     pooled = [b for b in data["builds"] if b.get("kind", "exact") != "exact"]
@@ -272,7 +281,7 @@ def _match_value(root: Path) -> str:
     lines = [
         f"For two sides to {two['target']}, {two['hands_per_state']:,} hands per score give a sampling error of "
         f"about ±{0.5 / math.sqrt(two['hands_per_state']):.3f} per score before the backward pass averages it. "
-        f"Building a table (`python tools/measure_match_value.py`, `docs/match_value.json`, measured "
+        f"Building a table (`python research/match-value/measure.py`, `research/match-value/match_value.json`, measured "
         f"{data['created'][:10]} on a shared 2-core machine, the kernel already compiled) took {times}; it is "
         f"built once per rules, base policy and version of the engine and policy code and is cached in "
         f"`$BERGEN_SIM_CACHE_DIR/match_value`. Some values (standard rules, 2 players, base {data['base']}):",
@@ -294,13 +303,13 @@ def _example(root: Path, name: str) -> str:
 
 
 def _duplicate_gain(root: Path) -> str:
-    data = _json(root, "docs/duplicate_gain.json")
+    data = _json(root, "research/duplicate-deals/duplicate_gain.json")
     if data is None:
-        return _missing("measurement in `docs/duplicate_gain.json`", "python tools/measure_duplicate_gain.py")
+        return _missing("measurement in `research/duplicate-deals/duplicate_gain.json`", "python research/duplicate-deals/measure.py")
     lines = [
         f"M = {data['deal_sets']:,} deal sets per design, seeds {', '.join(str(s) for s in data['seeds'])}, "
-        f"standard rules, averaged over the seeds (`python tools/measure_duplicate_gain.py`, "
-        f"`docs/duplicate_gain.json`):",
+        f"standard rules, averaged over the seeds (`python research/duplicate-deals/measure.py`, "
+        f"`research/duplicate-deals/duplicate_gain.json`):",
         "",
         "| pair, table | matches per design | win rate | win-rate half-width dup. / indep. | ratio "
         "| margin half-width dup. / indep. | ratio |",
@@ -334,7 +343,7 @@ def _narrow(ratio: float) -> tuple[str, str]:
 
 
 def _luck_table(root: Path):
-    return _json(root, "docs/luck_gain.json")
+    return _json(root, "research/luck-adjustment/luck_gain.json")
 
 
 def _luck_game(r: dict, joiner: str = ", ") -> str:
@@ -356,7 +365,7 @@ def _luck_adjusted(data: dict) -> str:
 
 def _ratio_interval(r: dict) -> str:
     """', 95% interval 0.44 to 0.55' of a luck row's win-rate ratio, when the run recorded one (the bootstrap of
-    ``tools/measure_luck.py``; earlier rows have none)."""
+    ``research/luck-adjustment/measure.py``; earlier rows have none)."""
     w = r["win_rate"]
     return f", 95% interval {w['ratio_low']:.2f} to {w['ratio_high']:.2f}" if "ratio_low" in w else ""
 
@@ -385,9 +394,9 @@ def _pm(value: float, half: float, digits: int) -> str:
     return f"{value:.{digits}f} ± {half:.{digits}f}"
 
 
-_LUCK_MISSING = ("measurement in `docs/luck_gain.json`",
-                 "python tools/measure_luck.py --policies expert,greedy --matches 500 --seed 14 "
-                 "--out docs/luck_gain.json")
+_LUCK_MISSING = ("measurement in `research/luck-adjustment/luck_gain.json`",
+                 "python research/luck-adjustment/measure.py --policies expert,greedy --matches 500 --seed 14 "
+                 "--out research/luck-adjustment/luck_gain.json")
 
 
 def _luck_gain(root: Path) -> str:
@@ -402,7 +411,7 @@ def _luck_gain(root: Path) -> str:
     rows, before = defaults(luck.DECISION_RUNS), defaults(0)
     lines = [f"Default settings of the adjustment ({luck.ROLLOUTS} play-outs per position, {luck.DEAL_SAMPLES} "
              f"sampled deals per hand, {luck.DECISION_RUNS} runs of a seat's own policy per decision); "
-             f"`python tools/measure_luck.py ... --out docs/luck_gain.json`:", "",
+             f"`python research/luck-adjustment/measure.py ... --out research/luck-adjustment/luck_gain.json`:", "",
              "| pair | table | seed | deal sets (matches) | win rate raw | adjusted | ratio | margin raw | adjusted "
              "| ratio |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -507,7 +516,7 @@ def _luck_gain(root: Path) -> str:
                                                  o["models"].items())
                                        + f" {o['win_rate']['ratio']:.2f} (margin {o['margin']['ratio']:.2f})"
                                        for o in wrong)
-                      + " (`tools/measure_luck.py --model NAME=MODEL`, as `compare --luck-model` plays it)."]
+                      + " (`research/luck-adjustment/measure.py --model NAME=MODEL`, as `compare --luck-model` plays it)."]
     return "\n".join(lines)
 
 
@@ -650,9 +659,9 @@ SEARCH_COST_ROWS = ("pimc", "ismcts", "reader", "pimc:worlds=256", "ismcts:itera
 
 
 def _search_cost(root: Path) -> str:
-    cost = _json(root, "docs/search_cost.json")
+    cost = _json(root, "research/search-cost/search_cost.json")
     if cost is None or not {"pimc", "ismcts", "reader"} <= set(cost["runs"]):
-        return _missing("search cost of pimc, ismcts and reader in `docs/search_cost.json`",
+        return _missing("search cost of pimc, ismcts and reader in `research/search-cost/search_cost.json`",
                         SEARCH_COST_COMMAND)
     runs = cost["runs"]
     return (f"**Cost** (`{SEARCH_COST_COMMAND}`: "
@@ -679,15 +688,15 @@ def _plugin_startup(root: Path) -> str:
 
 
 def _expert_weights(root: Path) -> str:
-    data = _json(root, "docs/expert_weights.json")
+    data = _json(root, "research/expert-weights/expert_weights.json")
     if data is None:
-        return _missing("head-to-head of expert's weight sets in `docs/expert_weights.json`",
-                        "python tools/measure_expert_weights.py")
+        return _missing("head-to-head of expert's weight sets in `research/expert-weights/expert_weights.json`",
+                        "python research/expert-weights/measure.py")
     rows = ["| game | layout | `expert:weights=spinner` wins against `expert` | deal sets |", "|---|---|---|---|"]
     for title, r in data["games"].items():
         rows.append(f"| {title} | {'spinner' if r['spinner'] else 'line'} | "
                     f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | {int(r['deal_sets']):,} |")
-    return (f"Match-win share of the re-tuned weights against `expert`'s (`python tools/measure_expert_weights.py "
+    return (f"Match-win share of the re-tuned weights against `expert`'s (`python research/expert-weights/measure.py "
             f"--matches {data['deal_sets_per_game']}`, seed {data['seed']}; duplicate deals, every seat rotation, "
             f"95% intervals over deal sets, not corrected for the {len(data['games'])} games):\n\n"
             + "\n".join(rows))
@@ -705,10 +714,10 @@ def _family(estimates, ses) -> dict:
 
 
 def _search_strength(root: Path) -> str:
-    data = _json(root, "docs/search_strength.json")
+    data = _json(root, "research/search-strength/search_strength.json")
     if data is None:
-        return _missing("measurement of the search players against pimc in `docs/search_strength.json`",
-                        "python tools/measure_search.py")
+        return _missing("measurement of the search players against pimc in `research/search-strength/search_strength.json`",
+                        "python research/search-strength/measure.py")
     rows = [(title, name, r) for title, game in data["games"].items() for name, r in game["challengers"].items()]
     lo = [r["adjusted_win_rate_low"] for _, _, r in rows]
     hi = [r["adjusted_win_rate_high"] for _, _, r in rows]
@@ -726,7 +735,7 @@ def _search_strength(root: Path) -> str:
     below = [f"`{rows[k][1]}`" for k in two if 0.5 + family["adj_hi"][k] < GOAL_AGAINST_PIMC]
     return (f"Match-win share of each search player against `{data['opponent']}` at its defaults, each "
             f"challenger at the settings its name gives "
-            f"(`python tools/measure_search.py`, seed {data['seed']}; duplicate deals, every seat rotation, 95% "
+            f"(`python research/search-strength/measure.py`, seed {data['seed']}; duplicate deals, every seat rotation, 95% "
             f"intervals over deal sets; {_luck_adjusted(data)} as in compare.md on the same matches; the "
             f"simultaneous interval widens the adjusted one for the {family['m']} comparisons (Bonferroni): all of them hold together at least 95% of the time):\n\n"
             + "\n".join(lines)
@@ -738,12 +747,12 @@ def _search_strength(root: Path) -> str:
 
 def _ismcts_check(root: Path) -> str:
     """The strongest search player against pimc again, on fresh deals and more of them: is 55% ruled out?"""
-    data = _json(root, "docs/ismcts_check.json")
+    data = _json(root, "research/search-strength/ismcts_check.json")
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")  # the file says how it was run
     command = (f"bergen-sim compare --policies ismcts,pimc --matches {deal_sets} --seed {seed} --adjust luck --json "
-               "> docs/ismcts_check.json")
+               "> research/search-strength/ismcts_check.json")
     if data is None:
-        return _missing("second measurement of `ismcts` against `pimc` in `docs/ismcts_check.json`", command)
+        return _missing("second measurement of `ismcts` against `pimc` in `research/search-strength/ismcts_check.json`", command)
     (r,) = [p for p in data["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "pimc"]
     top = max(r["win_rate_high"], r["adjusted_win_rate_high"])  # the higher of the two intervals' upper ends
     verdict = (f"Both intervals lie below {GOAL_AGAINST_PIMC:.0%}: at its defaults `ismcts` falls short of that share "
@@ -764,13 +773,13 @@ COST_LIMIT_MS = 5.0
 
 def _endgame_check(root: Path) -> str:
     """ismcts with solved ends of hands against pimc, on the deals of the ismcts check: stronger, at what cost?"""
-    data, base, cost = (_json(root, f"docs/{name}.json") for name in ("endgame_check", "ismcts_check", "search_cost"))
+    data, base, cost = (_json(root, record(name)) for name in ("endgame_check", "ismcts_check", "search_cost"))
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
     command = (f"bergen-sim compare --policies {ENDGAME_PLAYER},pimc --matches {deal_sets} --seed {seed} --json "
-               "> docs/endgame_check.json")
+               "> research/search-strength/endgame_check.json")
     if data is None or base is None or cost is None or ENDGAME_PLAYER not in cost["runs"]:
-        return _missing(f"`{ENDGAME_PLAYER}` against `pimc` in `docs/endgame_check.json` and its cost in "
-                        "`docs/search_cost.json`", command)
+        return _missing(f"`{ENDGAME_PLAYER}` against `pimc` in `research/search-strength/endgame_check.json` and its cost in "
+                        "`research/search-cost/search_cost.json`", command)
     (r,) = [p for p in data["pairs"] if p["policy"] == ENDGAME_PLAYER and p["opponent"] == "pimc"]
     (d,) = [p for p in base["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "pimc"]
     same = (base["deal_sets"], base["seed"]) == (deal_sets, seed)
@@ -787,11 +796,11 @@ def _endgame_check(root: Path) -> str:
             f" (two separate runs against the same opponent, not a paired comparison of the two), and {verdict}. It "
             f"costs {_cost_row(cost, ENDGAME_PLAYER)}, {ratio:.1f} times the default's, {limit} the "
             f"{COST_LIMIT_MS:g} ms a decision may take.")
-    duel = _json(root, "docs/endgame_head_to_head.json")
+    duel = _json(root, "research/search-strength/endgame_head_to_head.json")
     if duel is None:
         return text
     return text + " Head to head, the paired test of the two " + _head_to_head(
-        duel, ENDGAME_PLAYER, "ismcts", "docs/endgame_head_to_head.json") + "."
+        duel, ENDGAME_PLAYER, "ismcts", "research/search-strength/endgame_head_to_head.json") + "."
 
 
 def _head_to_head(data: dict, policy: str, opponent: str, out: str) -> str:
@@ -812,23 +821,23 @@ def _analyze_engine(root: Path) -> str:
     """Which search ranks the moves in ``analyze`` and ``review``: the players head to head (at their defaults, the
     strongest against analyze's former reading, and the two at equal cost), then both as analyzers of the same
     decisions of real games (agreement and cost)."""
-    data = _json(root, "docs/ismcts_reader.json")
+    data = _json(root, "research/analyzer-engine/ismcts_reader.json")
     command = "bergen-sim compare --policies ismcts,reader --matches 1000 --seed 20261205 --json > " \
-              "docs/ismcts_reader.json"
+              "research/analyzer-engine/ismcts_reader.json"
     if data is None:
-        return _missing("`ismcts` against `reader` in `docs/ismcts_reader.json`", command)
-    text = "Head to head at their defaults " + _head_to_head(data, "ismcts", "reader", "docs/ismcts_reader.json") + "."
+        return _missing("`ismcts` against `reader` in `research/analyzer-engine/ismcts_reader.json`", command)
+    text = "Head to head at their defaults " + _head_to_head(data, "ismcts", "reader", "research/analyzer-engine/ismcts_reader.json") + "."
     runs = {}
     for name, opponent, how in (("time_limit_reader", READER_STRONGEST, TIME_LIMIT_READER_COMMAND),
                                 ("time_limit_reader_2048", READER_AT_TIME_LIMIT, EQUAL_COST_COMMAND)):
-        run = _json(root, f"docs/{name}.json")
+        run = _json(root, record(name))
         if run is None:
-            return text + " " + _missing(f"`{AT_TIME_LIMIT}` against `{opponent}` in `docs/{name}.json`", how)
+            return text + " " + _missing(f"`{AT_TIME_LIMIT}` against `{opponent}` in `{record(name)}`", how)
         (r,) = [p for p in run["pairs"] if p["policy"] == AT_TIME_LIMIT and p["opponent"] == opponent]
         runs[name] = (run, r, how)
-    cost = _json(root, "docs/search_cost.json")
+    cost = _json(root, "research/search-cost/search_cost.json")
     if cost is None or not {AT_TIME_LIMIT, READER_AT_TIME_LIMIT} <= set(cost["runs"]):
-        return text + " " + _missing("the cost of both players in `docs/search_cost.json`", SEARCH_COST_COMMAND)
+        return text + " " + _missing("the cost of both players in `research/search-cost/search_cost.json`", SEARCH_COST_COMMAND)
 
     def against(name: str) -> str:
         run, r, how = runs[name]
@@ -843,15 +852,15 @@ def _analyze_engine(root: Path) -> str:
                 "below 50%" if r["adjusted_win_rate_high"] < 0.5 else "no difference shown")
 
     ms = {p: cost["runs"][p]["ms_per_decision"] for p in (AT_TIME_LIMIT, READER_AT_TIME_LIMIT)}
-    text += (f" The raced tree search at the time limit, `{AT_TIME_LIMIT}` (`ismcts.AT_TIME_LIMIT`, below, before its "
+    text += (f" The raced tree search at the time limit, `{AT_TIME_LIMIT}` (`ismcts.AT_TIME_LIMIT` of the time-limit study, before its "
              "replies were steered), against "
              f"`{READER_STRONGEST}`, the reading of `reader` {against('time_limit_reader')} ({verdict('time_limit_reader')}); "
              f"against that reading with the worlds that cost as much per decision, `{READER_AT_TIME_LIMIT}` "
              f"({ms[READER_AT_TIME_LIMIT]:.2f} ms per decision against {ms[AT_TIME_LIMIT]:.2f}, "
-             f"`docs/search_cost.json`) {against('time_limit_reader_2048')} ({verdict('time_limit_reader_2048')}).")
-    players = _json(root, "docs/analyzer_players.json")
+             f"`research/search-cost/search_cost.json`) {against('time_limit_reader_2048')} ({verdict('time_limit_reader_2048')}).")
+    players = _json(root, "research/analyzer-engine/analyzer_players.json")
     if players is None:
-        return text + " " + _missing("the analyzers on real decisions in `docs/analyzer_players.json`",
+        return text + " " + _missing("the analyzers on real decisions in `research/analyzer-engine/analyzer_players.json`",
                                      ANALYZER_COMMAND)
     s = players["summary"]
     tree, flat = s["players"]["ismcts"], s["players"]["reader"]
@@ -877,7 +886,7 @@ def _analyze_engine(root: Path) -> str:
     return text + (
         "the tree search wins more, at the defaults' cost and at equal cost, so `analyze`, `review` and the hints "
         "of `play` rank moves with it by default (`--player ismcts`), the other seats' replies steered as "
-        "`ismcts.STEERED` steers them (\"Steering the other seats' replies\", below); `--player reader` gives the "
+        "`ismcts.STEERED` steers them (the time-limit study); `--player reader` gives the "
         "former ranking, "
         f"in {flat['cpu_s_per_decision']['mean'] / tree['cpu_s_per_decision']['mean']:.2f} times the time per "
         "decision." if better else
@@ -887,13 +896,13 @@ def _analyze_engine(root: Path) -> str:
 
 def _search_saturation(root: Path) -> str:
     """Does more of ismcts's own search buy strength?  Four times its iterations against the default, paired."""
-    data = _json(root, "docs/ismcts_iterations.json")
+    data = _json(root, "research/search-strength/ismcts_iterations.json")
     if data is None:
-        return _missing("`ismcts:iterations=4000` against `ismcts` in `docs/ismcts_iterations.json`",
+        return _missing("`ismcts:iterations=4000` against `ismcts` in `research/search-strength/ismcts_iterations.json`",
                         "bergen-sim compare --policies ismcts:iterations=4000,ismcts --matches 1000 --seed 20261206 "
-                        "--json > docs/ismcts_iterations.json")
+                        "--json > research/search-strength/ismcts_iterations.json")
     (policy,) = {p["policy"] for p in data["pairs"]} - {"ismcts"}
-    return ("**More search** " + _head_to_head(data, policy, "ismcts", "docs/ismcts_iterations.json")
+    return ("**More search** " + _head_to_head(data, policy, "ismcts", "research/search-strength/ismcts_iterations.json")
             + ". Four times the iterations, at about four times the cost per decision (linear in them), are "
             "not shown to win more.")
 
@@ -905,15 +914,15 @@ def _share(r: dict) -> str:
 
 def _imitation(root: Path) -> str:
     """expert's weights fitted to a search's choices: is there a better linear play-out policy?"""
-    data = _json(root, "docs/imitation.json")
+    data = _json(root, "research/imitation/imitation.json")
     if data is None:
-        return _missing("imitation measurement in `docs/imitation.json`",
-                        "python tools/measure_imitation.py --out docs/imitation.json")
+        return _missing("imitation measurement in `research/imitation/imitation.json`",
+                        "python research/imitation/measure.py --out research/imitation/imitation.json")
     weights = lambda w: ", ".join(f"{name} {x:g}" for name, x in zip(data["features"], w))  # noqa: E731
     d = data["agreement_difference"]
     shown = d["low"] > 0 or d["high"] < 0
-    return (f"**Imitating the search** (`{data['command'].replace(' --out docs/imitation.json', '')} --out "
-            f"docs/imitation.json`): `{data['searcher']}` played every seat of {data['matches']:,} 2-player matches "
+    return (f"**Imitating the search** (`{data['command'].replace(' --out research/imitation/imitation.json', '')} --out "
+            f"research/imitation/imitation.json`): `{data['searcher']}` played every seat of {data['matches']:,} 2-player matches "
             f"(seed {data['seed']}); `expert`'s five features, fitted to its {data['decisions_fitted']:,} decisions "
             f"in the even matches by a conditional logit, give the weights "
             f"{weights(round(x, 2) for x in data['fitted_weights'])} (divided by the points weight), against "
@@ -948,10 +957,10 @@ def _points(x: float) -> str:
 
 
 def _partner_model(root: Path) -> str:
-    data = _json(root, "docs/partner_model.json")
+    data = _json(root, "research/partner-model/partner_model.json")
     if data is None:
-        return _missing("measurement of pimc's partner setting in `docs/partner_model.json`",
-                        "python tools/measure_partner.py")
+        return _missing("measurement of pimc's partner setting in `research/partner-model/partner_model.json`",
+                        "python research/partner-model/measure.py")
     rows = data["rows"]
     diff = [r["difference"] for r in rows]
     family = _family([d["mean"] for d in diff], se_from_interval([d["low"] for d in diff], [d["high"] for d in diff]))
@@ -972,7 +981,7 @@ def _partner_model(root: Path) -> str:
             bound = max(abs(adj[0]), abs(adj[1]))
             said.append(f"with a `{r['partner']}` partner the difference is not shown (its simultaneous interval "
                         f"contains 0 and rules out an effect larger than {100 * bound:.1f} points either way)")
-    return (f"`python tools/measure_partner.py` (`docs/partner_model.json`): {data['players']} players in "
+    return (f"`python research/partner-model/measure.py` (`research/partner-model/partner_model.json`): {data['players']} players in "
             f"partnerships, `pimc` at seat 0 with a weaker partner at seat 2 against `{data['opponent']}` at seats 1 "
             f"and 3; each variant plays the same {int(data['matches']):,} matches (seed {data['seed']}: the same "
             f"keyed deals), so the difference is paired over matches; side 0's match-win rate with 95% intervals, "
@@ -996,10 +1005,10 @@ def _hot_loop(root: Path) -> str:
 
 def _clairvoyance(root: Path) -> str:
     """What seeing the hidden tiles is worth: the ceiling of better inference for pimc's search."""
-    data = _json(root, "docs/clairvoyance.json")
+    data = _json(root, "research/clairvoyance/clairvoyance.json")
     if data is None:
-        return _missing("the clairvoyant's share in `docs/clairvoyance.json`",
-                        "python tools/measure_clairvoyance.py --out docs/clairvoyance.json")
+        return _missing("the clairvoyant's share in `research/clairvoyance/clairvoyance.json`",
+                        "python research/clairvoyance/measure.py --out research/clairvoyance/clairvoyance.json")
     lo, hi = data["win_share_ci95"]
     return (f"**What the hidden tiles are worth** (`{data['command']}`: {data['deal_sets']:,} deal sets of "
             f"2-player matches, each with the clairvoyant in either seat, seed {data['seed']}; "
@@ -1009,26 +1018,26 @@ def _clairvoyance(root: Path) -> str:
             f"hidden hands is worth {100 * (data['win_share'] - 0.5):.1f} points [{100 * (lo - 0.5):.1f}, "
             f"{100 * (hi - 0.5):.1f}] of match-win share to `pimc`'s search. No reading of the plays can know more, "
             "so that is the ceiling of what better inference alone can give it, several times what any search "
-            "setting above gains.")
+            "setting gains (the search-strength and time-limit studies).")
 
 class _GoalRun(NamedTuple):
     """A run of a player against pimc for issue 13's goal, with its cost per decision."""
 
     data: dict  # the compare run's JSON
     pair: dict  # the player's row against pimc
-    cost: dict  # docs/search_cost.json
+    cost: dict  # research/search-cost/search_cost.json
     ms: float  # the player's ms per decision
     command: str  # how the run is made
 
 
 def _goal_run(root: Path, policy: str, name: str, flags: str) -> _GoalRun | str:
     """``policy`` against pimc (``docs/NAME.json``) with its cost, or the text saying how to make what is missing."""
-    data, cost = _json(root, f"docs/{name}.json"), _json(root, "docs/search_cost.json")
+    data, cost = _json(root, record(name)), _json(root, "research/search-cost/search_cost.json")
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
     command = (f"bergen-sim compare --policies {policy},pimc --matches {deal_sets} --seed {seed} {flags}"
-               f"--json > docs/{name}.json")
+               f"--json > {record(name)}")
     if data is None or cost is None or policy not in cost["runs"]:
-        return _missing(f"`{policy}` against `pimc` in `docs/{name}.json` and its cost in `docs/search_cost.json`",
+        return _missing(f"`{policy}` against `pimc` in `{record(name)}` and its cost in `research/search-cost/search_cost.json`",
                         command)
     (r,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
     return _GoalRun(data, r, cost, cost["runs"][policy]["ms_per_decision"], command)
@@ -1040,8 +1049,8 @@ def _inference_model(root: Path) -> str:
     if isinstance(run, str):
         return run
     data, r, cost, command = run.data, run.pair, run.cost, run.command
-    table = _json(root, "docs/search_strength.json")
-    fit = _json(root, "docs/imitation_pimc.json")
+    table = _json(root, "research/search-strength/search_strength.json")
+    fit = _json(root, "research/imitation/imitation_pimc.json")
     text = ""
     if fit:
         text = (f"**Fitted**: a conditional logit of `{fit['searcher']}`'s choices on `expert`'s five features "
@@ -1059,18 +1068,18 @@ def _inference_model(root: Path) -> str:
             f"{data['matches']:,} matches against `pimc`, {_luck_adjusted(data)} "
             f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, "
             f"at {_cost_row(cost, STRONGEST)}.")
-    pair = _json(root, "docs/ismcts_model_head_to_head.json")
+    pair = _json(root, "research/imitation/ismcts_model_head_to_head.json")
     if pair:
         text += " Head to head against the default " + _head_to_head(pair, STRONGEST, "ismcts",
-                                                                      "docs/ismcts_model_head_to_head.json") + "."
-    reading = _json(root, "docs/reader_model_head_to_head.json")
+                                                                      "research/imitation/ismcts_model_head_to_head.json") + "."
+    reading = _json(root, "research/imitation/reader_model_head_to_head.json")
     if reading:
         (challenger,) = {p["policy"] for p in reading["pairs"]} - {"reader"}
         text += (" The same model in `reader`, head to head against the default `reader` "
-                 + _head_to_head(reading, challenger, "reader", "docs/reader_model_head_to_head.json") + ".")
+                 + _head_to_head(reading, challenger, "reader", "research/imitation/reader_model_head_to_head.json") + ".")
     two = (table or {}).get("games", {}).get("2 players", {}).get("challengers", {}).get(STRONGEST)
     if two:
-        text += (f" On the deals of the table above (seed {table['seed']}, {int(two['deal_sets']):,} deal sets) it "
+        text += (f" On the deals of the search-strength table (seed {table['seed']}, {int(two['deal_sets']):,} deal sets) it "
                  f"won {_rate(two['win_rate'], two['win_rate_low'], two['win_rate_high'])}.")
     return text + (f" The goal ({GOAL_AGAINST_PIMC:.0%} or more of 2-player matches against `pimc`, the interval "
                    f"above 50%, at most {COST_LIMIT_MS:g} ms per decision) is " + _goal_verdict(run))
@@ -1114,32 +1123,32 @@ def _budget_check(root: Path) -> str:
 
 def _settled_stop(root: Path) -> str:
     """What ismcts's settled stop saves: the budget player timed with and without it on the same matches."""
-    cost = _json(root, "docs/search_cost.json")
+    cost = _json(root, "research/search-cost/search_cost.json")
     if cost is None or not {BUDGET_PLAYER, UNSETTLED_PLAYER} <= set(cost["runs"]):
-        return _missing(f"cost of `{BUDGET_PLAYER}` with and without `settle=0` in `docs/search_cost.json`",
+        return _missing(f"cost of `{BUDGET_PLAYER}` with and without `settle=0` in `research/search-cost/search_cost.json`",
                         SEARCH_COST_COMMAND)
     on, off = cost["runs"][BUDGET_PLAYER], cost["runs"][UNSETTLED_PLAYER]
     same = "the same" if on["decisions"] == off["decisions"] else "not the same number of"
-    return (f"**Stopping once the move is settled** (`docs/search_cost.json`, the cost run below): with the stop, "
+    return (f"**Stopping once the move is settled** (`research/search-cost/search_cost.json`): with the stop, "
             f"`{BUDGET_PLAYER}` took {_cost_row(cost, BUDGET_PLAYER)}; without it (`settle=0`), "
             f"{_cost_row(cost, UNSETTLED_PLAYER)}: {on['ms_per_decision'] / off['ms_per_decision']:.2f} times the "
             f"time, for {same} decisions in the same matches (the stop changes no move: "
-            "`tests/test_search_players.py` checks it). Its strength against `pimc` above, measured before the "
+            "`tests/test_search_players.py` checks it). Its strength against `pimc`, measured before the "
             "stop existed, holds unchanged.")
 
 
 def _time_limit(root: Path) -> str:
     """The exploratory runs at the time limit on one set of deals, and the chosen player's check on fresh deals."""
-    trials = {name: _json(root, f"docs/time_limit_trials/{name}.json") for name in TIME_LIMIT_TRIALS}
-    cost = _json(root, "docs/search_cost.json") or {"runs": {}}
+    trials = {name: _json(root, f"research/time-limit/trials/{name}.json") for name in TIME_LIMIT_TRIALS}
+    cost = _json(root, "research/search-cost/search_cost.json") or {"runs": {}}
     text = ""
     if all(trials.values()):
         first = trials["base"]
         rows = [_trial_row(trials[name], policy, cost)[0] for name, policy in TIME_LIMIT_TRIALS.items()]
         text = (f"**Exploratory runs** (`bergen-sim compare --policies P,pimc --matches {first['deal_sets']} --seed "
-                f"{first['seed']} --adjust luck --json > docs/time_limit_trials/NAME.json`, each on the same "
+                f"{first['seed']} --adjust luck --json > research/time-limit/trials/NAME.json`, each on the same "
                 f"{first['deal_sets']:,} deal sets in both seat orders, {first['matches']:,} matches; "
-                f"{_luck_adjusted(first)}; ms per decision from `docs/search_cost.json`):\n\n"
+                f"{_luck_adjusted(first)}; ms per decision from `research/search-cost/search_cost.json`):\n\n"
                 "| player | wins against `pimc` | luck-adjusted | ms per decision |\n|---|---|---|---|\n"
                 + "\n".join(rows) + f"\n\nThese {len(rows)} runs are on one set of deals, unadjusted for "
                 "the comparisons: they "
@@ -1173,13 +1182,13 @@ _TRIALS_HEADER = "| player | wins against `pimc` | luck-adjusted | ms per decisi
 
 def _trials(root: Path, trials: dict, what: str) -> _Trials | str:
     """The runs of ``trials`` (file name -> policy) beside AT_TIME_LIMIT's, or the text saying what is missing."""
-    runs = {name: _json(root, f"docs/time_limit_trials/{name}.json") for name in ("race", *trials)}
+    runs = {name: _json(root, f"research/time-limit/trials/{name}.json") for name in ("race", *trials)}
     missing = [name for name, data in runs.items() if data is None]
     if missing:
-        return _missing(f"{what} in `docs/time_limit_trials/{missing[0]}.json`",
+        return _missing(f"{what} in `research/time-limit/trials/{missing[0]}.json`",
                         "bergen-sim compare --policies P,pimc --matches 2000 --seed 20261220 --adjust luck --json > "
-                        f"docs/time_limit_trials/{missing[0]}.json")
-    cost = _json(root, "docs/search_cost.json") or {"runs": {}}
+                        f"research/time-limit/trials/{missing[0]}.json")
+    cost = _json(root, "research/search-cost/search_cost.json") or {"runs": {}}
     row, chosen = _trial_row(runs["race"], AT_TIME_LIMIT, cost)
     rows, records = [row], {}
     for name, policy in trials.items():
@@ -1278,12 +1287,12 @@ def _more_players(root: Path, policy: str, games: tuple) -> str:
     search table's deals; the runs not made yet are left out."""
     said = []
     for name, flags, title in games:
-        data = _json(root, f"docs/{name}.json")
+        data = _json(root, record(name))
         if data is None:
             continue
         (g,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
         said.append(f"{title} (`bergen-sim compare {flags}--policies {policy},pimc --matches "
-                    f"{data['deal_sets']} --seed {data['seed']} --adjust luck --json > docs/{name}.json`, "
+                    f"{data['deal_sets']} --seed {data['seed']} --adjust luck --json > {record(name)}`, "
                     f"{data['deal_sets']:,} deal sets in every seat rotation) it won "
                     f"{_rate(g['win_rate'], g['win_rate_low'], g['win_rate_high'])} of {data['matches']:,} matches, "
                     f"{_luck_adjusted(data)} "
@@ -1292,7 +1301,7 @@ def _more_players(root: Path, policy: str, games: tuple) -> str:
                        ", not shown to differ from half"))
     if not said:
         return ""
-    return (" On the deals of the search table above, " + "; ".join(said)
+    return (" On the deals of the search-strength table, " + "; ".join(said)
             + " (each against `pimc` in the other seats; not adjusted for the table's comparisons).")
 
 
