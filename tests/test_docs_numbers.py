@@ -109,7 +109,7 @@ def test_the_blocks_follow_their_files(tree):
     assert "highest luck-adjusted share is `reader`'s, 60.0% [58.0, 62.0]" in blocks["search-strength"]
     for name in docs_numbers.BLOCKS:
         assert blocks[name] != docs_numbers.render(ROOT)[name] or name in (
-            "analyze-example", "policies-strength", "plugin-startup"), name
+            "analyze-example", "policies-strength"), name
 
 
 def test_a_missing_file_quotes_nothing(tmp_path):

@@ -49,7 +49,6 @@ BLOCKS = {
     "policies-strength": ("docs/policies.md", "reports/strategy_table"),
     "policies-speed": ("docs/policies.md", "benchmarks/results.json"),
     "search-cost": ("docs/policies.md", "research/search-cost/search_cost.json"),
-    "plugin-startup": ("docs/policies.md", "benchmarks/results.json"),
     "expert-weights": ("research/expert-weights/README.md", "research/expert-weights/expert_weights.json"),
     "search-strength": ("research/search-strength/README.md", "research/search-strength/search_strength.json"),
     "ismcts-check": ("research/search-strength/README.md", "research/search-strength/ismcts_check.json"),
@@ -669,18 +668,6 @@ def _search_cost(root: Path) -> str:
             f"times `pimc` per decision and `reader` "
             f"{runs['reader']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} times (the policies may have been "
             f"timed in separate runs, on a machine whose load differs: see each one's load).")
-
-
-def _plugin_startup(root: Path) -> str:
-    bench = _json(root, "benchmarks/results.json")
-    if bench is None:
-        return _missing("benchmark results", "python benchmarks/run.py")
-    cold, warm = bench["startup"]["cold"], bench["startup"]["warm"]
-    return (f"`python benchmarks/run.py` measures it for a fresh `bergen-sim simulate --matches 1000` of built-in "
-            f"policies (`benchmarks/results.md`, \"Time to first result\"): with an empty cache "
-            f"{cold['wall_s']:.2f} s to the result, of which {cold['kernel_s']:.2f} s compiling the kernel; with a "
-            f"filled one {warm['wall_s']:.2f} s, of which {warm['kernel_s']:.2f} s loading it. A plug-in's first "
-            f"run compiles its own combination in the same way.")
 
 
 def _expert_weights(root: Path) -> str:
@@ -1314,7 +1301,6 @@ RENDER = {
     "policies-strength": _policies_strength,
     "policies-speed": _policies_speed,
     "search-cost": _search_cost,
-    "plugin-startup": _plugin_startup,
     "expert-weights": _expert_weights,
     "search-strength": _search_strength,
     "ismcts-check": _ismcts_check,
