@@ -13,7 +13,7 @@ EXTRA_MODULES = frozenset({"distributed", "dask", "pyspiel", "gymnasium"})
 
 #: the fast tier (`-m fast`): test modules whose tests compile no Numba kernel and start no process (the rules, the
 #: reference engine, traces, statistics, the docs' numbers, packaging), so they run in seconds on any cache
-FAST_MODULES = frozenset({"test_layers.py", "test_packaging.py", "test_readme_numbers.py", "test_reference_golden.py",
+FAST_MODULES = frozenset({"test_fill_numbers.py", "test_layers.py", "test_packaging.py", "test_readme_numbers.py", "test_reference_golden.py",
                           "test_reference_rules.py", "test_rules_settings.py", "test_safety_doc.py", "test_stats.py",
                           "test_trace_versions.py"})
 

@@ -33,7 +33,7 @@ def test_the_imitation_tool_fits_a_known_chooser_and_intervals_cover_matches():
     """measure_imitation's logit recovers the weights of a chooser that plays by them, its argmax agreement is 1
     there, and its interval over matches is the cluster (ratio) interval: wider when a match's decisions agree
     together than when they are independent."""
-    spec = importlib.util.spec_from_file_location("measure_imitation", BENCHMARKS.parent / "tools/measure_imitation.py")
+    spec = importlib.util.spec_from_file_location("measure_imitation", BENCHMARKS.parent / "research/imitation/measure.py")
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     rng = np.random.default_rng(3)
@@ -55,7 +55,7 @@ def test_the_imitation_tool_fits_a_known_chooser_and_intervals_cover_matches():
 def test_the_imitation_tool_counts_twins_as_one_move():
     """0-2 on either end of 0|0 is one move seen in a mirror: a chooser's pick of either is the first listed, so
     agreement is not lost to a coin flip between twins; a decision without twins keeps every index."""
-    spec = importlib.util.spec_from_file_location("measure_imitation", BENCHMARKS.parent / "tools/measure_imitation.py")
+    spec = importlib.util.spec_from_file_location("measure_imitation", BENCHMARKS.parent / "research/imitation/measure.py")
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     from bergen_sim.engine import layout as L
@@ -77,7 +77,7 @@ def test_the_imitation_tool_counts_twins_as_one_move():
 def test_the_analyzer_tool_counts_agreement_mirrors_and_cross_losses_per_match():
     """measure_analyzer: two analyzers agree when they pick the same move or its mirror; where they differ, each
     judge's loss for the other's pick is read from its own ranking; the first decision's time is kept apart."""
-    spec = importlib.util.spec_from_file_location("measure_analyzer", BENCHMARKS.parent / "tools/measure_analyzer.py")
+    spec = importlib.util.spec_from_file_location("measure_analyzer", BENCHMARKS.parent / "research/analyzer-engine/measure.py")
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
 
@@ -109,7 +109,7 @@ def test_the_clairvoyance_tool_plays_both_seat_orders_of_a_deal_set_reproducibly
     """A deal set is two matches (the clairvoyant in seat 0, then seat 1): its share is 0, 1/2 or 1, it decides
     at least once, and the same deal set plays the same way again (keyed streams, no hidden state)."""
     spec = importlib.util.spec_from_file_location("measure_clairvoyance",
-                                                  BENCHMARKS.parent / "tools/measure_clairvoyance.py")
+                                                  BENCHMARKS.parent / "research/clairvoyance/measure.py")
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     expert = tool.BASE_POLICIES.index("expert")
@@ -266,46 +266,46 @@ def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_pl
 
 
 @pytest.mark.parametrize("script, args, says", [
-    ("tools/measure_duplicate_gain.py", ["--matches", "0"], "--matches must be 1..10,000,000, not 0"),
-    ("tools/measure_duplicate_gain.py", ["--seeds", "1,a"], "--seeds '1,a': give whole numbers"),
-    ("tools/measure_duplicate_gain.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
-    ("tools/measure_expert_weights.py", ["--workers", "0"], "--workers must be 1..1,024, not 0"),
-    ("tools/measure_expert_weights.py", ["--out", "{tmp}"], "is a folder"),
-    ("tools/measure_lead_choice.py", ["--matches", "-1"], "--matches must be 1..10,000,000, not -1"),
-    ("tools/measure_lead_choice.py", ["--out", "x.txt"], "unknown file type '.txt'; use .json"),
-    ("tools/measure_partner.py", ["--matches", "0"], "--matches must be 1..100,000,000,000, not 0"),
-    ("tools/measure_partner.py", ["--seed", "-1"], "seed must be 0..18,446,744,073,709,551,615, not -1"),
-    ("tools/measure_match_value.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
-    ("tools/measure_luck.py", ["--policies", "greedy"], "give two policies"),
-    ("tools/measure_luck.py", ["--policies", "nosuch,random"], "unknown policy 'nosuch'"),
-    ("tools/measure_luck.py", ["--policies", "greedy,random", "--players", "3", "--partnerships"],
+    ("research/duplicate-deals/measure.py", ["--matches", "0"], "--matches must be 1..10,000,000, not 0"),
+    ("research/duplicate-deals/measure.py", ["--seeds", "1,a"], "--seeds '1,a': give whole numbers"),
+    ("research/duplicate-deals/measure.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
+    ("research/expert-weights/measure.py", ["--workers", "0"], "--workers must be 1..1,024, not 0"),
+    ("research/expert-weights/measure.py", ["--out", "{tmp}"], "is a folder"),
+    ("research/lead-choice/measure.py", ["--matches", "-1"], "--matches must be 1..10,000,000, not -1"),
+    ("research/lead-choice/measure.py", ["--out", "x.txt"], "unknown file type '.txt'; use .json"),
+    ("research/partner-model/measure.py", ["--matches", "0"], "--matches must be 1..100,000,000,000, not 0"),
+    ("research/partner-model/measure.py", ["--seed", "-1"], "seed must be 0..18,446,744,073,709,551,615, not -1"),
+    ("research/match-value/measure.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy"], "give two policies"),
+    ("research/luck-adjustment/measure.py", ["--policies", "nosuch,random"], "unknown policy 'nosuch'"),
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--players", "3", "--partnerships"],
      "partnerships need 4, 6 or 8 players"),
-    ("tools/measure_luck.py", ["--policies", "greedy,random", "--matches", "119"], "--matches must be 120..10,000,000"),
-    ("tools/measure_luck.py", ["--policies", "greedy,random", "--rollouts", "0"], "--rollouts must be 1..10,000"),
-    ("tools/measure_luck.py", ["--policies", "greedy,random", "--model", "expert=greedy"],
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--matches", "119"], "--matches must be 120..10,000,000"),
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--rollouts", "0"], "--rollouts must be 1..10,000"),
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--model", "expert=greedy"],
      "luck model 'expert': not one of the compared policies (greedy, random)"),
-    ("tools/measure_luck.py", ["--policies", "greedy,random", "--model", "greedy=ismcts"],
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--model", "greedy=ismcts"],
      "luck model greedy=ismcts: the play-outs can play random, first"),
-    ("tools/measure_luck.py", ["--policies", "greedy,random", "--model", "greedy=pimc:worlds=0"],
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--model", "greedy=pimc:worlds=0"],
      "luck model greedy=pimc:worlds=0: policy 'pimc:worlds=0': worlds must be a whole number in 1..100000"),
-    ("tools/measure_luck.py", ["--policies", "greedy,random", "--workers", "0"], "--workers must be 1..256"),
-    ("tools/measure_luck.py", ["--policies", "greedy,random", "--model", "greedy"], "give NAME=MODEL"),
-    ("tools/measure_luck.py", ["--policies", "greedy,random", "--out", "{tmp}/bad.json"], "cannot read it as JSON"),
-    ("tools/measure_imitation.py", ["--searcher", "nosuch"], "unknown policy 'nosuch'"),
-    ("tools/measure_imitation.py", ["--matches", "3"], "--matches must be 4..100,000"),
-    ("tools/measure_imitation.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
-    ("tools/measure_analyzer.py", ["--matches", "1"], "--matches must be 2..10,000"),
-    ("tools/measure_analyzer.py", ["--worlds", "0"], "--worlds must be 2..1,000,000"),
-    ("tools/measure_analyzer.py", ["--player", "ismcts"], "give two --player values or more"),
-    ("tools/measure_analyzer.py", ["--player", "expert"], "invalid choice: 'expert'"),
-    ("tools/measure_analyzer.py", ["--out", "{tmp}/x.txt"], ".json"),
-    ("tools/measure_clairvoyance.py", ["--opponent", "nosuch"], "unknown policy 'nosuch'"),
-    ("tools/measure_clairvoyance.py", ["--deal-sets", "1"], "--deal-sets must be 2..100,000"),
-    ("tools/measure_clairvoyance.py", ["--worlds", "0"], "--worlds must be 1..100,000"),
-    ("tools/measure_clairvoyance.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
-    ("tools/measure_search.py", ["--scale", "nan"], "--scale nan: give a number above 0"),
-    ("tools/measure_search.py", ["--scale", "0"], "--scale 0.0: give a number above 0"),
-    ("tools/measure_search.py", ["--out", "{tmp}/list.json"], "holds no 'games' of this tool"),
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--workers", "0"], "--workers must be 1..256"),
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--model", "greedy"], "give NAME=MODEL"),
+    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+    ("research/imitation/measure.py", ["--searcher", "nosuch"], "unknown policy 'nosuch'"),
+    ("research/imitation/measure.py", ["--matches", "3"], "--matches must be 4..100,000"),
+    ("research/imitation/measure.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+    ("research/analyzer-engine/measure.py", ["--matches", "1"], "--matches must be 2..10,000"),
+    ("research/analyzer-engine/measure.py", ["--worlds", "0"], "--worlds must be 2..1,000,000"),
+    ("research/analyzer-engine/measure.py", ["--player", "ismcts"], "give two --player values or more"),
+    ("research/analyzer-engine/measure.py", ["--player", "expert"], "invalid choice: 'expert'"),
+    ("research/analyzer-engine/measure.py", ["--out", "{tmp}/x.txt"], ".json"),
+    ("research/clairvoyance/measure.py", ["--opponent", "nosuch"], "unknown policy 'nosuch'"),
+    ("research/clairvoyance/measure.py", ["--deal-sets", "1"], "--deal-sets must be 2..100,000"),
+    ("research/clairvoyance/measure.py", ["--worlds", "0"], "--worlds must be 1..100,000"),
+    ("research/clairvoyance/measure.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+    ("research/search-strength/measure.py", ["--scale", "nan"], "--scale nan: give a number above 0"),
+    ("research/search-strength/measure.py", ["--scale", "0"], "--scale 0.0: give a number above 0"),
+    ("research/search-strength/measure.py", ["--out", "{tmp}/list.json"], "holds no 'games' of this tool"),
     ("tools/compare_trees.py", ["--old", "{tmp}", "--out", "{tmp}/out"], "not a bergen-sim source tree"),
     ("tools/compare_trees.py", ["--old", str(BENCHMARKS.parent), "--out", "{tmp}/out", "--only", "nosuch"],
      "no such configuration"),

@@ -1,4 +1,5 @@
-"""The measured numbers of docs/*.md agree with the files the code wrote (tools/docs_numbers.py)."""
+"""The measured numbers of docs/*.md and research/*/README.md agree with the files the code wrote
+(tools/docs_numbers.py)."""
 
 import importlib.util
 import json
@@ -13,6 +14,8 @@ docs_numbers = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(docs_numbers)
 
 DOCS = sorted({doc for doc, _ in docs_numbers.BLOCKS.values()})
+#: the studies of research/, each a folder with its notes page
+RESEARCH = sorted(path.parent.name for path in (ROOT / "research").glob("*/README.md"))
 
 
 @pytest.mark.parametrize("doc", DOCS)
@@ -39,9 +42,9 @@ def tree(tmp_path):
     """A copy of the files the blocks are made from, to change."""
     for relative in ("reports/skill_vs_luck", "reports/strategy_table", "docs/examples"):
         shutil.copytree(ROOT / relative, tmp_path / relative)
-    for relative in ("reports/skill_vs_luck.md", "benchmarks/results.json", "docs/search_cost.json",
-                     "docs/match_value.json", "docs/duplicate_gain.json", "docs/luck_gain.json",
-                     "docs/search_strength.json", "docs/ismcts_race_check.json", "docs/ismcts_prior_check.json"):
+    for relative in ("reports/skill_vs_luck.md", "benchmarks/results.json", "research/search-cost/search_cost.json",
+                     "research/match-value/match_value.json", "research/duplicate-deals/duplicate_gain.json", "research/luck-adjustment/luck_gain.json",
+                     "research/search-strength/search_strength.json", "research/time-limit/ismcts_race_check.json", "research/time-limit/ismcts_prior_check.json"):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / relative, tmp_path / relative)
     return tmp_path
@@ -76,19 +79,19 @@ def test_the_blocks_follow_their_files(tree):
 
     _edit_parquet(tree / "reports/skill_vs_luck/tables/by_target.parquet", pimc_15)
     _edit_parquet(tree / "reports/strategy_table/tables/pairs.parquet", heavy)
-    _edit_json(tree / "docs/search_cost.json", lambda d: d["runs"]["pimc"].update(ms_per_decision=12.345))
-    _edit_json(tree / "docs/search_cost.json",
+    _edit_json(tree / "research/search-cost/search_cost.json", lambda d: d["runs"]["pimc"].update(ms_per_decision=12.345))
+    _edit_json(tree / "research/search-cost/search_cost.json",
                lambda d: d["runs"][docs_numbers.UNSETTLED_PLAYER].update(ms_per_decision=9.876))
-    _edit_json(tree / "docs/match_value.json", lambda d: d["two_players"][1].update(win=0.987))
-    _edit_json(tree / "docs/duplicate_gain.json", lambda d: d["rows"][0].update(win_ratio=0.5))
-    _edit_json(tree / "docs/luck_gain.json",  # the first row at the default settings, which the table quotes
+    _edit_json(tree / "research/match-value/match_value.json", lambda d: d["two_players"][1].update(win=0.987))
+    _edit_json(tree / "research/duplicate-deals/duplicate_gain.json", lambda d: d["rows"][0].update(win_ratio=0.5))
+    _edit_json(tree / "research/luck-adjustment/luck_gain.json",  # the first row at the default settings, which the table quotes
                lambda d: next(r for r in d["rows"] if r.get("decision_runs"))["win_rate"].update(ratio=0.777,
                                                                                                   t_difference=5.5))
     _edit_json(tree / "benchmarks/results.json",
                lambda d: [r["1 core"].update(matches_per_s=4321.0) for r in d["throughput"]]
                + [d["trees"]["2p random hands/s"].update(ratio=9.87)])
     (tree / "docs/examples/compare.txt").write_text("$ bergen-sim compare\nchanged output\n")
-    _edit_json(tree / "docs/search_strength.json", lambda d: d["games"]["2 players"]["challengers"]["reader"].update(
+    _edit_json(tree / "research/search-strength/search_strength.json", lambda d: d["games"]["2 players"]["challengers"]["reader"].update(
         adjusted_win_rate=0.6, adjusted_win_rate_low=0.58, adjusted_win_rate_high=0.62))
 
     blocks = docs_numbers.render(tree)
@@ -106,7 +109,7 @@ def test_the_blocks_follow_their_files(tree):
     assert "highest luck-adjusted share is `reader`'s, 60.0% [58.0, 62.0]" in blocks["search-strength"]
     for name in docs_numbers.BLOCKS:
         assert blocks[name] != docs_numbers.render(ROOT)[name] or name in (
-            "analyze-example", "policies-strength", "plugin-startup"), name
+            "analyze-example", "policies-strength"), name
 
 
 def test_a_missing_file_quotes_nothing(tmp_path):
@@ -126,25 +129,26 @@ def test_the_prose_around_the_examples_fits_them():
 
 def test_the_prose_around_the_measurements_fits_them():
     """pimc.md and review.md: as an analyzer `reader` takes about half the time of the tree search (the default);
-    policies.md: the search table's reading; compare.md: pimc's luck ratio is the worse."""
+    the search-strength study: the search table's reading; compare.md: pimc's luck ratio is the worse."""
     from bergen_sim.search.position import DEFAULT_PLAYER
 
-    analyzers = json.loads((ROOT / "docs/analyzer_players.json").read_text())["summary"]["players"]
+    analyzers = json.loads((ROOT / "research/analyzer-engine/analyzer_players.json").read_text())["summary"]["players"]
     ratio = analyzers["reader"]["cpu_s_per_decision"]["mean"] / analyzers["ismcts"]["cpu_s_per_decision"]["mean"]
     assert 0.35 < ratio < 0.65 and DEFAULT_PLAYER == "ismcts"
     for doc in ("pimc.md", "review.md"):
         assert "about half the time" in " ".join((ROOT / "docs" / doc).read_text().split()), doc
-    policies = " ".join((ROOT / "docs/policies.md").read_text().split())
-    assert "by default (`--player ismcts`)" in policies  # the analyze-engine block: the measurements support it
+    analyzer = " ".join((ROOT / "research/analyzer-engine/README.md").read_text().split())
+    assert "by default (`--player ismcts`)" in analyzer  # the analyze-engine block: the measurements support it
+    strength = " ".join((ROOT / "research/search-strength/README.md").read_text().split())
     # "none is shown to reach the 55%", "ismcts with twice its iterations did no better than at its default"
-    two = json.loads((ROOT / "docs/search_strength.json").read_text())["games"]["2 players"]["challengers"]
-    assert "none is shown to reach the 55%" in policies
+    two = json.loads((ROOT / "research/search-strength/search_strength.json").read_text())["games"]["2 players"]["challengers"]
+    assert "none is shown to reach the 55%" in strength
     assert all(r["adjusted_win_rate_low"] < 0.55 for r in two.values())
-    assert "did no better than at its default" in policies
+    assert "did no better than at its default" in strength
     assert two["ismcts:iterations=2000"]["adjusted_win_rate"] <= two["ismcts"]["adjusted_win_rate_high"]
     from bergen_sim.services.luck import DECISION_RUNS
 
-    luck_rows = json.loads((ROOT / "docs/luck_gain.json").read_text())["rows"]
+    luck_rows = json.loads((ROOT / "research/luck-adjustment/luck_gain.json").read_text())["rows"]
 
     def two_player(runs):
         return {r["policies"][0]: r for r in luck_rows if (r["rollouts"], r["deal_samples"]) == (32, 32)
@@ -190,7 +194,7 @@ def test_the_luck_goal_sentence_reads_the_ratio_s_interval(tree, ratio, low, hig
         for r in data["rows"]:
             if r.get("models") and r.get("decision_runs", 0) == DECISION_RUNS and r["policies"] == ["pimc", "expert"]:
                 r["win_rate"].update(ratio=ratio, ratio_low=low, ratio_high=high)
-    _edit_json(tree / "docs/luck_gain.json", change)
+    _edit_json(tree / "research/luck-adjustment/luck_gain.json", change)
     block = " ".join(docs_numbers.render(tree)["luck-gain"].split())
     assert f"({ratio:.3f}, 95% interval {low:.2f} to {high:.2f}:" in block
     for text in ("do not rule out a true ratio just above the goal", "do not rule out a true ratio that meets the goal"):
@@ -201,7 +205,7 @@ def test_decision_runs_leave_a_pair_that_draws_no_random_numbers_as_it_was():
     """The generated text says the decision terms change nothing where no seat's policy draws random numbers
     (compare.md explains why): the rows of such a pair with and without them agree (to rounding in the last
     digit, from the order of a sum)."""
-    rows = json.loads((ROOT / "docs/luck_gain.json").read_text())["rows"]
+    rows = json.loads((ROOT / "research/luck-adjustment/luck_gain.json").read_text())["rows"]
     key = lambda r: (tuple(r["policies"]), r["players"], r["partnerships"], r["seed"], r["deal_sets"],  # noqa: E731
                      r["rollouts"], r["deal_samples"], tuple(sorted(r.get("models", {}).items())))
     deterministic = {"expert", "greedy"}
@@ -227,7 +231,7 @@ def test_the_luck_gain_block_reports_the_other_tables_beside_the_two_player_goal
         two = [r for r in data["rows"] if r["players"] == 2 and not r["partnerships"]]  # only these rows' tables
         data["rows"] = two + [row(3, False, 1, 0.28, 0.42), row(4, True, 1, 0.29, 0.34), row(4, True, 2, 0.31, 0.40)]
 
-    _edit_json(tree / "docs/luck_gain.json", add)
+    _edit_json(tree / "research/luck-adjustment/luck_gain.json", add)
     block = " ".join(docs_numbers.render(tree)["luck-gain"].split())
     assert ("With more players (no goal is set there): expert against greedy with 3 players, win-rate ratio 0.28 "
             "and margin ratio 0.42; expert against greedy with 4 in partnerships, win-rate ratio 0.29 to 0.31 and "
@@ -240,8 +244,9 @@ def test_the_docs_quote_no_hand_typed_measurements():
     """Numbers that were typed by hand before they came from files stay out."""
     stale = {
         "docs/pimc.md": ("58.1%", "0.22 ms", "334 matches/s", "123,000 matches/s", "61.1%", "3-7 s", "0.51 ms"),
-        "docs/policies.md": ("48.8%", "52.9%", "0.6949", "65.24%", "349,000", "42.9 s", "4.39 ms", "52.30",
-                             "55.25%", "4 to 10 minutes"),
+        **dict.fromkeys(("docs/policies.md", *(f"research/{study}/README.md" for study in RESEARCH)),
+                        ("48.8%", "52.9%", "0.6949", "65.24%", "349,000", "42.9 s", "4.39 ms", "52.30", "55.25%",
+                         "4 to 10 minutes")),
         "docs/compare.md": ("64.92 ± 0.42%", "0.906", "65.60 ± 1.34", "0.38 to 0.40", "9,200 hand play-outs"),
         "docs/scaling.md": ("about 10-20", "costs about a second", "about two minutes"),
         "docs/speed.md": ("a worker pool costs about a second",),
@@ -258,7 +263,7 @@ def test_the_docs_quote_no_hand_typed_measurements():
 
 def test_the_search_table_states_the_goal_only_where_its_interval_allows():
     """A 2-player challenger is named below the 55% goal exactly when its simultaneous upper bound is below it."""
-    data = json.loads((ROOT / "docs/search_strength.json").read_text())
+    data = json.loads((ROOT / "research/search-strength/search_strength.json").read_text())
     rows = [(t, n, r) for t, g in data["games"].items() for n, r in g["challengers"].items()]
     family = docs_numbers._family([r["adjusted_win_rate"] - 0.5 for _, _, r in rows],
                                docs_numbers.se_from_interval([r["adjusted_win_rate_low"] for _, _, r in rows],
@@ -271,8 +276,8 @@ def test_the_search_table_states_the_goal_only_where_its_interval_allows():
 
 def test_the_partner_prose_says_what_the_measurement_shows():
     """policies.md says modelling the partner was not shown to win more: every paired difference's simultaneous
-    interval in docs/partner_model.json must then reach 0 or below (and the block says which partners it measured)."""
-    rows = json.loads((ROOT / "docs/partner_model.json").read_text())["rows"]
+    interval in research/partner-model/partner_model.json must then reach 0 or below (and the block says which partners it measured)."""
+    rows = json.loads((ROOT / "research/partner-model/partner_model.json").read_text())["rows"]
     diff = [r["difference"] for r in rows]
     family = docs_numbers._family([d["mean"] for d in diff],
                                docs_numbers.se_from_interval([d["low"] for d in diff], [d["high"] for d in diff]))
@@ -284,7 +289,7 @@ def test_the_partner_prose_says_what_the_measurement_shows():
 
 
 def test_the_luck_gain_block_gives_each_number_of_decision_runs_measured():
-    """docs/luck_gain.json holds pimc against expert at 2, 8 and 32 runs per decision on the same deal sets: the
+    """research/luck-adjustment/luck_gain.json holds pimc against expert at 2, 8 and 32 runs per decision on the same deal sets: the
     block quotes each, in order."""
     block = docs_numbers.render(ROOT)["luck-gain"]
     sentence = block[block.index("How many runs per decision"):].split("\n")[0]
@@ -292,19 +297,20 @@ def test_the_luck_gain_block_gives_each_number_of_decision_runs_measured():
 
 
 def test_the_raced_root_prose_fits_its_runs():
-    """policies.md: the raced root "won as large a share as 8,000 iterations of UCB1 at the root, in less time"
-    (the exploratory runs, luck-adjusted), and AT_TIME_LIMIT is "as strong as UCB1 at the root with the iterations
+    """The time-limit study: the raced root "won as large a share as 8,000 iterations of UCB1 at the root, in less
+    time" (the exploratory runs, luck-adjusted); policies.md: AT_TIME_LIMIT is "as strong as UCB1 at the root with the iterations
     that fit within the intervals of the two checks ... and it costs less per decision"."""
     policies = " ".join((ROOT / "docs/policies.md").read_text().split())
-    trials = {name: json.loads((ROOT / f"docs/time_limit_trials/{name}.json").read_text())["pairs"][0]
+    study = " ".join((ROOT / "research/time-limit/README.md").read_text().split())
+    trials = {name: json.loads((ROOT / f"research/time-limit/trials/{name}.json").read_text())["pairs"][0]
               for name in ("race", "iterations_8000")}
-    runs = json.loads((ROOT / "docs/search_cost.json").read_text())["runs"]
-    assert "won as large a share as 8,000 iterations of UCB1 at the root, in less time" in policies
+    runs = json.loads((ROOT / "research/search-cost/search_cost.json").read_text())["runs"]
+    assert "won as large a share as 8,000 iterations of UCB1 at the root, in less time" in study
     assert trials["race"]["adjusted_win_rate"] >= trials["iterations_8000"]["adjusted_win_rate"]
     race, many = docs_numbers.TIME_LIMIT_TRIALS["race"], docs_numbers.TIME_LIMIT_TRIALS["iterations_8000"]
     assert runs[race]["ms_per_decision"] < runs[many]["ms_per_decision"]
     assert "within the intervals of the two checks" in policies and "it costs less per decision" in policies
-    raced, ucb = (json.loads((ROOT / f"docs/{name}.json").read_text())["pairs"][0]
+    raced, ucb = (json.loads((ROOT / docs_numbers.record(name)).read_text())["pairs"][0]
                   for name in ("ismcts_race_check", "ismcts_time_limit_check"))
     assert raced["adjusted_win_rate_low"] < ucb["adjusted_win_rate_high"]
     assert ucb["adjusted_win_rate_low"] < raced["adjusted_win_rate_high"]
@@ -323,7 +329,7 @@ def test_the_goal_verdict_judges_the_luck_adjusted_share(tree, rate, low, high, 
         for r in data["pairs"]:
             r.update(win_rate=0.54, win_rate_low=0.535, win_rate_high=0.545, adjusted_win_rate=rate,
                      adjusted_win_rate_low=low, adjusted_win_rate_high=high)
-    _edit_json(tree / "docs/ismcts_race_check.json", change)
+    _edit_json(tree / "research/time-limit/ismcts_race_check.json", change)
     assert said in " ".join(docs_numbers.render(tree)["race-check"].split())
 
 
@@ -331,15 +337,15 @@ def test_the_steered_player_is_the_trial_that_qualified_and_its_claim_is_its_int
     """ismcts.STEERED is the prior setting furthest ahead on the exploratory deals (the one the rule sent to the
     fresh-deal check), the checked run is of that player, and the prose calls it the built-in meeting the goal only
     while the check's verdict says so."""
-    trials = {policy: json.loads((ROOT / f"docs/time_limit_trials/{name}.json").read_text())["pairs"][0]
+    trials = {policy: json.loads((ROOT / f"research/time-limit/trials/{name}.json").read_text())["pairs"][0]
               for name, policy in docs_numbers.PRIOR_TRIALS.items()}
     assert max(trials, key=lambda p: trials[p]["adjusted_win_rate"]) == docs_numbers.STEERED
-    check = json.loads((ROOT / "docs/ismcts_prior_check.json").read_text())["pairs"][0]
+    check = json.loads((ROOT / "research/time-limit/ismcts_prior_check.json").read_text())["pairs"][0]
     assert check["policy"] == docs_numbers.STEERED
     blocks = docs_numbers.render(ROOT)
     policies = " ".join((ROOT / "docs/policies.md").read_text().split())
     assert "The goal is not shown by this run" in blocks["prior-check"]
-    assert "reaches the 55% of issue 13's goal as a point estimate but not beyond its interval" in policies
+    assert "55% as a point estimate but not beyond its interval" in policies
 
 
 def test_the_steered_check_says_what_its_interval_leaves_open(tree):
@@ -350,7 +356,7 @@ def test_the_steered_check_says_what_its_interval_leaves_open(tree):
             for r in data["pairs"]:
                 r.update(adjusted_win_rate=0.556, adjusted_win_rate_low=low, adjusted_win_rate_high=0.56)
         return edit
-    _edit_json(tree / "docs/ismcts_prior_check.json", change(0.549))
+    _edit_json(tree / "research/time-limit/ismcts_prior_check.json", change(0.549))
     assert "is not ruled out" in docs_numbers.render(tree)["prior-check"]
-    _edit_json(tree / "docs/ismcts_prior_check.json", change(0.552))
+    _edit_json(tree / "research/time-limit/ismcts_prior_check.json", change(0.552))
     assert "is not ruled out" not in docs_numbers.render(tree)["prior-check"]

@@ -116,6 +116,21 @@ def test_ci_runs_the_readme_test_command_verbatim_first_then_every_extra():
     assert first < full < lines.index('python -m pytest -m "extras and not slow"')
 
 
+def test_ci_builds_the_docs_site_strictly_after_the_slow_tier():
+    """The `docs` extra holds the site's generator and plug-ins, and .ci/run builds the site in strict mode (a broken
+    link fails) after the slow tier, with that extra installed."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert {"mkdocs", "mkdocs-material", "mkdocstrings", "mkdocs-click"} <= _needs(extras, "docs")
+    config = (ROOT / "mkdocs.yml").read_text()
+    assert "strict: true" in config and "not_found: warn" in config and "anchors: warn" in config
+    ci = ROOT / ".ci" / "run"
+    if not ci.exists():
+        pytest.skip("a source distribution carries no .ci/run")
+    lines = [line for line in ci.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    build = next(k for k, line in enumerate(lines) if line.startswith("mkdocs build --strict"))
+    assert lines.index("python -m pytest -m slow") < lines.index('pip install -e ".[docs]"') < build
+
+
 def test_a_fast_test_that_needs_a_kernel_or_a_process_fails_saying_so():
     """This module is in the fast tier (tests/conftest.py): what would make it slow on a cold cache fails it."""
     from numba import njit

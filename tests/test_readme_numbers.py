@@ -25,20 +25,6 @@ def test_the_table_shows_what_the_results_say():
     assert "123.46 s" in readme_table.render(results)
 
 
-def test_lead_choice_table_in_docs_matches_its_measurement():
-    """docs/policies.md quotes tools/measure_lead_choice.py's output (docs/lead_choice.json) exactly."""
-    import json
-
-    root = Path(__file__).resolve().parent.parent
-    data = json.loads((root / "docs" / "lead_choice.json").read_text())
-    text = (root / "docs" / "policies.md").read_text()
-    for game, tables in data["games"].items():
-        by_rule = {row["policy"].split("=")[-1]: row for row in tables["standings"]}
-        cells = [f"{by_rule[k]['win_rate'] * 100:.2f}% [{by_rule[k]['win_rate_low'] * 100:.2f}, "
-                 f"{by_rule[k]['win_rate_high'] * 100:.2f}]" for k in ("follow", "lowest", "highest")]
-        assert f"| {game} | " + " | ".join(cells) + f" | {by_rule['follow']['matches']:,} |" in text, game
-
-
 _FINDINGS_SPEC = importlib.util.spec_from_file_location("readme_findings", ROOT / "tools" / "readme_findings.py")
 readme_findings = importlib.util.module_from_spec(_FINDINGS_SPEC)
 _FINDINGS_SPEC.loader.exec_module(readme_findings)

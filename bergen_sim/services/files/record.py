@@ -27,17 +27,19 @@ Each ``deal`` line gives every seat's hand in seat order, separated by ``|``
 Seats count from 0.  The boneyard's order need not be known: each draw names
 the tile drawn.  A record may stop before the match ends.
 
->>> text = '''bergen-record 1
-... rules players=2 hand_size=2 target=3
-... deal 1-1 1-2 | 2-3 4-4
-... 1: draw 0-0 0-1
-... 1: 0-1 L
-... '''
->>> game = drive(parse_record(text))
->>> [(e["type"], e.get("tile")) for e in game.events if e["type"] in ("lead", "draw", "play")]
-[('lead', '1-1'), ('draw', '0-0'), ('draw', '0-1'), ('play', '0-1')]
->>> game.scores
-(2, 0)
+For example::
+
+    >>> text = '''bergen-record 1
+    ... rules players=2 hand_size=2 target=3
+    ... deal 1-1 1-2 | 2-3 4-4
+    ... 1: draw 0-0 0-1
+    ... 1: 0-1 L
+    ... '''
+    >>> game = drive(parse_record(text))
+    >>> [(e["type"], e.get("tile")) for e in game.events if e["type"] in ("lead", "draw", "play")]
+    [('lead', '1-1'), ('draw', '0-0'), ('draw', '0-1'), ('play', '0-1')]
+    >>> game.scores
+    (2, 0)
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Do the larger games need ``expert`` weights of their own?  Measured head to head, on deals the tuning never saw.
 
-    python tools/measure_expert_weights.py --matches 20000 --out docs/expert_weights.json
+    python research/expert-weights/measure.py --matches 20000 --out research/expert-weights/expert_weights.json
 
 ``expert`` plays by ``WEIGHTS`` (tuned on the standard game);
 ``expert:weights=spinner`` by ``SPINNER_WEIGHTS``, re-tuned on 4-player
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=20_000, help="deal sets per game")
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
-    parser.add_argument("--out", default="docs/expert_weights.json")
+    parser.add_argument("--out", default="research/expert-weights/expert_weights.json")
     args = parser.parse_args(argv)
 
     from bergen_sim import compare

@@ -1,7 +1,7 @@
 """Does ``pimc`` play better in partnerships when its play-outs model its partner as the partner plays?
 
-    python tools/measure_partner.py --out docs/partner_model.json          # about 15 minutes on 2 cores
-    python tools/measure_partner.py --matches 200 --out /tmp/p.json        # a quick look
+    python research/partner-model/measure.py --out research/partner-model/partner_model.json          # about 15 minutes on 2 cores
+    python research/partner-model/measure.py --matches 200 --out /tmp/p.json        # a quick look
 
 Four players in partnerships: ``pimc`` at seat 0 with a weaker partner at
 seat 2 (``random``, then ``greedy``) against ``expert`` at seats 1 and 3.
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=10000, help="matches per partner and variant")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
-    parser.add_argument("--out", default="docs/partner_model.json")
+    parser.add_argument("--out", default="research/partner-model/partner_model.json")
     args = parser.parse_args(argv)
 
     from bergen_sim.core.errors import BergenError

@@ -1,6 +1,6 @@
 """The match-value table that ``pimc`` scores hands by: some of its values and how long it takes to build.
 
-    python tools/measure_match_value.py --out docs/match_value.json
+    python research/match-value/measure.py --out research/match-value/match_value.json
 
 Builds the table of :mod:`bergen_sim.search.match_value` for the standard
 rules with 2, 3 and 4 players (exact tables) and with 6 and 8 players on
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 #: the games timed (players, set), each at its default target: exact tables, then exchangeable ones
@@ -37,7 +37,7 @@ OWN = (0, 10, 13, 14)
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "docs" / "match_value.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("match_value.json")))
     args = parser.parse_args(argv)
 
     from bergen_sim.core.errors import BergenError

@@ -1,6 +1,6 @@
 """How much is seeing the hidden tiles worth?  ``pimc`` that sees every hand, against a fair opponent.
 
-    python tools/measure_clairvoyance.py --out docs/clairvoyance.json     # 1,000 deal sets, a few minutes
+    python research/clairvoyance/measure.py --out research/clairvoyance/clairvoyance.json     # 1,000 deal sets, a few minutes
 
 Why: the search players (docs/policies.md) land a few points above ``pimc``
 and their measured levers (more worlds, more iterations, inference from
@@ -159,7 +159,7 @@ def main() -> None:
         "win_share": share["mean"], "win_share_ci95": share["ci95"], "p_value": share["p_value"],
         "seconds": round(time.time() - started, 1),
     }
-    publish_record(record, "python tools/measure_clairvoyance.py " + " ".join(sys.argv[1:]), args.out)
+    publish_record(record, "python research/clairvoyance/measure.py " + " ".join(sys.argv[1:]), args.out)
 
 
 if __name__ == "__main__":

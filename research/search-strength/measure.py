@@ -1,7 +1,7 @@
 """How strong are the search players against ``pimc``, with 2 players, 3 players and 4 in partnerships?
 
-    python tools/measure_search.py --out docs/search_strength.json      # about 35 minutes on 2 cores
-    python tools/measure_search.py --scale 0.1 --out /tmp/s.json        # a quick look
+    python research/search-strength/measure.py --out research/search-strength/search_strength.json      # about 35 minutes on 2 cores
+    python research/search-strength/measure.py --scale 0.1 --out /tmp/s.json        # a quick look
 
 Each challenger (``ismcts``, ``reader``, and ``pimc`` with four times its
 worlds: what more of pimc's own search buys at a similar cost; ``ismcts``
@@ -18,7 +18,7 @@ Issue 13 asks for a built-in at 55% or more against ``pimc`` in 2 players
 (interval above 50%) at no more than 5 ms per decision, and for how it does
 with 3 players and in partnerships; docs/policies.md quotes the table this
 script writes (``tools/docs_numbers.py``), beside the cost per decision of
-docs/search_cost.json.  Each result is written as soon as it is measured, and
+research/search-cost/search_cost.json.  Each result is written as soon as it is measured, and
 a rerun with the same seed keeps those of the same size (an interrupted run
 resumes).
 """
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the deal sets per game")
     parser.add_argument("--seed", type=int, default=20261202)
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
-    parser.add_argument("--out", default="docs/search_strength.json")
+    parser.add_argument("--out", default="research/search-strength/search_strength.json")
     args = parser.parse_args(argv)
 
     from bergen_sim import compare

@@ -2,8 +2,8 @@
 
 Run from the project root::
 
-    python tools/measure_luck.py --policies expert,greedy --matches 2000 --seed 14
-    python tools/measure_luck.py --policies greedy,random --matches 4000 --seed 21 --rollouts 4 --deal-samples 8
+    python research/luck-adjustment/measure.py --policies expert,greedy --matches 2000 --seed 14
+    python research/luck-adjustment/measure.py --policies greedy,random --matches 4000 --seed 21 --rollouts 4 --deal-samples 8
 
 It plays the pair as ``compare`` does (every seat rotation on duplicate
 deals, :func:`bergen_sim.services.comparison.play_pair` with ``adjust="luck"``) and
@@ -28,7 +28,7 @@ cannot run (``pimc``, the searches, plug-ins, played by ``expert``).
 
 ``--out FILE.json`` also records the row in FILE (merged into what it
 already holds, one entry per pair, table, seed and settings);
-docs/compare.md quotes docs/luck_gain.json ("Measured gains",
+docs/compare.md quotes research/luck-adjustment/luck_gain.json ("Measured gains",
 "Unbiasedness") and tests/test_docs_numbers.py checks the quotes.
 """
 

@@ -1,6 +1,6 @@
 """How much do duplicate deals narrow ``compare``'s intervals?  Measured against independent deals.
 
-    python tools/measure_duplicate_gain.py --matches 20000 --seeds 1,2,3 --out docs/duplicate_gain.json
+    python research/duplicate-deals/measure.py --matches 20000 --seeds 1,2,3 --out research/duplicate-deals/duplicate_gain.json
 
 For each pair and table below, ``compare`` is run twice per seed with the
 same number of matches: on duplicate deals (the default) and with
@@ -21,7 +21,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 #: (label, players, partnerships, a, b)
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=20_000, help="deal sets per design, pair and seed")
     parser.add_argument("--seeds", default="1,2,3")
-    parser.add_argument("--out", default=str(ROOT / "docs" / "duplicate_gain.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("duplicate_gain.json")))
     args = parser.parse_args(argv)
 
     from bergen_sim import compare

@@ -1,6 +1,6 @@
 """Which search should rank the moves in ``analyze`` and ``review``: each player's verdicts and cost on real decisions.
 
-    python tools/measure_analyzer.py --matches 20 --player reader --player ismcts --player pimc --out docs/analyzer_players.json
+    python research/analyzer-engine/measure.py --matches 20 --player reader --player ismcts --player pimc --out research/analyzer-engine/analyzer_players.json
 
 Plays ``--matches`` 2-player matches of the strongest player
 (``ismcts.STEERED``) against ``pimc`` (seed ``--seed``), then analyzes
@@ -161,7 +161,7 @@ def main() -> None:
     except BergenError as exc:
         parser.error(str(exc))
     result = measure(args.matches, args.seed, players, args.worlds, args.batch)
-    result["command"] = "python tools/measure_analyzer.py " + " ".join(sys.argv[1:])
+    result["command"] = "python research/analyzer-engine/measure.py " + " ".join(sys.argv[1:])
     if args.out:  # whole or not at all; the rows (every decision's rankings) go to the file only
         write_file(Path(args.out), json.dumps(result, indent=1) + "\n")
     print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=1))

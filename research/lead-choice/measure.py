@@ -1,6 +1,6 @@
 """Which double should a policy lead under ``lead = any-double``?  Measured, not guessed.
 
-    python tools/measure_lead_choice.py --matches 20000 --out docs/lead_choice.json
+    python research/lead-choice/measure.py --matches 20000 --out research/lead-choice/lead_choice.json
 
 ``expert`` takes the rule as a setting (``expert:lead=lowest|highest|follow``,
 the rules of :func:`bergen_sim.policies.base.lead_by`: the lowest double, the
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=20_000, help="deal sets per pair and game")
     parser.add_argument("--seed", type=int, default=20261130)
-    parser.add_argument("--out", default="docs/lead_choice.json")
+    parser.add_argument("--out", default="research/lead-choice/lead_choice.json")
     args = parser.parse_args(argv)
 
     from bergen_sim import compare

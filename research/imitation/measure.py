@@ -1,6 +1,6 @@
 """Can ``expert``'s features say what a search plays?  Fit its weights to the search's choices and compare.
 
-    python tools/measure_imitation.py --out docs/imitation.json          # 400 matches of ismcts, about 1 minute
+    python research/imitation/measure.py --out research/imitation/imitation.json          # 400 matches of ismcts, about 1 minute
 
 Why: every search player here plays out its worlds with ``expert``, and the
 measured searches all land a few points above ``pimc``; a better play-out
@@ -176,7 +176,7 @@ def main() -> None:
         "self_agreement": rate((again[held] == chosen[held]).astype(float), match[held]),
         "seconds": round(time.time() - started, 1),
     }
-    publish_record(record, "python tools/measure_imitation.py " + " ".join(sys.argv[1:]), args.out)
+    publish_record(record, "python research/imitation/measure.py " + " ".join(sys.argv[1:]), args.out)
 
 
 if __name__ == "__main__":
