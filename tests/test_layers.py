@@ -29,7 +29,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "bergen_sim"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # the bounds of every setting, what users are told, and result cards are read by every layer
     ("foundation", ("bergen_sim._version", "bergen_sim.errors", "bergen_sim.compile_cache", "bergen_sim.stats",
-                    "bergen_sim.limits", "bergen_sim.feedback", "bergen_sim.display")),
+                    "bergen_sim.limits", "bergen_sim.feedback", "bergen_sim.display", "bergen_sim.i18n")),
     ("engine", ("bergen_sim.engine",)),
     ("model", ("bergen_sim.rules", "bergen_sim.domain", "bergen_sim.reference")),
     ("policies", ("bergen_sim.policies",)),
