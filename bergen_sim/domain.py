@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Mapping
 
 from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_INDEX, TILE_LO, End, Event, set_size
 from bergen_sim.errors import MoveError, shown
+from bergen_sim.i18n import tr
 from bergen_sim.limits import ascii_digits, integer, short_number
 
 #: the highest number on any tile (double-eighteen's); a tile's set is checked where the set is known
@@ -148,8 +149,8 @@ class Move:
         """``"3-5 L"`` (or ``"5-3 l"``) -> ``Move(3-5, L)``; :class:`MoveError` on anything else."""
         parts = str(text).split()
         if len(parts) != 2:
-            raise MoveError(f"a move is a tile and an end, e.g. '3-5 L' (ends: {', '.join(e.name for e in End)}), "
-                            f"not {text!r}")
+            raise MoveError(tr("a move is a tile and an end, e.g. '3-5 L' (ends: {ends}), not {value}").format(
+                ends=", ".join(e.name for e in End), value=repr(text)))
         return cls(*parts)
 
     @classmethod

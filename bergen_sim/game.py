@@ -51,6 +51,7 @@ from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
 from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_start_match, view_void_moment
 from bergen_sim.errors import BergenError, MoveError, PolicyError, reason_of, returns_no_index, shown
+from bergen_sim.i18n import tr
 from bergen_sim.limits import MAX_MATCH_INDEX, check_range, check_seed
 from bergen_sim.reference import DEAL, DRAW, LEAD, PLAY, MatchState, halves
 from bergen_sim.rules import Rules
@@ -302,14 +303,15 @@ class Game:
         (A tile is read in either order, ``2-1`` as ``1-2``.)
         """
         if self.is_over:
-            raise MoveError("the match is over: there is no move to make")
+            raise MoveError(tr("the match is over: there is no move to make"))
         if self.chance_phase is not None:
             raise MoveError(f"the dealer must act first: call {self.chance_phase}() (the game was made with "
                             f"chance=True)")
         move = Move.of(move)
         if (str(move.tile), move.end.name) not in self._state.moves:
             legal = ", ".join(str(m) for m in self.legal_moves())
-            raise MoveError(f"{move} is not legal for seat {self.to_move}; legal: {legal}")
+            raise MoveError(tr("{move} is not legal for seat {seat}; legal: {legal}").format(move=move, seat=self.to_move,
+                                                                                            legal=legal))
         return move
 
     def play(self, move: Move | str | tuple[str, str]) -> None:

@@ -30,6 +30,7 @@ import operator
 import re
 
 from bergen_sim.errors import BergenError, huge_number, shown
+from bergen_sim.i18n import num, tr
 
 #: most points needed to win a match (``--set target``)
 MAX_TARGET = 1_000
@@ -106,9 +107,11 @@ def check_range(name: str, value: int, low: int, high: int) -> int:
     try:
         value = integer(value)
     except TypeError:
-        raise LimitError(f"{name} must be a whole number {low:,}..{high:,}, not {shown(value)}") from None
+        raise LimitError(tr("{name} must be a whole number {low}..{high}, not {value}").format(
+            name=name, low=num(low, ","), high=num(high, ","), value=shown(value))) from None
     if not low <= value <= high:
-        raise LimitError(f"{name} must be {low:,}..{high:,}, not {short_number(value)}")
+        raise LimitError(tr("{name} must be {low}..{high}, not {value}").format(
+            name=name, low=num(low, ","), high=num(high, ","), value=short_number(value)))
     return value
 
 

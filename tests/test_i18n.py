@@ -145,3 +145,17 @@ def test_the_locale_chooses_danish_and_lang_overrides_it(capsys, monkeypatch):
     assert capsys.readouterr().err.startswith("bergen-sim: fejl: ugyldig værdi")
     assert main(["play", "--seat", "9", "--lang", "en"]) == 2
     assert capsys.readouterr().err.startswith("bergen-sim: error: Invalid value")
+
+
+@pytest.mark.parametrize("argv, danish", [
+    (["simulate", "--set", "target=abc"], "bergen-sim: fejl: indstillingen target tager et helt tal, ikke 'abc'"),
+    (["simulate", "--set", "colour=red"], "bergen-sim: fejl: ukendt indstilling 'colour'; indstillingerne er "),
+    (["simulate", "--players", "6"], "spillere x 5 brikker + reserve 2 er flere end de 28 brikker i double-six: brug "
+                                     "domino_set=double-nine eller hand_size <= 4"),
+    (["play", "-o", "/no/such/folder/game.jsonl"], "bergen-sim: fejl: -o /no/such/folder/game.jsonl: mappen "),
+    (["review", "no-such-game.jsonl"], "bergen-sim: fejl: no-such-game.jsonl: kan ikke læse den: "),
+])
+def test_the_errors_a_player_meets_are_one_danish_line(capsys, argv, danish):
+    assert main([*argv, "--lang", "da"]) == 2
+    err = capsys.readouterr().err
+    assert danish in err and err.count("\n") == 1, err
