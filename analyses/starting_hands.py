@@ -16,11 +16,12 @@ import pandas as pd
 from bergen_sim import hand_stats as hs
 from bergen_sim.engine import layout as L
 from bergen_sim.figures import Chart, finish, grouped, panels, reference_line
+from bergen_sim.i18n import N_, tr
 from bergen_sim.reporting import headline_strategies
 from bergen_sim.stats import (add_clustered, add_family, group_cluster_sums, group_cross_sums, group_difference, judged,
                               phrase)
 
-TITLE = "Which starting hands win"
+TITLE = N_("Which starting hands win")
 TABLES_HERE = ("2 players", "4 partnerships")
 #: pips are grouped in bins this wide
 PIP_BIN = 5
@@ -149,17 +150,20 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             continue
         doubles = part[part["feature"] == "doubles_held"].sort_values("order")
         lowest = part[(part["feature"] == "holds_lowest_double") & (part["value"] == "yes")]
-        text = f"2 players, {strategy} play: "
+        text = tr("2 players, {strategy} play: ").format(strategy=strategy)
+        decided = tr("decided hands")
         if len(doubles) >= 2:
             none, most = doubles.iloc[0], doubles.iloc[-1]
-            text += (f"a hand with {none['value']} doubles wins about {round(100 * none['hand_win_rate'])} decided "
-                     f"hands in 100, one with {most['value']} about {round(100 * most['hand_win_rate'])} "
-                     f"({phrase(none, 'hand_win_rate', none['decided'], 'decided hands')} and "
-                     f"{phrase(most, 'hand_win_rate', most['decided'], 'decided hands')})")
+            text += tr("a hand with {few} doubles wins about {few_wins} decided hands in 100, one with {many} about "
+                       "{many_wins} ({few_numbers} and {many_numbers})").format(
+                few=none["value"], few_wins=round(100 * none["hand_win_rate"]), many=most["value"],
+                many_wins=round(100 * most["hand_win_rate"]),
+                few_numbers=phrase(none, "hand_win_rate", none["decided"], decided),
+                many_numbers=phrase(most, "hand_win_rate", most["decided"], decided))
         if len(lowest):
             row = lowest.iloc[0]
-            text += (f"; holding the lowest double (and so leading) wins "
-                     f"{phrase(row, 'hand_win_rate', row['decided'], 'decided hands')}")
+            text += tr("; holding the lowest double (and so leading) wins {numbers}").format(
+                numbers=phrase(row, "hand_win_rate", row["decided"], decided))
         out.append(text + ".")
     return out
 

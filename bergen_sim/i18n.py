@@ -168,8 +168,12 @@ def localized(number_text: str) -> str:
 
 
 def num(value: float, spec: str = "") -> str:
-    """``format(value, spec)`` in the language's symbols: ``num(1234.5, ",.1f")`` is ``1.234,5`` in Danish."""
-    return localized(format(value, spec))
+    """``format(value, spec)`` in the language's symbols: ``num(1234.5, ",.1f")`` is ``1.234,5`` in Danish, and
+    ``num(0.5, ".0%")`` is ``50 %``."""
+    text = format(value, spec)
+    if spec.endswith("%"):
+        return localized(text[:-1]) + percent_sign()
+    return localized(text)
 
 
 def percent_sign() -> str:

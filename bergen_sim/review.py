@@ -318,7 +318,8 @@ def _markdown(result: Review, figure: str | None, source: str) -> str:
                      f"{summary['errors']} | {summary['blunders']} | {summary['unclear']} | "
                      f"{points_text(summary['total_loss'])} |")
     if figure:
-        lines += ["", f"![{tr('match-win probability through the game')}]({escaped(figure)})"]
+        caption = tr("match-win probability through the game")
+        lines += ["", f"![{caption}]({escaped(figure)})"]
     lines += ["", "## " + tr("Every decision"), "",
               tr("`#` numbers a match's decisions in the order played, every seat's counted; "
                  "`bergen-sim analyze --game FILE --match M --decision N` analyses one in depth."), "",

@@ -31,7 +31,7 @@ import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import RuleError, shown
-from bergen_sim.i18n import num, tr
+from bergen_sim.i18n import num, tr, trp
 from bergen_sim.limits import MAX_POINTS, MAX_TARGET, short_number, whole_number
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -348,6 +348,13 @@ def rules_for(rules: "Rules | None" = None, *, players: int = 2, partnerships: b
     if (players, partnerships, preset, settings) != (2, False, "standard", None):
         raise RuleError("give either rules=Rules.make(...) or players/partnerships/preset/settings, not both")
     return rules
+
+
+def settlement_name(name: str) -> str:
+    """A settlement as players name it, in the language in force (English: the setting's value, ``german``;
+    Danish: *tyske regler*)."""
+    return {"german": trp("settlement", "german"), "pips": trp("settlement", "pips"),
+            "american": trp("settlement", "american")}[name]
 
 
 def unknown_setting(key: object) -> RuleError:

@@ -18,29 +18,10 @@ from click.testing import CliRunner
 from bergen_sim import i18n
 from bergen_sim.cli import cli, main
 from bergen_sim.errors import BergenError
+from tests.helpers import english_left
 
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "bergen_sim" / "locale" / "da" / "LC_MESSAGES" / "bergen_sim.po"
-
-#: English words that must not be left in text a Danish player reads (command names, option names, policy
-#: names, move notation and the seed are the same in every language, and are not in this list)
-ENGLISH = ("you ", "your ", "seat", "hand ", "hands", "match ", "wins", "win ", "tile", "boneyard", "scores",
-           "target", "pass", "goes out", "blocked", "draws", "plays", "leads", "double", "points", "the ",
-           " and ", " of ", " with ", "saved", "review it", "decision", "loss", "verdict", "best", "error",
-           "blunder", "unclear", "player", "Rules", "Findings", "Method", "Tables", "Figures", "Key findings")
-
-
-def english_left(text: str, allowed: tuple[str, ...] = ()) -> list[str]:
-    """The English words of ENGLISH in ``text``, after taking out what stays English in every language: command
-    lines, option names, file names and backquoted code (and ``allowed``)."""
-    text = re.sub(r"`[^`]*`", "", text)
-    text = re.sub(r"bergen-sim [^\n]*", "", text)
-    text = re.sub(r"--[a-z-]+", "", text)
-    text = re.sub(r"\S+\.(?:jsonl|md|png)\b", "", text)
-    for word in allowed:
-        text = text.replace(word, "")
-    return [word for word in ENGLISH if word in text]
-
 
 def catalog_entries():
     with PO.open("rb") as handle:
@@ -159,3 +140,43 @@ def test_the_errors_a_player_meets_are_one_danish_line(capsys, argv, danish):
     assert main([*argv, "--lang", "da"]) == 2
     err = capsys.readouterr().err
     assert danish in err and err.count("\n") == 1, err
+
+
+def test_no_marked_message_hides_inside_an_f_string():
+    """Babel reads an f-string as one string: a ``tr("...")`` inside one is never extracted, so it would stay
+    English (a ``tr(name)`` of a constant is fine: the constant is marked with ``N_`` where it is defined)."""
+    hidden = []
+    for folder in ("bergen_sim", "analyses"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if re.search(r"""\bf["']""", line) and re.search(r"""\{(?:i18n\.)?tr[np]?\(\s*["']""", line):
+                    hidden.append(f"{path.relative_to(ROOT)}:{number}")
+    assert not hidden, hidden
+
+
+def test_a_quick_report_in_danish(tmp_path, capsys):
+    """The smallest quick report, as a Danish player reads it: title, headings and key findings in Danish, numbers
+    with a decimal comma; its tables are the same as in English."""
+    assert main(["report", "going_first", "--quick", "--matches", "200", "--out", str(tmp_path), "--lang", "da",
+                 "--workers", "1"]) == 0
+    page = (tmp_path / "going_first.md").read_text(encoding="utf-8")
+    headings = [line for line in page.splitlines() if line.startswith("#") and not line.startswith("### ")]
+    assert headings == ["# Hvad det er værd at spille ud: udspillets point og tempoet", "## Hovedresultater",
+                        "## Resultater", "## Figurer", "## Tabeller", "## Metode"]
+    key = page.split("## Hovedresultater\n", 1)[1].split("\n## ", 1)[0]
+    for words in ("2 spillere, spil med expert: siden, der spiller ud i en runde", "4 i makkerpar, spil med random",
+                  "den udspillede dobbeltbrik", "point pr. runde", "95 %-KI", "simultant 95 %-KI over 8 sammenligninger"):
+        assert words in key, words
+    assert re.search(r"\d,\d+ \(95 %-KI \d,\d+–\d,\d+\)", key)  # decimal commas
+    assert not english_left("\n".join(headings) + key, allowed=("expert", "random")), english_left(key)
+    index = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "# Bergen: simuleringsrapporter" in index and "## Hovedresultater" in index
+    danish_table = (tmp_path / "going_first" / "tables" / "per_hand.parquet").read_bytes()
+    assert main(["report", "going_first", "--quick", "--matches", "200", "--out", str(tmp_path / "en"),
+                 "--workers", "1"]) == 0
+    assert "## Key findings" in (tmp_path / "en" / "going_first.md").read_text(encoding="utf-8")
+    from bergen_sim.reporting import read_table
+
+    assert read_table(tmp_path / "going_first" / "tables" / "per_hand.parquet")[0].equals(
+        read_table(tmp_path / "en" / "going_first" / "tables" / "per_hand.parquet")[0])
+    assert danish_table  # written

@@ -22,7 +22,7 @@ from bergen_sim.cli import cli, main
 from bergen_sim.cli import play
 from bergen_sim.game import replay
 from bergen_sim.trace import read_jsonl, replay_match
-from tests.helpers import error_lines
+from tests.helpers import english_left, error_lines
 
 
 def run(args: list[str], text: str):
@@ -48,6 +48,34 @@ def test_a_whole_match_by_numbers_is_saved_and_replays_like_a_golden_trace(tmp_p
     for part in ("line    [", "ends    ", "scores you ", "boneyard ", "hand    ", "  1) "):
         assert part in result.output
 
+
+
+def test_a_whole_match_in_danish_uses_the_players_words_and_saves_the_same_trace(tmp_path):
+    out = tmp_path / "spil.jsonl"
+    result = run(["--seed", "4", "--opponent", "greedy", "-o", str(out), "--lang", "da"], "9\nx\n" + "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    text = result.output
+    for words in ("Bergen, 2 spillere, der spilles til 15; du har plads 0", "-- runde 1, udgivning: du får ",
+                  "du spiller 0-0 ud (dobbelt match, +2)", "række   [", "ender   ", "stilling: du ", "puljen ",
+                  "hånd    ", "dit træk [", "9 er ikke et træk her: skriv 1..", "'x' er ikke et træk: skriv 1..",
+                  "tvunget: ", "trækker en brik fra puljen", "går ud (+2)", " vinder kampen, stilling: ",
+                  f"spilforløbet er gemt i {out}", "gennemgå det: bergen-sim review "):
+        assert words in text, words
+    assert not english_left(text), english_left(text)
+    english = run(["--seed", "4", "--opponent", "greedy", "-o", str(tmp_path / "game.jsonl")], "9\nx\n" + "1\n" * 400)
+    assert (tmp_path / "game.jsonl").read_text() == out.read_text()  # the trace is the same in every language
+    assert english.output.count("\n") == text.count("\n")  # line for line the same match
+
+
+def test_partnerships_in_danish_name_the_partnerships(tmp_path):
+    result = run(["--players", "4", "--partnerships", "--seat", "1", "--seed", "9", "--opponent", "first",
+                  "-o", str(tmp_path / "p.jsonl"), "--lang", "da"], "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    assert "Bergen, 4 spillere i makkerpar" in result.output
+    assert "stilling: modstandernes makkerpar " in result.output and ", dit makkerpar " in result.output
+    assert ("== dit makkerpar vinder kampen" in result.output) != ("== modstandernes makkerpar vinder kampen"
+                                                                  in result.output)
+    assert not english_left(result.output), english_left(result.output)
 
 def test_partnerships_name_the_sides_and_replay(tmp_path):
     out = tmp_path / "p.jsonl"

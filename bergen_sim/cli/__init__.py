@@ -157,6 +157,11 @@ def lang_option() -> click.Option:
                              "the same in every language.")
 
 
+def error_prefix() -> str:
+    """How every error line starts, in the language in force: ``bergen-sim: error: ``."""
+    return "bergen-sim: " + i18n.tr("error") + ": "
+
+
 def _usage_message(exc: click.UsageError) -> str:
     """A usage error's line in the command's language: a bad or missing value named as click names it."""
     if i18n.current() == i18n.DEFAULT:
@@ -213,15 +218,15 @@ def main(argv: list[str] | None = None) -> int:
         with i18n.use(_spoken):
             hint = (i18n.tr(" (see 'bergen-sim {command} --help')").format(command=exc.ctx.command_path.split(' ', 1)[1])
                     if exc.ctx and " " in exc.ctx.command_path else "")
-            click.echo(f"bergen-sim: {i18n.tr('error')}: {printable(_usage_message(exc) + hint)}", err=True)
+            click.echo(error_prefix() + printable(_usage_message(exc) + hint), err=True)
         return 2
     except click.ClickException as exc:
         with i18n.use(_spoken):
-            click.echo(f"bergen-sim: {i18n.tr('error')}: {printable(exc.format_message())}", err=True)
+            click.echo(error_prefix() + printable(exc.format_message()), err=True)
         return 2
     except BergenError as exc:  # its message was worded in the command's language when it was raised
         with i18n.use(_spoken):
-            click.echo(f"bergen-sim: {i18n.tr('error')}: {printable(str(exc))}", err=True)
+            click.echo(error_prefix() + printable(str(exc)), err=True)
         return 2
     except OSError as exc:
         if _current_folder_gone():  # relative paths cannot be resolved: whatever failed, this is why
