@@ -31,7 +31,7 @@ import numpy as np
 
 from bergen_sim.engine import layout as L
 from bergen_sim.errors import RuleError, shown
-from bergen_sim.i18n import num, tr, trp
+from bergen_sim.i18n import num, tr, trn, trp, use
 from bergen_sim.limits import MAX_POINTS, MAX_TARGET, short_number, whole_number
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -355,6 +355,68 @@ def settlement_name(name: str) -> str:
     Danish: *tyske regler*)."""
     return {"german": trp("settlement", "german"), "pips": trp("settlement", "pips"),
             "american": trp("settlement", "american")}[name]
+
+
+def summary(rules: Rules, lang: str | None = None) -> list[str]:
+    """The rules in force, in a few lines a player reads before a match: the table, the deal, the lead, play,
+    headers, going out, a blocked hand's settlement and the target (``lang``: default the language in force).
+
+    >>> print(summary(Rules.make())[2])
+    Lead: whoever holds the lowest double leads it; if nobody holds a double, the hand is dealt again.
+    """
+    with use(lang):
+        return _summary(rules)
+
+
+def _summary(rules: Rules) -> list[str]:
+    seats = rules.players
+    doubles = rules.max_number + 1
+    table = tr("Bergen for {players} players, a {set} set ({tiles} tiles, {doubles} doubles)").format(
+        players=seats, set=rules.domino_set, tiles=rules.n_tiles, doubles=doubles)
+    if rules.spinner:
+        table += tr("; the led double is a spinner, open on four arms")
+    if rules.partnerships:
+        even, odd = (", ".join(str(s) for s in range(first, seats, 2)) for first in (0, 1))
+        table += tr(". Two partnerships: seats {even} against seats {odd}; partners score together.").format(
+            even=even, odd=odd)
+    else:
+        table += tr(". Seats 0 to {last} play in turn, each for themselves.").format(last=seats - 1)
+    rest = rules.n_tiles - seats * rules.hand_size
+    deal = trn("Deal: {n} tile to each player; the other {rest} are the boneyard, face down",
+               "Deal: {n} tiles to each player; the other {rest} are the boneyard, face down",
+               rules.hand_size).format(n=rules.hand_size, rest=rest)
+    deal += (trn(", and its last {n} tile is never drawn.", ", and its last {n} tiles are never drawn.",
+                 rules.boneyard_reserve).format(n=rules.boneyard_reserve) if rules.boneyard_reserve
+             else tr(", which may be drawn to the last tile."))
+    lead = {"lowest-double": tr("Lead: whoever holds the lowest double leads it; if nobody holds a double, the hand "
+                                "is dealt again."),
+            "highest-double": tr("Lead: whoever holds the highest double leads it; if nobody holds a double, the hand "
+                                 "is dealt again."),
+            "any-double": tr("Lead: each hand opens at the next seat; the first seat from there holding a double "
+                             "leads one of its own choice; if nobody holds a double, the hand is dealt again.")}
+    headers = tr("Headers: the led double scores 2 points (a double-header); after a play, ends that all show the "
+                 "same number score 2 points (a double-header), 3 if one of them is a double (a triple-header).")
+    headers += " " + (tr("Near the target a header is cut: 1 point when 2 or fewer are needed, at most 2 when 3 "
+                         "are needed.") if rules.reduced_headers else tr("Headers are never cut near the target."))
+    settle = {"german": tr("German settlement: the fewest doubles wins, then the fewest pips"),
+              "pips": tr("pip count: the fewest pips wins"),
+              "american": tr("American settlement: a side without doubles beats a side with them, then the fewest "
+                             "pips (doubles not counted when every side holds one)")}
+    return [
+        table,
+        deal,
+        lead[rules.lead],
+        tr("Play: a tile goes on an end showing one of its numbers; a player who cannot play draws from the boneyard "
+           "until a tile fits, and passes if none does."),
+        headers,
+        trn("Going out (playing your last tile): {n} point.", "Going out (playing your last tile): {n} points.",
+            rules.out_points).format(n=rules.out_points),
+        trn("Blocked hand (every player passes in turn): {n} point to the side that wins the settlement: {how}; "
+            "a tie scores nobody.",
+            "Blocked hand (every player passes in turn): {n} points to the side that wins the settlement: {how}; "
+            "a tie scores nobody.", rules.blocked_points).format(n=rules.blocked_points, how=settle[rules.settlement]),
+        tr("The match goes to the first side to reach {target} points.").format(target=num(rules.target, ",")),
+    ]
 
 
 def unknown_setting(key: object) -> RuleError:
