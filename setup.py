@@ -12,7 +12,7 @@ pyproject.toml.
 
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, find_packages, setup
 from setuptools.command.build_py import build_py
 
 MAPPED = {"bergen_sim.analyses": "analyses", "bergen_sim.examples": "examples"}
@@ -36,5 +36,10 @@ class BuildWithCatalogs(build_py):
             po.unlink()
 
 
-setup(packages=find_packages(include=["bergen_sim", "bergen_sim.*"]) + list(MAPPED), package_dir=MAPPED,
+# the catalogs' folders are listed as packages only so that setuptools does not warn that they look like ones;
+# their files are the package data of bergen_sim (pyproject.toml)
+CATALOG_FOLDERS = find_namespace_packages(include=["bergen_sim.locale", "bergen_sim.locale.*"])
+
+setup(packages=find_packages(include=["bergen_sim", "bergen_sim.*"]) + CATALOG_FOLDERS + list(MAPPED),
+      package_dir=MAPPED,
       cmdclass={"build_py": BuildWithCatalogs})
