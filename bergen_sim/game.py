@@ -310,8 +310,8 @@ class Game:
         move = Move.of(move)
         if (str(move.tile), move.end.name) not in self._state.moves:
             legal = ", ".join(str(m) for m in self.legal_moves())
-            raise MoveError(tr("{move} is not legal for seat {seat}; legal: {legal}").format(move=move, seat=self.to_move,
-                                                                                            legal=legal))
+            raise MoveError(tr("{move} is not legal for seat {seat}; legal: {legal}").format(
+                move=move, seat=self.to_move, legal=legal))
         return move
 
     def play(self, move: Move | str | tuple[str, str]) -> None:

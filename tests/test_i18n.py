@@ -5,7 +5,6 @@ English left behind."""
 from __future__ import annotations
 
 import configparser
-import io
 import re
 from pathlib import Path
 
@@ -13,7 +12,6 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
-from click.testing import CliRunner
 
 from bergen_sim import i18n
 from bergen_sim.cli import cli, main

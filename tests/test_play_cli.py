@@ -67,6 +67,18 @@ def test_a_whole_match_in_danish_uses_the_players_words_and_saves_the_same_trace
     assert english.output.count("\n") == text.count("\n")  # line for line the same match
 
 
+
+def test_a_hint_in_danish(tmp_path):
+    result = run(["--seed", "4", "--opponent", "greedy", "-o", str(tmp_path / "g.jsonl"), "--lang", "da",
+                  "--hint-worlds", "200", "--no-auto-forced"], "h\nq\n")
+    assert result.exit_code == 0, result.output
+    hint = result.output.split("tænker (spiller stillingen til ende i udtrukne verdener) ...", 1)[1]
+    for words in ("plads 0 skal lægge en af ", "200 verdener", "rang", "træk", "ender efter", "vinderchance",
+                  "bag det bedste", "point i runden", "stoppet; kampen indtil nu er gemt i "):
+        assert words in hint, words
+    assert re.search(r"\d+,\d\xa0% \[\d+,\d; \d+,\d\]", hint)  # 57,6 % [55,3; 60,0]
+    assert not english_left(hint, allowed=("ismcts", "expert", "greedy")), english_left(hint)
+
 def test_partnerships_in_danish_name_the_partnerships(tmp_path):
     result = run(["--players", "4", "--partnerships", "--seat", "1", "--seed", "9", "--opponent", "first",
                   "-o", str(tmp_path / "p.jsonl"), "--lang", "da"], "1\n" * 400)

@@ -216,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except click.UsageError as exc:
         with i18n.use(_spoken):
-            hint = (i18n.tr(" (see 'bergen-sim {command} --help')").format(command=exc.ctx.command_path.split(' ', 1)[1])
-                    if exc.ctx and " " in exc.ctx.command_path else "")
+            hint = (i18n.tr(" (see 'bergen-sim {command} --help')").format(
+                command=exc.ctx.command_path.split(" ", 1)[1]) if exc.ctx and " " in exc.ctx.command_path else "")
             click.echo(error_prefix() + printable(_usage_message(exc) + hint), err=True)
         return 2
     except click.ClickException as exc:
