@@ -133,6 +133,9 @@ def test_the_locale_chooses_danish_and_lang_overrides_it(capsys, monkeypatch):
                                      "domino_set=double-nine eller hand_size <= 4"),
     (["play", "-o", "/no/such/folder/game.jsonl"], "bergen-sim: fejl: -o /no/such/folder/game.jsonl: mappen "),
     (["review", "no-such-game.jsonl"], "bergen-sim: fejl: no-such-game.jsonl: kan ikke læse den: "),
+    (["simulate", "--preset", "foo"], "bergen-sim: fejl: ugyldig værdi for '--preset': 'foo' er ikke en af 'classic', "
+                                      "'standard' (se 'bergen-sim simulate --help')"),
+    (["simulate", "--bogus"], "bergen-sim: fejl: ukendt tilvalg: --bogus (mente du --out, --verbose?)"),
 ])
 def test_the_errors_a_player_meets_are_one_danish_line(capsys, argv, danish):
     assert main([*argv, "--lang", "da"]) == 2

@@ -13,6 +13,7 @@ import functools
 import importlib
 import os
 import pkgutil
+import re
 import sys
 from pathlib import Path
 
@@ -174,10 +175,30 @@ def _usage_message(exc: click.UsageError) -> str:
     if isinstance(exc, click.MissingParameter) and hint:
         return i18n.tr("missing {option}").format(option=hint)
     if isinstance(exc, click.BadParameter) and hint:
-        return i18n.tr("invalid value for {option}: {message}").format(option=hint, message=exc.message)
+        message = exc.message
+        if isinstance(getattr(exc.param, "type", None), click.Choice):  # click's own words: '{value}' is not one of ...
+            found = re.fullmatch(r"(.*) is not (?:one of )?(.*?)\.?", message)
+            if found:
+                message = i18n.tr("{value} is not one of {choices}").format(value=found[1], choices=found[2])
+        return i18n.tr("invalid value for {option}: {message}").format(option=hint, message=message)
     if isinstance(exc, click.NoSuchOption):
-        return i18n.tr("no such option: {option}").format(option=exc.option_name)
+        text = i18n.tr("no such option: {option}").format(option=exc.option_name)
+        if exc.possibilities:
+            text += i18n.tr(" (did you mean {options}?)").format(options=", ".join(sorted(exc.possibilities)))
+        return text
     return exc.format_message()
+
+
+def _asked_language(args: list[str]) -> str | None:
+    """The --lang a command line gives, read before click parses it: an error in parsing is worded in it too."""
+    for k, arg in enumerate(args):
+        if arg == "--":
+            break
+        value = arg.partition("=")[2] if arg.startswith("--lang=") else \
+            args[k + 1] if arg == "--lang" and k + 1 < len(args) else None
+        if value in i18n.LANGUAGES:
+            return value
+    return None
 
 
 #: what click (8.2 and later) raises for a command line with no command: its message is the whole help
@@ -197,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     global _spoken
     feedback.set_level(feedback.NORMAL)  # each call starts from the default (tests call main repeatedly)
-    _spoken = i18n.language_from_environment()  # until a command's --lang is read (an unknown command, say)
-    provenance.set_command(["bergen-sim", *(sys.argv[1:] if argv is None else argv)])
+    args = sys.argv[1:] if argv is None else list(argv)
+    _spoken = _asked_language(args) or i18n.language_from_environment()  # until the command reads its --lang
+    provenance.set_command(["bergen-sim", *args])
     if sys.stdout is None:  # started with standard output closed (>&-): every result would vanish without a word
         if sys.stderr is not None:
             click.echo("bergen-sim: error: standard output is closed; results are printed there: run with it open "
