@@ -181,3 +181,11 @@ def test_a_quick_report_in_danish(tmp_path, capsys):
     assert read_table(tmp_path / "going_first" / "tables" / "per_hand.parquet")[0].equals(
         read_table(tmp_path / "en" / "going_first" / "tables" / "per_hand.parquet")[0])
     assert danish_table  # written
+
+
+def test_a_position_file_that_is_not_json_is_refused_in_danish(tmp_path, capsys):
+    path = tmp_path / "stilling.json"
+    path.write_text("[1")
+    assert main(["analyze", "--position", str(path), "--lang", "da"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bergen-sim: fejl: {path}: ikke gyldig JSON: ") and err.count("\n") == 1

@@ -37,17 +37,19 @@ def _read_file(path: str) -> dict[str, Any]:
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not text
     except UnicodeDecodeError as exc:
-        raise PositionError(f"{path}: not UTF-8 text (byte {exc.start}); save the position as UTF-8") from None
+        raise PositionError(tr("{path}: not UTF-8 text (byte {byte}); save the position as UTF-8").format(
+            path=path, byte=exc.start)) from None
     except OSError as exc:
-        raise PositionError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raise PositionError(tr("{path}: cannot read it ({why})").format(path=path, why=exc.strerror or exc)) from None
     try:
         data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text, object_pairs_hook=_json_object)
     except (ValueError, RecursionError) as exc:  # also a number of over 4,300 digits, or nesting too deep to read
         why = exc if isinstance(exc, (tomllib.TOMLDecodeError, json.JSONDecodeError, _RepeatedKey)) else \
             "nested too deep" if isinstance(exc, RecursionError) else "a number of more than 4,300 digits"
-        raise PositionError(f"{path}: not valid {'TOML' if path.endswith('.toml') else 'JSON'}: {why}") from None
+        raise PositionError(tr("{path}: not valid {format}: {why}").format(
+            path=path, format="TOML" if path.endswith(".toml") else "JSON", why=why)) from None
     if not isinstance(data, dict):
-        raise PositionError(f"{path}: the position must be an object of keys")
+        raise PositionError(tr("{path}: the position must be an object of keys").format(path=path))
     return data
 
 
