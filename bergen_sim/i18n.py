@@ -75,7 +75,7 @@ def current() -> str:
 
 
 def set_language(lang: str) -> None:
-    """Produce text in ``lang`` from now on (in this thread or task and those it starts)."""
+    """Produce text in ``lang`` from now on, in this thread (a context variable: other threads keep theirs)."""
     _active.set(check_language(lang))
 
 
@@ -91,11 +91,11 @@ def use(lang: str | None) -> Iterator[str]:
     if lang is None:
         yield current()
         return
-    token = _active.set(check_language(lang))
+    restore = activate(lang)
     try:
         yield lang
     finally:
-        _active.reset(token)
+        restore()
 
 
 @functools.cache
