@@ -13,12 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, tr
 from bergen_sim.core.stats import add_clustered, add_family, cluster_column, cluster_sums, judged, phrase
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, panels
-from bergen_sim.services.analysis.reporting import headline_strategies
+from bergen_sim.services.analysis.reporting import headline_strategies, table_name
 
-TITLE = "The value of going first: lead points and tempo"
+TITLE = N_("The value of going first: lead points and tempo")
 TWO_SIDED = ("2 players", "4 partnerships")
 PARTS = ("edge", "lead_points", "tempo")
 METHOD = (
@@ -72,12 +73,13 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             if part.empty:
                 continue
             row = part.iloc[0]
-            verdict, numbers = judged(row, "tempo_per_hand", "points per hand", larger="adds to it",
-                                      smaller="gives some of it back", same="adds nothing clear")
-            out.append(f"{table}, {strategy} play: the side that leads a hand outscores the other by "
-                       f"{phrase(row, 'edge_per_hand')} points in that hand; the led double itself is "
-                       f"{phrase(row, 'lead_points_per_hand')} points of it and the tempo after it {verdict} "
-                       f"({numbers}).")
+            verdict, numbers = judged(row, "tempo_per_hand", tr("points per hand"), larger=tr("adds to it"),
+                                      smaller=tr("gives some of it back"), same=tr("adds nothing clear"))
+            out.append(tr("{table}, {strategy} play: the side that leads a hand outscores the other by {edge} points "
+                          "in that hand; the led double itself is {lead} points of it and the tempo after it "
+                          "{verdict} ({numbers}).").format(
+                table=table_name(table), strategy=strategy, edge=phrase(row, "edge_per_hand"),
+                lead=phrase(row, "lead_points_per_hand"), verdict=verdict, numbers=numbers))
     return out
 
 

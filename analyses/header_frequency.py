@@ -13,13 +13,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, num, tr
 from bergen_sim.core.stats import add_clustered, add_rate, cluster_column, cluster_sums, phrase
 from bergen_sim.engine.layout import MAX_PLAY_NO
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, empty_note, finish, grouped, lines, panels, stacked_shares
 from bergen_sim.services.analysis.reporting import TABLES, headline_strategies, reference_strategy
 
-TITLE = "Header frequency and where the points come from"
+TITLE = N_("Header frequency and where the points come from")
 KINDS = ("double", "triple")
 #: a play number is drawn in the figure only once this many hands reached it
 MIN_HANDS = 200
@@ -99,10 +100,12 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         if row.empty or src.empty:
             continue
         row, src = row.iloc[0], src.iloc[0]
-        out.append(f"2 players, {strategy} play: a hand has on average {phrase(row, 'headers_per_hand')} headers "
-                   f"(double or triple), about one in every {1 / row['header_rate_per_play']:.0f} plays; "
-                   f"{phrase(src, 'header_share')} of all points come from headers and "
-                   f"{phrase(src, 'lead_share')} from leading a double.")
+        out.append(tr("2 players, {strategy} play: a hand has on average {headers} headers (double or triple), "
+                      "about one in every {plays} plays; {header_share} of all points come from headers and "
+                      "{lead_share} from leading a double.").format(
+            strategy=strategy, headers=phrase(row, "headers_per_hand"),
+            plays=num(1 / row["header_rate_per_play"], ".0f"), header_share=phrase(src, "header_share"),
+            lead_share=phrase(src, "lead_share")))
     return out
 
 

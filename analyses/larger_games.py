@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, num, tr
 from bergen_sim.core.stats import (
     add_clustered,
     add_family,
@@ -32,29 +33,29 @@ from bergen_sim.core.stats import (
 from bergen_sim.model.rules import Rules
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels
-from bergen_sim.services.analysis.reporting import PerMatch, headline_strategies
+from bergen_sim.services.analysis.reporting import PerMatch, headline_strategies, table_name
 
-TITLE = "Larger sets, the spinner and up to eight players"
+TITLE = N_("Larger sets, the spinner and up to eight players")
 #: label -> (players, partnerships, preset, settings)
 GAMES: dict[str, tuple[int, bool, str, dict]] = {
-    "double-six, 4 players": (4, False, "standard", {}),
-    "double-six, 4 players, spinner": (4, False, "standard", {"spinner": True}),
-    "double-nine, 4 players": (4, False, "standard", {"domino_set": "double-nine"}),
-    "double-nine, 4 players, no spinner": (4, False, "standard", {"domino_set": "double-nine", "spinner": False}),
-    "double-nine, 6 players": (6, False, "standard", {"domino_set": "double-nine"}),
-    "double-twelve, 6 players": (6, False, "standard", {"domino_set": "double-twelve"}),
-    "double-twelve, 6 partnerships": (6, True, "standard", {"domino_set": "double-twelve"}),
-    "double-fifteen, 7 players": (7, False, "standard", {"domino_set": "double-fifteen"}),
-    "double-eighteen, 8 players": (8, False, "standard", {"domino_set": "double-eighteen"}),
-    "double-eighteen, 8 partnerships": (8, True, "standard", {"domino_set": "double-eighteen"}),
+    N_("double-six, 4 players"): (4, False, "standard", {}),
+    N_("double-six, 4 players, spinner"): (4, False, "standard", {"spinner": True}),
+    N_("double-nine, 4 players"): (4, False, "standard", {"domino_set": "double-nine"}),
+    N_("double-nine, 4 players, no spinner"): (4, False, "standard", {"domino_set": "double-nine", "spinner": False}),
+    N_("double-nine, 6 players"): (6, False, "standard", {"domino_set": "double-nine"}),
+    N_("double-twelve, 6 players"): (6, False, "standard", {"domino_set": "double-twelve"}),
+    N_("double-twelve, 6 partnerships"): (6, True, "standard", {"domino_set": "double-twelve"}),
+    N_("double-fifteen, 7 players"): (7, False, "standard", {"domino_set": "double-fifteen"}),
+    N_("double-eighteen, 8 players"): (8, False, "standard", {"domino_set": "double-eighteen"}),
+    N_("double-eighteen, 8 partnerships"): (8, True, "standard", {"domino_set": "double-eighteen"}),
 }
 #: (spinner on, spinner off): the same set and table, played from the same seed (paired by match)
 SPINNER_PAIRS = (("double-six, 4 players, spinner", "double-six, 4 players"),
                  ("double-nine, 4 players", "double-nine, 4 players, no spinner"))
 #: games where the leader chooses its double (lead = any-double)
 LEAD_GAMES: dict[str, tuple[int, bool, str, dict]] = {
-    "double-six, 2 players, classic": (2, False, "classic", {}),
-    "double-nine, 4 players, any double": (4, False, "standard", {"domino_set": "double-nine", "lead": "any-double"}),
+    N_("double-six, 2 players, classic"): (2, False, "classic", {}),
+    N_("double-nine, 4 players, any double"): (4, False, "standard", {"domino_set": "double-nine", "lead": "any-double"}),
 }
 LEAD_POLICIES = ("expert", "expert:lead=lowest", "expert:lead=highest")
 #: tables on which the strategies are ranked (duplicate deals)
@@ -190,16 +191,21 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     out = []
     effects = tables["spinner_effect"]
     for _, row in effects[effects["strategy"] == "expert"].iterrows():
-        verdict, numbers = judged(row, "headers_per_hand_change", "headers per hand", larger="more headers",
-                                  smaller="fewer headers", same="no clear change in headers")
-        out.append(f"{row['set']}, {row['players']} players, expert play: the spinner gives {verdict} "
-                   f"({numbers}, {row['matches']:,} matches).")
+        verdict, numbers = judged(row, "headers_per_hand_change", tr("headers per hand"), larger=tr("more headers"),
+                                  smaller=tr("fewer headers"), same=tr("no clear change in headers"))
+        out.append(tr("{set}, {players} players, expert play: the spinner gives {verdict} ({numbers}, {matches} "
+                      "matches).").format(set=row["set"], players=row["players"], verdict=verdict, numbers=numbers,
+                                          matches=num(row["matches"], ",")))
     lead = tables["lead_choice"]
     for _, row in lead.iterrows():
-        verdict, numbers = judged(row, "win_rate_edge", larger="wins more often", smaller="wins less often",
-                                  same="does not clearly win more often")
-        out.append(f"{row['game']}: leading by expert's rule {verdict} than leading by "
-                   f"{row['against'].split('=')[-1]} double ({numbers}, {row['matches']:,} matches).")
+        verdict, numbers = judged(row, "win_rate_edge", larger=tr("wins more often"), smaller=tr("wins less often"),
+                                  same=tr("does not clearly win more often"))
+        against = row["against"].split("=")[-1]
+        out.append((tr("{game}: leading by expert's rule {verdict} than leading by lowest double ({numbers}, "
+                       "{matches} matches).") if against == "lowest" else
+                    tr("{game}: leading by expert's rule {verdict} than leading by highest double ({numbers}, "
+                       "{matches} matches).")).format(game=table_name(row["game"]), verdict=verdict,
+                                                      numbers=numbers, matches=num(row["matches"], ",")))
     return out
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, num, tr
 from bergen_sim.core.stats import (
     add_clustered,
     add_family,
@@ -29,9 +30,9 @@ from bergen_sim.core.stats import (
 from bergen_sim.engine import layout as L
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, lines, panels, reference_line
-from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy, table_name
 
-TITLE = "Lowest-double lead advantage"
+TITLE = N_("Lowest-double lead advantage")
 LEADS = ("lowest-double", "highest-double")
 #: a led double is compared in the findings only if it led at least this share of the decided hands
 MIN_SHARE = 0.02
@@ -198,10 +199,11 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 continue
             row = rows.iloc[0]
             rate = row["first_leader_match_win_rate_lowest"]
-            out.append(f"{table}, {strategy} play: the side that leads the first hand wins about "
-                       f"{round(100 * rate)} matches in 100 "
-                       f"({phrase(row, 'first_leader_match_win_rate_lowest', row['matches'], 'matches')}; "
-                       f"fair share {row['fair_share']:.0%}).")
+            out.append(tr("{table}, {strategy} play: the side that leads the first hand wins about {n} matches in "
+                          "100 ({numbers}; fair share {fair}).").format(
+                table=table_name(table), strategy=strategy, n=round(100 * rate),
+                numbers=phrase(row, "first_leader_match_win_rate_lowest", row["matches"], tr("matches")),
+                fair=num(row["fair_share"], ".0%")))
             if table != "2 players":
                 continue
             part = summary[summary["strategy"] == strategy]
@@ -209,15 +211,19 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             ends = np.abs(part[["leader_win_rate_gain_adj_lo", "leader_win_rate_gain_adj_hi"]].to_numpy())
             bound = float(ends[np.isfinite(ends)].max()) if np.isfinite(ends).any() else None
             if bound is None:
-                out.append(f"{strategy} play: too few matches to judge whether the lead rule matters.")
+                out.append(tr("{strategy} play: too few matches to judge whether the lead rule matters.").format(
+                    strategy=strategy))
             elif clear.empty:
-                out.append(f"{strategy} play: whether the lowest or the highest double leads makes no clear "
-                           f"difference to the leader's hand win rate at any table; the data rule out differences "
-                           f"larger than {100 * bound:.2f} percentage points (simultaneous interval).")
+                out.append(tr("{strategy} play: whether the lowest or the highest double leads makes no clear "
+                              "difference to the leader's hand win rate at any table; the data rule out differences "
+                              "larger than {bound} percentage points (simultaneous interval).").format(
+                    strategy=strategy, bound=num(100 * bound, ".2f")))
             else:
-                out.append(f"{strategy} play: the lead rule changes the leader's hand win rate clearly at "
-                           f"{len(clear)} of {len(part)} tables ({', '.join(clear['table'])}), by at most "
-                           f"{100 * bound:.2f} percentage points (simultaneous interval).")
+                out.append(tr("{strategy} play: the lead rule changes the leader's hand win rate clearly at {clear} "
+                              "of {tables} tables ({names}), by at most {bound} percentage points (simultaneous "
+                              "interval).").format(
+                    strategy=strategy, clear=len(clear), tables=len(part),
+                    names=", ".join(table_name(t) for t in clear["table"]), bound=num(100 * bound, ".2f")))
     return out
 
 

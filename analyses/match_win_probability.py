@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, tr, trn
 from bergen_sim.core.stats import add_clustered, group_cluster_sums, phrase
 from bergen_sim.services.analysis.figures import Chart, finish, panels
-from bergen_sim.services.analysis.reporting import headline_strategies
+from bergen_sim.services.analysis.reporting import headline_strategies, table_name
 
-TITLE = "Match-win probability from every score (comeback odds)"
+TITLE = N_("Match-win probability from every score (comeback odds)")
 #: tables with two sides, where "my score, your score" says everything
 TWO_SIDED = ("2 players", "4 partnerships")
 #: a score cell is described in the findings only when this many matches reached it
@@ -80,7 +81,7 @@ def _cell(frame: pd.DataFrame, table: str, strategy: str, own: int, other: int):
 
 def _in_100(rate: float) -> str:
     n = round(100 * rate)
-    return f"about {n} {'match' if n == 1 else 'matches'} in 100"
+    return trn("about {n} match in 100", "about {n} matches in 100", n).format(n=n)
 
 
 def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
@@ -94,13 +95,16 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             if down.empty:
                 continue
             behind = down.loc[down["other_score"].idxmax()]
-            text = (f"{table}, {strategy} play: a side that is {int(behind['other_score'])}-0 down at the start of "
-                    f"a hand still wins {_in_100(behind['match_win_rate'])} "
-                    f"({phrase(behind, 'match_win_rate', behind['matches_reaching'], 'matches')})")
+            text = tr("{table}, {strategy} play: a side that is {score}-0 down at the start of a hand still wins "
+                      "{wins} ({numbers})").format(
+                table=table_name(table), strategy=strategy, score=int(behind["other_score"]),
+                wins=_in_100(behind["match_win_rate"]),
+                numbers=phrase(behind, "match_win_rate", behind["matches_reaching"], tr("matches")))
             ahead = _cell(frame, table, strategy, 10, 5)
             if ahead is not None:
-                text += (f"; one leading 10-5 wins {_in_100(ahead['match_win_rate'])} "
-                         f"({phrase(ahead, 'match_win_rate', ahead['matches_reaching'], 'matches')})")
+                text += tr("; one leading 10-5 wins {wins} ({numbers})").format(
+                    wins=_in_100(ahead["match_win_rate"]),
+                    numbers=phrase(ahead, "match_win_rate", ahead["matches_reaching"], tr("matches")))
             out.append(text + ".")
     return out
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, tr
 from bergen_sim.core.stats import add_family, add_mean, add_rate, judged, paired_ratio_difference, phrase
 from bergen_sim.engine.layout import HandEnd
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels
 from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies
 
-TITLE = "The near-target cut, and matches that end on the lead"
+TITLE = N_("The near-target cut, and matches that end on the lead")
 SETTINGS = {"cut on": True, "cut off": False}
 #: how a match can end, in the order of the tables' columns
 ENDINGS = ("lead", "header", "out", "blocked")
@@ -104,11 +105,14 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         if row.empty:
             continue
         row, diff = row.iloc[0], diff.iloc[0]
-        verdict, numbers = judged(diff, "ends_on_lead_rate_change", larger="more often", smaller="less often",
-                                  same="about as often")
-        out.append(f"2 players, {strategy} play: about {round(100 * row['ends_on_lead_rate'])} matches in 100 end "
-                   f"the moment a hand's leader leads its double ({phrase(row, 'ends_on_lead_rate', row['matches'], 'matches')}); "
-                   f"with the near-target cut on they do so {verdict} than with it off (cut on minus off: {numbers}).")
+        verdict, numbers = judged(diff, "ends_on_lead_rate_change", larger=tr("more often"), smaller=tr("less often"),
+                                  same=tr("about as often"))
+        out.append(tr("2 players, {strategy} play: about {n} matches in 100 end the moment a hand's leader leads its "
+                      "double ({numbers}); with the near-target cut on they do so {verdict} than with it off (cut on "
+                      "minus off: {difference}).").format(
+            strategy=strategy, n=round(100 * row["ends_on_lead_rate"]),
+            numbers=phrase(row, "ends_on_lead_rate", row["matches"], tr("matches")), verdict=verdict,
+            difference=numbers))
     return out
 
 

@@ -22,6 +22,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, tr
 from bergen_sim.core.stats import (
     add_clustered,
     add_difference,
@@ -35,11 +36,12 @@ from bergen_sim.core.stats import (
     phrase,
 )
 from bergen_sim.engine.layout import HandEnd
+from bergen_sim.model.rules import settlement_name
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels
-from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy, table_name
 
-TITLE = "Blocked-hand settlement: German vs pip count (and American)"
+TITLE = N_("Blocked-hand settlement: German vs pip count (and American)")
 SETTLEMENTS = hs.SETTLEMENTS  # german, pips, american
 RESERVES = (2, 0)
 PAIRS = list(itertools.combinations(range(len(SETTLEMENTS)), 2))
@@ -244,19 +246,23 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         if two.empty or same.empty:
             continue
         two, same = two.iloc[0], same.iloc[0]
-        out.append(f"2 players, {strategy} play: about {round(100 * two['blocked_rate'])} hands in 100 end blocked "
-                   f"({phrase(two, 'blocked_rate', two['hands'], 'hands')}); on those same blocked hands, German "
-                   f"and pip-count settlement pick a different winner {phrase(same, 'german_vs_pips_differ_rate')} "
-                   f"of the time.")
+        out.append(tr("2 players, {strategy} play: about {n} hands in 100 end blocked ({numbers}); on those same "
+                      "blocked hands, German and pip-count settlement pick a different winner {differ} of the time.")
+                   .format(strategy=strategy, n=round(100 * two["blocked_rate"]),
+                           numbers=phrase(two, "blocked_rate", two["hands"], tr("hands")),
+                           differ=phrase(same, "german_vs_pips_differ_rate")))
     if "strategy_change" in tables:
         change = tables["strategy_change"]
         best = {s: change.loc[change[f"win_rate_{s}"].idxmax(), "policy"] for s in SETTLEMENTS}
         moved = change[(change["win_rate_german_minus_pips_adj_lo"] > 0) | (change["win_rate_german_minus_pips_adj_hi"] < 0)]
-        out.append(f"The best strategy against the field ({TOURNAMENT_TABLE}) is "
-                   + (f"{best['german']} under every settlement" if len(set(best.values())) == 1 else
-                      ", ".join(f"{best[s]} under {s}" for s in SETTLEMENTS))
-                   + f"; {len(moved)} of {len(change)} strategies do clearly better or worse under German than under "
-                     f"pip-count settlement (simultaneous interval).")
+        best_text = (tr("{policy} under every settlement").format(policy=best["german"])
+                     if len(set(best.values())) == 1 else
+                     ", ".join(tr("{policy} under {settlement}").format(policy=best[s], settlement=settlement_name(s))
+                               for s in SETTLEMENTS))
+        out.append(tr("The best strategy against the field ({table}) is {best}; {moved} of {strategies} strategies do "
+                      "clearly better or worse under German than under pip-count settlement (simultaneous "
+                      "interval).").format(table=table_name(TOURNAMENT_TABLE), best=best_text, moved=len(moved),
+                                           strategies=len(change)))
     return out
 
 

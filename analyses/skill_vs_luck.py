@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, tr
 from bergen_sim.core.stats import add_family, judged, phrase
 from bergen_sim.services.analysis.figures import Chart, finish, panels, reference_line
 
-TITLE = "Skill against luck: the stronger player's match win rate by target"
+TITLE = N_("Skill against luck: the stronger player's match win rate by target")
 TARGETS = (5, 10, 15, 21, 31)
 #: (stronger, weaker) pairings
 PAIRINGS = (("expert", "greedy"), ("pimc", "expert"))
@@ -67,12 +68,15 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         part = part.sort_values("target")
         short, long = part.iloc[0], part.iloc[-1]
         standard = part[part["target"] == 15]
-        middle = f", {round(100 * standard.iloc[0]['win_rate'])} to 15 (the standard)" if len(standard) else ""
-        out.append(f"{short['policy']} against {short['opponent']} (2 players, duplicate deals): the stronger player "
-                   f"wins about {round(100 * short['win_rate'])} matches in 100 played to {int(short['target'])} "
-                   f"points{middle} and {round(100 * long['win_rate'])} played to {int(long['target'])} "
-                   f"({phrase(short, 'win_rate', short['matches'], 'matches')} and "
-                   f"{phrase(long, 'win_rate', long['matches'], 'matches')}).")
+        middle = (tr(", {n} to 15 (the standard)").format(n=round(100 * standard.iloc[0]["win_rate"]))
+                  if len(standard) else "")
+        out.append(tr("{policy} against {opponent} (2 players, duplicate deals): the stronger player wins about "
+                      "{short_wins} matches in 100 played to {short_target} points{middle} and {long_wins} played to "
+                      "{long_target} ({short_numbers} and {long_numbers}).").format(
+            policy=short["policy"], opponent=short["opponent"], short_wins=round(100 * short["win_rate"]),
+            short_target=int(short["target"]), middle=middle, long_wins=round(100 * long["win_rate"]),
+            long_target=int(long["target"]), short_numbers=phrase(short, "win_rate", short["matches"], tr("matches")),
+            long_numbers=phrase(long, "win_rate", long["matches"], tr("matches"))))
     return out
 
 

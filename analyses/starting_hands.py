@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, tr
 from bergen_sim.core.stats import (
     add_clustered,
     add_family,
@@ -27,7 +28,7 @@ from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, finish, grouped, panels, reference_line
 from bergen_sim.services.analysis.reporting import headline_strategies
 
-TITLE = "Which starting hands win"
+TITLE = N_("Which starting hands win")
 TABLES_HERE = ("2 players", "4 partnerships")
 #: pips are grouped in bins this wide
 PIP_BIN = 5
@@ -156,17 +157,20 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             continue
         doubles = part[part["feature"] == "doubles_held"].sort_values("order")
         lowest = part[(part["feature"] == "holds_lowest_double") & (part["value"] == "yes")]
-        text = f"2 players, {strategy} play: "
+        text = tr("2 players, {strategy} play: ").format(strategy=strategy)
+        decided = tr("decided hands")
         if len(doubles) >= 2:
             none, most = doubles.iloc[0], doubles.iloc[-1]
-            text += (f"a hand with {none['value']} doubles wins about {round(100 * none['hand_win_rate'])} decided "
-                     f"hands in 100, one with {most['value']} about {round(100 * most['hand_win_rate'])} "
-                     f"({phrase(none, 'hand_win_rate', none['decided'], 'decided hands')} and "
-                     f"{phrase(most, 'hand_win_rate', most['decided'], 'decided hands')})")
+            text += tr("a hand with {few} doubles wins about {few_wins} decided hands in 100, one with {many} about "
+                       "{many_wins} ({few_numbers} and {many_numbers})").format(
+                few=none["value"], few_wins=round(100 * none["hand_win_rate"]), many=most["value"],
+                many_wins=round(100 * most["hand_win_rate"]),
+                few_numbers=phrase(none, "hand_win_rate", none["decided"], decided),
+                many_numbers=phrase(most, "hand_win_rate", most["decided"], decided))
         if len(lowest):
             row = lowest.iloc[0]
-            text += (f"; holding the lowest double (and so leading) wins "
-                     f"{phrase(row, 'hand_win_rate', row['decided'], 'decided hands')}")
+            text += tr("; holding the lowest double (and so leading) wins {numbers}").format(
+                numbers=phrase(row, "hand_win_rate", row["decided"], decided))
         out.append(text + ".")
     return out
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, tr
 from bergen_sim.core.stats import add_family, judged, phrase
 from bergen_sim.services.analysis.figures import Chart, finish, panels, points
-from bergen_sim.services.analysis.reporting import AnalysisError
+from bergen_sim.services.analysis.reporting import AnalysisError, table_name
 
-TITLE = "Strategy table: every built-in strategy against every other"
+TITLE = N_("Strategy table: every built-in strategy against every other")
 #: tables of the tournaments (label -> (players, partnerships), a subset of analysis.TABLES)
 TOURNAMENT_TABLES = ("2 players", "3 players", "4 partnerships")
 METHOD = (
@@ -88,17 +89,18 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     for table in pd.unique(standings["table"]):
         part = standings[standings["table"] == table].sort_values("win_rate", ascending=False)
         top = part.iloc[0]
-        text = f"{table}: {top['policy']} is the strongest strategy"
+        text = tr("{table}: {policy} is the strongest strategy").format(table=table_name(table), policy=top["policy"])
         for other in dict.fromkeys([part.iloc[1]["policy"], "random"]):
             if other == top["policy"] or other not in set(part["policy"]):
                 continue
             row, sign = _head_to_head(pairs, table, top["policy"], other)
             row = _from_side(row, sign)
-            verdict, numbers = judged(row, "win_rate_advantage", larger="beats", smaller="loses to",
-                                      same="cannot be told apart from")
-            text += (f"; head to head it wins about {round(100 * row['win_rate'])} matches in 100 against {other} "
-                     f"({phrase(row, 'win_rate', row['matches'], 'matches')}: it {verdict} {other}, "
-                     f"{numbers})")
+            verdict, numbers = judged(row, "win_rate_advantage", larger=tr("beats"), smaller=tr("loses to"),
+                                      same=tr("cannot be told apart from"))
+            text += tr("; head to head it wins about {n} matches in 100 against {other} ({numbers}: it {verdict} "
+                       "{other}, {difference})").format(n=round(100 * row["win_rate"]), other=other,
+                                                        numbers=phrase(row, "win_rate", row["matches"], tr("matches")),
+                                                        verdict=verdict, difference=numbers)
         out.append(text + ".")
     return out
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bergen_sim.core.i18n import N_, tr
 from bergen_sim.core.stats import (
     add_clustered,
     add_family,
@@ -28,7 +29,7 @@ from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels, stacked_shares
 from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
 
-TITLE = "Rule variants against the standard game"
+TITLE = N_("Rule variants against the standard game")
 #: label -> (preset, settings)
 VARIANTS = {
     "standard": ("standard", {}),
@@ -136,11 +137,12 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             continue
         parts = []
         for variant in list(VARIANTS)[1:]:
-            word, numbers = judged(diffs.loc[variant], "hands_per_match_change", "hands per match",
-                                   larger="longer", smaller="shorter", same="about as long")
-            parts.append(f"{variant} makes matches {word} ({numbers})")
-        out.append(f"2 players, {strategy} play: a standard match lasts "
-                   f"{phrase(rows.loc['standard'], 'hands_per_match')} hands; " + "; ".join(parts) + ".")
+            word, numbers = judged(diffs.loc[variant], "hands_per_match_change", tr("hands per match"),
+                                   larger=tr("longer"), smaller=tr("shorter"), same=tr("about as long"))
+            parts.append(tr("{variant} makes matches {verdict} ({numbers})").format(variant=variant, verdict=word,
+                                                                                    numbers=numbers))
+        out.append(tr("2 players, {strategy} play: a standard match lasts {hands} hands; {variants}.").format(
+            strategy=strategy, hands=phrase(rows.loc["standard"], "hands_per_match"), variants="; ".join(parts)))
     return out
 
 

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import multiprocessing.process
+import os
 import subprocess
 import types
 
 import pytest
+
+from bergen_sim.core.i18n import DEFAULT, language_from_environment
+
+# the suite reads the English text; on a machine whose locale is Danish every command would speak Danish
+if language_from_environment() != DEFAULT:
+    os.environ["LC_ALL"] = "C.UTF-8"
 
 #: the top-level modules of the optional extras the tests exercise (pyproject.toml: dask, openspiel, gym)
 EXTRA_MODULES = frozenset({"distributed", "dask", "pyspiel", "gymnasium"})

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -370,3 +371,23 @@ def only_compile_notices(err: str) -> bool:
 def error_lines(err: str) -> list[str]:
     """The lines of ``err`` but the compile notices, which a cold compile cache adds wherever stderr goes."""
     return [line for line in err.splitlines() if not line.startswith("compiling ")]
+
+
+#: English words that must not be left in text a Danish player reads (command lines, option names, policy
+#: names, move notation and setting values are the same in every language; english_left takes them out first)
+ENGLISH_WORDS = ("you ", "your ", "seat", "hand ", "hands", "match ", "wins", "win ", "tile", "boneyard", "scores",
+                 "target", "pass", "goes out", "blocked", "draws", "plays", "leads", "double ", "points", "the ",
+                 " and ", " of ", " with ", "saved", "review it", "decision", "loss", "verdict", "best", "error",
+                 "blunder", "unclear", "player", "Rules", "Findings", "Method", "Tables", "Figures", "Key findings")
+
+
+def english_left(text: str, allowed: Iterable[str] = ()) -> list[str]:
+    """The words of ENGLISH_WORDS in ``text`` once what stays English in every language is taken out: command
+    lines, backquoted code, option names, file names (and ``allowed``)."""
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"bergen-sim [^\n]*", "", text)
+    text = re.sub(r"--[a-z-]+", "", text)
+    text = re.sub(r"\S+\.(?:jsonl|md|png|svg|parquet|json)\b", "", text)
+    for word in allowed:
+        text = text.replace(word, "")
+    return [word for word in ENGLISH_WORDS if word in text]

@@ -21,7 +21,7 @@ from bergen_sim.cli import cli, main, play
 from bergen_sim.services import game as game_module
 from bergen_sim.services.files.trace import read_jsonl, replay_match
 from bergen_sim.services.game import replay
-from tests.helpers import error_lines
+from tests.helpers import english_left, error_lines
 
 
 def run(args: list[str], text: str):
@@ -47,6 +47,48 @@ def test_a_whole_match_by_numbers_is_saved_and_replays_like_a_golden_trace(tmp_p
     for part in ("line    [", "ends    ", "scores you ", "boneyard ", "hand    ", "  1) "):
         assert part in result.output
 
+
+
+def test_a_whole_match_in_danish_uses_the_players_words_and_saves_the_same_trace(tmp_path):
+    out = tmp_path / "spil.jsonl"
+    # seed 8: a blocked hand, passes, triple-headers and a header the near-target cut leaves ambiguous
+    result = run(["--seed", "8", "--opponent", "greedy", "-o", str(out), "--lang", "da"], "9\nx\n" + "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    text = result.output
+    for words in ("Bergen, 2 spillere, der spilles til 15; du har plads 0", "-- runde 1, udgivning: du får ",
+                  "du spiller 0-0 ud (dobbelt match, +2)", "række   [", "ender   ", "stilling: du ", "puljen ",
+                  "hånd    ", "dit træk [", "9 er ikke et træk her: skriv 1..", "'x' er ikke et træk: skriv 1..",
+                  "plads 1 (greedy) melder pas", "du melder pas", "blokeret runde: du vinder afregningen (+2)",
+                  "(tredobbelt match, +3)", "(match, +2)", "tvunget: ", "går ud (+2)", " vinder kampen, stilling: ",
+                  f"spilforløbet er gemt i {out}", "gennemgå det: bergen-sim review "):
+        assert words in text, words
+    assert not english_left(text), english_left(text)
+    english = run(["--seed", "8", "--opponent", "greedy", "-o", str(tmp_path / "game.jsonl")], "9\nx\n" + "1\n" * 400)
+    assert (tmp_path / "game.jsonl").read_text() == out.read_text()  # the trace is the same in every language
+    assert english.output.count("\n") == text.count("\n")  # line for line the same match
+
+
+
+def test_a_hint_in_danish(tmp_path):
+    result = run(["--seed", "4", "--opponent", "greedy", "-o", str(tmp_path / "g.jsonl"), "--lang", "da",
+                  "--hint-worlds", "200", "--no-auto-forced"], "h\nq\n")
+    assert result.exit_code == 0, result.output
+    hint = result.output.split("tænker (spiller stillingen til ende i udtrukne verdener) ...", 1)[1]
+    for words in ("plads 0 skal lægge en af ", "200 verdener", "rang", "træk", "ender efter", "vinderchance",
+                  "bag det bedste", "point i runden", "stoppet; kampen indtil nu er gemt i "):
+        assert words in hint, words
+    assert re.search(r"\d+,\d\xa0% \[\d+,\d; \d+,\d\]", hint)  # 57,6 % [55,3; 60,0]
+    assert not english_left(hint, allowed=("ismcts", "expert", "greedy")), english_left(hint)
+
+def test_partnerships_in_danish_name_the_partnerships(tmp_path):
+    result = run(["--players", "4", "--partnerships", "--seat", "1", "--seed", "9", "--opponent", "first",
+                  "-o", str(tmp_path / "p.jsonl"), "--lang", "da"], "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    assert "Bergen, 4 spillere i makkerpar" in result.output
+    assert "stilling: modstandernes makkerpar " in result.output and ", dit makkerpar " in result.output
+    assert ("== dit makkerpar vinder kampen" in result.output) != ("== modstandernes makkerpar vinder kampen"
+                                                                  in result.output)
+    assert not english_left(result.output), english_left(result.output)
 
 def test_partnerships_name_the_sides_and_replay(tmp_path):
     out = tmp_path / "p.jsonl"

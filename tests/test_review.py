@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from bergen_sim.model.reference import split_matches
 from bergen_sim.search.position import ENGINES
 from bergen_sim.services.files.record import RecordError, decision_view, drive, parse_record, read_games
 from bergen_sim.services.game_review import markdown, review
-from tests.helpers import error_lines
+from tests.helpers import english_left, error_lines
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -116,6 +117,33 @@ def test_review_of_a_trace_judges_every_decision_of_more_than_one_move():
         assert (d.verdict in ("error", "blunder")) == (lo > 0 and d.verdict != "best")
     assert sum(s.decisions for s in result.seats) == len(result.decisions)
 
+
+
+def test_the_review_command_in_danish(tmp_path, capsys):
+    record = tmp_path / "game.txt"
+    record.write_text(BLUNDER)
+    out = tmp_path / "gennemgang.md"
+    assert main(["review", str(record), "--worlds", "300", "--out", str(out), "--lang", "da"]) == 0
+    shown = capsys.readouterr().out
+    for words in ("2 beslutninger (tab: point af chancen for at vinde kampen, 95 %-interval)", "bedømmelse", "bommert",
+                  "pr. spiller", "samlet tab", "rapporten er skrevet til"):
+        assert words in shown, words
+    assert re.search(r"\d,\d \[-?\d+,\d; -?\d+,\d\]", shown)  # a loss and its interval as Danish writes them
+    text = out.read_text()
+    for words in ("# Gennemgang af spillet: game.txt", "## Pr. spiller", "## Alle beslutninger", "| plads | spiller |",
+                  "beslutninger | bedst | fejl | bommerter | uklart | samlet tab (point) |", "| bommert |",
+                  "træsøgningen i `ismcts", "en bommert koster mindst 5 point", "udtrukne verdener"):
+        assert words in text, words
+    assert not english_left(shown, allowed=("Ann", "Bob")), english_left(shown)
+    settings = next(line for line in text.splitlines() if line.startswith("Regler: "))  # the setting names
+    assert not english_left(text, allowed=("Ann", "Bob", settings)), english_left(text)
+    assert main(["review", str(record), "--worlds", "300", "--json", "--lang", "da"]) == 0
+    danish_json = json.loads(capsys.readouterr().out)
+    assert main(["review", str(record), "--worlds", "300", "--json"]) == 0
+    english_json = json.loads(capsys.readouterr().out)
+    made = {key for key, value in english_json.items() if "command" in json.dumps(value)}  # how it was run, when
+    assert made and {k: v for k, v in danish_json.items() if k not in made} == \
+        {k: v for k, v in english_json.items() if k not in made}  # the results are the same in every language
 
 def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     record = tmp_path / "game.txt"

@@ -238,3 +238,33 @@ def test_parse_settings_refuses_bad_pairs_with_one_line(pairs, names):
     assert "\n" not in message
     for name in names:
         assert name in message
+
+
+@pytest.mark.parametrize("argv, english, danish", [
+    ([], ["2 players, a double-six set (28 tiles, 7 doubles)", "whoever holds the lowest double leads it",
+          "German settlement: the fewest doubles wins", "first side to reach 15 points", "its last 2 tiles"],
+     ["2 spillere, et double-six-spil (28 brikker, 7 dobbeltbrikker)", "den laveste dobbeltbrik, spiller den ud",
+      "ny udgivning", "puljen", "melder pas", "dobbelt match", "tredobbelt match", "Blokeret runde",
+      "efter tyske regler: færrest dobbeltbrikker vinder, derefter færrest øjne", "når 15 point"]),
+    (["--players", "4", "--partnerships", "--set", "settlement=american", "--set", "target=1000"],
+     ["Two partnerships: seats 0, 2 against seats 1, 3", "American settlement", "reach 1,000 points"],
+     ["To makkerpar: pladserne 0, 2 mod pladserne 1, 3; makkere scorer sammen", "efter amerikanske regler",
+      "når 1.000 point"]),
+    (["--preset", "classic", "--players", "3", "--set", "domino_set=double-nine"],
+     ["spinner", "first seat from there holding a double leads one of its own choice", "pip count",
+      "never cut", "drawn to the last tile", "Going out (playing your last tile): 1 point.", "reach 10 points"],
+     ["spinner", "efter eget valg", "optælling af øjne", "skæres aldrig ned", "helt tom", "gå ud", "når 10 point"]),
+])
+def test_the_rules_command_summarises_the_rules_in_force(capsys, argv, english, danish):
+    from bergen_sim.cli import main
+
+    assert main(["rules", *argv]) == 0
+    text = capsys.readouterr().out
+    assert all(words in text for words in english), text
+    assert main(["rules", *argv, "--lang", "da"]) == 0
+    dansk = capsys.readouterr().out
+    assert all(words in dansk for words in danish), dansk
+    assert dansk.count("\n") == text.count("\n") == 8
+    assert main(["rules", "--set", "lead=first", "--lang", "da"]) == 2
+    assert "indstillingen lead skal være en af lowest-double, highest-double, any-double, ikke 'first'" in \
+        capsys.readouterr().err

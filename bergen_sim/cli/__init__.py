@@ -13,13 +13,14 @@ import functools
 import importlib
 import os
 import pkgutil
+import re
 import sys
 from pathlib import Path
 
 import click
 
 from bergen_sim._version import __version__
-from bergen_sim.core import feedback, provenance
+from bergen_sim.core import feedback, i18n, provenance
 from bergen_sim.core.errors import BergenError, printable
 
 
@@ -75,7 +76,7 @@ def _load_command(module_name: str) -> click.Command:
     command = importlib.import_module(module_name).command
     taken = {opt for param in command.params for opt in param.opts}
     # a command that declares one of these flags itself keeps its own (and should read bergen_sim.core.feedback)
-    command.params.extend(option for option in feedback_options() if not taken & set(option.opts))
+    command.params.extend(option for option in (*feedback_options(), lang_option()) if not taken & set(option.opts))
     parse = command.parse_args
 
     def parse_args(ctx: click.Context, args: list[str]) -> list[str]:
@@ -137,6 +138,70 @@ def feedback_options() -> list[click.Option]:
     ]
 
 
+def _set_language(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """--lang: the language of everything the command says (the locale's when not given), for this command only."""
+    global _spoken
+    _spoken = value or i18n.language_from_environment()  # main() words the command's errors in it after it closed
+    ctx.call_on_close(i18n.activate(_spoken))
+
+
+#: the language of the command running or last run by main() (its --lang, else the locale's)
+_spoken = i18n.DEFAULT
+
+
+def lang_option() -> click.Option:
+    """--lang, added to every command (eager: the errors of the other options are worded in it too)."""
+    return click.Option(["--lang"], type=click.Choice(i18n.LANGUAGES), default=None, expose_value=False,
+                        is_eager=True, callback=_set_language,
+                        help="Language of the text you read: da or en (default: the locale's, LC_ALL, LC_MESSAGES "
+                             "or LANG; English when it is neither).  JSON, tables, traces and option names are "
+                             "the same in every language.")
+
+
+def error_prefix() -> str:
+    """How every error line starts, in the language in force: ``bergen-sim: error: ``."""
+    return "bergen-sim: " + i18n.tr("error") + ": "
+
+
+def _usage_message(exc: click.UsageError) -> str:
+    """A usage error's line in the command's language: a bad or missing value named as click names it."""
+    if i18n.current() == i18n.DEFAULT:
+        return exc.format_message()
+    hint = None
+    param, param_hint = getattr(exc, "param", None), getattr(exc, "param_hint", None)  # BadParameter's, not every usage error's
+    if exc.ctx is not None and param is not None:
+        hint = param.get_error_hint(exc.ctx)
+    elif param_hint:
+        hint = param_hint if isinstance(param_hint, str) else " / ".join(param_hint)
+    if isinstance(exc, click.MissingParameter) and hint:
+        return i18n.tr("missing {option}").format(option=hint)
+    if isinstance(exc, click.BadParameter) and hint:
+        message = exc.message
+        if isinstance(getattr(exc.param, "type", None), click.Choice):  # click's own words: '{value}' is not one of ...
+            found = re.fullmatch(r"(.*) is not (?:one of )?(.*?)\.?", message)
+            if found:
+                message = i18n.tr("{value} is not one of {choices}").format(value=found[1], choices=found[2])
+        return i18n.tr("invalid value for {option}: {message}").format(option=hint, message=message)
+    if isinstance(exc, click.NoSuchOption):
+        text = i18n.tr("no such option: {option}").format(option=exc.option_name)
+        if exc.possibilities:
+            text += i18n.tr(" (did you mean {options}?)").format(options=", ".join(sorted(exc.possibilities)))
+        return text
+    return exc.format_message()
+
+
+def _asked_language(args: list[str]) -> str | None:
+    """The --lang a command line gives, read before click parses it: an error in parsing is worded in it too."""
+    for k, arg in enumerate(args):
+        if arg == "--":
+            break
+        value = arg.partition("=")[2] if arg.startswith("--lang=") else \
+            args[k + 1] if arg == "--lang" and k + 1 < len(args) else None
+        if value in i18n.LANGUAGES:
+            return value
+    return None
+
+
 #: what click (8.2 and later) raises for a command line with no command: its message is the whole help
 NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
@@ -152,8 +217,11 @@ def _current_folder_gone() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    global _spoken
     feedback.set_level(feedback.NORMAL)  # each call starts from the default (tests call main repeatedly)
-    provenance.set_command(["bergen-sim", *(sys.argv[1:] if argv is None else argv)])
+    args = sys.argv[1:] if argv is None else list(argv)
+    _spoken = _asked_language(args) or i18n.language_from_environment()  # until the command reads its --lang
+    provenance.set_command(["bergen-sim", *args])
     if sys.stdout is None:  # started with standard output closed (>&-): every result would vanish without a word
         if sys.stderr is not None:
             click.echo("bergen-sim: error: standard output is closed; results are printed there: run with it open "
@@ -170,14 +238,18 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(exc.format_message(), err=True)
         return 2
     except click.UsageError as exc:
-        hint = f" (see 'bergen-sim {exc.ctx.command_path.split(' ', 1)[1]} --help')" if exc.ctx and " " in exc.ctx.command_path else ""
-        click.echo(f"bergen-sim: error: {printable(exc.format_message() + hint)}", err=True)
+        with i18n.use(_spoken):
+            hint = (i18n.tr(" (see 'bergen-sim {command} --help')").format(
+                command=exc.ctx.command_path.split(" ", 1)[1]) if exc.ctx and " " in exc.ctx.command_path else "")
+            click.echo(error_prefix() + printable(_usage_message(exc) + hint), err=True)
         return 2
     except click.ClickException as exc:
-        click.echo(f"bergen-sim: error: {printable(exc.format_message())}", err=True)
+        with i18n.use(_spoken):
+            click.echo(error_prefix() + printable(exc.format_message()), err=True)
         return 2
-    except BergenError as exc:
-        click.echo(f"bergen-sim: error: {printable(str(exc))}", err=True)
+    except BergenError as exc:  # its message was worded in the command's language when it was raised
+        with i18n.use(_spoken):
+            click.echo(error_prefix() + printable(str(exc)), err=True)
         return 2
     except OSError as exc:
         if _current_folder_gone():  # relative paths cannot be resolved: whatever failed, this is why

@@ -17,6 +17,7 @@ from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.core.errors import shown
+from bergen_sim.core.i18n import N_, interval, num, pct, tr, use
 from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits_only
 from bergen_sim.model.rules import Rules, file_setting
 from bergen_sim.search.position import (
@@ -46,17 +47,19 @@ def _read_file(path: str) -> dict[str, Any]:
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not text
     except UnicodeDecodeError as exc:
-        raise PositionError(f"{path}: not UTF-8 text (byte {exc.start}); save the position as UTF-8") from None
+        raise PositionError(tr("{path}: not UTF-8 text (byte {byte}); save the position as UTF-8").format(
+            path=path, byte=exc.start)) from None
     except OSError as exc:
-        raise PositionError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raise PositionError(tr("{path}: cannot read it ({why})").format(path=path, why=exc.strerror or exc)) from None
     try:
         data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text, object_pairs_hook=_json_object)
     except (ValueError, RecursionError) as exc:  # also a number of over 4,300 digits, or nesting too deep to read
         why = exc if isinstance(exc, (tomllib.TOMLDecodeError, json.JSONDecodeError, _RepeatedKey)) else \
             "nested too deep" if isinstance(exc, RecursionError) else "a number of more than 4,300 digits"
-        raise PositionError(f"{path}: not valid {'TOML' if path.endswith('.toml') else 'JSON'}: {why}") from None
+        raise PositionError(tr("{path}: not valid {format}: {why}").format(
+            path=path, format="TOML" if path.endswith(".toml") else "JSON", why=why)) from None
     if not isinstance(data, dict):
-        raise PositionError(f"{path}: the position must be an object of keys")
+        raise PositionError(tr("{path}: the position must be an object of keys").format(path=path))
     return data
 
 
@@ -130,38 +133,51 @@ def _refuse_foreign_digits(value: Any, where: str) -> None:
 
 def _pct(record: dict) -> str:
     lo, hi = record["ci95"]
-    return f"{100 * record['mean']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{pct(100 * record['mean'])} {interval(num(100 * lo, '.1f'), num(100 * hi, '.1f'))}"
 
 
 def _num(record: dict) -> str:
     lo, hi = record["ci95"]
-    return f"{record['mean']:.2f} [{lo:.2f}, {hi:.2f}]"
+    return f"{num(record['mean'], '.2f')} {interval(num(lo, '.2f'), num(hi, '.2f'))}"
 
 
-def analysis_table(result: Analysis, menu: Mapping[str, int] | None = None) -> Table:
-    """The ranked moves as a table (95% intervals in brackets).
+#: why sampling stopped (Analysis.stopped), as the table's title says it
+STOPPED = {"separated": N_("best move separated"), "tie": N_("the best moves tie in every world"),
+           "budget": N_("world budget reached")}
+
+
+def analysis_table(result: Analysis, menu: Mapping[str, int] | None = None, lang: str | None = None) -> Table:
+    """The ranked moves as a table (95% intervals in brackets), its words in ``lang`` (default: the language in
+    force, :mod:`bergen_sim.core.i18n`).
 
     ``menu`` (``play``'s hints) maps a move's text to its number in a move menu: the table then starts with
     that number, and a mirror twin the menu leaves out (the same move on an end that looks alike) is left out
     here too, the ranks counting only the moves listed.
     """
+    with use(lang):
+        return _analysis_table(result, menu)
+
+
+def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
     p = result.position
-    ends = p.ends_text("|") + ("" if p.spinner is None else f" (spinner {p.spinner}-{p.spinner})")
-    stopped = {"separated": "best move separated", "tie": "the best moves tie in every world",
-               "budget": "world budget reached"}[result.stopped]
-    where = f"lead a double of {' '.join(p.hand)}" if result.leading else f"play {' '.join(p.hand)} on {ends}"
-    title = (f"seat {p.seat} to {where}, scores {'-'.join(map(str, p.scores))}; "
-             f"{result.worlds:,} worlds ({stopped}), {result.player}, base {result.base}, seed {result.seed}")
+    ends = p.ends_text("|") + ("" if p.spinner is None else
+                               tr(" (spinner {double})").format(double=f"{p.spinner}-{p.spinner}"))
+    hand = " ".join(p.hand)
+    where = (tr("seat {seat} to lead a double of {hand}") if result.leading
+             else tr("seat {seat} to play {hand} on {ends}")).format(seat=p.seat, hand=hand, ends=ends)
+    title = tr("{where}, scores {scores}; {worlds} worlds ({stopped}), {player}, base {base}, seed {seed}").format(
+        where=where, scores="-".join(map(str, p.scores)), worlds=num(result.worlds, ","),
+        stopped=tr(STOPPED[result.stopped]), player=result.player, base=result.base, seed=result.seed)
     table = Table(title=title, show_header=True, header_style="bold")
-    columns = (("rank", "right"), ("move", "left"), ("ends after", "left"), ("match win", "right"),
-               ("behind best", "right"), ("points this hand", "right"))
+    columns = ((tr("rank"), "right"), (tr("move"), "left"), (tr("ends after"), "left"), (tr("match win"), "right"),
+               (tr("behind best"), "right"), (tr("points this hand"), "right"))
     for name, justify in ((("#", "right"),) if menu is not None else ()) + columns:
         table.add_column(name, justify=cast(JustifyMethod, justify))
     listed = [move for move in result.moves if menu is None or f"{move['tile']} {move['end']}" in menu]
     for rank, move in enumerate(listed, 1):
         text = f"{move['tile']} {move['end']}"
         behind = "" if rank == 1 else _pct(move["win_behind_best"])
-        name = text + (" (mirror)" if move["mirror_of"] and menu is None else "")
+        name = text + (tr(" (mirror)") if move["mirror_of"] and menu is None else "")
         number = () if menu is None else (str(menu[text]),)
         table.add_row(*number, str(rank), name, move["ends_after"].replace(",", "|"), _pct(move["win"]), behind,
                       _num(move["points"]))
@@ -282,5 +298,7 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
         return
     console = results_console()
     console.print(analysis_table(result))
-    console.print(f"match {match_index}, decision {decision}: seat {action.seat} played {made} (rank {rank} of "
-                  f"{len(result.moves)}); the worlds are review's for this decision with --seed {seed}")
+    console.print(tr("match {match}, decision {decision}: seat {seat} played {move} (rank {rank} of {moves}); the "
+                     "worlds are review's for this decision with --seed {seed}").format(
+        match=match_index, decision=decision, seat=action.seat, move=made, rank=rank, moves=len(result.moves),
+        seed=seed))

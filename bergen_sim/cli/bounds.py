@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from bergen_sim.core.errors import shown
+from bergen_sim.core.i18n import num, tr
 from bergen_sim.core.limits import MAX_SEED, short_number, whole_number
 
 
@@ -25,9 +26,11 @@ class Bounded(click.ParamType):
         else:
             number = whole_number(str(value))
             if number is None:
-                self.fail(f"{shown(value)} is not a whole number ({self.low:,}..{self.high:,})", param, ctx)
+                self.fail(tr("{value} is not a whole number ({low}..{high})").format(
+                    value=shown(value), low=num(self.low, ","), high=num(self.high, ",")), param, ctx)
         if not self.low <= number <= self.high:
-            self.fail(f"{short_number(number)} is not in {self.low:,}..{self.high:,}", param, ctx)
+            self.fail(tr("{value} is not in {low}..{high}").format(
+                value=short_number(number), low=num(self.low, ","), high=num(self.high, ",")), param, ctx)
         return number
 
     def get_metavar(self, param, ctx=None) -> str:  # in --help, e.g. 1..10^11

@@ -29,6 +29,7 @@ import click
 from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import with_rules
 from bergen_sim.core.errors import BergenError, PolicyError, one_line, shown
+from bergen_sim.core.i18n import N_, tr, trn, trp
 from bergen_sim.core.limits import MAX_MATCH_INDEX, foreign_digit, short_number, whole_number
 from bergen_sim.model.rules import PLAYER_COUNTS, Rules
 
@@ -51,16 +52,12 @@ def opponent_names(rules: Rules, seat: int, opponents: Sequence[str]) -> list[st
     if len(names) == 1:
         names = names * others
     if len(names) != others:
-        raise PolicyError(f"give one opponent for all other seats or one per other seat ({others}), not {len(names)}")
+        raise PolicyError(tr("give one opponent for all other seats or one per other seat ({others}), not {given}")
+                          .format(others=others, given=len(names)))
     for name in set(names):
         resolve(name)  # an unknown policy fails here, in one line, before the match starts
     names.insert(seat, HUMAN)
     return names
-
-
-def _says(subject: str, verb: str, third: str = "") -> str:
-    """``you win``, ``seat 1 (expert) wins`` (``third`` for irregular forms: ``goes``, ``passes``)."""
-    return f"{subject} {verb if subject == 'you' else third or verb + 's'}"
 
 
 def _ends(view: View) -> str:
@@ -81,14 +78,15 @@ def _ends(view: View) -> str:
     return " | ".join(f"{name} {arm(end)}" for end, name in enumerate(L.END_NAMES))
 
 
-#: what ``play`` answers to ``u`` with nothing to take back
-NOTHING_TO_UNDO = "nothing to take back yet: you have not chosen a move this match"
+#: what ``play`` answers to ``u`` with nothing to take back (translated where it is said)
+NOTHING_TO_UNDO = N_("nothing to take back yet: you have not chosen a move this match")
 
 
 def _trace_needs_a_file(given: str) -> click.BadParameter:
     """The one refusal of a trace target that is not a regular file (``-``, /dev/stdout, a pipe, a terminal)."""
-    return click.BadParameter(f"{shown(given)}: give the trace a file name (it is rewritten after every move, so it "
-                              "cannot go to standard output, a device or a pipe)", param_hint="-o")
+    return click.BadParameter(tr("{given}: give the trace a file name (it is rewritten after every move, so it "
+                                 "cannot go to standard output, a device or a pipe)").format(given=shown(given)),
+                              param_hint="-o")
 
 
 class Session:
@@ -108,14 +106,24 @@ class Session:
         self.chosen: list[tuple[Game, int, Move]] = []
 
     def who(self, seat: int) -> str:
-        return "you" if seat == self.seat else f"seat {seat} ({self.policies[seat]})"
+        return tr("you") if seat == self.seat else tr("seat {seat} ({policy})").format(seat=seat,
+                                                                                      policy=self.policies[seat])
+
+    def is_mine(self, side: int) -> bool:
+        """Whether ``side`` is yours (your seat, or your partnership)."""
+        return side == self.game.rules.side_of(self.seat)
 
     def side_name(self, side: int) -> str:
-        rules = self.game.rules
-        mine = rules.side_of(self.seat)
-        if rules.partnerships:
-            return "your side" if side == mine else "their side"
+        if self.game.rules.partnerships:
+            return tr("your side") if self.is_mine(side) else tr("their side")
         return self.who(side)
+
+    def _says(self, seat: int, yours: str, theirs: str, **fields: Any) -> str:
+        """The line ``yours`` when ``seat`` is yours, else ``theirs`` with ``{who}`` the seat: English conjugates
+        (``you play``, ``seat 1 (expert) plays``), and every language words the two as it says them."""
+        if seat == self.seat:
+            return yours.format(**fields)
+        return theirs.format(who=self.who(seat), **fields)
 
     def narrate(self) -> list[str]:
         """Lines for the events since the last call, as this seat may see them (others' draws stay face down)."""
@@ -128,35 +136,66 @@ class Session:
         self.told = len(events)
         return lines
 
+    def _header(self, event: dict[str, Any]) -> str:
+        """What a scoring lead or play scored: ``double-header`` or ``triple-header``, or ``header`` when the
+        near-target cut leaves its points short of telling which (the led double is always a double-header)."""
+        rules = self.game.rules
+        points = event["points"]
+        if event["type"] == "lead":
+            return "double-header"
+        need = rules.target - (event["score"][rules.side_of(event["seat"])] - points)
+        if rules.reduced_headers and need <= 3 and points < 3:
+            return "header"
+        return "triple-header" if points == 3 else "double-header"
+
     def _describe(self, event: dict[str, Any]) -> str | None:
         kind = event["type"]
         points = event.get("points", 0)
         plus = f" (+{points})" if points else ""
+        if points and kind in ("lead", "play"):  # a header: English gives its points, Danish names it too
+            header = self._header(event)
+            plus = (trp("double-header", " (+{points})") if header == "double-header" else
+                    trp("triple-header", " (+{points})") if header == "triple-header" else
+                    trp("header", " (+{points})")).format(points=points)
         if kind == "deal":
-            return f"-- hand {event['hand']}: you are dealt {' '.join(event['hands'][self.seat])}"
+            return tr("-- hand {hand}: you are dealt {tiles}").format(hand=event["hand"],
+                                                                     tiles=" ".join(event["hands"][self.seat]))
         if kind == "redeal":
-            return "   no hand holds a double: the hand is dealt again"
-        who = self.who(event.get("seat", -1))
+            return tr("   no hand holds a double: the hand is dealt again")
+        seat = event.get("seat", -1)
         if kind == "lead":
-            return f"{_says(who, 'lead')} {event['tile']}{plus}"
+            return self._says(seat, tr("you lead {tile}{plus}"), tr("{who} leads {tile}{plus}"), tile=event["tile"],
+                              plus=plus)
         if kind == "draw":
-            return f"{_says(who, 'draw')} {event['tile'] if event['seat'] == self.seat else 'a tile'}"
+            return self._says(seat, tr("you draw {tile}"), tr("{who} draws a tile"), tile=event["tile"])
         if kind == "play":
-            return f"{_says(who, 'play')} {event['tile']} on {event['end']}{plus}"
+            return self._says(seat, tr("you play {tile} on {end}{plus}"), tr("{who} plays {tile} on {end}{plus}"),
+                              tile=event["tile"], end=event["end"], plus=plus)
         if kind == "pass":
-            return _says(who, "pass", "passes")
+            return self._says(seat, tr("you pass"), tr("{who} passes"))
         if kind == "out":
-            return f"{_says(who, 'go', 'goes')} out{plus}"
+            return self._says(seat, tr("you go out{plus}"), tr("{who} goes out{plus}"), plus=plus)
         if kind == "blocked":
             if event["winner"] is None:
-                return "the hand is blocked: nobody wins the settlement"
-            return f"the hand is blocked: {_says(self.side_name(event['winner']), 'win')} the settlement{plus}"
+                return tr("the hand is blocked: nobody wins the settlement")
+            return self._side_says(event["winner"], tr("the hand is blocked: you win the settlement{plus}"),
+                                   tr("the hand is blocked: your side wins the settlement{plus}"),
+                                   tr("the hand is blocked: {who} wins the settlement{plus}"), plus=plus)
         if kind == "match_end":
-            return f"== {_says(self.side_name(event['winner']), 'win')} the match, {self.score_line()}"
+            return self._side_says(event["winner"], tr("== you win the match, {scores}"),
+                                   tr("== your side wins the match, {scores}"), tr("== {who} wins the match, {scores}"),
+                                   scores=self.score_line())
         return None
 
+    def _side_says(self, side: int, you: str, your_side: str, theirs: str, **fields: Any) -> str:
+        """The line for a side's result: yours (you, or your side in partnerships) or another's (``{who}``)."""
+        if self.is_mine(side):
+            return (your_side if self.game.rules.partnerships else you).format(**fields)
+        return theirs.format(who=self.side_name(side), **fields)
+
     def score_line(self) -> str:
-        return "scores " + ", ".join(f"{self.side_name(side)} {score}" for side, score in enumerate(self.game.scores))
+        return tr("scores {scores}").format(scores=", ".join(f"{self.side_name(side)} {score}"
+                                                             for side, score in enumerate(self.game.scores)))
 
     def menu(self) -> list[Move]:
         """Your legal moves in the engine's order, each mirror twin after the first left out (the same move)."""
@@ -180,18 +219,20 @@ class Session:
         if game.line:
             ends = _ends(view)
             spinner = view.array[L.V_SPINNER]
-            legend = [what for mark, what in (("d", "d: a double end"),
-                                              ("*", f"*: no tile yet on that arm of the spinner {spinner}-{spinner}"))
-                      if mark in ends]
-            board = [f"line    {game.line_text()}", f"ends    {ends}" + (f"   ({'; '.join(legend)})" if legend else "")]
+            legend = [what for mark, what in (
+                ("d", tr("d: a double end")),
+                ("*", tr("*: no tile yet on that arm of the spinner {double}").format(double=f"{spinner}-{spinner}")))
+                if mark in ends]
+            board = [tr("line    {tiles}").format(tiles=game.line_text()),
+                     tr("ends    {ends}").format(ends=ends) + (f"   ({'; '.join(legend)})" if legend else "")]
         else:  # the leader chooses its double: there are no ends to show yet
-            board = ["line    (the table is empty: you lead one of your doubles)"]
+            board = [tr("line    (the table is empty: you lead one of your doubles)")]
         lines = [
             "",
             *board,
-            f"{self.score_line()}   (target {game.rules.target})",
-            f"tiles   {counts}; boneyard {view.boneyard}",
-            f"hand    {' '.join(view.hand)}",
+            tr("{scores}   (target {target})").format(scores=self.score_line(), target=game.rules.target),
+            tr("tiles   {counts}; boneyard {boneyard}").format(counts=counts, boneyard=view.boneyard),
+            tr("hand    {tiles}").format(tiles=" ".join(view.hand)),
         ]
         lines += [f"  {k}) {move}" for k, move in enumerate(menu, 1)]
         return lines
@@ -223,8 +264,10 @@ class Session:
         self.game = before
         self.save()
         others = len(since) - 1
-        replies = f" and {others} {'move' if others == 1 else 'moves'} since" if others else ""
-        return f"taken back: your {move}{replies}; your move again"
+        if not others:
+            return tr("taken back: your {move}; your move again").format(move=move)
+        return trn("taken back: your {move} and {n} move since; your move again",
+                   "taken back: your {move} and {n} moves since; your move again", others).format(move=move, n=others)
 
     def save(self) -> None:
         from bergen_sim.services.files.trace import write_jsonl
@@ -240,10 +283,14 @@ def _read_choice(session: Session, menu: list[Move]) -> Move | str | None:
 
     moves = session.game.legal_moves()
     numbers = f"1-{len(menu)}" if len(menu) > 1 else "1"
-    undo = ", u undo" if session.chosen else ""
-    keys = f"h for a hint{', u to take back your last move' if session.chosen else ''} or q to quit"
+    if session.chosen:
+        prompt = tr("your move [{numbers}, h hint, u undo, q quit]: ").format(numbers=numbers)
+        keys = tr("h for a hint, u to take back your last move or q to quit")
+    else:
+        prompt = tr("your move [{numbers}, h hint, q quit]: ").format(numbers=numbers)
+        keys = tr("h for a hint or q to quit")
     while True:
-        click.echo(f"your move [{numbers}, h hint{undo}, q quit]: ", nl=False)
+        click.echo(prompt, nl=False)
         text = sys.stdin.readline()  # one stream for the whole match: a fresh wrapper would lose buffered lines
         if not text:  # end of input
             click.echo()
@@ -256,26 +303,27 @@ def _read_choice(session: Session, menu: list[Move]) -> Move | str | None:
         if text.lower() in ("u", "undo"):
             if session.chosen:
                 return "undo"
-            click.echo(NOTHING_TO_UNDO)
+            click.echo(tr(NOTHING_TO_UNDO))
             continue
         if text.isdigit():  # also other scripts' digits ('²', '٣'), and thousands of them: not a move number
             number = whole_number(text)  # None for other scripts' digits, which int() would read
             if number is not None and 1 <= number <= len(menu):
                 return menu[number - 1]
-            what = shown(text) + " (digits are 0-9)" if number is None else short_number(number)
-            click.echo(f"{what} is not a move here: enter 1..{len(menu)}, {keys}")
+            what = shown(text) + tr(" (digits are 0-9)") if number is None else short_number(number)
+            click.echo(tr("{what} is not a move here: enter 1..{most}, {keys}").format(what=what, most=len(menu),
+                                                                                       keys=keys))
             continue
         try:
             if foreign_digit(text) is not None:  # Move.parse would read '３-５ R' as 3-5 R
                 raise MoveError("a digit of another script")
             move = Move.parse(text)
         except MoveError:
-            click.echo(f"{shown(text)} is not a move: enter 1..{len(menu)} (or the move, e.g. {menu[0]}, "
-                       f"with the digits 0-9), {keys}")
+            click.echo(tr("{what} is not a move: enter 1..{most} (or the move, e.g. {example}, with the digits 0-9), "
+                          "{keys}").format(what=shown(text), most=len(menu), example=menu[0], keys=keys))
             continue
         if move in moves:
             return move
-        click.echo(f"{move} is not legal now: enter 1..{len(menu)}, {keys}")
+        click.echo(tr("{move} is not legal now: enter 1..{most}, {keys}").format(move=move, most=len(menu), keys=keys))
 
 
 def run_session(session: Session) -> bool:
@@ -287,13 +335,14 @@ def run_session(session: Session) -> bool:
         game = session.game  # a new one after each undo
         for line in session.narrate():
             click.echo(line)
-        if game.to_move != session.seat:
-            game.play(game.policy_move(session.policies[game.to_move]))
+        mover = game.to_move
+        if mover is not None and mover != session.seat:
+            game.play(game.policy_move(session.policies[mover]))
             session.save()
             continue
         menu = session.menu()
         if len(menu) == 1 and session.auto_forced:
-            click.echo(f"forced: {menu[0]} is your only move, played for you")
+            click.echo(tr("forced: {move} is your only move, played for you").format(move=menu[0]))
             game.play(menu[0])
             session.save()
             continue
@@ -303,16 +352,18 @@ def run_session(session: Session) -> bool:
             choice = _read_choice(session, menu)
             if choice != "hint":
                 break
-            click.echo("thinking (rolling the position out in sampled worlds)...")
+            click.echo(tr("thinking (rolling the position out in sampled worlds)..."))
             try:
                 for line in session.hint(menu):
                     click.echo(line)
             except BergenError as exc:
-                click.echo(f"no hint: {exc}")
+                click.echo(tr("no hint: {why}").format(why=exc))
         if choice is None:
             return False
         if choice == "undo":
             click.echo(session.undo())
+            continue
+        if isinstance(choice, str):  # "hint" was handled above
             continue
         session.choose(choice)
         session.save()
@@ -359,13 +410,13 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
     last move and the replies since, or q to stop.
     """
     if not 0 <= seat < rules.players:
-        raise click.BadParameter(f"must be 0..{rules.players - 1} with {rules.players} players, not {seat}",
-                                 param_hint="--seat")
+        raise click.BadParameter(tr("must be 0..{most} with {players} players, not {seat}").format(
+            most=rules.players - 1, players=rules.players, seat=seat), param_hint="--seat")
     if out is not None and out.strip() in ("", "-"):  # the trace is rewritten after every move: it needs a file
         raise _trace_needs_a_file(out)
     if sys.stdin is None:  # started with standard input closed (<&-): there is nowhere to read moves from
-        raise click.UsageError("standard input is closed; play reads your moves from it: run it in a terminal, or "
-                               "pipe the moves in")
+        raise click.UsageError(tr("standard input is closed; play reads your moves from it: run it in a terminal, "
+                                  "or pipe the moves in"))
     policies = opponent_names(rules, seat, opponents)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
@@ -385,19 +436,24 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
                 compiled_policy(name, rules)
         game = Game(rules, seed=seed, match=match_index, policies=policies)
         session = Session(game, seat, policies, target, hint_worlds, auto_forced)
-        click.echo(f"Bergen, {rules.players} players{' in partnerships' if rules.partnerships else ''}, "
-                   f"target {rules.target}; you are seat {seat}; seed {seed}, match {match_index}")
-        click.echo("opponents: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(policies) if s != seat))
+        table = (tr("Bergen, {players} players in partnerships") if rules.partnerships
+                 else tr("Bergen, {players} players")).format(players=rules.players)
+        click.echo(tr("{table}, target {target}; you are seat {seat}; seed {seed}, match {match}").format(
+            table=table, target=rules.target, seat=seat, seed=seed, match=match_index))
+        click.echo(tr("opponents: {seats}").format(seats=", ".join(
+            tr("seat {seat} {policy}").format(seat=s, policy=name) for s, name in enumerate(policies) if s != seat)))
         finished = run_session(session)
     except KeyboardInterrupt:
-        kept = (f"the match so far is saved to {one_line(str(path))}" if session is not None and session.saved
-                else "nothing was saved")
-        raise click.exceptions.Abort() from KeyboardInterrupt(f"interrupted; {kept}")
+        kept = (tr("the match so far is saved to {path}").format(path=one_line(str(path)))
+                if session is not None and session.saved else tr("nothing was saved"))
+        raise click.exceptions.Abort() from KeyboardInterrupt(tr("interrupted; {kept}").format(kept=kept))
     except OSError as exc:  # the trace cannot be written: say so in one line, before or during the match
-        raise click.ClickException(f"cannot write the trace to {one_line(str(path))}: {exc.strerror or exc}") from None
+        raise click.ClickException(tr("cannot write the trace to {path}: {why}").format(
+            path=one_line(str(path)), why=exc.strerror or exc)) from None
     if finished:
-        click.echo(f"trace saved to {one_line(str(path))}")
+        click.echo(tr("trace saved to {path}").format(path=one_line(str(path))))
         # the trace holds this one match, so it is match 0 of the file whatever --match dealt it
-        click.echo(one_line(f"review it: bergen-sim review {shlex.quote(str(target.path))} --match 0"))
+        click.echo(one_line(tr("review it: {command}").format(
+            command=f"bergen-sim review {shlex.quote(str(target.path))} --match 0")))
     else:
-        click.echo(f"stopped; the match so far is saved to {one_line(str(path))}")
+        click.echo(tr("stopped; the match so far is saved to {path}").format(path=one_line(str(path))))

@@ -22,11 +22,6 @@ PLAYERS = ("reader", "pimc", "ismcts")
 DEFAULT_PLAYER = "ismcts"
 
 
-def _pct(record: dict) -> str:
-    lo, hi = record["ci95"]
-    return f"{100 * record['mean']:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
-
-
 @click.command("review")
 @click.argument("game", type=click.Path(dir_okay=False))
 @click.option("--seat", "seats", type=Bounded(0, MOST_SEAT), multiple=True,
@@ -114,21 +109,29 @@ def _show(result, as_json: bool, out: str | None) -> None:
 
     from bergen_sim.cli.output import results_console
     from bergen_sim.core.errors import printable
+    from bergen_sim.core.i18n import N_, tr, trn
+    from bergen_sim.services.game_review import VERDICTS, points_text
 
     console = results_console()
-    table = Table(title=f"{len(result.decisions)} decisions (loss: points of match-win probability, 95% interval)")
-    for name in ("#", "match", "hand", "seat", "scores", "played", "best", "loss", "verdict"):
-        table.add_column(name, justify="right" if name in ("#", "match", "hand", "seat", "loss") else "left")
+    table = Table(title=trn("{n} decision (loss: points of match-win probability, 95% interval)",
+                            "{n} decisions (loss: points of match-win probability, 95% interval)",
+                            len(result.decisions)).format(n=len(result.decisions)))
+    right = ("#", "match", "hand", "seat", "loss")
+    for name in ("#", N_("match"), N_("hand"), N_("seat"), N_("scores"), N_("played"), N_("best"), N_("loss"),
+                 N_("verdict")):
+        table.add_column(tr(name) if name != "#" else name, justify="right" if name in right else "left")
     for d in result.decisions:  # '#': the decision's number in its match (analyze --game FILE --decision N)
         table.add_row(str(d.number), str(d.match), str(d.hand), str(d.seat), "-".join(map(str, d.scores)), d.played,
-                      d.best, _pct(d.loss), d.verdict)
+                      d.best, points_text(d.loss), tr(VERDICTS[d.verdict]))
     console.print(table)
-    summary = Table(title="per player")
-    for name in ("seat", "player", "decisions", "best", "errors", "blunders", "unclear", "total loss"):
-        summary.add_column(name)
+    summary = Table(title=tr("per player"))
+    for name in (N_("seat"), N_("player"), N_("decisions"), N_("best"), N_("errors"), N_("blunders"), N_("unclear"),
+                 N_("total loss")):
+        summary.add_column(tr(name))
     for s in (seat.to_dict() for seat in result.seats):
         summary.add_row(str(s["seat"]), Text(printable(s["name"], 80)), str(s["decisions"]), str(s["best"]), str(s["errors"]),
-                        str(s["blunders"]), str(s["unclear"]), _pct(s["total_loss"]))
+                        str(s["blunders"]), str(s["unclear"]), points_text(s["total_loss"]))
     console.print(summary)
     if out:
-        console.print(Text(printable(f"report written to {out} (figure {Path(out).with_suffix('.png')})", 1000)))
+        console.print(Text(printable(tr("report written to {out} (figure {figure})").format(
+            out=out, figure=Path(out).with_suffix(".png")), 1000)))

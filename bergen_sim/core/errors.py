@@ -101,7 +101,9 @@ def huge_number(value: int) -> str:
     >>> huge_number(-10 ** 5000)
     'a number of about 5,000 digits'
     """
-    return f"a number of about {round(abs(value).bit_length() * 0.30103):,} digits"
+    from bergen_sim.core.i18n import num, tr  # the catalog's module checks languages with BergenError from here
+
+    return tr("a number of about {digits} digits").format(digits=num(round(abs(value).bit_length() * 0.30103), ","))
 
 
 #: what a policy is called with and must return, for messages about a policy that does not keep to it

@@ -31,6 +31,7 @@ import re
 from typing import SupportsIndex, cast
 
 from bergen_sim.core.errors import BergenError, huge_number, shown
+from bergen_sim.core.i18n import num, tr
 
 #: most points needed to win a match (``--set target``)
 MAX_TARGET = 1_000
@@ -120,9 +121,11 @@ def check_range(name: str, value: object, low: int, high: int) -> int:
     try:
         whole = integer(value)
     except TypeError:
-        raise LimitError(f"{name} must be a whole number {low:,}..{high:,}, not {shown(value)}") from None
+        raise LimitError(tr("{name} must be a whole number {low}..{high}, not {value}").format(
+            name=name, low=num(low, ","), high=num(high, ","), value=shown(value))) from None
     if not low <= whole <= high:
-        raise LimitError(f"{name} must be {low:,}..{high:,}, not {short_number(whole)}")
+        raise LimitError(tr("{name} must be {low}..{high}, not {value}").format(
+            name=name, low=num(low, ","), high=num(high, ","), value=short_number(whole)))
     return whole
 
 

@@ -45,6 +45,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bergen_sim.core.i18n import num, percent_sign, tr
+
 if TYPE_CHECKING:  # pandas is only needed by callers that pass DataFrames
     import pandas as pd
 
@@ -578,21 +580,30 @@ def number(value: float, lo: float, hi: float, proportion: bool | str, significa
             f"{hi * scale:{sign}.{digits}f}]")
 
 
-def phrase(row, name: str, n: float | None = None, unit: str = "") -> str:
-    """A value with its interval and sample size for running text.
+def _text_mark(mark: str) -> str:
+    """A unit mark of :func:`unit_mark` as running text in the language in force (``%`` is `` %`` in Danish)."""
+    return {"%": percent_sign(), " pp": tr(" pp")}.get(mark, mark)
 
-    ``57.3% (95% CI 57.1–57.5%, n = 1,000,000 hands)``.
+
+def phrase(row, name: str, n: float | None = None, unit: str = "") -> str:
+    """A value with its interval and sample size for running text, in the language in force.
+
+    ``57.3% (95% CI 57.1–57.5%, n = 1,000,000 hands)``; ``unit`` names what
+    ``n`` counts, already in that language.
     """
     scale, mark = unit_mark(name)
+    mark = _text_mark(mark)
     value, lo, hi = float(row[name]), float(row[f"{name}_lo"]), float(row[f"{name}_hi"])
     if not math.isfinite(value):
-        return "not measurable (no sample)"
+        return tr("not measurable (no sample)")
+    sample = tr(", n = {n}{unit}").format(n=num(int(n), ","), unit=" " + unit if unit else "") if n is not None else ""
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
-        return f"{value * scale:.3g}{mark} (no interval: too small a sample{sample})"
+        return tr("{value} (no interval: too small a sample{sample})").format(
+            value=num(value * scale, ".3g") + mark, sample=sample)
     digits = _text_decimals(lo, hi, scale)
-    sample = f", n = {int(n):,}{' ' + unit if unit else ''}" if n is not None else ""
-    return f"{value * scale:.{digits}f}{mark} (95% CI {lo * scale:.{digits}f}–{hi * scale:.{digits}f}{mark}{sample})"
+    return tr("{value} (95% CI {low}–{high}{sample})").format(
+        value=num(value * scale, f".{digits}f") + mark, low=num(lo * scale, f".{digits}f"),
+        high=num(hi * scale, f".{digits}f") + mark, sample=sample)
 
 
 def versus(lo: float, hi: float, reference: float, above: str = "above", below: str = "below",
@@ -606,16 +617,20 @@ def versus(lo: float, hi: float, reference: float, above: str = "above", below: 
 
 
 def signed_points(value: float, lo: float, hi: float, proportion: bool, unit: str = "",
-                  interval: str = "95% CI") -> str:
+                  interval: str | None = None) -> str:
     """A difference with its interval, signed: ``+1.2 percentage points (95% CI +0.9 to +1.5)``.
 
     A difference of proportions is in percentage points; any other
-    difference says its ``unit`` ("points per hand", "hands per match").
+    difference says its ``unit`` ("points per hand", "hands per match"),
+    already in the language in force; ``interval`` names the interval
+    (default: the 95% CI's name in that language).
     """
     scale = 100.0 if proportion else 1.0
     digits = _text_decimals(lo, hi, scale)
-    words = " percentage points" if proportion else (f" {unit}" if unit else "")
-    return f"{value * scale:+.{digits}f}{words} ({interval} {lo * scale:+.{digits}f} to {hi * scale:+.{digits}f})"
+    words = tr(" percentage points") if proportion else (f" {unit}" if unit else "")
+    return tr("{value}{words} ({interval} {low} to {high})").format(
+        value=num(value * scale, f"+.{digits}f"), words=words, interval=tr("95% CI") if interval is None else interval,
+        low=num(lo * scale, f"+.{digits}f"), high=num(hi * scale, f"+.{digits}f"))
 
 
 def judged(row, name: str, unit: str = "", larger: str = "higher", smaller: str = "lower",
@@ -631,12 +646,14 @@ def judged(row, name: str, unit: str = "", larger: str = "higher", smaller: str 
     adjusted = f"{name}_adj_lo" in row
     lo = float(row[f"{name}_adj_lo" if adjusted else f"{name}_lo"])
     hi = float(row[f"{name}_adj_hi" if adjusted else f"{name}_hi"])
-    label = (f"simultaneous 95% CI over {int(row[f'{name}_family'])} comparisons" if adjusted else "95% CI")
+    label = (tr("simultaneous 95% CI over {m} comparisons").format(m=int(row[f"{name}_family"]))
+             if adjusted else tr("95% CI"))
     text = signed_points(float(row[name]), lo, hi, proportion, unit, label)
     verdict = versus(lo, hi, 0.0, larger, smaller, same)
     if verdict == same and math.isfinite(lo):
         scale = 100.0 if proportion else 1.0
         bound = float(equivalence_bound(lo, hi)) * scale
-        words = "percentage points" if proportion else unit
-        text += f"; the data rule out a difference larger than {bound:.{_decimals(bound / 2, 1.0, significant=1)}f}{' ' + words if words else ''}"
+        words = tr("percentage points") if proportion else unit
+        text += tr("; the data rule out a difference larger than {bound}{unit}").format(
+            bound=num(bound, f".{_decimals(bound / 2, 1.0, significant=1)}f"), unit=" " + words if words else "")
     return verdict, text

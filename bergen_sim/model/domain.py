@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from bergen_sim.core.errors import MoveError, shown
+from bergen_sim.core.i18n import tr
 from bergen_sim.core.limits import ascii_digits, integer, short_number
 from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_INDEX, TILE_LO, End, Event, set_size
 
@@ -149,8 +150,8 @@ class Move:
         """``"3-5 L"`` (or ``"5-3 l"``) -> ``Move(3-5, L)``; :class:`MoveError` on anything else."""
         parts = str(text).split()
         if len(parts) != 2:
-            raise MoveError(f"a move is a tile and an end, e.g. '3-5 L' (ends: {', '.join(e.name for e in End)}), "
-                            f"not {text!r}")
+            raise MoveError(tr("a move is a tile and an end, e.g. '3-5 L' (ends: {ends}), not {value}").format(
+                ends=", ".join(e.name for e in End), value=repr(text)))
         return cls.of((parts[0], parts[1]))
 
     @classmethod

@@ -31,6 +31,7 @@ from typing import Any, cast
 import numpy as np
 
 from bergen_sim.core.errors import RuleError, shown
+from bergen_sim.core.i18n import num, tr, trn, trp, use
 from bergen_sim.core.limits import MAX_POINTS, MAX_TARGET, short_number, whole_number
 from bergen_sim.engine import layout as L
 
@@ -74,15 +75,16 @@ RULE_KEYS_V1 = ("players", "partnerships", "hand_size", "target", "lead", "settl
 def _check_players(players: Any, partnerships: Any) -> None:
     """Refuse a player count outside 2..8, and partnerships without 4, 6 or 8 players (one line each)."""
     if players not in PLAYER_COUNTS:
-        raise RuleError(f"players must be 2..8, not {shown(players)}")
+        raise RuleError(tr("players must be 2..8, not {value}").format(value=shown(players)))
     if partnerships and players not in PARTNERSHIP_PLAYERS:
-        raise RuleError(f"partnerships need 4, 6 or 8 players, not {players}")
+        raise RuleError(tr("partnerships need 4, 6 or 8 players, not {players}").format(players=players))
 
 
 def _set_max(domino_set: Any) -> int:
     """The highest number of a set by name (RuleError naming the sets)."""
     if domino_set not in L.DOMINO_SETS:
-        raise RuleError(f"domino_set must be one of {', '.join(L.DOMINO_SETS)}, not {domino_set!r}")
+        raise RuleError(tr("domino_set must be one of {choices}, not {value}").format(
+            choices=", ".join(L.DOMINO_SETS), value=repr(domino_set)))
     return L.DOMINO_SETS[domino_set]
 
 
@@ -105,8 +107,9 @@ def fit_error(domino_set: str, players: int, hand_size: int, reserve: int) -> st
         fixes.append(f"hand_size <= {(tiles - reserve) // players}")
     if reserve and tiles - players * hand_size >= 0:
         fixes.append(f"boneyard_reserve <= {tiles - players * hand_size}")
-    return (f"{players} players x {hand_size} tiles + reserve {reserve} do not fit the {tiles} tiles of "
-            f"{domino_set}: use {' or '.join(fixes) or 'fewer players'}")
+    return tr("{players} players x {hand_size} tiles + reserve {reserve} do not fit the {tiles} tiles of {set}: "
+              "use {fixes}").format(players=players, hand_size=hand_size, reserve=reserve, tiles=tiles, set=domino_set,
+                                    fixes=tr(" or ").join(fixes) or tr("fewer players"))
 
 
 def larger_set(domino_set: str, tiles_needed: int) -> list[str]:
@@ -160,7 +163,7 @@ class Rules:
         for name in ("players", "hand_size", "target", "blocked_points", "out_points", "boneyard_reserve"):
             value = getattr(self, name)
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-                raise RuleError(f"{name} must be a whole number, not {value!r}")
+                raise RuleError(tr("{name} must be a whole number, not {value}").format(name=name, value=repr(value)))
             object.__setattr__(self, name, int(value))
         max_number = _set_max(self.domino_set)
         if self.spinner is None:
@@ -168,7 +171,7 @@ class Rules:
         for name in ("spinner", "partnerships", "reduced_headers"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
-                raise RuleError(f"{name} must be true or false, not {value!r}")
+                raise RuleError(tr("{name} must be true or false, not {value}").format(name=name, value=repr(value)))
             object.__setattr__(self, name, bool(value))
         _check_players(self.players, self.partnerships)
         most = self.n_tiles // self.players
@@ -178,29 +181,32 @@ class Rules:
             needed = self.players * self.hand_size + max(self.boneyard_reserve, 0)
             bigger = larger_set(self.domino_set, needed) if self.hand_size > most else []
             raise RuleError(
-                f"hand_size must be 1..{most} with {self.players} players ({self.n_tiles} tiles of {self.domino_set}), "
-                f"not {short_number(self.hand_size)}" + "".join(f", or use {fix}" for fix in bigger)
+                tr("hand_size must be 1..{most} with {players} players ({tiles} tiles of {set}), not {value}").format(
+                    most=most, players=self.players, tiles=self.n_tiles, set=self.domino_set,
+                    value=short_number(self.hand_size))
+                + "".join(tr(", or use {fix}").format(fix=fix) for fix in bigger)
             )
         if not 1 <= self.target <= MAX_TARGET:  # the limit keeps every count exact in int64 (bergen_sim.core.limits)
-            raise RuleError(f"target must be 1..{MAX_TARGET:,}, not {short_number(self.target)}")
+            raise RuleError(tr("target must be 1..{most}, not {value}").format(most=num(MAX_TARGET, ","),
+                                                                              value=short_number(self.target)))
         if self.lead not in L.LEAD_NAMES:
-            raise RuleError(f"lead must be one of {', '.join(L.LEAD_NAMES)}, not {self.lead!r}")
+            raise RuleError(tr("lead must be one of {choices}, not {value}").format(choices=", ".join(L.LEAD_NAMES),
+                                                                                   value=repr(self.lead)))
         if self.settlement not in L.SETTLEMENT_NAMES:
-            raise RuleError(
-                f"settlement must be one of {', '.join(L.SETTLEMENT_NAMES)}, not {self.settlement!r}"
-            )
+            raise RuleError(tr("settlement must be one of {choices}, not {value}").format(
+                choices=", ".join(L.SETTLEMENT_NAMES), value=repr(self.settlement)))
         for name in ("blocked_points", "out_points", "boneyard_reserve"):
             if getattr(self, name) < 0:
-                raise RuleError(f"{name} must be 0 or more, not {short_number(getattr(self, name))}")
+                raise RuleError(tr("{name} must be 0 or more, not {value}").format(
+                    name=name, value=short_number(getattr(self, name))))
         for name in ("blocked_points", "out_points"):
             if getattr(self, name) > MAX_POINTS:
-                raise RuleError(f"{name} must be 0..{MAX_POINTS:,}, not {short_number(getattr(self, name))}")
+                raise RuleError(tr("{name} must be 0..{most}, not {value}").format(
+                    name=name, most=num(MAX_POINTS, ","), value=short_number(getattr(self, name))))
         boneyard = self.n_tiles - self.players * self.hand_size
         if self.boneyard_reserve > boneyard:
-            raise RuleError(
-                f"boneyard_reserve must be 0..{boneyard} (the boneyard holds {boneyard} tiles), "
-                f"not {short_number(self.boneyard_reserve)}"
-            )
+            raise RuleError(tr("boneyard_reserve must be 0..{most} (the boneyard holds {most} tiles), not {value}")
+                            .format(most=boneyard, value=short_number(self.boneyard_reserve)))
 
     @property
     def max_number(self) -> int:
@@ -250,10 +256,11 @@ class Rules:
         or impossible.
         """
         if preset not in PRESETS:
-            raise RuleError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+            raise RuleError(tr("unknown preset {value}; choose one of {choices}").format(
+                value=repr(preset), choices=", ".join(PRESETS)))
         for key in settings:
             if key not in SETTINGS:
-                raise RuleError(f"unknown setting {shown(key)}; settings are {', '.join(SETTINGS)}")
+                raise unknown_setting(key)
         _check_players(players, partnerships)
         two_sides = players == 2 or bool(partnerships)
         values: dict[str, Any] = {
@@ -344,24 +351,100 @@ def rules_for(rules: Rules | None = None, *, players: int = 2, partnerships: boo
     return rules
 
 
+def settlement_name(name: str) -> str:
+    """A settlement as players name it, in the language in force (English: the setting's value, ``german``;
+    Danish: *tyske regler*)."""
+    return {"german": trp("settlement", "german"), "pips": trp("settlement", "pips"),
+            "american": trp("settlement", "american")}[name]
+
+
+def summary(rules: Rules, lang: str | None = None) -> list[str]:
+    """The rules in force, in a few lines a player reads before a match: the table, the deal, the lead, play,
+    headers, going out, a blocked hand's settlement and the target (``lang``: default the language in force).
+
+    >>> print(summary(Rules.make())[2])
+    Lead: whoever holds the lowest double leads it; if nobody holds a double, the hand is dealt again.
+    """
+    with use(lang):
+        return _summary(rules)
+
+
+def _summary(rules: Rules) -> list[str]:
+    seats = rules.players
+    doubles = rules.max_number + 1
+    table = tr("Bergen for {players} players, a {set} set ({tiles} tiles, {doubles} doubles)").format(
+        players=seats, set=rules.domino_set, tiles=rules.n_tiles, doubles=doubles)
+    if rules.spinner:
+        table += tr("; the led double is a spinner, open on four arms")
+    if rules.partnerships:
+        even, odd = (", ".join(str(s) for s in range(first, seats, 2)) for first in (0, 1))
+        table += tr(". Two partnerships: seats {even} against seats {odd}; partners score together.").format(
+            even=even, odd=odd)
+    else:
+        table += tr(". Seats 0 to {last} play in turn, each for themselves.").format(last=seats - 1)
+    rest = rules.n_tiles - seats * rules.hand_size
+    deal = trn("Deal: {n} tile to each player; the other {rest} are the boneyard, face down",
+               "Deal: {n} tiles to each player; the other {rest} are the boneyard, face down",
+               rules.hand_size).format(n=rules.hand_size, rest=rest)
+    deal += (trn(", and its last {n} tile is never drawn.", ", and its last {n} tiles are never drawn.",
+                 rules.boneyard_reserve).format(n=rules.boneyard_reserve) if rules.boneyard_reserve
+             else tr(", which may be drawn to the last tile."))
+    lead = {"lowest-double": tr("Lead: whoever holds the lowest double leads it; if nobody holds a double, the hand "
+                                "is dealt again."),
+            "highest-double": tr("Lead: whoever holds the highest double leads it; if nobody holds a double, the hand "
+                                 "is dealt again."),
+            "any-double": tr("Lead: each hand opens at the next seat; the first seat from there holding a double "
+                             "leads one of its own choice; if nobody holds a double, the hand is dealt again.")}
+    headers = tr("Headers: the led double scores 2 points (a double-header); after a play, ends that all show the "
+                 "same number score 2 points (a double-header), 3 if one of them is a double (a triple-header).")
+    headers += " " + (tr("Near the target a header is cut: 1 point when 2 or fewer are needed, at most 2 when 3 "
+                         "are needed.") if rules.reduced_headers else tr("Headers are never cut near the target."))
+    settle = {"german": tr("German settlement: the fewest doubles wins, then the fewest pips"),
+              "pips": tr("pip count: the fewest pips wins"),
+              "american": tr("American settlement: a side without doubles beats a side with them, then the fewest "
+                             "pips (doubles not counted when every side holds one)")}
+    return [
+        table,
+        deal,
+        lead[rules.lead],
+        tr("Play: a tile goes on an end showing one of its numbers; a player who cannot play draws from the boneyard "
+           "until a tile fits, and passes if none does."),
+        headers,
+        trn("Going out (playing your last tile): {n} point.", "Going out (playing your last tile): {n} points.",
+            rules.out_points).format(n=rules.out_points),
+        trn("Blocked hand (every player passes in turn): {n} point to the side that wins the settlement: {how}; "
+            "a tie scores nobody.",
+            "Blocked hand (every player passes in turn): {n} points to the side that wins the settlement: {how}; "
+            "a tie scores nobody.", rules.blocked_points).format(n=rules.blocked_points, how=settle[rules.settlement]),
+        tr("The match goes to the first side to reach {target} points.").format(target=num(rules.target, ",")),
+    ]
+
+
+def unknown_setting(key: object) -> RuleError:
+    """The error for a setting there is none of, naming those there are."""
+    return RuleError(tr("unknown setting {key}; settings are {settings}").format(key=shown(key),
+                                                                               settings=", ".join(SETTINGS)))
+
+
 def parse_setting(key: str, text: str) -> Any:
     """Parse one ``KEY=VALUE`` setting from the command line."""
     if key not in SETTINGS:
-        raise RuleError(f"unknown setting {shown(key)}; settings are {', '.join(SETTINGS)}")
+        raise unknown_setting(key)
     kind = SETTINGS[key]
     if kind is int:
         number = whole_number(text)
         if number is None:
-            raise RuleError(f"setting {key} takes a whole number, not {shown(text)}")
+            raise RuleError(tr("setting {key} takes a whole number, not {value}").format(key=key, value=shown(text)))
         return number
     if kind is bool:
         low = text.lower()
         if low in _TRUE | _FALSE:
             return low in _TRUE
-        raise RuleError(f"setting {key} takes on/off (true/false), not {shown(text)}")
+        raise RuleError(tr("setting {key} takes on/off (true/false), not {value}").format(key=key, value=shown(text)))
     names = cast(tuple[str, ...], kind)  # the kinds left: a list of names
     if text not in names:
-        raise RuleError(f"setting {key} must be one of {', '.join(names)}, not {shown(text)}")
+        raise RuleError(tr("setting {key} must be one of {choices}, not {value}").format(
+            key=key, choices=", ".join(names), value=shown(text)))
     return text
 
 
@@ -369,10 +452,11 @@ def file_setting(key: str, value: Any) -> Any:
     """A setting's value as a file (TOML, JSON) gives it: of the type the setting takes, then checked as
     :func:`parse_setting` checks text (``target = "10"`` is text, not 10; ``"false"`` is not a boolean)."""
     kind = SETTINGS.get(key)
-    wanted, takes = ((int, "a whole number") if kind is int else (bool, "true or false") if kind is bool
-                     else (str, "a name"))
+    wanted, takes = ((int, tr("setting {key} takes a whole number, not {value}")) if kind is int
+                     else (bool, tr("setting {key} takes true or false, not {value}")) if kind is bool
+                     else (str, tr("setting {key} takes a name, not {value}")))
     if kind is not None and (not isinstance(value, wanted) or (kind is int and isinstance(value, bool))):
-        raise RuleError(f"setting {key} takes {takes}, not {shown(value)}")
+        raise RuleError(takes.format(key=key, value=shown(value)))
     return parse_setting(key, str(value))
 
 
@@ -382,10 +466,11 @@ def parse_settings(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise RuleError(f"--set takes KEY=VALUE, not {pair!r}; settings are {', '.join(SETTINGS)}")
+            raise RuleError(tr("--set takes KEY=VALUE, not {pair}; settings are {settings}").format(
+                pair=repr(pair), settings=", ".join(SETTINGS)))
         key = key.strip()
         value = parse_setting(key, value.strip())
         if key in settings:  # the last one winning would silently drop what the user typed first
-            raise RuleError(f"--set {key} is given twice; give each setting once")
+            raise RuleError(tr("--set {key} is given twice; give each setting once").format(key=key))
         settings[key] = value
     return settings

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from bergen_sim.core.errors import BergenError, MoveError, PolicyError, reason_of, returns_no_index, shown
+from bergen_sim.core.i18n import tr
 from bergen_sim.core.limits import MAX_MATCH_INDEX, check_range, check_seed
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import STREAM_POLICY, keyed_deals, seed_to_int, stream_state
@@ -301,14 +302,15 @@ class Game:
         (A tile is read in either order, ``2-1`` as ``1-2``.)
         """
         if self.is_over:
-            raise MoveError("the match is over: there is no move to make")
+            raise MoveError(tr("the match is over: there is no move to make"))
         if self.chance_phase is not None:
             raise MoveError(f"the dealer must act first: call {self.chance_phase}() (the game was made with "
                             f"chance=True)")
         move = Move.of(move)
         if (str(move.tile), move.end.name) not in self._state.moves:
             legal = ", ".join(str(m) for m in self.legal_moves())
-            raise MoveError(f"{move} is not legal for seat {self.to_move}; legal: {legal}")
+            raise MoveError(tr("{move} is not legal for seat {seat}; legal: {legal}").format(
+                move=move, seat=self.to_move, legal=legal))
         return move
 
     def play(self, move: Move | str | tuple[str, str]) -> None:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from bergen_sim.core.errors import BergenError, escaped, one_line, shown
+from bergen_sim.core.i18n import N_, interval, num, tr, use
 from bergen_sim.core.limits import MAX_SEED, MAX_WORLDS, MIN_WORLDS, check_range, check_seed, short_number
 from bergen_sim.core.stats import Z95
 from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, analyze, check_player
@@ -43,6 +44,8 @@ from bergen_sim.services.files.record import Action, WrittenGame, drive, each_de
 DEFAULT_WORLDS = 20_000
 DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
+#: a decision's verdict (the value in JSON) as the text a player reads calls it
+VERDICTS = {"best": N_("best"), "error": N_("error"), "blunder": N_("blunder"), "unclear": N_("unclear")}
 
 
 @dataclass(frozen=True)
@@ -226,17 +229,19 @@ def plain(text: str) -> str:
     return one_line(text).replace("|", "\\|")
 
 
-def win_probability_figure(result: Review, path: str | Path | BinaryIO) -> str | Path | BinaryIO:
+def win_probability_figure(result: Review, path: str | Path | BinaryIO,
+                           lang: str | None = None) -> str | Path | BinaryIO:
     """A figure of each deciding seat's match-win probability through the game(s), errors marked (PNG).
 
-    ``path``: a file name or a binary file object (the command writes it through bergen_sim.services.files.output).
+    ``path``: a file name or a binary file object (the command writes it through
+    bergen_sim.services.files.output); ``lang``: the language of its labels (default: the language in force).
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with matplotlib.rc_context({"text.parse_math": False}):  # names are text, never maths (a "$" is a "$")
+    with matplotlib.rc_context({"text.parse_math": False}), use(lang):  # names are text, never maths
         return _draw_figure(plt, result, path)
 
 
@@ -247,7 +252,7 @@ def _draw_figure(plt, result: Review, path: str | Path | BinaryIO) -> str | Path
         ys = [100 * d.win_played["mean"] for d in result.decisions if d.seat == summary.seat]
         lo = [100 * d.win_played["ci95"][0] for d in result.decisions if d.seat == summary.seat]
         hi = [100 * d.win_played["ci95"][1] for d in result.decisions if d.seat == summary.seat]
-        line, = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1, label=f"{plain(summary.name)} (seat {summary.seat})")
+        line, = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1, label=tr("{name} (seat {seat})").format(name=plain(summary.name), seat=summary.seat))
         ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
         bad = [(x, y) for x, y, d in zip(xs, ys, [d for d in result.decisions if d.seat == summary.seat])
                if d.verdict in ("error", "blunder")]
@@ -257,10 +262,10 @@ def _draw_figure(plt, result: Review, path: str | Path | BinaryIO) -> str | Path
     for m in matches[1:]:
         first = next(k for k, d in enumerate(result.decisions, 1) if d.match == m)
         ax.axvline(first - 0.5, color="grey", linewidth=0.6, linestyle=":")
-    ax.set_xlabel("decision (in game order)")
-    ax.set_ylabel("match-win probability after the move made (%)")
+    ax.set_xlabel(tr("decision (in game order)"))
+    ax.set_ylabel(tr("match-win probability after the move made (%)"))
     ax.set_ylim(0, 100)
-    ax.set_title("Match-win probability through the game (red x: an error; band: 95% interval)", fontsize=10)
+    ax.set_title(tr("Match-win probability through the game (red x: an error; band: 95% interval)"), fontsize=10)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     if isinstance(path, str):
@@ -270,45 +275,59 @@ def _draw_figure(plt, result: Review, path: str | Path | BinaryIO) -> str | Path
     return path
 
 
-def _pct(record: dict[str, Any]) -> str:
+def points_text(record: dict[str, Any]) -> str:
+    """A loss or a win in points of match-win probability with its 95% interval, as the language writes numbers:
+    ``1.2 [0.4, 2.0]``, in Danish ``1,2 [0,4; 2,0]``."""
     lo, hi = record["ci95"]
-    return f"{100 * record['mean']:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{num(100 * record['mean'], '.1f')} {interval(num(100 * lo, '.1f'), num(100 * hi, '.1f'))}"
 
 
 def _engine_text(settings: dict[str, Any]) -> str:
     """How the report names the search that ranked the moves."""
     player = settings["player"]
     if player == "pimc":
-        return "`pimc`'s search, on worlds uniform among those the seat's view allows"
-    search = "the tree search" if player == "ismcts" else "the search"
-    return f"{search} of `{settings['reading']}`, on worlds weighed by the other seats' plays as it reads them"
+        return tr("`pimc`'s search, on worlds uniform among those the seat's view allows")
+    search = tr("the tree search of `{reading}`") if player == "ismcts" else tr("the search of `{reading}`")
+    return tr("{search}, on worlds weighed by the other seats' plays as it reads them").format(
+        search=search.format(reading=settings["reading"]))
 
 
-def markdown(result: Review, figure: str | None = None, source: str = "") -> str:
-    """The review as a Markdown report (losses in points of match-win probability, with 95% intervals)."""
+def markdown(result: Review, figure: str | None = None, source: str = "", lang: str | None = None) -> str:
+    """The review as a Markdown report (losses in points of match-win probability, with 95% intervals), its
+    words in ``lang`` (default: the language in force, :mod:`bergen_sim.core.i18n`)."""
+    with use(lang):
+        return _markdown(result, figure, source)
+
+
+def _markdown(result: Review, figure: str | None, source: str) -> str:
     s = result.settings
-    lines = [f"# Game review{f': {plain(source)}' if source else ''}", "",
-             f"Rules: {', '.join(f'{k}={v}' for k, v in result.rules.items())}.",
-             f"Each decision with more than one legal move was analysed from what the deciding seat knew, "
-             f"in up to {s['worlds']:,} sampled worlds, ranked by {_engine_text(s)} "
-             f"(base policy `{s['base']}`, seed {s['seed']}), stopping "
-             f"once the best move was separated. Losses are in points of match-win probability (percentage "
-             f"points) with 95% intervals; a blunder loses at least {100 * s['blunder']:.0f} points.", "",
-             "## Per player", "",
-             "| seat | player | decisions | best | errors | blunders | unclear | total loss (points) |",
+    title = tr("Game review: {source}").format(source=plain(source)) if source else tr("Game review")
+    lines = [f"# {title}", "",
+             tr("Rules: {rules}.").format(rules=", ".join(f"{k}={v}" for k, v in result.rules.items())),
+             tr("Each decision with more than one legal move was analysed from what the deciding seat knew, "
+                "in up to {worlds} sampled worlds, ranked by {engine} (base policy `{base}`, seed {seed}), stopping "
+                "once the best move was separated. Losses are in points of match-win probability (percentage "
+                "points) with 95% intervals; a blunder loses at least {blunder} points.").format(
+                 worlds=num(s["worlds"], ","), engine=_engine_text(s), base=s["base"], seed=s["seed"],
+                 blunder=num(100 * s["blunder"], ".0f")), "",
+             "## " + tr("Per player"), "",
+             "| " + " | ".join(tr(h) for h in (N_("seat"), N_("player"), N_("decisions"), N_("best"), N_("errors"),
+                                               N_("blunders"), N_("unclear"), N_("total loss (points)"))) + " |",
              "|---:|---|---:|---:|---:|---:|---:|---:|"]
     for summary in (seat.to_dict() for seat in result.seats):
         lines.append(f"| {summary['seat']} | {plain(summary['name'])} | {summary['decisions']} | {summary['best']} | "
                      f"{summary['errors']} | {summary['blunders']} | {summary['unclear']} | "
-                     f"{_pct(summary['total_loss'])} |")
+                     f"{points_text(summary['total_loss'])} |")
     if figure:
-        lines += ["", f"![match-win probability through the game]({escaped(figure)})"]
-    lines += ["", "## Every decision", "",
-              "`#` numbers a match's decisions in the order played, every seat's counted; "
-              "`bergen-sim analyze --game FILE --match M --decision N` analyses one in depth.", "",
-              "| # | match | hand | seat | scores | played | best | loss (points) | verdict |",
+        caption = tr("match-win probability through the game")
+        lines += ["", f"![{caption}]({escaped(figure)})"]
+    lines += ["", "## " + tr("Every decision"), "",
+              tr("`#` numbers a match's decisions in the order played, every seat's counted; "
+                 "`bergen-sim analyze --game FILE --match M --decision N` analyses one in depth."), "",
+              "| # | " + " | ".join(tr(h) for h in (N_("match"), N_("hand"), N_("seat"), N_("scores"), N_("played"),
+                                                    N_("best"), N_("loss (points)"), N_("verdict"))) + " |",
               "|---:|---:|---:|---:|---|---|---|---:|---|"]
     for d in result.decisions:
         lines.append(f"| {d.number} | {d.match} | {d.hand} | {d.seat} | {'-'.join(map(str, d.scores))} | {d.played} | "
-                     f"{d.best} | {_pct(d.loss)} | {d.verdict} |")
+                     f"{d.best} | {points_text(d.loss)} | {tr(VERDICTS[d.verdict])} |")
     return "\n".join(lines) + "\n"

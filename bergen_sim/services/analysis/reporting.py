@@ -57,6 +57,7 @@ from bergen_sim._version import __version__
 from bergen_sim.core import provenance
 from bergen_sim.core.display import html_card
 from bergen_sim.core.errors import BergenError, shown
+from bergen_sim.core.i18n import N_, current, tr, use
 from bergen_sim.core.modules import module_from_file
 from bergen_sim.core.stats import is_proportion, number
 from bergen_sim.engine import layout as L
@@ -77,11 +78,12 @@ QUICK_MATCHES = 2_000
 #: strategies of a ``--quick`` report: the baseline and the realistic player (one kernel to compile)
 QUICK_STRATEGIES = ("random", "expert")
 #: the player configurations the analyses compare, by label
+#: (the labels are data, the same in every language; a report's text names a table with :func:`table_name`)
 TABLES: dict[str, tuple[int, bool]] = {
-    "2 players": (2, False),
-    "3 players": (3, False),
-    "4 players": (4, False),
-    "4 partnerships": (4, True),
+    N_("2 players"): (2, False),
+    N_("3 players"): (3, False),
+    N_("4 players"): (4, False),
+    N_("4 partnerships"): (4, True),
 }
 #: key findings per analysis at the top of a report folder's index (the realistic player's come first)
 KEY_IN_INDEX = 2
@@ -91,7 +93,7 @@ MAX_ROWS = 40
 #: them on the next run, and refuses to write over any other file)
 MARKER = "<!-- written by bergen-sim report; the next run rewrites this file -->"
 #: the heading of a report folder's index (reports written before MARKER existed open with it)
-INDEX_TITLE = "# Bergen: simulation reports"
+INDEX_TITLE = N_("# Bergen: simulation reports")
 
 
 def _shipped_analyses() -> Path:
@@ -163,6 +165,12 @@ def load(name: str, extra: str | os.PathLike | None = None) -> ModuleType:
     if missing:
         raise AnalysisError(f"analysis {name!r} ({path}) must define {', '.join(missing)}")
     return module
+
+
+def table_name(label: str) -> str:
+    """A table's label (:data:`TABLES`, or an analysis's own label marked for the catalog) in the language of
+    the report's text; a label the catalog does not hold is shown as it is."""
+    return tr(label)
 
 
 def reference_strategy(strategies: Sequence[str]) -> str:
@@ -347,6 +355,7 @@ class AnalysisResult:
     method: str = ""
     draw: Callable[[dict[str, pd.DataFrame]], Iterable[figs.Chart]] | None = None
     path: str = ""  # the analysis's file, named in its error messages
+    lang: str = "en"  # the language of its key findings, and so of its page (bergen_sim.core.i18n)
 
     def figures(self) -> list[figs.Chart]:
         """The analysis's figures drawn from its tables (matplotlib figures; empty if it has none).
@@ -501,8 +510,11 @@ def _command(name: str, matches: int, seed: int, quick: bool, strategies: Sequen
 def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = False,
         strategies: Sequence[str] | None = None, analyses_dir: str | os.PathLike | None = None,
         chunk_size: int | None = None, options: RunOptions | None = None,
-        log: Callable[[str], None] | None = None) -> AnalysisResult:
+        log: Callable[[str], None] | None = None, lang: str | None = None) -> AnalysisResult:
     """Run analysis ``name`` and return its tables, findings and figures.
+
+    ``lang``: the language of its key findings and of the page :func:`save` writes (``"en"`` or ``"da"``;
+    default: the language in force, :mod:`bergen_sim.core.i18n`); tables and metadata are the same in every language.
 
     ``matches``: matches per configuration (default :data:`FULL_MATCHES`, or
     :data:`QUICK_MATCHES` with ``quick``); ``strategies``: the policies it
@@ -514,6 +526,13 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
     >>> result = run("header_frequency", matches=200, quick=True)  # doctest: +SKIP
     >>> result.tables["per_hand"].head()  # doctest: +SKIP
     """
+    with use(lang):
+        return _run(name, matches, seed, quick, strategies, analyses_dir, chunk_size, options, log)
+
+
+def _run(name: str, matches: int | None, seed: int, quick: bool, strategies: Sequence[str] | None,
+         analyses_dir: str | os.PathLike | None, chunk_size: int | None, options: RunOptions | None,
+         log: Callable[[str], None] | None) -> AnalysisResult:
     module = load(name, analyses_dir)
     matches = matches or (QUICK_MATCHES if quick else FULL_MATCHES)
     if matches < 1:
@@ -557,7 +576,7 @@ def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = Fals
     show = _checked_show(getattr(module, "SHOW", {table: "" for table in tables}), tables,
                          f"analysis {name!r} ({module.__file__})")
     return AnalysisResult(name, module.TITLE, doc, tables, found, meta, show, getattr(module, "METHOD", "").strip(),
-                          getattr(module, "figures", None), str(module.__file__))
+                          getattr(module, "figures", None), str(module.__file__), current())
 
 
 def check_clean_for_full_scale(matches: int | None, quick: bool, allow_dirty: bool,
@@ -677,7 +696,8 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
            matches: int | None = None, seed: int = 0, strategies: Sequence[str] | None = None,
            analyses_dir: str | os.PathLike | None = None, chunk_size: int | None = None,
            options: RunOptions | None = None, log: Callable[[str], None] | None = None,
-           warn: Callable[[str], None] | None = None, tracebacks: bool = False, allow_dirty: bool = False) -> Reports:
+           warn: Callable[[str], None] | None = None, tracebacks: bool = False, allow_dirty: bool = False,
+           lang: str | None = None) -> Reports:
     """Run analyses ``names`` (``"all"``, one name or a list) and write their reports under ``out``.
 
     A full-scale run (:data:`FULL_MATCHES` per configuration or more) into
@@ -691,9 +711,19 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
     type) is named on one line (given to ``warn``, by default a Python
     warning; with ``tracebacks`` its traceback follows) and the others still
     run: :attr:`Reports.failed` lists them.  A report that cannot be written raises
-    :class:`~bergen_sim.services.files.output.OutputError`.  This is ``bergen-sim report``'s
-    Python face.
+    :class:`~bergen_sim.services.files.output.OutputError`.  ``lang``: the language of the
+    pages' headings and key findings (default: the language in force).  This
+    is ``bergen-sim report``'s Python face.
     """
+    with use(lang):
+        return _report(names, out, quick, matches, seed, strategies, analyses_dir, chunk_size, options, log, warn,
+                       tracebacks, allow_dirty)
+
+
+def _report(names: str | Sequence[str], out: str | os.PathLike, quick: bool, matches: int | None, seed: int,
+            strategies: Sequence[str] | None, analyses_dir: str | os.PathLike | None, chunk_size: int | None,
+            options: RunOptions | None, log: Callable[[str], None] | None, warn: Callable[[str], None] | None,
+            tracebacks: bool, allow_dirty: bool) -> Reports:
     import traceback
     import warnings
 
@@ -998,7 +1028,7 @@ def _method(result: AnalysisResult) -> list[str]:
     meta = result.meta
     plays = [r for r in meta["runs"] if r["kind"] == "play"]
     tournaments = [r for r in meta["runs"] if r["kind"] == "tournament"]
-    lines = ["## Method", ""]
+    lines = ["## " + tr("Method"), ""]
     hands = f", {meta['total_hands']:,} hands" if meta["total_hands"] else ""
     lines.append(
         f"- **Sample:** {meta['configurations']} configurations (rule set x seat policies), "
@@ -1069,21 +1099,27 @@ def _provenance_words(meta: Mapping[str, Any]) -> str:
 
 
 def markdown_page(result: AnalysisResult, figures: Sequence[tuple[str, Path]]) -> str:
-    """The Markdown report of one analysis: question, key findings, findings, figures (caption, PNG path), tables, method."""
-    lines = [f"# {result.title}", "", result.question, ""]
+    """The Markdown report of one analysis: question, key findings, findings, figures (caption, PNG path), tables,
+    method; its title and headings in the language of its key findings (``result.lang``)."""
+    with use(result.lang):
+        return _markdown_page(result, figures)
+
+
+def _markdown_page(result: AnalysisResult, figures: Sequence[tuple[str, Path]]) -> str:
+    lines = [f"# {tr(result.title)}", "", result.question, ""]
     if result.meta.get("key_findings"):
-        lines += ["## Key findings", ""]
+        lines += ["## " + tr("Key findings"), ""]
         lines += [f"- {text}" for text in result.meta["key_findings"]]
         lines.append("")
-    lines += ["## Findings", ""]
+    lines += ["## " + tr("Findings"), ""]
     lines += [f"- {text}" for text in result.findings]
     lines.append("")
     if figures:
-        lines += ["## Figures", ""]
+        lines += ["## " + tr("Figures"), ""]
         for caption, image in figures:
             lines += [f"![{caption}]({image.as_posix()})", "", f"*{caption}* "
                       f"([SVG]({image.with_suffix('.svg').as_posix()}))", ""]
-    lines += ["## Tables", ""]
+    lines += ["## " + tr("Tables"), ""]
     for name, spec in result.show.items():
         caption, query = (spec, None) if isinstance(spec, str) else spec
         frame = _selected(result, name, query)
@@ -1217,7 +1253,7 @@ def write_index(out: str | os.PathLike, warn: Callable[[str], None] | None = Non
             warn(f"{shown(os.fspath(path.relative_to(out)), 80)}: left out of the index: {problem}")
     known = list(discover())
     metas.sort(key=lambda m: (known.index(m["analysis"]) if m["analysis"] in known else len(known), m["analysis"]))
-    lines = [MARKER, INDEX_TITLE, ""]
+    lines = [MARKER, tr(INDEX_TITLE), ""]
     if metas:
         total = sum(m["total_matches"] for m in metas)
         seconds = sum(m["elapsed_s"] for m in metas)
@@ -1235,28 +1271,28 @@ def write_index(out: str | os.PathLike, warn: Callable[[str], None] | None = Non
             lines += [f"Regenerate them all: {markdown_command(regenerate)}", ""]
     plain = answers.plain_answers(out, missing=False) if metas else {}
     if plain:
-        lines += ["## Three questions, answered", ""]
+        lines += ["## " + tr("Three questions, answered"), ""]
         for question, answer in plain.items():
             lines += [f"**{question}** {markdown_text(answer)}", ""]
     keyed = [meta for meta in metas if meta.get("key_findings")]
     if keyed:
-        lines += ["## Key findings", ""]
+        lines += ["## " + tr("Key findings"), ""]
         for meta in keyed:
-            lines += [f"- [{markdown_text(meta['title'])}]({meta['analysis']}.md): "
+            lines += [f"- [{markdown_text(tr(meta['title']))}]({meta['analysis']}.md): "
                       + " ".join(markdown_text(t) for t in meta["key_findings"][:KEY_IN_INDEX])]
         lines.append("")
     for meta in metas:
-        lines += [f"## [{markdown_text(meta['title'])}]({meta['analysis']}.md)", "",
+        lines += [f"## [{markdown_text(tr(meta['title']))}]({meta['analysis']}.md)", "",
                   markdown_text(meta["question"].split("\n\n")[0]), ""]
         if meta.get("key_findings"):
-            lines += ["**Key findings**", ""] + [f"- {markdown_text(text)}" for text in meta["key_findings"]]
-            lines += ["", "<details><summary>All findings</summary>", ""]
+            lines += ["**" + tr("Key findings") + "**", ""] + [f"- {markdown_text(text)}" for text in meta["key_findings"]]
+            lines += ["", "<details><summary>" + tr("All findings") + "</summary>", ""]
         lines += [f"- {markdown_text(text)}" for text in meta["findings"]]
         if meta.get("key_findings"):
             lines += ["", "</details>"]
         lines += ["", f"*{meta['total_matches']:,} matches, {meta['elapsed_s']:,.0f} s; "
                       f"{markdown_command(meta['command'])}*", ""]
-    lines += ["## Changes since the previous reports", ""] + [f"- {text}" for text in CHANGES] + [""]
+    lines += ["## " + tr("Changes since the previous reports"), ""] + [f"- {text}" for text in CHANGES] + [""]
     path = out / "README.md"
     write_file(path, "\n".join(lines))
     return path

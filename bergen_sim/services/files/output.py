@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO
 
 from bergen_sim.core.errors import BergenError
+from bergen_sim.core.i18n import tr
 
 #: the name that means standard output
 STDOUT = "-"
@@ -84,7 +85,12 @@ class OutputFile:
         return self.how == "stdout" or (self.how == "fd" and self.fd == 1)
 
     def fail(self, why: object) -> OutputError:
-        return OutputError(f"{self.option} {self.given}: {why}")
+        return refused(self.option, self.given, why)
+
+
+def refused(option: str, given: str | os.PathLike, why: object) -> OutputError:
+    """The error refusing ``option``'s path ``given``: the option and the path as typed, then why."""
+    return OutputError(f"{option} {given}: {why}")
 
 
 def _why(exc: OSError) -> str:
@@ -115,17 +121,19 @@ def _check_folder_writable(folder: Path, option: str, given: str) -> None:
     try:
         info = folder.stat()
     except FileNotFoundError:
-        raise OutputError(f"{option} {given}: folder {folder} does not exist") from None
+        raise refused(option, given, tr("folder {folder} does not exist").format(folder=folder)) from None
     except NotADirectoryError:
-        raise OutputError(f"{option} {given}: {_file_above(folder)} is a file, not a folder") from None
+        raise refused(option, given, tr("{file} is a file, not a folder").format(file=_file_above(folder))) from None
     except OSError as exc:
-        raise OutputError(f"{option} {given}: cannot reach folder {folder} ({_why(exc)})") from None
+        raise refused(option, given, tr("cannot reach folder {folder} ({why})")
+            .format(folder=folder, why=_why(exc))) from None
     if not stat.S_ISDIR(info.st_mode):
-        raise OutputError(f"{option} {given}: {folder} is a file, not a folder")
+        raise refused(option, given, tr("{folder} is a file, not a folder").format(folder=folder))
     if _is_virtual(folder):
-        raise OutputError(f"{option} {given}: {folder} is in a virtual file system; write somewhere else")
+        raise refused(option, given, tr("{folder} is in a virtual file system; write somewhere else")
+            .format(folder=folder))
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputError(f"{option} {given}: no permission to write in folder {folder}")
+        raise refused(option, given, tr("no permission to write in folder {folder}").format(folder=folder))
 
 
 def _file_above(path: Path) -> Path:
@@ -152,10 +160,11 @@ def merge_target(given: str | os.PathLike, option: str, key: str, kind: type) ->
     try:
         saved = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise OutputError(f"{option} {given}: cannot read it as JSON ({exc}); give a file this tool wrote, "
-                          "or a new one") from None
+        raise refused(option, given, tr("cannot read it as JSON ({why}); give a file this tool wrote, or a new "
+                                        "one").format(why=exc)) from None
     if not isinstance(saved, dict) or not isinstance(saved.get(key), kind):
-        raise OutputError(f"{option} {given}: holds no {key!r} of this tool; give a file it wrote, or a new one")
+        raise refused(option, given, tr("holds no {key} of this tool; give a file it wrote, or a new one")
+            .format(key=repr(key)))
     return saved
 
 
@@ -170,47 +179,52 @@ def check_file(given: str | os.PathLike, option: str = "--out", formats: Sequenc
     allowed = ", ".join(formats)
     hint = f" ({allowed})" if allowed else ""
     if not given.strip():
-        raise OutputError(f"{option} is empty: give a file name" + (" (or - for standard output)" if stdout else ""))
+        raise OutputError((tr("{option} is empty: give a file name (or - for standard output)") if stdout
+                           else tr("{option} is empty: give a file name")).format(option=option))
     if given == STDOUT:
         if not stdout:
-            raise OutputError(f"{option} -: this output cannot go to standard output; give a file name{hint}")
+            raise refused(option, given, tr("this output cannot go to standard output; give a file name{hint}")
+                          .format(hint=hint))
         return OutputFile(option, given, None, "", "stdout")
     if given.endswith(("/", os.sep)):  # Path() drops the slash: x.csv/ would be written as the file x.csv
-        raise OutputError(f"{option} {given}: ends with a slash, which names a folder; give a file name{hint}")
+        raise refused(option, given, tr("ends with a slash, which names a folder; give a file name{hint}")
+            .format(hint=hint))
     suffix = Path(given).suffix.lower()
     if formats and suffix and suffix not in formats:
-        raise OutputError(f"{option} {given}: unknown file type {suffix!r}; use {allowed}")
+        raise refused(option, given, tr("unknown file type {suffix}; use {allowed}")
+            .format(suffix=repr(suffix), allowed=allowed))
     fd = _own_fd(given)
     if fd is not None:  # /dev/stdout and the like: no extension needed, text formats by default
         try:
             os.fstat(fd)
         except OSError:
-            raise OutputError(f"{option} {given}: descriptor {fd} is not open") from None
+            raise refused(option, given, tr("descriptor {fd} is not open").format(fd=fd)) from None
         return OutputFile(option, given, None, suffix, "fd", fd)
     try:
         info = os.stat(given)  # follows links: what the path points to
     except FileNotFoundError:
         info = None
     except NotADirectoryError:
-        raise OutputError(f"{option} {given}: {_file_above(Path(given).absolute())} is a file, not a folder") from None
+        raise refused(option, given, tr("{file} is a file, not a folder")
+            .format(file=_file_above(Path(given).absolute()))) from None
     except OSError as exc:
-        raise OutputError(f"{option} {given}: cannot reach it ({_why(exc)})") from None
+        raise refused(option, given, tr("cannot reach it ({why})").format(why=_why(exc))) from None
     target = Path(os.path.realpath(given))  # a link's target is what gets written
     if info is not None:
         if stat.S_ISDIR(info.st_mode):
-            raise OutputError(f"{option} {given}: is a folder; give a file name{hint}")
+            raise refused(option, given, tr("is a folder; give a file name{hint}").format(hint=hint))
         if stat.S_ISBLK(info.st_mode):
-            raise OutputError(f"{option} {given}: is a block device (a disk); refusing to write to it")
+            raise refused(option, given, tr("is a block device (a disk); refusing to write to it"))
         if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode):  # /dev/null, a pipe: the first format
             return OutputFile(option, given, Path(given), suffix or (formats[0] if formats else ""), "direct")
         if not stat.S_ISREG(info.st_mode):
-            raise OutputError(f"{option} {given}: is neither a file, a device nor a pipe")
+            raise refused(option, given, tr("is neither a file, a device nor a pipe"))
         if _is_virtual(target):
-            raise OutputError(f"{option} {given}: is in a virtual file system; write somewhere else")
+            raise refused(option, given, tr("is in a virtual file system; write somewhere else"))
         if not os.access(target, os.W_OK):
-            raise OutputError(f"{option} {given}: no permission to write it")
+            raise refused(option, given, tr("no permission to write it"))
     if formats and not suffix:
-        raise OutputError(f"{option} {given}: no file type; end the name with {allowed}")
+        raise refused(option, given, tr("no file type; end the name with {allowed}").format(allowed=allowed))
     _check_folder_writable(target.parent, option, given)
     return OutputFile(option, given, target, suffix, "replace")
 
@@ -223,10 +237,10 @@ def check_folder(given: str | os.PathLike, option: str) -> Path:
     """
     given = os.fspath(given)
     if not given.strip():
-        raise OutputError(f"{option} is empty: give a folder name")
+        raise OutputError(tr("{option} is empty: give a folder name").format(option=option))
     path = Path(os.path.realpath(given))
     if _is_virtual(path):
-        raise OutputError(f"{option} {given}: is in a virtual file system; write somewhere else")
+        raise refused(option, given, tr("is in a virtual file system; write somewhere else"))
     existing = path
     try:
         while not existing.exists() and existing != existing.parent:
@@ -234,18 +248,20 @@ def check_folder(given: str | os.PathLike, option: str) -> Path:
                 break
             existing = existing.parent
     except OSError as exc:  # a name longer than the system allows, a path too long to look up
-        raise OutputError(f"{option} {given}: cannot reach it ({_why(exc)})") from None
+        raise refused(option, given, tr("cannot reach it ({why})").format(why=_why(exc))) from None
     try:
         info = existing.stat()
     except OSError as exc:
         if isinstance(exc, NotADirectoryError):
-            raise OutputError(f"{option} {given}: {_file_above(existing)} is a file, not a folder") from None
-        raise OutputError(f"{option} {given}: cannot reach {existing} ({_why(exc)})") from None
+            raise refused(option, given, tr("{file} is a file, not a folder")
+                .format(file=_file_above(existing))) from None
+        raise refused(option, given, tr("cannot reach {existing} ({why})")
+            .format(existing=existing, why=_why(exc))) from None
     if not stat.S_ISDIR(info.st_mode):
-        what = "is a file, not a folder" if existing == path else f"is under {existing}, which is a file"
-        raise OutputError(f"{option} {given}: {what}")
+        what = tr("is a file, not a folder") if existing == path else tr("is under {existing}, which is a file")
+        raise refused(option, given, what.format(existing=existing))
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise OutputError(f"{option} {given}: no permission to write in {existing}")
+        raise refused(option, given, tr("no permission to write in {existing}").format(existing=existing))
     return path
 
 
@@ -273,7 +289,7 @@ def open_output(target: OutputFile, binary: bool = False) -> Iterator[IO]:
             yield handle
             handle.flush()
         except OSError as exc:
-            raise target.fail(f"write failed ({_why(exc)})") from None
+            raise target.fail(tr("write failed ({why})").format(why=_why(exc))) from None
         finally:
             with contextlib.suppress(OSError):
                 handle.close()
@@ -285,13 +301,13 @@ def open_output(target: OutputFile, binary: bool = False) -> Iterator[IO]:
         try:
             handle = open(path, mode)
         except OSError as exc:
-            raise target.fail(f"cannot open it ({_why(exc)})") from None
+            raise target.fail(tr("cannot open it ({why})").format(why=_why(exc))) from None
         try:
             with handle:
                 yield handle
                 _sync(handle)
         except OSError as exc:
-            raise target.fail(f"write failed ({_why(exc)})") from None
+            raise target.fail(tr("write failed ({why})").format(why=_why(exc))) from None
         return
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
@@ -302,7 +318,7 @@ def open_output(target: OutputFile, binary: bool = False) -> Iterator[IO]:
             shutil.copymode(path, tmp)  # the replaced file keeps its permissions
         os.replace(tmp, path)
     except OSError as exc:
-        raise target.fail(f"write failed ({_why(exc)}); nothing was written") from None
+        raise target.fail(tr("write failed ({why}); nothing was written").format(why=_why(exc))) from None
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()

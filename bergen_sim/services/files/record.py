@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from bergen_sim.core.errors import BergenError, cut, shown
+from bergen_sim.core.i18n import num, tr
 from bergen_sim.core.limits import MAX_MATCH_INDEX, MAX_SEED, ascii_digits, foreign_digit, is_whole, whole_number
 from bergen_sim.model.domain import FORMAT_V2, FORMATS
 from bergen_sim.model.rules import Rules, parse_setting
@@ -334,19 +335,20 @@ def read_games(path: str | Path, matches: Sequence[int] | None = None) -> list[W
                 if line.strip():
                     break
             if not head.strip():
-                raise RecordError(f"{path}: the file is empty; a game is a bergen-trace file (JSON Lines, one event "
-                                  "per line) or a game record (docs/review.md)")
+                raise RecordError(tr("{path}: the file is empty; a game is a bergen-trace file (JSON Lines, one event "
+                                     "per line) or a game record (docs/review.md)").format(path=path))
             if head.lstrip().startswith("{"):
                 index, games = _read_trace(path, lines, head, matches)
             else:
                 index, games = 0, {0: parse_record(head + "".join(lines))}
     except UnicodeDecodeError:
-        raise RecordError(f"{path}: not a text file (UTF-8)") from None
+        raise RecordError(tr("{path}: not a text file (UTF-8)").format(path=path)) from None
     except OSError as exc:
-        raise RecordError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+        raise RecordError(tr("{path}: cannot read it: {why}").format(path=path, why=exc.strerror or exc)) from None
     missing = [m for m in (matches if matches is not None else ()) if m not in games]
     if missing:
-        raise MatchOutOfRange(f"match {missing[0]}: {path} holds matches 0..{index}")
+        raise MatchOutOfRange(tr("match {match}: {path} holds matches 0..{last}").format(match=missing[0], path=path,
+                                                                                       last=index))
     return [games[m] for m in (matches if matches is not None else sorted(games))]
 
 
@@ -362,8 +364,8 @@ def _bounded_lines(path: Path, handle) -> Iterator[str]:
         if not line:
             return
         if len(line) > MAX_LINE_CHARS:
-            raise RecordError(f"{path}: line {k} is longer than {MAX_LINE_CHARS:,} characters; no event or record "
-                              "line is that long")
+            raise RecordError(tr("{path}: line {line} is longer than {most} characters; no event or record line "
+                                 "is that long").format(path=path, line=k, most=num(MAX_LINE_CHARS, ",")))
         yield line
 
 
@@ -383,7 +385,7 @@ def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[i
             event = json.loads(line)
         except ValueError as exc:  # not JSON, or a number too long for Python to read
             why = getattr(exc, "msg", None) or "it holds a number of more than 4,300 digits"
-            raise RecordError(f"{path}: line {k} is not JSON: {why}") from None
+            raise RecordError(tr("{path}: line {line} is not JSON: {why}").format(path=path, line=k, why=why)) from None
         except RecursionError:
             raise RecordError(f"{path}: line {k} is not JSON that can be read: nested too deep") from None
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
@@ -400,7 +402,7 @@ def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[i
     try:
         kept = split_matches(events)
     except (ValueError, KeyError, TypeError) as exc:
-        raise RecordError(f"{path}: not a bergen-trace file: {exc}") from None
+        raise RecordError(tr("{path}: not a bergen-trace file: {why}").format(path=path, why=exc)) from None
     if index < 0:
         raise RecordError(f"{path}: the trace holds no match")
     return index, {m: replace(actions_from_trace(events), index=m) for m, events in
