@@ -9,6 +9,7 @@ a temporary ``*.dist-info`` folder on PYTHONPATH registers them under the
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -16,7 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from bergen_sim.cli import main
 from bergen_sim.runtime import registry
 from tests.helpers import error_lines
 
@@ -150,6 +153,31 @@ def test_builtins_read_from_source_are_exactly_the_imported_modules_with_name_an
     assert {"random", "first", "greedy", "expert", "pimc"} <= set(imported)
     for name, (module_name, _, _) in registry.BUILTINS.items():
         assert registry.builtin_params(name) == getattr(importlib.import_module(module_name), "PARAMS", {})
+
+
+def test_a_builtins_settings_are_declared_once_with_their_meaning():
+    """PARAMS holds every setting's default, values and help; the module's docstring does not restate them."""
+    from bergen_sim.policies.base import Setting
+
+    with_settings = 0
+    for name, (module_name, _, _) in registry.BUILTINS.items():
+        module = importlib.import_module(module_name)
+        params = getattr(module, "PARAMS", {})
+        with_settings += bool(params)
+        for key, setting in params.items():
+            assert isinstance(setting, Setting) and setting.meaning.strip(), f"{name}: {key} needs a Setting with a meaning"
+            assert setting.default == setting.allowed[setting.allowed.index(setting.default)], f"{name}: {key}"
+            assert f"``{key}``: " not in module.__doc__, f"{name}'s docstring restates the setting {key}"
+        assert "(settings:" not in module.__doc__
+    assert with_settings >= 4
+
+
+def test_policies_lists_each_setting_with_its_meaning():
+    result = CliRunner().invoke(main, ["policies", "--settings"])
+    assert result.exit_code == 0, result.output
+    for name in ("pimc", "reader", "ismcts", "expert"):
+        for key, setting in registry.builtin_params(name).items():
+            assert f"{key}={registry.setting_values(setting)} (default {setting.default}): {setting.meaning}" in result.output
 
 
 def test_a_module_declares_a_builtin_only_with_a_literal_name_and_a_choose(tmp_path):

@@ -12,7 +12,7 @@ import click
 
 from bergen_sim.cli.output import print_json
 from bergen_sim.core.errors import PolicyError
-from bergen_sim.runtime.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve, shadowed
+from bergen_sim.runtime.registry import BUILTINS, ENTRY_POINT_GROUP, available, resolve, settings_lines, shadowed
 
 
 def _plugin_line(name: str) -> str:
@@ -38,16 +38,23 @@ def policy_lines() -> list[tuple[str, str, str]]:
 
 @click.command("policies")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of lines.")
-def command(as_json):
+@click.option("--settings", "with_settings", is_flag=True,
+              help="Also list each built-in's settings (NAME:KEY=VALUE), their values, defaults and meanings "
+                   "(loads the engine's modules: a second or two).")
+def command(as_json, with_settings):
     """List the available policies: built-ins and installed plug-ins."""
     lines = policy_lines()
+    settings = {name: settings_lines(name) for name, kind, _ in lines if kind == "built-in"} if with_settings else {}
     if as_json:
-        print_json({"policies": [{"name": name, "kind": kind, "description": description}
+        print_json({"policies": [{"name": name, "kind": kind, "description": description,
+                                  **({"settings": settings[name]} if name in settings else {})}
                                  for name, kind, description in lines]})
         return
     width = max(len(name) for name, _, _ in lines)
     for name, kind, description in lines:
         click.echo(f"{name:<{width}}  {kind:<8}  {description}")
+        for line in settings.get(name, []):
+            click.echo(f"{'':<{width}}    {line}")
     if not any(kind == "plug-in" for _, kind, _ in lines):
         click.echo(f"(no plug-ins installed under the entry-point group {ENTRY_POINT_GROUP!r})")
     click.echo("Any @njit policy function also runs as --policy package.module:function (see docs/policies.md).")

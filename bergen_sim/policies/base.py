@@ -31,6 +31,8 @@ Numba's own switch for code that needs no runtime; the built-ins get it from
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 from numba import njit
 
 from bergen_sim.engine import layout as L
@@ -46,6 +48,20 @@ TILE_LO = L.TILE_LO
 TILE_HI = L.TILE_HI
 TILE_PIPS = L.TILE_PIPS
 TILE_AT = L.TILE_AT
+
+
+
+class Setting(NamedTuple):
+    """One setting of a built-in policy (``name:KEY=VALUE``), declared once in its module's ``PARAMS``.
+
+    ``allowed`` is a ``range`` of whole numbers or a tuple of names (a name
+    reaches compiled code as its index); ``meaning`` is the help that
+    ``bergen-sim policies`` and the refusal of a bad value print.
+    """
+
+    default: Any
+    allowed: range | tuple[str, ...]
+    meaning: str
 
 
 @njit(cache=True, inline="always")

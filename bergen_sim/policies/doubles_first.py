@@ -32,5 +32,5 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles):
 
 @policy_entry
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles):
-    """The double to lead: LEAD_RULE (measured, docs/policies.md)."""
+    """The double to lead: LEAD_RULE (measured in research/lead-choice/README.md)."""
     return lead_by(view, move_tiles, n_moves, LEAD_RULE, no_tiles)

@@ -1,4 +1,4 @@
-"""``expert``: a weighted sum of the shared move features, weights tuned by simulation (settings: lead=follow, weights=line).
+"""``expert``: a weighted sum of the shared move features, weights tuned by simulation.
 
 Idea: each simple strategy is right about one thing (points now, the answer
 it allows, doubles for a blocked hand, keeping playable tiles), so
@@ -19,15 +19,15 @@ block    1 if the next seat is known void in both new ends            0.125
 The weights come from ``tools/tune_expert.py --deal-sets 10000 --seed
 20240601 --rounds 3``: a coordinate search on duplicate deals against
 greedy, defensive, doubles-first and heavy-first (method, numbers and the
-features that were tried and dropped in docs/policies.md).  ``points`` is
+features that were tried and dropped in research/expert-weights/README.md).  ``points`` is
 fixed at 1 because scaling every weight alike changes no choice.
 
 The larger games were checked for weights of their own: the same search on
 4-player double-nine with the spinner (``tools/tune_expert.py --players 4
 --set domino_set=double-nine --deal-sets 10000 --rounds 3 --start expert``)
 moved ``threat`` to -0.375 and ``block`` to 0.625 (``SPINNER_WEIGHTS``), but
-head to head on fresh deals (``tools/measure_expert_weights.py``, the table
-in docs/policies.md) those weights won less than a point of match-win share
+head to head on fresh deals (``research/expert-weights/measure.py``, the table
+in research/expert-weights/README.md) those weights won less than a point of match-win share
 more than these in spinner games, nothing measurable in most, and lost
 clearly in the standard game; so every game plays ``WEIGHTS``, and
 ``expert:weights=spinner`` plays the re-tuned set for study.
@@ -36,7 +36,6 @@ Tie-breaks: the first listed move (lower tile index, L before R) among equal
 scores.
 """
 
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -44,6 +43,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.policies.base import (
     LEAD_FOLLOW,
+    Setting,
     blocks_next,
     ends_after,
     header_points,
@@ -62,7 +62,12 @@ NAME = "expert"
 LEAD_RULES = ("lowest", "highest", "follow")
 #: which weights it plays by: WEIGHTS (``line``, tuned on the standard game) or SPINNER_WEIGHTS
 WEIGHT_CHOICES = ("line", "spinner")
-PARAMS: dict[str, tuple[Any, Any]] = {"lead": ("follow", LEAD_RULES), "weights": ("line", WEIGHT_CHOICES)}
+PARAMS = {
+    "lead": Setting("follow", LEAD_RULES, "the double it leads under lead = any-double: its lowest, its highest, "
+                    "or the one its weights score best"),
+    "weights": Setting("line", WEIGHT_CHOICES, "the weights it plays by: tuned on the standard game (line) or on "
+                       "the spinner game (spinner)"),
+}
 WEIGHTS_LINE, WEIGHTS_SPINNER = range(len(WEIGHT_CHOICES))
 
 FEATURES = ("points", "threat", "double", "follow", "block")
@@ -112,7 +117,7 @@ def best_move(view, move_tiles, move_ends, n_moves, weights, no_tiles):
 @njit(cache=True)
 def feature_table(view, move_tiles, move_ends, n_moves, no_tiles, out):
     """Every listed move's FEATURES into ``out[k, :]``: what ``expert`` weighs, for fitting weights to another
-    player's choices (``tools/measure_imitation.py``)."""
+    player's choices (``research/imitation/measure.py``)."""
     side = view[L.V_SIDE]
     hand = own_hand(view, no_tiles)
     unseen = unseen_tiles(view, no_tiles)
@@ -130,5 +135,5 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW
 
 @policy_entry
 def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW, weights=WEIGHTS_LINE):
-    """The double to lead under ``lead = any-double``: the ``lead`` setting's rule (measured, docs/policies.md)."""
+    """The double to lead under ``lead = any-double``: the ``lead`` setting's rule (measured in research/lead-choice/README.md)."""
     return lead_by(view, move_tiles, n_moves, lead, no_tiles)

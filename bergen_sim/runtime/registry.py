@@ -7,8 +7,9 @@ into :class:`PolicyRef` records that the kernel builder can import.
 
 Built-ins with settings
 -----------------------
-A built-in module may declare ``PARAMS = {key: (default, allowed)}`` with
-``allowed`` either a ``range`` of whole numbers or a tuple of names.  Its
+A built-in module may declare ``PARAMS = {key: Setting(default, allowed, meaning)}``
+(:class:`bergen_sim.policies.base.Setting`) with ``allowed`` either a ``range``
+of whole numbers or a tuple of names.  Its
 ``choose`` then takes the settings as extra arguments after ``rng``, in
 ``PARAMS`` order (a name is passed as its index in ``allowed``), and the
 user picks them as ``NAME:KEY=VALUE[:KEY=VALUE...]`` (``pimc:worlds=64:base=expert``;
@@ -36,9 +37,13 @@ import pkgutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bergen_sim.core.errors import PolicyError, shown
 from bergen_sim.core.limits import whole_number
+
+if TYPE_CHECKING:  # policies/ imports Numba, which listing the policies must not
+    from bergen_sim.policies.base import Setting
 
 ENTRY_POINT_GROUP = "bergen_sim.policies"
 
@@ -101,7 +106,7 @@ def _builtins() -> dict[str, tuple[str, str, str]]:
 BUILTINS = _builtins()
 
 
-def builtin_params(builtin: str) -> dict[str, tuple]:
+def builtin_params(builtin: str) -> dict[str, Setting]:
     """A built-in's ``PARAMS`` (``{}`` when it takes no settings); imports its module."""
     return getattr(importlib.import_module(BUILTINS[builtin][0]), "PARAMS", {})
 
@@ -242,13 +247,20 @@ def _is_module(name: str) -> bool:
         return False
 
 
+def setting_values(setting: Setting) -> str:
+    """A setting's allowed values as the command line takes them: ``1..100000`` or ``points|expert|history``."""
+    allowed = setting.allowed
+    return f"{allowed.start}..{allowed.stop - 1}" if isinstance(allowed, range) else "|".join(allowed)
+
+
 def settings_help(builtin: str) -> str:
     """One line listing a built-in's settings, allowed values and defaults."""
-    parts = []
-    for key, (default, allowed) in builtin_params(builtin).items():
-        values = f"{allowed.start}..{allowed.stop - 1}" if isinstance(allowed, range) else "|".join(allowed)
-        parts.append(f"{key}={values} (default {default})")
-    return ", ".join(parts)
+    return ", ".join(f"{key}={setting_values(s)} (default {s.default})" for key, s in builtin_params(builtin).items())
+
+
+def settings_lines(builtin: str) -> list[str]:
+    """One line per setting of a built-in: its values, default and meaning, from its ``PARAMS``."""
+    return [f"{key}={setting_values(s)} (default {s.default}): {s.meaning}" for key, s in builtin_params(builtin).items()]
 
 
 def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
@@ -268,7 +280,7 @@ def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
             raise PolicyError(f"policy {name!r}: setting {key!r} given twice")
         chosen[key] = value
     params = []
-    for key, (default, allowed) in spec.items():
+    for key, (default, allowed, _) in spec.items():
         value = chosen.get(key, str(default))
         if isinstance(allowed, range):
             number = whole_number(value)

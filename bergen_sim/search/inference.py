@@ -27,7 +27,7 @@ has likelihood ``exp(-trust * d)``, relative to playing a best one"; with
   are everything not on the table and not surely held (the rest of its
   world hand counts as unseen, except the answering tile itself), and the
   hand counts, voids and scores are those of the decision, not of the play.
-  Measured (docs/policies.md): the true world ranks above more uniform
+  Measured (research/imitation/README.md): the true world ranks above more uniform
   worlds under this model than under ``points``, and ``ismcts`` wins more
   with it.
 - ``history`` (``expert`` read through the draws): ``expert``'s score, and
@@ -122,7 +122,7 @@ SCORE_UNIT = 1_000_000
 #: expert's score read through the seats' draws too
 MODELS = ("points", "expert", "history")
 MODEL_POINTS, MODEL_EXPERT, MODEL_HISTORY = range(len(MODELS))
-#: the reading of the other seats' plays measured strongest (docs/policies.md, "Reading the others"): expert's
+#: the reading of the other seats' plays measured strongest (research/imitation/README.md): expert's
 #: model at trust 20 (in tenths), the same settings in ``ismcts.STRONGEST`` and ``reader.STRONGEST``; ``analyze``
 #: reads a game's plays with it
 READING: dict[str, Any] = {"model": "expert", "trust": 20}

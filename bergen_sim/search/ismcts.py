@@ -1,4 +1,4 @@
-"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand (settings: iterations=1000, explore=5, expand=8, trust=10, base=expert, leaves=0, model=points, settle=1, race=0, prior=0).
+"""``ismcts``: information-set Monte Carlo tree search over the rest of the hand.
 
 Idea (single-observer ISMCTS: Cowling, Powley and Whitehouse, "Information
 Set Monte Carlo Tree Search", IEEE TCIAIG 2012): one tree of moves is grown
@@ -23,76 +23,18 @@ apart (no strategy fusion).  The move played is the root move
 visited most (ties: higher mean, then the first listed).  The search stops
 before its budget once that move is settled: when it leads every other
 root move by more visits than the iterations left, so that no budget could
-change the move, only the cost (measured in docs/policies.md, "Cost").
+change the move, only the cost (measured in research/time-limit/README.md).
 
-Settings (``ismcts:iterations=2000:explore=3``):
+Settings (``ismcts:iterations=2000:explore=3``) are declared once, with their defaults and meanings, in :data:`PARAMS`;
+``bergen-sim policies --settings`` lists them.
 
-- ``iterations``: worlds dealt at most, each one walk down the tree and one
-  rollout (default 1000); the cost is linear in the iterations run, which
-  are fewer once the move is settled (above).
-- ``explore``: the UCB1 constant in tenths (default 5, i.e. 0.5; values
-  are match-win probabilities in [0, 1]).
-- ``expand``: visits a node needs before the moves after it are searched
-  (default 8); until then the base policy plays on from it.  With 1, a
-  fresh node's moves are first tried once each, so the other seats'
-  replies are at first modelled as uniformly random, a worse model of a
-  player than ``base``; 8 did best of the values tried.  Its strength
-  against ``pimc`` is measured in docs/policies.md (``tools/measure_search.py``).
-- ``trust``: how strongly the other seats' plays are believed, in tenths
-  (default 10; 0 deals uniform worlds): a world loses ``exp(-trust/10)``
-  per point of the model's score that its plays passed up.
-- ``model``: the model of the other seats' play that weighs the worlds
-  (:mod:`bergen_sim.search.inference`): ``points`` (the default: they take
-  the best header), ``expert`` (they play as ``expert`` scores moves:
-  points, threats left, doubles, tiles kept playable, blocks) or
-  ``history`` (``expert``, also reading the plays a seat made before it
-  drew).
-  ``ismcts:model=expert:trust=20`` is the strongest player measured
-  (docs/policies.md).
-- ``base``: the built-in that plays the rollouts (default expert).
-- ``leaves``: 0 (the default: off) or a node budget: a rollout that
-  reaches a decision with nothing left to draw ends there in an exact
-  alpha-beta solve of the rest of the hand in its world
-  (:mod:`bergen_sim.search.endgame`) of at most this many nodes (over it,
-  ``base`` plays on).  Two sides only (with more, ignored).  Its strength
-  against ``pimc`` and its cost are measured in docs/policies.md.
-- ``settle``: 1 (the default) stops the search once the move is settled
-  (above); 0 runs every iteration, for the visit counts of the whole
-  budget (same move, more time).
-- ``race``: 0 (the default) chooses the root move by UCB1 like every other
-  move; 1 races the root moves on common worlds instead, as ``reader``
-  does: each world is dealt once and every root move still in the race
-  walks its own subtree in it with the same play-out stream, so the
-  difference between two root moves is measured world by world, free of
-  the luck of the world; after
-  each batch of 32 worlds a move 2.5 standard errors behind the leader
-  (paired) leaves the race, and the move played is the leader by mean.
-  Below the root the tree grows as before.  ``iterations`` still counts
-  walks (with fewer of them than root moves, not one world could meet every
-  move, and the root is searched by UCB1 instead); ``settle`` is not used
-  (the race stops itself).  Its strength
-  against ``pimc`` and its cost are in docs/policies.md ("Racing the root
-  moves").
-- ``prior``: 0 (the default: off) or how much, in hundredths of a
-  match-win probability, the other seats' moves in the tree are steered
-  toward what ``expert``'s model of play (``model=expert`` of the reading,
-  at ``trust``, whatever ``model`` reads the worlds with) says each would
-  play with the hand it holds *in this world*.  A node of another seat is
-  shared by every world that reaches it, so its statistics average over
-  hands the seat may not hold, and UCB1 alone makes that seat choose among
-  its legal moves by their average over every hand, not by its own; with
-  ``prior`` its selection score adds
-  ``prior / 100`` times the model's chance of each move, computed in the
-  world of the walk (:func:`_model_odds`), which lets its reply follow its
-  hand.  The deciding seat's own later moves are never steered (its hand is
-  known).  Its
-  strength against ``pimc`` and its cost are in docs/policies.md ("Steering
-  the other seats' replies").
+Why the defaults: with ``expand=1`` a fresh node's moves are first tried once each, so the other
+seats' replies are at first modelled as uniformly random, a worse model of a player than ``base``; 8 did
+best of the values tried.  Racing the root moves (``race=1``) and steering the other seats' replies
+(``prior``) are measured in research/time-limit/.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -103,7 +45,7 @@ from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, 
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.view import unseen_tiles, used_slots
 from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
-from bergen_sim.policies.base import LEAD_FOLLOW, lead_by, own_hand
+from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by, own_hand
 from bergen_sim.policies.expert import WEIGHTS, move_score
 from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
 from bergen_sim.search.inference import MODEL_POINTS, MODELS, READING_SETTINGS, play_evidence
@@ -116,31 +58,38 @@ from bergen_sim.search.rollout import BASE_POLICIES, play_out, turn_view
 NAME = "ismcts"
 
 #: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
-PARAMS: dict[str, tuple[Any, Any]] = {
-    "iterations": (1000, range(1, 100_001)),
-    "explore": (5, range(0, 101)),
-    "expand": (8, range(1, 100_001)),
-    "trust": (10, range(0, 101)),
-    "base": ("expert", BASE_POLICIES),
-    "leaves": (0, range(0, 100_001)),
-    "model": ("points", MODELS),
-    "settle": (1, range(0, 2)),
-    "race": (0, range(0, 2)),
-    "prior": (0, range(0, 101)),
+PARAMS = {
+    "iterations": Setting(1000, range(1, 100_001), "worlds dealt at most, each one walk down the tree and one "
+                          "rollout; the cost is linear in the walks run"),
+    "explore": Setting(5, range(0, 101), "the UCB1 constant in tenths (values are match-win probabilities)"),
+    "expand": Setting(8, range(1, 100_001), "visits a node needs before the moves after it are searched; until "
+                      "then the base policy plays on from it"),
+    "trust": Setting(10, range(0, 101), "in tenths, how strongly the other seats' plays are believed (0: uniform "
+                     "worlds); a world loses exp(-trust/10) per point of the model's score its plays passed up"),
+    "base": Setting("expert", BASE_POLICIES, "the built-in that plays the rollouts"),
+    "leaves": Setting(0, range(0, 100_001), "0 (off) or a node budget: a rollout with nothing left to draw ends in "
+                      "an exact solve of the rest of the hand (two sides only)"),
+    "model": Setting("points", MODELS, "the model of the other seats' play that weighs the worlds "
+                     "(bergen_sim.search.inference)"),
+    "settle": Setting(1, range(0, 2), "1 stops the search once no budget could change the move; 0 runs every "
+                      "iteration"),
+    "race": Setting(0, range(0, 2), "1 races the root moves on common worlds, as reader does, instead of UCB1"),
+    "prior": Setting(0, range(0, 101), "0 (off) or, in hundredths, how much the other seats' moves in the tree "
+                     "are steered toward what expert's model says each would play with its hand in this world"),
 }
 
-#: the strongest configuration measured against ``pimc`` (docs/policies.md, "Reading the others"):
+#: the strongest configuration measured against ``pimc`` (research/imitation/README.md):
 #: ``ismcts:model=expert:trust=20``
 STRONGEST = NAME + READING_SETTINGS
 #: the raced configuration within 5 ms per decision (the time issue 13 allows), the base of STEERED below: STRONGEST
 #: with a smaller exploration constant, the root moves raced on common worlds, and the iterations that fit; as strong as
-#: UCB1 at the root with the iterations that fit (2800), at less time per decision (docs/policies.md, "Racing the
+#: UCB1 at the root with the iterations that fit (2800), at less time per decision (research/time-limit/README.md, "Racing the
 #: root moves")
 TIME_LIMIT_SETTINGS = {"iterations": 4000, "explore": 3, "race": 1}
 AT_TIME_LIMIT = STRONGEST + "".join(f":{name}={value}" for name, value in TIME_LIMIT_SETTINGS.items())
 #: the strongest configuration measured against ``pimc`` within 5 ms per decision, the built-in that meets issue
 #: 13's goal: AT_TIME_LIMIT with the other seats' replies in the tree steered by the model of their play
-#: (``prior``), at the weight the exploratory runs chose and its check on fresh deals confirmed (docs/policies.md,
+#: (``prior``), at the weight the exploratory runs chose and its check on fresh deals confirmed (research/time-limit/README.md,
 #: "Steering the other seats' replies"); ``analyze``'s tree search steers as it does
 STEERING_SETTINGS = {"prior": 5}
 STEERED = AT_TIME_LIMIT + "".join(f":{name}={value}" for name, value in STEERING_SETTINGS.items())

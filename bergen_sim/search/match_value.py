@@ -19,7 +19,7 @@ from the states nearest the target to 0-0:
 The hands are played by the compiled rollout engine with one built-in policy
 for every seat (by default the ``pimc`` base policy), ``hands_per_state``
 of them from every score (a budget of about two million hands in all, at
-least 64 per state; docs/match_value.json has the measured build time).  The table holds
+least 64 per state; research/match-value/match_value.json has the measured build time).  The table holds
 P(side 0 wins) for every score vector; the seats are symmetric under
 rotation, so side ``s``'s chance is side 0's with the scores rotated to put
 ``s`` first.  Its sampling error is about 0.5 / sqrt(hands_per_state) per

@@ -1,4 +1,4 @@
-"""``pimc``: determinized Monte Carlo search (settings: worlds=64, base=expert, partner=base).
+"""``pimc``: determinized Monte Carlo search.
 
 Idea: at each decision, deal the tiles the seat cannot see in many ways that
 agree with everything it knows (:mod:`bergen_sim.engine.worlds`), play the
@@ -13,16 +13,8 @@ between moves is not blurred by the luck of the worlds.  Ties on win
 probability (e.g. every world already decided) go to the move with more
 expected hand points, then to the first listed move.
 
-Settings (``pimc:worlds=256:base=greedy``; see docs/pimc.md):
-
-- ``worlds``: worlds sampled per decision, the sample budget (default 64).
-  Cost grows linearly in it; the time per decision is measured in the docs.
-- ``base``: the built-in policy that plays every seat inside the worlds and
-  that estimates the match-value table (default expert).
-- ``partner``: in partnerships, the built-in that plays the partners' seats
-  inside the worlds (default ``base``, like every other seat): a searcher
-  that knows its partner plays, say, ``greedy`` models it as ``greedy``.
-  Without partnerships it changes nothing.
+Settings (``pimc:worlds=256:base=greedy``) are declared once, with their defaults and meanings, in :data:`PARAMS`;
+``bergen-sim policies --settings`` lists them.
 
 All randomness comes from the seat's keyed stream (``rng``), so a run is
 reproducible from its seed like any other.
@@ -40,17 +32,19 @@ from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import begin_turns, borrowed, lead, play, scratch_buffers, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
-from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
+from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.search.rollout import BASE_POLICIES, play_out_by_seat
 
 NAME = "pimc"
 
 #: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
-PARAMS: dict[str, tuple[Any, Any]] = {
-    "worlds": (64, range(1, 100_001)),
-    "base": ("expert", BASE_POLICIES),
-    "partner": ("base", ("base",) + BASE_POLICIES),  # code 0: as base; k: BASE_POLICIES[k - 1]
+PARAMS = {
+    "worlds": Setting(64, range(1, 100_001), "worlds sampled per decision; the cost grows linearly with it"),
+    "base": Setting("expert", BASE_POLICIES, "the built-in that plays every seat inside the worlds"),
+    # code 0: as base; k: BASE_POLICIES[k - 1]
+    "partner": Setting("base", ("base", *BASE_POLICIES), "in partnerships, the built-in that plays the partner's "
+                       "seat in the worlds (base: the same as base)"),
 }
 
 

@@ -86,7 +86,7 @@ DEFAULT_BASE = "expert"
 #: search players whose evaluation ranks the moves (each gives every move a value per world): ``ismcts`` is the raced
 #: root of ``ismcts.STEERED`` without the race (every move meets every world, its tree kept over the worlds;
 #: a lead under ``any-double``, which its walk does not play, is ranked by ``reader``); it is the default because
-#: that player beats ``reader`` at equal cost per decision (docs/policies.md, "Search players")
+#: that player beats ``reader`` at equal cost per decision (research/time-limit/README.md, "Search players")
 PLAYERS = ("reader", "pimc", "ismcts")
 DEFAULT_PLAYER = "ismcts"
 #: how the reader reads the other seats' plays, when the view holds them (a game's view does; a described
@@ -96,7 +96,7 @@ READER_MODEL = MODELS.index(READING["model"])
 #: the tree search of ``player="ismcts"``: the exploration of ``ismcts.STEERED`` (whose reading is the one
 #: above; in tenths there) and the default expansion, which it keeps
 ISMCTS_EXPLORE = ismcts.TIME_LIMIT_SETTINGS["explore"] / 10.0
-ISMCTS_EXPAND = ismcts.PARAMS["expand"][0]
+ISMCTS_EXPAND = ismcts.PARAMS["expand"].default
 #: and its steering of the other seats' replies, ``ismcts.STEERED``'s (in hundredths there)
 ISMCTS_PRIOR = ismcts.STEERING_SETTINGS["prior"] / 100.0
 #: each player's evaluation named as the policy whose search and reading it is (reports and ``--json`` say which

@@ -1,4 +1,4 @@
-"""``reader``: pimc that reads the other seats' plays and spends its worlds on the close moves (settings: worlds=256, trust=10, base=expert, model=points).
+"""``reader``: pimc that reads the other seats' plays and spends its worlds on the close moves.
 
 Idea: ``pimc`` (:mod:`bergen_sim.search.pimc`) deals the hidden tiles
 uniformly among the deals that break no void and gives every legal move the
@@ -25,24 +25,15 @@ The move played is the one with the highest mean match-win probability over
 the worlds it met (ties: more expected hand points, then the first listed),
 among those still in the race.
 
-Settings (``reader:worlds=512:trust=0``):
-
-- ``worlds``: most worlds per decision (default 256); cost grows with it
-  but less than linearly, since clear losers stop early.
-- ``trust``: in tenths, how strongly the other seats' plays are believed
-  to follow the model (default 10, i.e. 1.0; 0 gives uniform worlds).
-- ``base``: the built-in playing every seat in the rollouts (default expert).
-- ``model``: the model of the other seats' play (``points``, the default,
-  ``expert`` or ``history``; :mod:`bergen_sim.search.inference`).
+Settings (``reader:worlds=512:trust=0``) are declared once, with their defaults and meanings, in :data:`PARAMS`;
+``bergen-sim policies --settings`` lists them.
 
 Its strength against ``pimc`` (2 players, 3 players, partnerships) and its
-cost per decision are measured in docs/policies.md (``tools/measure_search.py``,
+cost per decision are measured in research/search-strength/README.md (``research/search-strength/measure.py``,
 ``benchmarks/search_cost.py``).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -53,7 +44,7 @@ from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import below, next_u64, stream_state
 from bergen_sim.engine.view import used_slots
 from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
-from bergen_sim.policies.base import LEAD_FOLLOW, lead_by
+from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by
 from bergen_sim.search.inference import (
     MODEL_POINTS,
     MODELS,
@@ -69,15 +60,18 @@ from bergen_sim.search.rollout import BASE_POLICIES, EVERY_SEAT
 NAME = "reader"
 
 #: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
-PARAMS: dict[str, tuple[Any, Any]] = {
-    "worlds": (256, range(32, 100_001)),
-    "trust": (10, range(0, 101)),
-    "base": ("expert", BASE_POLICIES),
-    "model": ("points", MODELS),
+PARAMS = {
+    "worlds": Setting(256, range(32, 100_001), "most worlds per decision; the cost grows less than linearly, "
+                      "since clear losers stop early"),
+    "trust": Setting(10, range(0, 101), "in tenths, how strongly the other seats' plays are believed to follow "
+                     "the model (0: uniform worlds)"),
+    "base": Setting("expert", BASE_POLICIES, "the built-in playing every seat in the rollouts"),
+    "model": Setting("points", MODELS, "the model of the other seats' play that weighs the worlds "
+                     "(bergen_sim.search.inference)"),
 }
 
 #: ``reader:model=expert:trust=20``: it won 51.7% [50.7, 52.8] of 4,000 matches head to head against the default
-#: (docs/reader_model_head_to_head.json)
+#: (research/imitation/reader_model_head_to_head.json)
 STRONGEST = NAME + READING_SETTINGS
 
 

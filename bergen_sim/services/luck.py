@@ -207,7 +207,7 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
     ``models``: per policy name, the built-in that plays its seats in the play-outs (:func:`rollout_policies`).
 
     ``deal_samples``, ``rollouts`` and ``decision_runs`` default to :data:`DEAL_SAMPLES`,
-    :data:`ROLLOUTS` and :data:`DECISION_RUNS` as they are when called (``tools/measure_luck.py`` sets
+    :data:`ROLLOUTS` and :data:`DECISION_RUNS` as they are when called (``research/luck-adjustment/measure.py`` sets
     them to measure what the play-outs buy).  ``halt``: the run's stop flag
     (:class:`bergen_sim.services.execution.parallel.ThreadWorkers`); once it is set, the chunk
     raises :class:`~bergen_sim.runtime.runner.Halted` after the match it is

@@ -663,7 +663,7 @@ def policy_parameters(names: Iterable[str]) -> dict[str, dict[str, float]]:
                 key = base
                 if "weights" in params and policy != base:
                     choice = module.WEIGHT_CHOICES[resolve(policy).params[list(params).index("weights")]]
-                    if choice != params["weights"][0]:
+                    if choice != params["weights"].default:
                         weights, key = getattr(module, f"{choice.upper()}_WEIGHTS"), policy
                 labels = getattr(module, "FEATURES", range(len(weights)))
                 out[key] = {str(k): float(w) for k, w in zip(labels, np.asarray(weights).tolist())}
