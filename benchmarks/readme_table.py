@@ -4,7 +4,7 @@
     python benchmarks/readme_table.py --check  # exit 1 if docs/speed.md and results.json disagree
 
 ``benchmarks/run.py`` calls :func:`write` after saving its results, and
-``tests/test_readme_numbers.py`` fails when the speed table is not what
+``tests/docs/test_readme_numbers.py`` fails when the speed table is not what
 :func:`render` makes of the saved results, so the page cannot go stale.
 Only the standard library is used: the test suite imports this file.
 """

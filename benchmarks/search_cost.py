@@ -18,7 +18,7 @@ Speed is measured here, never asserted in the tests.
 what the file already holds, keyed by policy, so the policies can be timed in
 separate runs); docs/pimc.md and docs/policies.md quote research/search-cost/search_cost.json
 (the command is ``SEARCH_COST_COMMAND`` in tools/docs_numbers.py), and
-tests/test_docs_numbers.py checks the quotes.
+tests/docs/test_docs_numbers.py checks the quotes.
 """
 
 from __future__ import annotations

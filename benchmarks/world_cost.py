@@ -31,7 +31,7 @@ from bergen_sim.engine.keyed_random import stream_state  # noqa: E402
 from bergen_sim.engine.tileset import no_tiles_for  # noqa: E402
 from bergen_sim.engine.worlds import W_EXACT, W_GROUPS, prepare, sample_world  # noqa: E402
 from bergen_sim.model.rules import Rules  # noqa: E402
-from tests.test_worlds import real_views  # noqa: E402
+from tests.engine.test_worlds import real_views  # noqa: E402
 
 
 def cost(rules: Rules, matches: int, samples: int, seed: int) -> dict:

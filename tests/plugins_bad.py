@@ -1,4 +1,4 @@
-"""Misbehaving plug-in policies for tests/test_plugins.py and tests/test_hostile.py (never for real use).
+"""Misbehaving plug-in policies for tests/policies/test_plugins.py and tests/cli/test_hostile.py (never for real use).
 
 Run from the project root as ``--policy tests.plugins_bad:illegal`` or
 ``--policy tests.plugins_bad:raises``; the engine must stop with a one-line

@@ -1,4 +1,4 @@
-"""A recording plug-in policy for tests/test_policies.py: what exactly does a policy receive?
+"""A recording plug-in policy for tests/policies/test_policies.py: what exactly does a policy receive?
 
 ``record`` copies every view and move list it is handed into ``CALLS`` (through
 Numba's object mode, slow but exact) and then plays uniformly at random, so

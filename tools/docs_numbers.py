@@ -13,7 +13,7 @@ and is rendered from:
 - the result files of ``research/`` (each study's ``README.md`` says which script or command wrote them);
 - ``docs/examples/*.txt`` (``python tools/doc_examples.py``: command output).
 
-``tests/test_docs_numbers.py`` fails when a block is not what :func:`render`
+``tests/docs/test_docs_numbers.py`` fails when a block is not what :func:`render`
 makes of those files.  After re-running any of them, run this script and
 commit both.  A block whose file is missing says so instead of quoting a number.
 """
@@ -1116,7 +1116,7 @@ def _settled_stop(root: Path) -> str:
             f"`{BUDGET_PLAYER}` took {_cost_row(cost, BUDGET_PLAYER)}; without it (`settle=0`), "
             f"{_cost_row(cost, UNSETTLED_PLAYER)}: {on['ms_per_decision'] / off['ms_per_decision']:.2f} times the "
             f"time, for {same} decisions in the same matches (the stop changes no move: "
-            "`tests/test_search_players.py` checks it). Its strength against `pimc`, measured before the "
+            "`tests/search/test_search_players.py` checks it). Its strength against `pimc`, measured before the "
             "stop existed, holds unchanged.")
 
 

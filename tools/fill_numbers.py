@@ -14,7 +14,7 @@ expression (https://jmespath.org) that selects exactly one number in it, e.g.
 format specification (``.2f``, ``,d``, ``.1%``), after ``x100`` for
 percentage points without the sign (``x100 .2f``: 0.4975 -> ``49.75``).  The
 text between the marker and ``<!-- /number -->`` is what the format makes of
-the number; ``tests/test_fill_numbers.py`` fails when it is not.
+the number; ``tests/docs/test_fill_numbers.py`` fails when it is not.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Write out the engine's generated constants: every offset and size of the declared int64 layouts, and the
 codes' aliases, as plain assignments in ``bergen_sim/engine/layout.py`` and ``bergen_sim/engine/worlds.py``.
 
-Run it after changing a declaration (``python tools/generate_constants.py``); ``tests/test_layout.py`` fails
+Run it after changing a declaration (``python tools/generate_constants.py``); ``tests/engine/test_layout.py`` fails
 until the blocks agree with the declarations.
 """
 

@@ -6,7 +6,7 @@
 Each block sits between ``<!-- report-numbers:NAME:begin ... -->`` and
 ``<!-- report-numbers:NAME:end -->`` and is rendered from the Parquet tables
 and ``metadata.json`` files that ``bergen-sim report`` wrote into
-``reports/``; ``tests/test_readme_numbers.py`` fails when a block is not
+``reports/``; ``tests/docs/test_readme_numbers.py`` fails when a block is not
 what :func:`render` makes of them.  After re-running the reports
 (``bergen-sim report all --out reports``) run this script and commit both.
 A block whose report is missing says so instead of quoting a number.

@@ -15,9 +15,9 @@ DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
 MOST_SEAT = 7  # rules.PLAYER_COUNTS[-1] - 1 (not imported: the rules load NumPy and the engine's layout)
 MOST_MATCH_INDEX = 10**12  # far beyond any file (a match takes about 10 kB)
-#: search.rollout.BASE_POLICIES (not imported, as above; tests/test_review.py checks they agree)
+#: search.rollout.BASE_POLICIES (not imported, as above; tests/services/test_review.py checks they agree)
 BASE_POLICIES = ("random", "first", "greedy", "defensive", "doubles-first", "heavy-first", "expert")
-#: search.position.PLAYERS and DEFAULT_PLAYER (not imported, as above; tests/test_review.py checks they agree)
+#: search.position.PLAYERS and DEFAULT_PLAYER (not imported, as above; tests/services/test_review.py checks they agree)
 PLAYERS = ("reader", "pimc", "ismcts")
 DEFAULT_PLAYER = "ismcts"
 

@@ -75,7 +75,7 @@ def progress_bar_allowed() -> bool:
 COMPILE_NOTE = "first run only, about 20 s"
 #: the same for anything that plays search rollouts (a kernel with ``pimc``, ``reader`` or ``ismcts``, the
 #: analyzer): its first compile also compiles the searches, the rollouts and every base policy
-#: (benchmarks/results.md, "Cold compile of the search players"; tests/test_benchmark_tools.py checks the note)
+#: (benchmarks/results.md, "Cold compile of the search players"; tests/docs/test_benchmark_tools.py checks the note)
 SEARCH_COMPILE_NOTE = "first run only, a minute or two with a search player"
 #: what can be compiled, each timed on its own (a match loop with a search player, and the analyzer's rollouts,
 #: take longer than a match loop of heuristics), with what is said before one was timed

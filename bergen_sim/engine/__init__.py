@@ -2,7 +2,7 @@
 
 This package imports nothing of ``bergen_sim`` outside itself except the
 foundation modules (``errors``, ``compile_cache``); policies, search, the
-runtime and the services all build on it (``tests/test_layers.py``).
+runtime and the services all build on it (``tests/docs/test_layers.py``).
 """
 
 from bergen_sim.core.compile_cache import check_cache_dir, install_cache_locator

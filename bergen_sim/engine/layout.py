@@ -538,7 +538,7 @@ def generated_constants(vectors: Sequence[Vector], aliases: Mapping[str, type[In
 
     Written out in the source (not made with ``globals().update``) so readers,
     linters and type checkers find every ``V_*``, ``H_*``, ``EV_*`` name;
-    ``tests/test_layout.py`` checks each block against its declarations.
+    ``tests/engine/test_layout.py`` checks each block against its declarations.
     """
     lines = [GENERATED_START]
     for prefix, enum in (aliases or {}).items():

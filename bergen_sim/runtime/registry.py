@@ -58,7 +58,7 @@ def _declared_policy(path: str) -> tuple[str, str] | None:
     A built-in declares ``NAME = "literal"`` and ``choose`` at its top level.
     Reading the source (``ast``) rather than importing lets ``bergen-sim
     policies`` and name checks run without Numba and the compiled policies;
-    ``tests/test_plugins.py`` checks that importing the modules finds exactly
+    ``tests/policies/test_plugins.py`` checks that importing the modules finds exactly
     the same policies.
     """
     try:

@@ -26,7 +26,7 @@ policy play the hand out instead.
 Used by ``ismcts:leaves=N`` (off by default): its play-outs end in a solve
 of at most ``N`` nodes once nothing can be drawn; its strength and cost are
 measured in research/search-strength/README.md.
-``tests/test_endgame.py`` checks every value against plain minimax over the
+``tests/search/test_endgame.py`` checks every value against plain minimax over the
 reference engine.
 """
 

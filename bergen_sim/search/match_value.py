@@ -39,7 +39,7 @@ approximation: it forgets which opponent sits where relative to side 0.  It
 is reasonable because every hand is dealt afresh and led by whoever holds
 the lowest (highest) double, not by a fixed seat, so the seat order matters
 only through the order of play within a hand, far less than the scores
-themselves (tests/test_match_value.py checks it against the exact table
+themselves (tests/search/test_match_value.py checks it against the exact table
 where both fit).  A target whose table is still too large is refused in one
 line naming the largest target that fits.  Tables are cached under
 ``$BERGEN_SIM_CACHE_DIR/match_value`` keyed by the rules, the policy, the

@@ -26,7 +26,7 @@ random numbers) must have a lower confidence bound above 0.  Each look tests
 at 5% divided by the number of looks and of pairs of moves (Bonferroni over
 both), so with moves of equal value the analysis calls one of them
 separated at most 5% of the time however many looks it takes
-(``tests/test_analyze_stopping.py`` measures it).  A move whose outcome
+(``tests/search/test_analyze_stopping.py`` measures it).  A move whose outcome
 equals the leader's in every world so far
 (e.g. the same tile on either end of a ``d|d`` line) cannot be separated and
 is reported as a tie.  Batches are a fixed size and worlds are keyed by

@@ -10,7 +10,7 @@ freshly dealt hands from every score to estimate match-win probabilities.
 A rollout plays the hand with the same steps as the match loop
 (:mod:`bergen_sim.engine.hand`: :func:`start_hand`, ``advance``,
 :func:`play`), so it plays exactly the game of the match loop
-(``tests/test_pimc.py`` replays whole matches through these functions and
+(``tests/search/test_pimc.py`` replays whole matches through these functions and
 compares them with the engine); only the chooser differs.  The
 view is the state: ends, double flags, scores, hand counts and voids live
 in it, which is also what lets the base policy be called directly.

@@ -64,7 +64,7 @@ from bergen_sim.services.files.output import OutputError, check_folder
 KINDS = ("simulate", "compare")
 #: the table sizes an experiment can name: players and partnerships
 #: table sizes by label: the player counts of bergen_sim.model.rules.PLAYER_COUNTS and PARTNERSHIP_PLAYERS (written
-#: out so that reading an experiment file does not load NumPy; tests/test_experiment.py checks they agree)
+#: out so that reading an experiment file does not load NumPy; tests/services/test_experiment.py checks they agree)
 SIZES: dict[str, tuple[int, bool]] = {
     **{str(n): (n, False) for n in range(2, 9)},
     **{f"{n} partnerships": (n, True) for n in (4, 6, 8)},
