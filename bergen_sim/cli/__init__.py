@@ -217,6 +217,13 @@ def _current_folder_gone() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    # the language in force before the command comes back after it, even when its options fail to parse (then
+    # click never closes the command's context, which would have restored it)
+    with i18n.use(i18n.current()):
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     global _spoken
     feedback.set_level(feedback.NORMAL)  # each call starts from the default (tests call main repeatedly)
     args = sys.argv[1:] if argv is None else list(argv)

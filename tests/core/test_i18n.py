@@ -141,6 +141,7 @@ def test_the_errors_a_player_meets_are_one_danish_line(capsys, argv, danish):
     assert main([*argv, "--lang", "da"]) == 2
     err = capsys.readouterr().err
     assert danish in err and err.count("\n") == 1, err
+    assert i18n.current() == i18n.DEFAULT  # a refused command leaves the caller's language as it was
 
 
 def test_no_marked_message_hides_inside_an_f_string():
