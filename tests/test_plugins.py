@@ -156,7 +156,8 @@ def test_a_module_declares_a_builtin_only_with_a_literal_name_and_a_choose(tmp_p
     source = tmp_path / "m.py"
     cases = [('"""Doc: one line."""\nNAME = "x"\ndef choose(): pass\n', ("x", "one line.")),
              ('NAME = "x"\nfrom a import f as choose\n', ("x", "")),
-             ('NAME = "x"\n', None), ('NAME = compute()\ndef choose(): pass\n', None),
+             ('NAME: str = "x"\ndef choose(): pass\n', ("x", "")), ('NAME = "x"\n', None),
+             ('def f():\n    NAME = "x"\ndef choose(): pass\n', None), ('NAME = compute()\ndef choose(): pass\n', None),
              ('def choose(): pass\n', None), ("NAME = 'x'\nthis is not Python\n", None)]
     for text, expected in cases:
         source.write_text(text)

@@ -33,6 +33,7 @@ import importlib.util
 import multiprocessing
 import os
 import pkgutil
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,9 @@ ENTRY_POINT_GROUP = "bergen_sim.policies"
 BUILTIN_PACKAGES = ("bergen_sim.policies", "bergen_sim.search")
 
 
+_ASSIGNS_NAME = re.compile(r"^NAME\s*(:[^=\n]*)?=", re.MULTILINE)
+
+
 def _declared_policy(path: str) -> tuple[str, str] | None:
     """(NAME, first docstring line) of a module that declares a built-in policy, read from its source.
 
@@ -58,7 +62,9 @@ def _declared_policy(path: str) -> tuple[str, str] | None:
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
-        tree = ast.parse(text) if "NAME" in text else None  # most modules there are not policies: skip parsing
+        # parsing is most of the start-up of a command that resolves a policy: parse only a module that assigns
+        # NAME at its top level (the search modules that do not are the largest)
+        tree = ast.parse(text) if _ASSIGNS_NAME.search(text) else None
     except (OSError, SyntaxError, ValueError):
         return None
     if tree is None:
