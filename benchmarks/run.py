@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import json
 import os
 import platform
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -97,7 +99,27 @@ def machine() -> dict:
         "numpy": np.__version__,
         "bergen_sim": __version__,
         "commit": commit_of(),
+        "python_environment": python_environment(),
     }
+
+
+def python_environment() -> dict:
+    """What else makes a fresh process start slower or faster than the code does: the virtual environment (its
+    age), and whether the installed modules have their bytecode (a venv whose packages lack it compiles Numba's
+    hundreds of modules at every start)."""
+    config = Path(sys.prefix) / "pyvenv.cfg"
+    numba_sources = list(Path(numba.__file__).parent.rglob("*.py"))
+    with_bytecode = sum(Path(importlib.util.cache_from_source(str(path))).exists() for path in numba_sources)
+    return {"venv": sys.prefix if sys.prefix != sys.base_prefix else None,
+            "venv_age_days": round((time.time() - config.stat().st_mtime) / 86400, 2) if config.exists() else None,
+            "numba_modules_with_bytecode": f"{with_bytecode}/{len(numba_sources)}",
+            "bytecode_writing_here": not os.environ.get("PYTHONDONTWRITEBYTECODE")}
+
+
+def cached_kernels(cache: Path) -> dict:
+    """How warm a compile cache is: generated kernels and compiled functions (Numba index files) in it."""
+    return {"kernels": len(list((cache / "kernels").glob("kernel_*.py"))),
+            "compiled_functions": len(list((cache / "numba").rglob("*.nbi")))}
 
 
 def load_average() -> list[float]:
@@ -204,23 +226,29 @@ def python_baseline(config: dict, budget: float) -> dict:
 
 
 def first_result(env: dict) -> dict:
-    """Wall time of a fresh ``bergen-sim simulate --matches 1000`` process, and its parts."""
+    """Wall and CPU time of a fresh ``bergen-sim simulate --matches 1000`` process, and its parts."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", CLI, "simulate", "--matches", "1000", "--workers", "1", "--json"],
                           capture_output=True, text=True, env=env, check=True)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary = json.loads(done.stdout)
     return {"wall_s": round(wall, 3), "kernel_s": round(summary["startup_s"], 3),
             "play_s": round(summary["elapsed_s"], 3),
-            "python_and_imports_s": round(wall - summary["startup_s"] - summary["elapsed_s"], 3)}
+            "python_and_imports_s": round(wall - summary["startup_s"] - summary["elapsed_s"], 3),
+            "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 3)}
 
 
 def startup() -> dict:
-    """Time to first result with a cold and then a warm compile cache (fresh cache folders)."""
+    """Time to first result with a cold and then a warm compile cache (a fresh cache folder), and the load."""
     with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "BERGEN_SIM_CACHE_DIR": os.path.join(folder, "kernels"),
-               "NUMBA_CACHE_DIR": os.path.join(folder, "numba")}
-        return {"cold": first_result(env), "warm": first_result(env)}
+        env = trees.tree_env(HERE.parent, Path(folder))  # bytecode caching on, as for an installed package
+        out = {"load_average_before": load_average(), "cold": first_result(env)}
+        out["warm_cache"] = cached_kernels(Path(folder))
+        out["warm"] = first_result(env)
+        out["load_average_after"] = load_average()
+        return out
 
 
 def peak_memory(matches: int) -> dict:
@@ -285,11 +313,17 @@ def report(results: dict) -> str:
                      f"{fmt(base['compiled_hands_per_s'])} hands/s | {base['ratio']:.0f}x |")
     s = results["startup"]
     lines += ["", "## Time to first result (`bergen-sim simulate --matches 1000`, fresh process)", "",
-              "| cache | wall | Python + imports | kernel compile/load | play |", "|---|---:|---:|---:|---:|"]
+              "| cache | wall | CPU | Python + imports | kernel compile/load | play |", "|---|---:|---:|---:|---:|---:|"]
     for name in ("cold", "warm"):
         r = s[name]
-        lines.append(f"| {name} | {r['wall_s']:.2f} s | {r['python_and_imports_s']:.2f} s | {r['kernel_s']:.2f} s "
-                     f"| {r['play_s']:.3f} s |")
+        cpu = f"{r['cpu_s']:.2f} s" if "cpu_s" in r else "not recorded"
+        lines.append(f"| {name} | {r['wall_s']:.2f} s | {cpu} | {r['python_and_imports_s']:.2f} s | "
+                     f"{r['kernel_s']:.2f} s | {r['play_s']:.3f} s |")
+    if "warm_cache" in s:
+        lines += ["", f"Cold: an empty compile cache; warm: the cache the cold run filled ({s['warm_cache']['kernels']} "
+                  f"kernels, {s['warm_cache']['compiled_functions']} compiled functions); bytecode caching on; load "
+                  f"average {s['load_average_before']} before, {s['load_average_after']} after (on a busy machine "
+                  "wall time grows with the load, CPU time much less)."]
     lines += ["", f"## Peak memory, summary runs, random, 2 players, all {cores} cores", "",
               "| matches | wall | matches/s | main process peak RSS | largest process-tree RSS | largest other process |",
               "|---:|---:|---:|---:|---:|---:|"]

@@ -25,6 +25,18 @@ def test_the_table_shows_what_the_results_say():
     assert "123.46 s" in readme_table.render(results)
 
 
+def test_the_table_gives_the_engines_share_of_the_c_anchor_measured_in_one_run():
+    """The C row states the ratios of benchmarks/c_anchor.py's run (never a ratio to a slower, older C loop)."""
+    results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    anchor = results["c_loop"]
+    assert [row["row"] for row in anchor["rows"]] == ["2 players, random", "2 players, expert",
+                                                      "double-nine, 4 players, random",
+                                                      "double-eighteen, 8 players, random"]
+    assert anchor["variants"][0]["variant"] == "anchor" and anchor["rows"][0]["same_totals_as_anchor"]
+    anchor["rows"][1]["ratio"] = 0.123
+    assert "2 players, expert 0.12 (by CPU time" in readme_table.render(results)
+
+
 def test_lead_choice_table_in_docs_matches_its_measurement():
     """docs/policies.md quotes tools/measure_lead_choice.py's output (docs/lead_choice.json) exactly."""
     import json
