@@ -186,11 +186,8 @@ def goals(section: dict) -> list[dict]:
 def report(section: dict) -> str:
     """The section as Markdown (a part of benchmarks/results.md)."""
     if "variants" not in section:  # saved by an earlier run.py, against an earlier C loop: not shown as current
-        return ("## The C anchor and the engine against it
-
-Not measured with the current C loop: run "
-                "`python benchmarks/c_anchor.py`.
-")
+        return ("## The C anchor and the engine against it\n\nNot measured with the current C loop: run "
+                "`python benchmarks/c_anchor.py`.\n")
     m = section["machine"]
     anchor = section["variants"][0]
     lines = ["## The C anchor and the engine against it (`benchmarks/c_anchor.py`, one core)", "",
