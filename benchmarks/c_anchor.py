@@ -178,7 +178,8 @@ def goals(section: dict) -> list[dict]:
         least = GOAL_RATIOS[row["row"]]
         valid = row.get("same_totals_as_anchor", True)
         out.append({"goal": f"engine, {row['row']}: >= {least} of the anchor's hands/s",
-                    "measured": f"{row['ratio']:.2f} (CPU time: {row['cpu_ratio']:.2f})" if valid else row["note"],
+                    # three decimals: at two a ratio of 0.077 printed as "0.08" beside "no"
+                    "measured": f"{row['ratio']:.3f} (CPU time: {row['cpu_ratio']:.3f})" if valid else row["note"],
                     "met": valid and row["ratio"] >= least})
     return out
 
