@@ -121,7 +121,7 @@ def measure(seconds: float, repeats: int, old: tuple[str, str] | None) -> dict:
         for label, (table, policy) in ENGINE_ROWS.items():
             rules = Rules.make(**table)
             start = time.perf_counter()
-            engines[label] = engine = engine_for(rules, (policy,) * rules.players)
+            engine = engine_for(rules, (policy,) * rules.players)
             load_s = time.perf_counter() - start
             wall, _, _ = engine_run(engine, 500)  # the first call also loads the kernel's code
             wall, _, _ = engine_run(engine, 1_000)
