@@ -152,6 +152,17 @@ def test_builtins_read_from_source_are_exactly_the_imported_modules_with_name_an
         assert registry.builtin_params(name) == getattr(importlib.import_module(module_name), "PARAMS", {})
 
 
+def test_looking_up_one_builtin_finds_what_listing_them_all_finds():
+    """A command resolving one policy parses only the modules that may declare it (start-up time); the answer is
+    the full table's, and a name that is no built-in is not found either way."""
+    every = registry._builtins()
+    for name, entry in every.items():
+        table = registry._BuiltinTable()
+        assert table[name] == entry and table._every is None, name  # found without listing them all
+    assert "nosuch" not in registry._BuiltinTable()
+    assert registry._builtins(only="random") == {"random": every["random"]}
+
+
 def test_a_module_declares_a_builtin_only_with_a_literal_name_and_a_choose(tmp_path):
     source = tmp_path / "m.py"
     cases = [('"""Doc: one line."""\nNAME = "x"\ndef choose(): pass\n', ("x", "one line.")),
