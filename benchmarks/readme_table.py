@@ -47,13 +47,17 @@ def render(results: dict) -> str:
                  if (r := _row(results, game, p))]
         if cells:
             lines.append(f"| {label}, hands/s on one core | {', '.join(cells)} |")
-    c_row = results.get("c_loop", {}).get("2 players")
-    if c_row and c_row.get("ratio"):
-        lines.append(f"| against a tight C loop of the same matches (2 players, random, same run) | "
-                     f"C {_n(c_row['c_hands_per_s'])} hands/s, bergen-sim {_n(c_row['engine_hands_per_s'])}: "
-                     f"ratio {c_row['ratio']:.2f} |")
+    anchor = results.get("c_loop")
+    if anchor and "variants" in anchor:
+        c = anchor["variants"][0]
+        where = "" if anchor["machine"]["cpu"] == m["cpu"] else f"{anchor['machine']['cpu']}, "
+        cells = "; ".join(f"{row['row']} {row['ratio']:.2f} (by CPU time {row['cpu_ratio']:.2f})" for row in anchor["rows"])
+        lines.append(f"| bergen-sim's share of a tight C loop's hands/s (benchmarks/c_anchor.py: the C loop plays the "
+                     f"engine's own matches, 2 players, random; one core, one run, medians of {anchor['repeats']}; "
+                     f"{where}{anchor['machine']['date'][:10]}, load average {anchor['load_average_before'][0]}) | "
+                     f"C {_n(c['hands_per_s'])} hands/s ({_n(c['hands_per_cpu_s'])} per CPU-second); {cells} |")
     else:
-        lines.append(f"| against a tight C loop | {(c_row or {}).get('note', 'not measured')} |")
+        lines.append("| against a tight C loop | not measured (python benchmarks/c_anchor.py) |")
     sets = results.get("sets")
     if sets:
         cells = ", ".join(f"{row['game']} `{row['policy']}` {_n(row['hands_per_s'])}" for row in sets["rows"]
@@ -72,8 +76,10 @@ def render(results: dict) -> str:
     if sweep:
         lines.append(_sweep_row(sweep))
     s = results["startup"]
-    lines.append(f"| time to first result, warm / cold compile cache | {s['warm']['wall_s']:.2f} s / "
-                 f"{s['cold']['wall_s']:.2f} s |")
+    cpu = {name: f" (CPU {s[name]['cpu_s']:.2f} s)" if "cpu_s" in s[name] else "" for name in ("warm", "cold")}
+    load = f"; load average {s['load_average_before'][0]}" if "load_average_before" in s else ""
+    lines.append(f"| time to first result, warm / cold compile cache (a fresh process; warm: the cache the cold run "
+                 f"filled{load}) | {s['warm']['wall_s']:.2f} s{cpu['warm']} / {s['cold']['wall_s']:.2f} s{cpu['cold']} |")
     times = results.get("startup_times")
     if times:
         cells = ", ".join(f"`{name}` {row['new']['median_s']:.2f} s (CPU {row['new']['median_cpu_s']:.2f} s)"

@@ -114,6 +114,14 @@ def report(section: dict) -> str:
     warm = section["commands"]["simulate --matches 1000 (warm)"]["new"]
     lines += ["", f"Time to first result (new): kernel load from the warm cache {warm['kernel_s']:.3f} s and play "
               f"{warm['play_s']:.3f} s of the median {warm['median_s']:.3f} s; the rest is Python and imports."]
+    if "warm_cache" in section:
+        env = m.get("python_environment", {})
+        lines += ["", "Warm: each tree's own compile cache, filled before the timing ("
+                  + "; ".join(f"{t}: {c['kernels']} kernels, {c['compiled_functions']} compiled functions"
+                              for t, c in section["warm_cache"].items())
+                  + f"); bytecode caching on in every process; Numba modules with bytecode in the environment "
+                  f"{env.get('numba_modules_with_bytecode', '?')}; virtual environment "
+                  f"{env.get('venv_age_days', '?')} days old."]
     if section.get("cold"):
         cold_runs = section["cold"]
         rounds = cold_runs.get("rounds", 1)
@@ -152,7 +160,8 @@ def main() -> int:
         for args in COMMANDS.values():  # compile caches and bytecode written once, outside the timing
             run_once(tree, caches[name], args)
     section: dict = {"machine": bench.machine(), "rounds": opts.rounds, "load_average_before": bench.load_average(),
-                     "trees": {k: str(v) for k, v in trees.items()}}
+                     "trees": {k: str(v) for k, v in trees.items()},
+                     "warm_cache": {name: bench.cached_kernels(cache) for name, cache in caches.items()}}
     runs: dict = {(c, t): [] for c in COMMANDS for t in trees}
     for r in range(opts.rounds):
         for name in (trees if r % 2 == 0 else list(reversed(list(trees)))):

@@ -300,6 +300,8 @@ def install_cache_locator() -> None:
     """
     from numba.core import caching
 
+    writable: set[str] = set()
+
     class SourceKeyedLocator(caching.UserProvidedCacheLocator):
         """Numba's user-directory locator, pointed at the source-keyed folder, for our files only."""
 
@@ -307,6 +309,13 @@ def install_cache_locator() -> None:
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
             self._cache_path = os.path.join(numba_cache_folder(), self.get_suitable_cache_subpath(py_file))
+
+        def ensure_cache_path(self):
+            # Numba checks the folder by writing a file into it, for each of the ninety-odd functions a command's
+            # imports define: once per folder and process is enough
+            if self._cache_path not in writable:
+                super().ensure_cache_path()
+                writable.add(self._cache_path)
 
         @classmethod
         def from_function(cls, py_func, py_file):

@@ -34,7 +34,9 @@ import importlib.util
 import multiprocessing
 import os
 import pkgutil
+import re
 import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,21 +54,32 @@ ENTRY_POINT_GROUP = "bergen_sim.policies"
 BUILTIN_PACKAGES = ("bergen_sim.policies", "bergen_sim.search")
 
 
-def _declared_policy(path: str) -> tuple[str, str] | None:
+_ASSIGNS_NAME = re.compile(r"^NAME\s*(:[^=\n]*)?=", re.MULTILINE)
+
+
+def _declared_policy(path: str, only: str | None = None) -> tuple[str, str] | None:
     """(NAME, first docstring line) of a module that declares a built-in policy, read from its source.
 
     A built-in declares ``NAME = "literal"`` and ``choose`` at its top level.
     Reading the source (``ast``) rather than importing lets ``bergen-sim
     policies`` and name checks run without Numba and the compiled policies;
     ``tests/policies/test_plugins.py`` checks that importing the modules finds exactly
-    the same policies.
+    the same policies.  ``only``: parse the module only if its text assigns
+    that name as a plain literal (the cheap way to find one policy).
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
-        tree = ast.parse(text) if "NAME" in text else None  # most modules there are not policies: skip parsing
-    except (OSError, SyntaxError, ValueError):
+    except (OSError, ValueError):
         return None
-    if tree is None:
+    # parsing is most of the start-up of a command that resolves a policy: parse only a module that may declare
+    # the policy sought (the search modules that declare none are the largest)
+    wanted = _ASSIGNS_NAME if only is None else re.compile(
+        rf"""^NAME\s*(:[^=\n]*)?=\s*(["']){re.escape(only)}\2\s*$""", re.MULTILINE)
+    if not wanted.search(text):
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
         return None
     name, has_choose = None, False
     for node in tree.body:
@@ -84,11 +97,12 @@ def _declared_policy(path: str) -> tuple[str, str] | None:
     return name, doc[0].split(":", 1)[-1].strip() if doc else ""
 
 
-def _builtins() -> dict[str, tuple[str, str, str]]:
+def _builtins(only: str | None = None) -> dict[str, tuple[str, str, str]]:
     """Built-in policies: every module of :data:`BUILTIN_PACKAGES` that declares a ``NAME`` and a ``choose``.
 
     Returns name -> (module, function, one-line description from the module
-    docstring), found without importing the modules (see :func:`_declared_policy`).
+    docstring), found without importing the modules (see :func:`_declared_policy`);
+    with ``only``, just that policy when a module declares it as a plain literal.
     """
     found: dict[str, tuple[str, str, str]] = {}
     for package_name in BUILTIN_PACKAGES:
@@ -97,13 +111,42 @@ def _builtins() -> dict[str, tuple[str, str, str]]:
             continue
         for info in pkgutil.iter_modules(spec.submodule_search_locations):
             origin = Path(getattr(info.module_finder, "path", "")) / f"{info.name}.py"
-            declared = None if info.ispkg else _declared_policy(str(origin))
-            if declared:
+            declared = None if info.ispkg else _declared_policy(str(origin), only)
+            if declared and only in (None, declared[0]):
                 found[declared[0]] = (f"{package_name}.{info.name}", "choose", declared[1])
     return dict(sorted(found.items(), key=lambda item: (item[0] not in ("random", "first"), item[0])))
 
 
-BUILTINS = _builtins()
+class _BuiltinTable(Mapping):
+    """:func:`_builtins`, read on first use: looking up one name parses only the modules that may declare it (a
+    command that plays ``random`` reads one small file), listing them all parses every declaring module."""
+
+    def __init__(self) -> None:
+        self._every: dict[str, tuple[str, str, str]] | None = None
+        self._one: dict[str, tuple[str, str, str] | None] = {}
+
+    def _all(self) -> dict[str, tuple[str, str, str]]:
+        if self._every is None:
+            self._every = _builtins()
+        return self._every
+
+    def __getitem__(self, name: str) -> tuple[str, str, str]:
+        if self._every is None and isinstance(name, str):
+            if name not in self._one:
+                self._one[name] = _builtins(only=name).get(name)
+            found = self._one[name]
+            if found is not None:
+                return found
+        return self._all()[name]  # declared in a form the quick look misses, or not a built-in (KeyError)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+BUILTINS: Mapping[str, tuple[str, str, str]] = _BuiltinTable()
 
 
 def builtin_params(builtin: str) -> dict[str, Setting]:

@@ -36,6 +36,27 @@ def test_locator_applies_to_package_files_and_kernels_only(tmp_path, monkeypatch
     assert not compile_cache._is_ours(str(tmp_path / "elsewhere.py"))
 
 
+def test_the_locator_checks_a_cache_folder_by_writing_to_it_once(tmp_path, monkeypatch):
+    """Every compiled function asks the locator when its module is imported; Numba's check that the folder takes
+    files (a file written and deleted) runs once per folder, not once per function."""
+    from numba.core import caching
+
+    monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
+    written = []
+    temporary_file = caching.tempfile.TemporaryFile
+    monkeypatch.setattr(caching.tempfile, "TemporaryFile", lambda **kw: written.append(kw["dir"]) or temporary_file(**kw))
+    compile_cache.install_cache_locator()
+    locator = caching.CacheImpl._locator_classes[0]
+    kernel = tmp_path / "kernels" / "kernel_probe.py"
+    kernel.parent.mkdir()
+    kernel.write_text("def f():\n    return 1\n\n\ndef g():\n    return 2\n")
+    space: dict = {}
+    exec(compile(kernel.read_text(), str(kernel), "exec"), space)
+    found = [locator.from_function(space[name], str(kernel)) for name in ("f", "g", "f")]
+    assert all(found) and len({f.get_cache_path() for f in found}) == 1
+    assert len(written) == 1
+
+
 def test_importing_the_package_leaves_the_environment_alone():
     code = "import os, bergen_sim, bergen_sim.engine.hand; print(os.environ.get('NUMBA_CACHE_DIR'))"
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}

@@ -34,6 +34,16 @@ def test_every_command_has_quiet_and_verbose():
         assert {"--quiet", "-q", "--verbose", "-v"} <= flags, name
 
 
+def test_a_command_is_loaded_from_its_own_file_as_the_scan_of_all_finds_it():
+    """Running a command reads only its NAME.py (start-up time): the same module the scan of every file finds."""
+    from bergen_sim import cli as package
+
+    for name, (module, _) in package._command_modules().items():
+        assert package._module_named_for(name) == module
+    for not_a_command in ("options", "output", "bounds", "__init__", "../cli/simulate", "nosuch"):
+        assert package._module_named_for(not_a_command) is None
+
+
 def test_help_and_import_stay_light():
     """``bergen-sim --help`` and ``import bergen_sim`` load no engine, Numba, pandas, matplotlib or Dask."""
     code = ("import sys, bergen_sim; from bergen_sim.cli import main; status = main(['--help']); "

@@ -315,6 +315,8 @@ def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_pl
     ("benchmarks/readme_table.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
     ("benchmarks/run.py", ["--workers", "0", "--no-save"], "argument --workers: must be 1..1,024, not 0"),
     ("benchmarks/sets.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),
+    ("benchmarks/c_anchor.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),
+    ("benchmarks/c_anchor.py", ["--old", "nosuch", "--no-save"], "'nosuch' has no benchmarks/c_loop/bergen_loop.c"),
     ("benchmarks/sets.py", ["--seconds", "nan", "--no-save"], "argument --seconds: nan is not a number of seconds"),
     ("benchmarks/sizes.py", ["--min", "1000", "--max", "10", "--no-save"], "--min 1,000 is above --max 10"),
     ("benchmarks/sizes.py", ["--views", "nosuch", "--no-save"], "--views nosuch: give command, api or command,api"),

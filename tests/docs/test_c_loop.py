@@ -39,3 +39,15 @@ def test_a_different_seed_changes_the_totals(exe):
     a = c_reference.run(exe, 2, False, 500, 1)
     b = c_reference.run(exe, 2, False, 500, 2)
     assert a["hands"] != b["hands"] or a["plays"] != b["plays"]
+
+
+def test_the_generator_experiment_plays_the_same_game_on_other_deals(exe, tmp_path):
+    """c_loop/experiment_lazy_xoshiro.c (another generator and a lazy shuffle) deals other matches of the same game:
+    its hands and plays per match agree with the anchor's within sampling error, its totals do not."""
+    experiment, how = c_reference.build(tmp_path, c_reference.SOURCE.with_name("experiment_lazy_xoshiro.c"), pgo=False)
+    assert experiment is not None, how
+    matches = 20_000
+    anchor, other = (c_reference.run(program, 2, False, matches, 5) for program in (exe, experiment))
+    assert c_reference.agree(other, anchor) != []
+    for total, spread in (("hands", 0.015), ("plays", 0.015)):
+        assert abs(other[total] / anchor[total] - 1) < spread, total

@@ -25,6 +25,16 @@ def test_the_table_shows_what_the_results_say():
     assert "123.46 s" in readme_table.render(results)
 
 
+def test_the_table_gives_the_engines_share_of_the_c_anchor_measured_in_one_run():
+    """The C row states the ratios of benchmarks/c_anchor.py's run (never a ratio to a slower, older C loop)."""
+    results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    anchor = results["c_loop"]
+    assert [row["row"] for row in anchor["rows"]] == ["2 players, random", "2 players, expert",
+                                                      "double-nine, 4 players, random",
+                                                      "double-eighteen, 8 players, random"]
+    assert anchor["variants"][0]["variant"] == "anchor" and anchor["rows"][0]["same_totals_as_anchor"]
+    anchor["rows"][1]["ratio"] = 0.123
+    assert "2 players, expert 0.12 (by CPU time" in readme_table.render(results)
 _FINDINGS_SPEC = importlib.util.spec_from_file_location("readme_findings", ROOT / "tools" / "readme_findings.py")
 readme_findings = importlib.util.module_from_spec(_FINDINGS_SPEC)
 _FINDINGS_SPEC.loader.exec_module(readme_findings)

@@ -180,11 +180,23 @@ def test_policies_lists_each_setting_with_its_meaning():
             assert f"{key}={registry.setting_values(setting)} (default {setting.default}): {setting.meaning}" in result.output
 
 
+def test_looking_up_one_builtin_finds_what_listing_them_all_finds():
+    """A command resolving one policy parses only the modules that may declare it (start-up time); the answer is
+    the full table's, and a name that is no built-in is not found either way."""
+    every = registry._builtins()
+    for name, entry in every.items():
+        table = registry._BuiltinTable()
+        assert table[name] == entry and table._every is None, name  # found without listing them all
+    assert "nosuch" not in registry._BuiltinTable()
+    assert registry._builtins(only="random") == {"random": every["random"]}
+
+
 def test_a_module_declares_a_builtin_only_with_a_literal_name_and_a_choose(tmp_path):
     source = tmp_path / "m.py"
     cases = [('"""Doc: one line."""\nNAME = "x"\ndef choose(): pass\n', ("x", "one line.")),
              ('NAME = "x"\nfrom a import f as choose\n', ("x", "")),
-             ('NAME = "x"\n', None), ('NAME = compute()\ndef choose(): pass\n', None),
+             ('NAME: str = "x"\ndef choose(): pass\n', ("x", "")), ('NAME = "x"\n', None),
+             ('def f():\n    NAME = "x"\ndef choose(): pass\n', None), ('NAME = compute()\ndef choose(): pass\n', None),
              ('def choose(): pass\n', None), ("NAME = 'x'\nthis is not Python\n", None)]
     for text, expected in cases:
         source.write_text(text)
