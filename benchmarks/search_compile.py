@@ -7,7 +7,7 @@ Each measurement is one fresh ``bergen-sim`` process with an empty cache
 folder (``BERGEN_SIM_CACHE_DIR``), so it waits for everything a user's first
 run waits for: the match loop, the search and its rollouts with every base
 policy, and the match-value table, simulated and saved.  The commands are
-``compare --policies P,expert --matches 2`` for ``pimc``, ``reader`` and
+``compare --policy P,expert --deals 2`` for ``pimc``, ``reader`` and
 ``ismcts``'s time-limit player (``bergen_sim.search.ismcts.AT_TIME_LIMIT``; the
 strongest, ``STEERED``, compiles the same functions, its ``prior`` being a
 value they are passed, and older trees know only ``AT_TIME_LIMIT``),
@@ -38,9 +38,9 @@ from bergen_sim.search.ismcts import AT_TIME_LIMIT
 ANALYZE = ["analyze", "--hand", "5-6,1-6,0-5,3-4", "--ends", "6,5d", "--played", "2-2,2-5,2-6,5-5", "--counts", "4,6",
            "--boneyard", "14", "--scores", "12,13", "--void", "1:5,6", "--json"]
 COMMANDS = {
-    "pimc": ["compare", "--policies", "pimc,expert", "--matches", "2", "--workers", "1", "--json"],
-    "reader": ["compare", "--policies", "reader,expert", "--matches", "2", "--workers", "1", "--json"],
-    "ismcts (AT_TIME_LIMIT)": ["compare", "--policies", f"{AT_TIME_LIMIT},expert", "--matches", "2", "--workers",
+    "pimc": ["compare", "--policy", "pimc,expert", "--deals", "2", "--workers", "1", "--json"],
+    "reader": ["compare", "--policy", "reader,expert", "--deals", "2", "--workers", "1", "--json"],
+    "ismcts (AT_TIME_LIMIT)": ["compare", "--policy", f"{AT_TIME_LIMIT},expert", "--deals", "2", "--workers",
                                "1", "--json"],
     "analyze": ANALYZE,
 }

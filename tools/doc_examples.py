@@ -24,7 +24,7 @@ FOLDER = ROOT / "docs" / "examples"
 
 #: name -> (the doc that shows it, the command)
 EXAMPLES = {
-    "compare": ("docs/compare.md", "bergen-sim compare --policies expert,greedy,random --matches 20000 --seed 1"),
+    "compare": ("docs/compare.md", "bergen-sim compare --policy expert,greedy,random --deals 20000 --seed 1"),
     "analyze": ("docs/pimc.md", "bergen-sim analyze --hand 5-6,1-6,0-5,3-4 --ends 6,5d --played 2-2,2-5,2-6,5-5 "
                                 "--counts 4,6 --boneyard 14 --scores 12,13 --void 1:5,6"),
 }

@@ -211,13 +211,13 @@ PRIOR_TRIALS = {
 #: the player checked at the time limit before ``race=1``: UCB1 at the root too, the iterations that fit
 UCB_AT_TIME_LIMIT = f"{STRONGEST}:iterations=2800:explore=3"
 #: the strongest player against the reading ``analyze`` uses, head to head
-TIME_LIMIT_READER_COMMAND = (f"bergen-sim compare --policies {AT_TIME_LIMIT},{READER_STRONGEST} --matches 2000 "
+TIME_LIMIT_READER_COMMAND = (f"bergen-sim compare --policy {AT_TIME_LIMIT},{READER_STRONGEST} --deals 2000 "
                              "--seed 20261223 --adjust luck --json > research/analyzer-engine/time_limit_reader.json")
 
 #: the reading ``reader`` with the worlds that cost what AT_TIME_LIMIT costs per decision (research/search-cost/search_cost.json)
 READER_AT_TIME_LIMIT = f"{READER_STRONGEST}:worlds=2048"
 #: the strongest player against that reader at equal cost, head to head
-EQUAL_COST_COMMAND = (f"bergen-sim compare --policies {AT_TIME_LIMIT},{READER_AT_TIME_LIMIT} --matches 2000 "
+EQUAL_COST_COMMAND = (f"bergen-sim compare --policy {AT_TIME_LIMIT},{READER_AT_TIME_LIMIT} --deals 2000 "
                       "--seed 20261224 --adjust luck --json > research/analyzer-engine/time_limit_reader_2048.json")
 #: how research/analyzer-engine/analyzer_players.json is made: every analyzer engine on the decisions of real games
 ANALYZER_COMMAND = ("python research/analyzer-engine/measure.py --matches 20 --player reader --player ismcts --player pimc "
@@ -732,7 +732,7 @@ def _ismcts_check(root: Path) -> str:
     """The strongest search player against pimc again, on fresh deals and more of them: is 55% ruled out?"""
     data = _json(root, "research/search-strength/ismcts_check.json")
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")  # the file says how it was run
-    command = (f"bergen-sim compare --policies ismcts,pimc --matches {deal_sets} --seed {seed} --adjust luck --json "
+    command = (f"bergen-sim compare --policy ismcts,pimc --deals {deal_sets} --seed {seed} --adjust luck --json "
                "> research/search-strength/ismcts_check.json")
     if data is None:
         return _missing("second measurement of `ismcts` against `pimc` in `research/search-strength/ismcts_check.json`", command)
@@ -758,7 +758,7 @@ def _endgame_check(root: Path) -> str:
     """ismcts with solved ends of hands against pimc, on the deals of the ismcts check: stronger, at what cost?"""
     data, base, cost = (_json(root, record(name)) for name in ("endgame_check", "ismcts_check", "search_cost"))
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
-    command = (f"bergen-sim compare --policies {ENDGAME_PLAYER},pimc --matches {deal_sets} --seed {seed} --json "
+    command = (f"bergen-sim compare --policy {ENDGAME_PLAYER},pimc --deals {deal_sets} --seed {seed} --json "
                "> research/search-strength/endgame_check.json")
     if data is None or base is None or cost is None or ENDGAME_PLAYER not in cost["runs"]:
         return _missing(f"`{ENDGAME_PLAYER}` against `pimc` in `research/search-strength/endgame_check.json` and its cost in "
@@ -791,7 +791,7 @@ def _head_to_head(data: dict, policy: str, opponent: str, out: str) -> str:
     policies, with the command that wrote ``out``, and what its interval shows or rules out."""
     (h,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == opponent]
     shown = h["win_rate_low"] > 0.5 or h["win_rate_high"] < 0.5
-    return (f"(`bergen-sim compare --policies {policy},{opponent} --matches {data['deal_sets']} --seed {data['seed']} "
+    return (f"(`bergen-sim compare --policy {policy},{opponent} --deals {data['deal_sets']} --seed {data['seed']} "
             f"--json > {out}`, {data['deal_sets']:,} deal sets in both seat orders, paired): `{policy}` won "
             f"{_rate(h['win_rate'], h['win_rate_low'], h['win_rate_high'])} of {data['matches']:,} matches against "
             f"`{opponent}`, "
@@ -805,7 +805,7 @@ def _analyze_engine(root: Path) -> str:
     strongest against analyze's former reading, and the two at equal cost), then both as analyzers of the same
     decisions of real games (agreement and cost)."""
     data = _json(root, "research/analyzer-engine/ismcts_reader.json")
-    command = "bergen-sim compare --policies ismcts,reader --matches 1000 --seed 20261205 --json > " \
+    command = "bergen-sim compare --policy ismcts,reader --deals 1000 --seed 20261205 --json > " \
               "research/analyzer-engine/ismcts_reader.json"
     if data is None:
         return _missing("`ismcts` against `reader` in `research/analyzer-engine/ismcts_reader.json`", command)
@@ -882,7 +882,7 @@ def _search_saturation(root: Path) -> str:
     data = _json(root, "research/search-strength/ismcts_iterations.json")
     if data is None:
         return _missing("`ismcts:iterations=4000` against `ismcts` in `research/search-strength/ismcts_iterations.json`",
-                        "bergen-sim compare --policies ismcts:iterations=4000,ismcts --matches 1000 --seed 20261206 "
+                        "bergen-sim compare --policy ismcts:iterations=4000,ismcts --deals 1000 --seed 20261206 "
                         "--json > research/search-strength/ismcts_iterations.json")
     (policy,) = {p["policy"] for p in data["pairs"]} - {"ismcts"}
     return ("**More search** " + _head_to_head(data, policy, "ismcts", "research/search-strength/ismcts_iterations.json")
@@ -1017,7 +1017,7 @@ def _goal_run(root: Path, policy: str, name: str, flags: str) -> _GoalRun | str:
     """``policy`` against pimc (``docs/NAME.json``) with its cost, or the text saying how to make what is missing."""
     data, cost = _json(root, record(name)), _json(root, "research/search-cost/search_cost.json")
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
-    command = (f"bergen-sim compare --policies {policy},pimc --matches {deal_sets} --seed {seed} {flags}"
+    command = (f"bergen-sim compare --policy {policy},pimc --deals {deal_sets} --seed {seed} {flags}"
                f"--json > {record(name)}")
     if data is None or cost is None or policy not in cost["runs"]:
         return _missing(f"`{policy}` against `pimc` in `{record(name)}` and its cost in `research/search-cost/search_cost.json`",
@@ -1128,7 +1128,7 @@ def _time_limit(root: Path) -> str:
     if all(trials.values()):
         first = trials["base"]
         rows = [_trial_row(trials[name], policy, cost)[0] for name, policy in TIME_LIMIT_TRIALS.items()]
-        text = (f"**Exploratory runs** (`bergen-sim compare --policies P,pimc --matches {first['deal_sets']} --seed "
+        text = (f"**Exploratory runs** (`bergen-sim compare --policy P,pimc --deals {first['deal_sets']} --seed "
                 f"{first['seed']} --adjust luck --json > research/time-limit/trials/NAME.json`, each on the same "
                 f"{first['deal_sets']:,} deal sets in both seat orders, {first['matches']:,} matches; "
                 f"{_luck_adjusted(first)}; ms per decision from `research/search-cost/search_cost.json`):\n\n"
@@ -1169,7 +1169,7 @@ def _trials(root: Path, trials: dict, what: str) -> _Trials | str:
     missing = [name for name, data in runs.items() if data is None]
     if missing:
         return _missing(f"{what} in `research/time-limit/trials/{missing[0]}.json`",
-                        "bergen-sim compare --policies P,pimc --matches 2000 --seed 20261220 --adjust luck --json > "
+                        "bergen-sim compare --policy P,pimc --deals 2000 --seed 20261220 --adjust luck --json > "
                         f"research/time-limit/trials/{missing[0]}.json")
     cost = _json(root, "research/search-cost/search_cost.json") or {"runs": {}}
     row, chosen = _trial_row(runs["race"], AT_TIME_LIMIT, cost)
@@ -1274,7 +1274,7 @@ def _more_players(root: Path, policy: str, games: tuple) -> str:
         if data is None:
             continue
         (g,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
-        said.append(f"{title} (`bergen-sim compare {flags}--policies {policy},pimc --matches "
+        said.append(f"{title} (`bergen-sim compare {flags}--policy {policy},pimc --deals "
                     f"{data['deal_sets']} --seed {data['seed']} --adjust luck --json > {record(name)}`, "
                     f"{data['deal_sets']:,} deal sets in every seat rotation) it won "
                     f"{_rate(g['win_rate'], g['win_rate_low'], g['win_rate_high'])} of {data['matches']:,} matches, "

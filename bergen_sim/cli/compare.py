@@ -11,7 +11,7 @@ from rich.console import JustifyMethod
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
-from bergen_sim.cli.options import rule_options, rules_from, run_options
+from bergen_sim.cli.options import deprecated, policy_names_given, rule_options, rules_from, run_options
 from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.core.errors import one_line
 from bergen_sim.core.limits import MAX_DEAL_SETS
@@ -24,6 +24,10 @@ from bergen_sim.services.comparison import (
     parse_luck_models,
 )
 from bergen_sim.services.files.output import OutputError
+
+#: deal sets per pair when --deals is not given
+DEFAULT_DEALS = 10_000
+
 
 
 def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
@@ -114,10 +118,14 @@ def standings_table(result: TournamentResult) -> Table:
 
 @click.command("compare")
 @rule_options
-@click.option("--policies", required=True, metavar="A,B[,C...]",
-              help="Policies to compare, separated by commas (built-in names or package.module:function).")
-@click.option("--matches", type=Bounded(1, MAX_DEAL_SETS), default=10_000, show_default=True,
-              help="Deal sets per pair; each is played in every seat rotation.")
+@click.option("--policy", "policy_values", multiple=True, metavar="NAME[,NAME...]",
+              help="A policy to compare (built-in name or package.module:function): repeat it or give a comma "
+                   "list, at least two in all (--policy greedy --policy expert, or --policy greedy,expert).")
+@click.option("--deals", type=Bounded(1, MAX_DEAL_SETS), default=None,
+              help=f"Deal sets per pair (default {DEFAULT_DEALS:,}); each is played in every seat rotation, so a "
+                   "pair plays 2 to 6 matches per deal set.")
+@click.option("--policies", "old_policies", hidden=True)  # the old spellings, for one release
+@click.option("--matches", "old_matches", type=Bounded(1, MAX_DEAL_SETS), default=None, hidden=True)
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--out", metavar="FILE", help=f"Write the results ({', '.join(OUT_FORMATS)}; - for CSV on standard "
@@ -136,18 +144,28 @@ def standings_table(result: TournamentResult) -> Table:
               help="With --adjust luck: play-outs per evaluated position (default 32; more narrow the adjusted "
                    "interval further, at their cost).")
 @run_options
-def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, independent, adjust,
-            luck_models, luck_playouts, run, chunk_size):
-    """Round-robin of POLICIES with seat rotation on duplicate deals."""
+def command(players, partnerships, preset, settings, policy_values, deals, old_policies, old_matches, seed, as_json,
+            out, independent, adjust, luck_models, luck_playouts, run, chunk_size):
+    """Round-robin of the policies given with --policy, with seat rotation on duplicate deals."""
+    if old_policies is not None:
+        deprecated("--policies A,B", "--policy A,B (or --policy A --policy B)")
+        policy_values = (*policy_values, old_policies)
+    if old_matches is not None:
+        deprecated("compare --matches (it counted deal sets)", "--deals")
+        deals = old_matches if deals is None else deals
+    matches = DEFAULT_DEALS if deals is None else deals
+    policies = policy_names_given(policy_values)
+    if len(policies) < 2:
+        raise click.UsageError("give at least two policies to compare: --policy A --policy B (or --policy A,B)")
     target = check_out_path(out) if out is not None else None  # refuse a bad file name before playing
     to_stderr = bool(target and target.to_stdout)
     if as_json:
         run = dataclasses.replace(run, progress=False)
     try:
         result = compare(
-            rules=rules_from(players, partnerships, preset, settings), policies=policies.split(","),
+            rules=rules_from(players, partnerships, preset, settings), policies=policies,
             matches=matches, seed=seed, independent=independent, chunk_size=chunk_size, options=run, adjust=adjust,
-            luck_models=parse_luck_models(luck_models, names=policies.split(",")), luck_playouts=luck_playouts,
+            luck_models=parse_luck_models(luck_models, names=policies), luck_playouts=luck_playouts,
         )
     except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
         if exc.result is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -33,12 +33,32 @@ def rule_options(command: Callable) -> Callable:
     return command
 
 
+def policy_names_given(values: Sequence[str]) -> list[str]:
+    """The names of repeated ``--policy`` options, each one name or a comma list, in the order given.
+
+    >>> policy_names_given(("random,greedy", "expert"))
+    ['random', 'greedy', 'expert']
+    """
+    return [name.strip() for value in values for name in value.split(",")]
+
+
+def deprecated(old: str, new: str) -> None:
+    """The one-line notice of an old spelling that still works for this release (CHANGELOG.md lists them)."""
+    feedback.info(f"{old} is deprecated and goes in the next release: use {new}")
+
+
 def policy_option(command: Callable) -> Callable:
-    """Add --policy (one for all seats, or one per seat in seat order)."""
-    return click.option(
-        "--policy", "policies", multiple=True, default=("random",), show_default=True,
-        help="Policy name or package.module:function; once for all seats or once per seat.",
-    )(command)
+    """Add --policy (one for all seats, or one per seat in seat order; repeated or as a comma list)."""
+    option = click.option(
+        "--policy", "policies", multiple=True, default=("random",), show_default=True, metavar="NAME[,NAME...]",
+        help="Policy name or package.module:function; once for all seats or once per seat, repeated or as a "
+             "comma list (--policy expert --policy random, or --policy expert,random).",
+    )
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, policies: Sequence[str], **kwargs: Any):
+        return command(*args, policies=tuple(policy_names_given(policies)), **kwargs)
+    return option(wrapper)
 
 
 def rules_from(players: int, partnerships: bool, preset: str, settings: tuple[str, ...]) -> Rules:

@@ -8,7 +8,7 @@ import time
 import click
 
 from bergen_sim.cli.bounds import SEED, Bounded
-from bergen_sim.cli.options import run_options
+from bergen_sim.cli.options import deprecated, policy_names_given, run_options
 from bergen_sim.cli.output import print_json
 from bergen_sim.core import feedback
 from bergen_sim.core.errors import one_line
@@ -32,8 +32,10 @@ def _warn(text: str) -> None:
 @click.option("--out", metavar="DIR", default="reports", show_default=True,
               help="Folder for the reports (an index README.md, NAME.md and NAME/ per analysis).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of every configuration (0..2^64-1).")
-@click.option("--strategies", metavar="A,B,...", default=None,
-              help="Strategies to compare (default: every built-in heuristic; the quick subset with --quick).")
+@click.option("--policy", "policy_values", multiple=True, metavar="NAME[,NAME...]",
+              help="Policies to compare, repeated or as a comma list (default: every built-in heuristic; the "
+                   "quick subset with --quick).")
+@click.option("--strategies", "old_strategies", default=None, hidden=True)  # the old spelling, for one release
 @click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with more analyses, searched before the project's (./analyses only when named: --analyses-dir analyses).")
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
@@ -44,8 +46,8 @@ def _warn(text: str) -> None:
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (the analyses found, or each report written with its findings).")
 @run_options(resumable=False)
-def command(names, matches, quick, out, seed, strategies, analyses_dir, list_only, allow_dirty, as_json, run,
-            chunk_size):
+def command(names, matches, quick, out, seed, policy_values, old_strategies, analyses_dir, list_only, allow_dirty,
+            as_json, run, chunk_size):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings.
 
     An analysis that fails (cannot be imported, raises, returns the wrong
@@ -59,10 +61,13 @@ def command(names, matches, quick, out, seed, strategies, analyses_dir, list_onl
         for name, path in ({} if as_json else known).items():
             click.echo(one_line(f"{name}  ({path})"))
         return
-    picked = strategies.split(",") if strategies is not None else None  # '' is refused, not the default
+    if old_strategies is not None:
+        deprecated("report --strategies A,B", "--policy A,B")
+        policy_values = (*policy_values, old_strategies)
+    picked = policy_names_given(policy_values) if policy_values else None  # '' is refused, not the default
     run = dataclasses.replace(run, progress=False)  # one log line per analysis instead of a bar per run
     start = time.perf_counter()
-    done = reporting.report(list(names), out, quick=quick, matches=matches, seed=seed, strategies=picked,
+    done = reporting.report(list(names), out, quick=quick, matches=matches, seed=seed, policies=picked,
                             analyses_dir=analyses_dir, chunk_size=chunk_size, options=run, log=feedback.info,
                             warn=_warn, tracebacks=feedback.level() >= feedback.VERBOSE, allow_dirty=allow_dirty)
     if as_json:

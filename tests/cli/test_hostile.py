@@ -103,18 +103,18 @@ CASES = [
     (["trace", "-o", "{tmp}/t.jsonl", "--set", f"target={HUGE}"], ["target"]),
     (["trace", "-o", "{tmp}/t.jsonl", "--seed", str(2**64)], ["--seed"]),
     # compare
-    (["compare", "--policies", "random,first", "--out", "/proc/x.json"], ["virtual file system"]),
-    (["compare", "--policies", "random,first", "--out", "{tmp}/missing/x.json"], ["does not exist"]),
-    (["compare", "--policies", "random,first", "--out", "{tmp}/afile/x.json"], ["is a file"]),
-    (["compare", "--policies", "random,first", "--out", ""], ["empty"]),
-    (["compare", "--policies", "random,first", "--out", "{tmp}/x.txt"], ["unknown file type", ".csv"]),
-    (["compare", "--policies", "random,first", "--matches", "100000000"], ["--matches", "10,000,000"]),
-    (["compare", "--policies", "random,first", "--matches", "0"], ["--matches"]),
-    (["compare", "--policies", "random,first", "--checkpoint", "/proc/ck"], ["virtual file system"]),
-    (["compare", "--policies", "random,first", "--checkpoint", "{tmp}/afile"], ["file"]),
-    (["compare", "--policies", "random,first", "--seed", "-1"], ["--seed"]),
-    (["compare", "--policies", "random,first", "--set", f"out_points={HUGE}"], ["out_points"]),
-    (["compare", "--policies", "random"], ["at least 2"]),
+    (["compare", "--policy", "random,first", "--out", "/proc/x.json"], ["virtual file system"]),
+    (["compare", "--policy", "random,first", "--out", "{tmp}/missing/x.json"], ["does not exist"]),
+    (["compare", "--policy", "random,first", "--out", "{tmp}/afile/x.json"], ["is a file"]),
+    (["compare", "--policy", "random,first", "--out", ""], ["empty"]),
+    (["compare", "--policy", "random,first", "--out", "{tmp}/x.txt"], ["unknown file type", ".csv"]),
+    (["compare", "--policy", "random,first", "--deals", "100000000"], ["--deals", "10,000,000"]),
+    (["compare", "--policy", "random,first", "--deals", "0"], ["--deals"]),
+    (["compare", "--policy", "random,first", "--checkpoint", "/proc/ck"], ["virtual file system"]),
+    (["compare", "--policy", "random,first", "--checkpoint", "{tmp}/afile"], ["file"]),
+    (["compare", "--policy", "random,first", "--seed", "-1"], ["--seed"]),
+    (["compare", "--policy", "random,first", "--set", f"out_points={HUGE}"], ["out_points"]),
+    (["compare", "--policy", "random"], ["at least 2"]),
     # report
     (["report", "header_frequency", "--out", "/proc/rep"], ["virtual file system"]),
     (["report", "header_frequency", "--out", "{tmp}/afile"], ["file"]),
@@ -208,7 +208,7 @@ def test_json_summary_survives_a_failed_out(capsys):
 
 
 def test_compare_tables_survive_a_failed_out(capsys):
-    status, out, err = run(capsys, "compare", "--policies", "random,first", "--matches", "40", "--workers", "1",
+    status, out, err = run(capsys, "compare", "--policy", "random,first", "--deals", "40", "--workers", "1",
                            "--out", "/dev/full")
     assert status == 2 and "40 deal sets" in out and len(error_lines(err.strip())) == 1
 
@@ -231,7 +231,7 @@ def test_symlink_target_is_written_and_link_kept(capsys, tmp_path):
 def test_dev_null_stays_a_device(capsys):
     for argv in (["simulate", "--matches", "20", "--workers", "1", "--out", "/dev/null"],
                  ["trace", "-o", "/dev/null"],
-                 ["compare", "--policies", "random,first", "--matches", "10", "--workers", "1", "--out", "/dev/null"]):
+                 ["compare", "--policy", "random,first", "--deals", "10", "--workers", "1", "--out", "/dev/null"]):
         assert run(capsys, *argv)[0] == 0
         assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 

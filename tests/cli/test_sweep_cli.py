@@ -17,7 +17,7 @@ from tests.helpers import error_lines
 
 @pytest.mark.parametrize("args, named", [
     (["simulate", "--matches", "2", "--matches", "3"], "--matches"),
-    (["compare", "--policies", "greedy,random", "--policies", "expert,first", "--matches", "2"], "--policies"),
+    (["compare", "--policy", "greedy,random", "--policy", "expert,first", "--deals", "2"], "--policy"),
     (["trace", "--matches", "1", "-o", "a.jsonl", "--out=b.jsonl"], "-o/--out"),
     (["simulate", "--partnerships", "--players", "4", "--partnerships"], "--partnerships"),
 ])
@@ -57,7 +57,7 @@ def test_one_observation_has_no_interval_and_a_win_rate_interval_stays_within_0_
 
 
 def test_compare_shows_a_clipped_interval_as_its_bounds(capsys):
-    assert main(["compare", "--policies", "greedy,random", "--matches", "3", "--workers", "1", "--json", "-q"]) == 0
+    assert main(["compare", "--policy", "greedy,random", "--deals", "3", "--workers", "1", "--json", "-q"]) == 0
     rows = json.loads(capsys.readouterr().out)
     for row in rows["pairs"]:
         assert 0.0 <= row["win_rate_low"] <= row["win_rate"] <= row["win_rate_high"] <= 1.0
@@ -65,7 +65,7 @@ def test_compare_shows_a_clipped_interval_as_its_bounds(capsys):
 
 
 def test_a_luck_adjustment_too_small_to_fit_says_so(capsys):
-    assert main(["compare", "--policies", "greedy,random", "--matches", "3", "--workers", "1", "--adjust", "luck",
+    assert main(["compare", "--policy", "greedy,random", "--deals", "3", "--workers", "1", "--adjust", "luck",
                  "--luck-playouts", "2", "--json"]) == 0
     assert "3 deal sets are too few to fit the adjustment (it needs 120)" in capsys.readouterr().err
 

@@ -192,7 +192,7 @@ def test_git_commit_is_told_from_a_checkout():
 def test_compare_files_carry_provenance(capsys, tmp_path):
     for suffix in (".json", ".parquet"):
         path = tmp_path / f"c{suffix}"
-        status, _, err = run(capsys, "compare", "--policies", "first,random", "--matches", "30", "--workers", "1",
+        status, _, err = run(capsys, "compare", "--policy", "first,random", "--deals", "30", "--workers", "1",
                              "--out", str(path), "--quiet")
         assert status == 0, err
         meta = (json.loads(path.read_text()) if suffix == ".json"

@@ -326,7 +326,7 @@ def test_compare_refuses_bad_adjustments():
 
 
 def test_cli_adjust_luck_json(capsys):
-    args = ["compare", "--policies", "first,random", "--matches", "20", "--seed", "2", "--adjust", "luck",
+    args = ["compare", "--policy", "first,random", "--deals", "20", "--seed", "2", "--adjust", "luck",
             "--workers", "1"]
     assert main([*args, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -336,7 +336,7 @@ def test_cli_adjust_luck_json(capsys):
             "adjusted_points_per_hand", "adjusted_points_margin"} <= set(pair)
     assert main(args) == 0
     assert "luck-adjusted" in capsys.readouterr().out
-    assert main(["compare", "--policies", "first,random", "--adjust", "skill"]) == 2
+    assert main(["compare", "--policy", "first,random", "--adjust", "skill"]) == 2
     err = capsys.readouterr().err
     assert "skill" in err and len(error_lines(err.strip())) == 1
     # a luck model and the play-outs per position: recorded in the JSON, and the same raw figures (the same
@@ -357,7 +357,7 @@ def test_cli_adjust_luck_json(capsys):
         err = capsys.readouterr().err
         assert says in err and len(error_lines(err.strip())) == 1, err
     for without_luck in (["--luck-model", "random=greedy"], ["--luck-playouts", "4"]):
-        assert main(["compare", "--policies", "first,random", "--matches", "20", *without_luck]) == 2
+        assert main(["compare", "--policy", "first,random", "--deals", "20", *without_luck]) == 2
         assert "give them with --adjust luck" in capsys.readouterr().err
 
 

@@ -23,7 +23,7 @@ ANALYSIS, MATCHES, SEED, STRATEGIES = "going_first", 300, 7, ["random", "expert"
 
 
 def _slice() -> dict:
-    result = reporting.run(ANALYSIS, matches=MATCHES, seed=SEED, quick=True, strategies=STRATEGIES,
+    result = reporting.run(ANALYSIS, matches=MATCHES, seed=SEED, quick=True, policies=STRATEGIES,
                            options=RunOptions(workers=1))
     return {name: json.loads(frame.to_json(orient="split", double_precision=15))
             for name, frame in sorted(result.tables.items())}

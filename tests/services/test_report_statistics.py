@@ -96,7 +96,7 @@ def test_the_tiny_header_frequency_report_runs(tmp_path):
 
 
 def test_lead_rule_difference_is_the_paired_difference_of_the_two_rates():
-    result = reporting.run("lead_advantage", matches=400, seed=2, quick=True, strategies=["random"], options=ONE_WORKER)
+    result = reporting.run("lead_advantage", matches=400, seed=2, quick=True, policies=["random"], options=ONE_WORKER)
     summary = result.tables["summary"]
     row = summary[summary["table"] == "2 players"].iloc[0]
     assert row["leader_win_rate_gain"] == pytest.approx(row["leader_win_rate_lowest"] - row["leader_win_rate_highest"])

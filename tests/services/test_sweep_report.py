@@ -73,16 +73,16 @@ def test_the_committed_reports_are_recognised():
 
 
 @pytest.mark.parametrize("given, words", [
-    ("", ("--strategies", "give at least one strategy")),
-    (" ", ("--strategies", "give at least one strategy")),
-    ("greedy,", ("--strategies", "empty name")),
+    ("", ("--policy", "give at least one strategy")),
+    (" ", ("--policy", "give at least one strategy")),
+    ("greedy,", ("--policy", "empty name")),
     ("greedy,greedy", ("greedy is listed twice",)),
     ("greedy, greedy", ("greedy is listed twice",)),
     ("nosuch", ("unknown policy 'nosuch'", "available:")),
 ])
 def test_strategies_are_checked_before_anything_runs(capsys, tmp_path, given, words):
     out = tmp_path / "rep"
-    _refused(capsys, ["going_first", "--out", str(out), "--strategies", given], *words)
+    _refused(capsys, ["going_first", "--out", str(out), "--policy", given], *words)
     assert not out.exists()
 
 

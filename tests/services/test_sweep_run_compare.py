@@ -12,7 +12,7 @@ from bergen_sim.services.experiment import ExperimentError, parse
 from bergen_sim.services.files.checkpoint import CheckpointError, check_own_folder
 from tests.helpers import error_lines
 
-COMPARE = ["compare", "--policies", "greedy,random", "--matches", "2", "--workers", "1"]
+COMPARE = ["compare", "--policy", "greedy,random", "--deals", "2", "--workers", "1"]
 
 
 def _refused(capsys, args, *words):

@@ -200,7 +200,7 @@ def test_result_writes_csv_parquet_and_json(small_result, tmp_path):
 
 def test_cli_json_and_out(tmp_path, capsys):
     out = tmp_path / "pairs.parquet"
-    assert main(["compare", "--policies", "first,random", "--matches", "50", "--seed", "2", "--json",
+    assert main(["compare", "--policy", "first,random", "--deals", "50", "--seed", "2", "--json",
                  "--out", str(out)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["pairs"][0]["matches"] == 100 and doc["standings"][0]["rank"] == 1
@@ -209,13 +209,13 @@ def test_cli_json_and_out(tmp_path, capsys):
 
 def test_cli_table_of_one_deal_set_says_there_is_no_interval(capsys):
     """One deal set has no spread: the table says so instead of printing "± nan%" and "p=nan"."""
-    assert main(["compare", "--policies", "first,random", "--matches", "1"]) == 0
+    assert main(["compare", "--policy", "first,random", "--deals", "1"]) == 0
     text = capsys.readouterr().out
     assert "(no interval)" in text and "no test" in text and "nan" not in text
 
 
 def test_cli_table(capsys):
-    assert main(["compare", "--policies", "first,random", "--matches", "50", "--players", "4", "--partnerships"]) == 0
+    assert main(["compare", "--policy", "first,random", "--deals", "50", "--players", "4", "--partnerships"]) == 0
     text = capsys.readouterr().out
     assert "standings" in text and "abab baba" in text and "random" in text
 

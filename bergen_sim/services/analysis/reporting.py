@@ -42,6 +42,7 @@ import re
 import shlex
 import shutil
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -499,7 +500,7 @@ def _command(name: str, matches: int, seed: int, quick: bool, strategies: Sequen
         words += ["--matches", str(matches)]
     words += ["--seed", str(seed)]
     if tuple(strategies) != (QUICK_STRATEGIES if quick else default_strategies()):
-        words += ["--strategies", ",".join(strategies)]
+        words += ["--policy", ",".join(strategies)]
     if analyses_dir is not None:
         words += ["--analyses-dir", os.fspath(analyses_dir)]
     if out is not None:
@@ -508,26 +509,39 @@ def _command(name: str, matches: int, seed: int, quick: bool, strategies: Sequen
 
 
 def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = False,
-        strategies: Sequence[str] | None = None, analyses_dir: str | os.PathLike | None = None,
+        policies: Sequence[str] | None = None, analyses_dir: str | os.PathLike | None = None,
         chunk_size: int | None = None, options: RunOptions | None = None,
-        log: Callable[[str], None] | None = None, lang: str | None = None) -> AnalysisResult:
+        log: Callable[[str], None] | None = None, lang: str | None = None, *,
+        strategies: Sequence[str] | None = None) -> AnalysisResult:
     """Run analysis ``name`` and return its tables, findings and figures.
 
     ``lang``: the language of its key findings and of the page :func:`save` writes (``"en"`` or ``"da"``;
     default: the language in force, :mod:`bergen_sim.core.i18n`); tables and metadata are the same in every language.
 
     ``matches``: matches per configuration (default :data:`FULL_MATCHES`, or
-    :data:`QUICK_MATCHES` with ``quick``); ``strategies``: the policies it
+    :data:`QUICK_MATCHES` with ``quick``); ``policies``: the policies it
     compares (default every built-in, or :data:`QUICK_STRATEGIES` with
-    ``quick``).  Every configuration is played from the same ``seed``, so
-    they meet the same deals; the same arguments always give the same tables,
-    whatever ``options`` (workers, Dask scheduler) say about where to play.
+    ``quick``; ``strategies=``, its old name, still works for this release).
+    Every configuration is played from the same ``seed``, so they meet the same
+    deals; the same arguments always give the same tables, whatever ``options`` (workers, Dask scheduler) say about where to play.
 
     >>> result = run("header_frequency", matches=200, quick=True)  # doctest: +SKIP
     >>> result.tables["per_hand"].head()  # doctest: +SKIP
     """
+    policies = _renamed_policies(policies, strategies)
     with use(lang):
-        return _run(name, matches, seed, quick, strategies, analyses_dir, chunk_size, options, log)
+        return _run(name, matches, seed, quick, policies, analyses_dir, chunk_size, options, log)
+
+
+def _renamed_policies(policies: Sequence[str] | None, strategies: Sequence[str] | None) -> Sequence[str] | None:
+    """``policies``, or the old keyword ``strategies`` with a DeprecationWarning (it goes in the next release)."""
+    if strategies is None:
+        return policies
+    warnings.warn("strategies= is deprecated and goes in the next release: use policies=", DeprecationWarning,
+                  stacklevel=3)
+    if policies is not None:
+        raise AnalysisError("give policies= (strategies= is its old name), not both")
+    return strategies
 
 
 def _run(name: str, matches: int | None, seed: int, quick: bool, strategies: Sequence[str] | None,
@@ -693,11 +707,11 @@ def _call(module: ModuleType, name: str, function: str, argument: Any) -> Any:
 
 
 def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports", *, quick: bool = False,
-           matches: int | None = None, seed: int = 0, strategies: Sequence[str] | None = None,
+           matches: int | None = None, seed: int = 0, policies: Sequence[str] | None = None,
            analyses_dir: str | os.PathLike | None = None, chunk_size: int | None = None,
            options: RunOptions | None = None, log: Callable[[str], None] | None = None,
            warn: Callable[[str], None] | None = None, tracebacks: bool = False, allow_dirty: bool = False,
-           lang: str | None = None) -> Reports:
+           lang: str | None = None, strategies: Sequence[str] | None = None) -> Reports:
     """Run analyses ``names`` (``"all"``, one name or a list) and write their reports under ``out``.
 
     A full-scale run (:data:`FULL_MATCHES` per configuration or more) into
@@ -715,8 +729,9 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
     pages' headings and key findings (default: the language in force).  This
     is ``bergen-sim report``'s Python face.
     """
+    policies = _renamed_policies(policies, strategies)
     with use(lang):
-        return _report(names, out, quick, matches, seed, strategies, analyses_dir, chunk_size, options, log, warn,
+        return _report(names, out, quick, matches, seed, policies, analyses_dir, chunk_size, options, log, warn,
                        tracebacks, allow_dirty)
 
 
@@ -754,7 +769,7 @@ def _report(names: str | Sequence[str], out: str | os.PathLike, quick: bool, mat
     for name in chosen:
         say(f"{name}: running")
         try:
-            result = run(name, matches=matches, seed=seed, quick=quick, strategies=strategies,
+            result = run(name, matches=matches, seed=seed, quick=quick, policies=strategies,
                          analyses_dir=analyses_dir, chunk_size=chunk_size, options=options, log=log)
         except AnalysisError as exc:  # a broken analysis: say so, go on with the others
             failed[name] = str(exc)
