@@ -57,6 +57,7 @@ from bergen_sim.rules import Rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import c_reference  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
+import first_runs  # noqa: E402
 import readme_table  # noqa: E402
 import search_compile  # noqa: E402
 import sets  # noqa: E402
@@ -67,7 +68,7 @@ import trees  # noqa: E402
 HERE = Path(__file__).resolve().parent
 #: sections that their own scripts measure and save (each with its own date, machine and load); a full run keeps them
 SECTIONS = {"size_sweep": sizes.report, "startup_times": startup_times.report, "sets": sets.report,
-            "trees": trees.report, "search_compile": search_compile.report}
+            "trees": trees.report, "search_compile": search_compile.report, "first_runs": first_runs.report}
 CONFIGS = {"2 players": dict(players=2), "3 players": dict(players=3),
            "4 partnerships": dict(players=4, partnerships=True)}
 POLICIES = ("random", "greedy", "expert")

@@ -72,7 +72,7 @@ from bergen_sim.tournament import compare, rotation_patterns
 FULL_MATCHES = 1_000_000
 #: matches per configuration with ``--quick``
 QUICK_MATCHES = 2_000
-#: strategies of a ``--quick`` report: the baseline and the realistic player (one kernel to compile)
+#: strategies of a ``--quick`` report: the baseline and the realistic player
 QUICK_STRATEGIES = ("random", "expert")
 #: the player configurations the analyses compare, by label
 TABLES: dict[str, tuple[int, bool]] = {
