@@ -675,7 +675,10 @@ def _plugin_startup(root: Path) -> str:
             f"policies (`benchmarks/results.md`, \"Time to first result\"): with an empty cache "
             f"{cold['wall_s']:.2f} s to the result, of which {cold['kernel_s']:.2f} s compiling the kernel; with a "
             f"filled one {warm['wall_s']:.2f} s, of which {warm['kernel_s']:.2f} s loading it. A plug-in's first "
-            f"run compiles its own combination in the same way.")
+            f"run compiles its own combination in the same way."
+            + (f" After a first built-in run, another mix at another table size (`benchmarks/first_runs.py`, "
+               f"\"A new user's first runs\") compiled nothing: {second['wall_s']:.2f} s to the result."
+               if (second := bench.get("first_runs", {}).get("runs", {}).get("second")) else ""))
 
 
 def _expert_weights(root: Path) -> str:

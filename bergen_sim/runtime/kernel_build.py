@@ -170,7 +170,8 @@ def _dispatcher_source(policies: Sequence[PolicyRef]) -> str:
     lines += ["from numba import njit as _njit", "", ""]
     for function, calls, what in (("choose_move", moves, "move"), ("choose_lead", leads, "double to lead")):
         lines += [
-            # inlined into the match loop: one call boundary less per decision (base.py says why that matters)
+            # inlined into the match loop: one call boundary less per decision (base.py says why that matters); a
+            # dispatcher compiled as a function of its own played random 16% and expert 10% slower (CPU time)
             "@_njit(cache=True, inline='always')",
             f"def {function}(policy_id, seat, view, move_tiles, move_ends, n_moves, rng, no_tiles, seat_params, rules,",
             "                seat_tables):",
