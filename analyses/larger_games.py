@@ -167,7 +167,7 @@ def _lead_choice(ctx) -> pd.DataFrame:
 
 
 def _ranking(ctx) -> pd.DataFrame:
-    """Rank :data:`RANKED` per table; ``--quick`` ranks only its own strategies (no kernel of their own to compile)."""
+    """Rank :data:`RANKED` per table; ``--quick`` ranks only its own strategies (fewer pairs to play)."""
     ranked = [p for p in RANKED if p in ctx.strategies] if ctx.quick else list(RANKED)
     frames = []
     for label in RANKING_GAMES:

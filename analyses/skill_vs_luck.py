@@ -25,8 +25,8 @@ PAIRINGS = (("expert", "greedy"), ("pimc", "expert"))
 SEARCH_MATCHES = 10_000
 #: at most this many with --quick
 SEARCH_MATCHES_QUICK = 100
-#: targets of the search pairing with --quick: each target is a kernel of its own to compile (pimc freezes
-#: the match-value table of its rules into the machine code), about a minute each on a cold cache
+#: targets of the search pairing with --quick: each target needs pimc's match-value table for its rules, simulated
+#: once per machine, and pimc's matches are slow
 SEARCH_TARGETS_QUICK = (TARGETS[0], TARGETS[-1])
 SEARCH = "pimc"
 TABLE = "2 players"

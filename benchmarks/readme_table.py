@@ -101,6 +101,15 @@ def render(results: dict) -> str:
         lines.append(f"| first run of a search player with an empty compile cache: match loop, search, rollouts and "
                      f"match-value table (benchmarks/search_compile.py; {where}{compiles['machine']['date'][:10]}) "
                      f"| {cells} |")
+    first = results.get("first_runs")
+    if first:
+        runs = first["runs"]
+        where = "" if first["machine"]["cpu"] == m["cpu"] else f"{first['machine']['cpu']}, "
+        lines.append(f"| a new user's first runs with an empty compile cache (benchmarks/first_runs.py; {where}"
+                     f"{first['machine']['date'][:10]}) | first built-in run {runs['first']['wall_s']:.1f} s (CPU "
+                     f"{runs['first']['cpu_s']:.1f} s); then another mix and table size {runs['second']['wall_s']:.2f} s "
+                     f"(CPU {runs['second']['cpu_s']:.2f} s); the README's Run it, its bergen-sim commands "
+                     f"{runs['run_it']['wall_s']:.0f} s (CPU {runs['run_it']['cpu_s']:.0f} s) |")
     mem = results.get("memory", [])
     if mem:
         sizes = " / ".join(f"10^{len(str(r['matches'])) - 1}" for r in mem)

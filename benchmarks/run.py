@@ -44,6 +44,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import c_anchor  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
 import numba
 import numpy as np
 import psutil
@@ -58,7 +59,7 @@ from bergen_sim.services.execution.jobs import Job, RunOptions, default_chunk_si
 from bergen_sim.services.execution.parallel import default_workers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import c_anchor  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
+import first_runs  # noqa: E402
 import readme_table  # noqa: E402
 import search_compile  # noqa: E402
 import sets  # noqa: E402
@@ -70,7 +71,8 @@ HERE = Path(__file__).resolve().parent
 #: sections that their own scripts measure and save (each with its own date, machine and load); a run keeps the
 #: ones it does not measure itself (it measures ``c_loop``, with benchmarks/c_anchor.py's defaults)
 SECTIONS = {"c_loop": c_anchor.report, "size_sweep": sizes.report, "startup_times": startup_times.report,
-            "sets": sets.report, "trees": trees.report, "search_compile": search_compile.report}
+            "sets": sets.report, "trees": trees.report, "search_compile": search_compile.report,
+            "first_runs": first_runs.report}
 CONFIGS = {"2 players": dict(players=2), "3 players": dict(players=3),
            "4 partnerships": dict(players=4, partnerships=True)}
 POLICIES = ("random", "greedy", "expert")

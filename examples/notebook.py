@@ -5,8 +5,8 @@
 # Jupytext open it as a notebook); `python notebook.py` runs it top to bottom.
 # The test suite runs it, so every line here works.  In a notebook each
 # result shows itself as a small table (its `_repr_html_`); here we print
-# the short `repr`.  The first run compiles the match loop for these
-# policies (it says so on a terminal); later runs load it from the cache.
+# the short `repr`.  The first run on a machine compiles the match loop that
+# every mix of built-in policies plays on (it says so); later runs load it.
 
 # %%
 import matplotlib

@@ -1,11 +1,13 @@
 """TEMPLATE of the compiled match loop; never imported on its own.
 
 :mod:`bergen_sim.runtime.kernel_build` writes this source into a generated
-module below a ``choose_move(policy_id, view, move_tiles, move_ends, n_moves,
-rng)`` dispatcher that calls the run's policies directly.  The policies are
-therefore globals of the compiled loop, not arguments, so Numba's disk cache
-serves the second run of the same policy combination (an njit function passed
-as an argument misses the cache in every new process).
+module below a ``choose_move(policy_id, seat, view, move_tiles, move_ends,
+n_moves, rng, no_tiles, seat_params, rules, seat_tables)`` dispatcher that
+calls the kernel's policies directly.  The policies are therefore globals of
+the compiled loop, not arguments, so Numba's disk cache serves every later
+run (an njit function passed as an argument misses the cache in every new
+process); which policy a seat plays, its settings and its match-value table
+are arguments, so one compiled loop serves every mix of built-ins.
 
 One call of :func:`run_matches` plays whole matches: deals and redeals from
 keyed random streams (or from given deals when replaying) and the hands
@@ -55,7 +57,7 @@ def _fail(err, code, choice, n_moves, hand, view):
 
 
 @njit(cache=True, inline="always")
-def _choose(rules, seat_policy, rngs, script, err, b, seat, n, leading):
+def _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, seat, n, leading):
     """Index of the move ``seat`` makes among its ``n`` legal ones, or -1 after an error.
 
     ``leading``: the moves are the doubles the seat may lead (``any-double``);
@@ -84,16 +86,18 @@ def _choose(rules, seat_policy, rngs, script, err, b, seat, n, leading):
     store(view, L.V_HAND, hand)
     b.totals[L.S_POLICY_CALLS] += 1
     if leading:
-        k = choose_lead(seat_policy[seat], view, mt, me, n, rngs[seat : seat + 1], b.no_tiles)  # noqa: F821
+        k = choose_lead(seat_policy[seat], seat, view, mt, me, n, rngs[seat : seat + 1], b.no_tiles,  # noqa: F821
+                        seat_params, rules, seat_tables)
     else:
-        k = choose_move(seat_policy[seat], view, mt, me, n, rngs[seat : seat + 1], b.no_tiles)  # noqa: F821 (bound by kernel_build)
+        k = choose_move(seat_policy[seat], seat, view, mt, me, n, rngs[seat : seat + 1], b.no_tiles,  # noqa: F821
+                        seat_params, rules, seat_tables)  # (bound by kernel_build)
     if k < 0 or k >= n:
         return _fail(err, L.ERR_ILLEGAL_CHOICE, k, n, hand, view)
     return k
 
 
 @njit(cache=True, inline="always")
-def _play_turns(rules, seat_policy, rngs, script, err, b):
+def _play_turns(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b):
     """Play a led hand to its end (engine/hand.py), the run's policies choosing.
 
     Returns 1 if the match ended in this hand, 0 if not, -1 after an error.
@@ -106,7 +110,7 @@ def _play_turns(rules, seat_policy, rngs, script, err, b):
             return 0
         if n == MATCH_OVER:
             return 1
-        k = _choose(rules, seat_policy, rngs, script, err, b, seat, n, False)
+        k = _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, seat, n, False)
         if k < 0:
             return -1
         if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
@@ -114,8 +118,13 @@ def _play_turns(rules, seat_policy, rngs, script, err, b):
 
 
 @njit(cache=True, nogil=True)
-def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, no_tiles):
+def run_matches(rules, seat_policy, seat_params, seat_tables, seed, first_match, n_matches, tracing, buffers, no_tiles):
     """Play matches ``first_match .. first_match + n_matches - 1``.
+
+    ``seat_policy``: each seat's policy code (its index in the kernel's
+    ``ENTRIES``); ``seat_params`` (seats, K) int64: each seat's settings,
+    and ``seat_tables`` (seats, N) float64: each seat's match-value table
+    (kernel_build.seat_arguments).
 
     ``no_tiles`` is the empty tile set of the game's width (engine/tileset.py:
     one word up to double-nine, three above), which picks the compiled code.
@@ -140,7 +149,8 @@ def run_matches(rules, seat_policy, seed, first_match, n_matches, tracing, buffe
     owned = np.zeros(_SCRATCH_SIZE, dtype=np.int64)
     owned_rng = np.zeros(L.MAX_SEATS + 1, dtype=np.uint64)
     # the owners stay alive in this frame while _run uses borrowed views of them
-    return _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, owned, owned_rng, no_tiles)
+    return _run(rules, seat_policy, seat_params, seat_tables, seed, first_match, n_matches, tracing, buffers, owned,
+                owned_rng, no_tiles)
 
 
 _HANDS_SIZE = L.MAX_SEATS * L.SET_WORDS
@@ -148,7 +158,8 @@ _SCRATCH_SIZE = _HANDS_SIZE + L.V_SIZE + L.MAX_TILES + L.H_WIDTH + 2 * L.MAX_MOV
 
 
 @njit(cache=True)
-def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, owned, owned_rng, no_tiles):
+def _run(rules, seat_policy, seat_params, seat_tables, seed, first_match, n_matches, tracing, buffers, owned, owned_rng,
+         no_tiles):
     """The body of :func:`run_matches`, on borrowed views of every array (see bits.borrow)."""
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
@@ -177,6 +188,8 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
     deal_rng = rng_all[L.MAX_SEATS : L.MAX_SEATS + 1]
     rules = borrow(rules)
     seat_policy = borrow(seat_policy)
+    seat_params = borrow(seat_params)
+    seat_tables = borrow(seat_tables)
     given_deals = borrow(buffers.given_deals)
     script = borrow(buffers.script)
     trace = borrow(buffers.trace)
@@ -234,7 +247,8 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
                 if options != REDEAL:
                     k = 0
                     if any_double:
-                        k = _choose(rules, seat_policy, rngs, script, err, b, hrow[L.H_LEADER], options, True)
+                        k = _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b,
+                                    hrow[L.H_LEADER], options, True)
                         if k < 0:
                             return -1, n_hand_rows, ctr[C_TRACE]
                     over = lead(rules, b, hand_no, mt[k])
@@ -243,7 +257,7 @@ def _run(rules, seat_policy, seed, first_match, n_matches, tracing, buffers, own
                 if tracing:
                     record(trace, ctr, L.EV_REDEAL, match, hand_no, _0, _0, _0, _0, _NONE, scores, sides)
             if over == 0:
-                over = _play_turns(rules, seat_policy, rngs, script, err, b)
+                over = _play_turns(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b)
             if over < 0:
                 return -1, n_hand_rows, ctr[C_TRACE]
             _count_hand(hrow, sides, totals, mrow, partners)

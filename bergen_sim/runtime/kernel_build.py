@@ -2,17 +2,25 @@
 
 Why code generation: a Numba function that receives another jitted function
 as an argument misses the disk cache in every new process and recompiles.
-Here each combination of policies gets its own small generated module whose
-``choose_move`` dispatcher calls the policies as globals, followed by the
-source of :mod:`bergen_sim.engine.match_loop`.  A built-in with settings
-(``pimc:worlds=64``, see :mod:`bergen_sim.runtime.registry`) gets them as
-arguments written into the dispatcher, and any constant arrays it asks for
-(``kernel_arrays``) as globals loaded from files named by their contents,
-which Numba freezes into the compiled code.  The module's file name is a hash
-of everything its machine code depends on (the source of engine/, policies/ and search/, the
-plug-in modules' sources, the Numba version, the settings and arrays), so a
-warm run loads it from Numba's cache and any edit produces a fresh kernel
-instead of a stale one (see also :mod:`bergen_sim.core.compile_cache`).
+So a generated module's ``choose_move`` dispatcher calls the policies as
+globals, followed by the source of :mod:`bergen_sim.engine.match_loop`.
+
+Every mix of built-in policies runs on one such module, compiled once per
+machine and tile-set width: its dispatcher lists every built-in that does
+not search (and the mix's search players, whatever their settings) and
+picks a seat's by its code, the seat's index into ``ENTRIES`` of the module.  Nothing of
+a run is written into the module: the table size and rules are the loop's
+arguments, and so are the settings of a built-in that takes them
+(``pimc:worlds=64``, see :mod:`bergen_sim.runtime.registry`), one row of
+``seat_params`` per seat, and its match-value table (``kernel_arrays``), one
+row of ``seat_tables`` per seat.  A plug-in's mix gets a module of its own,
+listing only the mix's policies.
+
+The module's file name is a hash of everything its machine code depends on
+(the source of engine/, policies/ and search/, the plug-in modules' sources,
+the Numba version), so a warm run loads it from Numba's cache and any edit
+produces a fresh kernel instead of a stale one (see also
+:mod:`bergen_sim.core.compile_cache`).
 
 Generated modules live in ``$BERGEN_SIM_CACHE_DIR`` (default
 ``~/.cache/bergen-sim/kernels``); deleting that folder is always safe.
@@ -22,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import io
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -43,30 +50,6 @@ if TYPE_CHECKING:  # the registry imports every policy, and search policies impo
 
 _TEMPLATE = Path(__file__).resolve().parent.parent / "engine" / "match_loop.py"
 _LOADED: dict[str, ModuleType] = {}
-
-
-def _constant_arrays(ref: PolicyRef, rules: Rules | None) -> list[Path]:
-    """Files of the constant arrays a built-in with settings asks for (``kernel_arrays``), saved once.
-
-    Each file is named by a hash of its contents, so the generated source, and
-    with it the kernel's cache key, changes whenever an array does.
-    """
-    if not ref.params:
-        return []
-    make = getattr(importlib.import_module(ref.module), "kernel_arrays", None)
-    if make is None:
-        return []
-    if rules is None:
-        raise ValueError(f"policy {ref.name!r} needs the rules to build its kernel")
-    folder = subfolder("kernels", "arrays")
-    paths = []
-    for array in make(rules, ref.params):
-        data = np.ascontiguousarray(array)
-        digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode() + data.tobytes()).hexdigest()[:20]
-        saved = io.BytesIO()
-        np.save(saved, data)
-        paths.append(_written(folder / f"array_{digest}.npy", saved.getvalue()))
-    return paths
 
 
 def _written(path: Path, data: bytes) -> Path:
@@ -119,25 +102,62 @@ def check_plugins_fit(policies: Sequence[PolicyRef], rules: Rules | None) -> Non
                 f"bergen_sim.engine.tileset (docs/policies.md), or play double-six or double-nine")
 
 
-def _dispatcher_source(policies: Sequence[PolicyRef], rules: Rules | None) -> str:
+#: the package whose built-ins search: a kernel lists them only when a seat plays one (each compiles for a minute)
+SEARCH_PACKAGE = "bergen_sim.search."
+
+
+def searches(ref: PolicyRef) -> bool:
+    """Whether ``ref`` is a built-in that searches (pimc, reader, ismcts): thousands of times slower per decision,
+    and much longer to compile."""
+    return not ref.source_file and ref.module.startswith(SEARCH_PACKAGE)
+
+
+def kernel_policies(policies: Sequence[PolicyRef]) -> list[PolicyRef]:
+    """The policies the kernel for ``policies`` lists, a seat's code being its policy's index here.
+
+    Built-ins only: every built-in that does not search, and the search
+    players among ``policies`` (whatever their settings), so that one compiled
+    kernel (per width) serves every mix of heuristics, and one per search
+    player every mix with it.  (A search player's functions are cached on their
+    own, so a kernel with two of them compiles only the loop anew.)  With a
+    plug-in: each distinct policy function, in the order given (a built-in's
+    settings are arguments, so they do not count).
+    """
+    from bergen_sim.runtime.registry import BUILTINS
+    from bergen_sim.runtime.registry import PolicyRef as Ref
+
+    if all(not ref.source_file for ref in policies):
+        wanted = {ref.module for ref in policies if searches(ref)}
+        every = [Ref(name, module, function) for name, (module, function, _) in BUILTINS.items()]
+        return [ref for ref in every if not searches(ref) or ref.module in wanted]
+    listed: dict[tuple[str, str], PolicyRef] = {}
+    for ref in policies:
+        listed.setdefault(policy_key(ref), ref)
+    return list(listed.values())
+
+
+def policy_key(ref: PolicyRef) -> tuple[str, str]:
+    """What identifies a policy in a kernel's :data:`ENTRIES`: its module and function."""
+    return ref.module, ref.function
+
+
+def _dispatcher_source(policies: Sequence[PolicyRef]) -> str:
+    """The generated module's head for a kernel listing ``policies`` (:func:`kernel_policies`), in this order."""
     names = ", ".join(p.name for p in policies)
-    lines = [f"# Generated by bergen_sim.runtime.kernel_build for policies: {names}. Do not edit."]
-    extra = []
+    lines = [f"# Generated by bergen_sim.runtime.kernel_build for policies: {names}. Do not edit.",
+             f"ENTRIES = {tuple(policy_key(p) for p in policies)!r}"]
     moves, leads = [], []
     for i, ref in enumerate(policies):
         lines.append(f"from {ref.module} import {ref.function} as _policy_{i}")
-        # np.int64(...) rather than a bare literal: Numba would compile the policy once per literal value
-        args = [f"_np.int64({int(p)})" for p in ref.params]
-        for j, path in enumerate(_constant_arrays(ref, rules)):
-            lines.append(f"_const_{i}_{j} = _np.load({str(path)!r})  # frozen into the machine code by Numba")
-            args.append(f"_const_{i}_{j}")
-        if args and "import numpy as _np" not in lines:
-            lines.insert(1, "import numpy as _np")
-        extra.append("".join(f", {a}" for a in args))
         if not ref.source_file:  # a built-in (this package's own code, which only reads them) gets the engine's arrays
+            module = importlib.import_module(ref.module)
+            # its settings from the seat's row, in PARAMS order, then (search) the rules and the seat's table
+            args = "".join(f", seat_params[seat, {j}]" for j in range(len(getattr(module, "PARAMS", {}))))
+            if hasattr(module, "kernel_arrays"):
+                args += ", rules, seat_tables[seat]"
             lines.append(f"from {ref.module} import choose_lead as _lead_{i}")
-            moves.append(f"_policy_{i}(view, move_tiles, move_ends, n_moves, rng, no_tiles{extra[i]})")
-            leads.append(f"_lead_{i}(view, move_tiles, move_ends, n_moves, rng, no_tiles{extra[i]})")
+            moves.append(f"_policy_{i}(view, move_tiles, move_ends, n_moves, rng, no_tiles{args})")
+            leads.append(f"_lead_{i}(view, move_tiles, move_ends, n_moves, rng, no_tiles{args})")
             continue
         # a plug-in gets copies: writing into them cannot change the game or hang the engine
         copies = "view.copy(), move_tiles.copy(), move_ends.copy(), n_moves, rng"
@@ -152,15 +172,41 @@ def _dispatcher_source(policies: Sequence[PolicyRef], rules: Rules | None) -> st
     lines += ["from numba import njit as _njit", "", ""]
     for function, calls, what in (("choose_move", moves, "move"), ("choose_lead", leads, "double to lead")):
         lines += [
-            # inlined into the match loop: one call boundary less per decision (base.py says why that matters)
+            # inlined into the match loop: one call boundary less per decision (base.py says why that matters); a
+            # dispatcher compiled as a function of its own played random 16% and expert 10% slower (CPU time)
             "@_njit(cache=True, inline='always')",
-            f"def {function}(policy_id, view, move_tiles, move_ends, n_moves, rng, no_tiles):",
-            f'    """The {what} the policy with this id (its index in the kernel\'s policy list) chooses."""',
+            f"def {function}(policy_id, seat, view, move_tiles, move_ends, n_moves, rng, no_tiles, seat_params, rules,",
+            "                seat_tables):",
+            f'    """The {what} the policy with this id (its index in ENTRIES) chooses for ``seat``."""',
         ]
         for i, call in enumerate(calls):
             lines += [f"    if policy_id == {i}:", f"        return {call}"]
         lines += ["    return -1", "", ""]
     return "\n".join(lines)
+
+
+def seat_arguments(entries: Sequence[tuple[str, str]], seats: Sequence[PolicyRef],
+                   rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's ``seat_policy``, ``seat_params`` and ``seat_tables`` for one policy per seat.
+
+    ``entries``: the kernel's :data:`ENTRIES`.  A seat's row of
+    ``seat_params`` holds its built-in's settings (zeros past them); its row
+    of ``seat_tables`` the match-value table its ``kernel_arrays`` names (the
+    tables of one rule set all have one length), zeros for a seat without one.
+    """
+    codes = np.array([entries.index(policy_key(ref)) for ref in seats], dtype=np.int64)
+    params = np.zeros((len(seats), max([1, *(len(ref.params) for ref in seats)])), dtype=np.int64)
+    tables: list[np.ndarray | None] = []
+    for seat, ref in enumerate(seats):
+        params[seat, : len(ref.params)] = ref.params
+        make = getattr(importlib.import_module(ref.module), "kernel_arrays", None) if ref.params else None
+        tables.append(None if make is None else np.asarray(make(rules, ref.params)[1], dtype=np.float64))
+    width = max([1, *(len(t) for t in tables if t is not None)])
+    seat_tables = np.zeros((len(seats), width), dtype=np.float64)
+    for seat, table in enumerate(tables):
+        if table is not None:
+            seat_tables[seat, : len(table)] = table
+    return codes, params, seat_tables
 
 
 def _dependency_digest(policies: Sequence[PolicyRef]) -> str:
@@ -173,14 +219,14 @@ def _dependency_digest(policies: Sequence[PolicyRef]) -> str:
 
 
 def load_kernel(policies: Sequence[PolicyRef], rules: Rules | None = None) -> ModuleType:
-    """The generated kernel module for these policies (in this order), built if needed.
+    """The generated kernel module for a run of these policies, built if needed.
 
-    Its ``run_matches`` takes seat policies as indices into ``policies``.
-    ``rules`` is needed only by policies whose constant arrays depend on them
-    (``kernel_arrays``); the kernel then also depends on the rules.
+    Its ``run_matches`` takes seat policies as indices into its ``ENTRIES``
+    (:func:`kernel_policies`; :func:`seat_arguments` makes them).  ``rules``
+    only checks that plug-ins read hands of the game's width.
     """
     check_plugins_fit(policies, rules)
-    source = _dispatcher_source(policies, rules) + _TEMPLATE.read_text()
+    source = _dispatcher_source(kernel_policies(policies)) + _TEMPLATE.read_text()
     key = hashlib.sha256((source + _dependency_digest(policies)).encode()).hexdigest()[:20]
     if key in _LOADED:
         return _LOADED[key]

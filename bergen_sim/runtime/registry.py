@@ -10,17 +10,18 @@ Built-ins with settings
 A built-in module may declare ``PARAMS = {key: Setting(default, allowed, meaning)}``
 (:class:`bergen_sim.policies.base.Setting`) with ``allowed`` either a ``range``
 of whole numbers or a tuple of names.  Its
-``choose`` then takes the settings as extra arguments after ``rng``, in
+``choose`` then takes the settings as extra arguments after ``no_tiles``, in
 ``PARAMS`` order (a name is passed as its index in ``allowed``), and the
 user picks them as ``NAME:KEY=VALUE[:KEY=VALUE...]`` (``pimc:worlds=64:base=expert``;
 keys not given keep their defaults).  The ``=`` after the first colon is what
 tells settings from ``package.module:function`` (a function name has none);
 colons rather than commas separate them so that policy lists such as
 ``compare --policies pimc:worlds=64,expert`` stay comma-separated.  A
-module may also define ``kernel_arrays(rules, params)``: the constant arrays
-(e.g. a table that depends on the rules) passed after the settings.
-The kernel builder writes the settings into the generated dispatcher's call,
-so every combination of settings is its own cached kernel.
+module may also define ``kernel_arrays(rules, params)``, returning the rules
+vector and the match-value table its ``choose`` takes after the settings.
+The match loop passes a seat's settings and table as arguments (rows of
+``seat_params`` and ``seat_tables``, :mod:`bergen_sim.runtime.kernel_build`),
+so every setting plays on the same compiled kernel.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ class PolicyRef:
     function: str
     description: str = ""
     source_file: str = ""
-    #: settings of a built-in with PARAMS, as the literal ints its ``choose`` takes after ``rng``
+    #: settings of a built-in with PARAMS, as the ints its ``choose`` takes after ``no_tiles``
     params: tuple[int, ...] = ()
 
 

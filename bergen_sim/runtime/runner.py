@@ -26,11 +26,9 @@ from bergen_sim.engine.keyed_random import seed_to_int
 from bergen_sim.engine.run_buffers import RunBuffers
 from bergen_sim.engine.tileset import from_words, no_tiles_for
 from bergen_sim.model.rules import Rules
-from bergen_sim.runtime.kernel_build import load_kernel
+from bergen_sim.runtime.kernel_build import load_kernel, searches, seat_arguments
 from bergen_sim.runtime.registry import PolicyRef, resolve
 
-#: the built-ins that search (pimc, reader, ismcts): a kernel with one of them compiles longer the first time
-SEARCH_PACKAGE = "bergen_sim.search."
 _NO_ROWS = np.zeros((0, 2), dtype=np.int64)
 _NO_DEALS = np.zeros((0, L.MAX_TILES), dtype=np.int64)
 _NO_TRACE = np.zeros((0, L.T_WIDTH), dtype=np.int64)
@@ -162,7 +160,7 @@ def _load_cached(load: Callable[[], object]) -> None:
 
 def compile_kind(refs: Sequence[PolicyRef]) -> str:
     """The kind of compile (:data:`bergen_sim.core.feedback.COMPILE_KINDS`) a kernel for these policies is timed as."""
-    return "search match loop" if any(ref.module.startswith(SEARCH_PACKAGE) for ref in refs) else "match loop"
+    return "search match loop" if any(searches(ref) for ref in refs) else "match loop"
 
 
 class Engine:
@@ -182,10 +180,11 @@ class Engine:
         self.policy_names = seat_policy_names(policies, rules.players)
         distinct = sorted(set(self.policy_names) | set(kernel_policies))
         self.refs: list[PolicyRef] = [resolve(name) for name in distinct]
-        self.seat_policy = np.array([distinct.index(n) for n in self.policy_names], dtype=np.int64)
         self._rules_vec = rules.to_array()
         self._no_tiles = no_tiles_for(rules.n_tiles)
         self._kernel = load_kernel(self.refs, rules)
+        seats = [self.refs[distinct.index(name)] for name in self.policy_names]
+        self.seat_policy, self._seat_params, self._seat_tables = seat_arguments(self._kernel.ENTRIES, seats, rules)
         names = ", ".join(dict.fromkeys([*self.policy_names, *distinct]))  # seat order first
         first_call = self._call_args(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)[0]
         cached = in_disk_cache(self._kernel.run_matches, first_call)
@@ -221,7 +220,7 @@ class Engine:
         err = np.zeros(L.E_SIZE, dtype=np.int64)
         # converted before the call: only what the kernel raises is a policy's doing
         key, first, count = np.uint64(seed_to_int(seed)), np.int64(first_match), np.int64(n_matches)
-        args = (self._rules_vec, self.seat_policy, key, first, count, tracing,
+        args = (self._rules_vec, self.seat_policy, self._seat_params, self._seat_tables, key, first, count, tracing,
                 RunBuffers(deals, script, trace, totals, rows, hand_rows, err, halt_flag() if halt is None else halt),
                 self._no_tiles)
         return args, totals, rows, err

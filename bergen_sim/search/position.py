@@ -599,7 +599,7 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
             view[entry + L.LOG_DRAWN] = 0
             log += 1
     view[L.V_LOG_N] = log
-    spec, completions = prepare(view, _readonly(rules.to_array()), 0, no_tiles_for(rules.n_tiles))
+    spec, completions = prepare(view, rules.to_array(), 0, no_tiles_for(rules.n_tiles))
     if world_count(spec, completions) == 0:
         raise PositionError("no deal of the unseen tiles gives every seat its count without breaking a void")
     return view
@@ -626,14 +626,6 @@ def _set_ends(view: np.ndarray, p: Position) -> None:
         for e in (L.END_U, L.END_D):
             if not p.arm_is_empty(e):
                 view[L.V_COUNTING] |= 1 << e
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    """A read-only copy: the kernel passes its constants read-only, and matching that type
-    lets the analyzer reuse the compiled search code instead of compiling it again."""
-    array = np.array(array)
-    array.setflags(write=False)
-    return array
 
 
 @dataclass
@@ -759,7 +751,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
         described = position_view(position, rules)  # checks the position (a view's too) against the rules
     # a seat's whole view, when given, holds the position's fields and the order of the plays
     view = seen if seen is not None else described
-    rules_vec = _readonly(rules.to_array())
+    rules_vec = rules.to_array()
     move_tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     move_ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
     no_tiles = no_tiles_for(rules.n_tiles)
@@ -773,7 +765,7 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     if n == 0:
         raise PositionError(f"no tile in the hand fits the ends {position.ends_text('|')}: "
                             "the seat must draw, there is no move to choose")
-    table = _readonly(table_for(rules, base))
+    table = table_for(rules, base)
     key = np.uint64(stream_state(np.uint64(seed_to_int(seed)), 0, 0, 0))
     values = np.zeros((worlds, n), dtype=np.float64)
     points = np.zeros((worlds, n), dtype=np.float64)

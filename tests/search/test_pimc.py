@@ -17,7 +17,7 @@ from bergen_sim.engine.keyed_random import stream_state
 from bergen_sim.engine.play_rules import hand_moves
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.model.rules import Rules
-from bergen_sim.runtime.kernel_build import _dispatcher_source
+from bergen_sim.runtime.kernel_build import _dispatcher_source, kernel_policies, policy_key, seat_arguments
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.search import pimc
 from bergen_sim.search.match_value import table_for, win_probability
@@ -107,8 +107,6 @@ def test_search_players_play_three_word_set_matches():
 def test_pimc_returns_a_legal_index_on_real_views():
     ref = resolve(PIMC)
     rules_vec, table = pimc.kernel_arrays(TWO, ref.params)
-    rules_vec.setflags(write=False)
-    table.setflags(write=False)
     mt = np.zeros(L.MAX_MOVES, dtype=np.int64)
     me = np.zeros(L.MAX_MOVES, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
@@ -128,8 +126,6 @@ def test_every_move_meets_the_same_worlds():
     """Common random numbers: a move listed twice gets identical results world by world, and a
     batch of worlds gives the same numbers whatever batch it is computed in."""
     rules_vec, table = pimc.kernel_arrays(TWO, resolve(PIMC).params)
-    rules_vec.setflags(write=False)
-    table.setflags(write=False)
     view = next(v for v, _, _ in real_views(TWO, matches=2) if v[L.V_PLAY_NO] >= 2)
     mt = np.zeros(L.MAX_MOVES, dtype=np.int64)
     me = np.zeros(L.MAX_MOVES, dtype=np.int64)
@@ -187,18 +183,23 @@ def test_bad_settings_are_one_line_errors(name, message):
     assert "\n" not in str(info.value)
 
 
-def test_settings_are_parsed_and_become_kernel_literals():
+def test_settings_are_parsed_and_passed_to_one_shared_kernel():
     assert resolve("pimc").params == (64, BASE_POLICIES.index("expert"), 0)
     assert resolve("pimc:base=greedy:worlds=16").params == (16, BASE_POLICIES.index("greedy"), 0)
     assert resolve("pimc:worlds=16").params == (16, BASE_POLICIES.index("expert"), 0)
     # partner: 0 is "base" (every seat as base), then the built-ins in BASE_POLICIES order
     assert resolve("pimc:partner=greedy").params == (64, BASE_POLICIES.index("expert"), 1 + BASE_POLICIES.index("greedy"))
     assert resolve("greedy").params == ()
-    one = _dispatcher_source([resolve("pimc:worlds=8:base=first")], TWO)
-    two = _dispatcher_source([resolve("pimc:worlds=9:base=first")], TWO)
-    assert "_np.int64(8), _np.int64(1), _np.int64(0), _const_0_0, _const_0_1)" in one
-    assert one != two  # so the kernel key differs
-    assert _dispatcher_source([resolve("greedy")], None).count("_np") == 0
+    one, two = resolve("pimc:worlds=8:base=first"), resolve("pimc:worlds=9:base=first")
+    # one kernel for every setting (and every built-in): the settings are the seat's row of seat_params
+    assert _dispatcher_source(kernel_policies([one])) == _dispatcher_source(kernel_policies([two, resolve("greedy")]))
+    assert "seat_params[seat, 0], seat_params[seat, 1], seat_params[seat, 2], rules, seat_tables[seat])" in \
+        _dispatcher_source(kernel_policies([one]))
+    entries = [policy_key(ref) for ref in kernel_policies([one])]
+    codes, params, tables = seat_arguments(entries, [one, resolve("greedy")], TWO)
+    assert codes.tolist() == [entries.index(policy_key(one)), entries.index(policy_key(resolve("greedy")))]
+    assert params.tolist() == [[8, BASE_POLICIES.index("first"), 0], [0, 0, 0]]
+    assert np.array_equal(tables[0], table_for(TWO, "first")) and not tables[1].any()
 
 
 def test_the_partner_setting_plays_the_partners_seats_and_nobody_elses():

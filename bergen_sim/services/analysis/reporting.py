@@ -76,7 +76,7 @@ from bergen_sim.services.files.output import is_text, write_file
 FULL_MATCHES = 1_000_000
 #: matches per configuration with ``--quick``
 QUICK_MATCHES = 2_000
-#: strategies of a ``--quick`` report: the baseline and the realistic player (one kernel to compile)
+#: strategies of a ``--quick`` report: the baseline and the realistic player
 QUICK_STRATEGIES = ("random", "expert")
 #: the player configurations the analyses compare, by label
 #: (the labels are data, the same in every language; a report's text names a table with :func:`table_name`)
