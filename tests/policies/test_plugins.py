@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bergen_sim.cli import main
+from bergen_sim.cli import cli
 from bergen_sim.runtime import registry
 from tests.helpers import error_lines
 
@@ -173,7 +173,7 @@ def test_a_builtins_settings_are_declared_once_with_their_meaning():
 
 
 def test_policies_lists_each_setting_with_its_meaning():
-    result = CliRunner().invoke(main, ["policies", "--settings"])
+    result = CliRunner().invoke(cli, ["policies", "--settings"])
     assert result.exit_code == 0, result.output
     for name in ("pimc", "reader", "ismcts", "expert"):
         for key, setting in registry.builtin_params(name).items():
