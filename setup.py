@@ -40,6 +40,8 @@ class BuildWithCatalogs(build_py):
 # their files are the package data of bergen_sim (pyproject.toml)
 CATALOG_FOLDERS = find_namespace_packages(include=["bergen_sim.locale", "bergen_sim.locale.*"])
 
-setup(packages=find_packages(include=["bergen_sim", "bergen_sim.*"]) + CATALOG_FOLDERS + list(MAPPED),
-      package_dir=MAPPED,
-      cmdclass={"build_py": BuildWithCatalogs})
+setup(
+    packages=find_packages(include=["bergen_sim", "bergen_sim.*"]) + CATALOG_FOLDERS + list(MAPPED),
+    package_dir=MAPPED,
+    cmdclass={"build_py": BuildWithCatalogs},
+)

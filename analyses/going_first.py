@@ -41,8 +41,9 @@ def collect(chunk, rules) -> dict:
     own = np.take_along_axis(points, leader[:, None], axis=1)[:, 0]
     edge = own - (points.sum(axis=1) - own)
     lead = hs.lead_points(rows, rules)
-    per_match = hs.match_sums(np.column_stack([edge, lead, edge - lead, np.ones(len(rows), dtype=np.int64)]),
-                              chunk.hands["match"])
+    per_match = hs.match_sums(
+        np.column_stack([edge, lead, edge - lead, np.ones(len(rows), dtype=np.int64)]), chunk.hands["match"]
+    )
     return {"parts": cluster_sums(per_match[:, :3], per_match[:, 3])}
 
 
@@ -53,9 +54,15 @@ def run(ctx) -> dict[str, pd.DataFrame]:
         for strategy in ctx.strategies:
             played = ctx.play(ctx.rules(table), strategy, collect, hand_rows=True)
             sums = played.sums["parts"]
-            rows.append({"table": table, "strategy": strategy, "matches": played.matches,
-                         "hands": int(played.counts["hands"]),
-                         **{f"_{part}": cluster_column(sums, k) for k, part in enumerate(PARTS)}})
+            rows.append(
+                {
+                    "table": table,
+                    "strategy": strategy,
+                    "matches": played.matches,
+                    "hands": int(played.counts["hands"]),
+                    **{f"_{part}": cluster_column(sums, k) for k, part in enumerate(PARTS)},
+                }
+            )
     frame = pd.DataFrame(rows)
     for part in PARTS:
         add_clustered(frame, f"{part}_per_hand", frame.pop(f"_{part}"))
@@ -73,13 +80,28 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             if part.empty:
                 continue
             row = part.iloc[0]
-            verdict, numbers = judged(row, "tempo_per_hand", tr("points per hand"), larger=tr("adds to it"),
-                                      smaller=tr("gives some of it back"), same=tr("adds nothing clear"))
-            out.append(tr("{table}, {strategy} play: the side that leads a hand outscores the other by {edge} points "
-                          "in that hand; the led double itself is {lead} points of it and the tempo after it "
-                          "{verdict} ({numbers}).").format(
-                table=table_name(table), strategy=strategy, edge=phrase(row, "edge_per_hand"),
-                lead=phrase(row, "lead_points_per_hand"), verdict=verdict, numbers=numbers))
+            verdict, numbers = judged(
+                row,
+                "tempo_per_hand",
+                tr("points per hand"),
+                larger=tr("adds to it"),
+                smaller=tr("gives some of it back"),
+                same=tr("adds nothing clear"),
+            )
+            out.append(
+                tr(
+                    "{table}, {strategy} play: the side that leads a hand outscores the other by {edge} points "
+                    "in that hand; the led double itself is {lead} points of it and the tempo after it "
+                    "{verdict} ({numbers})."
+                ).format(
+                    table=table_name(table),
+                    strategy=strategy,
+                    edge=phrase(row, "edge_per_hand"),
+                    lead=phrase(row, "lead_points_per_hand"),
+                    verdict=verdict,
+                    numbers=numbers,
+                )
+            )
     return out
 
 
@@ -90,12 +112,20 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     for table in pd.unique(frame["table"]):
         parts = []
         for _, row in frame[frame["table"] == table].iterrows():
-            verdict, numbers = judged(row, "tempo_per_hand", "points per hand", larger="positive",
-                                      smaller="negative", same="not clearly different from zero")
+            verdict, numbers = judged(
+                row,
+                "tempo_per_hand",
+                "points per hand",
+                larger="positive",
+                smaller="negative",
+                same="not clearly different from zero",
+            )
             share = row["lead_points_per_hand"] / row["edge_per_hand"] if row["edge_per_hand"] else float("nan")
-            parts.append(f"{row['strategy']}: edge {phrase(row, 'edge_per_hand', row['hands'], 'hands')} points per "
-                         f"hand, of which lead points {phrase(row, 'lead_points_per_hand')} ({share:.0%} of the "
-                         f"edge) and tempo {verdict} ({numbers})")
+            parts.append(
+                f"{row['strategy']}: edge {phrase(row, 'edge_per_hand', row['hands'], 'hands')} points per "
+                f"hand, of which lead points {phrase(row, 'lead_points_per_hand')} ({share:.0%} of the "
+                f"edge) and tempo {verdict} ({numbers})"
+            )
         out.append(f"**{table}**: " + "; ".join(parts) + ".")
     return out
 
@@ -115,9 +145,17 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_title(table)
         ax.set_xlabel("strategy (self-play)")
         ax.set_ylabel("leading side minus other side (points per hand)")
-    return [Chart("edge_split", finish(fig, "What going first is worth per hand: the edge, the lead points, the tempo",
-                                       legend_from=axes[0], legend_title="part of the edge",
-                                       note="Thick bars: 95% intervals; thin bars: simultaneous intervals (edge and "
-                                            "tempo); dashed: no edge."),
-                  "The leading side's points minus the other side's per hand, split into the led double's points and "
-                  "the tempo after it, with intervals")]
+    return [
+        Chart(
+            "edge_split",
+            finish(
+                fig,
+                "What going first is worth per hand: the edge, the lead points, the tempo",
+                legend_from=axes[0],
+                legend_title="part of the edge",
+                note="Thick bars: 95% intervals; thin bars: simultaneous intervals (edge and tempo); dashed: no edge.",
+            ),
+            "The leading side's points minus the other side's per hand, split into the led double's points and "
+            "the tempo after it, with intervals",
+        )
+    ]

@@ -37,9 +37,12 @@ METHOD = (
 SHOW = {
     "per_hand": "Headers per hand (means) and per play (rates), and plays per hand.",
     "point_sources": "Share of all points scored that came from the lead, headers, going out and blocked hands.",
-    "by_play": ("Header rate by play number (the first eight plays after the lead), reference strategy.",
-                lambda frame: frame[(frame["strategy"] == reference_strategy(list(pd.unique(frame["strategy"]))))
-                                    & (frame["play_number"] <= 8)]),
+    "by_play": (
+        "Header rate by play number (the first eight plays after the lead), reference strategy.",
+        lambda frame: frame[
+            (frame["strategy"] == reference_strategy(list(pd.unique(frame["strategy"])))) & (frame["play_number"] <= 8)
+        ],
+    ),
 }
 
 
@@ -65,18 +68,33 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
             t = played.counts
             key = {"table": table, "strategy": strategy}
-            per_hand.append({**key, "matches": played.matches, "hands": int(t["hands"]), "plays": int(t["plays"]),
-                             "double_headers": int(t["double_headers"]), "triple_headers": int(t["triple_headers"]),
-                             "headers": int(t["double_headers"] + t["triple_headers"]),
-                             "_hand": played.sums["per_hand"], "_play": played.sums["per_play"]})
+            per_hand.append(
+                {
+                    **key,
+                    "matches": played.matches,
+                    "hands": int(t["hands"]),
+                    "plays": int(t["plays"]),
+                    "double_headers": int(t["double_headers"]),
+                    "triple_headers": int(t["triple_headers"]),
+                    "headers": int(t["double_headers"] + t["triple_headers"]),
+                    "_hand": played.sums["per_hand"],
+                    "_play": played.sums["per_play"],
+                }
+            )
             reaching = np.cumsum(played.sums["plays_hist"][::-1])[::-1]  # hands with at least p plays
             for p in range(1, MAX_PLAY_NO + 1):
                 if reaching[p] == 0:
                     break
-                by_play.append({**key, "play_number": p, "hands_reaching": int(reaching[p]),
-                                "double_headers": int(t["headers_by_play"][2 * p]),
-                                "triple_headers": int(t["headers_by_play"][2 * p + 1]),
-                                "headers": int(t["headers_by_play"][2 * p] + t["headers_by_play"][2 * p + 1])})
+                by_play.append(
+                    {
+                        **key,
+                        "play_number": p,
+                        "hands_reaching": int(reaching[p]),
+                        "double_headers": int(t["headers_by_play"][2 * p]),
+                        "triple_headers": int(t["headers_by_play"][2 * p + 1]),
+                        "headers": int(t["headers_by_play"][2 * p] + t["headers_by_play"][2 * p + 1]),
+                    }
+                )
             sources.append({**key, **hs.source_shares(played.sums["sources"])})
     hands = pd.DataFrame(per_hand)
     per_hand_sums, per_play_sums = hands.pop("_hand"), hands.pop("_play")
@@ -100,12 +118,19 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         if row.empty or src.empty:
             continue
         row, src = row.iloc[0], src.iloc[0]
-        out.append(tr("2 players, {strategy} play: a hand has on average {headers} headers (double or triple), "
-                      "about one in every {plays} plays; {header_share} of all points come from headers and "
-                      "{lead_share} from leading a double.").format(
-            strategy=strategy, headers=phrase(row, "headers_per_hand"),
-            plays=num(1 / row["header_rate_per_play"], ".0f"), header_share=phrase(src, "header_share"),
-            lead_share=phrase(src, "lead_share")))
+        out.append(
+            tr(
+                "2 players, {strategy} play: a hand has on average {headers} headers (double or triple), "
+                "about one in every {plays} plays; {header_share} of all points come from headers and "
+                "{lead_share} from leading a double."
+            ).format(
+                strategy=strategy,
+                headers=phrase(row, "headers_per_hand"),
+                plays=num(1 / row["header_rate_per_play"], ".0f"),
+                header_share=phrase(src, "header_share"),
+                lead_share=phrase(src, "lead_share"),
+            )
+        )
     return out
 
 
@@ -116,35 +141,50 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     out = []
     for table in pd.unique(hands["table"]):
         row = hands[(hands["table"] == table) & (hands["strategy"] == ref)].iloc[0]
-        text = (f"**{table}** ({ref} play): a hand has {phrase(row, 'double_headers_per_hand', row['hands'], 'hands')} "
-                f"double-headers and {phrase(row, 'triple_headers_per_hand')} triple-headers; "
-                f"{phrase(row, 'double_header_rate_per_play', row['plays'], 'plays')} of plays make a double-header "
-                f"and {phrase(row, 'triple_header_rate_per_play')} a triple-header.")
+        text = (
+            f"**{table}** ({ref} play): a hand has {phrase(row, 'double_headers_per_hand', row['hands'], 'hands')} "
+            f"double-headers and {phrase(row, 'triple_headers_per_hand')} triple-headers; "
+            f"{phrase(row, 'double_header_rate_per_play', row['plays'], 'plays')} of plays make a double-header "
+            f"and {phrase(row, 'triple_header_rate_per_play')} a triple-header."
+        )
         part = hands[hands["table"] == table]
         if len(part) > 1:
             most, least = part.loc[part["headers_per_hand"].idxmax()], part.loc[part["headers_per_hand"].idxmin()]
             others = part.drop(index=most.name)
             rest = part.drop(index=least.name)
-            top = (f"{most['strategy']} makes the most headers per hand" if (most["headers_per_hand_lo"]
-                   > others["headers_per_hand_hi"]).all() else f"{most['strategy']} makes the most headers per hand "
-                   f"of those played, though its interval overlaps another's")
-            bottom = (f"{least['strategy']} the fewest" if (least["headers_per_hand_hi"]
-                      < rest["headers_per_hand_lo"]).all() else f"{least['strategy']} the fewest (its interval "
-                      f"overlaps another's, so the order is not established)")
-            text += (f" Of the strategies, {top} ({phrase(most, 'headers_per_hand', most['hands'], 'hands')}) and "
-                     f"{bottom} ({phrase(least, 'headers_per_hand', least['hands'], 'hands')}).")
+            top = (
+                f"{most['strategy']} makes the most headers per hand"
+                if (most["headers_per_hand_lo"] > others["headers_per_hand_hi"]).all()
+                else f"{most['strategy']} makes the most headers per hand "
+                f"of those played, though its interval overlaps another's"
+            )
+            bottom = (
+                f"{least['strategy']} the fewest"
+                if (least["headers_per_hand_hi"] < rest["headers_per_hand_lo"]).all()
+                else f"{least['strategy']} the fewest (its interval "
+                f"overlaps another's, so the order is not established)"
+            )
+            text += (
+                f" Of the strategies, {top} ({phrase(most, 'headers_per_hand', most['hands'], 'hands')}) and "
+                f"{bottom} ({phrase(least, 'headers_per_hand', least['hands'], 'hands')})."
+            )
         curve = plays[(plays["table"] == table) & (plays["strategy"] == ref) & (plays["hands_reaching"] >= MIN_HANDS)]
         if len(curve):
             peak = curve.loc[curve["header_rate"].idxmax()]
-            text += (f" Headers are likeliest on play {int(peak['play_number'])} after the lead: "
-                     f"{phrase(peak, 'header_rate', peak['hands_reaching'], 'hands reaching it')} of those plays "
-                     f"make one.")
+            text += (
+                f" Headers are likeliest on play {int(peak['play_number'])} after the lead: "
+                f"{phrase(peak, 'header_rate', peak['hands_reaching'], 'hands reaching it')} of those plays "
+                f"make one."
+            )
         out.append(text)
     for table in pd.unique(sources["table"]):
         row = sources[(sources["table"] == table) & (sources["strategy"] == ref)].iloc[0]
         ranked = sorted(hs.SOURCES, key=lambda s: -row[f"{s}_share"])
-        out.append(f"{table} ({ref}): of {int(row['points']):,} points over {int(row['matches']):,} matches, "
-                   + ", ".join(f"{phrase(row, f'{s}_share')} came from {_source_words(s)}" for s in ranked) + ".")
+        out.append(
+            f"{table} ({ref}): of {int(row['points']):,} points over {int(row['matches']):,} matches, "
+            + ", ".join(f"{phrase(row, f'{s}_share')} came from {_source_words(s)}" for s in ranked)
+            + "."
+        )
     return out
 
 
@@ -162,12 +202,21 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_title(f"{kind}-headers per hand")
         ax.set_xlabel("table")
         ax.set_ylabel(f"{kind}-headers per hand (mean)")
-    charts.append(Chart("headers_per_hand", finish(fig, "Double- and triple-headers per hand, by table and strategy",
-                                                   legend_from=axes[0], legend_title="strategy (self-play)"),
-                        "Mean double- and triple-headers per hand by table and strategy"))
+    charts.append(
+        Chart(
+            "headers_per_hand",
+            finish(
+                fig,
+                "Double- and triple-headers per hand, by table and strategy",
+                legend_from=axes[0],
+                legend_title="strategy (self-play)",
+            ),
+            "Mean double- and triple-headers per hand by table and strategy",
+        )
+    )
     fig, axes = panels(2 * len(TABLES))
     for row, kind in enumerate(KINDS):
-        for ax, table in zip(axes[row * len(TABLES):], TABLES):
+        for ax, table in zip(axes[row * len(TABLES) :], TABLES):
             part = plays[(plays["table"] == table) & (plays["hands_reaching"] >= MIN_HANDS)]
             if part.empty:
                 empty_note(ax, f"no play number reached by {MIN_HANDS} hands")
@@ -175,9 +224,18 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             ax.set_title(f"{table}: {kind}-headers", fontsize=10)
             ax.set_xlabel("play number after the lead")
             ax.set_ylabel(f"P({kind}-header on this play)")
-    charts.append(Chart("headers_by_play", finish(fig, "Header rate by play number (hands that reached that play)",
-                                                  legend_from=axes[0], legend_title="strategy (self-play)"),
-                        "Probability that a play makes a double- or triple-header, by play number after the lead"))
+    charts.append(
+        Chart(
+            "headers_by_play",
+            finish(
+                fig,
+                "Header rate by play number (hands that reached that play)",
+                legend_from=axes[0],
+                legend_title="strategy (self-play)",
+            ),
+            "Probability that a play makes a double- or triple-header, by play number after the lead",
+        )
+    )
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
         part = sources[sources["table"] == table]
@@ -185,7 +243,11 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_title(table)
         ax.set_ylabel("share of all points")
         ax.set_xlabel("strategy (self-play)")
-    charts.append(Chart("point_sources", finish(fig, "Where the points come from", legend_from=axes[0],
-                                                legend_title="source of points"),
-                        "Share of all points from the lead, headers, going out and blocked hands, by table and strategy"))
+    charts.append(
+        Chart(
+            "point_sources",
+            finish(fig, "Where the points come from", legend_from=axes[0], legend_title="source of points"),
+            "Share of all points from the lead, headers, going out and blocked hands, by table and strategy",
+        )
+    )
     return charts

@@ -50,11 +50,17 @@ METHOD = (
 )
 SHOW = {
     "summary": "Leader's side hand win rate and first-hand leader's match win rate, lowest- vs highest-double lead.",
-    "seat_points": ("Points per hand of each seat, counted from the leader (0 = the leader), lowest-double lead. "
-                    "Seat points: its own lead, headers and going out; side points: everything its side scored, "
-                    "blocked hands included.", "lead == 'lowest-double'"),
-    "by_led_double": ("Leader's side win rate by the double that was led (lowest-double lead), and the match win "
-                      "rate of the first hand's leader by the first double led.", "lead == 'lowest-double'"),
+    "seat_points": (
+        "Points per hand of each seat, counted from the leader (0 = the leader), lowest-double lead. "
+        "Seat points: its own lead, headers and going out; side points: everything its side scored, "
+        "blocked hands included.",
+        "lead == 'lowest-double'",
+    ),
+    "by_led_double": (
+        "Leader's side win rate by the double that was led (lowest-double lead), and the match win "
+        "rate of the first hand's leader by the first double led.",
+        "lead == 'lowest-double'",
+    ),
 }
 
 
@@ -66,13 +72,24 @@ def collect(chunk, rules) -> dict[str, np.ndarray]:
     decided = hands["winner"] >= 0
     won = decided & (hs.leader_side(rows, rules) == hands["winner"])
     doubles = L.N_NUMBERS
-    by_double = np.stack([np.bincount(led, minlength=doubles), np.bincount(led, decided, doubles),
-                          np.bincount(led, won, doubles)])
+    by_double = np.stack(
+        [np.bincount(led, minlength=doubles), np.bincount(led, decided, doubles), np.bincount(led, won, doubles)]
+    )
     match = hands["match"]
     one_hot = led[:, None] == np.arange(doubles)[None, :]
-    per_match = hs.match_sums(np.column_stack([won, decided, np.ones_like(won), hands["end"] == L.HandEnd.CUT,
-                                               one_hot & won[:, None], one_hot & decided[:, None]]).astype(np.int64),
-                              match)
+    per_match = hs.match_sums(
+        np.column_stack(
+            [
+                won,
+                decided,
+                np.ones_like(won),
+                hands["end"] == L.HandEnd.CUT,
+                one_hot & won[:, None],
+                one_hot & decided[:, None],
+            ]
+        ).astype(np.int64),
+        match,
+    )
 
     leaders = hands["leader"]
     seats = hs.from_leader(hs.seat_points(rows, rules), leaders)
@@ -85,11 +102,17 @@ def collect(chunk, rules) -> dict[str, np.ndarray]:
     first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
     by_first = np.stack([np.bincount(first_double, minlength=7), np.bincount(first_double, first_won, 7)])
     n_hands = per_match[:, 2]
-    return {"by_double": by_double.astype(np.int64), "first": by_first.astype(np.int64),
-            "seat": cluster_sums(seat_match, n_hands),
-            "double": cluster_sums(per_match[:, 4 : 4 + doubles], per_match[:, 4 + doubles :]),
-            "won": PerMatch(per_match[:, 0]), "decided": PerMatch(per_match[:, 1]),
-            "hands": PerMatch(n_hands), "cut": PerMatch(per_match[:, 3]), "first_won": PerMatch(first_won)}
+    return {
+        "by_double": by_double.astype(np.int64),
+        "first": by_first.astype(np.int64),
+        "seat": cluster_sums(seat_match, n_hands),
+        "double": cluster_sums(per_match[:, 4 : 4 + doubles], per_match[:, 4 + doubles :]),
+        "won": PerMatch(per_match[:, 0]),
+        "decided": PerMatch(per_match[:, 1]),
+        "hands": PerMatch(n_hands),
+        "cut": PerMatch(per_match[:, 3]),
+        "first_won": PerMatch(first_won),
+    }
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
@@ -107,25 +130,47 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 key = {"table": table, "strategy": strategy, "lead": lead}
                 hands = int(by_double[0].sum())
                 won, decided = sums["won"].values, sums["decided"].values
-                base.append({**key, "matches": played.matches, "hands": hands,
-                             "decided_hands": int(by_double[1].sum()), "leader_wins": int(by_double[2].sum()),
-                             "cut_hands": int(sums["cut"].values.sum()),
-                             "first_leader_match_wins": int(first[1].sum()), "fair_share": 1 / rules.sides,
-                             "_win": cluster_sums(won, decided), "_cut": cluster_sums(sums["cut"].values,
-                                                                                    sums["hands"].values)})
+                base.append(
+                    {
+                        **key,
+                        "matches": played.matches,
+                        "hands": hands,
+                        "decided_hands": int(by_double[1].sum()),
+                        "leader_wins": int(by_double[2].sum()),
+                        "cut_hands": int(sums["cut"].values.sum()),
+                        "first_leader_match_wins": int(first[1].sum()),
+                        "fair_share": 1 / rules.sides,
+                        "_win": cluster_sums(won, decided),
+                        "_cut": cluster_sums(sums["cut"].values, sums["hands"].values),
+                    }
+                )
                 for k in range(rules.players):
-                    seat_rows.append({**key, "seat_from_leader": k, "hands": hands,
-                                      "_seat": cluster_column(sums["seat"], k),
-                                      "_side": cluster_column(sums["seat"], rules.players + k)})
+                    seat_rows.append(
+                        {
+                            **key,
+                            "seat_from_leader": k,
+                            "hands": hands,
+                            "_seat": cluster_column(sums["seat"], k),
+                            "_side": cluster_column(sums["seat"], rules.players + k),
+                        }
+                    )
                 for n in range(L.N_NUMBERS):
-                    double_rows.append({**key, "led_double": f"{n}-{n}", "hands": int(by_double[0, n]),
-                                        "decided_hands": int(by_double[1, n]), "leader_wins": int(by_double[2, n]),
-                                        "first_hand_matches": int(first[0, n]),
-                                        "first_leader_match_wins": int(first[1, n]),
-                                        "_win": cluster_column(sums["double"], n)})
+                    double_rows.append(
+                        {
+                            **key,
+                            "led_double": f"{n}-{n}",
+                            "hands": int(by_double[0, n]),
+                            "decided_hands": int(by_double[1, n]),
+                            "leader_wins": int(by_double[2, n]),
+                            "first_hand_matches": int(first[0, n]),
+                            "first_leader_match_wins": int(first[1, n]),
+                            "_win": cluster_column(sums["double"], n),
+                        }
+                    )
             low, high = (per_lead[lead] for lead in LEADS)
-            hand_gain = paired_ratio_difference(low["won"].values, low["decided"].values,
-                                                high["won"].values, high["decided"].values)
+            hand_gain = paired_ratio_difference(
+                low["won"].values, low["decided"].values, high["won"].values, high["decided"].values
+            )
             ones = np.ones(len(low["first_won"].values))
             match_gain = paired_ratio_difference(low["first_won"].values, ones, high["first_won"].values, ones)
             pairs.append({"table": table, "strategy": strategy, "hand_gain": hand_gain, "match_gain": match_gain})
@@ -146,8 +191,14 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     for column in ("leader_win_rate", "first_leader_match_win_rate"):  # against the fair share 1 / sides
         for suffix in ("", "_lo", "_hi"):
             summary[f"{column}_advantage{suffix}"] = summary[f"{column}_lowest{suffix}"] - summary["fair_share"]
-    add_family([(summary, "leader_win_rate_gain"), (summary, "first_leader_match_win_rate_gain"),
-                (summary, "leader_win_rate_advantage"), (summary, "first_leader_match_win_rate_advantage")])
+    add_family(
+        [
+            (summary, "leader_win_rate_gain"),
+            (summary, "first_leader_match_win_rate_gain"),
+            (summary, "leader_win_rate_advantage"),
+            (summary, "first_leader_match_win_rate_advantage"),
+        ]
+    )
     return {"summary": summary, "leader": leader, "seat_points": seats, "by_led_double": doubles}
 
 
@@ -161,8 +212,9 @@ def _summary(leader: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         picked = part[[f"{c}{s}" for c in columns for s in ("", "_lo", "_hi")]]
         parts.append(picked.rename(columns=lambda c, tag=tag: _tag(c, tag)))
     lowest = leader[leader["lead"] == LEADS[0]].set_index(keys)
-    summary = pd.concat([lowest[["fair_share", "decided_hands", "matches", "cut_rate", "cut_rate_lo",
-                                 "cut_rate_hi"]], *parts], axis=1).reset_index()
+    summary = pd.concat(
+        [lowest[["fair_share", "decided_hands", "matches", "cut_rate", "cut_rate_lo", "cut_rate_hi"]], *parts], axis=1
+    ).reset_index()
     gains = pairs.set_index(keys).reindex(pd.MultiIndex.from_frame(summary[keys]))
     for column, source in zip(columns, ("hand_gain", "match_gain")):
         values = np.array(gains[source].tolist(), dtype=float).reshape(-1, 3)
@@ -183,8 +235,9 @@ def _tag(column: str, tag: str) -> str:
 
 
 def _lead_verdict(row) -> str:
-    verdict, numbers = judged(row, "leader_win_rate_gain", larger="a clearly higher", smaller="a clearly lower",
-                              same="no clearly different")
+    verdict, numbers = judged(
+        row, "leader_win_rate_gain", larger="a clearly higher", smaller="a clearly lower", same="no clearly different"
+    )
     return f"{verdict} hand win rate for the leader's side than the highest-double lead ({numbers})"
 
 
@@ -199,11 +252,18 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 continue
             row = rows.iloc[0]
             rate = row["first_leader_match_win_rate_lowest"]
-            out.append(tr("{table}, {strategy} play: the side that leads the first hand wins about {n} matches in "
-                          "100 ({numbers}; fair share {fair}).").format(
-                table=table_name(table), strategy=strategy, n=round(100 * rate),
-                numbers=phrase(row, "first_leader_match_win_rate_lowest", row["matches"], tr("matches")),
-                fair=num(row["fair_share"], ".0%")))
+            out.append(
+                tr(
+                    "{table}, {strategy} play: the side that leads the first hand wins about {n} matches in "
+                    "100 ({numbers}; fair share {fair})."
+                ).format(
+                    table=table_name(table),
+                    strategy=strategy,
+                    n=round(100 * rate),
+                    numbers=phrase(row, "first_leader_match_win_rate_lowest", row["matches"], tr("matches")),
+                    fair=num(row["fair_share"], ".0%"),
+                )
+            )
             if table != "2 players":
                 continue
             part = summary[summary["strategy"] == strategy]
@@ -211,19 +271,33 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             ends = np.abs(part[["leader_win_rate_gain_adj_lo", "leader_win_rate_gain_adj_hi"]].to_numpy())
             bound = float(ends[np.isfinite(ends)].max()) if np.isfinite(ends).any() else None
             if bound is None:
-                out.append(tr("{strategy} play: too few matches to judge whether the lead rule matters.").format(
-                    strategy=strategy))
+                out.append(
+                    tr("{strategy} play: too few matches to judge whether the lead rule matters.").format(
+                        strategy=strategy
+                    )
+                )
             elif clear.empty:
-                out.append(tr("{strategy} play: whether the lowest or the highest double leads makes no clear "
-                              "difference to the leader's hand win rate at any table; the data rule out differences "
-                              "larger than {bound} percentage points (simultaneous interval).").format(
-                    strategy=strategy, bound=num(100 * bound, ".2f")))
+                out.append(
+                    tr(
+                        "{strategy} play: whether the lowest or the highest double leads makes no clear "
+                        "difference to the leader's hand win rate at any table; the data rule out differences "
+                        "larger than {bound} percentage points (simultaneous interval)."
+                    ).format(strategy=strategy, bound=num(100 * bound, ".2f"))
+                )
             else:
-                out.append(tr("{strategy} play: the lead rule changes the leader's hand win rate clearly at {clear} "
-                              "of {tables} tables ({names}), by at most {bound} percentage points (simultaneous "
-                              "interval).").format(
-                    strategy=strategy, clear=len(clear), tables=len(part),
-                    names=", ".join(table_name(t) for t in clear["table"]), bound=num(100 * bound, ".2f")))
+                out.append(
+                    tr(
+                        "{strategy} play: the lead rule changes the leader's hand win rate clearly at {clear} "
+                        "of {tables} tables ({names}), by at most {bound} percentage points (simultaneous "
+                        "interval)."
+                    ).format(
+                        strategy=strategy,
+                        clear=len(clear),
+                        tables=len(part),
+                        names=", ".join(table_name(t) for t in clear["table"]),
+                        bound=num(100 * bound, ".2f"),
+                    )
+                )
     return out
 
 
@@ -237,26 +311,35 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             row = summary[(summary["table"] == table) & (summary["strategy"] == ref)].iloc[0]
             fair = row["fair_share"]
             where = versus(row["leader_win_rate_advantage_adj_lo"], row["leader_win_rate_advantage_adj_hi"], 0.0)
-            text = (f"**{table}** ({ref} play): the leader's side wins "
-                    f"{phrase(row, 'leader_win_rate_lowest', row['decided_hands'], 'decided hands')} of decided "
-                    f"hands under the lowest-double lead, {where} the fair share of {fair:.0%} "
-                    f"({phrase(row, 'cut_rate')} of hands are cut short by the end of the match and are not "
-                    f"decided). Leading the highest double instead gives "
-                    f"{phrase(row, 'leader_win_rate_highest')}: the lowest-double lead gives {_lead_verdict(row)}.")
-            match_where = versus(row["first_leader_match_win_rate_advantage_adj_lo"],
-                                 row["first_leader_match_win_rate_advantage_adj_hi"], 0.0)
-            text += (f" The first hand's leader wins "
-                     f"{phrase(row, 'first_leader_match_win_rate_lowest', row['matches'], 'matches')}"
-                     f" of matches, {match_where} {fair:.0%}.")
+            text = (
+                f"**{table}** ({ref} play): the leader's side wins "
+                f"{phrase(row, 'leader_win_rate_lowest', row['decided_hands'], 'decided hands')} of decided "
+                f"hands under the lowest-double lead, {where} the fair share of {fair:.0%} "
+                f"({phrase(row, 'cut_rate')} of hands are cut short by the end of the match and are not "
+                f"decided). Leading the highest double instead gives "
+                f"{phrase(row, 'leader_win_rate_highest')}: the lowest-double lead gives {_lead_verdict(row)}."
+            )
+            match_where = versus(
+                row["first_leader_match_win_rate_advantage_adj_lo"],
+                row["first_leader_match_win_rate_advantage_adj_hi"],
+                0.0,
+            )
+            text += (
+                f" The first hand's leader wins "
+                f"{phrase(row, 'first_leader_match_win_rate_lowest', row['matches'], 'matches')}"
+                f" of matches, {match_where} {fair:.0%}."
+            )
             out.append(text)
     family = int(summary["leader_win_rate_gain_family"].iloc[0])
     gains = summary["leader_win_rate_gain_adj_lo"] > 0
     losses = summary["leader_win_rate_gain_adj_hi"] < 0
-    out.append(f"Across all {len(summary)} table-strategy combinations (simultaneous intervals over the report's family of {family} "
-               f"comparisons), the lowest-double lead gives the leader's side a clearly higher hand win "
-               f"rate than the highest-double lead in {int(gains.sum())}{_which(summary[gains])}, a clearly lower "
-               f"one in {int(losses.sum())}{_which(summary[losses])}, and no clear difference in "
-               f"{int(len(summary) - gains.sum() - losses.sum())}.")
+    out.append(
+        f"Across all {len(summary)} table-strategy combinations (simultaneous intervals over the report's family of {family} "
+        f"comparisons), the lowest-double lead gives the leader's side a clearly higher hand win "
+        f"rate than the highest-double lead in {int(gains.sum())}{_which(summary[gains])}, a clearly lower "
+        f"one in {int(losses.sum())}{_which(summary[losses])}, and no clear difference in "
+        f"{int(len(summary) - gains.sum() - losses.sum())}."
+    )
     ref = reference_strategy(strategies)
     table = next(iter(pd.unique(doubles["table"])))
     part = doubles[(doubles["table"] == table) & (doubles["strategy"] == ref) & (doubles["lead"] == LEADS[0])]
@@ -265,19 +348,23 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         top = part.loc[part["leader_win_rate"].idxmax()]
         low = part.loc[part["leader_win_rate"].idxmin()]
         separated = top["leader_win_rate_lo"] > low["leader_win_rate_hi"]
-        out.append(f"By the double led ({table}, {ref} play, lowest-double lead; doubles that led at least "
-                   f"{MIN_SHARE:.0%} of the decided hands): the leader's side does best after "
-                   f"leading {top['led_double']} ({phrase(top, 'leader_win_rate', top['decided_hands'], 'decided hands')}) "
-                   f"and worst after {low['led_double']} ({phrase(low, 'leader_win_rate', low['decided_hands'], 'decided hands')})"
-                   f"{'' if separated else '; the two intervals overlap, so the ordering is not established'}.")
+        out.append(
+            f"By the double led ({table}, {ref} play, lowest-double lead; doubles that led at least "
+            f"{MIN_SHARE:.0%} of the decided hands): the leader's side does best after "
+            f"leading {top['led_double']} ({phrase(top, 'leader_win_rate', top['decided_hands'], 'decided hands')}) "
+            f"and worst after {low['led_double']} ({phrase(low, 'leader_win_rate', low['decided_hands'], 'decided hands')})"
+            f"{'' if separated else '; the two intervals overlap, so the ordering is not established'}."
+        )
     for table in pd.unique(seats["table"]):
         part = seats[(seats["table"] == table) & (seats["strategy"] == ref) & (seats["lead"] == LEADS[0])]
         best = part.loc[part["side_points_per_hand"].idxmax()]
         worst = part.loc[part["side_points_per_hand"].idxmin()]
-        out.append(f"{table} ({ref}): counted from the leader, seat {int(best['seat_from_leader'])} "
-                   f"{'(the leader) ' if best['seat_from_leader'] == 0 else ''}collects the most side points per hand, "
-                   f"{phrase(best, 'side_points_per_hand', best['hands'], 'hands')} points, and seat "
-                   f"{int(worst['seat_from_leader'])} the fewest, {phrase(worst, 'side_points_per_hand')} points.")
+        out.append(
+            f"{table} ({ref}): counted from the leader, seat {int(best['seat_from_leader'])} "
+            f"{'(the leader) ' if best['seat_from_leader'] == 0 else ''}collects the most side points per hand, "
+            f"{phrase(best, 'side_points_per_hand', best['hands'], 'hands')} points, and seat "
+            f"{int(worst['seat_from_leader'])} the fewest, {phrase(worst, 'side_points_per_hand')} points."
+        )
     return out
 
 
@@ -292,32 +379,53 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     """The lead rules' difference with its intervals; win rates by led double; points by seat from the leader."""
     summary, doubles, seats = tables["summary"], tables["by_led_double"], tables["seat_points"]
     charts = []
-    for value, label in (("leader_win_rate_gain", "leader's side hand win rate"),
-                         ("first_leader_match_win_rate_gain", "first leader's match win rate")):
+    for value, label in (
+        ("leader_win_rate_gain", "leader's side hand win rate"),
+        ("first_leader_match_win_rate_gain", "first leader's match win rate"),
+    ):
         fig, axes = panels(len(TABLES))
         for ax, table in zip(axes, TABLES):
             differences(ax, summary[summary["table"] == table], "strategy", value)
             ax.set_title(table)
             ax.set_xlabel("strategy (self-play)")
             ax.set_ylabel("lowest minus highest lead (pp)")
-        charts.append(Chart(value, finish(fig, f"Lowest- minus highest-double lead: {label} (paired by match)",
-                                          note="Thick bars: 95% intervals; thin bars: simultaneous intervals over "
-                                               "the report's family of comparisons; dashed: no difference."),
-                            f"Difference in the {label} between the lowest- and the highest-double lead, with its "
-                            f"95% and simultaneous intervals (percentage points)"))
+        charts.append(
+            Chart(
+                value,
+                finish(
+                    fig,
+                    f"Lowest- minus highest-double lead: {label} (paired by match)",
+                    note="Thick bars: 95% intervals; thin bars: simultaneous intervals over "
+                    "the report's family of comparisons; dashed: no difference.",
+                ),
+                f"Difference in the {label} between the lowest- and the highest-double lead, with its "
+                f"95% and simultaneous intervals (percentage points)",
+            )
+        )
     fig, axes = panels(2 * len(TABLES))
     for row, lead in enumerate(LEADS):
-        for ax, table in zip(axes[row * len(TABLES):], TABLES):
-            part = doubles[(doubles["table"] == table) & (doubles["lead"] == lead) & (doubles["decided_hands"] > 0)].copy()
+        for ax, table in zip(axes[row * len(TABLES) :], TABLES):
+            part = doubles[
+                (doubles["table"] == table) & (doubles["lead"] == lead) & (doubles["decided_hands"] > 0)
+            ].copy()
             part["double"] = part["led_double"].str[0].astype(int)
             lines(ax, part, "double", "leader_win_rate", group="strategy")
             reference_line(ax, 1 / _sides(table))
             ax.set_title(f"{table}, {lead} lead", fontsize=10)
             ax.set_xlabel("double led (n-n)")
             ax.set_ylabel("leader's side wins hand")
-    charts.append(Chart("by_led_double", finish(fig, "Leader's side hand win rate by the double led",
-                                                legend_from=axes[0], legend_title="strategy (self-play)"),
-                        "Leader's side hand win rate by the double that was led, per table, lead rule and strategy"))
+    charts.append(
+        Chart(
+            "by_led_double",
+            finish(
+                fig,
+                "Leader's side hand win rate by the double led",
+                legend_from=axes[0],
+                legend_title="strategy (self-play)",
+            ),
+            "Leader's side hand win rate by the double that was led, per table, lead rule and strategy",
+        )
+    )
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
         part = seats[(seats["table"] == table) & (seats["lead"] == LEADS[0])]
@@ -325,9 +433,18 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_title(table)
         ax.set_xlabel("seat counted from the leader (0 = leader)")
         ax.set_ylabel("side points per hand")
-    charts.append(Chart("points_by_seat", finish(fig, "Points per hand by seat counted from the leader (lowest-double lead)",
-                                                 legend_from=axes[0], legend_title="strategy (self-play)"),
-                        "Points per hand each seat's side scores, by seat counted from the leader, per table and strategy"))
+    charts.append(
+        Chart(
+            "points_by_seat",
+            finish(
+                fig,
+                "Points per hand by seat counted from the leader (lowest-double lead)",
+                legend_from=axes[0],
+                legend_title="strategy (self-play)",
+            ),
+            "Points per hand each seat's side scores, by seat counted from the leader, per table and strategy",
+        )
+    )
     return charts
 
 

@@ -33,9 +33,11 @@ METHOD = (
     "cells are read as a map, not as a family of tests: no cell is tested against another."
 )
 SHOW = {
-    "by_score": ("The chance of winning the match from the start of a hand, by own and opponent's score "
-                 "(cells reached by at least 30 matches).",
-                 lambda frame: frame[frame["matches_reaching"] >= MIN_MATCHES]),
+    "by_score": (
+        "The chance of winning the match from the start of a hand, by own and opponent's score "
+        "(cells reached by at least 30 matches).",
+        lambda frame: frame[frame["matches_reaching"] >= MIN_MATCHES],
+    ),
 }
 
 
@@ -65,17 +67,32 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 sums = {k: v[cell] for k, v in played.sums.items()}
                 if sums["sy"] == 0:
                     continue
-                rows.append({"table": table, "strategy": strategy, "own_score": cell // target,
-                             "other_score": cell % target, "target": target, "hand_starts": int(sums["sy"]),
-                             "matches_reaching": int(sums["n"]), "wins": int(sums["sx"]), "_sums": sums})
+                rows.append(
+                    {
+                        "table": table,
+                        "strategy": strategy,
+                        "own_score": cell // target,
+                        "other_score": cell % target,
+                        "target": target,
+                        "hand_starts": int(sums["sy"]),
+                        "matches_reaching": int(sums["n"]),
+                        "wins": int(sums["sx"]),
+                        "_sums": sums,
+                    }
+                )
     frame = pd.DataFrame(rows)
     add_clustered(frame, "match_win_rate", frame.pop("_sums"))
     return {"by_score": frame}
 
 
 def _cell(frame: pd.DataFrame, table: str, strategy: str, own: int, other: int):
-    part = frame[(frame["table"] == table) & (frame["strategy"] == strategy) & (frame["own_score"] == own)
-                 & (frame["other_score"] == other) & (frame["matches_reaching"] >= MIN_MATCHES)]
+    part = frame[
+        (frame["table"] == table)
+        & (frame["strategy"] == strategy)
+        & (frame["own_score"] == own)
+        & (frame["other_score"] == other)
+        & (frame["matches_reaching"] >= MIN_MATCHES)
+    ]
     return None if part.empty else part.iloc[0]
 
 
@@ -90,21 +107,32 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     out = []
     for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
         for table in TWO_SIDED:
-            down = frame[(frame["table"] == table) & (frame["strategy"] == strategy) & (frame["own_score"] == 0)
-                         & (frame["other_score"].between(1, 10)) & (frame["matches_reaching"] >= MIN_MATCHES)]
+            down = frame[
+                (frame["table"] == table)
+                & (frame["strategy"] == strategy)
+                & (frame["own_score"] == 0)
+                & (frame["other_score"].between(1, 10))
+                & (frame["matches_reaching"] >= MIN_MATCHES)
+            ]
             if down.empty:
                 continue
             behind = down.loc[down["other_score"].idxmax()]
-            text = tr("{table}, {strategy} play: a side that is {score}-0 down at the start of a hand still wins "
-                      "{wins} ({numbers})").format(
-                table=table_name(table), strategy=strategy, score=int(behind["other_score"]),
+            text = tr(
+                "{table}, {strategy} play: a side that is {score}-0 down at the start of a hand still wins "
+                "{wins} ({numbers})"
+            ).format(
+                table=table_name(table),
+                strategy=strategy,
+                score=int(behind["other_score"]),
                 wins=_in_100(behind["match_win_rate"]),
-                numbers=phrase(behind, "match_win_rate", behind["matches_reaching"], tr("matches")))
+                numbers=phrase(behind, "match_win_rate", behind["matches_reaching"], tr("matches")),
+            )
             ahead = _cell(frame, table, strategy, 10, 5)
             if ahead is not None:
                 text += tr("; one leading 10-5 wins {wins} ({numbers})").format(
                     wins=_in_100(ahead["match_win_rate"]),
-                    numbers=phrase(ahead, "match_win_rate", ahead["matches_reaching"], tr("matches")))
+                    numbers=phrase(ahead, "match_win_rate", ahead["matches_reaching"], tr("matches")),
+                )
             out.append(text + ".")
     return out
 
@@ -115,8 +143,9 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     out = []
     for strategy in pd.unique(frame["strategy"]):
         for table in pd.unique(frame["table"]):
-            part = frame[(frame["table"] == table) & (frame["strategy"] == strategy)
-                         & (frame["matches_reaching"] >= MIN_MATCHES)]
+            part = frame[
+                (frame["table"] == table) & (frame["strategy"] == strategy) & (frame["matches_reaching"] >= MIN_MATCHES)
+            ]
             if part.empty:
                 continue
             parts = []
@@ -126,12 +155,16 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                     parts.append(f"{own}-{other}: {phrase(row, 'match_win_rate', row['matches_reaching'], 'matches')}")
             lead = part[part["own_score"] > part["other_score"]]
             comeback = part[(part["own_score"] < part["other_score"]) & (part["match_win_rate_lo"] > 0.5)]
-            text = (f"**{table}** ({strategy} play): the chance of winning the match from the start of a hand, own "
-                    f"score first: " + "; ".join(parts) + ".")
+            text = (
+                f"**{table}** ({strategy} play): the chance of winning the match from the start of a hand, own "
+                f"score first: " + "; ".join(parts) + "."
+            )
             if len(lead):
-                text += (f" Of {len(part)} score pairs reached by at least {MIN_MATCHES} matches, a side that is ahead "
-                         f"wins more than half its matches in {int((lead['match_win_rate'] > 0.5).sum())} of "
-                         f"{len(lead)}; a side that is behind is clearly the favourite in {len(comeback)}.")
+                text += (
+                    f" Of {len(part)} score pairs reached by at least {MIN_MATCHES} matches, a side that is ahead "
+                    f"wins more than half its matches in {int((lead['match_win_rate'] > 0.5).sum())} of "
+                    f"{len(lead)}; a side that is behind is clearly the favourite in {len(comeback)}."
+                )
             out.append(text)
     return out
 
@@ -139,8 +172,12 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     """Heat maps of the match-win probability, one per table and strategy."""
     frame = tables["by_score"]
-    combos = [(t, s) for s in pd.unique(frame["strategy"]) for t in pd.unique(frame["table"])
-              if len(frame[(frame["table"] == t) & (frame["strategy"] == s)])]
+    combos = [
+        (t, s)
+        for s in pd.unique(frame["strategy"])
+        for t in pd.unique(frame["table"])
+        if len(frame[(frame["table"] == t) & (frame["strategy"] == s)])
+    ]
     fig, axes = panels(len(combos), width=5.0, height=4.6, columns=2)
     for ax, (table, strategy) in zip(axes, combos):
         part = frame[(frame["table"] == table) & (frame["strategy"] == strategy)]
@@ -151,21 +188,39 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         image = ax.imshow(grid, origin="lower", cmap="RdBu", vmin=0, vmax=1)
         for own, other, rate in zip(shown["own_score"], shown["other_score"], shown["match_win_rate"]):
             if own % 2 == 0 and other % 2 == 0:  # every other cell, to stay readable
-                ax.text(other, own, f"{100 * rate:.0f}", ha="center", va="center", fontsize=6,
-                        color="white" if abs(rate - 0.5) > 0.3 else "black")
+                ax.text(
+                    other,
+                    own,
+                    f"{100 * rate:.0f}",
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="white" if abs(rate - 0.5) > 0.3 else "black",
+                )
         ax.set_title(f"{table}, {strategy} play", fontsize=10)
         ax.set_xlabel("opponent's score at the start of the hand")
         ax.set_ylabel("own score at the start of the hand")
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="match win probability")
-    charts = [Chart("match_win_probability", finish(
-        fig, "Chance of winning the match from every score (start of a hand)",
-        note=f"Colour: match win probability; numbers: the same in % (every other cell); blank: fewer than "
-             f"{MIN_MATCHES} matches reached the cell. Intervals are in the table."),
-        "Match-win probability from the start of a hand at every pair of scores (own score up, opponent's across)")]
+    charts = [
+        Chart(
+            "match_win_probability",
+            finish(
+                fig,
+                "Chance of winning the match from every score (start of a hand)",
+                note=f"Colour: match win probability; numbers: the same in % (every other cell); blank: fewer than "
+                f"{MIN_MATCHES} matches reached the cell. Intervals are in the table.",
+            ),
+            "Match-win probability from the start of a hand at every pair of scores (own score up, opponent's across)",
+        )
+    ]
     fig, axes = panels(len(combos), width=4.6, height=3.6, columns=2)
     for ax, (table, strategy) in zip(axes, combos):
-        part = frame[(frame["table"] == table) & (frame["strategy"] == strategy)
-                     & (frame["matches_reaching"] >= MIN_MATCHES) & (frame["own_score"] == 0)].sort_values("other_score")
+        part = frame[
+            (frame["table"] == table)
+            & (frame["strategy"] == strategy)
+            & (frame["matches_reaching"] >= MIN_MATCHES)
+            & (frame["own_score"] == 0)
+        ].sort_values("other_score")
         ax.plot(part["other_score"], part["match_win_rate"], marker="o", markersize=3)
         ax.fill_between(part["other_score"], part["match_win_rate_lo"], part["match_win_rate_hi"], alpha=0.25)
         ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
@@ -173,6 +228,11 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_xlabel("opponent's score (own score 0)")
         ax.set_ylabel("match win probability")
         ax.set_ylim(0, 1)
-    charts.append(Chart("comeback", finish(fig, "Comeback odds: winning from 0 points against every opponent score"),
-                        "Chance of winning the match from 0 points, by the opponent's score, with 95% intervals"))
+    charts.append(
+        Chart(
+            "comeback",
+            finish(fig, "Comeback odds: winning from 0 points against every opponent score"),
+            "Chance of winning the match from 0 points, by the opponent's score, with 95% intervals",
+        )
+    )
     return charts

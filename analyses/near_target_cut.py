@@ -51,8 +51,11 @@ def collect(chunk, rules) -> dict:
     cut = end == HandEnd.CUT
     endings = np.column_stack([cut & (plays == 0), cut & (plays > 0), end == HandEnd.OUT, end == HandEnd.BLOCKED])
     first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
-    return {"hands": PerMatch(matches["hands"]), "first_won": PerMatch(first_won.astype(np.int64)),
-            "endings": PerMatch(endings.astype(np.int64))}
+    return {
+        "hands": PerMatch(matches["hands"]),
+        "first_won": PerMatch(first_won.astype(np.int64)),
+        "endings": PerMatch(endings.astype(np.int64)),
+    }
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
@@ -64,13 +67,22 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             for label, reduced in SETTINGS.items():
                 rules = ctx.rules(table, reduced_headers=reduced)
                 sums = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True).sums
-                values = {"hands_per_match": sums["hands"].values, "first_leader_match_win_rate": sums["first_won"].values,
-                          **{f"ends_on_{e}_rate": sums["endings"].values[:, k] for k, e in enumerate(ENDINGS)}}
+                values = {
+                    "hands_per_match": sums["hands"].values,
+                    "first_leader_match_win_rate": sums["first_won"].values,
+                    **{f"ends_on_{e}_rate": sums["endings"].values[:, k] for k, e in enumerate(ENDINGS)},
+                }
                 per_setting[label] = values
                 hands = values["hands_per_match"]
-                row = {"table": table, "strategy": strategy, "setting": label, "matches": len(hands),
-                       "hands": int(hands.sum()), "hands_sq": int((hands * hands).sum()),
-                       "first_leader_match_wins": int(values["first_leader_match_win_rate"].sum())}
+                row = {
+                    "table": table,
+                    "strategy": strategy,
+                    "setting": label,
+                    "matches": len(hands),
+                    "hands": int(hands.sum()),
+                    "hands_sq": int((hands * hands).sum()),
+                    "first_leader_match_wins": int(values["first_leader_match_win_rate"].sum()),
+                }
                 row.update({f"ends_on_{e}": int(values[f"ends_on_{e}_rate"].sum()) for e in ENDINGS})
                 summary.append(row)
             on, off = per_setting["cut on"], per_setting["cut off"]
@@ -105,14 +117,26 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         if row.empty:
             continue
         row, diff = row.iloc[0], diff.iloc[0]
-        verdict, numbers = judged(diff, "ends_on_lead_rate_change", larger=tr("more often"), smaller=tr("less often"),
-                                  same=tr("about as often"))
-        out.append(tr("2 players, {strategy} play: about {n} matches in 100 end the moment a hand's leader leads its "
-                      "double ({numbers}); with the near-target cut on they do so {verdict} than with it off (cut on "
-                      "minus off: {difference}).").format(
-            strategy=strategy, n=round(100 * row["ends_on_lead_rate"]),
-            numbers=phrase(row, "ends_on_lead_rate", row["matches"], tr("matches")), verdict=verdict,
-            difference=numbers))
+        verdict, numbers = judged(
+            diff,
+            "ends_on_lead_rate_change",
+            larger=tr("more often"),
+            smaller=tr("less often"),
+            same=tr("about as often"),
+        )
+        out.append(
+            tr(
+                "2 players, {strategy} play: about {n} matches in 100 end the moment a hand's leader leads its "
+                "double ({numbers}); with the near-target cut on they do so {verdict} than with it off (cut on "
+                "minus off: {difference})."
+            ).format(
+                strategy=strategy,
+                n=round(100 * row["ends_on_lead_rate"]),
+                numbers=phrase(row, "ends_on_lead_rate", row["matches"], tr("matches")),
+                verdict=verdict,
+                difference=numbers,
+            )
+        )
     return out
 
 
@@ -122,19 +146,36 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     out = []
     for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
         for table in pd.unique(frame["table"]):
-            on = frame[(frame["table"] == table) & (frame["strategy"] == strategy) & (frame["setting"] == "cut on")].iloc[0]
+            on = frame[
+                (frame["table"] == table) & (frame["strategy"] == strategy) & (frame["setting"] == "cut on")
+            ].iloc[0]
             diff = change[(change["table"] == table) & (change["strategy"] == strategy)].iloc[0]
-            ends = ", ".join(f"{phrase(on, f'ends_on_{e}_rate')} {words}" for e, words in
-                             zip(ENDINGS, ("on the lead", "on a header in play", "by going out", "by a blocked hand")))
+            ends = ", ".join(
+                f"{phrase(on, f'ends_on_{e}_rate')} {words}"
+                for e, words in zip(
+                    ENDINGS, ("on the lead", "on a header in play", "by going out", "by a blocked hand")
+                )
+            )
             effects = []
-            for measure, words in zip(MEASURES, ("match length", "the first leader's match win rate",
-                                                 "ending on the lead", "ending on a header in play",
-                                                 "ending by going out", "ending by a blocked hand")):
-                verdict, numbers = judged(diff, f"{measure}_change", _unit(measure), larger="up", smaller="down",
-                                          same="no clear change")
+            for measure, words in zip(
+                MEASURES,
+                (
+                    "match length",
+                    "the first leader's match win rate",
+                    "ending on the lead",
+                    "ending on a header in play",
+                    "ending by going out",
+                    "ending by a blocked hand",
+                ),
+            ):
+                verdict, numbers = judged(
+                    diff, f"{measure}_change", _unit(measure), larger="up", smaller="down", same="no clear change"
+                )
                 effects.append(f"{words} {verdict} ({numbers})")
-            out.append(f"**{table}** ({strategy} play, {int(on['matches']):,} matches per setting): with the cut on, "
-                       f"matches end {ends}. Cut on minus cut off: " + "; ".join(effects) + ".")
+            out.append(
+                f"**{table}** ({strategy} play, {int(on['matches']):,} matches per setting): with the cut on, "
+                f"matches end {ends}. Cut on minus cut off: " + "; ".join(effects) + "."
+            )
     return out
 
 
@@ -144,21 +185,39 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
         part = frame[(frame["table"] == table) & (frame["setting"] == "cut on")]
-        long = pd.concat([part[["strategy", f"ends_on_{e}_rate", f"ends_on_{e}_rate_lo", f"ends_on_{e}_rate_hi"]]
-                          .set_axis(["strategy", "end_rate", "end_rate_lo", "end_rate_hi"], axis=1).assign(ending=e)
-                          for e in ENDINGS], ignore_index=True)
+        long = pd.concat(
+            [
+                part[["strategy", f"ends_on_{e}_rate", f"ends_on_{e}_rate_lo", f"ends_on_{e}_rate_hi"]]
+                .set_axis(["strategy", "end_rate", "end_rate_lo", "end_rate_hi"], axis=1)
+                .assign(ending=e)
+                for e in ENDINGS
+            ],
+            ignore_index=True,
+        )
         grouped(ax, long, "ending", "strategy", "end_rate", categories=list(ENDINGS), bars=True)
         ax.set_title(table)
         ax.set_xlabel("how the match ended")
         ax.set_ylabel("share of matches")
-    charts = [Chart("how_matches_end", finish(fig, "How matches end (standard rules, cut on)", legend_from=axes[0],
-                                              legend_title="strategy (self-play)"),
-                    "Share of matches ending on the lead, on a header in play, by going out or by a blocked hand")]
+    charts = [
+        Chart(
+            "how_matches_end",
+            finish(
+                fig,
+                "How matches end (standard rules, cut on)",
+                legend_from=axes[0],
+                legend_title="strategy (self-play)",
+            ),
+            "Share of matches ending on the lead, on a header in play, by going out or by a blocked hand",
+        )
+    ]
     long = []
     for measure in MEASURES[1:]:
         columns = {f"{measure}_change{s}": f"rate_change{s}" for s in ("", "_lo", "_hi", "_adj_lo", "_adj_hi")}
-        long.append(change[["table", "strategy", *columns]].rename(columns=columns)
-                    .assign(measure=measure.replace("_rate", "").replace("_", " ")))
+        long.append(
+            change[["table", "strategy", *columns]]
+            .rename(columns=columns)
+            .assign(measure=measure.replace("_rate", "").replace("_", " "))
+        )
     long = pd.concat(long, ignore_index=True)
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
@@ -166,10 +225,18 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_title(table)
         ax.set_xlabel("")
         ax.set_ylabel("cut on minus cut off (pp)")
-    charts.append(Chart("cut_effect", finish(fig, "What the near-target cut changes (paired by match)",
-                                             legend_from=axes[0], legend_title="strategy (self-play)",
-                                             note="Thick bars: 95% intervals; thin bars: simultaneous intervals; "
-                                                  "dashed: no change."),
-                        "Cut on minus cut off for the first leader's match win rate and each way a match ends, "
-                        "in percentage points, with 95% and simultaneous intervals"))
+    charts.append(
+        Chart(
+            "cut_effect",
+            finish(
+                fig,
+                "What the near-target cut changes (paired by match)",
+                legend_from=axes[0],
+                legend_title="strategy (self-play)",
+                note="Thick bars: 95% intervals; thin bars: simultaneous intervals; dashed: no change.",
+            ),
+            "Cut on minus cut off for the first leader's match win rate and each way a match ends, "
+            "in percentage points, with 95% and simultaneous intervals",
+        )
+    )
     return charts

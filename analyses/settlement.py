@@ -68,9 +68,11 @@ METHOD = (
 )
 SHOW = {
     "blocking": "Share of hands that end blocked, by boneyard reserve (German rules, self-play).",
-    "paired": ("The same blocked end states settled all three ways: how often two rules name a different "
-               "winner (or one names nobody), and how often each names nobody (a tie for best).",
-               "boneyard_reserve == 2"),
+    "paired": (
+        "The same blocked end states settled all three ways: how often two rules name a different "
+        "winner (or one names nobody), and how often each names nobody (a tie for best).",
+        "boneyard_reserve == 2",
+    ),
     "matches": "Whole matches under each settlement (same seeds): match length, blocked hands, first leader's match win rate, share of points from blocked hands.",
     "strategy_change": "Each strategy's match win rate against the field of the others (2 players, duplicate deals) under each settlement, and the change from pips (or american) to german.",
 }
@@ -85,9 +87,13 @@ def collect(chunk, rules) -> dict:
     winners[is_blocked] = hs.settle_all_ways(rows[is_blocked], rules)
     matches = chunk.matches
     first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
-    verdicts = np.column_stack([*(is_blocked & (winners[:, a] != winners[:, b]) for a, b in PAIRS),
-                                is_blocked & (winners.min(axis=1) != winners.max(axis=1)),
-                                *(is_blocked & (winners[:, k] < 0) for k in range(len(SETTLEMENTS)))])
+    verdicts = np.column_stack(
+        [
+            *(is_blocked & (winners[:, a] != winners[:, b]) for a, b in PAIRS),
+            is_blocked & (winners.min(axis=1) != winners.max(axis=1)),
+            *(is_blocked & (winners[:, k] < 0) for k in range(len(SETTLEMENTS))),
+        ]
+    )
     per_match = hs.match_sums(np.column_stack([verdicts, is_blocked]).astype(np.int64), hands["match"])
     return {
         "verdicts": cluster_sums(per_match[:, :-1], per_match[:, -1]),
@@ -110,17 +116,38 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 t, sums = played.counts, played.sums
                 per_match[table, strategy, settlement, reserve] = sums["per_match"].values
                 if settlement == "german":
-                    blocking.append({**key, "boneyard_reserve": reserve, "hands": int(t["hands"]),
-                                     "blocked_hands": int(t["blocked_hands"]), "_blocked": sums["blocked"]})
-                    paired.append({**key, "boneyard_reserve": reserve, "blocked_hands": int(t["blocked_hands"]),
-                                   "_verdicts": sums["verdicts"]})
+                    blocking.append(
+                        {
+                            **key,
+                            "boneyard_reserve": reserve,
+                            "hands": int(t["hands"]),
+                            "blocked_hands": int(t["blocked_hands"]),
+                            "_blocked": sums["blocked"],
+                        }
+                    )
+                    paired.append(
+                        {
+                            **key,
+                            "boneyard_reserve": reserve,
+                            "blocked_hands": int(t["blocked_hands"]),
+                            "_verdicts": sums["verdicts"],
+                        }
+                    )
                 if reserve == 2:
                     shares = hs.source_shares(sums["sources"])
-                    matches.append({**key, "settlement": settlement, "matches": played.matches,
-                                    "hands": int(t["hands"]), "hands_sq": int(t["hands_sq"]),
-                                    "blocked_hands": int(t["blocked_hands"]), "_blocked": sums["blocked"],
-                                    "first_leader_match_wins": int(sums["first_won"]),
-                                    **{k: v for k, v in shares.items() if k.startswith("blocked_share")}})
+                    matches.append(
+                        {
+                            **key,
+                            "settlement": settlement,
+                            "matches": played.matches,
+                            "hands": int(t["hands"]),
+                            "hands_sq": int(t["hands_sq"]),
+                            "blocked_hands": int(t["blocked_hands"]),
+                            "_blocked": sums["blocked"],
+                            "first_leader_match_wins": int(sums["first_won"]),
+                            **{k: v for k, v in shares.items() if k.startswith("blocked_share")},
+                        }
+                    )
     block = pd.DataFrame(blocking)
     add_clustered(block, "blocked_rate", block.pop("_blocked"))
     block = _reserve_change(block, per_match)
@@ -136,8 +163,10 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     match = _versus_german(match, per_match)
     add_rate(match, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
     match = match.drop(columns=["hands_sq"])
-    match = match[[c for c in match.columns if not c.startswith("blocked_share")]
-                  + ["blocked_share", "blocked_share_lo", "blocked_share_hi"]]
+    match = match[
+        [c for c in match.columns if not c.startswith("blocked_share")]
+        + ["blocked_share", "blocked_share_lo", "blocked_share_hi"]
+    ]
 
     tournaments = []
     for settlement in SETTLEMENTS:
@@ -183,8 +212,11 @@ def _hands_change(values: np.ndarray, baseline: np.ndarray) -> tuple[float, floa
 def _reserve_change(block: pd.DataFrame, per_match: dict) -> pd.DataFrame:
     """Add ``blocked_rate_change`` (reserve 0 minus reserve 2, same table and strategy, paired by match) on the
     reserve-0 rows."""
-    rows = [(i, per_match[r.table, r.strategy, "german", 0], per_match[r.table, r.strategy, "german", 2])
-            for i, r in block.iterrows() if r.boneyard_reserve == 0]
+    rows = [
+        (i, per_match[r.table, r.strategy, "german", 0], per_match[r.table, r.strategy, "german", 2])
+        for i, r in block.iterrows()
+        if r.boneyard_reserve == 0
+    ]
     _paired_rows(block, "blocked_rate_change", rows, _blocked_rate_change)
     return block
 
@@ -192,8 +224,11 @@ def _reserve_change(block: pd.DataFrame, per_match: dict) -> pd.DataFrame:
 def _versus_german(match: pd.DataFrame, per_match: dict) -> pd.DataFrame:
     """Add ``hands_per_match_change`` (this settlement minus German, same table and strategy, paired by match) on
     non-German rows."""
-    rows = [(i, per_match[r.table, r.strategy, r.settlement, 2], per_match[r.table, r.strategy, "german", 2])
-            for i, r in match.iterrows() if r.settlement != "german"]
+    rows = [
+        (i, per_match[r.table, r.strategy, r.settlement, 2], per_match[r.table, r.strategy, "german", 2])
+        for i, r in match.iterrows()
+        if r.settlement != "german"
+    ]
     _paired_rows(match, "hands_per_match_change", rows, _hands_change)
     return match
 
@@ -225,9 +260,14 @@ def _strategy_change(tour: pd.DataFrame) -> pd.DataFrame:
     wide = None
     for settlement in SETTLEMENTS:
         part = field[field["settlement"] == settlement].set_index("policy")
-        part = part[["matches", "win_rate", "win_rate_lo", "win_rate_hi"]].rename(columns={
-            "matches": f"matches_{settlement}", "win_rate": f"win_rate_{settlement}",
-            "win_rate_lo": f"win_rate_{settlement}_lo", "win_rate_hi": f"win_rate_{settlement}_hi"})
+        part = part[["matches", "win_rate", "win_rate_lo", "win_rate_hi"]].rename(
+            columns={
+                "matches": f"matches_{settlement}",
+                "win_rate": f"win_rate_{settlement}",
+                "win_rate_lo": f"win_rate_{settlement}_lo",
+                "win_rate_hi": f"win_rate_{settlement}_hi",
+            }
+        )
         part[f"rank_{settlement}"] = part[f"win_rate_{settlement}"].rank(ascending=False, method="min").astype(int)
         wide = part if wide is None else wide.join(part)
     wide = wide.reset_index()
@@ -241,28 +281,45 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     block, pair = tables["blocking"], tables["paired"]
     out = []
     for strategy in headline_strategies(list(pd.unique(block["strategy"]))):
-        two = block[(block["table"] == "2 players") & (block["strategy"] == strategy) & (block["boneyard_reserve"] == 2)]
+        two = block[
+            (block["table"] == "2 players") & (block["strategy"] == strategy) & (block["boneyard_reserve"] == 2)
+        ]
         same = pair[(pair["table"] == "2 players") & (pair["strategy"] == strategy) & (pair["boneyard_reserve"] == 2)]
         if two.empty or same.empty:
             continue
         two, same = two.iloc[0], same.iloc[0]
-        out.append(tr("2 players, {strategy} play: about {n} hands in 100 end blocked ({numbers}); on those same "
-                      "blocked hands, German and pip-count settlement pick a different winner {differ} of the time.")
-                   .format(strategy=strategy, n=round(100 * two["blocked_rate"]),
-                           numbers=phrase(two, "blocked_rate", two["hands"], tr("hands")),
-                           differ=phrase(same, "german_vs_pips_differ_rate")))
+        out.append(
+            tr(
+                "2 players, {strategy} play: about {n} hands in 100 end blocked ({numbers}); on those same "
+                "blocked hands, German and pip-count settlement pick a different winner {differ} of the time."
+            ).format(
+                strategy=strategy,
+                n=round(100 * two["blocked_rate"]),
+                numbers=phrase(two, "blocked_rate", two["hands"], tr("hands")),
+                differ=phrase(same, "german_vs_pips_differ_rate"),
+            )
+        )
     if "strategy_change" in tables:
         change = tables["strategy_change"]
         best = {s: change.loc[change[f"win_rate_{s}"].idxmax(), "policy"] for s in SETTLEMENTS}
-        moved = change[(change["win_rate_german_minus_pips_adj_lo"] > 0) | (change["win_rate_german_minus_pips_adj_hi"] < 0)]
-        best_text = (tr("{policy} under every settlement").format(policy=best["german"])
-                     if len(set(best.values())) == 1 else
-                     ", ".join(tr("{policy} under {settlement}").format(policy=best[s], settlement=settlement_name(s))
-                               for s in SETTLEMENTS))
-        out.append(tr("The best strategy against the field ({table}) is {best}; {moved} of {strategies} strategies do "
-                      "clearly better or worse under German than under pip-count settlement (simultaneous "
-                      "interval).").format(table=table_name(TOURNAMENT_TABLE), best=best_text, moved=len(moved),
-                                           strategies=len(change)))
+        moved = change[
+            (change["win_rate_german_minus_pips_adj_lo"] > 0) | (change["win_rate_german_minus_pips_adj_hi"] < 0)
+        ]
+        best_text = (
+            tr("{policy} under every settlement").format(policy=best["german"])
+            if len(set(best.values())) == 1
+            else ", ".join(
+                tr("{policy} under {settlement}").format(policy=best[s], settlement=settlement_name(s))
+                for s in SETTLEMENTS
+            )
+        )
+        out.append(
+            tr(
+                "The best strategy against the field ({table}) is {best}; {moved} of {strategies} strategies do "
+                "clearly better or worse under German than under pip-count settlement (simultaneous "
+                "interval)."
+            ).format(table=table_name(TOURNAMENT_TABLE), best=best_text, moved=len(moved), strategies=len(change))
+        )
     return out
 
 
@@ -274,16 +331,19 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     for table in pd.unique(block["table"]):
         rows = block[(block["table"] == table) & (block["strategy"] == ref)].set_index("boneyard_reserve")
         two, zero = rows.loc[2], rows.loc[0]
-        direction, numbers = judged(zero, "blocked_rate_change", larger="more", smaller="fewer",
-                                    same="about as many")
+        direction, numbers = judged(zero, "blocked_rate_change", larger="more", smaller="fewer", same="about as many")
         spread = block[(block["table"] == table) & (block["boneyard_reserve"] == 2)]
-        text = (f"**{table}** ({ref} play): {phrase(two, 'blocked_rate', two['hands'], 'hands')} of hands block "
-                f"with a reserve of 2; drawing the boneyard dry (reserve 0) gives {direction} blocked hands, "
-                f"{phrase(zero, 'blocked_rate', zero['hands'], 'hands')} ({numbers}).")
+        text = (
+            f"**{table}** ({ref} play): {phrase(two, 'blocked_rate', two['hands'], 'hands')} of hands block "
+            f"with a reserve of 2; drawing the boneyard dry (reserve 0) gives {direction} blocked hands, "
+            f"{phrase(zero, 'blocked_rate', zero['hands'], 'hands')} ({numbers})."
+        )
         if len(spread) > 1:
             hi, lo = spread.loc[spread["blocked_rate"].idxmax()], spread.loc[spread["blocked_rate"].idxmin()]
-            text += (f" By strategy (reserve 2) it ranges from {phrase(lo, 'blocked_rate')} ({lo['strategy']}) to "
-                     f"{phrase(hi, 'blocked_rate')} ({hi['strategy']}).")
+            text += (
+                f" By strategy (reserve 2) it ranges from {phrase(lo, 'blocked_rate')} ({lo['strategy']}) to "
+                f"{phrase(hi, 'blocked_rate')} ({hi['strategy']})."
+            )
         out.append(text)
     for table in pd.unique(pair["table"]):
         row = pair[(pair["table"] == table) & (pair["strategy"] == ref) & (pair["boneyard_reserve"] == 2)].iloc[0]
@@ -293,20 +353,32 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             f"American in {phrase(row, 'german_vs_american_differ_rate')}, pips and American in "
             f"{phrase(row, 'pips_vs_american_differ_rate')}. Nobody wins (a tie for best) in "
             f"{phrase(row, 'german_no_winner_rate')} under German, {phrase(row, 'pips_no_winner_rate')} under pips "
-            f"and {phrase(row, 'american_no_winner_rate')} under American rules.")
+            f"and {phrase(row, 'american_no_winner_rate')} under American rules."
+        )
     for table in pd.unique(match["table"]):
         rows = match[(match["table"] == table) & (match["strategy"] == ref)].set_index("settlement")
         german = rows.loc["german"]
         parts = []
         for other in SETTLEMENTS[1:]:
             o = rows.loc[other]
-            word, numbers = judged(o, "hands_per_match_change", "hands per match",
-                                   larger=f"{other} matches are longer", smaller=f"{other} matches are shorter")
+            word, numbers = judged(
+                o,
+                "hands_per_match_change",
+                "hands per match",
+                larger=f"{other} matches are longer",
+                smaller=f"{other} matches are shorter",
+            )
             parts.append(f"{other}: {phrase(o, 'hands_per_match')} ({word}, {numbers})")
-        out.append(f"{table} ({ref}): a match lasts {phrase(german, 'hands_per_match', german['matches'], 'matches')} "
-                   f"hands under German settlement; " + "; ".join(parts) + ". The first hand's leader wins the match "
-                   + ", ".join(f"{phrase(rows.loc[s], 'first_leader_match_win_rate')} of the time under {s}"
-                               for s in SETTLEMENTS) + ".")
+        out.append(
+            f"{table} ({ref}): a match lasts {phrase(german, 'hands_per_match', german['matches'], 'matches')} "
+            f"hands under German settlement; "
+            + "; ".join(parts)
+            + ". The first hand's leader wins the match "
+            + ", ".join(
+                f"{phrase(rows.loc[s], 'first_leader_match_win_rate')} of the time under {s}" for s in SETTLEMENTS
+            )
+            + "."
+        )
     if "strategy_change" in tables:
         out += _tournament_findings(tables["strategy_change"], tables["shedding"])
     return out
@@ -317,22 +389,40 @@ def _tournament_findings(change: pd.DataFrame, shedding: pd.DataFrame) -> list[s
     best = {s: change.loc[change[f"win_rate_{s}"].idxmax()] for s in SETTLEMENTS}
     names = {s: row["policy"] for s, row in best.items()}
     same = len(set(names.values())) == 1
-    out.append(f"Tournament ({TOURNAMENT_TABLE}, duplicate deals): the best strategy against the field is "
-               + ", ".join(f"{names[s]} under {s} ({phrase(best[s], f'win_rate_{s}', best[s][f'matches_{s}'], 'matches')})"
-                           for s in SETTLEMENTS)
-               + (": the best strategy does not change." if same else ": the best strategy changes with the settlement."))
+    out.append(
+        f"Tournament ({TOURNAMENT_TABLE}, duplicate deals): the best strategy against the field is "
+        + ", ".join(
+            f"{names[s]} under {s} ({phrase(best[s], f'win_rate_{s}', best[s][f'matches_{s}'], 'matches')})"
+            for s in SETTLEMENTS
+        )
+        + (": the best strategy does not change." if same else ": the best strategy changes with the settlement.")
+    )
     moved = change.loc[change["win_rate_german_minus_pips"].abs().idxmax()]
-    word, numbers = judged(moved, "win_rate_german_minus_pips", larger="does better", smaller="does worse",
-                           same="does neither clearly better nor clearly worse")
-    out.append(f"The strategy whose result moves most between German and pip-count settlement is {moved['policy']}: "
-               f"it {word} under German rules ({numbers}, in match win rate against the field).")
+    word, numbers = judged(
+        moved,
+        "win_rate_german_minus_pips",
+        larger="does better",
+        smaller="does worse",
+        same="does neither clearly better nor clearly worse",
+    )
+    out.append(
+        f"The strategy whose result moves most between German and pip-count settlement is {moved['policy']}: "
+        f"it {word} under German rules ({numbers}, in match win rate against the field)."
+    )
     for _, row in shedding.iterrows():
-        verdict, numbers = judged(row, "win_rate_german_minus_pips", larger="pays more under German rules",
-                                  smaller="pays less under German rules", same="pays about the same under both")
-        out.append(f"Shedding: {row['policy']} against {row['opponent']} wins "
-                   f"{phrase(row, 'win_rate_german', row['matches_german'], 'matches')} of matches under German "
-                   f"settlement and {phrase(row, 'win_rate_pips', row['matches_pips'], 'matches')} under pips "
-                   f"(American: {phrase(row, 'win_rate_american')}): it {verdict} ({numbers}).")
+        verdict, numbers = judged(
+            row,
+            "win_rate_german_minus_pips",
+            larger="pays more under German rules",
+            smaller="pays less under German rules",
+            same="pays about the same under both",
+        )
+        out.append(
+            f"Shedding: {row['policy']} against {row['opponent']} wins "
+            f"{phrase(row, 'win_rate_german', row['matches_german'], 'matches')} of matches under German "
+            f"settlement and {phrase(row, 'win_rate_pips', row['matches_pips'], 'matches')} under pips "
+            f"(American: {phrase(row, 'win_rate_american')}): it {verdict} ({numbers})."
+        )
     return out
 
 
@@ -347,16 +437,32 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_title(table)
         ax.set_xlabel("strategy (self-play)")
         ax.set_ylabel("share of hands blocked")
-    charts.append(Chart("blocked_rate", finish(fig, "How often hands block, by boneyard reserve (German rules)",
-                                               legend_from=axes[0], legend_title="boneyard reserve"),
-                        "Share of hands that end blocked, by table, strategy and boneyard reserve"))
+    charts.append(
+        Chart(
+            "blocked_rate",
+            finish(
+                fig,
+                "How often hands block, by boneyard reserve (German rules)",
+                legend_from=axes[0],
+                legend_title="boneyard reserve",
+            ),
+            "Share of hands that end blocked, by table, strategy and boneyard reserve",
+        )
+    )
     long = []
     for _, row in pair[pair["boneyard_reserve"] == 2].iterrows():
         for a, b in PAIRS:
             name = f"{SETTLEMENTS[a]}_vs_{SETTLEMENTS[b]}_differ_rate"
-            long.append({"table": row["table"], "strategy": row["strategy"],
-                         "pair": f"{SETTLEMENTS[a]} vs {SETTLEMENTS[b]}", "differ_rate": row[name],
-                         "differ_rate_lo": row[f"{name}_lo"], "differ_rate_hi": row[f"{name}_hi"]})
+            long.append(
+                {
+                    "table": row["table"],
+                    "strategy": row["strategy"],
+                    "pair": f"{SETTLEMENTS[a]} vs {SETTLEMENTS[b]}",
+                    "differ_rate": row[name],
+                    "differ_rate_lo": row[f"{name}_lo"],
+                    "differ_rate_hi": row[f"{name}_hi"],
+                }
+            )
     long = pd.DataFrame(long)
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
@@ -364,46 +470,82 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_title(table)
         ax.set_xlabel("strategy (self-play)")
         ax.set_ylabel("blocked hands with a different winner")
-    charts.append(Chart("paired_disagreement", finish(fig, "Same blocked positions, different verdicts (reserve 2)",
-                                                      legend_from=axes[0], legend_title="settlements compared"),
-                        "Share of the same blocked end states on which two settlements name a different winner"))
+    charts.append(
+        Chart(
+            "paired_disagreement",
+            finish(
+                fig,
+                "Same blocked positions, different verdicts (reserve 2)",
+                legend_from=axes[0],
+                legend_title="settlements compared",
+            ),
+            "Share of the same blocked end states on which two settlements name a different winner",
+        )
+    )
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
         grouped(ax, match[match["table"] == table], "strategy", "settlement", "hands_per_match", groups=SETTLEMENTS)
         ax.set_title(table)
         ax.set_xlabel("strategy (self-play)")
         ax.set_ylabel("hands per match")
-    charts.append(Chart("match_length", finish(fig, "Match length under each settlement (same deals)",
-                                               legend_from=axes[0], legend_title="settlement"),
-                        "Mean hands per match under each settlement, by table and strategy"))
+    charts.append(
+        Chart(
+            "match_length",
+            finish(
+                fig, "Match length under each settlement (same deals)", legend_from=axes[0], legend_title="settlement"
+            ),
+            "Mean hands per match under each settlement, by table and strategy",
+        )
+    )
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
-        differences(ax, block[(block["table"] == table) & (block["boneyard_reserve"] == 0)], "strategy",
-                    "blocked_rate_change")
+        differences(
+            ax, block[(block["table"] == table) & (block["boneyard_reserve"] == 0)], "strategy", "blocked_rate_change"
+        )
         ax.set_title(table)
         ax.set_xlabel("strategy (self-play)")
         ax.set_ylabel("reserve 0 minus reserve 2 (pp)")
-    charts.append(Chart("blocked_rate_change", finish(fig, "Drawing the boneyard dry: change in the share of blocked hands",
-                                                      note="Thick bars: 95% intervals; thin bars: simultaneous "
-                                                           "intervals over the settlement family; dashed: no change."),
-                        "Blocked hands with reserve 0 minus reserve 2, percentage points, with 95% and simultaneous "
-                        "intervals"))
+    charts.append(
+        Chart(
+            "blocked_rate_change",
+            finish(
+                fig,
+                "Drawing the boneyard dry: change in the share of blocked hands",
+                note="Thick bars: 95% intervals; thin bars: simultaneous "
+                "intervals over the settlement family; dashed: no change.",
+            ),
+            "Blocked hands with reserve 0 minus reserve 2, percentage points, with 95% and simultaneous intervals",
+        )
+    )
     if "strategy_change" in tables:
         change = tables["strategy_change"]
-        long = pd.concat([change[["policy", *(f"win_rate_german_minus_{o}{x}" for x in ("", "_lo", "_hi", "_adj_lo", "_adj_hi"))]]
-                          .rename(columns=lambda c, o=o: c.replace(f"win_rate_german_minus_{o}", "win_rate_change"))
-                          .assign(comparison=f"german minus {o}") for o in SETTLEMENTS[1:]], ignore_index=True)
+        long = pd.concat(
+            [
+                change[["policy", *(f"win_rate_german_minus_{o}{x}" for x in ("", "_lo", "_hi", "_adj_lo", "_adj_hi"))]]
+                .rename(columns=lambda c, o=o: c.replace(f"win_rate_german_minus_{o}", "win_rate_change"))
+                .assign(comparison=f"german minus {o}")
+                for o in SETTLEMENTS[1:]
+            ],
+            ignore_index=True,
+        )
         fig, axes = panels(1, width=8, height=4)
         differences(axes[0], long, "policy", "win_rate_change", group="comparison")
         axes[0].set_xlabel("strategy")
         axes[0].set_ylabel("change in win rate against the field (pp)")
-        charts.append(Chart("strategy_change", finish(fig, f"German minus other settlements ({TOURNAMENT_TABLE})",
-                                                      legend_from=axes[0],
-                                                      legend_title="comparison",
-                                                      note="Thick bars: 95% intervals; thin bars: simultaneous "
-                                                           "intervals; dashed: no change."),
-                            "Each strategy's match win rate against the field under German minus pips (or American) "
-                            "settlement, percentage points"))
+        charts.append(
+            Chart(
+                "strategy_change",
+                finish(
+                    fig,
+                    f"German minus other settlements ({TOURNAMENT_TABLE})",
+                    legend_from=axes[0],
+                    legend_title="comparison",
+                    note="Thick bars: 95% intervals; thin bars: simultaneous intervals; dashed: no change.",
+                ),
+                "Each strategy's match win rate against the field under German minus pips (or American) "
+                "settlement, percentage points",
+            )
+        )
         field = tables["tournament"]
         field = field[field["opponent"] == "field"]
         fig, axes = panels(1, width=7, height=4)
@@ -411,8 +553,16 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         axes[0].axhline(0.5, color="grey", linestyle="--", linewidth=1)
         axes[0].set_xlabel("strategy")
         axes[0].set_ylabel("match win rate against the field")
-        charts.append(Chart("strategies_by_settlement",
-                            finish(fig, f"Strategies against the field under each settlement ({TOURNAMENT_TABLE})",
-                                   legend_from=axes[0], legend_title="settlement"),
-                            "Each strategy's match win rate against all the others on duplicate deals, per settlement"))
+        charts.append(
+            Chart(
+                "strategies_by_settlement",
+                finish(
+                    fig,
+                    f"Strategies against the field under each settlement ({TOURNAMENT_TABLE})",
+                    legend_from=axes[0],
+                    legend_title="settlement",
+                ),
+                "Each strategy's match win rate against all the others on duplicate deals, per settlement",
+            )
+        )
     return charts

@@ -52,8 +52,22 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             row = result[(result["policy"] == strong) & (result["opponent"] == weak)]
             parts.append(row.assign(target=target, pairing=f"{strong} vs {weak}"))
     frame = pd.concat(parts, ignore_index=True)
-    frame = frame[["pairing", "target", "policy", "opponent", "deal_sets", "matches", "win_rate", "win_rate_lo",
-                   "win_rate_hi", "points_margin", "points_margin_lo", "points_margin_hi"]]
+    frame = frame[
+        [
+            "pairing",
+            "target",
+            "policy",
+            "opponent",
+            "deal_sets",
+            "matches",
+            "win_rate",
+            "win_rate_lo",
+            "win_rate_hi",
+            "points_margin",
+            "points_margin_lo",
+            "points_margin_hi",
+        ]
+    ]
     for suffix in ("", "_lo", "_hi"):
         frame[f"win_rate_advantage{suffix}"] = frame[f"win_rate{suffix}"] - 0.5
     add_family([(frame, "win_rate_advantage")])
@@ -68,15 +82,28 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         part = part.sort_values("target")
         short, long = part.iloc[0], part.iloc[-1]
         standard = part[part["target"] == 15]
-        middle = (tr(", {n} to 15 (the standard)").format(n=round(100 * standard.iloc[0]["win_rate"]))
-                  if len(standard) else "")
-        out.append(tr("{policy} against {opponent} (2 players, duplicate deals): the stronger player wins about "
-                      "{short_wins} matches in 100 played to {short_target} points{middle} and {long_wins} played to "
-                      "{long_target} ({short_numbers} and {long_numbers}).").format(
-            policy=short["policy"], opponent=short["opponent"], short_wins=round(100 * short["win_rate"]),
-            short_target=int(short["target"]), middle=middle, long_wins=round(100 * long["win_rate"]),
-            long_target=int(long["target"]), short_numbers=phrase(short, "win_rate", short["matches"], tr("matches")),
-            long_numbers=phrase(long, "win_rate", long["matches"], tr("matches"))))
+        middle = (
+            tr(", {n} to 15 (the standard)").format(n=round(100 * standard.iloc[0]["win_rate"]))
+            if len(standard)
+            else ""
+        )
+        out.append(
+            tr(
+                "{policy} against {opponent} (2 players, duplicate deals): the stronger player wins about "
+                "{short_wins} matches in 100 played to {short_target} points{middle} and {long_wins} played to "
+                "{long_target} ({short_numbers} and {long_numbers})."
+            ).format(
+                policy=short["policy"],
+                opponent=short["opponent"],
+                short_wins=round(100 * short["win_rate"]),
+                short_target=int(short["target"]),
+                middle=middle,
+                long_wins=round(100 * long["win_rate"]),
+                long_target=int(long["target"]),
+                short_numbers=phrase(short, "win_rate", short["matches"], tr("matches")),
+                long_numbers=phrase(long, "win_rate", long["matches"], tr("matches")),
+            )
+        )
     return out
 
 
@@ -87,15 +114,26 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     for pairing, part in frame.groupby("pairing", sort=False):
         words = []
         for _, row in part.sort_values("target").iterrows():
-            verdict, numbers = judged(row, "win_rate_advantage", larger="ahead", smaller="behind",
-                                      same="not told apart from even")
-            words.append(f"to {int(row['target'])} points {phrase(row, 'win_rate', row['matches'], 'matches')} "
-                         f"({verdict}; {numbers})")
+            verdict, numbers = judged(
+                row, "win_rate_advantage", larger="ahead", smaller="behind", same="not told apart from even"
+            )
+            words.append(
+                f"to {int(row['target'])} points {phrase(row, 'win_rate', row['matches'], 'matches')} "
+                f"({verdict}; {numbers})"
+            )
         first, last = part.sort_values("target").iloc[[0, -1]].itertuples()
-        trend = ("grows" if last.win_rate_lo > first.win_rate_hi else
-                 "shrinks" if last.win_rate_hi < first.win_rate_lo else "does not clearly change")
-        out.append(f"**{pairing}**: the stronger player's match win rate " + "; ".join(words)
-                   + f". From the shortest to the longest match its edge {trend} (95% intervals of the two ends).")
+        trend = (
+            "grows"
+            if last.win_rate_lo > first.win_rate_hi
+            else "shrinks"
+            if last.win_rate_hi < first.win_rate_lo
+            else "does not clearly change"
+        )
+        out.append(
+            f"**{pairing}**: the stronger player's match win rate "
+            + "; ".join(words)
+            + f". From the shortest to the longest match its edge {trend} (95% intervals of the two ends)."
+        )
     return out
 
 
@@ -106,14 +144,24 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     ax = axes[0]
     for pairing, part in frame.groupby("pairing", sort=False):
         part = part.sort_values("target")
-        line, = ax.plot(part["target"], 100 * part["win_rate"], marker="o", label=pairing)
-        ax.fill_between(part["target"], 100 * part["win_rate_lo"], 100 * part["win_rate_hi"],
-                        color=line.get_color(), alpha=0.25)
+        (line,) = ax.plot(part["target"], 100 * part["win_rate"], marker="o", label=pairing)
+        ax.fill_between(
+            part["target"], 100 * part["win_rate_lo"], 100 * part["win_rate_hi"], color=line.get_color(), alpha=0.25
+        )
     reference_line(ax, 50.0, "even")
     ax.set_xticks(list(TARGETS))
     ax.set_xlabel("target (points to win the match)")
     ax.set_ylabel("stronger player's match win rate (%)")
     ax.grid(alpha=0.3)
-    return [Chart("skill_by_target", finish(fig, "How often the stronger player wins, by match length (2 players)",
-                                            legend_from=ax, legend_title="pairing"),
-                  "The stronger player's match win rate on duplicate deals against the target, with 95% intervals")]
+    return [
+        Chart(
+            "skill_by_target",
+            finish(
+                fig,
+                "How often the stronger player wins, by match length (2 players)",
+                legend_from=ax,
+                legend_title="pairing",
+            ),
+            "The stronger player's match win rate on duplicate deals against the target, with 95% intervals",
+        )
+    ]

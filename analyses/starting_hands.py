@@ -54,8 +54,10 @@ METHOD = (
     "given simultaneous 95% intervals as one family over every feature, table and strategy (Bonferroni)."
 )
 SHOW = {
-    "by_feature": ("Hand win rate and side points per hand by a feature of the starting hand.",
-                   lambda frame: frame[frame["share_of_hands"] >= MIN_SHARE]),
+    "by_feature": (
+        "Hand win rate and side points per hand by a feature of the starting hand.",
+        lambda frame: frame[frame["share_of_hands"] >= MIN_SHARE],
+    ),
     "contrasts": "Highest against lowest value of each feature (hand win rate in percentage points).",
 }
 
@@ -70,13 +72,17 @@ def hand_features(deals: np.ndarray, players: int, hand_size: int) -> dict[str, 
         np.put_along_axis(numbers, half, True, axis=2)
     double_number = np.where(is_double, lo, L.N_NUMBERS)
     lowest = double_number.min(axis=(1, 2))  # the lowest double in any hand (N_NUMBERS: none)
-    return {"doubles_held": is_double.sum(axis=2), "pips": (lo + hi).sum(axis=2) // PIP_BIN,
-            "holds_lowest_double": (double_number == lowest[:, None, None]).any(axis=2).astype(np.int64),
-            "suits_covered": numbers.sum(axis=2)}
+    return {
+        "doubles_held": is_double.sum(axis=2),
+        "pips": (lo + hi).sum(axis=2) // PIP_BIN,
+        "holds_lowest_double": (double_number == lowest[:, None, None]).any(axis=2).astype(np.int64),
+        "suits_covered": numbers.sum(axis=2),
+    }
 
 
 def collect_with(seed: int):
     """A collect function for ``seed``: per feature value, cluster sums of hand wins and side points."""
+
     def collect(chunk, rules) -> dict:
         hands = chunk.hands
         deals = hs.keyed_deals(seed, hands["match"], hands["hand"], hands["redeals"])
@@ -91,11 +97,14 @@ def collect_with(seed: int):
             size = FEATURES[name][1]
             value = np.minimum(values.ravel(), size - 1)
             decided_seats = np.repeat(decided, rules.players)
-            out[name] = {"win": group_cluster_sums(match, value, won.ravel(), decided_seats, size),
-                         "points": group_cluster_sums(match, value, points.ravel(), np.ones(value.size), size),
-                         "win_cross": group_cross_sums(match, value, won.ravel(), decided_seats, size),
-                         "points_cross": group_cross_sums(match, value, points.ravel(), np.ones(value.size), size)}
+            out[name] = {
+                "win": group_cluster_sums(match, value, won.ravel(), decided_seats, size),
+                "points": group_cluster_sums(match, value, points.ravel(), np.ones(value.size), size),
+                "win_cross": group_cross_sums(match, value, won.ravel(), decided_seats, size),
+                "points_cross": group_cross_sums(match, value, points.ravel(), np.ones(value.size), size),
+            }
         return out
+
     return collect
 
 
@@ -114,10 +123,20 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                     pts = {k: v[value] for k, v in sums["points"].items()}
                     if pts["sy"] == 0:
                         continue
-                    rows.append({"table": table, "strategy": strategy, "feature": name,
-                                 "value": _value_label(name, value), "order": value, "seat_hands": int(pts["sy"]),
-                                 "share_of_hands": pts["sy"] / seat_hands, "decided": int(win["sy"]),
-                                 "_win": win, "_points": pts})
+                    rows.append(
+                        {
+                            "table": table,
+                            "strategy": strategy,
+                            "feature": name,
+                            "value": _value_label(name, value),
+                            "order": value,
+                            "seat_hands": int(pts["sy"]),
+                            "share_of_hands": pts["sy"] / seat_hands,
+                            "decided": int(win["sy"]),
+                            "_win": win,
+                            "_points": pts,
+                        }
+                    )
     frame = pd.DataFrame(rows)
     add_clustered(frame, "hand_win_rate", frame.pop("_win"))
     add_clustered(frame, "side_points_per_hand", frame.pop("_points"))
@@ -151,8 +170,12 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     frame = tables["by_feature"]
     out = []
     for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
-        part = frame[(frame["table"] == "2 players") & (frame["strategy"] == strategy)
-                     & (frame["share_of_hands"] >= MIN_SHARE) & np.isfinite(frame["hand_win_rate"])]
+        part = frame[
+            (frame["table"] == "2 players")
+            & (frame["strategy"] == strategy)
+            & (frame["share_of_hands"] >= MIN_SHARE)
+            & np.isfinite(frame["hand_win_rate"])
+        ]
         if part.empty:
             continue
         doubles = part[part["feature"] == "doubles_held"].sort_values("order")
@@ -161,16 +184,22 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         decided = tr("decided hands")
         if len(doubles) >= 2:
             none, most = doubles.iloc[0], doubles.iloc[-1]
-            text += tr("a hand with {few} doubles wins about {few_wins} decided hands in 100, one with {many} about "
-                       "{many_wins} ({few_numbers} and {many_numbers})").format(
-                few=none["value"], few_wins=round(100 * none["hand_win_rate"]), many=most["value"],
+            text += tr(
+                "a hand with {few} doubles wins about {few_wins} decided hands in 100, one with {many} about "
+                "{many_wins} ({few_numbers} and {many_numbers})"
+            ).format(
+                few=none["value"],
+                few_wins=round(100 * none["hand_win_rate"]),
+                many=most["value"],
                 many_wins=round(100 * most["hand_win_rate"]),
                 few_numbers=phrase(none, "hand_win_rate", none["decided"], decided),
-                many_numbers=phrase(most, "hand_win_rate", most["decided"], decided))
+                many_numbers=phrase(most, "hand_win_rate", most["decided"], decided),
+            )
         if len(lowest):
             row = lowest.iloc[0]
             text += tr("; holding the lowest double (and so leading) wins {numbers}").format(
-                numbers=phrase(row, "hand_win_rate", row["decided"], decided))
+                numbers=phrase(row, "hand_win_rate", row["decided"], decided)
+            )
         out.append(text + ".")
     return out
 
@@ -182,12 +211,15 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     for (table, strategy), part in contrast.groupby(["table", "strategy"], sort=False):
         parts = []
         for _, row in part.iterrows():
-            verdict, numbers = judged(row, "hand_win_rate_difference", larger="wins more", smaller="wins less",
-                                      same="wins about as often")
-            parts.append(f"{FEATURES[row['feature']][0]}: {row['high']} against {row['low']} {verdict} "
-                         f"({phrase(row, 'hand_win_rate_high')} against {phrase(row, 'hand_win_rate_low')}; "
-                         f"{numbers}; side points per hand {phrase(row, 'side_points_per_hand_high')} against "
-                         f"{phrase(row, 'side_points_per_hand_low')})")
+            verdict, numbers = judged(
+                row, "hand_win_rate_difference", larger="wins more", smaller="wins less", same="wins about as often"
+            )
+            parts.append(
+                f"{FEATURES[row['feature']][0]}: {row['high']} against {row['low']} {verdict} "
+                f"({phrase(row, 'hand_win_rate_high')} against {phrase(row, 'hand_win_rate_low')}; "
+                f"{numbers}; side points per hand {phrase(row, 'side_points_per_hand_high')} against "
+                f"{phrase(row, 'side_points_per_hand_low')})"
+            )
         out.append(f"**{table}** ({strategy} play), the hand's side wins the decided hand: " + "; ".join(parts) + ".")
     return out
 
@@ -197,8 +229,10 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     frame = tables["by_feature"]
     frame = frame[frame["share_of_hands"] >= MIN_SHARE]
     charts = []
-    for value, label in (("hand_win_rate", "hand win rate of the seat's side"),
-                         ("side_points_per_hand", "side points per hand")):
+    for value, label in (
+        ("hand_win_rate", "hand win rate of the seat's side"),
+        ("side_points_per_hand", "side points per hand"),
+    ):
         fig, axes = panels(len(FEATURES) * len(TABLES_HERE), columns=len(FEATURES))
         for ax, (table, feature) in zip(axes, [(t, f) for t in TABLES_HERE for f in FEATURES]):
             part = frame[(frame["table"] == table) & (frame["feature"] == feature)].sort_values("order")
@@ -208,7 +242,13 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             ax.set_title(f"{table}", fontsize=10)
             ax.set_xlabel(FEATURES[feature][0])
             ax.set_ylabel(label)
-        charts.append(Chart(value, finish(fig, f"Starting hands: {label} by feature", legend_from=axes[0],
-                                          legend_title="strategy (self-play)"),
-                            f"The {label} by doubles held, pips, holding the lowest double and suits covered"))
+        charts.append(
+            Chart(
+                value,
+                finish(
+                    fig, f"Starting hands: {label} by feature", legend_from=axes[0], legend_title="strategy (self-play)"
+                ),
+                f"The {label} by doubles held, pips, holding the lowest double and suits covered",
+            )
+        )
     return charts

@@ -50,7 +50,9 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     order = {name: i for i, name in enumerate(ctx.strategies)}
     head = results[results["opponent"] != "field"]
     pairs = head[head["policy"].map(order) < head["opponent"].map(order)].reset_index(drop=True)
-    standings = standings[["table", "rank", "policy", *[c for c in standings.columns if c not in ("table", "rank", "policy")]]]
+    standings = standings[
+        ["table", "rank", "policy", *[c for c in standings.columns if c not in ("table", "rank", "policy")]]
+    ]
     for frame in (standings, pairs):
         for suffix in ("", "_lo", "_hi"):
             frame[f"win_rate_advantage{suffix}"] = frame[f"win_rate{suffix}"] - 0.5
@@ -74,9 +76,14 @@ def _from_side(row, sign: int):
         return row
     flipped = row.copy()
     flipped["win_rate"], flipped["win_rate_lo"], flipped["win_rate_hi"] = (
-        1 - row["win_rate"], 1 - row["win_rate_hi"], 1 - row["win_rate_lo"])
-    for lo, hi in (("win_rate_advantage_lo", "win_rate_advantage_hi"),
-                   ("win_rate_advantage_adj_lo", "win_rate_advantage_adj_hi")):
+        1 - row["win_rate"],
+        1 - row["win_rate_hi"],
+        1 - row["win_rate_lo"],
+    )
+    for lo, hi in (
+        ("win_rate_advantage_lo", "win_rate_advantage_hi"),
+        ("win_rate_advantage_adj_lo", "win_rate_advantage_adj_hi"),
+    ):
         flipped[lo], flipped[hi] = -row[hi], -row[lo]
     flipped["win_rate_advantage"] = -row["win_rate_advantage"]
     return flipped
@@ -95,12 +102,23 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 continue
             row, sign = _head_to_head(pairs, table, top["policy"], other)
             row = _from_side(row, sign)
-            verdict, numbers = judged(row, "win_rate_advantage", larger=tr("beats"), smaller=tr("loses to"),
-                                      same=tr("cannot be told apart from"))
-            text += tr("; head to head it wins about {n} matches in 100 against {other} ({numbers}: it {verdict} "
-                       "{other}, {difference})").format(n=round(100 * row["win_rate"]), other=other,
-                                                        numbers=phrase(row, "win_rate", row["matches"], tr("matches")),
-                                                        verdict=verdict, difference=numbers)
+            verdict, numbers = judged(
+                row,
+                "win_rate_advantage",
+                larger=tr("beats"),
+                smaller=tr("loses to"),
+                same=tr("cannot be told apart from"),
+            )
+            text += tr(
+                "; head to head it wins about {n} matches in 100 against {other} ({numbers}: it {verdict} "
+                "{other}, {difference})"
+            ).format(
+                n=round(100 * row["win_rate"]),
+                other=other,
+                numbers=phrase(row, "win_rate", row["matches"], tr("matches")),
+                verdict=verdict,
+                difference=numbers,
+            )
         out.append(text + ".")
     return out
 
@@ -112,19 +130,26 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     for table in pd.unique(standings["table"]):
         part = standings[standings["table"] == table].sort_values("win_rate", ascending=False)
         top, runner, last = part.iloc[0], part.iloc[1], part.iloc[-1]
-        text = (f"**{table}**: {top['policy']} ranks first, winning {phrase(top, 'win_rate', top['matches'], 'matches')} "
-                f"of its matches against the field; {last['policy']} ranks last with {phrase(last, 'win_rate')}.")
+        text = (
+            f"**{table}**: {top['policy']} ranks first, winning {phrase(top, 'win_rate', top['matches'], 'matches')} "
+            f"of its matches against the field; {last['policy']} ranks last with {phrase(last, 'win_rate')}."
+        )
         head = _from_side(*_head_to_head(tables["pairs"], table, top["policy"], runner["policy"]))
-        verdict, numbers = judged(head, "win_rate_advantage", larger="beats", smaller="loses to",
-                                  same="cannot be told apart from")
-        text += (f" Head to head, {top['policy']} {verdict} the runner-up {runner['policy']} "
-                 f"({phrase(head, 'win_rate', head['matches'], 'matches')} for {top['policy']}; {numbers}).")
+        verdict, numbers = judged(
+            head, "win_rate_advantage", larger="beats", smaller="loses to", same="cannot be told apart from"
+        )
+        text += (
+            f" Head to head, {top['policy']} {verdict} the runner-up {runner['policy']} "
+            f"({phrase(head, 'win_rate', head['matches'], 'matches')} for {top['policy']}; {numbers})."
+        )
         if "random" in set(part["policy"]):
             others = [p for p in part["policy"] if p != "random"]
             sides = [_from_side(*_head_to_head(tables["pairs"], table, p, "random")) for p in others]
             clear = [row for row in sides if row["win_rate_advantage_adj_lo"] > 0]
-            text += (f" {len(clear)} of the {len(others)} other strategies beat random with the simultaneous "
-                     f"interval of their win rate above 50%.")
+            text += (
+                f" {len(clear)} of the {len(others)} other strategies beat random with the simultaneous "
+                f"interval of their win rate above 50%."
+            )
         out.append(text)
     return out
 
@@ -138,8 +163,13 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         points(ax, standings[standings["table"] == table], "policy", "win_rate", reference=0.5)
         ax.set_title(table)
         ax.set_xlabel("match win rate against the field")
-    charts = [Chart("standings", finish(fig, "Strategies against the field (duplicate deals; dashed: even)"),
-                    "Each strategy's match win rate against all the others, per table")]
+    charts = [
+        Chart(
+            "standings",
+            finish(fig, "Strategies against the field (duplicate deals; dashed: even)"),
+            "Each strategy's match win rate against all the others, per table",
+        )
+    ]
     names = list(pd.unique(standings.sort_values(["table", "rank"])["policy"]))
     fig, axes = panels(len(tables_here), width=0.55 * len(names) + 1.6, height=0.55 * len(names) + 1.4)
     for ax, table in zip(axes, tables_here):
@@ -150,21 +180,37 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             i, j = names.index(row["policy"]), names.index(row["opponent"])
             grid[i, j] = row["win_rate"]
             seen, sign = _head_to_head(tables["pairs"], table, row["policy"], row["opponent"])
-            clear[i, j] = seen is not None and (seen["win_rate_advantage_adj_lo"] > 0
-                                                or seen["win_rate_advantage_adj_hi"] < 0)
+            clear[i, j] = seen is not None and (
+                seen["win_rate_advantage_adj_lo"] > 0 or seen["win_rate_advantage_adj_hi"] < 0
+            )
         ax.imshow(grid, cmap="RdBu", vmin=0.2, vmax=0.8)
         for i in range(len(names)):
             for j in range(len(names)):
                 if np.isfinite(grid[i, j]):
-                    ax.text(j, i, f"{100 * grid[i, j]:.1f}" + ("" if clear[i, j] else "\n(even)"), ha="center",
-                            va="center", fontsize=7, color="white" if abs(grid[i, j] - 0.5) > 0.18 else "black")
+                    ax.text(
+                        j,
+                        i,
+                        f"{100 * grid[i, j]:.1f}" + ("" if clear[i, j] else "\n(even)"),
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="white" if abs(grid[i, j] - 0.5) > 0.18 else "black",
+                    )
         ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(names)), names, fontsize=8)
         ax.set_title(table)
         ax.set_xlabel("opponent")
         ax.set_ylabel("strategy")
-    charts.append(Chart("head_to_head", finish(fig, "Head to head: row strategy's match win rate (%) against column",
-                                               note="Cells: the row strategy's match win rate in %; blue above 50%, red below; "
-                                                    "(even): not told apart from 50% (simultaneous interval over all pairs)."),
-                        "Head-to-head match win rate of each strategy (row) against each other (column), per table"))
+    charts.append(
+        Chart(
+            "head_to_head",
+            finish(
+                fig,
+                "Head to head: row strategy's match win rate (%) against column",
+                note="Cells: the row strategy's match win rate in %; blue above 50%, red below; "
+                "(even): not told apart from 50% (simultaneous interval over all pairs).",
+            ),
+            "Head-to-head match win rate of each strategy (row) against each other (column), per table",
+        )
+    )
     return charts

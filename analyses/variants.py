@@ -51,8 +51,7 @@ SHOW = {
     "summary": "Match length, first leader's match win rate, blocked hands and point sources per variant.",
     "versus_standard": "Each variant minus the standard game (same table and strategy).",
 }
-_MEASURES = ("hands_per_match", "first_leader_match_win_rate", "blocked_rate",
-             *(f"{s}_share" for s in hs.SOURCES))
+_MEASURES = ("hands_per_match", "first_leader_match_win_rate", "blocked_rate", *(f"{s}_share" for s in hs.SOURCES))
 
 
 def collect(chunk, rules) -> dict:
@@ -60,17 +59,24 @@ def collect(chunk, rules) -> dict:
     matches, hands = chunk.matches, chunk.hands
     first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
     sources = hs.match_sums(hs.points_by_source(chunk.hand_rows, rules), hands["match"]).astype(np.int64)
-    return {"first_won": first_won.sum(), "sources": hs.source_sums(chunk.hand_rows, rules),
-            "blocked": cluster_sums(matches["blocked_hands"], matches["hands"]),
-            "per_match": PerMatch(np.column_stack([matches["hands"], first_won, matches["blocked_hands"],
-                                                   sources, sources.sum(axis=1)]).astype(np.int64))}
+    return {
+        "first_won": first_won.sum(),
+        "sources": hs.source_sums(chunk.hand_rows, rules),
+        "blocked": cluster_sums(matches["blocked_hands"], matches["hands"]),
+        "per_match": PerMatch(
+            np.column_stack(
+                [matches["hands"], first_won, matches["blocked_hands"], sources, sources.sum(axis=1)]
+            ).astype(np.int64)
+        ),
+    }
 
 
 #: the per-match columns ``collect`` keeps: hands, first leader won, blocked hands, each source's points, all points
 _HANDS, _FIRST_WON, _BLOCKED, _SOURCES, _POINTS = 0, 1, 2, slice(3, 3 + len(hs.SOURCES)), 3 + len(hs.SOURCES)
 #: each measure as a ratio of per-match sums: (numerator column, denominator column or None for "per match")
 _RATIOS = {
-    "hands_per_match": (_HANDS, None), "first_leader_match_win_rate": (_FIRST_WON, None),
+    "hands_per_match": (_HANDS, None),
+    "first_leader_match_win_rate": (_FIRST_WON, None),
     "blocked_rate": (_BLOCKED, _HANDS),
     **{f"{source}_share": (_SOURCES.start + k, _POINTS) for k, source in enumerate(hs.SOURCES)},
 }
@@ -88,14 +94,29 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 t = played.counts
                 key = {"table": table, "strategy": strategy, "variant": variant}
                 per_match[variant] = played.sums["per_match"].values
-                summary.append({**key, "matches": played.matches, "hands": int(t["hands"]),
-                                "hands_sq": int(t["hands_sq"]), "blocked_hands": int(t["blocked_hands"]),
-                                "first_leader_match_wins": int(played.sums["first_won"]),
-                                "_blocked": played.sums["blocked"],
-                                "fair_share": 1 / rules.sides, **hs.source_shares(played.sums["sources"])})
+                summary.append(
+                    {
+                        **key,
+                        "matches": played.matches,
+                        "hands": int(t["hands"]),
+                        "hands_sq": int(t["hands_sq"]),
+                        "blocked_hands": int(t["blocked_hands"]),
+                        "first_leader_match_wins": int(played.sums["first_won"]),
+                        "_blocked": played.sums["blocked"],
+                        "fair_share": 1 / rules.sides,
+                        **hs.source_shares(played.sums["sources"]),
+                    }
+                )
                 for side in range(rules.sides):
-                    seats.append({**key, "side": side, "matches": played.matches,
-                                  "match_wins": int(t["match_wins"][side]), "fair_share": 1 / rules.sides})
+                    seats.append(
+                        {
+                            **key,
+                            "side": side,
+                            "matches": played.matches,
+                            "match_wins": int(t["match_wins"][side]),
+                            "fair_share": 1 / rules.sides,
+                        }
+                    )
             change.extend(_versus_standard(table, strategy, per_match))
     frame = pd.DataFrame(summary)
     add_mean(frame, "hands_per_match", "hands", "hands_sq", "matches")
@@ -119,8 +140,12 @@ def _versus_standard(table: str, strategy: str, per_match: dict[str, np.ndarray]
             continue
         row = {"table": table, "strategy": strategy, "variant": variant, "matches": len(values)}
         for measure, (top, bottom) in _RATIOS.items():
-            d = paired_ratio_difference(values[:, top], ones if bottom is None else values[:, bottom],
-                                        base[:, top], ones if bottom is None else base[:, bottom])
+            d = paired_ratio_difference(
+                values[:, top],
+                ones if bottom is None else values[:, bottom],
+                base[:, top],
+                ones if bottom is None else base[:, bottom],
+            )
             row.update({f"{measure}_change": d[0], f"{measure}_change_lo": d[1], f"{measure}_change_hi": d[2]})
         rows.append(row)
     return rows
@@ -137,12 +162,24 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             continue
         parts = []
         for variant in list(VARIANTS)[1:]:
-            word, numbers = judged(diffs.loc[variant], "hands_per_match_change", tr("hands per match"),
-                                   larger=tr("longer"), smaller=tr("shorter"), same=tr("about as long"))
-            parts.append(tr("{variant} makes matches {verdict} ({numbers})").format(variant=variant, verdict=word,
-                                                                                    numbers=numbers))
-        out.append(tr("2 players, {strategy} play: a standard match lasts {hands} hands; {variants}.").format(
-            strategy=strategy, hands=phrase(rows.loc["standard"], "hands_per_match"), variants="; ".join(parts)))
+            word, numbers = judged(
+                diffs.loc[variant],
+                "hands_per_match_change",
+                tr("hands per match"),
+                larger=tr("longer"),
+                smaller=tr("shorter"),
+                same=tr("about as long"),
+            )
+            parts.append(
+                tr("{variant} makes matches {verdict} ({numbers})").format(
+                    variant=variant, verdict=word, numbers=numbers
+                )
+            )
+        out.append(
+            tr("2 players, {strategy} play: a standard match lasts {hands} hands; {variants}.").format(
+                strategy=strategy, hands=phrase(rows.loc["standard"], "hands_per_match"), variants="; ".join(parts)
+            )
+        )
     return out
 
 
@@ -157,11 +194,19 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         standard = rows.loc["standard"]
         parts = []
         for variant in list(VARIANTS)[1:]:
-            word, numbers = judged(diffs.loc[variant], "hands_per_match_change", "hands per match",
-                                   larger="longer", smaller="shorter", same="about as long")
+            word, numbers = judged(
+                diffs.loc[variant],
+                "hands_per_match_change",
+                "hands per match",
+                larger="longer",
+                smaller="shorter",
+                same="about as long",
+            )
             parts.append(f"{variant}: {phrase(rows.loc[variant], 'hands_per_match')} ({word}, {numbers})")
-        text = (f"**{table}** ({ref} play): a standard match lasts "
-                f"{phrase(standard, 'hands_per_match', standard['matches'], 'matches')} hands; " + "; ".join(parts) + ".")
+        text = (
+            f"**{table}** ({ref} play): a standard match lasts "
+            f"{phrase(standard, 'hands_per_match', standard['matches'], 'matches')} hands; " + "; ".join(parts) + "."
+        )
         fair = standard["fair_share"]
         lead = [f"{variant} {phrase(rows.loc[variant], 'first_leader_match_win_rate')}" for variant in VARIANTS]
         text += f" The first hand's leader wins (fair share {fair:.0%}): " + ", ".join(lead) + "."
@@ -171,9 +216,11 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             d = diffs.loc[variant]
             source = max(hs.SOURCES, key=lambda s: abs(d[f"{s}_share_change"]))
             word, numbers = judged(d, f"{source}_share_change", larger="up", smaller="down", same="not clearly moved")
-            biggest.append(f"{variant} moves the share of points from {_source_words(source)} the most, "
-                           f"{phrase(rows.loc['standard'], f'{source}_share')} to {phrase(rows.loc[variant], f'{source}_share')} "
-                           f"({word}: {numbers})")
+            biggest.append(
+                f"{variant} moves the share of points from {_source_words(source)} the most, "
+                f"{phrase(rows.loc['standard'], f'{source}_share')} to {phrase(rows.loc[variant], f'{source}_share')} "
+                f"({word}: {numbers})"
+            )
         out.append(f"{table} ({ref}), point sources: " + "; ".join(biggest) + ".")
     return out
 
@@ -186,8 +233,10 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     """Match length, first leader's advantage and point sources per variant."""
     frame = tables["summary"]
     charts = []
-    for value, label, name in (("hands_per_match", "hands per match", "match_length"),
-                               ("first_leader_match_win_rate", "first hand's leader wins the match", "first_leader")):
+    for value, label, name in (
+        ("hands_per_match", "hands per match", "match_length"),
+        ("first_leader_match_win_rate", "first hand's leader wins the match", "first_leader"),
+    ):
         fig, axes = panels(len(TABLES))
         for ax, table in zip(axes, TABLES):
             part = frame[frame["table"] == table]
@@ -197,24 +246,41 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             ax.set_title(table)
             ax.set_xlabel("strategy (self-play)")
             ax.set_ylabel(label)
-        charts.append(Chart(name, finish(fig, f"{label[0].upper()}{label[1:]}, by rule variant",
-                                         legend_from=axes[0], legend_title="variant"),
-                            f"{label[0].upper()}{label[1:]} under each rule variant, by table and strategy"
-                            + ("; dashed: fair share" if value != "hands_per_match" else "")))
+        charts.append(
+            Chart(
+                name,
+                finish(
+                    fig, f"{label[0].upper()}{label[1:]}, by rule variant", legend_from=axes[0], legend_title="variant"
+                ),
+                f"{label[0].upper()}{label[1:]} under each rule variant, by table and strategy"
+                + ("; dashed: fair share" if value != "hands_per_match" else ""),
+            )
+        )
     change = tables["versus_standard"]
-    for value, label in (("hands_per_match_change", "hands per match"),
-                         ("first_leader_match_win_rate_change", "first leader's match win rate (pp)")):
+    for value, label in (
+        ("hands_per_match_change", "hands per match"),
+        ("first_leader_match_win_rate_change", "first leader's match win rate (pp)"),
+    ):
         fig, axes = panels(len(TABLES))
         for ax, table in zip(axes, TABLES):
             differences(ax, change[change["table"] == table], "variant", value, group="strategy")
             ax.set_title(table)
             ax.set_xlabel("variant")
             ax.set_ylabel(f"variant minus standard: {label}")
-        charts.append(Chart(value, finish(fig, f"Each variant minus the standard game: {label}", legend_from=axes[0],
-                                          legend_title="strategy (self-play)",
-                                          note="Thick bars: 95% intervals; thin bars: simultaneous intervals over the "
-                                               "family of variant comparisons; dashed: no difference."),
-                            f"Change from the standard game in {label}, with 95% and simultaneous intervals"))
+        charts.append(
+            Chart(
+                value,
+                finish(
+                    fig,
+                    f"Each variant minus the standard game: {label}",
+                    legend_from=axes[0],
+                    legend_title="strategy (self-play)",
+                    note="Thick bars: 95% intervals; thin bars: simultaneous intervals over the "
+                    "family of variant comparisons; dashed: no difference.",
+                ),
+                f"Change from the standard game in {label}, with 95% and simultaneous intervals",
+            )
+        )
     ref = reference_strategy(list(pd.unique(frame["strategy"])))
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
@@ -222,7 +288,16 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         stacked_shares(ax, part, "variant", [f"{s}_share" for s in hs.SOURCES], [_source_words(s) for s in hs.SOURCES])
         ax.set_title(table)
         ax.set_ylabel("share of all points")
-    charts.append(Chart("point_sources", finish(fig, f"Where the points come from, by rule variant ({ref} play)",
-                                                legend_from=axes[0], legend_title="source of points"),
-                        f"Share of all points from the lead, headers, going out and blocked hands per variant ({ref} play)"))
+    charts.append(
+        Chart(
+            "point_sources",
+            finish(
+                fig,
+                f"Where the points come from, by rule variant ({ref} play)",
+                legend_from=axes[0],
+                legend_title="source of points",
+            ),
+            f"Share of all points from the lead, headers, going out and blocked hands per variant ({ref} play)",
+        )
+    )
     return charts

@@ -61,17 +61,24 @@ ENGINE_ROWS = {
 }
 #: issue 58: the anchor's speed here, and each engine row's least share of it
 GOAL_C_HANDS_PER_S = 2_500_000
-GOAL_RATIOS = {"2 players, random": 0.7, "2 players, expert": 0.35, "double-nine, 4 players, random": 0.4,
-               "double-eighteen, 8 players, random": 0.08}
+GOAL_RATIOS = {
+    "2 players, random": 0.7,
+    "2 players, expert": 0.35,
+    "double-nine, 4 players, random": 0.4,
+    "double-eighteen, 8 players, random": 0.08,
+}
 
 
 def anchor_at(commit: str) -> tuple[str, str]:
     """An argparse type: (commit, the anchor's source there), refused in one line before anything runs."""
-    shown = subprocess.run(["git", "show", f"{commit}:benchmarks/c_loop/bergen_loop.c"], cwd=HERE,
-                           capture_output=True, text=True)
+    shown = subprocess.run(
+        ["git", "show", f"{commit}:benchmarks/c_loop/bergen_loop.c"], cwd=HERE, capture_output=True, text=True
+    )
     if shown.returncode:
-        raise argparse.ArgumentTypeError(f"{commit!r} has no benchmarks/c_loop/bergen_loop.c here "
-                                         f"({(shown.stderr.strip().splitlines() or ['git show failed'])[-1]})")
+        raise argparse.ArgumentTypeError(
+            f"{commit!r} has no benchmarks/c_loop/bergen_loop.c here "
+            f"({(shown.stderr.strip().splitlines() or ['git show failed'])[-1]})"
+        )
     return commit, shown.stdout
 
 
@@ -80,8 +87,11 @@ def build_variants(folder: Path, old: tuple[str, str] | None) -> dict[str, tuple
 
     ``old``: (commit, the anchor's source there), built as it was then, without profile-guided optimisation.
     """
-    wanted = [("anchor", c_reference.SOURCE, True), ("anchor, no PGO", c_reference.SOURCE, False),
-              ("experiment: xoshiro256**, Lemire, lazy shuffle", EXPERIMENT, True)]
+    wanted = [
+        ("anchor", c_reference.SOURCE, True),
+        ("anchor, no PGO", c_reference.SOURCE, False),
+        ("experiment: xoshiro256**, Lemire, lazy shuffle", EXPERIMENT, True),
+    ]
     if old:
         commit, text = old
         source = folder / "bergen_loop_old.c"  # it includes nothing of this folder's (it predates bergen_match.h)
@@ -140,24 +150,37 @@ def measure(seconds: float, repeats: int, old: tuple[str, str] | None) -> dict:
     for label, runs in c_runs.items():
         hands = runs[0]["hands"]
         same = not c_reference.agree(runs[0], anchor_totals)
-        out["variants"].append({
-            "variant": label, "built": variants[label][1], "matches": c_matches, "hands": hands,
-            "hands_per_s": statistics.median(hands / r["seconds"] for r in runs),
-            "hands_per_cpu_s": statistics.median(hands / r["cpu_seconds"] for r in runs),
-            "runs_s": [round(r["seconds"], 3) for r in runs], "same_matches_as_anchor": same})
+        out["variants"].append(
+            {
+                "variant": label,
+                "built": variants[label][1],
+                "matches": c_matches,
+                "hands": hands,
+                "hands_per_s": statistics.median(hands / r["seconds"] for r in runs),
+                "hands_per_cpu_s": statistics.median(hands / r["cpu_seconds"] for r in runs),
+                "runs_s": [round(r["seconds"], 3) for r in runs],
+                "same_matches_as_anchor": same,
+            }
+        )
     c_hands = out["variants"][0]["hands_per_s"]
     c_cpu = out["variants"][0]["hands_per_cpu_s"]
     out["rows"] = []
     for label, runs in e_runs.items():
         engine, matches, load_s = engines[label]
         hands = int(runs[0][2][L.S_HANDS])
-        row = {"row": label, "matches": matches, "hands": hands, "kernel_load_s": load_s,
-               "hands_per_s": statistics.median(hands / wall for wall, _, _ in runs),
-               "hands_per_cpu_s": statistics.median(hands / cpu for _, cpu, _ in runs if cpu > 0),
-               "runs_s": [round(wall, 3) for wall, _, _ in runs]}
+        row = {
+            "row": label,
+            "matches": matches,
+            "hands": hands,
+            "kernel_load_s": load_s,
+            "hands_per_s": statistics.median(hands / wall for wall, _, _ in runs),
+            "hands_per_cpu_s": statistics.median(hands / cpu for _, cpu, _ in runs if cpu > 0),
+            "runs_s": [round(wall, 3) for wall, _, _ in runs],
+        }
         if label == "2 players, random":
-            engine_totals = {key: int(runs[0][2][getattr(L, "S_" + key.upper())])
-                             for key in c_reference.SHARED_TOTALS.values()}
+            engine_totals = {
+                key: int(runs[0][2][getattr(L, "S_" + key.upper())]) for key in c_reference.SHARED_TOTALS.values()
+            }
             differ = c_reference.agree(anchor_totals, engine_totals)
             row["same_totals_as_anchor"] = not differ
             if differ:
@@ -171,53 +194,75 @@ def measure(seconds: float, repeats: int, old: tuple[str, str] | None) -> dict:
 
 def goals(section: dict) -> list[dict]:
     anchor = section["variants"][0]
-    out = [{"goal": f"the anchor plays >= {GOAL_C_HANDS_PER_S:,} hands/s (2 players, random, one core)",
+    out = [
+        {
+            "goal": f"the anchor plays >= {GOAL_C_HANDS_PER_S:,} hands/s (2 players, random, one core)",
             "measured": f"{anchor['hands_per_s']:,.0f} hands/s ({anchor['hands_per_cpu_s']:,.0f} per CPU-second)",
-            "met": anchor["hands_per_s"] >= GOAL_C_HANDS_PER_S}]
+            "met": anchor["hands_per_s"] >= GOAL_C_HANDS_PER_S,
+        }
+    ]
     for row in section["rows"]:
         least = GOAL_RATIOS[row["row"]]
         valid = row.get("same_totals_as_anchor", True)
-        out.append({"goal": f"engine, {row['row']}: >= {least} of the anchor's hands/s",
-                    # three decimals: at two a ratio of 0.077 printed as "0.08" beside "no"
-                    "measured": f"{row['ratio']:.3f} (CPU time: {row['cpu_ratio']:.3f})" if valid else row["note"],
-                    "met": valid and row["ratio"] >= least})
+        out.append(
+            {
+                "goal": f"engine, {row['row']}: >= {least} of the anchor's hands/s",
+                # three decimals: at two a ratio of 0.077 printed as "0.08" beside "no"
+                "measured": f"{row['ratio']:.3f} (CPU time: {row['cpu_ratio']:.3f})" if valid else row["note"],
+                "met": valid and row["ratio"] >= least,
+            }
+        )
     return out
 
 
 def report(section: dict) -> str:
     """The section as Markdown (a part of benchmarks/results.md)."""
     if "variants" not in section:  # saved by an earlier run.py, against an earlier C loop: not shown as current
-        return ("## The C anchor and the engine against it\n\nNot measured with the current C loop: run "
-                "`python benchmarks/c_anchor.py`.\n")
+        return (
+            "## The C anchor and the engine against it\n\nNot measured with the current C loop: run "
+            "`python benchmarks/c_anchor.py`.\n"
+        )
     m = section["machine"]
     anchor = section["variants"][0]
-    lines = ["## The C anchor and the engine against it (`benchmarks/c_anchor.py`, one core)", "",
-             f"{m['date']}; {m['cpu']}; commit {m['commit']}; load average before {section['load_average_before']}, "
-             f"after {section['load_average_after']}; medians of {section['repeats']} interleaved runs, seed "
-             f"{section['seed']}; {anchor['built']}.", "",
-             f"Variants of the C loop, 2 players, random, {anchor['matches']:,} matches ({anchor['hands']:,} hands) "
-             "each:", "",
-             "| variant | hands/s | hands per CPU-second | / anchor | the anchor's matches |",
-             "|---|---:|---:|---:|---|"]
+    lines = [
+        "## The C anchor and the engine against it (`benchmarks/c_anchor.py`, one core)",
+        "",
+        f"{m['date']}; {m['cpu']}; commit {m['commit']}; load average before {section['load_average_before']}, "
+        f"after {section['load_average_after']}; medians of {section['repeats']} interleaved runs, seed "
+        f"{section['seed']}; {anchor['built']}.",
+        "",
+        f"Variants of the C loop, 2 players, random, {anchor['matches']:,} matches ({anchor['hands']:,} hands) each:",
+        "",
+        "| variant | hands/s | hands per CPU-second | / anchor | the anchor's matches |",
+        "|---|---:|---:|---:|---|",
+    ]
     for v in section["variants"]:
-        lines.append(f"| {v['variant']} | {v['hands_per_s']:,.0f} | {v['hands_per_cpu_s']:,.0f} | "
-                     f"{v['hands_per_s'] / anchor['hands_per_s']:.2f} | "
-                     f"{'yes' if v['same_matches_as_anchor'] else 'no (other deals)'} |")
-    lines += ["", "The engine in this process against the anchor (each run at least "
-              f"{section['seconds']} s of play):", "",
-              "| engine | matches | hands/s | hands per CPU-second | engine / anchor | by CPU time |",
-              "|---|---:|---:|---:|---:|---:|"]
+        lines.append(
+            f"| {v['variant']} | {v['hands_per_s']:,.0f} | {v['hands_per_cpu_s']:,.0f} | "
+            f"{v['hands_per_s'] / anchor['hands_per_s']:.2f} | "
+            f"{'yes' if v['same_matches_as_anchor'] else 'no (other deals)'} |"
+        )
+    lines += [
+        "",
+        f"The engine in this process against the anchor (each run at least {section['seconds']} s of play):",
+        "",
+        "| engine | matches | hands/s | hands per CPU-second | engine / anchor | by CPU time |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for row in section["rows"]:
         same = " (the anchor's matches, same totals)" if row.get("same_totals_as_anchor") else ""
-        lines.append(f"| {row['row']}{same} | {row['matches']:,} | {row['hands_per_s']:,.0f} | "
-                     f"{row['hands_per_cpu_s']:,.0f} | {row['ratio']:.2f} | {row['cpu_ratio']:.2f} |")
+        lines.append(
+            f"| {row['row']}{same} | {row['matches']:,} | {row['hands_per_s']:,.0f} | "
+            f"{row['hands_per_cpu_s']:,.0f} | {row['ratio']:.2f} | {row['cpu_ratio']:.2f} |"
+        )
     lines += ["", "| goal (issue 58) | measured | met |", "|---|---|---|"]
     lines += [f"| {g['goal']} | {g['measured']} | {'yes' if g['met'] else 'no'} |" for g in section["goals"]]
     return "\n".join(lines) + "\n"
 
 
-def section(seconds: float = DEFAULT_SECONDS, repeats: int = DEFAULT_REPEATS,
-            old: tuple[str, str] | None = None) -> dict:
+def section(
+    seconds: float = DEFAULT_SECONDS, repeats: int = DEFAULT_REPEATS, old: tuple[str, str] | None = None
+) -> dict:
     """Both parts measured now, with the machine, the commit and the load before and after."""
     import run as bench  # noqa: E402  (run.py imports this file)
 
@@ -229,8 +274,12 @@ def section(seconds: float = DEFAULT_SECONDS, repeats: int = DEFAULT_REPEATS,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=duration, default=DEFAULT_SECONDS,
-                        help=f"least play of each run (default {DEFAULT_SECONDS:g})")
+    parser.add_argument(
+        "--seconds",
+        type=duration,
+        default=DEFAULT_SECONDS,
+        help=f"least play of each run (default {DEFAULT_SECONDS:g})",
+    )
     parser.add_argument("--repeats", type=at_least(1), default=DEFAULT_REPEATS)
     parser.add_argument("--old", metavar="COMMIT", type=anchor_at, help="also time the C loop of this commit")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")

@@ -24,8 +24,13 @@ FLAGS = ("-O3", "-march=native")
 PGO_GENERATE, PGO_USE = ("-fprofile-generate",), ("-fprofile-use", "-Wno-missing-profile")
 PGO_TRAINING = ((2, 0, 100_000), (3, 0, 20_000), (4, 0, 20_000), (4, 1, 20_000))
 #: totals both programs report, by the C program's name -> the engine's summary key
-SHARED_TOTALS = {"matches": "matches", "hands": "hands", "plays": "plays",
-                 "double_headers": "double_headers", "triple_headers": "triple_headers"}
+SHARED_TOTALS = {
+    "matches": "matches",
+    "hands": "hands",
+    "plays": "plays",
+    "double_headers": "double_headers",
+    "triple_headers": "triple_headers",
+}
 
 
 def compiler() -> str | None:
@@ -62,18 +67,25 @@ def _compile(cc: str, source: Path, exe: Path, extra: tuple[str, ...]) -> bool:
 
 def _trained(exe: Path) -> bool:
     """Run the instrumented build on every table; whether it wrote its profile (beside itself)."""
-    return all(subprocess.run([str(exe), *map(str, table), "1"], capture_output=True).returncode == 0
-               for table in PGO_TRAINING) and any(exe.parent.glob("*.gcda"))
+    return all(
+        subprocess.run([str(exe), *map(str, table), "1"], capture_output=True).returncode == 0 for table in PGO_TRAINING
+    ) and any(exe.parent.glob("*.gcda"))
 
 
 def run(exe: Path, players: int, partnerships: bool, matches: int, seed: int) -> dict:
     """One run of the C loop: its JSON totals, wall seconds (of its own loop) and CPU seconds (of the process)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([str(exe), str(players), str(int(partnerships)), str(matches), str(seed)],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [str(exe), str(players), str(int(partnerships)), str(matches), str(seed)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {**json.loads(done.stdout),
-            "cpu_seconds": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime}
+    return {
+        **json.loads(done.stdout),
+        "cpu_seconds": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+    }
 
 
 def agree(c_totals: dict, engine_summary: dict) -> list[str]:

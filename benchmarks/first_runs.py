@@ -34,10 +34,30 @@ from startup_times import run_once  # benchmarks/ is a folder of scripts
 
 HERE = Path(__file__).resolve().parent
 FIRST = ["simulate", "--matches", "1000", "--seed", "1", "--json", "--quiet"]
-SECOND = ["simulate", "--players", "4", "--partnerships", "--policy", "expert", "--policy", "greedy", "--policy",
-          "defensive", "--policy", "random", "--matches", "1000", "--seed", "1", "--json", "--quiet"]
-RUN_IT = (["simulate", "--matches", "100000", "--quiet"],
-          ["report", "lead_advantage", "--quick", "--out", "reports-quick", "--quiet"])
+SECOND = [
+    "simulate",
+    "--players",
+    "4",
+    "--partnerships",
+    "--policy",
+    "expert",
+    "--policy",
+    "greedy",
+    "--policy",
+    "defensive",
+    "--policy",
+    "random",
+    "--matches",
+    "1000",
+    "--seed",
+    "1",
+    "--json",
+    "--quiet",
+]
+RUN_IT = (
+    ["simulate", "--matches", "100000", "--quiet"],
+    ["report", "lead_advantage", "--quick", "--out", "reports-quick", "--quiet"],
+)
 #: the goals of issue 59, item 1 (seconds)
 GOAL_SECOND_S = 2.0
 GOAL_RUN_IT_CPU_S = 180.0
@@ -57,8 +77,11 @@ def measure(tree: Path) -> dict:
         print(f"second: {out['second']}", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory() as folder:
         steps = [_timed(run_once(tree, Path(folder), args)) for args in RUN_IT]
-    out["run_it"] = {"steps": steps, "wall_s": round(sum(s["wall_s"] for s in steps), 1),
-                     "cpu_s": round(sum(s["cpu_s"] for s in steps), 1)}
+    out["run_it"] = {
+        "steps": steps,
+        "wall_s": round(sum(s["wall_s"] for s in steps), 1),
+        "cpu_s": round(sum(s["cpu_s"] for s in steps), 1),
+    }
     print(f"run it: {out['run_it']}", file=sys.stderr, flush=True)
     return out
 
@@ -66,30 +89,42 @@ def measure(tree: Path) -> dict:
 def goals(section: dict) -> list[dict]:
     """The issue's goals against what was measured."""
     second, run_it = section["runs"]["second"], section["runs"]["run_it"]
-    return [{"goal": f"a second built-in mix and table size, cold start after the first < {GOAL_SECOND_S:.0f} s",
-             "measured": f"{second['wall_s']:.2f} s (CPU {second['cpu_s']:.2f} s)",
-             "met": second["wall_s"] < GOAL_SECOND_S},
-            {"goal": f"README's Run it (its bergen-sim commands), cold < {GOAL_RUN_IT_CPU_S / 60:.0f} minutes of CPU",
-             "measured": f"{run_it['cpu_s']:.0f} s CPU ({run_it['wall_s']:.0f} s wall)",
-             "met": run_it["cpu_s"] < GOAL_RUN_IT_CPU_S}]
+    return [
+        {
+            "goal": f"a second built-in mix and table size, cold start after the first < {GOAL_SECOND_S:.0f} s",
+            "measured": f"{second['wall_s']:.2f} s (CPU {second['cpu_s']:.2f} s)",
+            "met": second["wall_s"] < GOAL_SECOND_S,
+        },
+        {
+            "goal": f"README's Run it (its bergen-sim commands), cold < {GOAL_RUN_IT_CPU_S / 60:.0f} minutes of CPU",
+            "measured": f"{run_it['cpu_s']:.0f} s CPU ({run_it['wall_s']:.0f} s wall)",
+            "met": run_it["cpu_s"] < GOAL_RUN_IT_CPU_S,
+        },
+    ]
 
 
 def report(section: dict) -> str:
     """The first runs as Markdown (a section of benchmarks/results.md)."""
     m = section["machine"]
     runs = section["runs"]
-    lines = ["## A new user's first runs, empty compile cache (`benchmarks/first_runs.py`)", "",
-             f"{m['date']}; {m['cores']} cores; commit {m['commit']}; load average before "
-             f"{section['load_average_before']}, after {section['load_average_after']}; one run of each, a fresh "
-             "process each, one at a time. CPU: user + system seconds of the process.", "",
-             "| run | wall | CPU |", "|---|---:|---:|",
-             f"| first built-in run: `bergen-sim {' '.join(FIRST)}`, empty cache | {runs['first']['wall_s']:.1f} s | "
-             f"{runs['first']['cpu_s']:.1f} s |",
-             f"| then another mix and table size: `bergen-sim {' '.join(SECOND)}` | {runs['second']['wall_s']:.2f} s | "
-             f"{runs['second']['cpu_s']:.2f} s |"]
+    lines = [
+        "## A new user's first runs, empty compile cache (`benchmarks/first_runs.py`)",
+        "",
+        f"{m['date']}; {m['cores']} cores; commit {m['commit']}; load average before "
+        f"{section['load_average_before']}, after {section['load_average_after']}; one run of each, a fresh "
+        "process each, one at a time. CPU: user + system seconds of the process.",
+        "",
+        "| run | wall | CPU |",
+        "|---|---:|---:|",
+        f"| first built-in run: `bergen-sim {' '.join(FIRST)}`, empty cache | {runs['first']['wall_s']:.1f} s | "
+        f"{runs['first']['cpu_s']:.1f} s |",
+        f"| then another mix and table size: `bergen-sim {' '.join(SECOND)}` | {runs['second']['wall_s']:.2f} s | "
+        f"{runs['second']['cpu_s']:.2f} s |",
+    ]
     for args, step in zip(RUN_IT, runs["run_it"]["steps"]):
-        lines.append(f"| Run it, empty cache: `bergen-sim {' '.join(args)}` | {step['wall_s']:.1f} s | "
-                     f"{step['cpu_s']:.1f} s |")
+        lines.append(
+            f"| Run it, empty cache: `bergen-sim {' '.join(args)}` | {step['wall_s']:.1f} s | {step['cpu_s']:.1f} s |"
+        )
     lines += [f"| Run it, total | {runs['run_it']['wall_s']:.1f} s | {runs['run_it']['cpu_s']:.1f} s |", ""]
     lines += [f"- {g['goal']}: {g['measured']} ({'met' if g['met'] else 'not met'})" for g in section["goals"]]
     return "\n".join(lines) + "\n"

@@ -56,8 +56,9 @@ def gdb(pid: int, commands: list[str]) -> str:
     """Run gdb commands against the (stopped, then resumed) process and return what they printed."""
     with tempfile.NamedTemporaryFile("w", suffix=".gdb", delete=False) as script:
         script.write("set pagination off\n" + "\n".join(commands) + "\n")
-    done = subprocess.run(["gdb", "-p", str(pid), "-batch", "-x", script.name], capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        ["gdb", "-p", str(pid), "-batch", "-x", script.name], capture_output=True, text=True, timeout=600
+    )
     Path(script.name).unlink()
     return done.stdout
 
@@ -79,14 +80,20 @@ def stretches(counts: list[int]) -> list[tuple[int, int]]:
             if gap >= 12:
                 found.append((first, last))
                 first = None
-    return sorted(found, key=lambda s: -sum(counts[s[0]:s[1] + 1]))
+    return sorted(found, key=lambda s: -sum(counts[s[0] : s[1] + 1]))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--set", dest="settings", action="append", type=setting, default=[],
-                        help="a rule setting, e.g. domino_set=double-nine (repeatable)")
+    parser.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        type=setting,
+        default=[],
+        help="a rule setting, e.g. domino_set=double-nine (repeatable)",
+    )
     parser.add_argument("--policy", default="random")
     parser.add_argument("--seconds", type=duration, default=6.0, help="how long perf samples")
     parser.add_argument("--top", type=at_least(1), default=8, help="hot stretches to show per function")
@@ -110,17 +117,34 @@ def main() -> int:
     if missing:
         print(f"profile_kernel needs {' and '.join(missing)} on the PATH (Linux)", file=sys.stderr)
         return 2
-    child = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(settings), opts.policy],
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, json.dumps(settings), opts.policy], stdout=subprocess.PIPE, text=True
+    )
     try:
         json.loads(child.stdout.readline())  # compiled and playing
         time.sleep(0.5)
         with tempfile.TemporaryDirectory() as folder:
             data = Path(folder) / "perf.data"
-            subprocess.run(["perf", "record", "-F", "4000", "-o", str(data), "-p", str(child.pid), "--", "sleep",
-                            str(opts.seconds)], capture_output=True, check=True)
-            ips = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip"], capture_output=True, text=True,
-                                 check=True).stdout.split()
+            subprocess.run(
+                [
+                    "perf",
+                    "record",
+                    "-F",
+                    "4000",
+                    "-o",
+                    str(data),
+                    "-p",
+                    str(child.pid),
+                    "--",
+                    "sleep",
+                    str(opts.seconds),
+                ],
+                capture_output=True,
+                check=True,
+            )
+            ips = subprocess.run(
+                ["perf", "script", "-i", str(data), "-F", "ip"], capture_output=True, text=True, check=True
+            ).stdout.split()
         samples = collections.Counter(int(ip, 16) for ip in ips)
         total = sum(samples.values())
         hot = [address for address, _ in samples.most_common(600)]
@@ -128,8 +152,11 @@ def main() -> int:
         by_function: collections.Counter = collections.Counter()
         hottest: dict[str, int] = {}  # function -> its most sampled address
         for address, line in zip(hot, [x for x in names.splitlines() if " in section " in x or "No symbol" in x]):
-            name = (short(line.split(" + ")[0].split(" in section ")[0]) if " in section " in line
-                    else "(outside compiled code)")
+            name = (
+                short(line.split(" + ")[0].split(" in section ")[0])
+                if " in section " in line
+                else "(outside compiled code)"
+            )
             by_function[name] += samples[address]
             hottest.setdefault(name, address)
         shown = [name for name, _ in by_function.most_common(opts.functions) if "::" in name]
@@ -148,8 +175,8 @@ def main() -> int:
         counts = [samples.get(address, 0) for address, _ in rows]
         annotated += [f"# {name}\n"] + [f"{c:7d} {line}\n" for c, (_, line) in zip(counts, rows)]
         print(f"\nhot stretches of {name} (instruction numbers within it):")
-        for a, b in stretches(counts)[:opts.top]:
-            print(f"  {100 * sum(counts[a:b + 1]) / total:5.1f}%  instructions {a + 1}-{b + 1}; hottest:")
+        for a, b in stretches(counts)[: opts.top]:
+            print(f"  {100 * sum(counts[a : b + 1]) / total:5.1f}%  instructions {a + 1}-{b + 1}; hottest:")
             for i in sorted(range(a, b + 1), key=lambda i: -counts[i])[:3]:
                 print(f"           {counts[i]:6d} {re.sub(r' <[^>]*>', '', rows[i][1]).strip()[:90]}")
     if opts.listing:

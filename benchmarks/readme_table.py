@@ -38,78 +38,116 @@ def render(results: dict) -> str:
     """The Markdown table (with its caption line) for a benchmark run's results."""
     m = results["machine"]
     cores = m["cores"]
-    lines = [f"Measured {m['date'][:10]} on {m['cpu']}, {cores} cores (load average at start "
-             f"{m['load_average_at_start'][0]}); commit {m.get('commit', 'not recorded')}.", "",
-             "| measure | result |", "|---|---|"]
+    lines = [
+        f"Measured {m['date'][:10]} on {m['cpu']}, {cores} cores (load average at start "
+        f"{m['load_average_at_start'][0]}); commit {m.get('commit', 'not recorded')}.",
+        "",
+        "| measure | result |",
+        "|---|---|",
+    ]
     two = _row(results, "2 players", "random")
-    for game, label in (("2 players", "2 players"), ("3 players", "3 players"), ("4 partnerships", "4 in partnerships")):
-        cells = [f"`{p}` {_n(r['1 core']['hands_per_s'])}" for p in ("random", "greedy", "expert")
-                 if (r := _row(results, game, p))]
+    for game, label in (
+        ("2 players", "2 players"),
+        ("3 players", "3 players"),
+        ("4 partnerships", "4 in partnerships"),
+    ):
+        cells = [
+            f"`{p}` {_n(r['1 core']['hands_per_s'])}"
+            for p in ("random", "greedy", "expert")
+            if (r := _row(results, game, p))
+        ]
         if cells:
             lines.append(f"| {label}, hands/s on one core | {', '.join(cells)} |")
     anchor = results.get("c_loop")
     if anchor and "variants" in anchor:
         c = anchor["variants"][0]
         where = "" if anchor["machine"]["cpu"] == m["cpu"] else f"{anchor['machine']['cpu']}, "
-        cells = "; ".join(f"{row['row']} {row['ratio']:.2f} (by CPU time {row['cpu_ratio']:.2f})" for row in anchor["rows"])
-        lines.append(f"| bergen-sim's share of a tight C loop's hands/s (benchmarks/c_anchor.py: the C loop plays the "
-                     f"engine's own matches, 2 players, random; one core, one run, medians of {anchor['repeats']}; "
-                     f"{where}{anchor['machine']['date'][:10]}, load average {anchor['load_average_before'][0]}) | "
-                     f"C {_n(c['hands_per_s'])} hands/s ({_n(c['hands_per_cpu_s'])} per CPU-second); {cells} |")
+        cells = "; ".join(
+            f"{row['row']} {row['ratio']:.2f} (by CPU time {row['cpu_ratio']:.2f})" for row in anchor["rows"]
+        )
+        lines.append(
+            f"| bergen-sim's share of a tight C loop's hands/s (benchmarks/c_anchor.py: the C loop plays the "
+            f"engine's own matches, 2 players, random; one core, one run, medians of {anchor['repeats']}; "
+            f"{where}{anchor['machine']['date'][:10]}, load average {anchor['load_average_before'][0]}) | "
+            f"C {_n(c['hands_per_s'])} hands/s ({_n(c['hands_per_cpu_s'])} per CPU-second); {cells} |"
+        )
     else:
         lines.append("| against a tight C loop | not measured (python benchmarks/c_anchor.py) |")
     sets = results.get("sets")
     if sets:
-        cells = ", ".join(f"{row['game']} `{row['policy']}` {_n(row['hands_per_s'])}" for row in sets["rows"]
-                          if row["policy"] == "random" and row["game"] in SETS_SHOWN)
+        cells = ", ".join(
+            f"{row['game']} `{row['policy']}` {_n(row['hands_per_s'])}"
+            for row in sets["rows"]
+            if row["policy"] == "random" and row["game"] in SETS_SHOWN
+        )
         where = "" if sets["machine"]["cpu"] == m["cpu"] else f"{sets['machine']['cpu']}, "
-        lines.append(f"| larger sets, hands/s on one core (benchmarks/sets.py, medians of {sets['repeats']}; {where}"
-                     f"{sets['machine']['date'][:10]}) | {cells} |")
+        lines.append(
+            f"| larger sets, hands/s on one core (benchmarks/sets.py, medians of {sets['repeats']}; {where}"
+            f"{sets['machine']['date'][:10]}) | {cells} |"
+        )
     base = results.get("python_baseline", {}).get("2 players")
     if base:
-        lines.append(f"| naive pure-Python engine, same run | {_n(base['hands_per_s'])} hands/s (2 players): "
-                     f"the compiled engine is {base['ratio']:.0f}x faster |")
+        lines.append(
+            f"| naive pure-Python engine, same run | {_n(base['hands_per_s'])} hands/s (2 players): "
+            f"the compiled engine is {base['ratio']:.0f}x faster |"
+        )
     if two:
-        lines.append(f"| {cores} workers vs 1 (2 players, random, {_n(two['matches'])} matches) | "
-                     f"{two['scaling']:.2f}x |")
+        lines.append(
+            f"| {cores} workers vs 1 (2 players, random, {_n(two['matches'])} matches) | {two['scaling']:.2f}x |"
+        )
     sweep = results.get("size_sweep")
     if sweep:
         lines.append(_sweep_row(sweep))
     s = results["startup"]
     cpu = {name: f" (CPU {s[name]['cpu_s']:.2f} s)" if "cpu_s" in s[name] else "" for name in ("warm", "cold")}
     load = f"; load average {s['load_average_before'][0]}" if "load_average_before" in s else ""
-    lines.append(f"| time to first result, warm / cold compile cache (a fresh process; warm: the cache the cold run "
-                 f"filled{load}) | {s['warm']['wall_s']:.2f} s{cpu['warm']} / {s['cold']['wall_s']:.2f} s{cpu['cold']} |")
+    lines.append(
+        f"| time to first result, warm / cold compile cache (a fresh process; warm: the cache the cold run "
+        f"filled{load}) | {s['warm']['wall_s']:.2f} s{cpu['warm']} / {s['cold']['wall_s']:.2f} s{cpu['cold']} |"
+    )
     times = results.get("startup_times")
     if times:
-        cells = ", ".join(f"`{name}` {row['new']['median_s']:.2f} s (CPU {row['new']['median_cpu_s']:.2f} s)"
-                          if "median_cpu_s" in row["new"] else f"`{name}` {row['new']['median_s']:.2f} s"
-                          for name, row in times["commands"].items())
+        cells = ", ".join(
+            f"`{name}` {row['new']['median_s']:.2f} s (CPU {row['new']['median_cpu_s']:.2f} s)"
+            if "median_cpu_s" in row["new"]
+            else f"`{name}` {row['new']['median_s']:.2f} s"
+            for name, row in times["commands"].items()
+        )
         where = "" if times["machine"]["cpu"] == m["cpu"] else f"{times['machine']['cpu']}, "
-        lines.append(f"| start-up, fresh processes (medians of {times['rounds']}; {where}{times['machine']['date'][:10]}, "
-                     f"load average {times['load_average_before'][0]}) | {cells} |")
+        lines.append(
+            f"| start-up, fresh processes (medians of {times['rounds']}; {where}{times['machine']['date'][:10]}, "
+            f"load average {times['load_average_before'][0]}) | {cells} |"
+        )
         cold = times.get("cold")
         if cold and cold.get("rounds", 1) > 1:
-            lines.append(f"| cold compile of the default kernel, `simulate --matches 1000` with an empty cache (medians "
-                         f"of {cold['rounds']}; {where}{times['machine']['date'][:10]}) | {cold['new']['wall_s']:.1f} s "
-                         f"(kernel {cold['new']['kernel_s']:.1f} s) |")
+            lines.append(
+                f"| cold compile of the default kernel, `simulate --matches 1000` with an empty cache (medians "
+                f"of {cold['rounds']}; {where}{times['machine']['date'][:10]}) | {cold['new']['wall_s']:.1f} s "
+                f"(kernel {cold['new']['kernel_s']:.1f} s) |"
+            )
     compiles = results.get("search_compile")
     if compiles:
         where = "" if compiles["machine"]["cpu"] == m["cpu"] else f"{compiles['machine']['cpu']}, "
-        cells = ", ".join(f"`{name}` {row['new']['wall_s']:.0f} s (CPU {row['new']['cpu_s']:.0f} s)"
-                          for name, row in compiles["commands"].items())
-        lines.append(f"| first run of a search player with an empty compile cache: match loop, search, rollouts and "
-                     f"match-value table (benchmarks/search_compile.py; {where}{compiles['machine']['date'][:10]}) "
-                     f"| {cells} |")
+        cells = ", ".join(
+            f"`{name}` {row['new']['wall_s']:.0f} s (CPU {row['new']['cpu_s']:.0f} s)"
+            for name, row in compiles["commands"].items()
+        )
+        lines.append(
+            f"| first run of a search player with an empty compile cache: match loop, search, rollouts and "
+            f"match-value table (benchmarks/search_compile.py; {where}{compiles['machine']['date'][:10]}) "
+            f"| {cells} |"
+        )
     first = results.get("first_runs")
     if first:
         runs = first["runs"]
         where = "" if first["machine"]["cpu"] == m["cpu"] else f"{first['machine']['cpu']}, "
-        lines.append(f"| a new user's first runs with an empty compile cache (benchmarks/first_runs.py; {where}"
-                     f"{first['machine']['date'][:10]}) | first built-in run {runs['first']['wall_s']:.1f} s (CPU "
-                     f"{runs['first']['cpu_s']:.1f} s); then another mix and table size {runs['second']['wall_s']:.2f} s "
-                     f"(CPU {runs['second']['cpu_s']:.2f} s); the README's Run it, its bergen-sim commands "
-                     f"{runs['run_it']['wall_s']:.0f} s (CPU {runs['run_it']['cpu_s']:.0f} s) |")
+        lines.append(
+            f"| a new user's first runs with an empty compile cache (benchmarks/first_runs.py; {where}"
+            f"{first['machine']['date'][:10]}) | first built-in run {runs['first']['wall_s']:.1f} s (CPU "
+            f"{runs['first']['cpu_s']:.1f} s); then another mix and table size {runs['second']['wall_s']:.2f} s "
+            f"(CPU {runs['second']['cpu_s']:.2f} s); the README's Run it, its bergen-sim commands "
+            f"{runs['run_it']['wall_s']:.0f} s (CPU {runs['run_it']['cpu_s']:.0f} s) |"
+        )
     mem = results.get("memory", [])
     if mem:
         sizes = " / ".join(f"10^{len(str(r['matches'])) - 1}" for r in mem)
@@ -136,16 +174,23 @@ def _sweep_row(sweep: dict) -> str:
     rows = [r for r in sweep["rows"] if r["tree"] == "new" and r["view"] == "command"]
     verdicts = {g["key"]: g["measured"] for g in sweep["goals"] if (g["tree"], g["view"]) == ("new", "command")}
     default = f"default / 1 worker: {verdicts['default_vs_one']}"
-    two = (f"; 1 worker / 2 workers on runs of 2 s of play or more: {verdicts['two_vs_one']}"
-           if "two_vs_one" in verdicts else "")
+    two = (
+        f"; 1 worker / 2 workers on runs of 2 s of play or more: {verdicts['two_vs_one']}"
+        if "two_vs_one" in verdicts
+        else ""
+    )
     if "two_vs_one_play" in verdicts:  # the same runs' own play times: no start-up, which no core count shortens
         two += f"; the same on the play time each run reports: {verdicts['two_vs_one_play']}"
     if "two_vs_ceiling_play" in verdicts:  # what the machine's two cores give two unrelated runs at once
-        two += (f"; 2 workers' play time against two separate one-worker runs of half the matches at once "
-                f"(the machine's two cores): {verdicts['two_vs_ceiling_play']}")
-    return (f"| the default and 2 workers vs 1 worker, `simulate --matches` {rows[0]['matches']:,} .. "
-            f"{rows[-1]['matches']:,} (fresh commands; paired runs per size: {_repeats(sweep)}; 95% intervals; "
-            f"{sweep['machine']['date'][:10]}, load average {sweep['load_average_before'][0]}) | {default}{two} |")
+        two += (
+            f"; 2 workers' play time against two separate one-worker runs of half the matches at once "
+            f"(the machine's two cores): {verdicts['two_vs_ceiling_play']}"
+        )
+    return (
+        f"| the default and 2 workers vs 1 worker, `simulate --matches` {rows[0]['matches']:,} .. "
+        f"{rows[-1]['matches']:,} (fresh commands; paired runs per size: {_repeats(sweep)}; 95% intervals; "
+        f"{sweep['machine']['date'][:10]}, load average {sweep['load_average_before'][0]}) | {default}{two} |"
+    )
 
 
 def _split(text: str) -> tuple[str, str, str]:
@@ -176,8 +221,11 @@ def main() -> int:
     if "--check" in sys.argv[1:]:
         text = README.read_text()
         ok = text == expected_readme(text, json.loads(RESULTS.read_text()))
-        print("docs/speed.md speed table matches benchmarks/results.json" if ok else
-              "docs/speed.md speed table differs from benchmarks/results.json: run python benchmarks/readme_table.py")
+        print(
+            "docs/speed.md speed table matches benchmarks/results.json"
+            if ok
+            else "docs/speed.md speed table differs from benchmarks/results.json: run python benchmarks/readme_table.py"
+        )
         return 0 if ok else 1
     write()
     print(f"rewrote the speed table in {README}")

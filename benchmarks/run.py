@@ -70,11 +70,20 @@ import trees  # noqa: E402
 HERE = Path(__file__).resolve().parent
 #: sections that their own scripts measure and save (each with its own date, machine and load); a run keeps the
 #: ones it does not measure itself (it measures ``c_loop``, with benchmarks/c_anchor.py's defaults)
-SECTIONS = {"c_loop": c_anchor.report, "size_sweep": sizes.report, "startup_times": startup_times.report,
-            "sets": sets.report, "trees": trees.report, "search_compile": search_compile.report,
-            "first_runs": first_runs.report}
-CONFIGS = {"2 players": dict(players=2), "3 players": dict(players=3),
-           "4 partnerships": dict(players=4, partnerships=True)}
+SECTIONS = {
+    "c_loop": c_anchor.report,
+    "size_sweep": sizes.report,
+    "startup_times": startup_times.report,
+    "sets": sets.report,
+    "trees": trees.report,
+    "search_compile": search_compile.report,
+    "first_runs": first_runs.report,
+}
+CONFIGS = {
+    "2 players": dict(players=2),
+    "3 players": dict(players=3),
+    "4 partnerships": dict(players=4, partnerships=True),
+}
 POLICIES = ("random", "greedy", "expert")
 #: goals of issues 2, 5 and 12
 GOAL_HANDS_PER_S = 1_500_000
@@ -86,9 +95,18 @@ CLI = "import sys; from bergen_sim.cli import main; sys.exit(main())"
 
 
 def machine() -> dict:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() \
+    cpu = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
         else platform.processor()
+    )
     return {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "cpu": cpu,
@@ -112,16 +130,20 @@ def python_environment() -> dict:
     config = Path(sys.prefix) / "pyvenv.cfg"
     numba_sources = list(Path(numba.__file__).parent.rglob("*.py"))
     with_bytecode = sum(Path(importlib.util.cache_from_source(str(path))).exists() for path in numba_sources)
-    return {"venv": sys.prefix if sys.prefix != sys.base_prefix else None,
-            "venv_age_days": round((time.time() - config.stat().st_mtime) / 86400, 2) if config.exists() else None,
-            "numba_modules_with_bytecode": f"{with_bytecode}/{len(numba_sources)}",
-            "bytecode_writing_here": not os.environ.get("PYTHONDONTWRITEBYTECODE")}
+    return {
+        "venv": sys.prefix if sys.prefix != sys.base_prefix else None,
+        "venv_age_days": round((time.time() - config.stat().st_mtime) / 86400, 2) if config.exists() else None,
+        "numba_modules_with_bytecode": f"{with_bytecode}/{len(numba_sources)}",
+        "bytecode_writing_here": not os.environ.get("PYTHONDONTWRITEBYTECODE"),
+    }
 
 
 def cached_kernels(cache: Path) -> dict:
     """How warm a compile cache is: generated kernels and compiled functions (Numba index files) in it."""
-    return {"kernels": len(list((cache / "kernels").glob("kernel_*.py"))),
-            "compiled_functions": len(list((cache / "numba").rglob("*.nbi")))}
+    return {
+        "kernels": len(list((cache / "kernels").glob("kernel_*.py"))),
+        "compiled_functions": len(list((cache / "numba").rglob("*.nbi"))),
+    }
 
 
 def load_average() -> list[float]:
@@ -147,8 +169,10 @@ def save_section(key: str, value: dict) -> None:
 
 def commit_of(tree: Path = HERE) -> str:
     """A checkout's commit, with "+changes" when the tree differs from it ("unknown" outside git)."""
+
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=tree, capture_output=True, text=True).stdout.strip()
+
     try:
         commit = git("rev-parse", "--short=12", "HEAD")
         return (commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")) or "unknown"
@@ -177,8 +201,9 @@ def play(job: Job, matches: int, workers: int) -> tuple[float, float, np.ndarray
     in parallel costs: equal CPU seconds mean the work splits without overhead.
     """
     cpu, start = cpu_seconds(), time.perf_counter()
-    totals = sum(chunk.totals for chunk in run_job(job, matches, default_chunk_size(matches),
-                                                    RunOptions(workers=workers)))
+    totals = sum(
+        chunk.totals for chunk in run_job(job, matches, default_chunk_size(matches), RunOptions(workers=workers))
+    )
     return time.perf_counter() - start, cpu_seconds() - cpu, totals
 
 
@@ -201,10 +226,14 @@ def throughput(config: dict, policy: str, cores: int, budget: float, repeats: in
         seconds = statistics.median(s for s, _, _ in runs)
         cpu = statistics.median(c for _, c, _ in runs)
         totals = runs[0][2]
-        row[label] = {"seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3), "matches_per_s": matches / seconds,
-                      "hands_per_s": int(totals[L.S_HANDS]) / seconds,
-                      "hands_per_cpu_s": int(totals[L.S_HANDS]) / cpu if cpu > 0 else None,
-                      "runs_s": [round(s, 3) for s, _, _ in runs]}
+        row[label] = {
+            "seconds": round(seconds, 3),
+            "cpu_seconds": round(cpu, 3),
+            "matches_per_s": matches / seconds,
+            "hands_per_s": int(totals[L.S_HANDS]) / seconds,
+            "hands_per_cpu_s": int(totals[L.S_HANDS]) / cpu if cpu > 0 else None,
+            "runs_s": [round(s, 3) for s, _, _ in runs],
+        }
     row["scaling"] = row[f"{cores} cores"]["matches_per_s"] / row["1 core"]["matches_per_s"]
     row["cpu_ratio"] = row[f"{cores} cores"]["cpu_seconds"] / row["1 core"]["cpu_seconds"]
     return row
@@ -223,23 +252,35 @@ def python_baseline(config: dict, budget: float) -> dict:
         matches += 1
         hands += sum(1 for e in events if e["type"] == "lead")
     seconds = time.perf_counter() - start
-    return {"matches": matches, "seconds": round(seconds, 3), "matches_per_s": matches / seconds,
-            "hands_per_s": hands / seconds}
+    return {
+        "matches": matches,
+        "seconds": round(seconds, 3),
+        "matches_per_s": matches / seconds,
+        "hands_per_s": hands / seconds,
+    }
 
 
 def first_result(env: dict) -> dict:
     """Wall and CPU time of a fresh ``bergen-sim simulate --matches 1000`` process, and its parts."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", CLI, "simulate", "--matches", "1000", "--workers", "1", "--json"],
-                          capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", CLI, "simulate", "--matches", "1000", "--workers", "1", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary = json.loads(done.stdout)
-    return {"wall_s": round(wall, 3), "kernel_s": round(summary["startup_s"], 3),
-            "play_s": round(summary["elapsed_s"], 3),
-            "python_and_imports_s": round(wall - summary["startup_s"] - summary["elapsed_s"], 3),
-            "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 3)}
+    return {
+        "wall_s": round(wall, 3),
+        "kernel_s": round(summary["startup_s"], 3),
+        "play_s": round(summary["elapsed_s"], 3),
+        "python_and_imports_s": round(wall - summary["startup_s"] - summary["elapsed_s"], 3),
+        "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 3),
+    }
 
 
 def startup() -> dict:
@@ -255,8 +296,10 @@ def startup() -> dict:
 
 def peak_memory(matches: int) -> dict:
     """Peak RSS of a summary run of ``matches`` on every core, in MiB."""
-    code = ("import resource, sys; from bergen_sim.cli import main; code = main(); "
-            "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)")
+    code = (
+        "import resource, sys; from bergen_sim.cli import main; code = main(); "
+        "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)"
+    )
     args = [sys.executable, "-c", code, "simulate", "--matches", str(matches), "--json"]
     warm = [sys.executable, "-c", CLI, "simulate", "--matches", "100000", "--json"]
     subprocess.run(warm, capture_output=True, check=True)  # kernel cached, so no compile is measured
@@ -279,9 +322,14 @@ def peak_memory(matches: int) -> dict:
     wall = time.perf_counter() - start
     main_kib = int(next(line.split()[1] for line in err.splitlines() if line.startswith("MAXRSS")))
     summary = json.loads(out)
-    return {"matches": matches, "wall_s": round(wall, 2), "matches_per_s": summary["matches_per_s"],
-            "main_process_peak_mib": round(main_kib / 1024, 1), "largest_process_tree_mib": round(tree_peak / 2**20, 1),
-            "largest_other_process_mib": round(worker_peak / 2**20, 1)}
+    return {
+        "matches": matches,
+        "wall_s": round(wall, 2),
+        "matches_per_s": summary["matches_per_s"],
+        "main_process_peak_mib": round(main_kib / 1024, 1),
+        "largest_process_tree_mib": round(tree_peak / 2**20, 1),
+        "largest_other_process_mib": round(worker_peak / 2**20, 1),
+    }
 
 
 def fmt(x: float) -> str:
@@ -291,48 +339,81 @@ def fmt(x: float) -> str:
 def report(results: dict) -> str:
     """The results as Markdown tables (printed, and saved as results.md)."""
     m, cores = results["machine"], results["machine"]["cores"]
-    lines = [f"# bergen-sim benchmarks ({'full' if results['full'] else 'quick'} run)", "",
-             f"{m['date']}; {m['cpu']}, {cores} cores, {m['memory_gib']} GiB; Python {m['python']}, "
-             f"Numba {m['numba']}, NumPy {m['numpy']}, bergen-sim {m['bergen_sim']}; "
-             f"load average at start {m['load_average_at_start']}.", "",
-             "## Throughput (summary runs, warm kernels)", "",
-             f"| game | policy | matches | 1 core matches/s | 1 core hands/s | {cores} cores matches/s "
-             f"| {cores} cores hands/s | scaling | CPU-time ratio |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"# bergen-sim benchmarks ({'full' if results['full'] else 'quick'} run)",
+        "",
+        f"{m['date']}; {m['cpu']}, {cores} cores, {m['memory_gib']} GiB; Python {m['python']}, "
+        f"Numba {m['numba']}, NumPy {m['numpy']}, bergen-sim {m['bergen_sim']}; "
+        f"load average at start {m['load_average_at_start']}.",
+        "",
+        "## Throughput (summary runs, warm kernels)",
+        "",
+        f"| game | policy | matches | 1 core matches/s | 1 core hands/s | {cores} cores matches/s "
+        f"| {cores} cores hands/s | scaling | CPU-time ratio |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in results["throughput"]:
         one, many = row["1 core"], row[f"{cores} cores"]
-        lines.append(f"| {row['game']} | {row['policy']} | {fmt(row['matches'])} | {fmt(one['matches_per_s'])} | "
-                     f"{fmt(one['hands_per_s'])} | {fmt(many['matches_per_s'])} | {fmt(many['hands_per_s'])} | "
-                     f"{row['scaling']:.2f}x | {row['cpu_ratio']:.2f} |")
-    lines += ["", f"Scaling: {cores}-core matches/s over 1-core matches/s (wall clock; low when other programs share "
-              f"the cores). CPU-time ratio: CPU seconds of all processes on {cores} cores over those on 1 core for "
-              "the same matches; near 1.00 means the work splits without overhead."]
+        lines.append(
+            f"| {row['game']} | {row['policy']} | {fmt(row['matches'])} | {fmt(one['matches_per_s'])} | "
+            f"{fmt(one['hands_per_s'])} | {fmt(many['matches_per_s'])} | {fmt(many['hands_per_s'])} | "
+            f"{row['scaling']:.2f}x | {row['cpu_ratio']:.2f} |"
+        )
+    lines += [
+        "",
+        f"Scaling: {cores}-core matches/s over 1-core matches/s (wall clock; low when other programs share "
+        f"the cores). CPU-time ratio: CPU seconds of all processes on {cores} cores over those on 1 core for "
+        "the same matches; near 1.00 means the work splits without overhead.",
+    ]
     lines += [f"\n{note}" for note in results["notes"]]
-    lines += ["", "## Naive pure-Python baseline (bergen_sim.model.reference, random deals and moves, one core)", "",
-              "| game | matches/s | hands/s | compiled random, 1 core | ratio |", "|---|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "## Naive pure-Python baseline (bergen_sim.model.reference, random deals and moves, one core)",
+        "",
+        "| game | matches/s | hands/s | compiled random, 1 core | ratio |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for game, base in results["python_baseline"].items():
-        lines.append(f"| {game} | {fmt(base['matches_per_s'])} | {fmt(base['hands_per_s'])} | "
-                     f"{fmt(base['compiled_hands_per_s'])} hands/s | {base['ratio']:.0f}x |")
+        lines.append(
+            f"| {game} | {fmt(base['matches_per_s'])} | {fmt(base['hands_per_s'])} | "
+            f"{fmt(base['compiled_hands_per_s'])} hands/s | {base['ratio']:.0f}x |"
+        )
     s = results["startup"]
-    lines += ["", "## Time to first result (`bergen-sim simulate --matches 1000`, fresh process)", "",
-              "| cache | wall | CPU | Python + imports | kernel compile/load | play |", "|---|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "## Time to first result (`bergen-sim simulate --matches 1000`, fresh process)",
+        "",
+        "| cache | wall | CPU | Python + imports | kernel compile/load | play |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for name in ("cold", "warm"):
         r = s[name]
         cpu = f"{r['cpu_s']:.2f} s" if "cpu_s" in r else "not recorded"
-        lines.append(f"| {name} | {r['wall_s']:.2f} s | {cpu} | {r['python_and_imports_s']:.2f} s | "
-                     f"{r['kernel_s']:.2f} s | {r['play_s']:.3f} s |")
+        lines.append(
+            f"| {name} | {r['wall_s']:.2f} s | {cpu} | {r['python_and_imports_s']:.2f} s | "
+            f"{r['kernel_s']:.2f} s | {r['play_s']:.3f} s |"
+        )
     if "warm_cache" in s:
-        lines += ["", f"Cold: an empty compile cache; warm: the cache the cold run filled ({s['warm_cache']['kernels']} "
-                  f"kernels, {s['warm_cache']['compiled_functions']} compiled functions); bytecode caching on; load "
-                  f"average {s['load_average_before']} before, {s['load_average_after']} after (on a busy machine "
-                  "wall time grows with the load, CPU time much less)."]
-    lines += ["", f"## Peak memory, summary runs, random, 2 players, all {cores} cores", "",
-              "| matches | wall | matches/s | main process peak RSS | largest process-tree RSS | largest other process |",
-              "|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            f"Cold: an empty compile cache; warm: the cache the cold run filled ({s['warm_cache']['kernels']} "
+            f"kernels, {s['warm_cache']['compiled_functions']} compiled functions); bytecode caching on; load "
+            f"average {s['load_average_before']} before, {s['load_average_after']} after (on a busy machine "
+            "wall time grows with the load, CPU time much less).",
+        ]
+    lines += [
+        "",
+        f"## Peak memory, summary runs, random, 2 players, all {cores} cores",
+        "",
+        "| matches | wall | matches/s | main process peak RSS | largest process-tree RSS | largest other process |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results["memory"]:
-        lines.append(f"| {fmt(r['matches'])} | {r['wall_s']:.1f} s | {fmt(r['matches_per_s'])} | "
-                     f"{r['main_process_peak_mib']} MiB | {r['largest_process_tree_mib']} MiB | "
-                     f"{r['largest_other_process_mib']} MiB |")
+        lines.append(
+            f"| {fmt(r['matches'])} | {r['wall_s']:.1f} s | {fmt(r['matches_per_s'])} | "
+            f"{r['main_process_peak_mib']} MiB | {r['largest_process_tree_mib']} MiB | "
+            f"{r['largest_other_process_mib']} MiB |"
+        )
     lines += ["", "## Goals", "", "| goal | measured | met |", "|---|---|---|"]
     for goal in results["goals"]:
         lines.append(f"| {goal['goal']} | {goal['measured']} | {'yes' if goal['met'] else 'no'} |")
@@ -350,18 +431,29 @@ def goals(results: dict) -> list[dict]:
         hands, per_cpu = two["1 core"]["hands_per_s"], two["1 core"]["hands_per_cpu_s"]
         cpu_note = f" ({fmt(per_cpu)} per CPU-second)" if per_cpu else ""
         out += [
-            {"goal": f">= {fmt(GOAL_HANDS_PER_S)} hands/s, 2 players, random, one core",
-             "measured": f"{fmt(hands)} hands/s{cpu_note}", "met": hands >= GOAL_HANDS_PER_S},
+            {
+                "goal": f">= {fmt(GOAL_HANDS_PER_S)} hands/s, 2 players, random, one core",
+                "measured": f"{fmt(hands)} hands/s{cpu_note}",
+                "met": hands >= GOAL_HANDS_PER_S,
+            },
         ]
         out += [
             *expert_goals(results),
-            {"goal": f"near-linear scaling: {cores} workers >= {GOAL_SCALING if cores == 2 else 0.9 * cores}x of 1",
-             # three decimals: at two a ratio of 1.895 printed as "1.90x" beside "no"
-             "measured": f"{two['scaling']:.3f}x", "met": two["scaling"] >= (GOAL_SCALING if cores == 2 else 0.9 * cores)},
+            {
+                "goal": f"near-linear scaling: {cores} workers >= {GOAL_SCALING if cores == 2 else 0.9 * cores}x of 1",
+                # three decimals: at two a ratio of 1.895 printed as "1.90x" beside "no"
+                "measured": f"{two['scaling']:.3f}x",
+                "met": two["scaling"] >= (GOAL_SCALING if cores == 2 else 0.9 * cores),
+            },
         ]
     warm = results["startup"]["warm"]["wall_s"]
-    out.append({"goal": f"warm time to first result < {GOAL_WARM_S:.1f} s", "measured": f"{warm:.2f} s",
-                "met": warm < GOAL_WARM_S})
+    out.append(
+        {
+            "goal": f"warm time to first result < {GOAL_WARM_S:.1f} s",
+            "measured": f"{warm:.2f} s",
+            "met": warm < GOAL_WARM_S,
+        }
+    )
     return out
 
 
@@ -371,16 +463,25 @@ def expert_goals(results: dict) -> list[dict]:
     if not expert:
         return []
     hands = expert["1 core"]["hands_per_s"]
-    return [{"goal": f">= {fmt(GOAL_EXPERT_HANDS_PER_S)} hands/s, 2 players, expert, one core",
-             "measured": f"{fmt(hands)} hands/s", "met": hands >= GOAL_EXPERT_HANDS_PER_S}]
+    return [
+        {
+            "goal": f">= {fmt(GOAL_EXPERT_HANDS_PER_S)} hands/s, 2 players, expert, one core",
+            "measured": f"{fmt(hands)} hands/s",
+            "met": hands >= GOAL_EXPERT_HANDS_PER_S,
+        }
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="longer timings, 3 repeats (median)")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
-    parser.add_argument("--workers", type=trees.at_least(1, MAX_WORKERS), default=default_workers(),
-                        help="'all cores' (default: every core)")
+    parser.add_argument(
+        "--workers",
+        type=trees.at_least(1, MAX_WORKERS),
+        default=default_workers(),
+        help="'all cores' (default: every core)",
+    )
     args = parser.parse_args()
     budget, repeats = (6.0, 3) if args.full else (1.5, 1)
     results = {"full": args.full, "machine": machine(), "throughput": [], "notes": []}
@@ -390,8 +491,9 @@ def main() -> None:
     for game, config in CONFIGS.items():
         for policy in policies:
             print(f"throughput: {game}, {policy} ...", file=sys.stderr, flush=True)
-            results["throughput"].append({"game": game, "policy": policy,
-                                          **throughput(config, policy, args.workers, budget, repeats)})
+            results["throughput"].append(
+                {"game": game, "policy": policy, **throughput(config, policy, args.workers, budget, repeats)}
+            )
     print("C anchor and the engine against it ...", file=sys.stderr, flush=True)
     results["c_loop"] = c_anchor.section()
     results["python_baseline"] = {}

@@ -35,13 +35,37 @@ from trees import add_tree_options, at_least, chosen_trees
 
 from bergen_sim.search.ismcts import AT_TIME_LIMIT
 
-ANALYZE = ["analyze", "--hand", "5-6,1-6,0-5,3-4", "--ends", "6,5d", "--played", "2-2,2-5,2-6,5-5", "--counts", "4,6",
-           "--boneyard", "14", "--scores", "12,13", "--void", "1:5,6", "--json"]
+ANALYZE = [
+    "analyze",
+    "--hand",
+    "5-6,1-6,0-5,3-4",
+    "--ends",
+    "6,5d",
+    "--played",
+    "2-2,2-5,2-6,5-5",
+    "--counts",
+    "4,6",
+    "--boneyard",
+    "14",
+    "--scores",
+    "12,13",
+    "--void",
+    "1:5,6",
+    "--json",
+]
 COMMANDS = {
     "pimc": ["compare", "--policy", "pimc,expert", "--deals", "2", "--workers", "1", "--json"],
     "reader": ["compare", "--policy", "reader,expert", "--deals", "2", "--workers", "1", "--json"],
-    "ismcts (AT_TIME_LIMIT)": ["compare", "--policy", f"{AT_TIME_LIMIT},expert", "--deals", "2", "--workers",
-                               "1", "--json"],
+    "ismcts (AT_TIME_LIMIT)": [
+        "compare",
+        "--policy",
+        f"{AT_TIME_LIMIT},expert",
+        "--deals",
+        "2",
+        "--workers",
+        "1",
+        "--json",
+    ],
     "analyze": ANALYZE,
 }
 
@@ -57,15 +81,21 @@ def report(section: dict) -> str:
     """The cold compiles as Markdown (a section of benchmarks/results.md)."""
     trees = list(section["trees"])
     m = section["machine"]
-    lines = ["## Cold compile of the search players (`benchmarks/search_compile.py`)", "",
-             f"{m['date']}; {m['cores']} cores; commit {m['commit']}; load average before "
-             f"{section['load_average_before']}, after {section['load_average_after']}; "
-             f"{section['rounds']} run(s) per command and tree (medians), interleaved, each a fresh process with an "
-             "empty compile cache: the match loop, the search, its rollouts and base policies, and the match-value "
-             "table.", "",
-             "| first run | " + " | ".join(f"{t}: wall, CPU" for t in trees)
-             + (" | new / old (CPU)" if "old" in trees else "") + " |",
-             "|---|" + "---:|" * len(trees) + ("---:|" if "old" in trees else "")]
+    lines = [
+        "## Cold compile of the search players (`benchmarks/search_compile.py`)",
+        "",
+        f"{m['date']}; {m['cores']} cores; commit {m['commit']}; load average before "
+        f"{section['load_average_before']}, after {section['load_average_after']}; "
+        f"{section['rounds']} run(s) per command and tree (medians), interleaved, each a fresh process with an "
+        "empty compile cache: the match loop, the search, its rollouts and base policies, and the match-value "
+        "table.",
+        "",
+        "| first run | "
+        + " | ".join(f"{t}: wall, CPU" for t in trees)
+        + (" | new / old (CPU)" if "old" in trees else "")
+        + " |",
+        "|---|" + "---:|" * len(trees) + ("---:|" if "old" in trees else ""),
+    ]
     for name, row in section["commands"].items():
         cells = [f"{row[t]['wall_s']:.0f} s, {row[t]['cpu_s']:.0f} s" for t in trees]
         ratio = [f"{row['ratio_cpu']:.2f}"] if "old" in trees else []
@@ -81,21 +111,27 @@ def main() -> int:
     import run as bench  # noqa: E402
 
     trees, _ = chosen_trees(opts)
-    section: dict = {"machine": bench.machine(), "rounds": opts.rounds, "load_average_before": bench.load_average(),
-                     "trees": {k: str(v) for k, v in trees.items()}}
+    section: dict = {
+        "machine": bench.machine(),
+        "rounds": opts.rounds,
+        "load_average_before": bench.load_average(),
+        "trees": {k: str(v) for k, v in trees.items()},
+    }
     runs: dict = {(c, t): [] for c in COMMANDS for t in trees}
     turn = 0
     for _ in range(opts.rounds):
         for command, args in COMMANDS.items():
-            for name in (trees if turn % 2 == 0 else list(reversed(list(trees)))):
+            for name in trees if turn % 2 == 0 else list(reversed(list(trees))):
                 runs[command, name].append(cold_run(trees[name], args))
                 print(f"{command} {name}: {runs[command, name][-1]}", file=sys.stderr, flush=True)
             turn += 1
     section["load_average_after"] = bench.load_average()
     section["commands"] = {}
     for command in COMMANDS:
-        row: dict = {name: {key: round(statistics.median(x[key] for x in runs[command, name]), 1)
-                            for key in ("wall_s", "cpu_s")} for name in trees}
+        row: dict = {
+            name: {key: round(statistics.median(x[key] for x in runs[command, name]), 1) for key in ("wall_s", "cpu_s")}
+            for name in trees
+        }
         if "old" in trees:
             row["ratio_cpu"] = round(row["new"]["cpu_s"] / row["old"]["cpu_s"], 3)
         section["commands"][command] = row

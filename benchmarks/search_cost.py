@@ -51,9 +51,15 @@ def cost(rules: Rules, policy: str, matches: int, seed: int) -> dict:
     chunk = engine.play(seed=seed, first_match=0, n_matches=matches)
     cpu = time.process_time() - start
     calls = int(chunk.totals[L.S_POLICY_CALLS])
-    return {"policy": policy, "matches": matches, "decisions": calls, "cpu_s": cpu,
-            "ms_per_decision": 1000 * cpu / max(calls, 1), "load_before": load_before,
-            "load_after": os.getloadavg()[0]}
+    return {
+        "policy": policy,
+        "matches": matches,
+        "decisions": calls,
+        "cpu_s": cpu,
+        "ms_per_decision": 1000 * cpu / max(calls, 1),
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
+    }
 
 
 def main() -> None:
@@ -77,13 +83,21 @@ def main() -> None:
     print(f"cores {os.cpu_count()}, {args.players} players{' in partnerships' if args.partnerships else ''}")
     for policy in args.policy or ["pimc", "reader"]:
         r = cost(rules, policy, args.matches, args.seed)
-        print(f"{r['policy']:>28}: {r['matches']} matches, {r['decisions']:,} decisions, {r['cpu_s']:.2f} s CPU, "
-              f"{r['ms_per_decision']:.3f} ms per decision (1-min load {r['load_before']:.1f} -> "
-              f"{r['load_after']:.1f})", flush=True)
+        print(
+            f"{r['policy']:>28}: {r['matches']} matches, {r['decisions']:,} decisions, {r['cpu_s']:.2f} s CPU, "
+            f"{r['ms_per_decision']:.3f} ms per decision (1-min load {r['load_before']:.1f} -> "
+            f"{r['load_after']:.1f})",
+            flush=True,
+        )
         if args.out:
-            r.update(players=args.players, partnerships=args.partnerships, seed=args.seed, cores=os.cpu_count(),
-                     machine=platform.processor() or platform.machine(),
-                     created=datetime.now(UTC).isoformat(timespec="seconds"))
+            r.update(
+                players=args.players,
+                partnerships=args.partnerships,
+                seed=args.seed,
+                cores=os.cpu_count(),
+                machine=platform.processor() or platform.machine(),
+                created=datetime.now(UTC).isoformat(timespec="seconds"),
+            )
             saved["runs"][policy] = r
             Path(args.out).write_text(json.dumps(saved, indent=2) + "\n")
 

@@ -66,20 +66,31 @@ def measure(config: dict, policy: str, seconds: float, repeats: int) -> dict:
         t = time.perf_counter()
         chunk = engine.play(seed=2024 + r, first_match=0, n_matches=matches, match_rows=False)
         rates.append(int(chunk.totals[L.S_HANDS]) / (time.perf_counter() - t))
-    return {"matches": matches, "kernel_load_s": round(load_s, 2), "hands_per_s": statistics.median(rates),
-            "runs": [round(x) for x in rates]}
+    return {
+        "matches": matches,
+        "kernel_load_s": round(load_s, 2),
+        "hands_per_s": statistics.median(rates),
+        "runs": [round(x) for x in rates],
+    }
 
 
 def report(results: dict) -> str:
-    lines = ["## Hands per second by domino set and table (one core, `benchmarks/sets.py`)", "",
-             f"{results['machine'].get('date', '?')}; {results['machine'].get('cpu', '?')}; load before the run "
-             f"{results['machine'].get('load_average_at_start', '?')}; commit {results['machine'].get('commit', '?')}.",
-             f"Each figure is the median of {results['repeats']} runs of about {results['seconds']} s "
-             "(written by benchmarks/sets.py).", "",
-             "| game | policy | hands/s | matches per run | kernel load or compile, s |", "|---|---|---|---|---|"]
+    lines = [
+        "## Hands per second by domino set and table (one core, `benchmarks/sets.py`)",
+        "",
+        f"{results['machine'].get('date', '?')}; {results['machine'].get('cpu', '?')}; load before the run "
+        f"{results['machine'].get('load_average_at_start', '?')}; commit {results['machine'].get('commit', '?')}.",
+        f"Each figure is the median of {results['repeats']} runs of about {results['seconds']} s "
+        "(written by benchmarks/sets.py).",
+        "",
+        "| game | policy | hands/s | matches per run | kernel load or compile, s |",
+        "|---|---|---|---|---|",
+    ]
     for row in results["rows"]:
-        lines.append(f"| {row['game']} | {row['policy']} | {row['hands_per_s']:,.0f} | {row['matches']:,} | "
-                     f"{row['kernel_load_s']} |")
+        lines.append(
+            f"| {row['game']} | {row['policy']} | {row['hands_per_s']:,.0f} | {row['matches']:,} | "
+            f"{row['kernel_load_s']} |"
+        )
     lines += ["", "| goal (issue 10) | measured | met |", "|---|---|---|"]
     for goal in results["goals"]:
         lines.append(f"| {goal['goal']} | {goal['measured']:,.0f} | {'yes' if goal['met'] else 'no'} |")
@@ -98,12 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     for game, config in GAMES.items():
         for policy in POLICIES:
             print(f"{game}, {policy} ...", file=sys.stderr, flush=True)
-            results["rows"].append({"game": game, "policy": policy, **measure(config, policy, args.seconds,
-                                                                               args.repeats)})
+            results["rows"].append(
+                {"game": game, "policy": policy, **measure(config, policy, args.seconds, args.repeats)}
+            )
     for (game, policy), goal in GOALS.items():
         row = next(r for r in results["rows"] if r["game"] == game and r["policy"] == policy)
-        results["goals"].append({"goal": f">= {goal:,} hands/s, {game}, {policy}", "measured": row["hands_per_s"],
-                                 "met": row["hands_per_s"] >= goal})
+        results["goals"].append(
+            {
+                "goal": f">= {goal:,} hands/s, {game}, {policy}",
+                "measured": row["hands_per_s"],
+                "met": row["hands_per_s"] >= goal,
+            }
+        )
     text = report(results)
     print(text)
     if not args.no_save:

@@ -62,7 +62,7 @@ LONG_RUN_S = 2.0
 #: default's ratio to one worker swung from 0.78 to 1.15 where both played in one process (2026-12-03)
 SHORT_MATCHES = 300_000
 
-API_WORKER = r'''
+API_WORKER = r"""
 import json, sys, time
 import bergen_sim
 bergen_sim.simulate(matches=2000, seed=1, workers=1)  # the kernel, loaded once
@@ -72,7 +72,7 @@ for line in sys.stdin:
     start = time.perf_counter()
     summary = bergen_sim.simulate(matches=int(matches), seed=1, workers=None if workers == "default" else int(workers)).summary
     print(json.dumps({"wall_s": time.perf_counter() - start, "workers_used": summary["workers"]}), flush=True)
-'''
+"""
 
 
 def sizes(low: int, high: int) -> list[int]:
@@ -92,8 +92,19 @@ def sizes(low: int, high: int) -> list[int]:
 
 def command_run(tree: Path, cache: Path, matches: int, mode: str) -> dict:
     """One fresh ``simulate`` process: its wall time and what its summary says."""
-    args = [sys.executable, "-c", CLI, "simulate", "--matches", str(matches), "--seed", "1", "--json", "--quiet",
-            *MODES[mode]]
+    args = [
+        sys.executable,
+        "-c",
+        CLI,
+        "simulate",
+        "--matches",
+        str(matches),
+        "--seed",
+        "1",
+        "--json",
+        "--quiet",
+        *MODES[mode],
+    ]
     time.sleep(0.5)  # the helper processes of the previous run (a pool's) end within 0.25 s of it
     start = time.perf_counter()
     done = subprocess.run(args, capture_output=True, text=True, env=tree_env(tree, cache), cwd=cache)
@@ -101,25 +112,48 @@ def command_run(tree: Path, cache: Path, matches: int, mode: str) -> dict:
     if done.returncode:
         raise RuntimeError(f"{' '.join(args[3:])} failed on {tree}: {done.stderr.strip()}")
     summary = json.loads(done.stdout)
-    return {"wall_s": wall, "play_s": summary["elapsed_s"], "workers_used": summary["workers"],
-            "hands": summary["hands"]}
+    return {
+        "wall_s": wall,
+        "play_s": summary["elapsed_s"],
+        "workers_used": summary["workers"],
+        "hands": summary["hands"],
+    }
 
 
 def command_ceiling(tree: Path, cache: Path, matches: int) -> dict:
     """:data:`CEILING` as fresh commands: two ``--workers 1`` processes of ``matches // 2`` each, started together."""
-    args = [sys.executable, "-c", CLI, "simulate", "--matches", str(matches // 2), "--seed", "1", "--json", "--quiet",
-            *MODES["1 worker"]]
+    args = [
+        sys.executable,
+        "-c",
+        CLI,
+        "simulate",
+        "--matches",
+        str(matches // 2),
+        "--seed",
+        "1",
+        "--json",
+        "--quiet",
+        *MODES["1 worker"],
+    ]
     time.sleep(0.5)
     start = time.perf_counter()
-    pair = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=tree_env(tree, cache), cwd=cache) for _ in range(2)]
+    pair = [
+        subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tree_env(tree, cache), cwd=cache
+        )
+        for _ in range(2)
+    ]
     outputs = [process.communicate() for process in pair]
     wall = time.perf_counter() - start
     if any(process.returncode for process in pair):
         raise RuntimeError(f"{' '.join(args[3:])} failed on {tree}: {' '.join(err.strip() for _, err in outputs)}")
     summaries = [json.loads(out) for out, _ in outputs]
-    return {"wall_s": wall, "play_s": max(s["elapsed_s"] for s in summaries), "workers_used": 2,
-            "hands": sum(s["hands"] for s in summaries)}
+    return {
+        "wall_s": wall,
+        "play_s": max(s["elapsed_s"] for s in summaries),
+        "workers_used": 2,
+        "hands": sum(s["hands"] for s in summaries),
+    }
 
 
 def api_run(worker: subprocess.Popen, matches: int, mode: str) -> dict:
@@ -160,8 +194,12 @@ def paired_ratio(top: list[float], bottom: list[float]) -> dict:
     logs = [math.log(a / b) for a, b in zip(top, bottom, strict=True)]
     got = paired_interval(logs)
     low, high = got["ci95"]
-    return {"ratio": math.exp(got["mean"]), "low": None if math.isnan(low) else math.exp(low),
-            "high": None if math.isnan(high) else math.exp(high), "n": got["n"]}
+    return {
+        "ratio": math.exp(got["mean"]),
+        "low": None if math.isnan(low) else math.exp(low),
+        "high": None if math.isnan(high) else math.exp(high),
+        "n": got["n"],
+    }
 
 
 def summarize(runs: dict) -> list[dict]:
@@ -171,9 +209,11 @@ def summarize(runs: dict) -> list[dict]:
     for (tree, view, matches), by_mode in runs.items():
         row = {"tree": tree, "view": view, "matches": matches, "repeats": len(by_mode["1 worker"])}
         for mode, measured in by_mode.items():
-            row[mode] = {"wall_s": round(_median(measured, "wall_s"), 3),
-                         "runs_wall_s": [round(r["wall_s"], 3) for r in measured],
-                         "workers_used": [r["workers_used"] for r in measured]}
+            row[mode] = {
+                "wall_s": round(_median(measured, "wall_s"), 3),
+                "runs_wall_s": [round(r["wall_s"], 3) for r in measured],
+                "workers_used": [r["workers_used"] for r in measured],
+            }
             if "play_s" in measured[0]:
                 row[mode]["play_s"] = round(_median(measured, "play_s"), 3)
                 row[mode]["runs_play_s"] = [round(r["play_s"], 4) for r in measured]
@@ -234,49 +274,106 @@ def goals(rows: list[dict]) -> list[dict]:
             elif above:
                 verdict = f"shown above {GOAL_DEFAULT_VS_ONE:.2f} at " + ", ".join(f"{m:,}" for m in above)
             else:
-                verdict = (f"no size shown above {GOAL_DEFAULT_VS_ONE:.2f}; the intervals reach "
-                           f"{widest[1]['high']:.2f} (at {widest[0]:,})" if widest else "no intervals (one run each)")
-            out.append({"tree": tree, "view": view, "key": "default_vs_one",
-                        "goal": f"default <= {GOAL_DEFAULT_VS_ONE:.2f} x one worker's wall time, every size",
-                        "measured": f"highest {_interval(worst[1])} at {worst[0]:,} matches; {verdict}",
-                        "met": met, "failed": bool(above)})
-            for key, ratio, what in (("two_vs_one", "two_speedup_paired", "wall time ratio"),
-                                     ("two_vs_one_play", "two_speedup_play_paired",
-                                      "ratio of the play times the runs report, start-up left out")):
+                verdict = (
+                    f"no size shown above {GOAL_DEFAULT_VS_ONE:.2f}; the intervals reach "
+                    f"{widest[1]['high']:.2f} (at {widest[0]:,})"
+                    if widest
+                    else "no intervals (one run each)"
+                )
+            out.append(
+                {
+                    "tree": tree,
+                    "view": view,
+                    "key": "default_vs_one",
+                    "goal": f"default <= {GOAL_DEFAULT_VS_ONE:.2f} x one worker's wall time, every size",
+                    "measured": f"highest {_interval(worst[1])} at {worst[0]:,} matches; {verdict}",
+                    "met": met,
+                    "failed": bool(above),
+                }
+            )
+            for key, ratio, what in (
+                ("two_vs_one", "two_speedup_paired", "wall time ratio"),
+                (
+                    "two_vs_one_play",
+                    "two_speedup_play_paired",
+                    "ratio of the play times the runs report, start-up left out",
+                ),
+            ):
                 long = [(r["matches"], r[ratio]) for r in mine if _work_s(r) >= LONG_RUN_S and ratio in r]
                 ceiling = "ceiling_speedup_paired" if key == "two_vs_one" else "ceiling_speedup_play_paired"
                 bound = {r["matches"]: r[ceiling] for r in mine if ceiling in r}
                 if long:
-                    out.append(_at_least(tree, view, key, GOAL_TWO_VS_ONE, long,
-                                         f"2 workers >= {GOAL_TWO_VS_ONE}x one worker on runs of >= "
-                                         f"{LONG_RUN_S:.0f} s of play ({what})", bound=bound))
-            for key, ratio, what in (("two_vs_ceiling", "two_over_ceiling_paired", "wall time"),
-                                     ("two_vs_ceiling_play", "two_over_ceiling_play_paired", "play time")):
+                    out.append(
+                        _at_least(
+                            tree,
+                            view,
+                            key,
+                            GOAL_TWO_VS_ONE,
+                            long,
+                            f"2 workers >= {GOAL_TWO_VS_ONE}x one worker on runs of >= "
+                            f"{LONG_RUN_S:.0f} s of play ({what})",
+                            bound=bound,
+                        )
+                    )
+            for key, ratio, what in (
+                ("two_vs_ceiling", "two_over_ceiling_paired", "wall time"),
+                ("two_vs_ceiling_play", "two_over_ceiling_play_paired", "play time"),
+            ):
                 long = [(r["matches"], r[ratio]) for r in mine if _work_s(r) >= LONG_RUN_S and ratio in r]
                 if long:
-                    out.append(_at_least(tree, view, key, GOAL_TWO_VS_CEILING, long,
-                                         f"2 workers >= {GOAL_TWO_VS_CEILING:.2f} x the machine's two cores (two "
-                                         f"separate one-worker runs of half the matches at once; {what}) on runs "
-                                         f"of >= {LONG_RUN_S:.0f} s of play", unit=""))
+                    out.append(
+                        _at_least(
+                            tree,
+                            view,
+                            key,
+                            GOAL_TWO_VS_CEILING,
+                            long,
+                            f"2 workers >= {GOAL_TWO_VS_CEILING:.2f} x the machine's two cores (two "
+                            f"separate one-worker runs of half the matches at once; {what}) on runs "
+                            f"of >= {LONG_RUN_S:.0f} s of play",
+                            unit="",
+                        )
+                    )
     return out
 
 
-def _at_least(tree: str, view: str, key: str, goal: float, long: list[tuple[int, dict]], text: str,
-              unit: str = "x", bound: dict | None = None) -> dict:
+def _at_least(
+    tree: str,
+    view: str,
+    key: str,
+    goal: float,
+    long: list[tuple[int, dict]],
+    text: str,
+    unit: str = "x",
+    bound: dict | None = None,
+) -> dict:
     """The verdict on "ratio >= goal" over the long runs' paired ratios (``unit``: "x" for a speed-up).
     ``bound``: by run size, what the machine's two cores give two unrelated runs at once, shown beside the
     lowest ratio, since no layout of two processes can beat it (a command's start-up is serial)."""
     low = min(long, key=lambda x: x[1]["ratio"])
-    beside = (f" (two separate one-worker runs of half the matches at once: {_interval(bound[low[0]])}{unit})"
-              if bound and low[0] in bound else "")
+    beside = (
+        f" (two separate one-worker runs of half the matches at once: {_interval(bound[low[0]])}{unit})"
+        if bound and low[0] in bound
+        else ""
+    )
     met = all(x["low"] is not None and x["low"] >= goal for _, x in long)
     below = [m for m, x in long if x["high"] is not None and x["high"] < goal]
-    verdict = (f"every such size's interval is at or above {goal}{unit}" if met else
-               f"shown below {goal}{unit} at " + ", ".join(f"{m:,}" for m in below) if below else
-               f"not shown above or below {goal}{unit}")
-    return {"tree": tree, "view": view, "key": key, "goal": text,
-            "measured": f"lowest {_interval(low[1])}{unit} at {low[0]:,} matches{beside}; {verdict}", "met": met,
-            "failed": bool(below)}
+    verdict = (
+        f"every such size's interval is at or above {goal}{unit}"
+        if met
+        else f"shown below {goal}{unit} at " + ", ".join(f"{m:,}" for m in below)
+        if below
+        else f"not shown above or below {goal}{unit}"
+    )
+    return {
+        "tree": tree,
+        "view": view,
+        "key": key,
+        "goal": text,
+        "measured": f"lowest {_interval(low[1])}{unit} at {low[0]:,} matches{beside}; {verdict}",
+        "met": met,
+        "failed": bool(below),
+    }
 
 
 def _met_text(goal: dict) -> str:
@@ -289,35 +386,47 @@ def _met_text(goal: dict) -> str:
 def report(sweep: dict) -> str:
     """The sweep as Markdown (a section of benchmarks/results.md)."""
     m = sweep["machine"]
-    lines = ["## Run size against wall time: 1 worker, 2 workers, the default (`benchmarks/sizes.py`)", "",
-             f"{m['date']}; {m['cores']} cores; commit {m['commit']}; load average before "
-             f"{sweep['load_average_before']}, after {sweep['load_average_after']}; medians of "
-             f"{sweep['repeats']} interleaved runs ({sweep.get('short_repeats', sweep['repeats'])} for runs of "
-             f"{SHORT_MATCHES:,} matches or fewer, about a second each and noisier); 2 players, `random`, seed 1.", "",
-             "command: a fresh `bergen-sim simulate --matches N --json` process (whole wall time: Python, imports, "
-             "kernel load from a warm cache, any pool it starts, play). api: `bergen_sim.simulate()` in one "
-             "long-lived process (a pool of processes started by an earlier call, in trees that had one, is "
-             "reused).", "",
-             "Wall times are medians. The ratios pair the runs of one repeat (measured one after the other): the "
-             "geometric mean of the paired ratios with its 95% interval (Student's t over their logarithms); the "
-             "goals are judged by these intervals.", "",
-             f"{CEILING}: the machine's own two cores, two separate `--workers 1` runs of half the matches each, "
-             "started together (wall: the later one); they share no code of ours, so what they lose against one "
-             "run alone is the machine's (two busy cores run slower than one).", "",
-             "| tree | view | matches | 1 worker | 2 workers | default | default / 1 worker | 1 worker / 2 workers "
-             "| 2 processes | 1 worker / 2 processes | 2 processes / 2 workers | default used |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "## Run size against wall time: 1 worker, 2 workers, the default (`benchmarks/sizes.py`)",
+        "",
+        f"{m['date']}; {m['cores']} cores; commit {m['commit']}; load average before "
+        f"{sweep['load_average_before']}, after {sweep['load_average_after']}; medians of "
+        f"{sweep['repeats']} interleaved runs ({sweep.get('short_repeats', sweep['repeats'])} for runs of "
+        f"{SHORT_MATCHES:,} matches or fewer, about a second each and noisier); 2 players, `random`, seed 1.",
+        "",
+        "command: a fresh `bergen-sim simulate --matches N --json` process (whole wall time: Python, imports, "
+        "kernel load from a warm cache, any pool it starts, play). api: `bergen_sim.simulate()` in one "
+        "long-lived process (a pool of processes started by an earlier call, in trees that had one, is "
+        "reused).",
+        "",
+        "Wall times are medians. The ratios pair the runs of one repeat (measured one after the other): the "
+        "geometric mean of the paired ratios with its 95% interval (Student's t over their logarithms); the "
+        "goals are judged by these intervals.",
+        "",
+        f"{CEILING}: the machine's own two cores, two separate `--workers 1` runs of half the matches each, "
+        "started together (wall: the later one); they share no code of ours, so what they lose against one "
+        "run alone is the machine's (two busy cores run slower than one).",
+        "",
+        "| tree | view | matches | 1 worker | 2 workers | default | default / 1 worker | 1 worker / 2 workers "
+        "| 2 processes | 1 worker / 2 processes | 2 processes / 2 workers | default used |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for r in sweep["rows"]:
         used = "/".join(str(w) for w in r["default"]["workers_used"])
-        ceiling = (f"{r[CEILING]['wall_s']:.2f} s | {_interval(r['ceiling_speedup_paired'])}x | "
-                   f"{_interval(r['two_over_ceiling_paired'])}" if CEILING in r else "- | - | -")
-        lines.append(f"| {r['tree']} | {r['view']} | {r['matches']:,} | {r['1 worker']['wall_s']:.2f} s | "
-                     f"{r['2 workers']['wall_s']:.2f} s | {r['default']['wall_s']:.2f} s | "
-                     f"{_interval(r['default_over_one_paired'])} | {_interval(r['two_speedup_paired'])}x | "
-                     f"{ceiling} | {used} |")
+        ceiling = (
+            f"{r[CEILING]['wall_s']:.2f} s | {_interval(r['ceiling_speedup_paired'])}x | "
+            f"{_interval(r['two_over_ceiling_paired'])}"
+            if CEILING in r
+            else "- | - | -"
+        )
+        lines.append(
+            f"| {r['tree']} | {r['view']} | {r['matches']:,} | {r['1 worker']['wall_s']:.2f} s | "
+            f"{r['2 workers']['wall_s']:.2f} s | {r['default']['wall_s']:.2f} s | "
+            f"{_interval(r['default_over_one_paired'])} | {_interval(r['two_speedup_paired'])}x | "
+            f"{ceiling} | {used} |"
+        )
     lines += ["", "| tree | view | goal | measured | met |", "|---|---|---|---|---|"]
-    lines += [f"| {g['tree']} | {g['view']} | {g['goal']} | {g['measured']} | {_met_text(g)} |"
-              for g in sweep["goals"]]
+    lines += [f"| {g['tree']} | {g['view']} | {g['goal']} | {g['measured']} | {_met_text(g)} |" for g in sweep["goals"]]
     if sweep.get("note"):
         lines += ["", sweep["note"]]
     return "\n".join(lines) + "\n"
@@ -325,16 +434,25 @@ def report(sweep: dict) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--min", type=at_least(1, MAX_MATCHES), default=10_000,
-                        help="smallest run (default 10,000 matches)")
-    parser.add_argument("--max", type=at_least(1, MAX_MATCHES), default=10_000_000,
-                        help="largest run (default 10,000,000 matches)")
+    parser.add_argument(
+        "--min", type=at_least(1, MAX_MATCHES), default=10_000, help="smallest run (default 10,000 matches)"
+    )
+    parser.add_argument(
+        "--max", type=at_least(1, MAX_MATCHES), default=10_000_000, help="largest run (default 10,000,000 matches)"
+    )
     parser.add_argument("--repeats", type=at_least(1), default=3)
-    parser.add_argument("--short-repeats", type=at_least(1), default=9,
-                        help=f"repeats of runs of {SHORT_MATCHES:,} matches or fewer (default 9)")
+    parser.add_argument(
+        "--short-repeats",
+        type=at_least(1),
+        default=9,
+        help=f"repeats of runs of {SHORT_MATCHES:,} matches or fewer (default 9)",
+    )
     parser.add_argument("--views", default="command,api", help="command, api or both (default)")
-    parser.add_argument("--rejudge", action="store_true",
-                        help="measure nothing: recompute the saved sweep's paired ratios and goals from its runs")
+    parser.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="measure nothing: recompute the saved sweep's paired ratios and goals from its runs",
+    )
     add_tree_options(parser)
     opts = parser.parse_args()
     views = opts.views.split(",")
@@ -355,14 +473,21 @@ def main() -> int:
         return 0
 
     trees, caches = chosen_trees(opts)
-    sweep: dict = {"machine": bench.machine(), "repeats": opts.repeats,
-                   "short_repeats": max(opts.repeats, opts.short_repeats), "load_average_before": bench.load_average(),
-                   "trees": {k: str(v) for k, v in trees.items()}}
+    sweep: dict = {
+        "machine": bench.machine(),
+        "repeats": opts.repeats,
+        "short_repeats": max(opts.repeats, opts.short_repeats),
+        "load_average_before": bench.load_average(),
+        "trees": {k: str(v) for k, v in trees.items()},
+    }
     for name, tree in trees.items():  # compile (or load) each tree's kernel once, outside the timing
         command_run(tree, caches[name], 2_000, "1 worker")
     # two long-lived processes per tree: the second is only for CEILING, beside the first
-    api = ({name: [start_worker(tree, caches[name], API_WORKER, "api") for _ in range(2)]
-            for name, tree in trees.items()} if "api" in views else {})
+    api = (
+        {name: [start_worker(tree, caches[name], API_WORKER, "api") for _ in range(2)] for name, tree in trees.items()}
+        if "api" in views
+        else {}
+    )
     modes = [*MODES, CEILING]
     runs: dict = {}
     try:
@@ -371,16 +496,22 @@ def main() -> int:
                 if repeat >= opts.repeats and matches > SHORT_MATCHES:
                     continue
                 order = modes if repeat % 2 == 0 else modes[::-1]
-                for name in (trees if repeat % 2 == 0 else reversed(list(trees))):
+                for name in trees if repeat % 2 == 0 else reversed(list(trees)):
                     for mode in order:
                         for view in views:
                             print(f"repeat {repeat + 1}: {name} {view} {matches:,} {mode}", file=sys.stderr, flush=True)
                             if view == "command":
-                                measured = (command_ceiling(trees[name], caches[name], matches) if mode == CEILING
-                                            else command_run(trees[name], caches[name], matches, mode))
+                                measured = (
+                                    command_ceiling(trees[name], caches[name], matches)
+                                    if mode == CEILING
+                                    else command_run(trees[name], caches[name], matches, mode)
+                                )
                             else:
-                                measured = (api_ceiling(api[name], matches) if mode == CEILING
-                                            else api_run(api[name][0], matches, mode))
+                                measured = (
+                                    api_ceiling(api[name], matches)
+                                    if mode == CEILING
+                                    else api_run(api[name][0], matches, mode)
+                                )
                             runs.setdefault((name, view, matches), {m: [] for m in modes})[mode].append(measured)
     finally:
         for worker in (w for pair in api.values() for w in pair):

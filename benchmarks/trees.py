@@ -43,7 +43,7 @@ NEW = Path(__file__).resolve().parent.parent
 POLICIES = ("random", "expert")
 CLI = "import sys; from bergen_sim.cli import main; sys.exit(main())"
 
-WORKER = r'''
+WORKER = r"""
 import json, sys, time
 import numpy as np
 import bergen_sim
@@ -70,7 +70,7 @@ for line in sys.stdin:
         size = min(size * 2, 200_000)
     elapsed = time.perf_counter() - start
     print(json.dumps({"hands_per_s": hands / elapsed, "matches": matches, "seconds": elapsed}), flush=True)
-'''
+"""
 
 
 def setting(item: str) -> tuple[str, object]:
@@ -79,7 +79,9 @@ def setting(item: str) -> tuple[str, object]:
     if not sep:
         raise argparse.ArgumentTypeError(f"give each setting as name=value, not {item!r}")
     value = value.strip()
-    return key.strip().replace("-", "_"), int(value) if value.isdigit() else {"on": True, "off": False}.get(value, value)
+    return key.strip().replace("-", "_"), int(value) if value.isdigit() else {"on": True, "off": False}.get(
+        value, value
+    )
 
 
 def at_least(low: int, high: int | None = None):
@@ -124,8 +126,10 @@ def source_tree(text: str) -> Path:
     """
     tree = Path(text).resolve()
     if not (tree / "bergen_sim" / "__init__.py").is_file():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a bergen-sim source tree (no bergen_sim/__init__.py); "
-                                         "give the folder that holds bergen_sim/")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a bergen-sim source tree (no bergen_sim/__init__.py); "
+            "give the folder that holds bergen_sim/"
+        )
     return tree
 
 
@@ -136,21 +140,30 @@ def game_settings(text: str) -> dict:
 
 def game_label(game: dict) -> str:
     """A short name for a measured table: ``2p``, ``4p double-nine``, ``4p partnerships``."""
-    rest = [f"{v}" if k == "domino_set" else (k if v is True else f"{k}={v}")
-            for k, v in game.items() if k != "players"]
+    rest = [
+        f"{v}" if k == "domino_set" else (k if v is True else f"{k}={v}") for k, v in game.items() if k != "players"
+    ]
     return " ".join([f"{game.get('players', 2)}p", *rest])
 
 
 def report(section: dict) -> str:
     """The saved old-against-new run as Markdown (a section of benchmarks/results.md)."""
     m = section["machine"]
-    lines = ["## Old tree against new (`benchmarks/trees.py`)", "",
-             f"{section['change']}", "",
-             f"{m['date']}; {m['cpu']}, {m['cores']} cores; load average before {section['load_average'][0]:.2f}, "
-             f"after {section['load_average_after'][0]:.2f}; {section['rounds']} rounds of about "
-             f"{section['seconds']} s per tree, interleaved; one core each.", "",
-             f"old: {section['trees']['old']}  ", f"new: {section['trees']['new']}", "",
-             "| measure | old | new | new/old (median of the rounds' ratios) |", "|---|---:|---:|---:|"]
+    lines = [
+        "## Old tree against new (`benchmarks/trees.py`)",
+        "",
+        f"{section['change']}",
+        "",
+        f"{m['date']}; {m['cpu']}, {m['cores']} cores; load average before {section['load_average'][0]:.2f}, "
+        f"after {section['load_average_after'][0]:.2f}; {section['rounds']} rounds of about "
+        f"{section['seconds']} s per tree, interleaved; one core each.",
+        "",
+        f"old: {section['trees']['old']}  ",
+        f"new: {section['trees']['new']}",
+        "",
+        "| measure | old | new | new/old (median of the rounds' ratios) |",
+        "|---|---:|---:|---:|",
+    ]
     for key, row in section.items():
         if key.endswith(" hands/s") or key == "warm start s":
             number = (lambda x: f"{x:,.0f}") if key.endswith("hands/s") else (lambda x: f"{x:.2f}")
@@ -168,8 +181,14 @@ def tree_env(tree: Path, cache: Path) -> dict:
 
 def start_worker(tree: Path, cache: Path, script: str = WORKER, *args: str) -> subprocess.Popen:
     """A long-lived process running ``script`` on ``tree``; it prints ``{"ready": bergen_sim.__file__}`` first."""
-    process = subprocess.Popen([sys.executable, "-c", script, *(args or [",".join(POLICIES)])], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True, env=tree_env(tree, cache), cwd=cache)
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, *(args or [",".join(POLICIES)])],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=tree_env(tree, cache),
+        cwd=cache,
+    )
     ready = json.loads(process.stdout.readline())
     if not ready["ready"].startswith(str(tree)):
         raise SystemExit(f"worker for {tree} imported {ready['ready']}")
@@ -205,8 +224,13 @@ def measure(worker: subprocess.Popen, policy: str, seconds: float, game: int = 0
 
 def warm_start(tree: Path, cache: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", CLI, "simulate", "--matches", "1000", "--workers", "1", "--json"],
-                   env=tree_env(tree, cache), cwd=cache, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-c", CLI, "simulate", "--matches", "1000", "--workers", "1", "--json"],
+        env=tree_env(tree, cache),
+        cwd=cache,
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - start
 
 
@@ -217,15 +241,24 @@ def main() -> int:
     parser.add_argument("--rounds", type=at_least(1), default=5)
     parser.add_argument("--seconds", type=duration, default=2.0, help="timed play per measurement")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--game", action="append", type=game_settings, default=[],
-                        help="a table to measure, as Rules.make settings: players=4,domino_set=double-nine "
-                             "(repeat for more; default: the 2-player game)")
+    parser.add_argument(
+        "--game",
+        action="append",
+        type=game_settings,
+        default=[],
+        help="a table to measure, as Rules.make settings: players=4,domino_set=double-nine "
+        "(repeat for more; default: the 2-player game)",
+    )
     parser.add_argument("--policies", default=",".join(POLICIES), help="comma-separated (default: random,expert)")
     parser.add_argument("--no-start", action="store_true", help="skip the warm-start rows")
-    parser.add_argument("--save", metavar="CHANGE",
-                        help="keep this run, described as CHANGE, under trees in benchmarks/results.json")
-    parser.add_argument("--keep-cache", action="store_true",
-                        help="compile into a lasting cache per tree (see bench_cache), not a fresh one")
+    parser.add_argument(
+        "--save", metavar="CHANGE", help="keep this run, described as CHANGE, under trees in benchmarks/results.json"
+    )
+    parser.add_argument(
+        "--keep-cache",
+        action="store_true",
+        help="compile into a lasting cache per tree (see bench_cache), not a fresh one",
+    )
     opts = parser.parse_args()
     trees = {"old": opts.old.resolve(), "new": opts.new.resolve()}
     games = opts.game or [{"players": 2}]
@@ -245,21 +278,30 @@ def main() -> int:
         caches = {name: bench_cache(f"trees-{name}") if opts.keep_cache else Path(folder) / name for name in trees}
         for cache in caches.values():
             cache.mkdir(parents=True, exist_ok=True)
-        workers = {name: start_worker(tree, caches[name], WORKER, ",".join(policies), json.dumps(games))
-                   for name, tree in trees.items()}
-        results: dict = {"rounds": opts.rounds, "seconds": opts.seconds, "load_average": os.getloadavg(),
-                         "trees": {k: str(v) for k, v in trees.items()}}
+        workers = {
+            name: start_worker(tree, caches[name], WORKER, ",".join(policies), json.dumps(games))
+            for name, tree in trees.items()
+        }
+        results: dict = {
+            "rounds": opts.rounds,
+            "seconds": opts.seconds,
+            "load_average": os.getloadavg(),
+            "trees": {k: str(v) for k, v in trees.items()},
+        }
         try:
             for g, game in enumerate(games):
                 for policy in policies:
                     runs: dict[str, list[float]] = {"old": [], "new": []}
                     for r in range(opts.rounds):
-                        for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                        for name in ("old", "new") if r % 2 == 0 else ("new", "old"):
                             runs[name].append(measure(workers[name], policy, opts.seconds, g))
                     ratios = [n / o for n, o in zip(runs["new"], runs["old"])]
                     results[f"{game_label(game)} {policy} hands/s"] = {
-                        "old": statistics.median(runs["old"]), "new": statistics.median(runs["new"]),
-                        "ratio": statistics.median(ratios), "runs": runs}
+                        "old": statistics.median(runs["old"]),
+                        "new": statistics.median(runs["new"]),
+                        "ratio": statistics.median(ratios),
+                        "runs": runs,
+                    }
         finally:
             for worker in workers.values():
                 worker.stdin.close()
@@ -269,23 +311,31 @@ def main() -> int:
                 warm_start(tree, caches[name])  # the simulate kernel is compiled and cached once
             starts: dict[str, list[float]] = {"old": [], "new": []}
             for r in range(opts.rounds):
-                for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                for name in ("old", "new") if r % 2 == 0 else ("new", "old"):
                     starts[name].append(warm_start(trees[name], caches[name]))
-            results["warm start s"] = {"old": statistics.median(starts["old"]),
-                                       "new": statistics.median(starts["new"]),
-                                       "ratio": statistics.median(starts["new"]) / statistics.median(starts["old"]),
-                                       "runs": starts}
+            results["warm start s"] = {
+                "old": statistics.median(starts["old"]),
+                "new": statistics.median(starts["new"]),
+                "ratio": statistics.median(starts["new"]) / statistics.median(starts["old"]),
+                "runs": starts,
+            }
     if opts.save:
         import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts; run.py imports this one)
 
-        results.update(change=opts.save, machine=bench.machine(), load_average_after=bench.load_average(),
-                       trees={name: f"{tree} ({bench.commit_of(tree)})" for name, tree in trees.items()})
+        results.update(
+            change=opts.save,
+            machine=bench.machine(),
+            load_average_after=bench.load_average(),
+            trees={name: f"{tree} ({bench.commit_of(tree)})" for name, tree in trees.items()},
+        )
         bench.save_section("trees", results)
     if opts.json:
         print(json.dumps(results, indent=1))
         return 0
-    print(f"old: {trees['old']}\nnew: {trees['new']}\n{opts.rounds} rounds, load average at start "
-          f"{', '.join(f'{x:.2f}' for x in results['load_average'])}")
+    print(
+        f"old: {trees['old']}\nnew: {trees['new']}\n{opts.rounds} rounds, load average at start "
+        f"{', '.join(f'{x:.2f}' for x in results['load_average'])}"
+    )
     keys = [k for k in results if k.endswith(" hands/s") or k == "warm start s"]
     width = max(24, *(len(k) + 2 for k in keys))
     print(f"{'measure':<{width}}{'old':>14}{'new':>14}{'new/old':>10}")

@@ -57,9 +57,16 @@ def cost(rules: Rules, matches: int, samples: int, seed: int) -> dict:
             sample_world(view, spec, completions, rng, hands, bone, no_tiles)
         draw.append((time.perf_counter() - start) / samples)
     prep_us, draw_us = 1e6 * np.array(prep), 1e6 * np.array(draw)
-    return {"views": len(views), "samples": samples * len(views), "prepare_us": prep_us.mean(),
-            "prepare_max_us": prep_us.max(), "sample_us": draw_us.mean(), "sample_max_us": draw_us.max(),
-            "fallback_views": fallback, "mean_groups": float(np.mean(groups))}
+    return {
+        "views": len(views),
+        "samples": samples * len(views),
+        "prepare_us": prep_us.mean(),
+        "prepare_max_us": prep_us.max(),
+        "sample_us": draw_us.mean(),
+        "sample_max_us": draw_us.max(),
+        "fallback_views": fallback,
+        "mean_groups": float(np.mean(groups)),
+    }
 
 
 def main() -> None:
@@ -72,17 +79,20 @@ def main() -> None:
     args = parser.parse_args()
     try:  # every table and the seed checked before the first is measured: one line and exit status 2
         check_seed(args.seed)
-        tables = [(players, Rules.make(players=players, domino_set=args.domino_set))
-                  for players in args.players or [4, 6, 8]]
+        tables = [
+            (players, Rules.make(players=players, domino_set=args.domino_set)) for players in args.players or [4, 6, 8]
+        ]
     except BergenError as exc:
         parser.error(str(exc))
     for players, rules in tables:
         r = cost(rules, args.matches, args.samples, args.seed)
-        print(f"{players} players, {args.domino_set}: {r['views']:,} views, prepare {r['prepare_us']:.1f} us "
-              f"(worst {r['prepare_max_us']:.0f}), sample {r['sample_us']:.2f} us over {r['samples']:,} worlds "
-              f"(worst view {r['sample_max_us']:.0f}), fallback in {r['fallback_views']} views "
-              f"({100 * r['fallback_views'] / r['views']:.2f}%), {r['mean_groups']:.2f} groups on average",
-              flush=True)
+        print(
+            f"{players} players, {args.domino_set}: {r['views']:,} views, prepare {r['prepare_us']:.1f} us "
+            f"(worst {r['prepare_max_us']:.0f}), sample {r['sample_us']:.2f} us over {r['samples']:,} worlds "
+            f"(worst view {r['sample_max_us']:.0f}), fallback in {r['fallback_views']} views "
+            f"({100 * r['fallback_views'] / r['views']:.2f}%), {r['mean_groups']:.2f} groups on average",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -26,8 +26,10 @@ MATCHES = 2_000  # small and quick; the intervals below narrow as this grows
 run = bergen_sim.simulate(players=2, policies=["greedy", "random"], matches=MATCHES, seed=1, rows=True)
 print(run)
 wins = run.summary["match_win_rate"][0]
-print(f"greedy (seat 0) wins {100 * wins['rate']:.1f}% of matches, 95% interval "
-      f"[{100 * wins['ci95'][0]:.1f}, {100 * wins['ci95'][1]:.1f}]")
+print(
+    f"greedy (seat 0) wins {100 * wins['rate']:.1f}% of matches, 95% interval "
+    f"[{100 * wins['ci95'][0]:.1f}, {100 * wins['ci95'][1]:.1f}]"
+)
 run.matches.head()
 
 # %% [markdown]

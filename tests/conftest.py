@@ -20,15 +20,28 @@ EXTRA_MODULES = frozenset({"distributed", "dask", "pyspiel", "gymnasium"})
 
 #: the fast tier (`-m fast`): test modules whose tests compile no Numba kernel and start no process (the rules, the
 #: reference engine, traces, statistics, the docs' numbers, packaging), so they run in seconds on any cache
-FAST_MODULES = frozenset({"test_fill_numbers.py", "test_layers.py", "test_packaging.py", "test_readme_numbers.py", "test_reference_golden.py",
-                          "test_reference_rules.py", "test_rules_settings.py", "test_safety_doc.py", "test_stats.py",
-                          "test_trace_versions.py"})
+FAST_MODULES = frozenset(
+    {
+        "test_fill_numbers.py",
+        "test_layers.py",
+        "test_packaging.py",
+        "test_readme_numbers.py",
+        "test_reference_golden.py",
+        "test_reference_rules.py",
+        "test_rules_settings.py",
+        "test_safety_doc.py",
+        "test_stats.py",
+        "test_trace_versions.py",
+    }
+)
 
 
 def imports_an_extra(module: types.ModuleType) -> bool:
     """Whether a test module holds one of the extras' modules (``x = pytest.importorskip("x")`` at its top)."""
-    return any(isinstance(value, types.ModuleType) and value.__name__.partition(".")[0] in EXTRA_MODULES
-               for value in vars(module).values())
+    return any(
+        isinstance(value, types.ModuleType) and value.__name__.partition(".")[0] in EXTRA_MODULES
+        for value in vars(module).values()
+    )
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects, so that -m selects by these marks
@@ -49,8 +62,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _not_fast(what: str) -> None:
-    pytest.fail(f"a test of the fast tier (FAST_MODULES in tests/conftest.py) {what}: make it compile nothing, or "
-                "move it to another test module", pytrace=False)
+    pytest.fail(
+        f"a test of the fast tier (FAST_MODULES in tests/conftest.py) {what}: make it compile nothing, or "
+        "move it to another test module",
+        pytrace=False,
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -61,7 +77,8 @@ def fast_tier_compiles_nothing(request: pytest.FixtureRequest, monkeypatch: pyte
         return
     from numba.core.dispatcher import Dispatcher
 
-    monkeypatch.setattr(Dispatcher, "compile",
-                        lambda self, sig: _not_fast(f"needs the kernel {self.py_func.__qualname__}"))
+    monkeypatch.setattr(
+        Dispatcher, "compile", lambda self, sig: _not_fast(f"needs the kernel {self.py_func.__qualname__}")
+    )
     monkeypatch.setattr(subprocess.Popen, "__init__", lambda self, *args, **kwargs: _not_fast("starts a process"))
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", lambda self: _not_fast("starts a process"))

@@ -28,8 +28,20 @@ from bergen_sim.services.execution.jobs import engine_for
 from bergen_sim.services.files.trace import rows_to_events, split_matches
 
 #: the summary's integer counters that a trace determines
-COUNT_KEYS = ("matches", "hands", "redeals", "plays", "draws", "passes", "double_headers", "triple_headers",
-              "blocked_hands", "out_hands", "decided_hands", "leader_side_hand_wins")
+COUNT_KEYS = (
+    "matches",
+    "hands",
+    "redeals",
+    "plays",
+    "draws",
+    "passes",
+    "double_headers",
+    "triple_headers",
+    "blocked_hands",
+    "out_hands",
+    "decided_hands",
+    "leader_side_hand_wins",
+)
 POINT_SOURCES = ("lead", "header", "out", "blocked")
 
 
@@ -42,8 +54,9 @@ def deal(*hands: Sequence[str], boneyard: Sequence[str] = (), domino_set: str = 
     return [L.TILE_INDEX[t] for t in named + rest]
 
 
-def compiled_events(rules: Rules, deals: Sequence[Sequence[int]], script: Sequence[tuple[str, str]] = (),
-                    seed: int = 0, match: int = 0) -> list[dict[str, Any]]:
+def compiled_events(
+    rules: Rules, deals: Sequence[Sequence[int]], script: Sequence[tuple[str, str]] = (), seed: int = 0, match: int = 0
+) -> list[dict[str, Any]]:
     """Events of one match played by the compiled engine on given deals.
 
     ``script`` lists every play after the lead as ``(tile, end)``; without it the
@@ -51,8 +64,9 @@ def compiled_events(rules: Rules, deals: Sequence[Sequence[int]], script: Sequen
     """
     engine = engine_for(rules, ("first",) * rules.players)
     moves = np.array([[L.TILE_INDEX[t], L.END_NAMES.index(e)] for t, e in script], dtype=np.int64)
-    rows = engine.trace_rows(seed, match, 1, deals=np.array(deals, dtype=np.int64),
-                             script=moves if len(moves) else None)
+    rows = engine.trace_rows(
+        seed, match, 1, deals=np.array(deals, dtype=np.int64), script=moves if len(moves) else None
+    )
     return rows_to_events(rows, rules, engine.policy_names, seed)
 
 
@@ -83,6 +97,7 @@ def walk_match(events: list[dict[str, Any]], rules: Rules, per_hand: list[Counte
     def bump(key: str, n: int = 1) -> None:
         counts[key] += n
         hand_counts[key] += n
+
     assert events[0]["type"] == "match" and Rules.from_trace(events[0]["rules"]) == rules
     score = [0] * sides
     hands: list[list[str]] = []
@@ -272,10 +287,16 @@ def assert_reference_agrees(events: Iterable[dict[str, Any]]) -> int:
     return count
 
 
-def reference_matches(rules: Rules, n_matches: int, *, seed: int = 0, first_match: int = 0,
-                      deals: Callable[[int], Callable] | None = None,
-                      choices: Callable[[int], Callable] | None = None,
-                      policies: Sequence[str] | None = None) -> list[dict[str, Any]]:
+def reference_matches(
+    rules: Rules,
+    n_matches: int,
+    *,
+    seed: int = 0,
+    first_match: int = 0,
+    deals: Callable[[int], Callable] | None = None,
+    choices: Callable[[int], Callable] | None = None,
+    policies: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
     """Events (``bergen-trace/2``) of ``n_matches`` matches of ``rules`` played by the reference engine.
 
     ``deals(match)`` gives match ``match``'s deal source ``(hand, attempt) ->
@@ -289,8 +310,14 @@ def reference_matches(rules: Rules, n_matches: int, *, seed: int = 0, first_matc
         rng = random.Random(f"{seed}/{match}")
         source = deals(match) if deals else random_deal_source(rng, rules.players, rules.hand_size, rules.max_number)
         choose = choices(match) if choices else random_choose(rng)
-        events += play_match_reference(rules.to_dict(), source, choose, match_index=match, seed=seed,
-                                       policies=list(policies or ["uniform-random"] * rules.players))
+        events += play_match_reference(
+            rules.to_dict(),
+            source,
+            choose,
+            match_index=match,
+            seed=seed,
+            policies=list(policies or ["uniform-random"] * rules.players),
+        )
     return events
 
 
@@ -335,7 +362,6 @@ def ctrl_c_as_on_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-
 def assert_halts_soon(run: Callable[[np.ndarray], Any], *, after_s: float, within_s: float = 5.0) -> None:
     """Start ``run(flag)`` (a chunk that would take minutes) in a thread, raise the halt flag after
     ``after_s`` seconds and assert the chunk raised :class:`Halted` within ``within_s`` seconds of it."""
@@ -375,10 +401,48 @@ def error_lines(err: str) -> list[str]:
 
 #: English words that must not be left in text a Danish player reads (command lines, option names, policy
 #: names, move notation and setting values are the same in every language; english_left takes them out first)
-ENGLISH_WORDS = ("you ", "your ", "seat", "hand ", "hands", "match ", "wins", "win ", "tile", "boneyard", "scores",
-                 "target", "pass", "goes out", "blocked", "draws", "plays", "leads", "double ", "points", "the ",
-                 " and ", " of ", " with ", "saved", "review it", "decision", "loss", "verdict", "best", "error",
-                 "blunder", "unclear", "player", "Rules", "Findings", "Method", "Tables", "Figures", "Key findings")
+ENGLISH_WORDS = (
+    "you ",
+    "your ",
+    "seat",
+    "hand ",
+    "hands",
+    "match ",
+    "wins",
+    "win ",
+    "tile",
+    "boneyard",
+    "scores",
+    "target",
+    "pass",
+    "goes out",
+    "blocked",
+    "draws",
+    "plays",
+    "leads",
+    "double ",
+    "points",
+    "the ",
+    " and ",
+    " of ",
+    " with ",
+    "saved",
+    "review it",
+    "decision",
+    "loss",
+    "verdict",
+    "best",
+    "error",
+    "blunder",
+    "unclear",
+    "player",
+    "Rules",
+    "Findings",
+    "Method",
+    "Tables",
+    "Figures",
+    "Key findings",
+)
 
 
 def english_left(text: str, allowed: Iterable[str] = ()) -> list[str]:

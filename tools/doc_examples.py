@@ -25,19 +25,26 @@ FOLDER = ROOT / "docs" / "examples"
 #: name -> (the doc that shows it, the command)
 EXAMPLES = {
     "compare": ("docs/compare.md", "bergen-sim compare --policy expert,greedy,random --deals 20000 --seed 1"),
-    "analyze": ("docs/pimc.md", "bergen-sim analyze --hand 5-6,1-6,0-5,3-4 --ends 6,5d --played 2-2,2-5,2-6,5-5 "
-                                "--counts 4,6 --boneyard 14 --scores 12,13 --void 1:5,6"),
+    "analyze": (
+        "docs/pimc.md",
+        "bergen-sim analyze --hand 5-6,1-6,0-5,3-4 --ends 6,5d --played 2-2,2-5,2-6,5-5 "
+        "--counts 4,6 --boneyard 14 --scores 12,13 --void 1:5,6",
+    ),
 }
 
 
 def run(name: str) -> str:
     command = EXAMPLES[name][1]
-    env = dict(os.environ, COLUMNS="120", PYTHONPATH=os.pathsep.join(
-        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    env = dict(
+        os.environ,
+        COLUMNS="120",
+        PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]),
+    )
     args = shlex.split(command)
     main = "import sys; from bergen_sim.cli import main; sys.argv[0] = 'bergen-sim'; sys.exit(main())"
-    done = subprocess.run([sys.executable, "-c", main, *args[1:]], env=env, cwd=ROOT,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", main, *args[1:]], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+    )
     lines = [line.rstrip() for line in done.stdout.splitlines()]
     while lines and not lines[-1]:
         lines.pop()

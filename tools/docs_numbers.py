@@ -52,28 +52,55 @@ BLOCKS = {
     "expert-weights": ("research/expert-weights/README.md", "research/expert-weights/expert_weights.json"),
     "search-strength": ("research/search-strength/README.md", "research/search-strength/search_strength.json"),
     "ismcts-check": ("research/search-strength/README.md", "research/search-strength/ismcts_check.json"),
-    "endgame-check": ("research/search-strength/README.md", "research/search-strength/endgame_check.json, research/search-strength/endgame_head_to_head.json, "
-                      "research/search-strength/ismcts_check.json and research/search-cost/search_cost.json"),
+    "endgame-check": (
+        "research/search-strength/README.md",
+        "research/search-strength/endgame_check.json, research/search-strength/endgame_head_to_head.json, "
+        "research/search-strength/ismcts_check.json and research/search-cost/search_cost.json",
+    ),
     "partner-model": ("docs/pimc.md", "research/partner-model/partner_model.json"),
-    "analyze-engine": ("research/analyzer-engine/README.md", "research/analyzer-engine/ismcts_reader.json, research/analyzer-engine/time_limit_reader.json, "
-                       "research/analyzer-engine/time_limit_reader_2048.json, research/search-cost/search_cost.json and research/analyzer-engine/analyzer_players.json"),
+    "analyze-engine": (
+        "research/analyzer-engine/README.md",
+        "research/analyzer-engine/ismcts_reader.json, research/analyzer-engine/time_limit_reader.json, "
+        "research/analyzer-engine/time_limit_reader_2048.json, research/search-cost/search_cost.json and research/analyzer-engine/analyzer_players.json",
+    ),
     "imitation": ("research/imitation/README.md", "research/imitation/imitation.json"),
     "search-saturation": ("research/search-strength/README.md", "research/search-strength/ismcts_iterations.json"),
     "clairvoyance": ("research/clairvoyance/README.md", "research/clairvoyance/clairvoyance.json"),
-    "inference-model": ("research/imitation/README.md", "research/imitation/imitation_pimc.json, research/imitation/ismcts_model_check.json, "
-                        "research/imitation/ismcts_model_head_to_head.json, research/imitation/reader_model_head_to_head.json, "
-                        "research/search-strength/search_strength.json and research/search-cost/search_cost.json"),
-    "budget-check": ("research/time-limit/README.md", "research/time-limit/ismcts_budget_check.json and research/search-cost/search_cost.json"),
+    "inference-model": (
+        "research/imitation/README.md",
+        "research/imitation/imitation_pimc.json, research/imitation/ismcts_model_check.json, "
+        "research/imitation/ismcts_model_head_to_head.json, research/imitation/reader_model_head_to_head.json, "
+        "research/search-strength/search_strength.json and research/search-cost/search_cost.json",
+    ),
+    "budget-check": (
+        "research/time-limit/README.md",
+        "research/time-limit/ismcts_budget_check.json and research/search-cost/search_cost.json",
+    ),
     "settled-stop": ("research/time-limit/README.md", "research/search-cost/search_cost.json"),
-    "time-limit": ("research/time-limit/README.md", "research/time-limit/trials/*.json, research/time-limit/ismcts_time_limit_check.json and "
-                   "research/search-cost/search_cost.json"),
-    "race-trials": ("research/time-limit/README.md", "research/time-limit/trials/race*.json and research/search-cost/search_cost.json"),
-    "race-check": ("research/time-limit/README.md", "research/time-limit/ismcts_race_check.json, research/time-limit/time_limit_3_players.json, "
-                   "research/time-limit/time_limit_partnerships.json and research/search-cost/search_cost.json"),
-    "prior-trials": ("research/time-limit/README.md", "research/time-limit/trials/race.json, research/time-limit/trials/prior*.json and "
-                     "research/search-cost/search_cost.json"),
-    "prior-check": ("research/time-limit/README.md", "research/time-limit/ismcts_prior_check.json, research/time-limit/steered_3_players.json, "
-                    "research/time-limit/steered_partnerships.json and research/search-cost/search_cost.json"),
+    "time-limit": (
+        "research/time-limit/README.md",
+        "research/time-limit/trials/*.json, research/time-limit/ismcts_time_limit_check.json and "
+        "research/search-cost/search_cost.json",
+    ),
+    "race-trials": (
+        "research/time-limit/README.md",
+        "research/time-limit/trials/race*.json and research/search-cost/search_cost.json",
+    ),
+    "race-check": (
+        "research/time-limit/README.md",
+        "research/time-limit/ismcts_race_check.json, research/time-limit/time_limit_3_players.json, "
+        "research/time-limit/time_limit_partnerships.json and research/search-cost/search_cost.json",
+    ),
+    "prior-trials": (
+        "research/time-limit/README.md",
+        "research/time-limit/trials/race.json, research/time-limit/trials/prior*.json and "
+        "research/search-cost/search_cost.json",
+    ),
+    "prior-check": (
+        "research/time-limit/README.md",
+        "research/time-limit/ismcts_prior_check.json, research/time-limit/steered_3_players.json, "
+        "research/time-limit/steered_partnerships.json and research/search-cost/search_cost.json",
+    ),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
 }
 
@@ -87,6 +114,7 @@ def end(name: str) -> str:
 
 
 # ---------------------------------------------------------------- sources
+
 
 def _table(root: Path, analysis: str, table: str):
     path = root / "reports" / analysis / "tables" / f"{table}.parquet"
@@ -120,16 +148,24 @@ def _pair(pairs, table: str, a: str, b: str) -> dict | None:
     rows = pairs[(pairs["table"] == table) & (pairs["policy"] == a) & (pairs["opponent"] == b)]
     if len(rows):
         r = rows.iloc[0]
-        return {"win": (r["win_rate"], r["win_rate_lo"], r["win_rate_hi"]), "points": r["points_per_hand"],
-                "opponent_points": r["opponent_points_per_hand"], "deal_sets": int(r["deal_sets"]),
-                "matches": int(r["matches"])}
+        return {
+            "win": (r["win_rate"], r["win_rate_lo"], r["win_rate_hi"]),
+            "points": r["points_per_hand"],
+            "opponent_points": r["opponent_points_per_hand"],
+            "deal_sets": int(r["deal_sets"]),
+            "matches": int(r["matches"]),
+        }
     rows = pairs[(pairs["table"] == table) & (pairs["policy"] == b) & (pairs["opponent"] == a)]
     if not len(rows):
         return None
     r = rows.iloc[0]  # the win share of a deal set is 1 - the other's, so its interval mirrors exactly
-    return {"win": (1 - r["win_rate"], 1 - r["win_rate_hi"], 1 - r["win_rate_lo"]),
-            "points": r["opponent_points_per_hand"], "opponent_points": r["points_per_hand"],
-            "deal_sets": int(r["deal_sets"]), "matches": int(r["matches"])}
+    return {
+        "win": (1 - r["win_rate"], 1 - r["win_rate_hi"], 1 - r["win_rate_lo"]),
+        "points": r["opponent_points_per_hand"],
+        "opponent_points": r["points_per_hand"],
+        "deal_sets": int(r["deal_sets"]),
+        "matches": int(r["matches"]),
+    }
 
 
 def _strategy_run(root: Path) -> dict | None:
@@ -140,6 +176,7 @@ def _strategy_run(root: Path) -> dict | None:
 
 
 # ---------------------------------------------------------------- blocks
+
 
 def _pimc_strength(root: Path) -> str:
     table, meta = _table(root, "skill_vs_luck", "by_target"), _json(root, "reports/skill_vs_luck/metadata.json")
@@ -162,16 +199,20 @@ def _pimc_strength(root: Path) -> str:
         "|---|---|---|---|",
     ]
     for _, r in rows.iterrows():
-        lines.append(f"| {int(r['target'])} | {int(r['deal_sets']):,} ({int(r['matches']):,}) | "
-                     f"{_rate(r['win_rate'], r['win_rate_lo'], r['win_rate_hi'])} | "
-                     f"{number(r['points_margin'], r['points_margin_lo'], r['points_margin_hi'], False)} |")
+        lines.append(
+            f"| {int(r['target'])} | {int(r['deal_sets']):,} ({int(r['matches']):,}) | "
+            f"{_rate(r['win_rate'], r['win_rate_lo'], r['win_rate_hi'])} | "
+            f"{number(r['points_margin'], r['points_margin_lo'], r['points_margin_hi'], False)} |"
+        )
     return "\n".join(lines)
 
 
 def _cost_row(cost: dict, policy: str) -> str:
     r = cost["runs"][policy]
-    return (f"{r['ms_per_decision']:.2f} ms per decision ({r['decisions']:,} decisions in {r['matches']} matches, "
-            f"{r['cpu_s']:.1f} s of CPU; 1-minute load {r['load_before']:.1f} before, {r['load_after']:.1f} after)")
+    return (
+        f"{r['ms_per_decision']:.2f} ms per decision ({r['decisions']:,} decisions in {r['matches']} matches, "
+        f"{r['cpu_s']:.1f} s of CPU; 1-minute load {r['load_before']:.1f} before, {r['load_after']:.1f} after)"
+    )
 
 
 #: the strongest configuration with more of the time a decision may take: twice the iterations and explore=3 (the
@@ -211,65 +252,105 @@ PRIOR_TRIALS = {
 #: the player checked at the time limit before ``race=1``: UCB1 at the root too, the iterations that fit
 UCB_AT_TIME_LIMIT = f"{STRONGEST}:iterations=2800:explore=3"
 #: the strongest player against the reading ``analyze`` uses, head to head
-TIME_LIMIT_READER_COMMAND = (f"bergen-sim compare --policy {AT_TIME_LIMIT},{READER_STRONGEST} --deals 2000 "
-                             "--seed 20261223 --adjust luck --json > research/analyzer-engine/time_limit_reader.json")
+TIME_LIMIT_READER_COMMAND = (
+    f"bergen-sim compare --policy {AT_TIME_LIMIT},{READER_STRONGEST} --deals 2000 "
+    "--seed 20261223 --adjust luck --json > research/analyzer-engine/time_limit_reader.json"
+)
 
 #: the reading ``reader`` with the worlds that cost what AT_TIME_LIMIT costs per decision (research/search-cost/search_cost.json)
 READER_AT_TIME_LIMIT = f"{READER_STRONGEST}:worlds=2048"
 #: the strongest player against that reader at equal cost, head to head
-EQUAL_COST_COMMAND = (f"bergen-sim compare --policy {AT_TIME_LIMIT},{READER_AT_TIME_LIMIT} --deals 2000 "
-                      "--seed 20261224 --adjust luck --json > research/analyzer-engine/time_limit_reader_2048.json")
+EQUAL_COST_COMMAND = (
+    f"bergen-sim compare --policy {AT_TIME_LIMIT},{READER_AT_TIME_LIMIT} --deals 2000 "
+    "--seed 20261224 --adjust luck --json > research/analyzer-engine/time_limit_reader_2048.json"
+)
 #: how research/analyzer-engine/analyzer_players.json is made: every analyzer engine on the decisions of real games
-ANALYZER_COMMAND = ("python research/analyzer-engine/measure.py --matches 20 --player reader --player ismcts --player pimc "
-                    "--out research/analyzer-engine/analyzer_players.json")
+ANALYZER_COMMAND = (
+    "python research/analyzer-engine/measure.py --matches 20 --player reader --player ismcts --player pimc "
+    "--out research/analyzer-engine/analyzer_players.json"
+)
 
 #: AT_TIME_LIMIT with more players, on the search table's deals: (docs/NAME.json, compare's game flags, title)
-TIME_LIMIT_GAMES = (("time_limit_3_players", "--players 3 ", "with 3 players"),
-                    ("time_limit_partnerships", "--players 4 --partnerships ", "in partnerships of 4"))
+TIME_LIMIT_GAMES = (
+    ("time_limit_3_players", "--players 3 ", "with 3 players"),
+    ("time_limit_partnerships", "--players 4 --partnerships ", "in partnerships of 4"),
+)
 
 #: STEERED with more players, on the same deals
-STEERED_GAMES = (("steered_3_players", "--players 3 ", "with 3 players"),
-                 ("steered_partnerships", "--players 4 --partnerships ", "in partnerships of 4"))
+STEERED_GAMES = (
+    ("steered_3_players", "--players 3 ", "with 3 players"),
+    ("steered_partnerships", "--players 4 --partnerships ", "in partnerships of 4"),
+)
 
 #: how research/search-cost/search_cost.json is made (every player docs/pimc.md and docs/policies.md quote, in one run)
-SEARCH_COST_COMMAND = ("python benchmarks/search_cost.py " + " ".join(
-    f"--policy {p}" for p in dict.fromkeys((  # each once: the raced trial is AT_TIME_LIMIT
-        "pimc", "pimc:worlds=128", "pimc:worlds=256", "ismcts", "reader", "ismcts:iterations=2000",
-        "ismcts:leaves=50", STRONGEST, BUDGET_PLAYER, UNSETTLED_PLAYER, *TIME_LIMIT_TRIALS.values(),
-        UCB_AT_TIME_LIMIT, AT_TIME_LIMIT, READER_AT_TIME_LIMIT, *RACE_TRIALS.values(),
-        *PRIOR_TRIALS.values()))) + " --out research/search-cost/search_cost.json")
+SEARCH_COST_COMMAND = (
+    "python benchmarks/search_cost.py "
+    + " ".join(
+        f"--policy {p}"
+        for p in dict.fromkeys(
+            (  # each once: the raced trial is AT_TIME_LIMIT
+                "pimc",
+                "pimc:worlds=128",
+                "pimc:worlds=256",
+                "ismcts",
+                "reader",
+                "ismcts:iterations=2000",
+                "ismcts:leaves=50",
+                STRONGEST,
+                BUDGET_PLAYER,
+                UNSETTLED_PLAYER,
+                *TIME_LIMIT_TRIALS.values(),
+                UCB_AT_TIME_LIMIT,
+                AT_TIME_LIMIT,
+                READER_AT_TIME_LIMIT,
+                *RACE_TRIALS.values(),
+                *PRIOR_TRIALS.values(),
+            )
+        )
+    )
+    + " --out research/search-cost/search_cost.json"
+)
 
 
 def _pimc_cost(root: Path) -> str:
     cost, bench = _json(root, "research/search-cost/search_cost.json"), _json(root, "benchmarks/results.json")
     if cost is None or not {"pimc", "pimc:worlds=128"} <= set(cost["runs"]):
-        return _missing("search cost in `research/search-cost/search_cost.json`",
-                        SEARCH_COST_COMMAND)
-    text = (f"**Cost** (`benchmarks/search_cost.py`, `research/search-cost/search_cost.json`: `pimc` in both seats of 2-player "
-            f"matches, CPU time of one process per decision with two or more legal moves, on a shared 2-core "
-            f"machine): with its defaults `pimc` takes {_cost_row(cost, 'pimc')}; with 128 worlds "
-            f"{_cost_row(cost, 'pimc:worlds=128')}. The cost grows about linearly in `worlds` and roughly in the number "
-            f"of legal moves.")
+        return _missing("search cost in `research/search-cost/search_cost.json`", SEARCH_COST_COMMAND)
+    text = (
+        f"**Cost** (`benchmarks/search_cost.py`, `research/search-cost/search_cost.json`: `pimc` in both seats of 2-player "
+        f"matches, CPU time of one process per decision with two or more legal moves, on a shared 2-core "
+        f"machine): with its defaults `pimc` takes {_cost_row(cost, 'pimc')}; with 128 worlds "
+        f"{_cost_row(cost, 'pimc:worlds=128')}. The cost grows about linearly in `worlds` and roughly in the number "
+        f"of legal moves."
+    )
     if bench is not None:
         row = next(r for r in bench["throughput"] if r["game"] == "2 players" and r["policy"] == "expert")
-        text += (f" For comparison, `expert` in both seats plays {row['1 core']['matches_per_s']:,.0f} whole "
-                 f"matches/s on one core (`benchmarks/results.md`).")
+        text += (
+            f" For comparison, `expert` in both seats plays {row['1 core']['matches_per_s']:,.0f} whole "
+            f"matches/s on one core (`benchmarks/results.md`)."
+        )
     return text
 
 
 def _match_value(root: Path) -> str:
     data = _json(root, "research/match-value/match_value.json")
     if data is None:
-        return _missing("match-value measurement in `research/match-value/match_value.json`", "python research/match-value/measure.py")
+        return _missing(
+            "match-value measurement in `research/match-value/match_value.json`",
+            "python research/match-value/measure.py",
+        )
     two = next(b for b in data["builds"] if b["players"] == 2)
     exact = [b for b in data["builds"] if b.get("kind", "exact") == "exact"]
     pooled = [b for b in data["builds"] if b.get("kind", "exact") != "exact"]
-    times = ", ".join(f"{b['seconds']:.1f} s ({b['players']} players, {b['score_states']:,} score vectors)"
-                      for b in exact)
+    times = ", ".join(
+        f"{b['seconds']:.1f} s ({b['players']} players, {b['score_states']:,} score vectors)" for b in exact
+    )
     if pooled:
         times += "; the exchangeable tables " + ", ".join(
             f"{b['seconds']:.1f} s ({b['players']} players on {b['domino_set']}, {b['score_states']:,} entries, "
-            f"{b['hands_per_state']} hands each)" for b in pooled)
+            f"{b['hands_per_state']} hands each)"
+            for b in pooled
+        )
     own = sorted({c["own"] for c in data["two_players"]})
     other = sorted({c["other"] for c in data["two_players"]})
     win = {(c["own"], c["other"]): c["win"] for c in data["two_players"]}
@@ -293,14 +374,19 @@ def _example(root: Path, name: str) -> str:
     path = root / "docs" / "examples" / f"{name}.txt"
     if not path.exists():
         return _missing(f"saved output in `docs/examples/{name}.txt`", f"python tools/doc_examples.py {name}")
-    return ("```text\n" + path.read_text() + "```\n\n"
-            f"(Output saved by `python tools/doc_examples.py {name}` in `docs/examples/{name}.txt`.)")
+    return (
+        "```text\n" + path.read_text() + "```\n\n"
+        f"(Output saved by `python tools/doc_examples.py {name}` in `docs/examples/{name}.txt`.)"
+    )
 
 
 def _duplicate_gain(root: Path) -> str:
     data = _json(root, "research/duplicate-deals/duplicate_gain.json")
     if data is None:
-        return _missing("measurement in `research/duplicate-deals/duplicate_gain.json`", "python research/duplicate-deals/measure.py")
+        return _missing(
+            "measurement in `research/duplicate-deals/duplicate_gain.json`",
+            "python research/duplicate-deals/measure.py",
+        )
     lines = [
         f"M = {data['deal_sets']:,} deal sets per design, seeds {', '.join(str(s) for s in data['seeds'])}, "
         f"standard rules, averaged over the seeds (`python research/duplicate-deals/measure.py`, "
@@ -311,25 +397,33 @@ def _duplicate_gain(root: Path) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for r in data["rows"]:
-        lines.append(f"| {r['label']} | {r['matches']:,} | {100 * r['win_rate']:.1f}% | "
-                     f"{r['win_half_dup']:.5f} / {r['win_half_ind']:.5f} | {r['win_ratio']:.3f} | "
-                     f"{r['margin_half_dup']:.4f} / {r['margin_half_ind']:.4f} | {r['margin_ratio']:.3f} |")
+        lines.append(
+            f"| {r['label']} | {r['matches']:,} | {100 * r['win_rate']:.1f}% | "
+            f"{r['win_half_dup']:.5f} / {r['win_half_ind']:.5f} | {r['win_ratio']:.3f} | "
+            f"{r['margin_half_dup']:.4f} / {r['margin_half_ind']:.4f} | {r['margin_ratio']:.3f} |"
+        )
     spread = max(r["max_seed_deviation"] for r in data["rows"])
     first = data["rows"][0]
     p, n = first["win_rate"], first["matches"]
-    lines += ["", f"The per-seed ratios differ by at most {spread:.3f} from these means.  The independent "
-              f"half-widths are close to a binomial interval over the same number of independent matches (first "
-              f"row: 1.96 x sqrt({p:.3f} x {1 - p:.3f} / {n:,}) = {1.96 * math.sqrt(p * (1 - p) / n):.5f} against "
-              f"{first['win_half_ind']:.5f} measured), as they should: each independent deal set is just R "
-              f"unrelated matches."]
+    lines += [
+        "",
+        f"The per-seed ratios differ by at most {spread:.3f} from these means.  The independent "
+        f"half-widths are close to a binomial interval over the same number of independent matches (first "
+        f"row: 1.96 x sqrt({p:.3f} x {1 - p:.3f} / {n:,}) = {1.96 * math.sqrt(p * (1 - p) / n):.5f} against "
+        f"{first['win_half_ind']:.5f} measured), as they should: each independent deal set is just R "
+        f"unrelated matches.",
+    ]
     by = {(r["players"], r["partnerships"], tuple(r["policies"])): r for r in data["rows"]}
     two, three = by.get((2, False, ("greedy", "random"))), by.get((3, False, ("greedy", "random")))
     if two and three:
-        lines += ["", f"So for `greedy` against `random` duplicate deals {_narrow(two['win_ratio'])[0]} the 2-player "
-                  f"win-rate interval {_narrow(two['win_ratio'])[1]} (the same precision as {1 / two['win_ratio'] ** 2:.2f} times as many "
-                  f"independent matches, the square of the ratio's inverse) and {_narrow(two['margin_ratio'])[0]} "
-                  f"the points-per-hand margin interval {_narrow(two['margin_ratio'])[1]} ({1 / two['margin_ratio'] ** 2:.2f} times as many "
-                  f"matches); with 3 players the ratios are {three['win_ratio']:.3f} and {three['margin_ratio']:.3f}."]
+        lines += [
+            "",
+            f"So for `greedy` against `random` duplicate deals {_narrow(two['win_ratio'])[0]} the 2-player "
+            f"win-rate interval {_narrow(two['win_ratio'])[1]} (the same precision as {1 / two['win_ratio'] ** 2:.2f} times as many "
+            f"independent matches, the square of the ratio's inverse) and {_narrow(two['margin_ratio'])[0]} "
+            f"the points-per-hand margin interval {_narrow(two['margin_ratio'])[1]} ({1 / two['margin_ratio'] ** 2:.2f} times as many "
+            f"matches); with 3 players the ratios are {three['win_ratio']:.3f} and {three['margin_ratio']:.3f}.",
+        ]
     return "\n".join(lines)
 
 
@@ -349,7 +443,8 @@ def _luck_game(r: dict, joiner: str = ", ") -> str:
 def _luck_pair(r: dict) -> str:
     """'expert vs greedy', with any seat played by another built-in in the play-outs: '(greedy played as expert)'."""
     return f"{r['policies'][0]} vs {r['policies'][1]}" + "".join(
-        f" ({name} played as {model})" for name, model in r.get("models", {}).items())
+        f" ({name} played as {model})" for name, model in r.get("models", {}).items()
+    )
 
 
 def _luck_adjusted(data: dict) -> str:
@@ -381,17 +476,18 @@ def _decision_runs(r: dict) -> int:
 
 
 def _luck_cells(r: dict) -> list[str]:
-    return [_luck_pair(r), _luck_game(r), str(r["seed"]),
-            f"{r['deal_sets']:,} ({r['matches']:,})"]
+    return [_luck_pair(r), _luck_game(r), str(r["seed"]), f"{r['deal_sets']:,} ({r['matches']:,})"]
 
 
 def _pm(value: float, half: float, digits: int) -> str:
     return f"{value:.{digits}f} ± {half:.{digits}f}"
 
 
-_LUCK_MISSING = ("measurement in `research/luck-adjustment/luck_gain.json`",
-                 "python research/luck-adjustment/measure.py --policies expert,greedy --matches 500 --seed 14 "
-                 "--out research/luck-adjustment/luck_gain.json")
+_LUCK_MISSING = (
+    "measurement in `research/luck-adjustment/luck_gain.json`",
+    "python research/luck-adjustment/measure.py --policies expert,greedy --matches 500 --seed 14 "
+    "--out research/luck-adjustment/luck_gain.json",
+)
 
 
 def _luck_gain(root: Path) -> str:
@@ -401,117 +497,214 @@ def _luck_gain(root: Path) -> str:
     from bergen_sim.services import luck
 
     def defaults(runs):
-        return [r for r in data["rows"] if (r["rollouts"], r["deal_samples"], _decision_runs(r))
-                == (luck.ROLLOUTS, luck.DEAL_SAMPLES, runs) and not r.get("models")]
+        return [
+            r
+            for r in data["rows"]
+            if (r["rollouts"], r["deal_samples"], _decision_runs(r)) == (luck.ROLLOUTS, luck.DEAL_SAMPLES, runs)
+            and not r.get("models")
+        ]
+
     rows, before = defaults(luck.DECISION_RUNS), defaults(0)
-    lines = [f"Default settings of the adjustment ({luck.ROLLOUTS} play-outs per position, {luck.DEAL_SAMPLES} "
-             f"sampled deals per hand, {luck.DECISION_RUNS} runs of a seat's own policy per decision); "
-             f"`python research/luck-adjustment/measure.py ... --out research/luck-adjustment/luck_gain.json`:", "",
-             "| pair | table | seed | deal sets (matches) | win rate raw | adjusted | ratio | margin raw | adjusted "
-             "| ratio |", "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Default settings of the adjustment ({luck.ROLLOUTS} play-outs per position, {luck.DEAL_SAMPLES} "
+        f"sampled deals per hand, {luck.DECISION_RUNS} runs of a seat's own policy per decision); "
+        f"`python research/luck-adjustment/measure.py ... --out research/luck-adjustment/luck_gain.json`:",
+        "",
+        "| pair | table | seed | deal sets (matches) | win rate raw | adjusted | ratio | margin raw | adjusted "
+        "| ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         w, m = r["win_rate"], r["margin"]
-        lines.append("| " + " | ".join(_luck_cells(r) + [
-            _pm(100 * w["raw"], 100 * w["raw_half"], 2), _pm(100 * w["adjusted"], 100 * w["adjusted_half"], 2),
-            f"**{w['ratio']:.2f}**", _pm(m["raw"], m["raw_half"], 3), _pm(m["adjusted"], m["adjusted_half"], 3),
-            f"**{m['ratio']:.2f}**"]) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                _luck_cells(r)
+                + [
+                    _pm(100 * w["raw"], 100 * w["raw_half"], 2),
+                    _pm(100 * w["adjusted"], 100 * w["adjusted_half"], 2),
+                    f"**{w['ratio']:.2f}**",
+                    _pm(m["raw"], m["raw_half"], 3),
+                    _pm(m["adjusted"], m["adjusted_half"], 3),
+                    f"**{m['ratio']:.2f}**",
+                ]
+            )
+            + " |"
+        )
     two = [r for r in rows if r["players"] == 2 and not r["partnerships"]]
     met = [r for r in two if r["win_rate"]["ratio"] <= 0.5]
     missed = [r for r in two if r["win_rate"]["ratio"] > 0.5]
+
     def said(group):
-        parts = [f"{r['policies'][0]} against {r['policies'][1]} ({r['win_rate']['ratio']:.2f}{_ratio_interval(r)}: "
-                 f"{1 / r['win_rate']['ratio'] ** 2:.1f} times fewer matches for the same precision)" for r in group]
+        parts = [
+            f"{r['policies'][0]} against {r['policies'][1]} ({r['win_rate']['ratio']:.2f}{_ratio_interval(r)}: "
+            f"{1 / r['win_rate']['ratio'] ** 2:.1f} times fewer matches for the same precision)"
+            for r in group
+        ]
         return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
     if two:
-        lines += ["", "The goal of a ratio of at most 0.5 for the 2-player win rate "
-                  + (f"holds for {said(met)}" if met else "holds for no pair measured")
-                  + (f" and not for {said(missed)}" if missed else "") + " with the default models."]
+        lines += [
+            "",
+            "The goal of a ratio of at most 0.5 for the 2-player win rate "
+            + (f"holds for {said(met)}" if met else "holds for no pair measured")
+            + (f" and not for {said(missed)}" if missed else "")
+            + " with the default models.",
+        ]
         for r in missed:
             best = _search_goal(data, r)
             if best is not None:
                 ratio = best["win_rate"]["ratio"]
-                lines[-1] += (f" With {_models(best)} in the play-outs, {r['policies'][0]} against {r['policies'][1]} "
-                              + ("meets it" if ratio <= 0.5 else "still misses it")
-                              + f" ({ratio:.3f}{_ratio_interval(best)}: {1 / ratio ** 2:.1f} times fewer matches for "
-                              "the same precision)" + _ratio_verdict(best) + ".")
+                lines[-1] += (
+                    f" With {_models(best)} in the play-outs, {r['policies'][0]} against {r['policies'][1]} "
+                    + ("meets it" if ratio <= 0.5 else "still misses it")
+                    + f" ({ratio:.3f}{_ratio_interval(best)}: {1 / ratio**2:.1f} times fewer matches for "
+                    "the same precision)" + _ratio_verdict(best) + "."
+                )
     others: dict[tuple, list[dict]] = {}  # the other tables, which the goal does not cover: reported as measured
     for r in rows:
         if r["players"] != 2 or r["partnerships"]:
             others.setdefault((tuple(r["policies"]), _luck_game(r, " in ")), []).append(r)
     if others:
+
         def spread(group, figure):
             low, high = (f(x[figure]["ratio"] for x in group) for f in (min, max))
             return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f}"
-        lines += ["", "With more players (no goal is set there): " + "; ".join(
-            f"{a} against {b} with {table}, win-rate ratio "
-            f"{spread(group, 'win_rate')} and margin ratio {spread(group, 'margin')}"
-            + (f" ({len(group)} seeds)" if len(group) > 1 else "")
-            for ((a, b), table), group in others.items()) + "."]
-    gains = [(r, o) for r in data["rows"] if _decision_runs(r) == luck.DECISION_RUNS for o in data["rows"]
-             if _decision_runs(o) == 0 and o.get("models") == r.get("models")
-             and all(o[k] == r[k] for k in ("policies", "players", "partnerships", "seed", "deal_sets", "rollouts",
-                                            "deal_samples"))
-             and f"{o['win_rate']['ratio']:.2f}" != f"{r['win_rate']['ratio']:.2f}"]
+
+        lines += [
+            "",
+            "With more players (no goal is set there): "
+            + "; ".join(
+                f"{a} against {b} with {table}, win-rate ratio "
+                f"{spread(group, 'win_rate')} and margin ratio {spread(group, 'margin')}"
+                + (f" ({len(group)} seeds)" if len(group) > 1 else "")
+                for ((a, b), table), group in others.items()
+            )
+            + ".",
+        ]
+    gains = [
+        (r, o)
+        for r in data["rows"]
+        if _decision_runs(r) == luck.DECISION_RUNS
+        for o in data["rows"]
+        if _decision_runs(o) == 0
+        and o.get("models") == r.get("models")
+        and all(
+            o[k] == r[k]
+            for k in ("policies", "players", "partnerships", "seed", "deal_sets", "rollouts", "deal_samples")
+        )
+        and f"{o['win_rate']['ratio']:.2f}" != f"{r['win_rate']['ratio']:.2f}"
+    ]
     if gains:  # the same deal sets and settings without the decision terms: what the policies' own dice were
-        lines += ["", "The decision terms at work: on the same deal sets and settings, without them "
-                  "(`--decision-runs 0`, as every measurement before them) and with them, the win-rate ratio of "
-                  + "; ".join(f"{_luck_pair(r)} with {_luck_game(r, ' in ')} (seed {r['seed']}, {r['deal_sets']:,} "
-                              f"deal sets"
-                              + (f", {r['rollouts']} play-outs, {r['deal_samples']} sampled deals"
-                                 if (r["rollouts"], r["deal_samples"]) != (luck.ROLLOUTS, luck.DEAL_SAMPLES) else "")
-                              + ")"
-                              + f" goes from {o['win_rate']['ratio']:.2f} to {r['win_rate']['ratio']:.2f}"
-                              + (f" (at {_per_match(o)} CPU-seconds per match before, {_per_match(r)} with them)"
-                                 if "cpu_seconds" in o and "cpu_seconds" in r else "")
-                              for r, o in gains)
-                  + "; where every seat plays a policy that draws no random numbers the figures are the same."]
+        lines += [
+            "",
+            "The decision terms at work: on the same deal sets and settings, without them "
+            "(`--decision-runs 0`, as every measurement before them) and with them, the win-rate ratio of "
+            + "; ".join(
+                f"{_luck_pair(r)} with {_luck_game(r, ' in ')} (seed {r['seed']}, {r['deal_sets']:,} "
+                f"deal sets"
+                + (
+                    f", {r['rollouts']} play-outs, {r['deal_samples']} sampled deals"
+                    if (r["rollouts"], r["deal_samples"]) != (luck.ROLLOUTS, luck.DEAL_SAMPLES)
+                    else ""
+                )
+                + ")"
+                + f" goes from {o['win_rate']['ratio']:.2f} to {r['win_rate']['ratio']:.2f}"
+                + (
+                    f" (at {_per_match(o)} CPU-seconds per match before, {_per_match(r)} with them)"
+                    if "cpu_seconds" in o and "cpu_seconds" in r
+                    else ""
+                )
+                for r, o in gains
+            )
+            + "; where every seat plays a policy that draws no random numbers the figures are the same.",
+        ]
     for r, _ in gains:  # the same pair, deal sets and settings at other numbers of runs per decision
-        runs = sorted((o for o in data["rows"] if _decision_runs(o) not in (0, luck.DECISION_RUNS)
-                       and o.get("models") == r.get("models")
-                       and all(o[k] == r[k] for k in ("policies", "players", "partnerships", "seed", "deal_sets",
-                                                      "rollouts", "deal_samples"))), key=_decision_runs)
+        runs = sorted(
+            (
+                o
+                for o in data["rows"]
+                if _decision_runs(o) not in (0, luck.DECISION_RUNS)
+                and o.get("models") == r.get("models")
+                and all(
+                    o[k] == r[k]
+                    for k in ("policies", "players", "partnerships", "seed", "deal_sets", "rollouts", "deal_samples")
+                )
+            ),
+            key=_decision_runs,
+        )
         if runs:
-            lines += ["", f"How many runs per decision ({_luck_pair(r)}, the same deal sets, `--decision-runs K`): "
-                      + "; ".join(f"{_decision_runs(o)} runs, win-rate ratio {o['win_rate']['ratio']:.2f}"
-                                  + _ratio_interval(o) for o in sorted(runs + [r], key=_decision_runs))
-                      + f". The default is {luck.DECISION_RUNS}."]
+            lines += [
+                "",
+                f"How many runs per decision ({_luck_pair(r)}, the same deal sets, `--decision-runs K`): "
+                + "; ".join(
+                    f"{_decision_runs(o)} runs, win-rate ratio {o['win_rate']['ratio']:.2f}" + _ratio_interval(o)
+                    for o in sorted(runs + [r], key=_decision_runs)
+                )
+                + f". The default is {luck.DECISION_RUNS}.",
+            ]
     missed = [r for r in before if r["players"] == 2 and not r["partnerships"] and r["win_rate"]["ratio"] > 0.5]
     if missed:
         lines += ["", "Measured without the decision terms (`--decision-runs 0`):"]
     for r in missed:  # the same pair and deal sets with more play-outs: how much of the gap the play-outs' noise is
-        more = sorted((o for o in data["rows"] if o is not r and not o.get("models") and _decision_runs(o) == 0 and (
-                       o["policies"], o["players"], o["partnerships"],
-                       o["seed"], o["deal_sets"]) == (r["policies"], r["players"], r["partnerships"], r["seed"],
-                                                      r["deal_sets"])), key=lambda o: o["rollouts"])
+        more = sorted(
+            (
+                o
+                for o in data["rows"]
+                if o is not r
+                and not o.get("models")
+                and _decision_runs(o) == 0
+                and (o["policies"], o["players"], o["partnerships"], o["seed"], o["deal_sets"])
+                == (r["policies"], r["players"], r["partnerships"], r["seed"], r["deal_sets"])
+            ),
+            key=lambda o: o["rollouts"],
+        )
         if more:
-            lines += ["", f"On the same deal sets with more play-outs per position, {r['policies'][0]} against "
-                      f"{r['policies'][1]} reaches a win-rate ratio of "
-                      + ", ".join(f"{o['win_rate']['ratio']:.2f} ({o['rollouts']} play-outs, {o['deal_samples']} "
-                                  "sampled deals)" for o in more)
-                      + f" against {r['win_rate']['ratio']:.2f} at the defaults"
-                      + ("." if any(o["win_rate"]["ratio"] <= 0.5 for o in more) else
-                         ", none of them at most 0.5: more play-outs, which cost in proportion, narrow it little.")]
+            lines += [
+                "",
+                f"On the same deal sets with more play-outs per position, {r['policies'][0]} against "
+                f"{r['policies'][1]} reaches a win-rate ratio of "
+                + ", ".join(
+                    f"{o['win_rate']['ratio']:.2f} ({o['rollouts']} play-outs, {o['deal_samples']} sampled deals)"
+                    for o in more
+                )
+                + f" against {r['win_rate']['ratio']:.2f} at the defaults"
+                + (
+                    "."
+                    if any(o["win_rate"]["ratio"] <= 0.5 for o in more)
+                    else ", none of them at most 0.5: more play-outs, which cost in proportion, narrow it little."
+                ),
+            ]
     for r in before:  # the same pair and deal sets with a search player's seats played by a search in the play-outs
         searched = _searched(data, r)
         if searched:
-            lines += ["", f"Played in the play-outs by a search of its own (`--luck-model NAME=pimc[:worlds=N]`), "
-                      f"{r['policies'][0]} against {r['policies'][1]} on the same deal sets has a win-rate ratio of "
-                      + "; ".join(f"{o['win_rate']['ratio']:.2f} (margin {o['margin']['ratio']:.2f}) with "
-                                  + _models(o, r) for o in searched)
-                      + f"; against {r['win_rate']['ratio']:.2f} (margin {r['margin']['ratio']:.2f}) with `expert` "
-                      f"playing them ({r['rollouts']} play-outs, {r['deal_samples']} sampled deals{_cost(r)})."]
+            lines += [
+                "",
+                f"Played in the play-outs by a search of its own (`--luck-model NAME=pimc[:worlds=N]`), "
+                f"{r['policies'][0]} against {r['policies'][1]} on the same deal sets has a win-rate ratio of "
+                + "; ".join(
+                    f"{o['win_rate']['ratio']:.2f} (margin {o['margin']['ratio']:.2f}) with " + _models(o, r)
+                    for o in searched
+                )
+                + f"; against {r['win_rate']['ratio']:.2f} (margin {r['margin']['ratio']:.2f}) with `expert` "
+                f"playing them ({r['rollouts']} play-outs, {r['deal_samples']} sampled deals{_cost(r)}).",
+            ]
     for r in rows:  # the same pair and deal sets with a seat played in the play-outs by another built-in
         wrong = [o for o in _same_deals(data, r) if not any(_is_search(m) for m in o["models"].values())]
         if wrong:
-            lines += ["", f"A wrong model of a seat's play costs most of the gain: on the same deal sets, "
-                      f"{r['policies'][0]} against {r['policies'][1]} with each seat played by its own policy in "
-                      f"the play-outs has a win-rate ratio of {r['win_rate']['ratio']:.2f} (margin "
-                      f"{r['margin']['ratio']:.2f}); with "
-                      + "; with ".join(", ".join(f"{name}'s seats played by {model}" for name, model in
-                                                 o["models"].items())
-                                       + f" {o['win_rate']['ratio']:.2f} (margin {o['margin']['ratio']:.2f})"
-                                       for o in wrong)
-                      + " (`research/luck-adjustment/measure.py --model NAME=MODEL`, as `compare --luck-model` plays it)."]
+            lines += [
+                "",
+                f"A wrong model of a seat's play costs most of the gain: on the same deal sets, "
+                f"{r['policies'][0]} against {r['policies'][1]} with each seat played by its own policy in "
+                f"the play-outs has a win-rate ratio of {r['win_rate']['ratio']:.2f} (margin "
+                f"{r['margin']['ratio']:.2f}); with "
+                + "; with ".join(
+                    ", ".join(f"{name}'s seats played by {model}" for name, model in o["models"].items())
+                    + f" {o['win_rate']['ratio']:.2f} (margin {o['margin']['ratio']:.2f})"
+                    for o in wrong
+                )
+                + " (`research/luck-adjustment/measure.py --model NAME=MODEL`, as `compare --luck-model` plays it).",
+            ]
     return "\n".join(lines)
 
 
@@ -525,17 +718,23 @@ def _is_search(model: str) -> bool:
 def _same_deals(data: dict, r: dict, settings: bool = True) -> list[dict]:
     """The rows with a luck model of ``r``'s pair, table and deal sets and decision runs (and play-outs and
     sampled deals, with ``settings``)."""
-    key = ("policies", "players", "partnerships", "seed", "deal_sets") + (("rollouts", "deal_samples") if settings
-                                                                          else ())
-    return [o for o in data["rows"] if o.get("models") and all(o[k] == r[k] for k in key)
-            and _decision_runs(o) == _decision_runs(r)]
+    key = ("policies", "players", "partnerships", "seed", "deal_sets") + (
+        ("rollouts", "deal_samples") if settings else ()
+    )
+    return [
+        o
+        for o in data["rows"]
+        if o.get("models") and all(o[k] == r[k] for k in key) and _decision_runs(o) == _decision_runs(r)
+    ]
 
 
 def _models(o: dict, default: dict | None = None) -> str:
     """'pimc's seats played by `pimc:worlds=8` (128 play-outs, 128 sampled deals)': a luck row's models, with
     its cost (:func:`_cost`) when recorded."""
-    return (", ".join(f"{name}'s seats played by `{model}`" for name, model in o["models"].items())
-            + f" ({o['rollouts']} play-outs, {o['deal_samples']} sampled deals{_cost(o, default)})")
+    return (
+        ", ".join(f"{name}'s seats played by `{model}`" for name, model in o["models"].items())
+        + f" ({o['rollouts']} play-outs, {o['deal_samples']} sampled deals{_cost(o, default)})"
+    )
 
 
 def _per_match(o: dict) -> str:
@@ -549,16 +748,21 @@ def _cost(o: dict, default: dict | None = None) -> str:
     if "cpu_seconds" not in o:
         return ""
     per = o["cpu_seconds"] / o["matches"]
-    times = (f", {per / (default['cpu_seconds'] / default['matches']):,.0f} times `expert`'s"
-             if default and "cpu_seconds" in default and default is not o else "")
+    times = (
+        f", {per / (default['cpu_seconds'] / default['matches']):,.0f} times `expert`'s"
+        if default and "cpu_seconds" in default and default is not o
+        else ""
+    )
     return f", {_per_match(o)} CPU-seconds per match{times}"
 
 
 def _searched(data: dict, r: dict) -> list[dict]:
     """The rows of ``r``'s deal sets, at any adjustment settings, whose modelled seats are played by a search in
     the play-outs; fewest play-outs first."""
-    return sorted((o for o in _same_deals(data, r, settings=False) if all(_is_search(m) for m in o["models"].values())),
-                  key=lambda o: (o["rollouts"], o["deal_samples"], -o["win_rate"]["ratio"]))
+    return sorted(
+        (o for o in _same_deals(data, r, settings=False) if all(_is_search(m) for m in o["models"].values())),
+        key=lambda o: (o["rollouts"], o["deal_samples"], -o["win_rate"]["ratio"]),
+    )
 
 
 def _search_goal(data: dict, r: dict) -> dict | None:
@@ -570,24 +774,42 @@ def _luck_unbiased(root: Path) -> str:
     data = _luck_table(root)
     if data is None:
         return _missing(*_LUCK_MISSING)
-    lines = ["| pair | table | seed | deal sets (matches) | play-outs / sampled deals / decision runs | win rate raw | adjusted "
-             "| t of raw - adj. | margin raw | adjusted | t of raw - adj. |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| pair | table | seed | deal sets (matches) | play-outs / sampled deals / decision runs | win rate raw | adjusted "
+        "| t of raw - adj. | margin raw | adjusted | t of raw - adj. |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     ts = []
     for r in data["rows"]:
         w, m = r["win_rate"], r["margin"]
         ts += [w["t_difference"], m["t_difference"]]
-        lines.append("| " + " | ".join(_luck_cells(r) + [
-            f"{r['rollouts']} / {r['deal_samples']} / {_decision_runs(r)}",
-            _pm(100 * w["raw"], 100 * w["raw_half"], 2), _pm(100 * w["adjusted"], 100 * w["adjusted_half"], 2),
-            f"{w['t_difference']:+.1f}", _pm(m["raw"], m["raw_half"], 3), _pm(m["adjusted"], m["adjusted_half"], 3),
-            f"{m['t_difference']:+.1f}"]) + " |")
-    inside = sum(abs(r[f]["adjusted"] - r[f]["raw"]) <= r[f]["raw_half"] for r in data["rows"]
-                 for f in ("win_rate", "margin"))
+        lines.append(
+            "| "
+            + " | ".join(
+                _luck_cells(r)
+                + [
+                    f"{r['rollouts']} / {r['deal_samples']} / {_decision_runs(r)}",
+                    _pm(100 * w["raw"], 100 * w["raw_half"], 2),
+                    _pm(100 * w["adjusted"], 100 * w["adjusted_half"], 2),
+                    f"{w['t_difference']:+.1f}",
+                    _pm(m["raw"], m["raw_half"], 3),
+                    _pm(m["adjusted"], m["adjusted_half"], 3),
+                    f"{m['t_difference']:+.1f}",
+                ]
+            )
+            + " |"
+        )
+    inside = sum(
+        abs(r[f]["adjusted"] - r[f]["raw"]) <= r[f]["raw_half"] for r in data["rows"] for f in ("win_rate", "margin")
+    )
     small = sum(abs(t) < 2 for t in ts)
-    lines += ["", f"{inside} of the {len(ts)} adjusted estimates lie inside the raw estimate's 95% interval; the t "
-              f"statistic of the per-deal-set difference raw - adjusted (expectation 0) is within ±2 in {small} of "
-              f"the {len(ts)} figures (largest |t| {max(abs(t) for t in ts):.1f}; at the 5% level about one in 20 "
-              f"tests of a true null is expected beyond ±2)."]
+    lines += [
+        "",
+        f"{inside} of the {len(ts)} adjusted estimates lie inside the raw estimate's 95% interval; the t "
+        f"statistic of the per-deal-set difference raw - adjusted (expectation 0) is within ±2 in {small} of "
+        f"the {len(ts)} figures (largest |t| {max(abs(t) for t in ts):.1f}; at the 5% level about one in 20 "
+        f"tests of a true null is expected beyond ±2).",
+    ]
     return "\n".join(lines)
 
 
@@ -596,17 +818,22 @@ def _heavy_first(root: Path) -> str:
     if pairs is None or run is None:
         return _missing("strategy table in `reports/`", "bergen-sim report strategy_table")
     p = _pair(pairs, "2 players", "heavy-first", "random")
-    return (f"With the guard, `heavy-first` wins {_rate(*p['win'])} of its 2-player matches against `random` "
-            f"({p['matches']:,} matches on {p['deal_sets']:,} duplicate deal sets, seed {run['seed']}; "
-            f"`reports/strategy_table.md`).")
+    return (
+        f"With the guard, `heavy-first` wins {_rate(*p['win'])} of its 2-player matches against `random` "
+        f"({p['matches']:,} matches on {p['deal_sets']:,} duplicate deal sets, seed {run['seed']}; "
+        f"`reports/strategy_table.md`)."
+    )
 
 
 POLICY_ORDER = ("expert", "defensive", "greedy", "doubles-first", "heavy-first", "random", "first")
 
 
 def _policies_strength(root: Path) -> str:
-    pairs, standings, run = (_table(root, "strategy_table", "pairs"), _table(root, "strategy_table", "standings"),
-                             _strategy_run(root))
+    pairs, standings, run = (
+        _table(root, "strategy_table", "pairs"),
+        _table(root, "strategy_table", "standings"),
+        _strategy_run(root),
+    )
     if pairs is None or standings is None or run is None:
         return _missing("strategy table in `reports/`", "bergen-sim report strategy_table")
     names = [p for p in POLICY_ORDER if p in set(run["policies"])]
@@ -623,14 +850,21 @@ def _policies_strength(root: Path) -> str:
         "|---|---|---|",
     ]
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             p = _pair(pairs, "2 players", a, b)
             lines.append(f"| `{a}` vs `{b}` | {_rate(*p['win'])} | {p['points']:.3f} vs {p['opponent_points']:.3f} |")
     two = standings[standings["table"] == "2 players"].sort_values("rank")
-    lines += ["", f"Against the field (mean over its {len(names) - 1} opponents, per deal set):", "",
-              "| rank | policy | win rate against the field [95% CI] |", "|---|---|---|"]
+    lines += [
+        "",
+        f"Against the field (mean over its {len(names) - 1} opponents, per deal set):",
+        "",
+        "| rank | policy | win rate against the field [95% CI] |",
+        "|---|---|---|",
+    ]
     for _, r in two.iterrows():
-        lines.append(f"| {int(r['rank'])} | `{r['policy']}` | {_rate(r['win_rate'], r['win_rate_lo'], r['win_rate_hi'])} |")
+        lines.append(
+            f"| {int(r['rank'])} | `{r['policy']}` | {_rate(r['win_rate'], r['win_rate_lo'], r['win_rate_hi'])} |"
+        )
     return "\n".join(lines)
 
 
@@ -639,14 +873,21 @@ def _policies_speed(root: Path) -> str:
     if bench is None:
         return _missing("benchmark results", "python benchmarks/run.py")
     rows = {r["policy"]: r for r in bench["throughput"] if r["game"] == "2 players"}
-    parts = [f"`{p}` {rows[p]['1 core']['matches_per_s']:,.0f} matches/s "
-             f"({rows[p]['matches']:,} matches, {rows[p]['1 core']['hands_per_s'] / rows[p]['1 core']['matches_per_s']:.2f} "
-             f"hands per match)" for p in ("random", "greedy", "expert") if p in rows]
+    parts = [
+        f"`{p}` {rows[p]['1 core']['matches_per_s']:,.0f} matches/s "
+        f"({rows[p]['matches']:,} matches, {rows[p]['1 core']['hands_per_s'] / rows[p]['1 core']['matches_per_s']:.2f} "
+        f"hands per match)"
+        for p in ("random", "greedy", "expert")
+        if p in rows
+    ]
     load = bench["machine"].get("load_average_at_start")
-    return (f"Speed, 2-player self-play on one core (`python benchmarks/run.py`, `benchmarks/results.md`; "
-            f"load average at the start {load}; the other built-ins are not timed there): "
-            + ", ".join(parts) + ". A policy that scores faster plays fewer hands per match, so its matches "
-            "are shorter.")
+    return (
+        f"Speed, 2-player self-play on one core (`python benchmarks/run.py`, `benchmarks/results.md`; "
+        f"load average at the start {load}; the other built-ins are not timed there): "
+        + ", ".join(parts)
+        + ". A policy that scores faster plays fewer hands per match, so its matches "
+        "are shorter."
+    )
 
 
 #: the players whose cost docs/policies.md gives (those of the strength table, when timed)
@@ -656,33 +897,41 @@ SEARCH_COST_ROWS = ("pimc", "ismcts", "reader", "pimc:worlds=256", "ismcts:itera
 def _search_cost(root: Path) -> str:
     cost = _json(root, "research/search-cost/search_cost.json")
     if cost is None or not {"pimc", "ismcts", "reader"} <= set(cost["runs"]):
-        return _missing("search cost of pimc, ismcts and reader in `research/search-cost/search_cost.json`",
-                        SEARCH_COST_COMMAND)
+        return _missing(
+            "search cost of pimc, ismcts and reader in `research/search-cost/search_cost.json`", SEARCH_COST_COMMAND
+        )
     runs = cost["runs"]
-    return (f"**Cost** (`{SEARCH_COST_COMMAND}`: "
-            f"each policy in both seats of {runs['pimc']['matches']} 2-player matches, CPU time per decision with two "
-            "or more legal moves, one process; the 2-core machine was shared with other jobs, so these are upper "
-            "bounds): "
-            + "; ".join(f"`{p}` {_cost_row(cost, p)}" for p in SEARCH_COST_ROWS if p in runs)
-            + f". `ismcts` costs {runs['ismcts']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} "
-            f"times `pimc` per decision and `reader` "
-            f"{runs['reader']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} times (the policies may have been "
-            f"timed in separate runs, on a machine whose load differs: see each one's load).")
+    return (
+        f"**Cost** (`{SEARCH_COST_COMMAND}`: "
+        f"each policy in both seats of {runs['pimc']['matches']} 2-player matches, CPU time per decision with two "
+        "or more legal moves, one process; the 2-core machine was shared with other jobs, so these are upper "
+        "bounds): "
+        + "; ".join(f"`{p}` {_cost_row(cost, p)}" for p in SEARCH_COST_ROWS if p in runs)
+        + f". `ismcts` costs {runs['ismcts']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} "
+        f"times `pimc` per decision and `reader` "
+        f"{runs['reader']['ms_per_decision'] / runs['pimc']['ms_per_decision']:.1f} times (the policies may have been "
+        f"timed in separate runs, on a machine whose load differs: see each one's load)."
+    )
 
 
 def _expert_weights(root: Path) -> str:
     data = _json(root, "research/expert-weights/expert_weights.json")
     if data is None:
-        return _missing("head-to-head of expert's weight sets in `research/expert-weights/expert_weights.json`",
-                        "python research/expert-weights/measure.py")
+        return _missing(
+            "head-to-head of expert's weight sets in `research/expert-weights/expert_weights.json`",
+            "python research/expert-weights/measure.py",
+        )
     rows = ["| game | layout | `expert:weights=spinner` wins against `expert` | deal sets |", "|---|---|---|---|"]
     for title, r in data["games"].items():
-        rows.append(f"| {title} | {'spinner' if r['spinner'] else 'line'} | "
-                    f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | {int(r['deal_sets']):,} |")
-    return (f"Match-win share of the re-tuned weights against `expert`'s (`python research/expert-weights/measure.py "
-            f"--matches {data['deal_sets_per_game']}`, seed {data['seed']}; duplicate deals, every seat rotation, "
-            f"95% intervals over deal sets, not corrected for the {len(data['games'])} games):\n\n"
-            + "\n".join(rows))
+        rows.append(
+            f"| {title} | {'spinner' if r['spinner'] else 'line'} | "
+            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | {int(r['deal_sets']):,} |"
+        )
+    return (
+        f"Match-win share of the re-tuned weights against `expert`'s (`python research/expert-weights/measure.py "
+        f"--matches {data['deal_sets_per_game']}`, seed {data['seed']}; duplicate deals, every seat rotation, "
+        f"95% intervals over deal sets, not corrected for the {len(data['games'])} games):\n\n" + "\n".join(rows)
+    )
 
 
 #: the 2-player match-win share against pimc that a stronger built-in should reach
@@ -692,60 +941,83 @@ GOAL_AGAINST_PIMC = 0.55
 def _family(estimates, ses) -> dict:
     """A family's simultaneous intervals, and which of them exclude zero (the differences the text calls shown)."""
     family = simultaneous(estimates, ses)
-    return {"adj_lo": family["lo"], "adj_hi": family["hi"], "m": family["m"],
-            "reject": (family["lo"] > 0) | (family["hi"] < 0)}
+    return {
+        "adj_lo": family["lo"],
+        "adj_hi": family["hi"],
+        "m": family["m"],
+        "reject": (family["lo"] > 0) | (family["hi"] < 0),
+    }
 
 
 def _search_strength(root: Path) -> str:
     data = _json(root, "research/search-strength/search_strength.json")
     if data is None:
-        return _missing("measurement of the search players against pimc in `research/search-strength/search_strength.json`",
-                        "python research/search-strength/measure.py")
+        return _missing(
+            "measurement of the search players against pimc in `research/search-strength/search_strength.json`",
+            "python research/search-strength/measure.py",
+        )
     rows = [(title, name, r) for title, game in data["games"].items() for name, r in game["challengers"].items()]
     lo = [r["adjusted_win_rate_low"] for _, _, r in rows]
     hi = [r["adjusted_win_rate_high"] for _, _, r in rows]
     family = _family([r["adjusted_win_rate"] - 0.5 for _, _, r in rows], se_from_interval(lo, hi))
-    lines = [f"| game | challenger | wins against `{data['opponent']}` | luck-adjusted | simultaneous | "
-             "deal sets (matches) |", "|---|---|---|---|---|---|"]
+    lines = [
+        f"| game | challenger | wins against `{data['opponent']}` | luck-adjusted | simultaneous | "
+        "deal sets (matches) |",
+        "|---|---|---|---|---|---|",
+    ]
     for k, (title, name, r) in enumerate(rows):
         held = (0.5 + family["adj_lo"][k], 0.5 + family["adj_hi"][k])
-        lines.append(f"| {title} | `{name}` | {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | "
-                     f"{_rate(r['adjusted_win_rate'], lo[k], hi[k])} | "
-                     f"{_rate(r['adjusted_win_rate'], *held)}{' (differs from 50%)' if family['reject'][k] else ''} | "
-                     f"{int(r['deal_sets']):,} ({int(r['matches']):,}) |")
+        lines.append(
+            f"| {title} | `{name}` | {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | "
+            f"{_rate(r['adjusted_win_rate'], lo[k], hi[k])} | "
+            f"{_rate(r['adjusted_win_rate'], *held)}{' (differs from 50%)' if family['reject'][k] else ''} | "
+            f"{int(r['deal_sets']):,} ({int(r['matches']):,}) |"
+        )
     two = [k for k, (title, _, _) in enumerate(rows) if title == "2 players"]
     best = max(two, key=lambda k: rows[k][2]["adjusted_win_rate"])
     below = [f"`{rows[k][1]}`" for k in two if 0.5 + family["adj_hi"][k] < GOAL_AGAINST_PIMC]
-    return (f"Match-win share of each search player against `{data['opponent']}` at its defaults, each "
-            f"challenger at the settings its name gives "
-            f"(`python research/search-strength/measure.py`, seed {data['seed']}; duplicate deals, every seat rotation, 95% "
-            f"intervals over deal sets; {_luck_adjusted(data)} as in compare.md on the same matches; the "
-            f"simultaneous interval widens the adjusted one for the {family['m']} comparisons (Bonferroni): all of them hold together at least 95% of the time):\n\n"
-            + "\n".join(lines)
-            + f"\n\nWith 2 players the highest luck-adjusted share is `{rows[best][1]}`'s, "
-            f"{_rate(rows[best][2]['adjusted_win_rate'], lo[best], hi[best])}. A share of "
-            f"{GOAL_AGAINST_PIMC:.0%} is above the simultaneous interval of "
-            + (", ".join(below) if below else "none of them") + ".")
+    return (
+        f"Match-win share of each search player against `{data['opponent']}` at its defaults, each "
+        f"challenger at the settings its name gives "
+        f"(`python research/search-strength/measure.py`, seed {data['seed']}; duplicate deals, every seat rotation, 95% "
+        f"intervals over deal sets; {_luck_adjusted(data)} as in compare.md on the same matches; the "
+        f"simultaneous interval widens the adjusted one for the {family['m']} comparisons (Bonferroni): all of them hold together at least 95% of the time):\n\n"
+        + "\n".join(lines)
+        + f"\n\nWith 2 players the highest luck-adjusted share is `{rows[best][1]}`'s, "
+        f"{_rate(rows[best][2]['adjusted_win_rate'], lo[best], hi[best])}. A share of "
+        f"{GOAL_AGAINST_PIMC:.0%} is above the simultaneous interval of "
+        + (", ".join(below) if below else "none of them")
+        + "."
+    )
 
 
 def _ismcts_check(root: Path) -> str:
     """The strongest search player against pimc again, on fresh deals and more of them: is 55% ruled out?"""
     data = _json(root, "research/search-strength/ismcts_check.json")
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")  # the file says how it was run
-    command = (f"bergen-sim compare --policy ismcts,pimc --deals {deal_sets} --seed {seed} --adjust luck --json "
-               "> research/search-strength/ismcts_check.json")
+    command = (
+        f"bergen-sim compare --policy ismcts,pimc --deals {deal_sets} --seed {seed} --adjust luck --json "
+        "> research/search-strength/ismcts_check.json"
+    )
     if data is None:
-        return _missing("second measurement of `ismcts` against `pimc` in `research/search-strength/ismcts_check.json`", command)
+        return _missing(
+            "second measurement of `ismcts` against `pimc` in `research/search-strength/ismcts_check.json`", command
+        )
     (r,) = [p for p in data["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "pimc"]
     top = max(r["win_rate_high"], r["adjusted_win_rate_high"])  # the higher of the two intervals' upper ends
-    verdict = (f"Both intervals lie below {GOAL_AGAINST_PIMC:.0%}: at its defaults `ismcts` falls short of that share "
-               f"by at least {100 * (GOAL_AGAINST_PIMC - top):.1f} points" if top < GOAL_AGAINST_PIMC
-               else f"A share of {GOAL_AGAINST_PIMC:.0%} is not ruled out (an interval reaches {100 * top:.1f}%)")
-    return (f"A second, larger run of the strongest of them, on fresh deals (`{command}`, "
-            f"{deal_sets:,} deal sets in both seat orders, seed {seed}): `ismcts` won "
-            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {data['matches']:,} matches against "
-            f"`pimc`, {_luck_adjusted(data)} "
-            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}. {verdict}.")
+    verdict = (
+        f"Both intervals lie below {GOAL_AGAINST_PIMC:.0%}: at its defaults `ismcts` falls short of that share "
+        f"by at least {100 * (GOAL_AGAINST_PIMC - top):.1f} points"
+        if top < GOAL_AGAINST_PIMC
+        else f"A share of {GOAL_AGAINST_PIMC:.0%} is not ruled out (an interval reaches {100 * top:.1f}%)"
+    )
+    return (
+        f"A second, larger run of the strongest of them, on fresh deals (`{command}`, "
+        f"{deal_sets:,} deal sets in both seat orders, seed {seed}): `ismcts` won "
+        f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {data['matches']:,} matches against "
+        f"`pimc`, {_luck_adjusted(data)} "
+        f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}. {verdict}."
+    )
 
 
 #: the player with exact ends of hands that docs/policies.md measures ("Exact ends of hands")
@@ -758,32 +1030,48 @@ def _endgame_check(root: Path) -> str:
     """ismcts with solved ends of hands against pimc, on the deals of the ismcts check: stronger, at what cost?"""
     data, base, cost = (_json(root, record(name)) for name in ("endgame_check", "ismcts_check", "search_cost"))
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
-    command = (f"bergen-sim compare --policy {ENDGAME_PLAYER},pimc --deals {deal_sets} --seed {seed} --json "
-               "> research/search-strength/endgame_check.json")
+    command = (
+        f"bergen-sim compare --policy {ENDGAME_PLAYER},pimc --deals {deal_sets} --seed {seed} --json "
+        "> research/search-strength/endgame_check.json"
+    )
     if data is None or base is None or cost is None or ENDGAME_PLAYER not in cost["runs"]:
-        return _missing(f"`{ENDGAME_PLAYER}` against `pimc` in `research/search-strength/endgame_check.json` and its cost in "
-                        "`research/search-cost/search_cost.json`", command)
+        return _missing(
+            f"`{ENDGAME_PLAYER}` against `pimc` in `research/search-strength/endgame_check.json` and its cost in "
+            "`research/search-cost/search_cost.json`",
+            command,
+        )
     (r,) = [p for p in data["pairs"] if p["policy"] == ENDGAME_PLAYER and p["opponent"] == "pimc"]
     (d,) = [p for p in base["pairs"] if p["policy"] == "ismcts" and p["opponent"] == "pimc"]
     same = (base["deal_sets"], base["seed"]) == (deal_sets, seed)
     ms = cost["runs"][ENDGAME_PLAYER]["ms_per_decision"]
     ratio = ms / cost["runs"]["ismcts"]["ms_per_decision"]
-    verdict = (f"its interval lies below {GOAL_AGAINST_PIMC:.0%}" if r["win_rate_high"] < GOAL_AGAINST_PIMC
-               else f"{GOAL_AGAINST_PIMC:.0%} is inside its interval" if r["win_rate_low"] < GOAL_AGAINST_PIMC
-               else f"its interval lies above {GOAL_AGAINST_PIMC:.0%}")
+    verdict = (
+        f"its interval lies below {GOAL_AGAINST_PIMC:.0%}"
+        if r["win_rate_high"] < GOAL_AGAINST_PIMC
+        else f"{GOAL_AGAINST_PIMC:.0%} is inside its interval"
+        if r["win_rate_low"] < GOAL_AGAINST_PIMC
+        else f"its interval lies above {GOAL_AGAINST_PIMC:.0%}"
+    )
     limit = "above" if ms > COST_LIMIT_MS else "within"
-    text = (f"**Exact ends of hands** (`{command}`, {deal_sets:,} deal sets in both seat orders, seed {seed}"
-            + (", the deals of the check above" if same else "") + f"): `{ENDGAME_PLAYER}` won "
-            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {data['matches']:,} matches against "
-            f"`pimc`, against {_rate(d['win_rate'], d['win_rate_low'], d['win_rate_high'])} for the default `ismcts`"
-            f" (two separate runs against the same opponent, not a paired comparison of the two), and {verdict}. It "
-            f"costs {_cost_row(cost, ENDGAME_PLAYER)}, {ratio:.1f} times the default's, {limit} the "
-            f"{COST_LIMIT_MS:g} ms a decision may take.")
+    text = (
+        f"**Exact ends of hands** (`{command}`, {deal_sets:,} deal sets in both seat orders, seed {seed}"
+        + (", the deals of the check above" if same else "")
+        + f"): `{ENDGAME_PLAYER}` won "
+        f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {data['matches']:,} matches against "
+        f"`pimc`, against {_rate(d['win_rate'], d['win_rate_low'], d['win_rate_high'])} for the default `ismcts`"
+        f" (two separate runs against the same opponent, not a paired comparison of the two), and {verdict}. It "
+        f"costs {_cost_row(cost, ENDGAME_PLAYER)}, {ratio:.1f} times the default's, {limit} the "
+        f"{COST_LIMIT_MS:g} ms a decision may take."
+    )
     duel = _json(root, "research/search-strength/endgame_head_to_head.json")
     if duel is None:
         return text
-    return text + " Head to head, the paired test of the two " + _head_to_head(
-        duel, ENDGAME_PLAYER, "ismcts", "research/search-strength/endgame_head_to_head.json") + "."
+    return (
+        text
+        + " Head to head, the paired test of the two "
+        + _head_to_head(duel, ENDGAME_PLAYER, "ismcts", "research/search-strength/endgame_head_to_head.json")
+        + "."
+    )
 
 
 def _head_to_head(data: dict, policy: str, opponent: str, out: str) -> str:
@@ -791,13 +1079,18 @@ def _head_to_head(data: dict, policy: str, opponent: str, out: str) -> str:
     policies, with the command that wrote ``out``, and what its interval shows or rules out."""
     (h,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == opponent]
     shown = h["win_rate_low"] > 0.5 or h["win_rate_high"] < 0.5
-    return (f"(`bergen-sim compare --policy {policy},{opponent} --deals {data['deal_sets']} --seed {data['seed']} "
-            f"--json > {out}`, {data['deal_sets']:,} deal sets in both seat orders, paired): `{policy}` won "
-            f"{_rate(h['win_rate'], h['win_rate_low'], h['win_rate_high'])} of {data['matches']:,} matches against "
-            f"`{opponent}`, "
-            + ("a difference the interval shows" if shown else
-               f"no difference shown (p = {h['win_p_value']:.2f}); the interval rules out an edge of more than "
-               f"{100 * (h['win_rate_high'] - 0.5):.1f} points of match-win share for `{policy}`"))
+    return (
+        f"(`bergen-sim compare --policy {policy},{opponent} --deals {data['deal_sets']} --seed {data['seed']} "
+        f"--json > {out}`, {data['deal_sets']:,} deal sets in both seat orders, paired): `{policy}` won "
+        f"{_rate(h['win_rate'], h['win_rate_low'], h['win_rate_high'])} of {data['matches']:,} matches against "
+        f"`{opponent}`, "
+        + (
+            "a difference the interval shows"
+            if shown
+            else f"no difference shown (p = {h['win_p_value']:.2f}); the interval rules out an edge of more than "
+            f"{100 * (h['win_rate_high'] - 0.5):.1f} points of match-win share for `{policy}`"
+        )
+    )
 
 
 def _analyze_engine(root: Path) -> str:
@@ -805,14 +1098,22 @@ def _analyze_engine(root: Path) -> str:
     strongest against analyze's former reading, and the two at equal cost), then both as analyzers of the same
     decisions of real games (agreement and cost)."""
     data = _json(root, "research/analyzer-engine/ismcts_reader.json")
-    command = "bergen-sim compare --policy ismcts,reader --deals 1000 --seed 20261205 --json > " \
-              "research/analyzer-engine/ismcts_reader.json"
+    command = (
+        "bergen-sim compare --policy ismcts,reader --deals 1000 --seed 20261205 --json > "
+        "research/analyzer-engine/ismcts_reader.json"
+    )
     if data is None:
         return _missing("`ismcts` against `reader` in `research/analyzer-engine/ismcts_reader.json`", command)
-    text = "Head to head at their defaults " + _head_to_head(data, "ismcts", "reader", "research/analyzer-engine/ismcts_reader.json") + "."
+    text = (
+        "Head to head at their defaults "
+        + _head_to_head(data, "ismcts", "reader", "research/analyzer-engine/ismcts_reader.json")
+        + "."
+    )
     runs = {}
-    for name, opponent, how in (("time_limit_reader", READER_STRONGEST, TIME_LIMIT_READER_COMMAND),
-                                ("time_limit_reader_2048", READER_AT_TIME_LIMIT, EQUAL_COST_COMMAND)):
+    for name, opponent, how in (
+        ("time_limit_reader", READER_STRONGEST, TIME_LIMIT_READER_COMMAND),
+        ("time_limit_reader_2048", READER_AT_TIME_LIMIT, EQUAL_COST_COMMAND),
+    ):
         run = _json(root, record(name))
         if run is None:
             return text + " " + _missing(f"`{AT_TIME_LIMIT}` against `{opponent}` in `{record(name)}`", how)
@@ -820,31 +1121,49 @@ def _analyze_engine(root: Path) -> str:
         runs[name] = (run, r, how)
     cost = _json(root, "research/search-cost/search_cost.json")
     if cost is None or not {AT_TIME_LIMIT, READER_AT_TIME_LIMIT} <= set(cost["runs"]):
-        return text + " " + _missing("the cost of both players in `research/search-cost/search_cost.json`", SEARCH_COST_COMMAND)
+        return (
+            text
+            + " "
+            + _missing("the cost of both players in `research/search-cost/search_cost.json`", SEARCH_COST_COMMAND)
+        )
 
     def against(name: str) -> str:
         run, r, how = runs[name]
-        return (f"(`{how}`, {run['deal_sets']:,} deal sets in both seat orders, paired, seed {run['seed']}): it won "
-                f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run['matches']:,} matches, "
-                f"{_luck_adjusted(run)} "
-                f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}")
+        return (
+            f"(`{how}`, {run['deal_sets']:,} deal sets in both seat orders, paired, seed {run['seed']}): it won "
+            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run['matches']:,} matches, "
+            f"{_luck_adjusted(run)} "
+            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}"
+        )
 
     def verdict(name: str) -> str:
         r = runs[name][1]
-        return ("above 50%" if r["adjusted_win_rate_low"] > 0.5 else
-                "below 50%" if r["adjusted_win_rate_high"] < 0.5 else "no difference shown")
+        return (
+            "above 50%"
+            if r["adjusted_win_rate_low"] > 0.5
+            else "below 50%"
+            if r["adjusted_win_rate_high"] < 0.5
+            else "no difference shown"
+        )
 
     ms = {p: cost["runs"][p]["ms_per_decision"] for p in (AT_TIME_LIMIT, READER_AT_TIME_LIMIT)}
-    text += (f" The raced tree search at the time limit, `{AT_TIME_LIMIT}` (`ismcts.AT_TIME_LIMIT` of the time-limit study, before its "
-             "replies were steered), against "
-             f"`{READER_STRONGEST}`, the reading of `reader` {against('time_limit_reader')} ({verdict('time_limit_reader')}); "
-             f"against that reading with the worlds that cost as much per decision, `{READER_AT_TIME_LIMIT}` "
-             f"({ms[READER_AT_TIME_LIMIT]:.2f} ms per decision against {ms[AT_TIME_LIMIT]:.2f}, "
-             f"`research/search-cost/search_cost.json`) {against('time_limit_reader_2048')} ({verdict('time_limit_reader_2048')}).")
+    text += (
+        f" The raced tree search at the time limit, `{AT_TIME_LIMIT}` (`ismcts.AT_TIME_LIMIT` of the time-limit study, before its "
+        "replies were steered), against "
+        f"`{READER_STRONGEST}`, the reading of `reader` {against('time_limit_reader')} ({verdict('time_limit_reader')}); "
+        f"against that reading with the worlds that cost as much per decision, `{READER_AT_TIME_LIMIT}` "
+        f"({ms[READER_AT_TIME_LIMIT]:.2f} ms per decision against {ms[AT_TIME_LIMIT]:.2f}, "
+        f"`research/search-cost/search_cost.json`) {against('time_limit_reader_2048')} ({verdict('time_limit_reader_2048')})."
+    )
     players = _json(root, "research/analyzer-engine/analyzer_players.json")
     if players is None:
-        return text + " " + _missing("the analyzers on real decisions in `research/analyzer-engine/analyzer_players.json`",
-                                     ANALYZER_COMMAND)
+        return (
+            text
+            + " "
+            + _missing(
+                "the analyzers on real decisions in `research/analyzer-engine/analyzer_players.json`", ANALYZER_COMMAND
+            )
+        )
     s = players["summary"]
     tree, flat = s["players"]["ismcts"], s["players"]["reader"]
     pair = s["pairs"]["reader vs ismcts"]
@@ -864,7 +1183,8 @@ def _analyze_engine(root: Path) -> str:
         f"behind its own, and the tree search's puts `reader`'s {pts(by_tree['loss_per_differing_decision'])} "
         "behind; a judge's own "
         "choice is the best of its own noisy estimates, so neither figure says which is right. The players' "
-        "matches do: ")
+        "matches do: "
+    )
     better = all(runs[name][1]["adjusted_win_rate_low"] > 0.5 for name in runs)
     return text + (
         "the tree search wins more, at the defaults' cost and at equal cost, so `analyze`, `review` and the hints "
@@ -872,22 +1192,29 @@ def _analyze_engine(root: Path) -> str:
         "`ismcts.STEERED` steers them (the time-limit study); `--player reader` gives the "
         "former ranking, "
         f"in {flat['cpu_s_per_decision']['mean'] / tree['cpu_s_per_decision']['mean']:.2f} times the time per "
-        "decision." if better else
-        "they do not show the tree search stronger at equal cost, so the default ranking is not changed on this "
-        "evidence.")
+        "decision."
+        if better
+        else "they do not show the tree search stronger at equal cost, so the default ranking is not changed on this "
+        "evidence."
+    )
 
 
 def _search_saturation(root: Path) -> str:
     """Does more of ismcts's own search buy strength?  Four times its iterations against the default, paired."""
     data = _json(root, "research/search-strength/ismcts_iterations.json")
     if data is None:
-        return _missing("`ismcts:iterations=4000` against `ismcts` in `research/search-strength/ismcts_iterations.json`",
-                        "bergen-sim compare --policy ismcts:iterations=4000,ismcts --deals 1000 --seed 20261206 "
-                        "--json > research/search-strength/ismcts_iterations.json")
+        return _missing(
+            "`ismcts:iterations=4000` against `ismcts` in `research/search-strength/ismcts_iterations.json`",
+            "bergen-sim compare --policy ismcts:iterations=4000,ismcts --deals 1000 --seed 20261206 "
+            "--json > research/search-strength/ismcts_iterations.json",
+        )
     (policy,) = {p["policy"] for p in data["pairs"]} - {"ismcts"}
-    return ("**More search** " + _head_to_head(data, policy, "ismcts", "research/search-strength/ismcts_iterations.json")
-            + ". Four times the iterations, at about four times the cost per decision (linear in them), are "
-            "not shown to win more.")
+    return (
+        "**More search** "
+        + _head_to_head(data, policy, "ismcts", "research/search-strength/ismcts_iterations.json")
+        + ". Four times the iterations, at about four times the cost per decision (linear in them), are "
+        "not shown to win more."
+    )
 
 
 def _share(r: dict) -> str:
@@ -899,25 +1226,32 @@ def _imitation(root: Path) -> str:
     """expert's weights fitted to a search's choices: is there a better linear play-out policy?"""
     data = _json(root, "research/imitation/imitation.json")
     if data is None:
-        return _missing("imitation measurement in `research/imitation/imitation.json`",
-                        "python research/imitation/measure.py --out research/imitation/imitation.json")
+        return _missing(
+            "imitation measurement in `research/imitation/imitation.json`",
+            "python research/imitation/measure.py --out research/imitation/imitation.json",
+        )
     weights = lambda w: ", ".join(f"{name} {x:g}" for name, x in zip(data["features"], w))  # noqa: E731
     d = data["agreement_difference"]
     shown = d["low"] > 0 or d["high"] < 0
-    return (f"**Imitating the search** (`{data['command'].replace(' --out research/imitation/imitation.json', '')} --out "
-            f"research/imitation/imitation.json`): `{data['searcher']}` played every seat of {data['matches']:,} 2-player matches "
-            f"(seed {data['seed']}); `expert`'s five features, fitted to its {data['decisions_fitted']:,} decisions "
-            f"in the even matches by a conditional logit, give the weights "
-            f"{weights(round(x, 2) for x in data['fitted_weights'])} (divided by the points weight), against "
-            f"`expert`'s own {weights(data['expert_weights'])}. On the {data['decisions_held_out']:,} decisions of "
-            f"the odd matches `expert`'s weights pick `{data['searcher']}`'s move in "
-            f"{_share(data['agreement_expert'])} of them and the fitted ones in {_share(data['agreement_fitted'])}, "
-            f"a difference of {100 * d['rate']:+.1f} points [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] "
-            "(paired, 95% intervals over matches): "
-            + ("a difference the interval shows." if shown else
-               "none shown. The weights that fit the search best agree with it no more often than `expert`'s own: "
-               "what the search knows that `expert` does not is not a re-weighting of these features.")
-            + _self_agreement(data))
+    return (
+        f"**Imitating the search** (`{data['command'].replace(' --out research/imitation/imitation.json', '')} --out "
+        f"research/imitation/imitation.json`): `{data['searcher']}` played every seat of {data['matches']:,} 2-player matches "
+        f"(seed {data['seed']}); `expert`'s five features, fitted to its {data['decisions_fitted']:,} decisions "
+        f"in the even matches by a conditional logit, give the weights "
+        f"{weights(round(x, 2) for x in data['fitted_weights'])} (divided by the points weight), against "
+        f"`expert`'s own {weights(data['expert_weights'])}. On the {data['decisions_held_out']:,} decisions of "
+        f"the odd matches `expert`'s weights pick `{data['searcher']}`'s move in "
+        f"{_share(data['agreement_expert'])} of them and the fitted ones in {_share(data['agreement_fitted'])}, "
+        f"a difference of {100 * d['rate']:+.1f} points [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] "
+        "(paired, 95% intervals over matches): "
+        + (
+            "a difference the interval shows."
+            if shown
+            else "none shown. The weights that fit the search best agree with it no more often than `expert`'s own: "
+            "what the search knows that `expert` does not is not a re-weighting of these features."
+        )
+        + _self_agreement(data)
+    )
 
 
 def _self_agreement(data: dict) -> str:
@@ -926,13 +1260,15 @@ def _self_agreement(data: dict) -> str:
     if again is None:  # a file written before the tool asked twice
         return ""
     rate = again["rate"]
-    return (f" Asked a second time at each of those decisions, on an independent random stream, `{data['searcher']}` "
-            f"makes the same move in {_share(again)} of them (twins, one tile on two ends that look alike, count as "
-            "one move throughout): its choice is itself a draw. A player that makes its moves with chances p agrees "
-            "with itself with chance sum p^2, and the best any model of it could do, naming its likeliest move, "
-            "agrees with it with chance max p, which lies between sum p^2 and its square root (over decisions too, "
-            f"by Jensen's inequality): here between {100 * rate:.1f}% and {100 * rate ** 0.5:.1f}%, "
-            f"against {100 * data['agreement_fitted']['rate']:.1f}% for the fitted weights.")
+    return (
+        f" Asked a second time at each of those decisions, on an independent random stream, `{data['searcher']}` "
+        f"makes the same move in {_share(again)} of them (twins, one tile on two ends that look alike, count as "
+        "one move throughout): its choice is itself a draw. A player that makes its moves with chances p agrees "
+        "with itself with chance sum p^2, and the best any model of it could do, naming its likeliest move, "
+        "agrees with it with chance max p, which lies between sum p^2 and its square root (over decisions too, "
+        f"by Jensen's inequality): here between {100 * rate:.1f}% and {100 * rate**0.5:.1f}%, "
+        f"against {100 * data['agreement_fitted']['rate']:.1f}% for the fitted weights."
+    )
 
 
 def _points(x: float) -> str:
@@ -942,34 +1278,50 @@ def _points(x: float) -> str:
 def _partner_model(root: Path) -> str:
     data = _json(root, "research/partner-model/partner_model.json")
     if data is None:
-        return _missing("measurement of pimc's partner setting in `research/partner-model/partner_model.json`",
-                        "python research/partner-model/measure.py")
+        return _missing(
+            "measurement of pimc's partner setting in `research/partner-model/partner_model.json`",
+            "python research/partner-model/measure.py",
+        )
     rows = data["rows"]
     diff = [r["difference"] for r in rows]
     family = _family([d["mean"] for d in diff], se_from_interval([d["low"] for d in diff], [d["high"] for d in diff]))
-    lines = ["| partner at seat 2 | `pimc` (models it as `expert`) | `pimc:partner=P` (models it as it plays) | "
-             "difference, percentage points [95%] | simultaneous [95%] |", "|---|---|---|---|---|"]
+    lines = [
+        "| partner at seat 2 | `pimc` (models it as `expert`) | `pimc:partner=P` (models it as it plays) | "
+        "difference, percentage points [95%] | simultaneous [95%] |",
+        "|---|---|---|---|---|",
+    ]
     said = []
     for k, r in enumerate(rows):
-        adj = (family["adj_lo"][k], family["adj_hi"][k])  
-        lines.append(f"| `{r['partner']}` | {_rate(r['plain']['mean'], r['plain']['low'], r['plain']['high'])} | "
-                     f"{_rate(r['informed']['mean'], r['informed']['low'], r['informed']['high'])} | "
-                     f"{_points(diff[k]['mean'])} [{_points(diff[k]['low'])}, {_points(diff[k]['high'])}] | "
-                     f"[{_points(adj[0])}, {_points(adj[1])}] |")
+        adj = (family["adj_lo"][k], family["adj_hi"][k])
+        lines.append(
+            f"| `{r['partner']}` | {_rate(r['plain']['mean'], r['plain']['low'], r['plain']['high'])} | "
+            f"{_rate(r['informed']['mean'], r['informed']['low'], r['informed']['high'])} | "
+            f"{_points(diff[k]['mean'])} [{_points(diff[k]['low'])}, {_points(diff[k]['high'])}] | "
+            f"[{_points(adj[0])}, {_points(adj[1])}] |"
+        )
         if family["reject"][k]:
-            said.append(f"with a `{r['partner']}` partner, modelling it as it plays changes the side's match-win "
-                        f"rate by {_points(diff[k]['mean'])} points (simultaneous interval "
-                        f"[{_points(adj[0])}, {_points(adj[1])}])")
+            said.append(
+                f"with a `{r['partner']}` partner, modelling it as it plays changes the side's match-win "
+                f"rate by {_points(diff[k]['mean'])} points (simultaneous interval "
+                f"[{_points(adj[0])}, {_points(adj[1])}])"
+            )
         else:
             bound = max(abs(adj[0]), abs(adj[1]))
-            said.append(f"with a `{r['partner']}` partner the difference is not shown (its simultaneous interval "
-                        f"contains 0 and rules out an effect larger than {100 * bound:.1f} points either way)")
-    return (f"`python research/partner-model/measure.py` (`research/partner-model/partner_model.json`): {data['players']} players in "
-            f"partnerships, `pimc` at seat 0 with a weaker partner at seat 2 against `{data['opponent']}` at seats 1 "
-            f"and 3; each variant plays the same {int(data['matches']):,} matches (seed {data['seed']}: the same "
-            f"keyed deals), so the difference is paired over matches; side 0's match-win rate with 95% intervals, "
-            f"simultaneous 95% intervals over the {family['m']} differences (Bonferroni):\n\n" + "\n".join(lines)
-            + "\n\nSo " + "; ".join(said) + ".")
+            said.append(
+                f"with a `{r['partner']}` partner the difference is not shown (its simultaneous interval "
+                f"contains 0 and rules out an effect larger than {100 * bound:.1f} points either way)"
+            )
+    return (
+        f"`python research/partner-model/measure.py` (`research/partner-model/partner_model.json`): {data['players']} players in "
+        f"partnerships, `pimc` at seat 0 with a weaker partner at seat 2 against `{data['opponent']}` at seats 1 "
+        f"and 3; each variant plays the same {int(data['matches']):,} matches (seed {data['seed']}: the same "
+        f"keyed deals), so the difference is paired over matches; side 0's match-win rate with 95% intervals, "
+        f"simultaneous 95% intervals over the {family['m']} differences (Bonferroni):\n\n"
+        + "\n".join(lines)
+        + "\n\nSo "
+        + "; ".join(said)
+        + "."
+    )
 
 
 def _hot_loop(root: Path) -> str:
@@ -977,31 +1329,39 @@ def _hot_loop(root: Path) -> str:
     run = (bench or {}).get("trees")
     if run is None:
         return _missing("old-against-new run", "python benchmarks/trees.py --old TREE --save CHANGE")
-    rows = {key[:-len(" hands/s")]: row for key, row in run.items() if key.endswith(" hands/s")}
-    cells = [f"{game}: {row['old']:,.0f} to {row['new']:,.0f} hands/s ({row['ratio']:.2f}x)"
-             for game, row in rows.items()]
+    rows = {key[: -len(" hands/s")]: row for key, row in run.items() if key.endswith(" hands/s")}
+    cells = [
+        f"{game}: {row['old']:,.0f} to {row['new']:,.0f} hands/s ({row['ratio']:.2f}x)" for game, row in rows.items()
+    ]
     m = run["machine"]
-    return (f"Measured by `benchmarks/trees.py` ({m['date'][:10]}, {m['cpu']}, {run['rounds']} rounds of about "
-            f"{run['seconds']} s per tree, taking turns, one core; load average {run['load_average'][0]:.2f} "
-            f"before): " + "; ".join(cells) + ".")
+    return (
+        f"Measured by `benchmarks/trees.py` ({m['date'][:10]}, {m['cpu']}, {run['rounds']} rounds of about "
+        f"{run['seconds']} s per tree, taking turns, one core; load average {run['load_average'][0]:.2f} "
+        f"before): " + "; ".join(cells) + "."
+    )
 
 
 def _clairvoyance(root: Path) -> str:
     """What seeing the hidden tiles is worth: the ceiling of better inference for pimc's search."""
     data = _json(root, "research/clairvoyance/clairvoyance.json")
     if data is None:
-        return _missing("the clairvoyant's share in `research/clairvoyance/clairvoyance.json`",
-                        "python research/clairvoyance/measure.py --out research/clairvoyance/clairvoyance.json")
+        return _missing(
+            "the clairvoyant's share in `research/clairvoyance/clairvoyance.json`",
+            "python research/clairvoyance/measure.py --out research/clairvoyance/clairvoyance.json",
+        )
     lo, hi = data["win_share_ci95"]
-    return (f"**What the hidden tiles are worth** (`{data['command']}`: {data['deal_sets']:,} deal sets of "
-            f"2-player matches, each with the clairvoyant in either seat, seed {data['seed']}; "
-            f"{data['clairvoyant_decisions']:,} of its decisions): `{data['clairvoyant']}` (the true hands in "
-            f"every world, only the boneyard's order shuffled) won {_rate(data['win_share'], lo, hi)} of "
-            f"{data['matches']:,} matches against `{data['opponent']}` (95% interval over deal sets): knowing the "
-            f"hidden hands is worth {100 * (data['win_share'] - 0.5):.1f} points [{100 * (lo - 0.5):.1f}, "
-            f"{100 * (hi - 0.5):.1f}] of match-win share to `pimc`'s search. No reading of the plays can know more, "
-            "so that is the ceiling of what better inference alone can give it, several times what any search "
-            "setting gains (the search-strength and time-limit studies).")
+    return (
+        f"**What the hidden tiles are worth** (`{data['command']}`: {data['deal_sets']:,} deal sets of "
+        f"2-player matches, each with the clairvoyant in either seat, seed {data['seed']}; "
+        f"{data['clairvoyant_decisions']:,} of its decisions): `{data['clairvoyant']}` (the true hands in "
+        f"every world, only the boneyard's order shuffled) won {_rate(data['win_share'], lo, hi)} of "
+        f"{data['matches']:,} matches against `{data['opponent']}` (95% interval over deal sets): knowing the "
+        f"hidden hands is worth {100 * (data['win_share'] - 0.5):.1f} points [{100 * (lo - 0.5):.1f}, "
+        f"{100 * (hi - 0.5):.1f}] of match-win share to `pimc`'s search. No reading of the plays can know more, "
+        "so that is the ceiling of what better inference alone can give it, several times what any search "
+        "setting gains (the search-strength and time-limit studies)."
+    )
+
 
 class _GoalRun(NamedTuple):
     """A run of a player against pimc for issue 13's goal, with its cost per decision."""
@@ -1017,11 +1377,14 @@ def _goal_run(root: Path, policy: str, name: str, flags: str) -> _GoalRun | str:
     """``policy`` against pimc (``docs/NAME.json``) with its cost, or the text saying how to make what is missing."""
     data, cost = _json(root, record(name)), _json(root, "research/search-cost/search_cost.json")
     deal_sets, seed = (data["deal_sets"], data["seed"]) if data else ("M", "S")
-    command = (f"bergen-sim compare --policy {policy},pimc --deals {deal_sets} --seed {seed} {flags}"
-               f"--json > {record(name)}")
+    command = (
+        f"bergen-sim compare --policy {policy},pimc --deals {deal_sets} --seed {seed} {flags}--json > {record(name)}"
+    )
     if data is None or cost is None or policy not in cost["runs"]:
-        return _missing(f"`{policy}` against `pimc` in `{record(name)}` and its cost in `research/search-cost/search_cost.json`",
-                        command)
+        return _missing(
+            f"`{policy}` against `pimc` in `{record(name)}` and its cost in `research/search-cost/search_cost.json`",
+            command,
+        )
     (r,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
     return _GoalRun(data, r, cost, cost["runs"][policy]["ms_per_decision"], command)
 
@@ -1036,36 +1399,51 @@ def _inference_model(root: Path) -> str:
     fit = _json(root, "research/imitation/imitation_pimc.json")
     text = ""
     if fit:
-        text = (f"**Fitted**: a conditional logit of `{fit['searcher']}`'s choices on `expert`'s five features "
-                f"(`{fit['command']}`: {fit['decisions_fitted']:,} decisions of the even matches of "
-                f"{fit['matches']} self-play matches, seed {fit['seed']}) puts {fit['fitted_scale']:.2f} on a point "
-                f"of the score, `trust={10 * fit['fitted_scale']:.0f}` in the setting's tenths; relative to the "
-                "points weight its weights are "
-                + ", ".join(f"{f} {w:.2f}" for f, w in zip(fit["features"], fit["fitted_weights"]))
-                + " (`expert`'s: " + ", ".join(f"{f} {w:g}" for f, w in zip(fit["features"], fit["expert_weights"]))
-                + f"). On the {fit['decisions_held_out']:,} decisions of the odd matches `expert`'s weights pick "
-                f"`{fit['searcher']}`'s move in {_share(fit['agreement_expert'])} of them, the fitted ones in "
-                f"{_share(fit['agreement_fitted'])}." + _self_agreement(fit) + " **Measured**: ")
-    text += (f"on fresh deals (`{command}`, {data['deal_sets']:,} deal sets in both seat orders, seed {data['seed']}): "
-            f"`{STRONGEST}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
-            f"{data['matches']:,} matches against `pimc`, {_luck_adjusted(data)} "
-            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, "
-            f"at {_cost_row(cost, STRONGEST)}.")
+        text = (
+            f"**Fitted**: a conditional logit of `{fit['searcher']}`'s choices on `expert`'s five features "
+            f"(`{fit['command']}`: {fit['decisions_fitted']:,} decisions of the even matches of "
+            f"{fit['matches']} self-play matches, seed {fit['seed']}) puts {fit['fitted_scale']:.2f} on a point "
+            f"of the score, `trust={10 * fit['fitted_scale']:.0f}` in the setting's tenths; relative to the "
+            "points weight its weights are "
+            + ", ".join(f"{f} {w:.2f}" for f, w in zip(fit["features"], fit["fitted_weights"]))
+            + " (`expert`'s: "
+            + ", ".join(f"{f} {w:g}" for f, w in zip(fit["features"], fit["expert_weights"]))
+            + f"). On the {fit['decisions_held_out']:,} decisions of the odd matches `expert`'s weights pick "
+            f"`{fit['searcher']}`'s move in {_share(fit['agreement_expert'])} of them, the fitted ones in "
+            f"{_share(fit['agreement_fitted'])}." + _self_agreement(fit) + " **Measured**: "
+        )
+    text += (
+        f"on fresh deals (`{command}`, {data['deal_sets']:,} deal sets in both seat orders, seed {data['seed']}): "
+        f"`{STRONGEST}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
+        f"{data['matches']:,} matches against `pimc`, {_luck_adjusted(data)} "
+        f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, "
+        f"at {_cost_row(cost, STRONGEST)}."
+    )
     pair = _json(root, "research/imitation/ismcts_model_head_to_head.json")
     if pair:
-        text += " Head to head against the default " + _head_to_head(pair, STRONGEST, "ismcts",
-                                                                      "research/imitation/ismcts_model_head_to_head.json") + "."
+        text += (
+            " Head to head against the default "
+            + _head_to_head(pair, STRONGEST, "ismcts", "research/imitation/ismcts_model_head_to_head.json")
+            + "."
+        )
     reading = _json(root, "research/imitation/reader_model_head_to_head.json")
     if reading:
         (challenger,) = {p["policy"] for p in reading["pairs"]} - {"reader"}
-        text += (" The same model in `reader`, head to head against the default `reader` "
-                 + _head_to_head(reading, challenger, "reader", "research/imitation/reader_model_head_to_head.json") + ".")
+        text += (
+            " The same model in `reader`, head to head against the default `reader` "
+            + _head_to_head(reading, challenger, "reader", "research/imitation/reader_model_head_to_head.json")
+            + "."
+        )
     two = (table or {}).get("games", {}).get("2 players", {}).get("challengers", {}).get(STRONGEST)
     if two:
-        text += (f" On the deals of the search-strength table (seed {table['seed']}, {int(two['deal_sets']):,} deal sets) it "
-                 f"won {_rate(two['win_rate'], two['win_rate_low'], two['win_rate_high'])}.")
-    return text + (f" The goal ({GOAL_AGAINST_PIMC:.0%} or more of 2-player matches against `pimc`, the interval "
-                   f"above 50%, at most {COST_LIMIT_MS:g} ms per decision) is " + _goal_verdict(run))
+        text += (
+            f" On the deals of the search-strength table (seed {table['seed']}, {int(two['deal_sets']):,} deal sets) it "
+            f"won {_rate(two['win_rate'], two['win_rate_low'], two['win_rate_high'])}."
+        )
+    return text + (
+        f" The goal ({GOAL_AGAINST_PIMC:.0%} or more of 2-player matches against `pimc`, the interval "
+        f"above 50%, at most {COST_LIMIT_MS:g} ms per decision) is " + _goal_verdict(run)
+    )
 
 
 def _goal_verdict(run: _GoalRun) -> str:
@@ -1080,16 +1458,24 @@ def _goal_verdict(run: _GoalRun) -> str:
     if ms > COST_LIMIT_MS:
         return f"not met: it takes more than {COST_LIMIT_MS:g} ms per decision."
     if low >= GOAL_AGAINST_PIMC:
-        return (f"met by this run: the interval of its {which} ({matches:,} matches) lies wholly at "
-                f"{GOAL_AGAINST_PIMC:.0%} or above.")
+        return (
+            f"met by this run: the interval of its {which} ({matches:,} matches) lies wholly at "
+            f"{GOAL_AGAINST_PIMC:.0%} or above."
+        )
     if rate >= GOAL_AGAINST_PIMC:
-        return (f"not shown by this run: its {which} is {GOAL_AGAINST_PIMC:.0%} or more as a point estimate, "
-                f"but its interval ({matches:,} matches) reaches below {GOAL_AGAINST_PIMC:.0%}.")
+        return (
+            f"not shown by this run: its {which} is {GOAL_AGAINST_PIMC:.0%} or more as a point estimate, "
+            f"but its interval ({matches:,} matches) reaches below {GOAL_AGAINST_PIMC:.0%}."
+        )
     if high < GOAL_AGAINST_PIMC:
-        return (f"not met: the interval of this run's {which} ({matches:,} matches) lies wholly below "
-                f"{GOAL_AGAINST_PIMC:.0%}.")
-    return (f"not met by this run: its {which} is below {GOAL_AGAINST_PIMC:.0%}, which its interval "
-            f"({matches:,} matches) does not rule out.")
+        return (
+            f"not met: the interval of this run's {which} ({matches:,} matches) lies wholly below "
+            f"{GOAL_AGAINST_PIMC:.0%}."
+        )
+    return (
+        f"not met by this run: its {which} is below {GOAL_AGAINST_PIMC:.0%}, which its interval "
+        f"({matches:,} matches) does not rule out."
+    )
 
 
 def _budget_check(root: Path) -> str:
@@ -1098,26 +1484,32 @@ def _budget_check(root: Path) -> str:
     if isinstance(run, str):
         return run
     r = run.pair
-    return (f"**More of the time limit** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat "
-            f"orders, seed {run.data['seed']}): `{BUDGET_PLAYER}` won "
-            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run.data['matches']:,} matches "
-            f"against `pimc`, at {_cost_row(run.cost, BUDGET_PLAYER)}. The goal is " + _goal_verdict(run))
+    return (
+        f"**More of the time limit** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat "
+        f"orders, seed {run.data['seed']}): `{BUDGET_PLAYER}` won "
+        f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of {run.data['matches']:,} matches "
+        f"against `pimc`, at {_cost_row(run.cost, BUDGET_PLAYER)}. The goal is " + _goal_verdict(run)
+    )
 
 
 def _settled_stop(root: Path) -> str:
     """What ismcts's settled stop saves: the budget player timed with and without it on the same matches."""
     cost = _json(root, "research/search-cost/search_cost.json")
     if cost is None or not {BUDGET_PLAYER, UNSETTLED_PLAYER} <= set(cost["runs"]):
-        return _missing(f"cost of `{BUDGET_PLAYER}` with and without `settle=0` in `research/search-cost/search_cost.json`",
-                        SEARCH_COST_COMMAND)
+        return _missing(
+            f"cost of `{BUDGET_PLAYER}` with and without `settle=0` in `research/search-cost/search_cost.json`",
+            SEARCH_COST_COMMAND,
+        )
     on, off = cost["runs"][BUDGET_PLAYER], cost["runs"][UNSETTLED_PLAYER]
     same = "the same" if on["decisions"] == off["decisions"] else "not the same number of"
-    return (f"**Stopping once the move is settled** (`research/search-cost/search_cost.json`): with the stop, "
-            f"`{BUDGET_PLAYER}` took {_cost_row(cost, BUDGET_PLAYER)}; without it (`settle=0`), "
-            f"{_cost_row(cost, UNSETTLED_PLAYER)}: {on['ms_per_decision'] / off['ms_per_decision']:.2f} times the "
-            f"time, for {same} decisions in the same matches (the stop changes no move: "
-            "`tests/search/test_search_players.py` checks it). Its strength against `pimc`, measured before the "
-            "stop existed, holds unchanged.")
+    return (
+        f"**Stopping once the move is settled** (`research/search-cost/search_cost.json`): with the stop, "
+        f"`{BUDGET_PLAYER}` took {_cost_row(cost, BUDGET_PLAYER)}; without it (`settle=0`), "
+        f"{_cost_row(cost, UNSETTLED_PLAYER)}: {on['ms_per_decision'] / off['ms_per_decision']:.2f} times the "
+        f"time, for {same} decisions in the same matches (the stop changes no move: "
+        "`tests/search/test_search_players.py` checks it). Its strength against `pimc`, measured before the "
+        "stop existed, holds unchanged."
+    )
 
 
 def _time_limit(root: Path) -> str:
@@ -1128,14 +1520,17 @@ def _time_limit(root: Path) -> str:
     if all(trials.values()):
         first = trials["base"]
         rows = [_trial_row(trials[name], policy, cost)[0] for name, policy in TIME_LIMIT_TRIALS.items()]
-        text = (f"**Exploratory runs** (`bergen-sim compare --policy P,pimc --deals {first['deal_sets']} --seed "
-                f"{first['seed']} --adjust luck --json > research/time-limit/trials/NAME.json`, each on the same "
-                f"{first['deal_sets']:,} deal sets in both seat orders, {first['matches']:,} matches; "
-                f"{_luck_adjusted(first)}; ms per decision from `research/search-cost/search_cost.json`):\n\n"
-                "| player | wins against `pimc` | luck-adjusted | ms per decision |\n|---|---|---|---|\n"
-                + "\n".join(rows) + f"\n\nThese {len(rows)} runs are on one set of deals, unadjusted for "
-                "the comparisons: they "
-                "only chose what to check on fresh deals, and prove nothing by themselves.\n\n")
+        text = (
+            f"**Exploratory runs** (`bergen-sim compare --policy P,pimc --deals {first['deal_sets']} --seed "
+            f"{first['seed']} --adjust luck --json > research/time-limit/trials/NAME.json`, each on the same "
+            f"{first['deal_sets']:,} deal sets in both seat orders, {first['matches']:,} matches; "
+            f"{_luck_adjusted(first)}; ms per decision from `research/search-cost/search_cost.json`):\n\n"
+            "| player | wins against `pimc` | luck-adjusted | ms per decision |\n|---|---|---|---|\n"
+            + "\n".join(rows)
+            + f"\n\nThese {len(rows)} runs are on one set of deals, unadjusted for "
+            "the comparisons: they "
+            "only chose what to check on fresh deals, and prove nothing by themselves.\n\n"
+        )
     run = _goal_run(root, UCB_AT_TIME_LIMIT, "ismcts_time_limit_check", "--adjust luck ")
     if isinstance(run, str):
         return text + run
@@ -1146,8 +1541,10 @@ def _trial_row(data: dict, policy: str, cost: dict) -> tuple[str, dict]:
     """An exploratory run's table row (shares against pimc, ms per decision) and its pair record."""
     (r,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
     ms = f"{cost['runs'][policy]['ms_per_decision']:.2f}" if policy in cost["runs"] else "not timed"
-    return (f"| `{policy}` | {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | "
-            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])} | {ms} |"), r
+    return (
+        f"| `{policy}` | {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} | "
+        f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])} | {ms} |"
+    ), r
 
 
 class _Trials(NamedTuple):
@@ -1168,9 +1565,11 @@ def _trials(root: Path, trials: dict, what: str) -> _Trials | str:
     runs = {name: _json(root, f"research/time-limit/trials/{name}.json") for name in ("race", *trials)}
     missing = [name for name, data in runs.items() if data is None]
     if missing:
-        return _missing(f"{what} in `research/time-limit/trials/{missing[0]}.json`",
-                        "bergen-sim compare --policy P,pimc --deals 2000 --seed 20261220 --adjust luck --json > "
-                        f"research/time-limit/trials/{missing[0]}.json")
+        return _missing(
+            f"{what} in `research/time-limit/trials/{missing[0]}.json`",
+            "bergen-sim compare --policy P,pimc --deals 2000 --seed 20261220 --adjust luck --json > "
+            f"research/time-limit/trials/{missing[0]}.json",
+        )
     cost = _json(root, "research/search-cost/search_cost.json") or {"runs": {}}
     row, chosen = _trial_row(runs["race"], AT_TIME_LIMIT, cost)
     rows, records = [row], {}
@@ -1188,18 +1587,26 @@ def _race_trials(root: Path) -> str:
     if isinstance(t, str):
         return t
     best = max(t.gaps, key=t.gaps.get)
-    return ("**Around the raced root** (the exploratory runs' command and deals, seed "
-            f"{t.data['seed']}, {t.data['matches']:,} matches each, {_luck_adjusted(t.data)}; run after `race=1` was "
-            "chosen: the walks that still fit the time limit, a lower expansion threshold, a stronger belief in "
-            f"the plays; the rule, fixed before they ran, was to check on fresh deals only a setting "
-            f"{100 * RACE_TRIAL_MARGIN:.1f} points or more ahead of `ismcts.AT_TIME_LIMIT`'s luck-adjusted share on "
-            "these deals):\n\n" + _TRIALS_HEADER + "\n".join(t.rows) + "\n\n"
-            + (f"The furthest ahead, `{best}`, is {100 * t.gaps[best]:+.2f} points from `ismcts.AT_TIME_LIMIT` on "
-               "the same deals, within the noise of runs whose intervals are each about "
-               f"±{50 * (t.chosen['adjusted_win_rate_high'] - t.chosen['adjusted_win_rate_low']):.1f} points: no "
-               "setting qualified for a check, and none was made. With more walks, a lower expansion threshold or "
-               "more trust the share does not move beyond these runs' noise." if not t.ahead else
-               "Ahead by the margin: " + ", ".join(f"`{p}`" for p in t.ahead) + ", for a check on fresh deals."))
+    return (
+        "**Around the raced root** (the exploratory runs' command and deals, seed "
+        f"{t.data['seed']}, {t.data['matches']:,} matches each, {_luck_adjusted(t.data)}; run after `race=1` was "
+        "chosen: the walks that still fit the time limit, a lower expansion threshold, a stronger belief in "
+        f"the plays; the rule, fixed before they ran, was to check on fresh deals only a setting "
+        f"{100 * RACE_TRIAL_MARGIN:.1f} points or more ahead of `ismcts.AT_TIME_LIMIT`'s luck-adjusted share on "
+        "these deals):\n\n"
+        + _TRIALS_HEADER
+        + "\n".join(t.rows)
+        + "\n\n"
+        + (
+            f"The furthest ahead, `{best}`, is {100 * t.gaps[best]:+.2f} points from `ismcts.AT_TIME_LIMIT` on "
+            "the same deals, within the noise of runs whose intervals are each about "
+            f"±{50 * (t.chosen['adjusted_win_rate_high'] - t.chosen['adjusted_win_rate_low']):.1f} points: no "
+            "setting qualified for a check, and none was made. With more walks, a lower expansion threshold or "
+            "more trust the share does not move beyond these runs' noise."
+            if not t.ahead
+            else "Ahead by the margin: " + ", ".join(f"`{p}`" for p in t.ahead) + ", for a check on fresh deals."
+        )
+    )
 
 
 def _prior_trials(root: Path) -> str:
@@ -1208,16 +1615,24 @@ def _prior_trials(root: Path) -> str:
     if isinstance(t, str):
         return t
     best = max(t.gaps, key=t.gaps.get)
-    return ("**Steered replies, exploratory** (the exploratory runs' command and deals, seed "
-            f"{t.data['seed']}, {t.data['matches']:,} matches each, {_luck_adjusted(t.data)}; the rule as above, "
-            "fixed before they ran: a check on fresh deals for the setting furthest ahead of "
-            "`ismcts.AT_TIME_LIMIT`'s luck-adjusted share on these deals, if "
-            f"{100 * RACE_TRIAL_MARGIN:.1f} points or more):\n\n" + _TRIALS_HEADER + "\n".join(t.rows) + "\n\n"
-            + ", ".join(f"`{p}` is {100 * g:+.2f} points" for p, g in t.gaps.items())
-            + " from `ismcts.AT_TIME_LIMIT` on the same deals"
-            + (f"; `{best}`, the furthest ahead, qualified for the check on fresh deals below (the runs are on one "
-               "set of deals and prove nothing by themselves)." if best in t.ahead else
-               ": none qualified for a check."))
+    return (
+        "**Steered replies, exploratory** (the exploratory runs' command and deals, seed "
+        f"{t.data['seed']}, {t.data['matches']:,} matches each, {_luck_adjusted(t.data)}; the rule as above, "
+        "fixed before they ran: a check on fresh deals for the setting furthest ahead of "
+        "`ismcts.AT_TIME_LIMIT`'s luck-adjusted share on these deals, if "
+        f"{100 * RACE_TRIAL_MARGIN:.1f} points or more):\n\n"
+        + _TRIALS_HEADER
+        + "\n".join(t.rows)
+        + "\n\n"
+        + ", ".join(f"`{p}` is {100 * g:+.2f} points" for p, g in t.gaps.items())
+        + " from `ismcts.AT_TIME_LIMIT` on the same deals"
+        + (
+            f"; `{best}`, the furthest ahead, qualified for the check on fresh deals below (the runs are on one "
+            "set of deals and prove nothing by themselves)."
+            if best in t.ahead
+            else ": none qualified for a check."
+        )
+    )
 
 
 def _prior_check(root: Path) -> str:
@@ -1228,32 +1643,41 @@ def _prior_check(root: Path) -> str:
     r = run.pair
     text = _luck_adjusted_check("Steered replies, checked", run, STEERED)
     if r["adjusted_win_rate_low"] < GOAL_AGAINST_PIMC:
-        text += (f" A true share a little below {GOAL_AGAINST_PIMC:.0%} "
-                 f"(down to {100 * r['adjusted_win_rate_low']:.2f}%) is not ruled out, and the raw share, an estimate "
-                 "of the same expectation with a wider interval, is "
-                 f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])}.")
+        text += (
+            f" A true share a little below {GOAL_AGAINST_PIMC:.0%} "
+            f"(down to {100 * r['adjusted_win_rate_low']:.2f}%) is not ruled out, and the raw share, an estimate "
+            "of the same expectation with a wider interval, is "
+            f"{_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])}."
+        )
     unsteered = _goal_run(root, AT_TIME_LIMIT, "ismcts_race_check", "--adjust luck ")
     if not isinstance(unsteered, str):
         u = unsteered.pair
         gap = r["adjusted_win_rate"] - u["adjusted_win_rate"]
         overlap = u["adjusted_win_rate_high"] >= r["adjusted_win_rate_low"]
-        text += (f" Against `ismcts.AT_TIME_LIMIT`'s check on other fresh deals (\"Racing the root moves\", "
-                 f"{_rate(u['adjusted_win_rate'], u['adjusted_win_rate_low'], u['adjusted_win_rate_high'])} "
-                 f"luck-adjusted) it is {100 * gap:+.2f} points, not a paired comparison"
-                 + ("; the two intervals overlap, so these runs do not show the steering adding strength beyond "
-                    "their noise, only the share reaching the goal." if overlap else
-                    "; the two intervals do not overlap."))
+        text += (
+            f' Against `ismcts.AT_TIME_LIMIT`\'s check on other fresh deals ("Racing the root moves", '
+            f"{_rate(u['adjusted_win_rate'], u['adjusted_win_rate_low'], u['adjusted_win_rate_high'])} "
+            f"luck-adjusted) it is {100 * gap:+.2f} points, not a paired comparison"
+            + (
+                "; the two intervals overlap, so these runs do not show the steering adding strength beyond "
+                "their noise, only the share reaching the goal."
+                if overlap
+                else "; the two intervals do not overlap."
+            )
+        )
     return text + _more_players(root, STEERED, STEERED_GAMES)
 
 
 def _luck_adjusted_check(title: str, run: _GoalRun, policy: str) -> str:
     """A luck-adjusted run of ``policy`` against pimc on fresh deals: both shares, its cost, the goal's verdict."""
     r = run.pair
-    return (f"**{title}** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat orders, seed "
-            f"{run.data['seed']}): `{policy}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
-            f"{run.data['matches']:,} matches against `pimc`, {_luck_adjusted(run.data)} "
-            f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, at "
-            f"{_cost_row(run.cost, policy)}. The goal is " + _goal_verdict(run))
+    return (
+        f"**{title}** (`{run.command}`, {run.data['deal_sets']:,} fresh deal sets in both seat orders, seed "
+        f"{run.data['seed']}): `{policy}` won {_rate(r['win_rate'], r['win_rate_low'], r['win_rate_high'])} of "
+        f"{run.data['matches']:,} matches against `pimc`, {_luck_adjusted(run.data)} "
+        f"{_rate(r['adjusted_win_rate'], r['adjusted_win_rate_low'], r['adjusted_win_rate_high'])}, at "
+        f"{_cost_row(run.cost, policy)}. The goal is " + _goal_verdict(run)
+    )
 
 
 def _race_check(root: Path) -> str:
@@ -1261,8 +1685,9 @@ def _race_check(root: Path) -> str:
     run = _goal_run(root, AT_TIME_LIMIT, "ismcts_race_check", "--adjust luck ")
     if isinstance(run, str):
         return run
-    return _luck_adjusted_check("Racing the root moves", run, AT_TIME_LIMIT) + _more_players(root, AT_TIME_LIMIT,
-                                                                                             TIME_LIMIT_GAMES)
+    return _luck_adjusted_check("Racing the root moves", run, AT_TIME_LIMIT) + _more_players(
+        root, AT_TIME_LIMIT, TIME_LIMIT_GAMES
+    )
 
 
 def _more_players(root: Path, policy: str, games: tuple) -> str:
@@ -1274,18 +1699,22 @@ def _more_players(root: Path, policy: str, games: tuple) -> str:
         if data is None:
             continue
         (g,) = [p for p in data["pairs"] if p["policy"] == policy and p["opponent"] == "pimc"]
-        said.append(f"{title} (`bergen-sim compare {flags}--policy {policy},pimc --deals "
-                    f"{data['deal_sets']} --seed {data['seed']} --adjust luck --json > {record(name)}`, "
-                    f"{data['deal_sets']:,} deal sets in every seat rotation) it won "
-                    f"{_rate(g['win_rate'], g['win_rate_low'], g['win_rate_high'])} of {data['matches']:,} matches, "
-                    f"{_luck_adjusted(data)} "
-                    f"{_rate(g['adjusted_win_rate'], g['adjusted_win_rate_low'], g['adjusted_win_rate_high'])}"
-                    + (", more than half" if g["adjusted_win_rate_low"] > 0.5 else
-                       ", not shown to differ from half"))
+        said.append(
+            f"{title} (`bergen-sim compare {flags}--policy {policy},pimc --deals "
+            f"{data['deal_sets']} --seed {data['seed']} --adjust luck --json > {record(name)}`, "
+            f"{data['deal_sets']:,} deal sets in every seat rotation) it won "
+            f"{_rate(g['win_rate'], g['win_rate_low'], g['win_rate_high'])} of {data['matches']:,} matches, "
+            f"{_luck_adjusted(data)} "
+            f"{_rate(g['adjusted_win_rate'], g['adjusted_win_rate_low'], g['adjusted_win_rate_high'])}"
+            + (", more than half" if g["adjusted_win_rate_low"] > 0.5 else ", not shown to differ from half")
+        )
     if not said:
         return ""
-    return (" On the deals of the search-strength table, " + "; ".join(said)
-            + " (each against `pimc` in the other seats; not adjusted for the table's comparisons).")
+    return (
+        " On the deals of the search-strength table, "
+        + "; ".join(said)
+        + " (each against `pimc` in the other seats; not adjusted for the table's comparisons)."
+    )
 
 
 RENDER = {
@@ -1331,8 +1760,9 @@ def expected(doc: str, text: str, blocks: dict[str, str]) -> str:
     for name, (where, _) in BLOCKS.items():
         if where != doc:
             continue
-        pattern = re.compile(re.escape(f"<!-- docs-numbers:{name}:begin") + r"[^\n]*-->\n.*?" + re.escape(end(name)),
-                             re.S)
+        pattern = re.compile(
+            re.escape(f"<!-- docs-numbers:{name}:begin") + r"[^\n]*-->\n.*?" + re.escape(end(name)), re.S
+        )
         if not pattern.search(text):
             raise ValueError(f"{doc}: no generated block {name!r}")
         text = pattern.sub(lambda _, name=name: f"{begin(name)}\n{blocks[name]}\n{end(name)}", text, count=1)

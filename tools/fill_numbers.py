@@ -28,8 +28,10 @@ import jmespath
 
 ROOT = Path(__file__).resolve().parent.parent
 
-MARKER = re.compile(r"<!-- number: (?P<file>[^<>]+?) :: (?P<path>[^<>]+?) :: (?P<format>[^<>]+?) -->"
-                    r"(?P<value>[^<>]*?)<!-- /number -->")
+MARKER = re.compile(
+    r"<!-- number: (?P<file>[^<>]+?) :: (?P<path>[^<>]+?) :: (?P<format>[^<>]+?) -->"
+    r"(?P<value>[^<>]*?)<!-- /number -->"
+)
 
 
 class MarkerError(ValueError):
@@ -70,6 +72,7 @@ def number(root: Path, file: str, path: str, fmt: str) -> str:
 
 def fill(text: str, root: Path = ROOT) -> str:
     """``text`` with every marked number replaced by what its file says."""
+
     def filled(m: re.Match) -> str:
         start, end = m.start("value") - m.start(), m.end("value") - m.start()
         return m[0][:start] + number(root, m["file"], m["path"], m["format"]) + m[0][end:]

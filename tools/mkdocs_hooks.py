@@ -38,13 +38,19 @@ def on_files(files: Files, config) -> Files:
     docs = Path(config["docs_dir"]).resolve()
     for name, suffixes in OUTSIDE_DOCS:
         top = ROOT / name
-        paths = [top] if suffixes is None else sorted(p for p in top.rglob("*")
-                                                      if p.is_file() and p.suffix in suffixes)
+        paths = [top] if suffixes is None else sorted(p for p in top.rglob("*") if p.is_file() and p.suffix in suffixes)
         for path in paths:
             relative = path.relative_to(ROOT).as_posix()
             # included explicitly: a source path that starts with ".." would match the default exclusion of hidden
             # files; NOT_IN_NAV because only some of these pages are in the nav, and none must be
-            files.append(File(Path("..", relative).as_posix(), str(docs), config["site_dir"],
-                              config["use_directory_urls"], dest_uri=_site_uri(relative),
-                              inclusion=InclusionLevel.NOT_IN_NAV))
+            files.append(
+                File(
+                    Path("..", relative).as_posix(),
+                    str(docs),
+                    config["site_dir"],
+                    config["use_directory_urls"],
+                    dest_uri=_site_uri(relative),
+                    inclusion=InclusionLevel.NOT_IN_NAV,
+                )
+            )
     return files

@@ -65,17 +65,22 @@ def _strategies(reports: Path) -> str:
     mine = two[two["policy"] == best].sort_values("win_rate", ascending=False)
     against = ", ".join(f"{_short(row, 'win_rate')} against `{row['opponent']}`" for _, row in mine.iterrows())
     per_pair = run["deal_sets"] * len(run["rotations"])
-    text = (f"In 2-player duplicate-deal matches ({run['deal_sets']:,} deal sets per pair = {per_pair:,} matches, "
-            f"seed {run['seed']}; `reports/strategy_table.md`) `{best}` wins {against}.")
+    text = (
+        f"In 2-player duplicate-deal matches ({run['deal_sets']:,} deal sets per pair = {per_pair:,} matches, "
+        f"seed {run['seed']}; `reports/strategy_table.md`) `{best}` wins {against}."
+    )
     versus_random = two[(two["opponent"] == "random")]
     if len(versus_random):
         clear = versus_random[versus_random["win_rate_lo"] > 0.5]
         rest = versus_random[versus_random["win_rate_lo"] <= 0.5]
         least = clear.loc[clear["win_rate"].idxmin()] if len(clear) else None
-        text += (f" {len(clear)} of the {len(versus_random)} other strategies beat `random` with the whole 95% "
-                 f"interval above 50%" + (f" (`{least['policy']}` least: {_short(least, 'win_rate')})" if least is not None else "")
-                 + "".join(f"; `{row['policy']}` does not ({_short(row, 'win_rate')})" for _, row in rest.iterrows())
-                 + ".")
+        text += (
+            f" {len(clear)} of the {len(versus_random)} other strategies beat `random` with the whole 95% "
+            f"interval above 50%"
+            + (f" (`{least['policy']}` least: {_short(least, 'win_rate')})" if least is not None else "")
+            + "".join(f"; `{row['policy']}` does not ({_short(row, 'win_rate')})" for _, row in rest.iterrows())
+            + "."
+        )
     return text
 
 
@@ -88,11 +93,16 @@ def _reports(reports: Path) -> str:
     sizes = sorted({m["matches_per_configuration"] for m in metas})
     workers = {str(m["workers"]) for m in metas if "workers" in m}
     cpus = {m["environment"]["cpus"] for m in metas if "environment" in m}
-    where = (f" with {' or '.join(sorted(workers))} workers on {' or '.join(map(str, sorted(cpus)))} CPUs"
-             if workers and cpus else "")
-    text = (f"The reports in `reports/` hold {len(metas)} analyses: {total:,} matches, "
-            f"{' or '.join(f'{s:,}' for s in sizes)} per configuration, {minutes:,.1f} minutes of computing{where} "
-            f"(`reports/README.md` lists how each was made).")
+    where = (
+        f" with {' or '.join(sorted(workers))} workers on {' or '.join(map(str, sorted(cpus)))} CPUs"
+        if workers and cpus
+        else ""
+    )
+    text = (
+        f"The reports in `reports/` hold {len(metas)} analyses: {total:,} matches, "
+        f"{' or '.join(f'{s:,}' for s in sizes)} per configuration, {minutes:,.1f} minutes of computing{where} "
+        f"(`reports/README.md` lists how each was made)."
+    )
     facts = []
     summary = _table(reports, "lead_advantage", "summary")
     if summary is not None:
@@ -101,25 +111,32 @@ def _reports(reports: Path) -> str:
             if rows.empty:
                 continue
             row = rows.iloc[0]
-            verdict, numbers = judged(row, "leader_win_rate_gain", larger="raises it", smaller="lowers it",
-                                      same="makes no clear difference")
-            facts.append(f"with {strategy} play the leader's side wins "
-                         f"{phrase(row, 'leader_win_rate_lowest', row['decided_hands'], 'decided hands')} of decided "
-                         f"2-player hands, and leading the lowest rather than the highest double {verdict} ({numbers})")
+            verdict, numbers = judged(
+                row, "leader_win_rate_gain", larger="raises it", smaller="lowers it", same="makes no clear difference"
+            )
+            facts.append(
+                f"with {strategy} play the leader's side wins "
+                f"{phrase(row, 'leader_win_rate_lowest', row['decided_hands'], 'decided hands')} of decided "
+                f"2-player hands, and leading the lowest rather than the highest double {verdict} ({numbers})"
+            )
     paired = _table(reports, "settlement", "paired")
     if paired is not None:
         rows = paired[(paired["table"] == "2 players") & (paired["boneyard_reserve"] == 2)]
         rows = rows[rows["strategy"] == ("expert" if "expert" in set(rows["strategy"]) else "random")]
         if len(rows):
             row = rows.iloc[0]
-            facts.append(f"on the same {int(row['blocked_hands']):,} blocked 2-player end states ({row['strategy']} "
-                         f"play) German and pip-count settlement name a different winner "
-                         f"{_short(row, 'german_vs_pips_differ_rate')} of the time, German and American "
-                         f"{_short(row, 'german_vs_american_differ_rate')}")
+            facts.append(
+                f"on the same {int(row['blocked_hands']):,} blocked 2-player end states ({row['strategy']} "
+                f"play) German and pip-count settlement name a different winner "
+                f"{_short(row, 'german_vs_pips_differ_rate')} of the time, German and American "
+                f"{_short(row, 'german_vs_american_differ_rate')}"
+            )
     standings = _table(reports, "strategy_table", "standings")
     if standings is not None:
-        tops = {t: part.sort_values("win_rate", ascending=False).iloc[0]["policy"]
-                for t, part in standings.groupby("table", sort=False)}
+        tops = {
+            t: part.sort_values("win_rate", ascending=False).iloc[0]["policy"]
+            for t, part in standings.groupby("table", sort=False)
+        }
         if len(set(tops.values())) == 1:
             facts.append(f"`{next(iter(tops.values()))}` tops the field in every table ({', '.join(tops)})")
         else:
@@ -132,23 +149,31 @@ def _reports(reports: Path) -> str:
 def _search(reports: Path) -> str:
     frame = _table(reports, "skill_vs_luck", "by_target")
     if frame is None:
-        return ("How `pimc` fares against `expert` is measured by `bergen-sim report skill_vs_luck` "
-                "(not yet in `reports/`).")
+        return (
+            "How `pimc` fares against `expert` is measured by `bergen-sim report skill_vs_luck` "
+            "(not yet in `reports/`)."
+        )
     part = frame[frame["pairing"] == "pimc vs expert"].sort_values("target")
     if part.empty:
         return "How `pimc` fares against `expert`: see `reports/skill_vs_luck.md`."
     standard = part[part["target"] == 15]
     row = standard.iloc[0] if len(standard) else part.iloc[len(part) // 2]
-    return (f"In 2-player matches to {int(row['target'])} points on duplicate deals it wins "
-            f"{phrase(row, 'win_rate', row['matches'], 'matches')} against `expert` "
-            f"(`reports/skill_vs_luck.md`, which also gives targets "
-            f"{', '.join(str(int(t)) for t in part['target'])}).")
+    return (
+        f"In 2-player matches to {int(row['target'])} points on duplicate deals it wins "
+        f"{phrase(row, 'win_rate', row['matches'], 'matches')} against `expert` "
+        f"(`reports/skill_vs_luck.md`, which also gives targets "
+        f"{', '.join(str(int(t)) for t in part['target'])})."
+    )
 
 
 def render(reports: Path = REPORTS) -> dict[str, str]:
     """Each block's Markdown, from the reports under ``reports``."""
-    return {"answers": answers.markdown(reports), "strategies": _strategies(reports), "reports": _reports(reports),
-            "search": _search(reports)}
+    return {
+        "answers": answers.markdown(reports),
+        "strategies": _strategies(reports),
+        "reports": _reports(reports),
+        "search": _search(reports),
+    }
 
 
 def expected_text(text: str, path: Path, reports: Path = REPORTS) -> str:
@@ -174,8 +199,10 @@ def main(argv: list[str]) -> int:
         wanted = expected_text(text, path)
         if "--check" in argv:
             if text != wanted:
-                print(f"{path.relative_to(ROOT)}'s report numbers are stale: run python tools/readme_findings.py",
-                      file=sys.stderr)
+                print(
+                    f"{path.relative_to(ROOT)}'s report numbers are stale: run python tools/readme_findings.py",
+                    file=sys.stderr,
+                )
                 stale = 1
         else:
             path.write_text(wanted)

@@ -56,8 +56,10 @@ START = {"points": 1.0, "threat": -1.0, "double": 0.5, "follow": 0.2, "block": 0
 #: names the private cache folder while the search runs; ``candidate`` refuses to load anywhere else
 _PRIVATE = "BERGEN_TUNE_EXPERT_CACHE"
 if __name__ != "__main__" and os.environ.get(_PRIVATE, "-") != os.environ.get("BERGEN_SIM_CACHE_DIR"):
-    raise ImportError("tools.tune_expert:candidate only runs inside tools/tune_expert.py (its kernels must "
-                      "stay in that run's private cache)")
+    raise ImportError(
+        "tools.tune_expert:candidate only runs inside tools/tune_expert.py (its kernels must "
+        "stay in that run's private cache)"
+    )
 
 #: the weights under test; the search writes them, ``candidate`` reads them during play
 WEIGHTS = np.array(expert.WEIGHTS, dtype=np.float64)
@@ -84,8 +86,7 @@ def win_shares(weights: np.ndarray, deal_sets: int, seed: int, rules, panel=PANE
     return np.mean(shares, axis=0)
 
 
-def search(deal_sets: int, seed: int, rounds: int, rules, start: np.ndarray | None = None,
-           panel=PANEL) -> np.ndarray:
+def search(deal_sets: int, seed: int, rounds: int, rules, start: np.ndarray | None = None, panel=PANEL) -> np.ndarray:
     """Coordinate search from ``start`` (default START); prints each candidate and returns the best weights."""
     best = np.array([START[name] for name in expert.FEATURES] if start is None else start, dtype=np.float64)
     best_shares = win_shares(best, deal_sets, seed, rules, panel)
@@ -101,8 +102,11 @@ def search(deal_sets: int, seed: int, rounds: int, rules, start: np.ndarray | No
                 shares = win_shares(trial, deal_sets, seed, rules, panel)
                 diff = shares - best_shares  # paired: the same deal sets
                 gain, se = diff.mean(), diff.std(ddof=1) / np.sqrt(len(diff))
-                print(f"round {round_no} {name}{sign * step:+.3f}: {_fmt(trial)}  share {shares.mean():.4f}"
-                      f"  gain {gain:+.4f} (se {se:.4f})", flush=True)
+                print(
+                    f"round {round_no} {name}{sign * step:+.3f}: {_fmt(trial)}  share {shares.mean():.4f}"
+                    f"  gain {gain:+.4f} (se {se:.4f})",
+                    flush=True,
+                )
                 tried.append((gain - se, trial, shares))
             margin, trial, shares = max(tried, key=lambda t: t[0])
             if margin > 0:
@@ -123,12 +127,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the coordinate search")
     parser.add_argument("--players", type=int, default=2, help="players of the tuning game")
     parser.add_argument("--partnerships", action="store_true", help="play in partnerships (4, 6 or 8 players)")
-    parser.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
-                        help="a rule setting of the tuning game (repeatable), as in bergen-sim --set")
-    parser.add_argument("--start", choices=("hand-picked", "expert"), default="hand-picked",
-                        help="start from the hand-picked START or from expert's present weights")
-    parser.add_argument("--panel", default=",".join(PANEL),
-                        help="the opponents, comma-separated built-ins (default: %(default)s)")
+    parser.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule setting of the tuning game (repeatable), as in bergen-sim --set",
+    )
+    parser.add_argument(
+        "--start",
+        choices=("hand-picked", "expert"),
+        default="hand-picked",
+        help="start from the hand-picked START or from expert's present weights",
+    )
+    parser.add_argument(
+        "--panel", default=",".join(PANEL), help="the opponents, comma-separated built-ins (default: %(default)s)"
+    )
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     os.chdir(root)
@@ -143,15 +158,17 @@ def main() -> None:
         try:  # a wrong game or opponent is one line and exit status 2, before any play
             if args.deal_sets < 1 or args.rounds < 1:
                 raise BergenError("--deal-sets and --rounds must be at least 1")
-            rules = Rules.make(players=args.players, partnerships=args.partnerships,
-                               **parse_settings(args.settings))
+            rules = Rules.make(players=args.players, partnerships=args.partnerships, **parse_settings(args.settings))
             panel = tuple(args.panel.split(","))
             for name in panel:
                 resolve(name)
         except BergenError as exc:
             parser.error(str(exc))
-        print(f"tuning on {rules.players} players{' in partnerships' if rules.partnerships else ''}, "
-              f"{rules.domino_set}, spinner {'on' if rules.spinner else 'off'}, lead {rules.lead}", flush=True)
+        print(
+            f"tuning on {rules.players} players{' in partnerships' if rules.partnerships else ''}, "
+            f"{rules.domino_set}, spinner {'on' if rules.spinner else 'off'}, lead {rules.lead}",
+            flush=True,
+        )
         start = expert.WEIGHTS if args.start == "expert" else None
         best = search(args.deal_sets, args.seed, args.rounds, rules, start, panel)
     print(f"\nWEIGHTS = np.array([{', '.join(f'{w:.3g}' for w in best)}])")

@@ -61,8 +61,13 @@ class BergenEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, rules: Rules | None = None, seat: int = 0, opponents: str | Sequence[str] = "expert",
-                 render_mode: str | None = None):
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        seat: int = 0,
+        opponents: str | Sequence[str] = "expert",
+        render_mode: str | None = None,
+    ):
         self.rules = rules if rules is not None else Rules.make()
         if not 0 <= seat < self.rules.players:
             raise ValueError(f"seat must be 0..{self.rules.players - 1}, not {seat}")
@@ -84,18 +89,20 @@ class BergenEnv(gymnasium.Env):
         most = self.rules.target - 1 + max(3, self.rules.out_points, self.rules.blocked_points)
         self.n_actions = n_actions(self.rules)
         self.action_space = spaces.Discrete(self.n_actions)
-        self.observation_space = spaces.Dict({
-            "hand": spaces.MultiBinary(tiles),
-            "played": spaces.MultiBinary(tiles),
-            "ends": spaces.MultiDiscrete([numbers] * self.ends),
-            "open_ends": spaces.MultiBinary(self.ends),
-            "double_ends": spaces.MultiBinary(self.ends),
-            "hand_counts": spaces.Box(0, tiles, shape=(players,), dtype=np.int64),
-            "boneyard": spaces.Box(0, tiles, shape=(1,), dtype=np.int64),
-            "scores": spaces.Box(0, most, shape=(sides,), dtype=np.int64),
-            "voids": spaces.MultiBinary((players, numbers)),
-            "action_mask": spaces.MultiBinary(self.n_actions),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "hand": spaces.MultiBinary(tiles),
+                "played": spaces.MultiBinary(tiles),
+                "ends": spaces.MultiDiscrete([numbers] * self.ends),
+                "open_ends": spaces.MultiBinary(self.ends),
+                "double_ends": spaces.MultiBinary(self.ends),
+                "hand_counts": spaces.Box(0, tiles, shape=(players,), dtype=np.int64),
+                "boneyard": spaces.Box(0, tiles, shape=(1,), dtype=np.int64),
+                "scores": spaces.Box(0, most, shape=(sides,), dtype=np.int64),
+                "voids": spaces.MultiBinary((players, numbers)),
+                "action_mask": spaces.MultiBinary(self.n_actions),
+            }
+        )
         self.game: Game | None = None
 
     # --- the Gymnasium API --------------------------------------------------------
@@ -184,8 +191,12 @@ class BergenEnv(gymnasium.Env):
 
     def _info(self) -> dict[str, Any]:
         game = self._started()
-        return {"action_mask": self.action_masks(), "illegal_action": self.illegal, "scores": game.scores,
-                "hand_number": game.hand_number}
+        return {
+            "action_mask": self.action_masks(),
+            "illegal_action": self.illegal,
+            "scores": game.scores,
+            "hand_number": game.hand_number,
+        }
 
     def _tiles(self, names: list[str]) -> np.ndarray:
         out = np.zeros(self.rules.n_tiles, dtype=np.int8)

@@ -91,8 +91,12 @@ _END_PIECES = ("left_end", "right_end", "up_end", "down_end")
 
 #: the game's parameters: players, partnerships, preset, then every rule setting (``--set`` keys), where
 #: -1 or "default" keeps the preset's value for the player count
-_DEFAULTS = {"players": 2, "partnerships": False, "preset": "standard",
-             **{key: -1 if kind is int else "default" for key, kind in SETTINGS.items()}}
+_DEFAULTS = {
+    "players": 2,
+    "partnerships": False,
+    "preset": "standard",
+    **{key: -1 if kind is int else "default" for key, kind in SETTINGS.items()},
+}
 
 GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -126,8 +130,12 @@ def rules_from_params(params: dict) -> Rules:
     """
     values = {**_DEFAULTS, **(params or {})}
     settings = {key: parse_setting(key, str(values[key])) for key in SETTINGS if values[key] not in (-1, "default")}
-    return Rules.make(players=int(values["players"]), partnerships=bool(values["partnerships"]),
-                      preset=str(values["preset"]), **settings)
+    return Rules.make(
+        players=int(values["players"]),
+        partnerships=bool(values["partnerships"]),
+        preset=str(values["preset"]),
+        **settings,
+    )
 
 
 def plays_per_hand(rules: Rules) -> int:
@@ -150,8 +158,7 @@ def deal_outcomes(rules: Rules, dealt: list[int]) -> list[tuple[int, float]]:
     rest = len(remaining) - 1
     doubles = rules.max_number + 1  # the set's doubles; none dealt yet: all remain
     any_way = comb(rest, slots - 1)
-    weights = {t: any_way if L.TILE_IS_DOUBLE[t] else any_way - comb(rest - doubles, slots - 1)
-               for t in remaining}
+    weights = {t: any_way if L.TILE_IS_DOUBLE[t] else any_way - comb(rest - doubles, slots - 1) for t in remaining}
     total = sum(weights.values())
     return [(t, w / total) for t, w in weights.items() if w > 0]
 
@@ -185,14 +192,20 @@ class BergenGame(pyspiel.Game):
         if not isinstance(text, str):
             raise StateStringError(f"a state string is text, not {shown(text)}")
         lines = text.strip("\n").split("\n")
-        if len(lines) != 3 or lines[0] != STATE_FORMAT or not lines[1].startswith("game=") \
-                or not lines[2].startswith("actions="):
-            raise StateStringError(f"not a Bergen state string (three lines: {STATE_FORMAT}, game=..., "
-                                   f"actions=N,N,...): {shown(text, 60)}")
-        if rules_from_params(_game_params(lines[1][len("game="):])) != self.rules:
-            raise StateStringError(f"the state string is of game {shown(lines[1][len('game='):], 100)}, "
-                                   f"not of this game {self}")
-        actions = lines[2][len("actions="):]
+        if (
+            len(lines) != 3
+            or lines[0] != STATE_FORMAT
+            or not lines[1].startswith("game=")
+            or not lines[2].startswith("actions=")
+        ):
+            raise StateStringError(
+                f"not a Bergen state string (three lines: {STATE_FORMAT}, game=..., actions=N,N,...): {shown(text, 60)}"
+            )
+        if rules_from_params(_game_params(lines[1][len("game=") :])) != self.rules:
+            raise StateStringError(
+                f"the state string is of game {shown(lines[1][len('game=') :], 100)}, not of this game {self}"
+            )
+        actions = lines[2][len("actions=") :]
         if not re.fullmatch(r"(\d{1,6}(,\d{1,6})*)?", actions):
             raise StateStringError(f"actions= must be action numbers separated by commas, not {shown(actions, 60)}")
         state = self.new_initial_state()
@@ -212,12 +225,14 @@ def _game_params(text: str) -> dict:
         raise StateStringError(f"game={shown(text, 60)} is not the game {SHORT_NAME}")
     unknown = sorted(set(params) - set(_DEFAULTS))
     if unknown:
-        raise StateStringError(f"game {SHORT_NAME} has no parameter {shown(unknown[0])}; "
-                               f"its parameters: {', '.join(_DEFAULTS)}")
+        raise StateStringError(
+            f"game {SHORT_NAME} has no parameter {shown(unknown[0])}; its parameters: {', '.join(_DEFAULTS)}"
+        )
     for key, value in params.items():
         if type(value) is not type(_DEFAULTS[key]):
-            raise StateStringError(f"game parameter {key}={shown(value)} is of the wrong kind "
-                                   f"({type(_DEFAULTS[key]).__name__} expected)")
+            raise StateStringError(
+                f"game parameter {key}={shown(value)} is of the wrong kind ({type(_DEFAULTS[key]).__name__} expected)"
+            )
     rules_from_params(params)  # rules the engine refuses are refused here, in their own words
     return params
 
@@ -269,8 +284,10 @@ class BergenState(pyspiel.State):
             return int(action)
         verb = "deal" if self.game.chance_phase == "deal" else "draw"
         names = " ".join(L.TILE_NAMES[t] for t in allowed)
-        raise BergenError(f"chance action {shown(action)} is not a tile the dealer may {verb} now; "
-                          f"allowed: the tile indices of {names}")
+        raise BergenError(
+            f"chance action {shown(action)} is not a tile the dealer may {verb} now; "
+            f"allowed: the tile indices of {names}"
+        )
 
     def apply_checked(self, action: int, k: int = 0) -> None:
         """Apply ``action`` (the ``k``-th of a state string) if the rules allow it now, else StateStringError."""
@@ -283,8 +300,9 @@ class BergenState(pyspiel.State):
                 raise StateStringError(f"action #{k + 1}: {exc}") from None
         elif action not in self.legal_actions():
             legal = ", ".join(f"{a} ({Move.from_action(a)})" for a in self.legal_actions())
-            raise StateStringError(f"action #{k + 1} ({action}) is not legal for seat {self.current_player()} "
-                                   f"then; legal: {legal}")
+            raise StateStringError(
+                f"action #{k + 1} ({action}) is not legal for seat {self.current_player()} then; legal: {legal}"
+            )
         self.apply_action(action)
 
     def _apply_action(self, action):
@@ -323,8 +341,10 @@ class BergenState(pyspiel.State):
     def serialize(self) -> str:
         """The state as plain text: :data:`STATE_FORMAT`, the game, the action history (see the module note)."""
         if self._resampled:
-            raise StateStringError("a world drawn by resample_from_infostate has no state string: its history "
-                                   "is the original state's, which replays to the original deal")
+            raise StateStringError(
+                "a world drawn by resample_from_infostate has no state string: its history "
+                "is the original state's, which replays to the original deal"
+            )
         actions = ",".join(str(a) for a in self.history())
         return f"{STATE_FORMAT}\ngame={self.get_game()}\nactions={actions}"
 
@@ -362,8 +382,10 @@ class BergenState(pyspiel.State):
         hands = " / ".join(" ".join(game.hand(s)) for s in range(self.rules.players))
         line = game.line_text()
         dealing = f" dealing {' '.join(L.TILE_NAMES[t] for t in self._dealt)}" if self._dealt else ""
-        return (f"hand {game.hand_number} phase {game._state.phase} seat {game._state.seat}; hands {hands}; "
-                f"line {line}; boneyard {game.boneyard_count}; scores {list(game.scores)}{dealing}")
+        return (
+            f"hand {game.hand_number} phase {game._state.phase} seat {game._state.seat}; hands {hands}; "
+            f"line {line}; boneyard {game.boneyard_count}; scores {list(game.scores)}{dealing}"
+        )
 
 
 class BergenObserver:
@@ -399,12 +421,24 @@ class BergenObserver:
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         n, sides, tiles, numbers = rules.players, rules.sides, rules.n_tiles, rules.max_number + 1
         self.ends = end_count(rules)
-        pieces = [("seat", (n,)), ("to_move", (n,)), ("hand", (tiles,)), ("played", (tiles,)),
-                  *((name, (numbers,)) for name in _END_PIECES[: self.ends]), ("double_ends", (self.ends,)),
-                  ("hand_counts", (n,)), ("boneyard", (1,)), ("scores", (sides,)), ("voids", (n, numbers))]
+        pieces = [
+            ("seat", (n,)),
+            ("to_move", (n,)),
+            ("hand", (tiles,)),
+            ("played", (tiles,)),
+            *((name, (numbers,)) for name in _END_PIECES[: self.ends]),
+            ("double_ends", (self.ends,)),
+            ("hand_counts", (n,)),
+            ("boneyard", (1,)),
+            ("scores", (sides,)),
+            ("voids", (n, numbers)),
+        ]
         if self.perfect_recall:
-            pieces += [("dealt", (tiles,)), ("drawn", (tiles,)),
-                       ("plays", (plays_per_hand(rules), n + tiles + len(ENDS)))]
+            pieces += [
+                ("dealt", (tiles,)),
+                ("drawn", (tiles,)),
+                ("plays", (plays_per_hand(rules), n + tiles + len(ENDS))),
+            ]
         self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
         self.dict = {}
         at = 0
@@ -487,8 +521,10 @@ def _seen(event: dict, player: int) -> str:
 def serialize_game_and_state(game, state) -> str:
     """``pyspiel.serialize_game_and_state``, with Bergen states written as plain text (see the module note)."""
     if isinstance(game, BergenGame):
-        return (f"# Automatically generated by OpenSpiel SerializeGameAndState\n[Meta]\nVersion: 1\n\n"
-                f"[Game]\n{game}\n[State]\n{state.serialize()}\n")
+        return (
+            f"# Automatically generated by OpenSpiel SerializeGameAndState\n[Meta]\nVersion: 1\n\n"
+            f"[Game]\n{game}\n[State]\n{state.serialize()}\n"
+        )
     return _openspiel_serialize(game, state)
 
 
@@ -513,16 +549,19 @@ def deserialize_game_and_state(text: str):
     if isinstance(game, BergenGame):
         return game, game.deserialize_state("\n".join(sections.get("[State]", [])))
     if SHORT_NAME in text.lower():  # however it is spelled, a Bergen state never reaches OpenSpiel's unpickling
-        raise StateStringError(f"not a serialized {SHORT_NAME} game and state: a line [Game], the game's line "
-                               f"{SHORT_NAME}(...), a line [State], then the state string")
+        raise StateStringError(
+            f"not a serialized {SHORT_NAME} game and state: a line [Game], the game's line "
+            f"{SHORT_NAME}(...), a line [State], then the state string"
+        )
     return _openspiel_deserialize(text)
 
 
 pyspiel.register_game(GAME_TYPE, BergenGame)
 # the Bergen branch in front of OpenSpiel's own functions (once, however often this module is reloaded)
 _openspiel_serialize = getattr(pyspiel.serialize_game_and_state, "openspiel_function", pyspiel.serialize_game_and_state)
-_openspiel_deserialize = getattr(pyspiel.deserialize_game_and_state, "openspiel_function",
-                                 pyspiel.deserialize_game_and_state)
+_openspiel_deserialize = getattr(
+    pyspiel.deserialize_game_and_state, "openspiel_function", pyspiel.deserialize_game_and_state
+)
 serialize_game_and_state.openspiel_function = _openspiel_serialize  # type: ignore[attr-defined]
 deserialize_game_and_state.openspiel_function = _openspiel_deserialize  # type: ignore[attr-defined]
 pyspiel.serialize_game_and_state = serialize_game_and_state

@@ -49,8 +49,9 @@ class _LazyGroup(click.Group):
             return
         limit = formatter.width - 6 - max(map(len, names))
         # a bare Command with the same docstring gives exactly click's short help, without importing the module
-        rows = [(name, click.Command(name, help=_command_modules()[name][1]).get_short_help_str(limit))
-                for name in names]
+        rows = [
+            (name, click.Command(name, help=_command_modules()[name][1]).get_short_help_str(limit)) for name in names
+        ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -67,8 +68,13 @@ def _command_modules() -> dict[str, tuple[str, str]]:
             if not (isinstance(node, ast.FunctionDef) and node.name == "command"):
                 continue
             for deco in node.decorator_list:
-                if (isinstance(deco, ast.Call) and getattr(deco.func, "attr", None) == "command" and deco.args
-                        and isinstance(deco.args[0], ast.Constant) and isinstance(deco.args[0].value, str)):
+                if (
+                    isinstance(deco, ast.Call)
+                    and getattr(deco.func, "attr", None) == "command"
+                    and deco.args
+                    and isinstance(deco.args[0], ast.Constant)
+                    and isinstance(deco.args[0].value, str)
+                ):
                     found[deco.args[0].value] = (f"{__name__}.{info.name}", ast.get_docstring(node) or "")
     return found
 
@@ -115,9 +121,12 @@ def refuse_repeated_options(command: click.Command, args: list[str], ctx: click.
     ``--policy``, ``--seat``) are not checked here; ``--set`` refuses a key
     given twice itself.
     """
-    single = {name: option for option in command.params
-              if isinstance(option, click.Option) and not option.multiple and not option.count
-              for name in (*option.opts, *option.secondary_opts)}
+    single = {
+        name: option
+        for option in command.params
+        if isinstance(option, click.Option) and not option.multiple and not option.count
+        for name in (*option.opts, *option.secondary_opts)
+    }
     seen = set()
     for arg in args:
         if arg == "--":  # the rest are arguments
@@ -150,10 +159,20 @@ def _set_feedback(ctx: click.Context, param: click.Parameter, value: bool) -> No
 def feedback_options() -> list[click.Option]:
     """--quiet and --verbose, added to every command (so new commands get them too)."""
     return [
-        click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, callback=_set_feedback,
-                     help="Print only results and errors (no progress, no notices)."),
-        click.Option(["-v", "--verbose"], is_flag=True, expose_value=False, callback=_set_feedback,
-                     help="Also print notices when not on a terminal, and details (kernels, caches)."),
+        click.Option(
+            ["-q", "--quiet"],
+            is_flag=True,
+            expose_value=False,
+            callback=_set_feedback,
+            help="Print only results and errors (no progress, no notices).",
+        ),
+        click.Option(
+            ["-v", "--verbose"],
+            is_flag=True,
+            expose_value=False,
+            callback=_set_feedback,
+            help="Also print notices when not on a terminal, and details (kernels, caches).",
+        ),
     ]
 
 
@@ -170,11 +189,17 @@ _spoken = i18n.DEFAULT
 
 def lang_option() -> click.Option:
     """--lang, added to every command (eager: the errors of the other options are worded in it too)."""
-    return click.Option(["--lang"], type=click.Choice(i18n.LANGUAGES), default=None, expose_value=False,
-                        is_eager=True, callback=_set_language,
-                        help="Language of the text you read: da or en (default: the locale's, LC_ALL, LC_MESSAGES "
-                             "or LANG; English when it is neither).  JSON, tables, traces and option names are "
-                             "the same in every language.")
+    return click.Option(
+        ["--lang"],
+        type=click.Choice(i18n.LANGUAGES),
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_language,
+        help="Language of the text you read: da or en (default: the locale's, LC_ALL, LC_MESSAGES "
+        "or LANG; English when it is neither).  JSON, tables, traces and option names are "
+        "the same in every language.",
+    )
 
 
 def error_prefix() -> str:
@@ -187,7 +212,10 @@ def _usage_message(exc: click.UsageError) -> str:
     if i18n.current() == i18n.DEFAULT:
         return exc.format_message()
     hint = None
-    param, param_hint = getattr(exc, "param", None), getattr(exc, "param_hint", None)  # BadParameter's, not every usage error's
+    param, param_hint = (
+        getattr(exc, "param", None),
+        getattr(exc, "param_hint", None),
+    )  # BadParameter's, not every usage error's
     if exc.ctx is not None and param is not None:
         hint = param.get_error_hint(exc.ctx)
     elif param_hint:
@@ -214,8 +242,13 @@ def _asked_language(args: list[str]) -> str | None:
     for k, arg in enumerate(args):
         if arg == "--":
             break
-        value = arg.partition("=")[2] if arg.startswith("--lang=") else \
-            args[k + 1] if arg == "--lang" and k + 1 < len(args) else None
+        value = (
+            arg.partition("=")[2]
+            if arg.startswith("--lang=")
+            else args[k + 1]
+            if arg == "--lang" and k + 1 < len(args)
+            else None
+        )
         if value in i18n.LANGUAGES:
             return value
     return None
@@ -250,8 +283,11 @@ def _main(argv: list[str] | None) -> int:
     provenance.set_command(["bergen-sim", *args])
     if sys.stdout is None:  # started with standard output closed (>&-): every result would vanish without a word
         if sys.stderr is not None:
-            click.echo("bergen-sim: error: standard output is closed; results are printed there: run with it open "
-                       "(to a file, a pipe or /dev/null)", err=True)
+            click.echo(
+                "bergen-sim: error: standard output is closed; results are printed there: run with it open "
+                "(to a file, a pipe or /dev/null)",
+                err=True,
+            )
         return 2
     try:
         cli.main(args=argv, prog_name="bergen-sim", standalone_mode=False)
@@ -265,8 +301,11 @@ def _main(argv: list[str] | None) -> int:
         return 2
     except click.UsageError as exc:
         with i18n.use(_spoken):
-            hint = (i18n.tr(" (see 'bergen-sim {command} --help')").format(
-                command=exc.ctx.command_path.split(" ", 1)[1]) if exc.ctx and " " in exc.ctx.command_path else "")
+            hint = (
+                i18n.tr(" (see 'bergen-sim {command} --help')").format(command=exc.ctx.command_path.split(" ", 1)[1])
+                if exc.ctx and " " in exc.ctx.command_path
+                else ""
+            )
             click.echo(error_prefix() + printable(_usage_message(exc) + hint), err=True)
         return 2
     except click.ClickException as exc:
@@ -279,14 +318,19 @@ def _main(argv: list[str] | None) -> int:
         return 2
     except OSError as exc:
         if _current_folder_gone():  # relative paths cannot be resolved: whatever failed, this is why
-            click.echo("bergen-sim: error: the current folder no longer exists (it was deleted or moved); "
-                       "change to a folder that exists and run again", err=True)
+            click.echo(
+                "bergen-sim: error: the current folder no longer exists (it was deleted or moved); "
+                "change to a folder that exists and run again",
+                err=True,
+            )
             return 2
         if not _written_to_stdout(exc):
             raise
         _stdout_to_devnull()
-        click.echo(f"bergen-sim: error: standard output cannot be written ({exc.strerror or exc}); "
-                   "nothing more was printed", err=True)
+        click.echo(
+            f"bergen-sim: error: standard output cannot be written ({exc.strerror or exc}); nothing more was printed",
+            err=True,
+        )
         return 2
     return 0
 
@@ -313,6 +357,7 @@ def _stdout_to_devnull() -> None:
     """Point standard output at /dev/null, so that Python's own flush at exit prints no second error."""
     with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (a test's capture): nothing to do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
 
 if __name__ == "__main__":
     sys.exit(main())

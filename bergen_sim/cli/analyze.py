@@ -35,8 +35,19 @@ from bergen_sim.search.rollout import BASE_POLICIES
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
 #: what describes a position (and its rules): a game's decision brings its own
-_POSITION_OPTIONS = _RULE_OPTIONS + ("position_file", "seat", "hand", "ends", "spinner", "played", "played_by",
-                                     "counts", "boneyard", "scores", "voids")
+_POSITION_OPTIONS = _RULE_OPTIONS + (
+    "position_file",
+    "seat",
+    "hand",
+    "ends",
+    "spinner",
+    "played",
+    "played_by",
+    "counts",
+    "boneyard",
+    "scores",
+    "voids",
+)
 _OPTION_NAMES = {"position_file": "position", "voids": "void", "settings": "set"}
 MOST_MATCH_INDEX = 10**12  # as review's --match: far beyond any file
 MOST_DECISION = 10**6  # far beyond any match's decisions
@@ -47,17 +58,26 @@ def _read_file(path: str) -> dict[str, Any]:
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not text
     except UnicodeDecodeError as exc:
-        raise PositionError(tr("{path}: not UTF-8 text (byte {byte}); save the position as UTF-8").format(
-            path=path, byte=exc.start)) from None
+        raise PositionError(
+            tr("{path}: not UTF-8 text (byte {byte}); save the position as UTF-8").format(path=path, byte=exc.start)
+        ) from None
     except OSError as exc:
         raise PositionError(tr("{path}: cannot read it ({why})").format(path=path, why=exc.strerror or exc)) from None
     try:
         data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text, object_pairs_hook=_json_object)
     except (ValueError, RecursionError) as exc:  # also a number of over 4,300 digits, or nesting too deep to read
-        why = exc if isinstance(exc, (tomllib.TOMLDecodeError, json.JSONDecodeError, _RepeatedKey)) else \
-            "nested too deep" if isinstance(exc, RecursionError) else "a number of more than 4,300 digits"
-        raise PositionError(tr("{path}: not valid {format}: {why}").format(
-            path=path, format="TOML" if path.endswith(".toml") else "JSON", why=why)) from None
+        why = (
+            exc
+            if isinstance(exc, (tomllib.TOMLDecodeError, json.JSONDecodeError, _RepeatedKey))
+            else "nested too deep"
+            if isinstance(exc, RecursionError)
+            else "a number of more than 4,300 digits"
+        )
+        raise PositionError(
+            tr("{path}: not valid {format}: {why}").format(
+                path=path, format="TOML" if path.endswith(".toml") else "JSON", why=why
+            )
+        ) from None
     if not isinstance(data, dict):
         raise PositionError(tr("{path}: the position must be an object of keys").format(path=path))
     return data
@@ -82,8 +102,11 @@ def _rules_from_file(table: Any) -> Rules:
     if not isinstance(table, dict):
         raise PositionError("rules: expected a table of players, partnerships, preset and settings")
     table = dict(table)
-    players, partnerships, preset = table.pop("players", 2), table.pop("partnerships", False), \
-        table.pop("preset", "standard")
+    players, partnerships, preset = (
+        table.pop("players", 2),
+        table.pop("partnerships", False),
+        table.pop("preset", "standard"),
+    )
     if isinstance(players, bool) or not isinstance(players, int):
         raise PositionError(f"rules.players must be a whole number, not {shown(players)}")
     if not isinstance(partnerships, bool):  # bool("false") is True: text would silently mean partnerships
@@ -142,8 +165,11 @@ def _num(record: dict) -> str:
 
 
 #: why sampling stopped (Analysis.stopped), as the table's title says it
-STOPPED = {"separated": N_("best move separated"), "tie": N_("the best moves tie in every world"),
-           "budget": N_("world budget reached")}
+STOPPED = {
+    "separated": N_("best move separated"),
+    "tie": N_("the best moves tie in every world"),
+    "budget": N_("world budget reached"),
+}
 
 
 def analysis_table(result: Analysis, menu: Mapping[str, int] | None = None, lang: str | None = None) -> Table:
@@ -160,17 +186,31 @@ def analysis_table(result: Analysis, menu: Mapping[str, int] | None = None, lang
 
 def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
     p = result.position
-    ends = p.ends_text("|") + ("" if p.spinner is None else
-                               tr(" (spinner {double})").format(double=f"{p.spinner}-{p.spinner}"))
+    ends = p.ends_text("|") + (
+        "" if p.spinner is None else tr(" (spinner {double})").format(double=f"{p.spinner}-{p.spinner}")
+    )
     hand = " ".join(p.hand)
-    where = (tr("seat {seat} to lead a double of {hand}") if result.leading
-             else tr("seat {seat} to play {hand} on {ends}")).format(seat=p.seat, hand=hand, ends=ends)
+    where = (
+        tr("seat {seat} to lead a double of {hand}") if result.leading else tr("seat {seat} to play {hand} on {ends}")
+    ).format(seat=p.seat, hand=hand, ends=ends)
     title = tr("{where}, scores {scores}; {worlds} worlds ({stopped}), {player}, base {base}, seed {seed}").format(
-        where=where, scores="-".join(map(str, p.scores)), worlds=num(result.worlds, ","),
-        stopped=tr(STOPPED[result.stopped]), player=result.player, base=result.base, seed=result.seed)
+        where=where,
+        scores="-".join(map(str, p.scores)),
+        worlds=num(result.worlds, ","),
+        stopped=tr(STOPPED[result.stopped]),
+        player=result.player,
+        base=result.base,
+        seed=result.seed,
+    )
     table = Table(title=title, show_header=True, header_style="bold")
-    columns = ((tr("rank"), "right"), (tr("move"), "left"), (tr("ends after"), "left"), (tr("match win"), "right"),
-               (tr("behind best"), "right"), (tr("points this hand"), "right"))
+    columns = (
+        (tr("rank"), "right"),
+        (tr("move"), "left"),
+        (tr("ends after"), "left"),
+        (tr("match win"), "right"),
+        (tr("behind best"), "right"),
+        (tr("points this hand"), "right"),
+    )
     for name, justify in ((("#", "right"),) if menu is not None else ()) + columns:
         table.add_column(name, justify=cast(JustifyMethod, justify))
     listed = [move for move in result.moves if menu is None or f"{move['tile']} {move['end']}" in menu]
@@ -179,50 +219,125 @@ def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
         behind = "" if rank == 1 else _pct(move["win_behind_best"])
         name = text + (tr(" (mirror)") if move["mirror_of"] and menu is None else "")
         number = () if menu is None else (str(menu[text]),)
-        table.add_row(*number, str(rank), name, move["ends_after"].replace(",", "|"), _pct(move["win"]), behind,
-                      _num(move["points"]))
+        table.add_row(
+            *number,
+            str(rank),
+            name,
+            move["ends_after"].replace(",", "|"),
+            _pct(move["win"]),
+            behind,
+            _num(move["points"]),
+        )
     return table
 
 
 @click.command("analyze")
 @rule_options
-@click.option("--game", "game_file", type=click.Path(dir_okay=False),
-              help="A played game (a bergen-trace file or a game record, as `bergen-sim review` reads): analyze "
-                   "its decision --decision, from what the deciding seat knew, its plays read.")
-@click.option("--match", "match_index", type=Bounded(0, MOST_MATCH_INDEX), default=None,
-              help="With --game: the match, its index in the file from 0.  [default: 0]")
-@click.option("--decision", type=Bounded(1, MOST_DECISION), default=None,
-              help="With --game: the decision's number in its match (the # column of `bergen-sim review`).")
-@click.option("--position", "position_file", type=click.Path(exists=True, dir_okay=False),
-              help="JSON or TOML file with the position (keys as the options below, plus an optional rules table).")
+@click.option(
+    "--game",
+    "game_file",
+    type=click.Path(dir_okay=False),
+    help="A played game (a bergen-trace file or a game record, as `bergen-sim review` reads): analyze "
+    "its decision --decision, from what the deciding seat knew, its plays read.",
+)
+@click.option(
+    "--match",
+    "match_index",
+    type=Bounded(0, MOST_MATCH_INDEX),
+    default=None,
+    help="With --game: the match, its index in the file from 0.  [default: 0]",
+)
+@click.option(
+    "--decision",
+    type=Bounded(1, MOST_DECISION),
+    default=None,
+    help="With --game: the decision's number in its match (the # column of `bergen-sim review`).",
+)
+@click.option(
+    "--position",
+    "position_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="JSON or TOML file with the position (keys as the options below, plus an optional rules table).",
+)
 @click.option("--seat", metavar="N", help="The deciding seat.  [default: 0]")
 @click.option("--hand", metavar="TILES", help="Its tiles, e.g. 2-5,5-5,0-1.")
-@click.option("--ends", metavar="L,R[,U,D]",
-              help="Left and right end numbers; d marks a double end, e.g. 3d,5.  With the spinner on: "
-                   "L,R,U,D, * for an arm with no tile, e.g. 3,5d,*,*.")
+@click.option(
+    "--ends",
+    metavar="L,R[,U,D]",
+    help="Left and right end numbers; d marks a double end, e.g. 3d,5.  With the spinner on: "
+    "L,R,U,D, * for an arm with no tile, e.g. 3,5d,*,*.",
+)
 @click.option("--spinner", metavar="N", help="With the spinner on: the led double's number (or N-N).")
 @click.option("--played", metavar="TILES", help="Every tile on the table, the led double included.")
 @click.option("--played-by", multiple=True, metavar="SEAT:TILES", help="Tiles a seat played (optional). Repeatable.")
 @click.option("--counts", metavar="N,N,...", help="Tiles in each seat's hand, in seat order (own seat included).")
 @click.option("--boneyard", metavar="N", help="Tiles left in the boneyard.")
 @click.option("--scores", metavar="N,N,...", help="Side scores, in side order.")
-@click.option("--void", "voids", multiple=True, metavar="SEAT:NUMBERS",
-              help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.")
-@click.option("--player", type=click.Choice(PLAYERS), default=DEFAULT_PLAYER, show_default=True,
-              help="Search whose evaluation ranks the moves (reader: pimc's rollouts on worlds weighted by the "
-                   "other seats' plays; ismcts: the tree search of the player that measured best against pimc, on the same worlds, every move "
-                   "in every world; see docs/policies.md).")
-@click.option("--base", type=click.Choice(BASE_POLICIES), default=DEFAULT_BASE, show_default=True,
-              help="Policy that plays every seat in the rollouts.")
-@click.option("--worlds", type=Bounded(MIN_WORLDS, MAX_WORLDS), default=DEFAULT_WORLDS, show_default=True,
-              help="Most worlds to sample (the budget).")
-@click.option("--batch", type=Bounded(1, MAX_WORLDS), default=DEFAULT_BATCH, show_default=True,
-              help="Worlds between checks whether the best move is separated.")
+@click.option(
+    "--void",
+    "voids",
+    multiple=True,
+    metavar="SEAT:NUMBERS",
+    help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.",
+)
+@click.option(
+    "--player",
+    type=click.Choice(PLAYERS),
+    default=DEFAULT_PLAYER,
+    show_default=True,
+    help="Search whose evaluation ranks the moves (reader: pimc's rollouts on worlds weighted by the "
+    "other seats' plays; ismcts: the tree search of the player that measured best against pimc, on the same worlds, every move "
+    "in every world; see docs/policies.md).",
+)
+@click.option(
+    "--base",
+    type=click.Choice(BASE_POLICIES),
+    default=DEFAULT_BASE,
+    show_default=True,
+    help="Policy that plays every seat in the rollouts.",
+)
+@click.option(
+    "--worlds",
+    type=Bounded(MIN_WORLDS, MAX_WORLDS),
+    default=DEFAULT_WORLDS,
+    show_default=True,
+    help="Most worlds to sample (the budget).",
+)
+@click.option(
+    "--batch",
+    type=Bounded(1, MAX_WORLDS),
+    default=DEFAULT_BATCH,
+    show_default=True,
+    help="Worlds between checks whether the best move is separated.",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sampled worlds (0..2^64-1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def command(players, partnerships, preset, settings, game_file, match_index, decision, position_file, seat, hand,
-            ends, spinner, played, played_by, counts, boneyard, scores, voids, player, base, worlds, batch, seed,
-            as_json):
+def command(
+    players,
+    partnerships,
+    preset,
+    settings,
+    game_file,
+    match_index,
+    decision,
+    position_file,
+    seat,
+    hand,
+    ends,
+    spinner,
+    played,
+    played_by,
+    counts,
+    boneyard,
+    scores,
+    voids,
+    player,
+    base,
+    worlds,
+    batch,
+    seed,
+    as_json,
+):
     """Rank every legal move of a position by its estimated match-win probability.
 
     The position is described by the options below or a --position file, or
@@ -234,9 +349,18 @@ def command(players, partnerships, preset, settings, game_file, match_index, dec
         _game_decision(game_file, match_index, decision, given_options, player, base, worlds, batch, seed, as_json)
         return
     data = _read_file(position_file) if position_file else {}
-    given = {"seat": seat, "hand": hand, "ends": ends, "spinner": spinner, "played": played, "counts": counts, "boneyard": boneyard,
-             "scores": scores, "played_by": _seat_items(played_by, "--played-by") or None,
-             "voids": _seat_items(voids, "--void") or None}
+    given = {
+        "seat": seat,
+        "hand": hand,
+        "ends": ends,
+        "spinner": spinner,
+        "played": played,
+        "counts": counts,
+        "boneyard": boneyard,
+        "scores": scores,
+        "played_by": _seat_items(played_by, "--played-by") or None,
+        "voids": _seat_items(voids, "--void") or None,
+    }
     data.update({key: value for key, value in given.items() if value is not None})
     for key, value in data.items():
         _refuse_foreign_digits(value, key)
@@ -247,16 +371,16 @@ def command(players, partnerships, preset, settings, game_file, match_index, dec
         rules = _rules_from_file(data["rules"])
     else:
         rules = rules_from(players, partnerships, preset, settings)
-    result = analyze(Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed,
-                     player=player)
+    result = analyze(
+        Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed, player=player
+    )
     if as_json:
         print_json(result.to_dict())
     else:
         results_console().print(analysis_table(result))
 
 
-def _game_decision(game_file, match_index, decision, given_options, player, base, worlds, batch, seed,
-                   as_json) -> None:
+def _game_decision(game_file, match_index, decision, given_options, player, base, worlds, batch, seed, as_json) -> None:
     """``--game FILE --decision N``: analyze a decision of a played game from the deciding seat's whole view.
 
     The view holds the order of the hand's plays, so the search weighs its
@@ -265,11 +389,15 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
     with review's ``--worlds`` and ``--seed`` the figures repeat its row.
     """
     if game_file is None:
-        raise PositionError(f"--{'decision' if decision is not None else 'match'} picks a decision of a played "
-                            "game: give the game too (--game FILE)")
+        raise PositionError(
+            f"--{'decision' if decision is not None else 'match'} picks a decision of a played "
+            "game: give the game too (--game FILE)"
+        )
     if decision is None:
-        raise PositionError(f"--game {game_file}: give --decision N, the decision's number in its match "
-                            "(the # column of `bergen-sim review`)")
+        raise PositionError(
+            f"--game {game_file}: give --decision N, the decision's number in its match "
+            "(the # column of `bergen-sim review`)"
+        )
     clash = [name for name in given_options if name in _POSITION_OPTIONS]
     if clash:
         option = _OPTION_NAMES.get(clash[0], clash[0]).replace("_", "-")
@@ -287,18 +415,45 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
         view, action = decision_view(written, decision)
     except RecordError as exc:
         raise RecordError(f"--decision {decision}, match {match_index} of {game_file}: {exc}") from None
-    result = analyze(view, written.rules, base=base, worlds=worlds, batch=batch,
-                     seed=decision_seed(seed, written.match, decision), player=player)
+    result = analyze(
+        view,
+        written.rules,
+        base=base,
+        worlds=worlds,
+        batch=batch,
+        seed=decision_seed(seed, written.match, decision),
+        player=player,
+    )
     made = f"{action.tile} {action.end}"
-    rank = next(m["rank"] for m in result.moves
-                if f"{m['tile']} {m['end']}" == made)
+    rank = next(m["rank"] for m in result.moves if f"{m['tile']} {m['end']}" == made)
     if as_json:
-        print_json({**result.to_dict(), "game": {"file": str(game_file), "match": match_index, "decision": decision,
-                                                 "played": made, "played_rank": rank, "review_seed": seed}})
+        print_json(
+            {
+                **result.to_dict(),
+                "game": {
+                    "file": str(game_file),
+                    "match": match_index,
+                    "decision": decision,
+                    "played": made,
+                    "played_rank": rank,
+                    "review_seed": seed,
+                },
+            }
+        )
         return
     console = results_console()
     console.print(analysis_table(result))
-    console.print(tr("match {match}, decision {decision}: seat {seat} played {move} (rank {rank} of {moves}); the "
-                     "worlds are review's for this decision with --seed {seed}").format(
-        match=match_index, decision=decision, seat=action.seat, move=made, rank=rank, moves=len(result.moves),
-        seed=seed))
+    console.print(
+        tr(
+            "match {match}, decision {decision}: seat {seat} played {move} (rank {rank} of {moves}); the "
+            "worlds are review's for this decision with --seed {seed}"
+        ).format(
+            match=match_index,
+            decision=decision,
+            seat=action.seat,
+            move=made,
+            rank=rank,
+            moves=len(result.moves),
+            seed=seed,
+        )
+    )

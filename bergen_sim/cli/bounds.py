@@ -26,11 +26,21 @@ class Bounded(click.ParamType):
         else:
             number = whole_number(str(value))
             if number is None:
-                self.fail(tr("{value} is not a whole number ({low}..{high})").format(
-                    value=shown(value), low=num(self.low, ","), high=num(self.high, ",")), param, ctx)
+                self.fail(
+                    tr("{value} is not a whole number ({low}..{high})").format(
+                        value=shown(value), low=num(self.low, ","), high=num(self.high, ",")
+                    ),
+                    param,
+                    ctx,
+                )
         if not self.low <= number <= self.high:
-            self.fail(tr("{value} is not in {low}..{high}").format(
-                value=short_number(number), low=num(self.low, ","), high=num(self.high, ",")), param, ctx)
+            self.fail(
+                tr("{value} is not in {low}..{high}").format(
+                    value=short_number(number), low=num(self.low, ","), high=num(self.high, ",")
+                ),
+                param,
+                ctx,
+            )
         return number
 
     def get_metavar(self, param, ctx=None) -> str:  # in --help, e.g. 1..10^11
@@ -41,9 +51,9 @@ def _power(value: int) -> str:
     """10**11 as '10^11', 2**64-1 as '2^64-1' (help text), else the number."""
     for base in (10, 2):
         exponent = value.bit_length() if base == 2 else len(str(value)) - 1
-        if base ** exponent == value and exponent > 6:
+        if base**exponent == value and exponent > 6:
             return f"{base}^{exponent}"
-        if base == 2 and base ** exponent - 1 == value and exponent > 6:
+        if base == 2 and base**exponent - 1 == value and exponent > 6:
             return f"{base}^{exponent}-1"
     return str(value)
 

@@ -29,7 +29,6 @@ from bergen_sim.services.files.output import OutputError
 DEFAULT_DEALS = 10_000
 
 
-
 def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
     """Mean ± half-width (the t intervals are symmetric), or mean [low, high] where the interval was kept within
     what the figure can be (a win rate 0..100%) and is no longer symmetric; the file outputs keep low and high."""
@@ -66,15 +65,22 @@ def pairs_table(result: TournamentResult) -> Table:
     meta = result.meta
     rules = meta["rules"]
     table = Table(
-        title=(f"{meta['design']} deals: {meta['deal_sets']:,} deal sets x {len(meta['rotations'])} rotations "
-               f"({' '.join(meta['rotations'])}) per pair, {rules['players']} players"
-               f"{' (partnerships)' if rules['partnerships'] else ''}, seed {meta['seed']}"
-               f"{'; adj. = luck-adjusted' if _adjusted(result) else ''}"),
+        title=(
+            f"{meta['design']} deals: {meta['deal_sets']:,} deal sets x {len(meta['rotations'])} rotations "
+            f"({' '.join(meta['rotations'])}) per pair, {rules['players']} players"
+            f"{' (partnerships)' if rules['partnerships'] else ''}, seed {meta['seed']}"
+            f"{'; adj. = luck-adjusted' if _adjusted(result) else ''}"
+        ),
         header_style="bold",
     )
     adjusted = _adjusted(result)
-    columns = [("a vs b", "left"), ("a match win rate", "right"), ("a points/hand", "right"),
-               ("b points/hand", "right"), ("a - b points/hand", "right")]
+    columns = [
+        ("a vs b", "left"),
+        ("a match win rate", "right"),
+        ("a points/hand", "right"),
+        ("b points/hand", "right"),
+        ("a - b points/hand", "right"),
+    ]
     if adjusted:
         columns += [("a win rate (adj.)", "right"), ("a - b (adj.)", "right")]
     for name, justify in columns + [("better", "left")]:
@@ -96,8 +102,11 @@ def pairs_table(result: TournamentResult) -> Table:
 def standings_table(result: TournamentResult) -> Table:
     """Each policy against the field of the others, best first."""
     meta = result.meta
-    table = Table(title=f"standings: each policy against the field ({meta['matches']:,} matches, "
-                        f"{meta['elapsed_s']:.2f} s + {meta['startup_s']:.2f} s start-up)", header_style="bold")
+    table = Table(
+        title=f"standings: each policy against the field ({meta['matches']:,} matches, "
+        f"{meta['elapsed_s']:.2f} s + {meta['startup_s']:.2f} s start-up)",
+        header_style="bold",
+    )
     adjusted = _adjusted(result)
     prefix = "adjusted_" if adjusted else ""
     names = ["rank", "policy", "match win rate vs field", "points/hand", "margin/hand"]
@@ -106,10 +115,18 @@ def standings_table(result: TournamentResult) -> Table:
     for name in names + ["vs even"]:
         table.add_column(name, justify="left" if name in ("policy", "vs even") else "right")
     for _, row in result.standings.iterrows():
-        even = (("above" if row[f"{prefix}win_rate"] > 0.5 else "below") if row[f"{prefix}win_significant"]
-                else "not significant") + f" ({_p(row[f'{prefix}win_p_value'])})"
-        cells = [str(row["rank"]), row["policy"], _interval(row, "win_rate", percent=True),
-                 _interval(row, "points_per_hand"), _interval(row, "points_margin")]
+        even = (
+            ("above" if row[f"{prefix}win_rate"] > 0.5 else "below")
+            if row[f"{prefix}win_significant"]
+            else "not significant"
+        ) + f" ({_p(row[f'{prefix}win_p_value'])})"
+        cells = [
+            str(row["rank"]),
+            row["policy"],
+            _interval(row, "win_rate", percent=True),
+            _interval(row, "points_per_hand"),
+            _interval(row, "points_margin"),
+        ]
         if adjusted:
             cells += [_interval(row, "adjusted_win_rate", percent=True), _interval(row, "adjusted_points_margin")]
         table.add_row(*cells, even)
@@ -118,34 +135,83 @@ def standings_table(result: TournamentResult) -> Table:
 
 @click.command("compare")
 @rule_options
-@click.option("--policy", "policy_values", multiple=True, metavar="NAME[,NAME...]",
-              help="A policy to compare (built-in name or package.module:function): repeat it or give a comma "
-                   "list, at least two in all (--policy greedy --policy expert, or --policy greedy,expert).")
-@click.option("--deals", type=Bounded(1, MAX_DEAL_SETS), default=None,
-              help=f"Deal sets per pair (default {DEFAULT_DEALS:,}); each is played in every seat rotation, so a "
-                   "pair plays 2 to 6 matches per deal set.")
+@click.option(
+    "--policy",
+    "policy_values",
+    multiple=True,
+    metavar="NAME[,NAME...]",
+    help="A policy to compare (built-in name or package.module:function): repeat it or give a comma "
+    "list, at least two in all (--policy greedy --policy expert, or --policy greedy,expert).",
+)
+@click.option(
+    "--deals",
+    type=Bounded(1, MAX_DEAL_SETS),
+    default=None,
+    help=f"Deal sets per pair (default {DEFAULT_DEALS:,}); each is played in every seat rotation, so a "
+    "pair plays 2 to 6 matches per deal set.",
+)
 @click.option("--policies", "old_policies", hidden=True)  # the old spellings, for one release
 @click.option("--matches", "old_matches", type=Bounded(1, MAX_DEAL_SETS), default=None, hidden=True)
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
-@click.option("--out", metavar="FILE", help=f"Write the results ({', '.join(OUT_FORMATS)}; - for CSV on standard "
-                                            "output, the tables then go to standard error).")
-@click.option("--independent-deals", "independent", is_flag=True,
-              help="Give each rotation its own seed (no duplicate deals); for measuring what duplicates buy.")
-@click.option("--adjust", type=click.Choice(ADJUSTMENTS), default="none", show_default=True,
-              help="luck: add luck-adjusted win rates and points (control variates at every deal and draw: "
-                   "narrower intervals, but thousands of hand play-outs per match; see docs/compare.md).")
-@click.option("--luck-model", "luck_models", multiple=True, metavar="NAME=MODEL",
-              help="With --adjust luck: play policy NAME's seats by MODEL in the adjustment's play-outs: a "
-                   "built-in heuristic, or pimc[:worlds=N] (a search in every play-out: slower, closer to a "
-                   "search player). A plug-in or search is otherwise played there by expert; a closer model "
-                   "narrows the interval, none biases it. Repeatable.")
-@click.option("--luck-playouts", "luck_playouts", type=int, metavar="N",
-              help="With --adjust luck: play-outs per evaluated position (default 32; more narrow the adjusted "
-                   "interval further, at their cost).")
+@click.option(
+    "--out",
+    metavar="FILE",
+    help=f"Write the results ({', '.join(OUT_FORMATS)}; - for CSV on standard "
+    "output, the tables then go to standard error).",
+)
+@click.option(
+    "--independent-deals",
+    "independent",
+    is_flag=True,
+    help="Give each rotation its own seed (no duplicate deals); for measuring what duplicates buy.",
+)
+@click.option(
+    "--adjust",
+    type=click.Choice(ADJUSTMENTS),
+    default="none",
+    show_default=True,
+    help="luck: add luck-adjusted win rates and points (control variates at every deal and draw: "
+    "narrower intervals, but thousands of hand play-outs per match; see docs/compare.md).",
+)
+@click.option(
+    "--luck-model",
+    "luck_models",
+    multiple=True,
+    metavar="NAME=MODEL",
+    help="With --adjust luck: play policy NAME's seats by MODEL in the adjustment's play-outs: a "
+    "built-in heuristic, or pimc[:worlds=N] (a search in every play-out: slower, closer to a "
+    "search player). A plug-in or search is otherwise played there by expert; a closer model "
+    "narrows the interval, none biases it. Repeatable.",
+)
+@click.option(
+    "--luck-playouts",
+    "luck_playouts",
+    type=int,
+    metavar="N",
+    help="With --adjust luck: play-outs per evaluated position (default 32; more narrow the adjusted "
+    "interval further, at their cost).",
+)
 @run_options
-def command(players, partnerships, preset, settings, policy_values, deals, old_policies, old_matches, seed, as_json,
-            out, independent, adjust, luck_models, luck_playouts, run, chunk_size):
+def command(
+    players,
+    partnerships,
+    preset,
+    settings,
+    policy_values,
+    deals,
+    old_policies,
+    old_matches,
+    seed,
+    as_json,
+    out,
+    independent,
+    adjust,
+    luck_models,
+    luck_playouts,
+    run,
+    chunk_size,
+):
     """Round-robin of the policies given with --policy, with seat rotation on duplicate deals."""
     if old_policies is not None:
         deprecated("--policies A,B", "--policy A,B (or --policy A --policy B)")
@@ -163,9 +229,16 @@ def command(players, partnerships, preset, settings, policy_values, deals, old_p
         run = dataclasses.replace(run, progress=False)
     try:
         result = compare(
-            rules=rules_from(players, partnerships, preset, settings), policies=policies,
-            matches=matches, seed=seed, independent=independent, chunk_size=chunk_size, options=run, adjust=adjust,
-            luck_models=parse_luck_models(luck_models, names=policies), luck_playouts=luck_playouts,
+            rules=rules_from(players, partnerships, preset, settings),
+            policies=policies,
+            matches=matches,
+            seed=seed,
+            independent=independent,
+            chunk_size=chunk_size,
+            options=run,
+            adjust=adjust,
+            luck_models=parse_luck_models(luck_models, names=policies),
+            luck_playouts=luck_playouts,
         )
     except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
         if exc.result is not None:
@@ -178,14 +251,18 @@ def command(players, partnerships, preset, settings, policy_values, deals, old_p
         from bergen_sim.services.luck import MIN_ADJUSTED_DEAL_SETS
 
         if matches < MIN_ADJUSTED_DEAL_SETS:  # said, not left to the reader to notice equal columns
-            feedback.info(f"--adjust luck: {matches:,} deal sets are too few to fit the adjustment (it needs "
-                          f"{MIN_ADJUSTED_DEAL_SETS:,}): the adjusted figures are the raw ones")
+            feedback.info(
+                f"--adjust luck: {matches:,} deal sets are too few to fit the adjustment (it needs "
+                f"{MIN_ADJUSTED_DEAL_SETS:,}): the adjusted figures are the raw ones"
+            )
     _show(result, as_json, to_stderr)  # shown first: a file that cannot be written loses nothing
     if target:
         result.write(target)
         if not as_json:
-            click.echo(one_line(f"wrote {len(result.results)} result rows to {'standard output' if to_stderr else out}"),
-                       err=to_stderr)
+            click.echo(
+                one_line(f"wrote {len(result.results)} result rows to {'standard output' if to_stderr else out}"),
+                err=to_stderr,
+            )
 
 
 def _show(result: TournamentResult, as_json: bool, to_stderr: bool) -> None:

@@ -52,8 +52,11 @@ def opponent_names(rules: Rules, seat: int, opponents: Sequence[str]) -> list[st
     if len(names) == 1:
         names = names * others
     if len(names) != others:
-        raise PolicyError(tr("give one opponent for all other seats or one per other seat ({others}), not {given}")
-                          .format(others=others, given=len(names)))
+        raise PolicyError(
+            tr("give one opponent for all other seats or one per other seat ({others}), not {given}").format(
+                others=others, given=len(names)
+            )
+        )
     for name in set(names):
         resolve(name)  # an unknown policy fails here, in one line, before the match starts
     names.insert(seat, HUMAN)
@@ -84,16 +87,21 @@ NOTHING_TO_UNDO = N_("nothing to take back yet: you have not chosen a move this 
 
 def _trace_needs_a_file(given: str) -> click.BadParameter:
     """The one refusal of a trace target that is not a regular file (``-``, /dev/stdout, a pipe, a terminal)."""
-    return click.BadParameter(tr("{given}: give the trace a file name (it is rewritten after every move, so it "
-                                 "cannot go to standard output, a device or a pipe)").format(given=shown(given)),
-                              param_hint="-o")
+    return click.BadParameter(
+        tr(
+            "{given}: give the trace a file name (it is rewritten after every move, so it "
+            "cannot go to standard output, a device or a pipe)"
+        ).format(given=shown(given)),
+        param_hint="-o",
+    )
 
 
 class Session:
     """One terminal match: the game, who sits where, what has been told, the trace file, the moves to take back."""
 
-    def __init__(self, game: Game, seat: int, policies: list[str], out: OutputFile, hint_worlds: int,
-                 auto_forced: bool = True):
+    def __init__(
+        self, game: Game, seat: int, policies: list[str], out: OutputFile, hint_worlds: int, auto_forced: bool = True
+    ):
         self.game = game
         self.seat = seat
         self.policies = policies
@@ -106,8 +114,11 @@ class Session:
         self.chosen: list[tuple[Game, int, Move]] = []
 
     def who(self, seat: int) -> str:
-        return tr("you") if seat == self.seat else tr("seat {seat} ({policy})").format(seat=seat,
-                                                                                      policy=self.policies[seat])
+        return (
+            tr("you")
+            if seat == self.seat
+            else tr("seat {seat} ({policy})").format(seat=seat, policy=self.policies[seat])
+        )
 
     def is_mine(self, side: int) -> bool:
         """Whether ``side`` is yours (your seat, or your partnership)."""
@@ -154,23 +165,35 @@ class Session:
         plus = f" (+{points})" if points else ""
         if points and kind in ("lead", "play"):  # a header: English gives its points, Danish names it too
             header = self._header(event)
-            plus = (trp("double-header", " (+{points})") if header == "double-header" else
-                    trp("triple-header", " (+{points})") if header == "triple-header" else
-                    trp("header", " (+{points})")).format(points=points)
+            plus = (
+                trp("double-header", " (+{points})")
+                if header == "double-header"
+                else trp("triple-header", " (+{points})")
+                if header == "triple-header"
+                else trp("header", " (+{points})")
+            ).format(points=points)
         if kind == "deal":
-            return tr("-- hand {hand}: you are dealt {tiles}").format(hand=event["hand"],
-                                                                     tiles=" ".join(event["hands"][self.seat]))
+            return tr("-- hand {hand}: you are dealt {tiles}").format(
+                hand=event["hand"], tiles=" ".join(event["hands"][self.seat])
+            )
         if kind == "redeal":
             return tr("   no hand holds a double: the hand is dealt again")
         seat = event.get("seat", -1)
         if kind == "lead":
-            return self._says(seat, tr("you lead {tile}{plus}"), tr("{who} leads {tile}{plus}"), tile=event["tile"],
-                              plus=plus)
+            return self._says(
+                seat, tr("you lead {tile}{plus}"), tr("{who} leads {tile}{plus}"), tile=event["tile"], plus=plus
+            )
         if kind == "draw":
             return self._says(seat, tr("you draw {tile}"), tr("{who} draws a tile"), tile=event["tile"])
         if kind == "play":
-            return self._says(seat, tr("you play {tile} on {end}{plus}"), tr("{who} plays {tile} on {end}{plus}"),
-                              tile=event["tile"], end=event["end"], plus=plus)
+            return self._says(
+                seat,
+                tr("you play {tile} on {end}{plus}"),
+                tr("{who} plays {tile} on {end}{plus}"),
+                tile=event["tile"],
+                end=event["end"],
+                plus=plus,
+            )
         if kind == "pass":
             return self._says(seat, tr("you pass"), tr("{who} passes"))
         if kind == "out":
@@ -178,13 +201,21 @@ class Session:
         if kind == "blocked":
             if event["winner"] is None:
                 return tr("the hand is blocked: nobody wins the settlement")
-            return self._side_says(event["winner"], tr("the hand is blocked: you win the settlement{plus}"),
-                                   tr("the hand is blocked: your side wins the settlement{plus}"),
-                                   tr("the hand is blocked: {who} wins the settlement{plus}"), plus=plus)
+            return self._side_says(
+                event["winner"],
+                tr("the hand is blocked: you win the settlement{plus}"),
+                tr("the hand is blocked: your side wins the settlement{plus}"),
+                tr("the hand is blocked: {who} wins the settlement{plus}"),
+                plus=plus,
+            )
         if kind == "match_end":
-            return self._side_says(event["winner"], tr("== you win the match, {scores}"),
-                                   tr("== your side wins the match, {scores}"), tr("== {who} wins the match, {scores}"),
-                                   scores=self.score_line())
+            return self._side_says(
+                event["winner"],
+                tr("== you win the match, {scores}"),
+                tr("== your side wins the match, {scores}"),
+                tr("== {who} wins the match, {scores}"),
+                scores=self.score_line(),
+            )
         return None
 
     def _side_says(self, side: int, you: str, your_side: str, theirs: str, **fields: Any) -> str:
@@ -194,8 +225,9 @@ class Session:
         return theirs.format(who=self.side_name(side), **fields)
 
     def score_line(self) -> str:
-        return tr("scores {scores}").format(scores=", ".join(f"{self.side_name(side)} {score}"
-                                                             for side, score in enumerate(self.game.scores)))
+        return tr("scores {scores}").format(
+            scores=", ".join(f"{self.side_name(side)} {score}" for side, score in enumerate(self.game.scores))
+        )
 
     def menu(self) -> list[Move]:
         """Your legal moves in the engine's order, each mirror twin after the first left out (the same move)."""
@@ -219,12 +251,21 @@ class Session:
         if game.line:
             ends = _ends(view)
             spinner = view.array[L.V_SPINNER]
-            legend = [what for mark, what in (
-                ("d", tr("d: a double end")),
-                ("*", tr("*: no tile yet on that arm of the spinner {double}").format(double=f"{spinner}-{spinner}")))
-                if mark in ends]
-            board = [tr("line    {tiles}").format(tiles=game.line_text()),
-                     tr("ends    {ends}").format(ends=ends) + (f"   ({'; '.join(legend)})" if legend else "")]
+            legend = [
+                what
+                for mark, what in (
+                    ("d", tr("d: a double end")),
+                    (
+                        "*",
+                        tr("*: no tile yet on that arm of the spinner {double}").format(double=f"{spinner}-{spinner}"),
+                    ),
+                )
+                if mark in ends
+            ]
+            board = [
+                tr("line    {tiles}").format(tiles=game.line_text()),
+                tr("ends    {ends}").format(ends=ends) + (f"   ({'; '.join(legend)})" if legend else ""),
+            ]
         else:  # the leader chooses its double: there are no ends to show yet
             board = [tr("line    (the table is empty: you lead one of your doubles)")]
         lines = [
@@ -244,8 +285,13 @@ class Session:
         from bergen_sim.cli.analyze import analysis_table
         from bergen_sim.search.position import analyze
 
-        result = analyze(self.game.view(self.seat), self.game.rules, worlds=self.hint_worlds,
-                         batch=min(500, self.hint_worlds), seed=self.game.seed)
+        result = analyze(
+            self.game.view(self.seat),
+            self.game.rules,
+            worlds=self.hint_worlds,
+            batch=min(500, self.hint_worlds),
+            seed=self.game.seed,
+        )
         text = io.StringIO()
         numbers = {str(move): k for k, move in enumerate(menu, 1)}
         Console(file=text, width=120).print(analysis_table(result, numbers))
@@ -260,14 +306,17 @@ class Session:
         """Take back your last chosen move and everything played since (the opponents' replies, your forced
         moves); the game, its random streams included, is as it was, so the trace holds a match that replays."""
         before, self.told, move = self.chosen.pop()
-        since = [e for e in self.game.events[len(before.events):] if e["type"] in ("lead", "play")]
+        since = [e for e in self.game.events[len(before.events) :] if e["type"] in ("lead", "play")]
         self.game = before
         self.save()
         others = len(since) - 1
         if not others:
             return tr("taken back: your {move}; your move again").format(move=move)
-        return trn("taken back: your {move} and {n} move since; your move again",
-                   "taken back: your {move} and {n} moves since; your move again", others).format(move=move, n=others)
+        return trn(
+            "taken back: your {move} and {n} move since; your move again",
+            "taken back: your {move} and {n} moves since; your move again",
+            others,
+        ).format(move=move, n=others)
 
     def save(self) -> None:
         from bergen_sim.services.files.trace import write_jsonl
@@ -310,16 +359,20 @@ def _read_choice(session: Session, menu: list[Move]) -> Move | str | None:
             if number is not None and 1 <= number <= len(menu):
                 return menu[number - 1]
             what = shown(text) + tr(" (digits are 0-9)") if number is None else short_number(number)
-            click.echo(tr("{what} is not a move here: enter 1..{most}, {keys}").format(what=what, most=len(menu),
-                                                                                       keys=keys))
+            click.echo(
+                tr("{what} is not a move here: enter 1..{most}, {keys}").format(what=what, most=len(menu), keys=keys)
+            )
             continue
         try:
             if foreign_digit(text) is not None:  # Move.parse would read '３-５ R' as 3-5 R
                 raise MoveError("a digit of another script")
             move = Move.parse(text)
         except MoveError:
-            click.echo(tr("{what} is not a move: enter 1..{most} (or the move, e.g. {example}, with the digits 0-9), "
-                          "{keys}").format(what=shown(text), most=len(menu), example=menu[0], keys=keys))
+            click.echo(
+                tr(
+                    "{what} is not a move: enter 1..{most} (or the move, e.g. {example}, with the digits 0-9), {keys}"
+                ).format(what=shown(text), most=len(menu), example=menu[0], keys=keys)
+            )
             continue
         if move in moves:
             return move
@@ -385,38 +438,82 @@ def _unused_path(seed: int) -> Path:
 
 @click.command("play")
 @with_rules
-@click.option("--seat", type=Bounded(0, PLAYER_COUNTS[-1] - 1), default=0, show_default=True,
-              help="Your seat (seat 0 is dealt first).")
-@click.option("--opponent", "--policy", "opponents", multiple=True, metavar="NAME",
-              help=f"Policy of the other seats: once for all, or once per other seat in seat order.  "
-                   f"[default: {DEFAULT_OPPONENT}]")
-@click.option("--seed", type=SEED, default=None,
-              help="Seed of the deals, 0..2^64-1 (default: a new one, shown at the start).")
-@click.option("--match", "match_index", type=Bounded(0, MAX_MATCH_INDEX), default=0, show_default=True,
-              help="Match index within the seed (the deals of `bergen-sim trace --seed S` match M).")
-@click.option("-o", "--out", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Trace file to write (default: bergen-play-SEED.jsonl, or -2, -3... when taken).")
-@click.option("--hint-worlds", type=Bounded(1, MOST_HINT_WORLDS), default=DEFAULT_HINT_WORLDS,
-              show_default=True,
-              help="Most worlds a hint samples.")
-@click.option("--auto-forced/--no-auto-forced", default=True, show_default=True,
-              help="Play your forced moves for you (one move on the menu: a tile that fits two ends that look "
-                   "alike is one move), with a line saying so.")
-def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | None, match_index: int,
-            out: str | None, hint_worlds: int, auto_forced: bool) -> None:
+@click.option(
+    "--seat",
+    type=Bounded(0, PLAYER_COUNTS[-1] - 1),
+    default=0,
+    show_default=True,
+    help="Your seat (seat 0 is dealt first).",
+)
+@click.option(
+    "--opponent",
+    "--policy",
+    "opponents",
+    multiple=True,
+    metavar="NAME",
+    help=f"Policy of the other seats: once for all, or once per other seat in seat order.  "
+    f"[default: {DEFAULT_OPPONENT}]",
+)
+@click.option(
+    "--seed", type=SEED, default=None, help="Seed of the deals, 0..2^64-1 (default: a new one, shown at the start)."
+)
+@click.option(
+    "--match",
+    "match_index",
+    type=Bounded(0, MAX_MATCH_INDEX),
+    default=0,
+    show_default=True,
+    help="Match index within the seed (the deals of `bergen-sim trace --seed S` match M).",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Trace file to write (default: bergen-play-SEED.jsonl, or -2, -3... when taken).",
+)
+@click.option(
+    "--hint-worlds",
+    type=Bounded(1, MOST_HINT_WORLDS),
+    default=DEFAULT_HINT_WORLDS,
+    show_default=True,
+    help="Most worlds a hint samples.",
+)
+@click.option(
+    "--auto-forced/--no-auto-forced",
+    default=True,
+    show_default=True,
+    help="Play your forced moves for you (one move on the menu: a tile that fits two ends that look "
+    "alike is one move), with a line saying so.",
+)
+def command(
+    rules: Rules,
+    seat: int,
+    opponents: tuple[str, ...],
+    seed: int | None,
+    match_index: int,
+    out: str | None,
+    hint_worlds: int,
+    auto_forced: bool,
+) -> None:
     """Play a match in the terminal against the built-in players; the game is saved as a trace.
 
     Type a move's number (or the move, e.g. 3-5 L), h for a hint (numbered as the menu is), u to take back your
     last move and the replies since, or q to stop.
     """
     if not 0 <= seat < rules.players:
-        raise click.BadParameter(tr("must be 0..{most} with {players} players, not {seat}").format(
-            most=rules.players - 1, players=rules.players, seat=seat), param_hint="--seat")
+        raise click.BadParameter(
+            tr("must be 0..{most} with {players} players, not {seat}").format(
+                most=rules.players - 1, players=rules.players, seat=seat
+            ),
+            param_hint="--seat",
+        )
     if out is not None and out.strip() in ("", "-"):  # the trace is rewritten after every move: it needs a file
         raise _trace_needs_a_file(out)
     if sys.stdin is None:  # started with standard input closed (<&-): there is nowhere to read moves from
-        raise click.UsageError(tr("standard input is closed; play reads your moves from it: run it in a terminal, "
-                                  "or pipe the moves in"))
+        raise click.UsageError(
+            tr("standard input is closed; play reads your moves from it: run it in a terminal, or pipe the moves in")
+        )
     policies = opponent_names(rules, seat, opponents)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
@@ -432,28 +529,48 @@ def command(rules: Rules, seat: int, opponents: tuple[str, ...], seed: int | Non
         from bergen_sim.services.game import Game, compiled_policy
 
         for name in dict.fromkeys(policies):  # compiled now: a setting a player cannot take (a search's match-value
-            if name != HUMAN:                 # table at a huge target) stops here, before the trace file is written
+            if name != HUMAN:  # table at a huge target) stops here, before the trace file is written
                 compiled_policy(name, rules)
         game = Game(rules, seed=seed, match=match_index, policies=policies)
         session = Session(game, seat, policies, target, hint_worlds, auto_forced)
-        table = (tr("Bergen, {players} players in partnerships") if rules.partnerships
-                 else tr("Bergen, {players} players")).format(players=rules.players)
-        click.echo(tr("{table}, target {target}; you are seat {seat}; seed {seed}, match {match}").format(
-            table=table, target=rules.target, seat=seat, seed=seed, match=match_index))
-        click.echo(tr("opponents: {seats}").format(seats=", ".join(
-            tr("seat {seat} {policy}").format(seat=s, policy=name) for s, name in enumerate(policies) if s != seat)))
+        table = (
+            tr("Bergen, {players} players in partnerships") if rules.partnerships else tr("Bergen, {players} players")
+        ).format(players=rules.players)
+        click.echo(
+            tr("{table}, target {target}; you are seat {seat}; seed {seed}, match {match}").format(
+                table=table, target=rules.target, seat=seat, seed=seed, match=match_index
+            )
+        )
+        click.echo(
+            tr("opponents: {seats}").format(
+                seats=", ".join(
+                    tr("seat {seat} {policy}").format(seat=s, policy=name)
+                    for s, name in enumerate(policies)
+                    if s != seat
+                )
+            )
+        )
         finished = run_session(session)
     except KeyboardInterrupt:
-        kept = (tr("the match so far is saved to {path}").format(path=one_line(str(path)))
-                if session is not None and session.saved else tr("nothing was saved"))
+        kept = (
+            tr("the match so far is saved to {path}").format(path=one_line(str(path)))
+            if session is not None and session.saved
+            else tr("nothing was saved")
+        )
         raise click.exceptions.Abort() from KeyboardInterrupt(tr("interrupted; {kept}").format(kept=kept))
     except OSError as exc:  # the trace cannot be written: say so in one line, before or during the match
-        raise click.ClickException(tr("cannot write the trace to {path}: {why}").format(
-            path=one_line(str(path)), why=exc.strerror or exc)) from None
+        raise click.ClickException(
+            tr("cannot write the trace to {path}: {why}").format(path=one_line(str(path)), why=exc.strerror or exc)
+        ) from None
     if finished:
         click.echo(tr("trace saved to {path}").format(path=one_line(str(path))))
         # the trace holds this one match, so it is match 0 of the file whatever --match dealt it
-        click.echo(one_line(tr("review it: {command}").format(
-            command=f"bergen-sim review {shlex.quote(str(target.path))} --match 0")))
+        click.echo(
+            one_line(
+                tr("review it: {command}").format(
+                    command=f"bergen-sim review {shlex.quote(str(target.path))} --match 0"
+                )
+            )
+        )
     else:
         click.echo(tr("stopped; the match so far is saved to {path}").format(path=one_line(str(path))))

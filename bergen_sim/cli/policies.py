@@ -38,17 +38,31 @@ def policy_lines() -> list[tuple[str, str, str]]:
 
 @click.command("policies")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of lines.")
-@click.option("--settings", "with_settings", is_flag=True,
-              help="Also list each built-in's settings (NAME:KEY=VALUE), their values, defaults and meanings "
-                   "(loads the engine's modules: a second or two).")
+@click.option(
+    "--settings",
+    "with_settings",
+    is_flag=True,
+    help="Also list each built-in's settings (NAME:KEY=VALUE), their values, defaults and meanings "
+    "(loads the engine's modules: a second or two).",
+)
 def command(as_json, with_settings):
     """List the available policies: built-ins and installed plug-ins."""
     lines = policy_lines()
     settings = {name: settings_lines(name) for name, kind, _ in lines if kind == "built-in"} if with_settings else {}
     if as_json:
-        print_json({"policies": [{"name": name, "kind": kind, "description": description,
-                                  **({"settings": settings[name]} if name in settings else {})}
-                                 for name, kind, description in lines]})
+        print_json(
+            {
+                "policies": [
+                    {
+                        "name": name,
+                        "kind": kind,
+                        "description": description,
+                        **({"settings": settings[name]} if name in settings else {}),
+                    }
+                    for name, kind, description in lines
+                ]
+            }
+        )
         return
     width = max(len(name) for name, _, _ in lines)
     for name, kind, description in lines:

@@ -23,31 +23,71 @@ def _warn(text: str) -> None:
 
 @click.command("report")
 @click.argument("names", nargs=-1, metavar="[NAME ...|all]")
-@click.option("--matches", type=Bounded(1, MAX_MATCHES), default=None,
-              help=f"Matches per configuration (default {reporting.FULL_MATCHES:,}; "
-                   f"{reporting.QUICK_MATCHES:,} with --quick).")
-@click.option("--quick", is_flag=True,
-              help=f"Small and fast: {reporting.QUICK_MATCHES:,} matches per configuration and only the "
-                   f"{', '.join(reporting.QUICK_STRATEGIES)} strategies.")
-@click.option("--out", metavar="DIR", default="reports", show_default=True,
-              help="Folder for the reports (an index README.md, NAME.md and NAME/ per analysis).")
+@click.option(
+    "--matches",
+    type=Bounded(1, MAX_MATCHES),
+    default=None,
+    help=f"Matches per configuration (default {reporting.FULL_MATCHES:,}; {reporting.QUICK_MATCHES:,} with --quick).",
+)
+@click.option(
+    "--quick",
+    is_flag=True,
+    help=f"Small and fast: {reporting.QUICK_MATCHES:,} matches per configuration and only the "
+    f"{', '.join(reporting.QUICK_STRATEGIES)} strategies.",
+)
+@click.option(
+    "--out",
+    metavar="DIR",
+    default="reports",
+    show_default=True,
+    help="Folder for the reports (an index README.md, NAME.md and NAME/ per analysis).",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of every configuration (0..2^64-1).")
-@click.option("--policy", "policy_values", multiple=True, metavar="NAME[,NAME...]",
-              help="Policies to compare, repeated or as a comma list (default: every built-in heuristic; the "
-                   "quick subset with --quick).")
+@click.option(
+    "--policy",
+    "policy_values",
+    multiple=True,
+    metavar="NAME[,NAME...]",
+    help="Policies to compare, repeated or as a comma list (default: every built-in heuristic; the "
+    "quick subset with --quick).",
+)
 @click.option("--strategies", "old_strategies", default=None, hidden=True)  # the old spelling, for one release
-@click.option("--analyses-dir", type=click.Path(file_okay=False), default=None,
-              help="Folder with more analyses, searched before the project's (./analyses only when named: --analyses-dir analyses).")
+@click.option(
+    "--analyses-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder with more analyses, searched before the project's (./analyses only when named: --analyses-dir analyses).",
+)
 @click.option("--list", "list_only", is_flag=True, help="List the analyses found and exit.")
-@click.option("--allow-dirty", is_flag=True,
-              help="Run a full-scale report (1,000,000 matches per configuration or more) into bergen-sim's own "
-                   "checkout while it has uncommitted changes (refused by default: the report could not say which "
-                   "code made it).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object (the analyses found, or each report written with its findings).")
+@click.option(
+    "--allow-dirty",
+    is_flag=True,
+    help="Run a full-scale report (1,000,000 matches per configuration or more) into bergen-sim's own "
+    "checkout while it has uncommitted changes (refused by default: the report could not say which "
+    "code made it).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (the analyses found, or each report written with its findings).",
+)
 @run_options(resumable=False)
-def command(names, matches, quick, out, seed, policy_values, old_strategies, analyses_dir, list_only, allow_dirty,
-            as_json, run, chunk_size):
+def command(
+    names,
+    matches,
+    quick,
+    out,
+    seed,
+    policy_values,
+    old_strategies,
+    analyses_dir,
+    list_only,
+    allow_dirty,
+    as_json,
+    run,
+    chunk_size,
+):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings.
 
     An analysis that fails (cannot be imported, raises, returns the wrong
@@ -67,20 +107,50 @@ def command(names, matches, quick, out, seed, policy_values, old_strategies, ana
     picked = policy_names_given(policy_values) if policy_values else None  # '' is refused, not the default
     run = dataclasses.replace(run, progress=False)  # one log line per analysis instead of a bar per run
     start = time.perf_counter()
-    done = reporting.report(list(names), out, quick=quick, matches=matches, seed=seed, policies=picked,
-                            analyses_dir=analyses_dir, chunk_size=chunk_size, options=run, log=feedback.info,
-                            warn=_warn, tracebacks=feedback.level() >= feedback.VERBOSE, allow_dirty=allow_dirty)
+    done = reporting.report(
+        list(names),
+        out,
+        quick=quick,
+        matches=matches,
+        seed=seed,
+        policies=picked,
+        analyses_dir=analyses_dir,
+        chunk_size=chunk_size,
+        options=run,
+        log=feedback.info,
+        warn=_warn,
+        tracebacks=feedback.level() >= feedback.VERBOSE,
+        allow_dirty=allow_dirty,
+    )
     if as_json:
-        print_json({"index": str(done.index) if done.index else None, "failed": done.failed, "reports": [
-            {"analysis": result.name, "title": result.title, "page": str(page), "findings": result.findings,
-             "total_matches": result.meta["total_matches"], "elapsed_s": result.meta["elapsed_s"],
-             "tables": {table: str(page.parent / result.name / "tables" / f"{table}.parquet")
-                        for table in result.tables}}
-            for result, page in zip(done.results, done.pages)]})
+        print_json(
+            {
+                "index": str(done.index) if done.index else None,
+                "failed": done.failed,
+                "reports": [
+                    {
+                        "analysis": result.name,
+                        "title": result.title,
+                        "page": str(page),
+                        "findings": result.findings,
+                        "total_matches": result.meta["total_matches"],
+                        "elapsed_s": result.meta["elapsed_s"],
+                        "tables": {
+                            table: str(page.parent / result.name / "tables" / f"{table}.parquet")
+                            for table in result.tables
+                        },
+                    }
+                    for result, page in zip(done.results, done.pages)
+                ],
+            }
+        )
     elif done.results:
-        click.echo(one_line(f"wrote {done.index} and {len(done.results)} report(s) in {time.perf_counter() - start:,.0f} s"))
+        click.echo(
+            one_line(f"wrote {done.index} and {len(done.results)} report(s) in {time.perf_counter() - start:,.0f} s")
+        )
     if done.failed:
         chosen = len(done.results) + len(done.failed)
         raise reporting.AnalysisError(
             f"{len(done.failed)} of {chosen} analyses failed: {', '.join(done.failed)} "
-            f"(see the lines above{'' if feedback.level() >= feedback.VERBOSE else '; --verbose shows tracebacks'})")
+            f"(see the lines above{'' if feedback.level() >= feedback.VERBOSE else '; --verbose shows tracebacks'})"
+        )

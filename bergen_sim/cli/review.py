@@ -24,24 +24,56 @@ DEFAULT_PLAYER = "ismcts"
 
 @click.command("review")
 @click.argument("game", type=click.Path(dir_okay=False))
-@click.option("--seat", "seats", type=Bounded(0, MOST_SEAT), multiple=True,
-              help="Review only this seat's decisions. Repeatable.")
-@click.option("--match", "matches", type=Bounded(0, MOST_MATCH_INDEX), multiple=True,
-              help="Review only this match of a trace (its index in the file, from 0). Repeatable.")
-@click.option("--worlds", type=Bounded(MIN_WORLDS, MAX_WORLDS), default=DEFAULT_WORLDS, show_default=True,
-              help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).")
-@click.option("--batch", type=Bounded(1, MAX_WORLDS), default=DEFAULT_BATCH, show_default=True,
-              help="Worlds between checks whether the best move is separated.")
-@click.option("--player", type=click.Choice(PLAYERS), default=DEFAULT_PLAYER, show_default=True,
-              help="Search whose evaluation ranks the moves, as in `bergen-sim analyze --player`.")
-@click.option("--base", type=click.Choice(BASE_POLICIES), default="expert", show_default=True,
-              help="Policy that plays every seat in the rollouts.")
-@click.option("--blunder", type=click.FloatRange(0, 1), default=DEFAULT_BLUNDER, show_default=True,
-              help="An error losing at least this much match-win probability is a blunder.")
+@click.option(
+    "--seat", "seats", type=Bounded(0, MOST_SEAT), multiple=True, help="Review only this seat's decisions. Repeatable."
+)
+@click.option(
+    "--match",
+    "matches",
+    type=Bounded(0, MOST_MATCH_INDEX),
+    multiple=True,
+    help="Review only this match of a trace (its index in the file, from 0). Repeatable.",
+)
+@click.option(
+    "--worlds",
+    type=Bounded(MIN_WORLDS, MAX_WORLDS),
+    default=DEFAULT_WORLDS,
+    show_default=True,
+    help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).",
+)
+@click.option(
+    "--batch",
+    type=Bounded(1, MAX_WORLDS),
+    default=DEFAULT_BATCH,
+    show_default=True,
+    help="Worlds between checks whether the best move is separated.",
+)
+@click.option(
+    "--player",
+    type=click.Choice(PLAYERS),
+    default=DEFAULT_PLAYER,
+    show_default=True,
+    help="Search whose evaluation ranks the moves, as in `bergen-sim analyze --player`.",
+)
+@click.option(
+    "--base",
+    type=click.Choice(BASE_POLICIES),
+    default="expert",
+    show_default=True,
+    help="Policy that plays every seat in the rollouts.",
+)
+@click.option(
+    "--blunder",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_BLUNDER,
+    show_default=True,
+    help="An error losing at least this much match-win probability is a blunder.",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
-@click.option("--out", type=click.Path(dir_okay=False),
-              help="Also write a Markdown report here, with a figure (PNG) beside it.")
+@click.option(
+    "--out", type=click.Path(dir_okay=False), help="Also write a Markdown report here, with a figure (PNG) beside it."
+)
 def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as_json, out):
     """Review a played game: for every decision, the move made, the best move and the loss.
 
@@ -63,15 +95,20 @@ def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as
     if out is not None:  # checked before the review runs: a typo never costs the minutes (an empty name too)
         report = check_file(out, "--out", formats=(".md",))
         if report.how != "replace":
-            raise OutputError(f"--out {out}: a review report is a Markdown file with its figure (PNG) beside it; "
-                              "give a file name ending in .md")
+            raise OutputError(
+                f"--out {out}: a review report is a Markdown file with its figure (PNG) beside it; "
+                "give a file name ending in .md"
+            )
         figure = check_file(str(report.path.with_suffix(".png")), "--out", formats=(".png",))
         for written in (report.path, figure.path):
             if _same_file(written, game):
-                raise OutputError(f"--out {out}: it would write {written.name} over the game being reviewed; "
-                                  "give a report name whose .md and .png are other files")
-    result = review(games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder,
-                    player=player)
+                raise OutputError(
+                    f"--out {out}: it would write {written.name} over the game being reviewed; "
+                    "give a report name whose .md and .png are other files"
+                )
+    result = review(
+        games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder, player=player
+    )
     failure = None
     if out is not None:
         try:  # each file is complete or not written at all (bergen_sim.services.files.output)
@@ -113,25 +150,71 @@ def _show(result, as_json: bool, out: str | None) -> None:
     from bergen_sim.services.game_review import VERDICTS, points_text
 
     console = results_console()
-    table = Table(title=trn("{n} decision (loss: points of match-win probability, 95% interval)",
-                            "{n} decisions (loss: points of match-win probability, 95% interval)",
-                            len(result.decisions)).format(n=len(result.decisions)))
+    table = Table(
+        title=trn(
+            "{n} decision (loss: points of match-win probability, 95% interval)",
+            "{n} decisions (loss: points of match-win probability, 95% interval)",
+            len(result.decisions),
+        ).format(n=len(result.decisions))
+    )
     right = ("#", "match", "hand", "seat", "loss")
-    for name in ("#", N_("match"), N_("hand"), N_("seat"), N_("scores"), N_("played"), N_("best"), N_("loss"),
-                 N_("verdict")):
+    for name in (
+        "#",
+        N_("match"),
+        N_("hand"),
+        N_("seat"),
+        N_("scores"),
+        N_("played"),
+        N_("best"),
+        N_("loss"),
+        N_("verdict"),
+    ):
         table.add_column(tr(name) if name != "#" else name, justify="right" if name in right else "left")
     for d in result.decisions:  # '#': the decision's number in its match (analyze --game FILE --decision N)
-        table.add_row(str(d.number), str(d.match), str(d.hand), str(d.seat), "-".join(map(str, d.scores)), d.played,
-                      d.best, points_text(d.loss), tr(VERDICTS[d.verdict]))
+        table.add_row(
+            str(d.number),
+            str(d.match),
+            str(d.hand),
+            str(d.seat),
+            "-".join(map(str, d.scores)),
+            d.played,
+            d.best,
+            points_text(d.loss),
+            tr(VERDICTS[d.verdict]),
+        )
     console.print(table)
     summary = Table(title=tr("per player"))
-    for name in (N_("seat"), N_("player"), N_("decisions"), N_("best"), N_("errors"), N_("blunders"), N_("unclear"),
-                 N_("total loss")):
+    for name in (
+        N_("seat"),
+        N_("player"),
+        N_("decisions"),
+        N_("best"),
+        N_("errors"),
+        N_("blunders"),
+        N_("unclear"),
+        N_("total loss"),
+    ):
         summary.add_column(tr(name))
     for s in (seat.to_dict() for seat in result.seats):
-        summary.add_row(str(s["seat"]), Text(printable(s["name"], 80)), str(s["decisions"]), str(s["best"]), str(s["errors"]),
-                        str(s["blunders"]), str(s["unclear"]), points_text(s["total_loss"]))
+        summary.add_row(
+            str(s["seat"]),
+            Text(printable(s["name"], 80)),
+            str(s["decisions"]),
+            str(s["best"]),
+            str(s["errors"]),
+            str(s["blunders"]),
+            str(s["unclear"]),
+            points_text(s["total_loss"]),
+        )
     console.print(summary)
     if out:
-        console.print(Text(printable(tr("report written to {out} (figure {figure})").format(
-            out=out, figure=Path(out).with_suffix(".png")), 1000)))
+        console.print(
+            Text(
+                printable(
+                    tr("report written to {out} (figure {figure})").format(
+                        out=out, figure=Path(out).with_suffix(".png")
+                    ),
+                    1000,
+                )
+            )
+        )

@@ -32,16 +32,29 @@ def results_table(result, kind: str, title: str) -> Table:
 
 @click.command("run")
 @click.argument("experiment_file", metavar="EXPERIMENT.toml", type=click.Path(dir_okay=False), required=False)
-@click.option("--example", is_flag=True,
-              help="Run the example experiment that ships with bergen-sim (8 cells of 2,000 matches: does the "
-                   "boneyard reserve change who wins when greedy meets random?); --show-example prints it.")
-@click.option("--show-example", is_flag=True,
-              help="Print the example experiment file, to copy and edit: bergen-sim run --show-example > my.toml")
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Folder for the cells and the results table (default: the file's `out`, else experiment-out).")
-@click.option("--allow-plugins", is_flag=True,
-              help="Run the policies the file names as package.module:function (importing them runs their code); "
-                   "without it only built-in and installed policies are taken.")
+@click.option(
+    "--example",
+    is_flag=True,
+    help="Run the example experiment that ships with bergen-sim (8 cells of 2,000 matches: does the "
+    "boneyard reserve change who wins when greedy meets random?); --show-example prints it.",
+)
+@click.option(
+    "--show-example",
+    is_flag=True,
+    help="Print the example experiment file, to copy and edit: bergen-sim run --show-example > my.toml",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the cells and the results table (default: the file's `out`, else experiment-out).",
+)
+@click.option(
+    "--allow-plugins",
+    is_flag=True,
+    help="Run the policies the file names as package.module:function (importing them runs their code); "
+    "without it only built-in and installed policies are taken.",
+)
 @placement_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every row) instead of a table.")
 def command(experiment_file, example, show_example, out, allow_plugins, workers, scheduler, as_json):
@@ -59,18 +72,32 @@ def command(experiment_file, example, show_example, out, allow_plugins, workers,
 
     plan = experiment.load(experiment_file, out, allow_plugins=allow_plugins)
     RunOptions(workers=workers, scheduler=scheduler)  # refuse bad options before playing
-    feedback.info(f"{experiment_file}: {len(plan.cells)} cells of {plan.matches:,} matches ({plan.kind}) "
-                  f"into {plan.out}")
-    done = experiment.run(plan, workers=workers, scheduler=scheduler,
-                          progress=on_terminal() and feedback.progress_bar_allowed() and not as_json,
-                          log=feedback.info)
+    feedback.info(
+        f"{experiment_file}: {len(plan.cells)} cells of {plan.matches:,} matches ({plan.kind}) into {plan.out}"
+    )
+    done = experiment.run(
+        plan,
+        workers=workers,
+        scheduler=scheduler,
+        progress=on_terminal() and feedback.progress_bar_allowed() and not as_json,
+        log=feedback.info,
+    )
     if as_json:
-        print_json({"kind": plan.kind, "cells": len(plan.cells), "played": len(done.played),
-                    "reused": len(done.reused), "files": [str(path) for path in done.files],
-                    "results": json.loads(done.table.to_json(orient="records", double_precision=15))})
+        print_json(
+            {
+                "kind": plan.kind,
+                "cells": len(plan.cells),
+                "played": len(done.played),
+                "reused": len(done.reused),
+                "files": [str(path) for path in done.files],
+                "results": json.loads(done.table.to_json(orient="records", double_precision=15)),
+            }
+        )
     else:
-        title = (f"{plan.kind}: {len(plan.cells)} cells ({len(done.played)} played, {len(done.reused)} reused), "
-                 f"{plan.matches:,} matches per cell{' (deal sets per pair)' if plan.kind == 'compare' else ''}")
+        title = (
+            f"{plan.kind}: {len(plan.cells)} cells ({len(done.played)} played, {len(done.reused)} reused), "
+            f"{plan.matches:,} matches per cell{' (deal sets per pair)' if plan.kind == 'compare' else ''}"
+        )
         if not done.table.empty:
             results_console().print(results_table(done, plan.kind, title))
         if done.files:

@@ -39,8 +39,19 @@ def summary_table(summary: dict) -> Table:
     table.add_column("measure")
     table.add_column("value", justify="right")
     hands = summary["hands"]
-    for name in ("hands", "redeals", "plays", "draws", "passes", "double_headers", "triple_headers",
-                 "blocked_hands", "out_hands", "decided_hands", "leader_side_hand_wins"):
+    for name in (
+        "hands",
+        "redeals",
+        "plays",
+        "draws",
+        "passes",
+        "double_headers",
+        "triple_headers",
+        "blocked_hands",
+        "out_hands",
+        "decided_hands",
+        "leader_side_hand_wins",
+    ):
         table.add_row(name.replace("_", " "), f"{summary[name]:,}")
     table.add_row("hands per match", _mean(summary["hands_per_match"]))
     table.add_row("double-headers per hand", _mean(summary["double_headers_per_hand"]))
@@ -52,8 +63,9 @@ def summary_table(summary: dict) -> Table:
         table.add_row(f"side {side} match wins", f"{summary['match_wins'][side]:,}  {_pct(record)}")
     table.add_row("elapsed", f"{summary['elapsed_s']:.2f} s (+{summary['startup_s']:.2f} s start-up)")
     where = f"Dask {summary['scheduler']}" if summary["scheduler"] else f"{summary['workers']} worker(s)"
-    table.add_row("speed", f"{_speed(summary['matches_per_s'])} matches/s, {_speed(summary['hands_per_s'])} hands/s "
-                           f"on {where}")
+    table.add_row(
+        "speed", f"{_speed(summary['matches_per_s'])} matches/s, {_speed(summary['hands_per_s'])} hands/s on {where}"
+    )
     if summary["resumed_matches"]:
         table.add_row("resumed", f"{summary['resumed_matches']:,} matches read back from the checkpoint")
     return table
@@ -70,8 +82,12 @@ def _speed(per_s: float) -> str:
 @click.option("--matches", type=Bounded(1, MAX_MATCHES), default=10_000, show_default=True, help="Matches to play.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-@click.option("--out", metavar="FILE", help="Write one row per match to FILE.parquet or FILE.csv (- for CSV on "
-                                            "standard output; the summary then goes to standard error).")
+@click.option(
+    "--out",
+    metavar="FILE",
+    help="Write one row per match to FILE.parquet or FILE.csv (- for CSV on "
+    "standard output; the summary then goes to standard error).",
+)
 @run_options
 def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, run, chunk_size):
     """Play MATCHES matches and summarise them."""
@@ -80,8 +96,13 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         run = dataclasses.replace(run, progress=False)
     try:
         result = simulate(
-            rules=rules_from(players, partnerships, preset, settings), policies=policies, matches=matches,
-            seed=seed, out=out, chunk_size=chunk_size, options=run,
+            rules=rules_from(players, partnerships, preset, settings),
+            policies=policies,
+            matches=matches,
+            seed=seed,
+            out=out,
+            chunk_size=chunk_size,
+            options=run,
         )
     except OutputError as exc:  # the run finished but its file or checkpoint failed: show what was played
         if exc.result is not None:
@@ -89,8 +110,12 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
         raise
     _show(result, as_json, rows_to_stdout)
     if out and not as_json:
-        click.echo(one_line(f"wrote {result.summary['matches']:,} match rows to {'standard output' if rows_to_stdout else out}"),
-                   err=rows_to_stdout)
+        click.echo(
+            one_line(
+                f"wrote {result.summary['matches']:,} match rows to {'standard output' if rows_to_stdout else out}"
+            ),
+            err=rows_to_stdout,
+        )
 
 
 def _show(result, as_json: bool, to_stderr: bool) -> None:

@@ -18,8 +18,13 @@ from bergen_sim.services.files.trace import check_trace_path, iter_events, write
 @policy_option
 @click.option("--matches", type=Bounded(1, MAX_TRACE_MATCHES), default=1, show_default=True, help="Matches to trace.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
-@click.option("-o", "--out", required=True, metavar="FILE",
-              help="Output .jsonl file (- for standard output; streamed, so any number of matches fits).")
+@click.option(
+    "-o",
+    "--out",
+    required=True,
+    metavar="FILE",
+    help="Output .jsonl file (- for standard output; streamed, so any number of matches fits).",
+)
 def command(rules, policies, matches, seed, out):
     """Play MATCHES matches with the compiled engine and write every event."""
     target = check_trace_path(out)  # before compiling or playing anything

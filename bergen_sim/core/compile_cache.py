@@ -47,6 +47,7 @@ from bergen_sim.core.errors import BergenError, one_line
 class CacheDirError(BergenError):
     """The cache folder cannot be created or written."""
 
+
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]  # bergen_sim/, this file being bergen_sim/core/compile_cache.py
 _MARK = "bergen-sim-src-"
 #: subpackages whose source compiled code may call; a compiled function elsewhere may call only into them
@@ -104,10 +105,14 @@ def _usable_cache_dir(preferred: str, named: str) -> Path:
     try:
         fallback = _private_temporary_folder()
     except OSError as exc:
-        raise CacheDirError(f"{named} {preferred} cannot be used ({why}), nor a temporary folder "
-                            f"({exc.strerror or exc}); point BERGEN_SIM_CACHE_DIR at a writable folder") from None
-    notice(f"{named} {preferred} cannot be used ({why}); compiled code is kept in {fallback} instead "
-           "(compiled again once the system clears it): point BERGEN_SIM_CACHE_DIR at a writable folder")
+        raise CacheDirError(
+            f"{named} {preferred} cannot be used ({why}), nor a temporary folder "
+            f"({exc.strerror or exc}); point BERGEN_SIM_CACHE_DIR at a writable folder"
+        ) from None
+    notice(
+        f"{named} {preferred} cannot be used ({why}); compiled code is kept in {fallback} instead "
+        "(compiled again once the system clears it): point BERGEN_SIM_CACHE_DIR at a writable folder"
+    )
     return fallback
 
 
@@ -136,8 +141,10 @@ def subfolder(*parts: str) -> Path:
                 level.unlink()
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise CacheDirError(f"the cache folder {folder} cannot be made ({exc.strerror or exc}); "
-                            "point BERGEN_SIM_CACHE_DIR at a writable folder") from None
+        raise CacheDirError(
+            f"the cache folder {folder} cannot be made ({exc.strerror or exc}); "
+            "point BERGEN_SIM_CACHE_DIR at a writable folder"
+        ) from None
     return folder
 
 
@@ -152,8 +159,10 @@ def check_cache_dir() -> Path:
     folder = cache_dir()
     why = _unusable(folder)
     if why is not None:
-        raise CacheDirError(f"neither the cache folder nor a temporary one can be used for compiled code "
-                            f"({folder}: {why}); point BERGEN_SIM_CACHE_DIR at a writable folder")
+        raise CacheDirError(
+            f"neither the cache folder nor a temporary one can be used for compiled code "
+            f"({folder}: {why}); point BERGEN_SIM_CACHE_DIR at a writable folder"
+        )
     for name in SUBFOLDERS:  # Numba's own cache gives up silently (and compiles every run) on a file there
         subfolder(name)
     return folder

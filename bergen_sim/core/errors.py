@@ -66,7 +66,7 @@ def printable(message: str, width: int = 400) -> str:
     text = one_line(message)
     if len(text) > width:
         head = (width - 5) * 2 // 3
-        text = text[:head] + " ... " + text[len(text) - (width - 5 - head):]
+        text = text[:head] + " ... " + text[len(text) - (width - 5 - head) :]
     return text
 
 

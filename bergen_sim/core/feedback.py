@@ -80,8 +80,7 @@ SEARCH_COMPILE_NOTE = "first run only, a minute or two with a search player"
 #: what can be compiled, each timed on its own (a match loop with a search player, and the analyzer's rollouts,
 #: take longer than a match loop of heuristics), with what is said before one was timed
 COMPILE_KINDS = ("match loop", "search match loop", "rollouts")
-_FIRST_NOTES = {"match loop": COMPILE_NOTE, "search match loop": SEARCH_COMPILE_NOTE,
-                "rollouts": SEARCH_COMPILE_NOTE}
+_FIRST_NOTES = {"match loop": COMPILE_NOTE, "search match loop": SEARCH_COMPILE_NOTE, "rollouts": SEARCH_COMPILE_NOTE}
 
 
 def compiling(what: str, kind: str = "match loop") -> None:

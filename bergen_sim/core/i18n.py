@@ -64,8 +64,11 @@ def check_language(lang: object) -> str:
     if not isinstance(lang, str) or lang not in LANGUAGES:
         from bergen_sim.core.errors import BergenError  # errors' own messages are translated: it imports this module
 
-        raise BergenError(tr("lang must be one of {languages}, not {value}").format(
-            languages=", ".join(LANGUAGES), value=repr(lang)[:40]))
+        raise BergenError(
+            tr("lang must be one of {languages}, not {value}").format(
+                languages=", ".join(LANGUAGES), value=repr(lang)[:40]
+            )
+        )
     return lang
 
 
@@ -148,10 +151,13 @@ def _symbols(lang: str) -> tuple[dict[int, str], str]:
     from babel import Locale
     from babel.numbers import get_decimal_symbol, get_group_symbol, get_minus_sign_symbol
 
-    symbols = {ord(","): get_group_symbol(lang), ord("."): get_decimal_symbol(lang),
-               ord("-"): get_minus_sign_symbol(lang)}
+    symbols = {
+        ord(","): get_group_symbol(lang),
+        ord("."): get_decimal_symbol(lang),
+        ord("-"): get_minus_sign_symbol(lang),
+    }
     pattern = Locale.parse(lang).percent_formats[None].pattern  # '#,##0 %' for Danish (a no-break space)
-    return symbols, pattern[pattern.rindex("0") + 1:]
+    return symbols, pattern[pattern.rindex("0") + 1 :]
 
 
 def localized(number_text: str) -> str:

@@ -121,11 +121,17 @@ def check_range(name: str, value: object, low: int, high: int) -> int:
     try:
         whole = integer(value)
     except TypeError:
-        raise LimitError(tr("{name} must be a whole number {low}..{high}, not {value}").format(
-            name=name, low=num(low, ","), high=num(high, ","), value=shown(value))) from None
+        raise LimitError(
+            tr("{name} must be a whole number {low}..{high}, not {value}").format(
+                name=name, low=num(low, ","), high=num(high, ","), value=shown(value)
+            )
+        ) from None
     if not low <= whole <= high:
-        raise LimitError(tr("{name} must be {low}..{high}, not {value}").format(
-            name=name, low=num(low, ","), high=num(high, ","), value=short_number(whole)))
+        raise LimitError(
+            tr("{name} must be {low}..{high}, not {value}").format(
+                name=name, low=num(low, ","), high=num(high, ","), value=short_number(whole)
+            )
+        )
     return whole
 
 
@@ -188,8 +194,9 @@ def ascii_digits_only(text: str, what: str) -> str:
     """
     digit = foreign_digit(text)
     if digit is not None:
-        raise LimitError(f"{what}: {shown(text)} has {digit!r}, a digit of another script; "
-                         "write numbers with the digits 0-9")
+        raise LimitError(
+            f"{what}: {shown(text)} has {digit!r}, a digit of another script; write numbers with the digits 0-9"
+        )
     return text
 
 
@@ -212,5 +219,7 @@ def check_chunks(matches: int, chunk_size: int, name: str = "--chunk-size") -> N
     chunks = -(-matches // chunk_size)
     if chunks > MAX_CHUNKS:
         joined = f"{name} = " if not name.startswith("--") else f"{name} "
-        raise LimitError(f"{joined}{chunk_size:,} cuts {matches:,} matches into {chunks:,} chunks; "
-                         f"at most {MAX_CHUNKS:,} chunks: use {joined}{-(-matches // MAX_CHUNKS):,} or more")
+        raise LimitError(
+            f"{joined}{chunk_size:,} cuts {matches:,} matches into {chunks:,} chunks; "
+            f"at most {MAX_CHUNKS:,} chunks: use {joined}{-(-matches // MAX_CHUNKS):,} or more"
+        )

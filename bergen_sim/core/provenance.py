@@ -55,10 +55,20 @@ def git_state() -> dict[str, Any] | None:
     if source_root() is None:
         return None
     try:
-        commit = subprocess.run(["git", "-C", str(_SOURCE_ROOT), "rev-parse", "HEAD"], capture_output=True,
-                                text=True, timeout=10, check=True).stdout.strip()
-        status = subprocess.run(["git", "-C", str(_SOURCE_ROOT), "status", "--porcelain"],
-                                capture_output=True, text=True, timeout=10, check=True).stdout
+        commit = subprocess.run(
+            ["git", "-C", str(_SOURCE_ROOT), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(_SOURCE_ROOT), "status", "--porcelain"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError):  # no git program, or not a repository after all
         return None
     return {"commit": commit, "dirty": bool(status.strip())}

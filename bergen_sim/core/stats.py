@@ -135,8 +135,9 @@ def per_match_ratio(sx, sy, sxx, syy, sxy, matches, key: str = "mean", high: flo
     return {key: ratio, "ci95": [lo, hi], "n": int(sy), "matches": int(matches)}
 
 
-def paired_interval(values: np.ndarray, null: float = 0.0, low: float = -math.inf,
-                    high: float = math.inf) -> dict[str, Any]:
+def paired_interval(
+    values: np.ndarray, null: float = 0.0, low: float = -math.inf, high: float = math.inf
+) -> dict[str, Any]:
     """Mean of per-deal-set outcomes with a 95% Student-t interval and a two-sided p-value.
 
     ``low`` and ``high`` bound what the mean can be (a win share 0..1): the
@@ -232,8 +233,14 @@ def cluster_sums(x, y) -> dict[str, Any]:
     x = np.asarray(x, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
     yy = y if y.ndim == x.ndim else y[:, None]
-    return {"n": np.array(len(y)), "sx": x.sum(0), "sy": y.sum(0), "sxx": (x * x).sum(0), "syy": (y * y).sum(0),
-            "sxy": (x * yy).sum(0)}
+    return {
+        "n": np.array(len(y)),
+        "sx": x.sum(0),
+        "sy": y.sum(0),
+        "sxx": (x * x).sum(0),
+        "syy": (y * y).sum(0),
+        "sxy": (x * yy).sum(0),
+    }
 
 
 def cluster_column(sums: dict[str, Any], k: int) -> dict[str, Any]:
@@ -265,8 +272,14 @@ def group_cluster_sums(units, groups, x, y, n_groups: int) -> dict[str, np.ndarr
     def per_group(values) -> np.ndarray:
         return np.rint(np.bincount(g, values, n_groups)).astype(np.int64)
 
-    return {"n": per_group(np.ones(len(pairs))), "sx": per_group(px), "sy": per_group(py), "sxx": per_group(px * px),
-            "syy": per_group(py * py), "sxy": per_group(px * py)}
+    return {
+        "n": per_group(np.ones(len(pairs))),
+        "sx": per_group(px),
+        "sy": per_group(py),
+        "sxx": per_group(px * px),
+        "syy": per_group(py * py),
+        "sxy": per_group(px * py),
+    }
 
 
 def group_cross_sums(units, groups, x, y, n_groups: int) -> dict[str, np.ndarray]:
@@ -520,8 +533,7 @@ def difference(a: float, a_lo: float, a_hi: float, b: float, b_lo: float, b_hi: 
 def add_difference(df: pd.DataFrame, name: str, a: str, b: str) -> pd.DataFrame:
     """Add ``name`` = column a minus column b (both with _lo/_hi columns), with the MOVER interval."""
     triples = [
-        difference(*values)
-        for values in zip(df[a], df[f"{a}_lo"], df[f"{a}_hi"], df[b], df[f"{b}_lo"], df[f"{b}_hi"])
+        difference(*values) for values in zip(df[a], df[f"{a}_lo"], df[f"{a}_hi"], df[b], df[f"{b}_lo"], df[f"{b}_hi"])
     ]
     return _set(df, name, *zip(*triples)) if triples else _set(df, name, [], [], [])
 
@@ -576,8 +588,7 @@ def number(value: float, lo: float, hi: float, proportion: bool | str, significa
     if not math.isfinite(value):
         return "n/a"
     sign = "+" if unit == " pp" else ""
-    return (f"{value * scale:{sign}.{digits}f}{unit} [{lo * scale:{sign}.{digits}f}, "
-            f"{hi * scale:{sign}.{digits}f}]")
+    return f"{value * scale:{sign}.{digits}f}{unit} [{lo * scale:{sign}.{digits}f}, {hi * scale:{sign}.{digits}f}]"
 
 
 def _text_mark(mark: str) -> str:
@@ -599,15 +610,25 @@ def phrase(row, name: str, n: float | None = None, unit: str = "") -> str:
     sample = tr(", n = {n}{unit}").format(n=num(int(n), ","), unit=" " + unit if unit else "") if n is not None else ""
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return tr("{value} (no interval: too small a sample{sample})").format(
-            value=num(value * scale, ".3g") + mark, sample=sample)
+            value=num(value * scale, ".3g") + mark, sample=sample
+        )
     digits = _text_decimals(lo, hi, scale)
     return tr("{value} (95% CI {low}–{high}{sample})").format(
-        value=num(value * scale, f".{digits}f") + mark, low=num(lo * scale, f".{digits}f"),
-        high=num(hi * scale, f".{digits}f") + mark, sample=sample)
+        value=num(value * scale, f".{digits}f") + mark,
+        low=num(lo * scale, f".{digits}f"),
+        high=num(hi * scale, f".{digits}f") + mark,
+        sample=sample,
+    )
 
 
-def versus(lo: float, hi: float, reference: float, above: str = "above", below: str = "below",
-           same: str = "not distinguishable from") -> str:
+def versus(
+    lo: float,
+    hi: float,
+    reference: float,
+    above: str = "above",
+    below: str = "below",
+    same: str = "not distinguishable from",
+) -> str:
     """Which side of ``reference`` an interval lies on, in words (``same`` when it covers it)."""
     if lo > reference:
         return above
@@ -616,8 +637,9 @@ def versus(lo: float, hi: float, reference: float, above: str = "above", below: 
     return same
 
 
-def signed_points(value: float, lo: float, hi: float, proportion: bool, unit: str = "",
-                  interval: str | None = None) -> str:
+def signed_points(
+    value: float, lo: float, hi: float, proportion: bool, unit: str = "", interval: str | None = None
+) -> str:
     """A difference with its interval, signed: ``+1.2 percentage points (95% CI +0.9 to +1.5)``.
 
     A difference of proportions is in percentage points; any other
@@ -629,12 +651,17 @@ def signed_points(value: float, lo: float, hi: float, proportion: bool, unit: st
     digits = _text_decimals(lo, hi, scale)
     words = tr(" percentage points") if proportion else (f" {unit}" if unit else "")
     return tr("{value}{words} ({interval} {low} to {high})").format(
-        value=num(value * scale, f"+.{digits}f"), words=words, interval=tr("95% CI") if interval is None else interval,
-        low=num(lo * scale, f"+.{digits}f"), high=num(hi * scale, f"+.{digits}f"))
+        value=num(value * scale, f"+.{digits}f"),
+        words=words,
+        interval=tr("95% CI") if interval is None else interval,
+        low=num(lo * scale, f"+.{digits}f"),
+        high=num(hi * scale, f"+.{digits}f"),
+    )
 
 
-def judged(row, name: str, unit: str = "", larger: str = "higher", smaller: str = "lower",
-           same: str = "no clear difference") -> tuple[str, str]:
+def judged(
+    row, name: str, unit: str = "", larger: str = "higher", smaller: str = "lower", same: str = "no clear difference"
+) -> tuple[str, str]:
     """(verdict, numbers) for a difference column controlled by :func:`add_family`.
 
     The verdict is ``larger``/``smaller`` only when the simultaneous interval
@@ -646,8 +673,11 @@ def judged(row, name: str, unit: str = "", larger: str = "higher", smaller: str 
     adjusted = f"{name}_adj_lo" in row
     lo = float(row[f"{name}_adj_lo" if adjusted else f"{name}_lo"])
     hi = float(row[f"{name}_adj_hi" if adjusted else f"{name}_hi"])
-    label = (tr("simultaneous 95% CI over {m} comparisons").format(m=int(row[f"{name}_family"]))
-             if adjusted else tr("95% CI"))
+    label = (
+        tr("simultaneous 95% CI over {m} comparisons").format(m=int(row[f"{name}_family"]))
+        if adjusted
+        else tr("95% CI")
+    )
     text = signed_points(float(row[name]), lo, hi, proportion, unit, label)
     verdict = versus(lo, hi, 0.0, larger, smaller, same)
     if verdict == same and math.isfinite(lo):
@@ -655,5 +685,6 @@ def judged(row, name: str, unit: str = "", larger: str = "higher", smaller: str 
         bound = float(equivalence_bound(lo, hi)) * scale
         words = tr("percentage points") if proportion else unit
         text += tr("; the data rule out a difference larger than {bound}{unit}").format(
-            bound=num(bound, f".{_decimals(bound / 2, 1.0, significant=1)}f"), unit=" " + words if words else "")
+            bound=num(bound, f".{_decimals(bound / 2, 1.0, significant=1)}f"), unit=" " + words if words else ""
+        )
     return verdict, text

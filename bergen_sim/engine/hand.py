@@ -72,10 +72,19 @@ class HandBuffers(NamedTuple):
 @njit(cache=True)
 def scratch_buffers(view, hands, tiles, no_tiles):
     """Buffers for hands whose statistics nobody reads and that are not traced (rollouts)."""
-    return HandBuffers(view, hands, tiles, np.zeros(L.TURN_SIZE, dtype=np.int64),
-                       np.zeros(L.H_WIDTH, dtype=np.int64), np.zeros(L.S_SIZE, dtype=np.int64),
-                       np.zeros((0, L.T_WIDTH), dtype=np.int64), np.zeros(C_SIZE, dtype=np.int64),
-                       np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64), no_tiles)
+    return HandBuffers(
+        view,
+        hands,
+        tiles,
+        np.zeros(L.TURN_SIZE, dtype=np.int64),
+        np.zeros(L.H_WIDTH, dtype=np.int64),
+        np.zeros(L.S_SIZE, dtype=np.int64),
+        np.zeros((0, L.T_WIDTH), dtype=np.int64),
+        np.zeros(C_SIZE, dtype=np.int64),
+        np.zeros(L.MAX_MOVES, dtype=np.int64),
+        np.zeros(L.MAX_MOVES, dtype=np.int64),
+        no_tiles,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -90,9 +99,19 @@ def borrowed(b):
     be borrowed this way (their caller owns them for the whole call), never an
     array the function itself allocated.
     """
-    return HandBuffers(borrow(b.policy_view), borrow(b.hands), borrow(b.tiles), borrow(b.turn), borrow(b.hrow),
-                       borrow(b.totals), borrow(b.trace), borrow(b.ctr), borrow(b.move_tiles), borrow(b.move_ends),
-                       b.no_tiles)
+    return HandBuffers(
+        borrow(b.policy_view),
+        borrow(b.hands),
+        borrow(b.tiles),
+        borrow(b.turn),
+        borrow(b.hrow),
+        borrow(b.totals),
+        borrow(b.trace),
+        borrow(b.ctr),
+        borrow(b.move_tiles),
+        borrow(b.move_ends),
+        b.no_tiles,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -110,9 +129,20 @@ def side_count(rules):
 @njit(cache=True, inline="always")
 def _record(b, ev, seat, tile, end, points, winner, rules):
     # int64 casts: one compiled record() for every call (recording.record says why)
-    record(b.trace, b.ctr, ev, b.turn[L.TURN_MATCH], b.policy_view[L.V_HAND_NO], np.int64(seat), np.int64(tile),
-           np.int64(end), np.int64(points), np.int64(winner), b.policy_view[L.V_SCORE : L.V_SCORE + L.MAX_SEATS],
-           side_count(rules))
+    record(
+        b.trace,
+        b.ctr,
+        ev,
+        b.turn[L.TURN_MATCH],
+        b.policy_view[L.V_HAND_NO],
+        np.int64(seat),
+        np.int64(tile),
+        np.int64(end),
+        np.int64(points),
+        np.int64(winner),
+        b.policy_view[L.V_SCORE : L.V_SCORE + L.MAX_SEATS],
+        side_count(rules),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -145,8 +175,9 @@ def deal_hand(rules, b, hand_no):
     max_number = rules[L.R_MAX_NUMBER]
     if rules[L.R_LEAD] == L.LEAD_ANY_DOUBLE:
         leader = any_double_leader(b.hands, players, (hand_no - 1) % players, max_number, no_tiles)
-        view_deal(b.policy_view, players, hand_size, rules[L.R_N_TILES] - players * hand_size, hand_no, leader,
-                  no_tiles)
+        view_deal(
+            b.policy_view, players, hand_size, rules[L.R_N_TILES] - players * hand_size, hand_no, leader, no_tiles
+        )
         doubles = both(hand_of(b.hands, leader, no_tiles), double_tiles(no_tiles))
         n = 0
         while not is_empty(doubles):
@@ -189,8 +220,9 @@ def lead(rules, b, hand_no, tile):
     hrow[L.H_WINNER] = -1
     set_hand(b.hands, leader, minus(hand_of(b.hands, leader, b.no_tiles), bit(tile, b.no_tiles)))
     boneyard = b.turn[L.TURN_BONE_STOP] - b.turn[L.TURN_BONE_START] + rules[L.R_RESERVE]
-    view_start_hand(view, players, rules[L.R_HAND_SIZE], boneyard, hand_no, leader, number, rules[L.R_SPINNER],
-                    b.no_tiles)
+    view_start_hand(
+        view, players, rules[L.R_HAND_SIZE], boneyard, hand_no, leader, number, rules[L.R_SPINNER], b.no_tiles
+    )
     side = side_of_seat(rules, leader)
     pts = cut_points(2, view[L.V_SCORE + side], rules[L.R_TARGET], rules[L.R_REDUCED])
     view[L.V_SCORE + side] += pts
@@ -285,8 +317,9 @@ def play(rules, b, seat, tile, end):
     is_double = L.TILE_IS_DOUBLE[slot(tile)]
     view_play(view, seat, tile, end, other_half(tile, view[slot(L.V_END + end)]), is_double, b.no_tiles)
     hrow[L.H_PLAYS] += 1
-    value = ends_header(view[L.V_END : L.V_END + L.N_ENDS], view[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS],
-                        view[L.V_COUNTING])
+    value = ends_header(
+        view[L.V_END : L.V_END + L.N_ENDS], view[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS], view[L.V_COUNTING]
+    )
     pts = 0
     score = 0
     if value > 0:

@@ -127,19 +127,24 @@ def keyed_deals(seed: int, matches, hands, attempts, n_tiles: int = 28) -> np.nd
     """
     sizes = sorted(L.set_size(most) for most in L.DOMINO_SETS.values())
     if isinstance(n_tiles, bool) or not isinstance(n_tiles, (int, np.integer)) or n_tiles not in sizes:
-        raise LimitError(f"n_tiles must be the size of a set, one of {', '.join(map(str, sizes))}, not "
-                         f"{shown(n_tiles)}")
+        raise LimitError(
+            f"n_tiles must be the size of a set, one of {', '.join(map(str, sizes))}, not {shown(n_tiles)}"
+        )
     keys = []
     for name, values in (("matches", matches), ("hands", hands), ("attempts", attempts)):
         array = np.asarray(values)
         if array.ndim != 1 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
-            raise LimitError(f"{name} must be a one-dimensional sequence of whole numbers, not "
-                             f"{array.ndim}-dimensional {array.dtype}")
+            raise LimitError(
+                f"{name} must be a one-dimensional sequence of whole numbers, not "
+                f"{array.ndim}-dimensional {array.dtype}"
+            )
         keys.append(np.ascontiguousarray(array, dtype=np.int64))
     matches, hands, attempts = keys
     if not len(matches) == len(hands) == len(attempts):  # the compiled loop reads all three up to len(matches)
-        raise LimitError(f"matches, hands and attempts must have the same length (one key per deal), not "
-                         f"{len(matches):,}, {len(hands):,} and {len(attempts):,}")
+        raise LimitError(
+            f"matches, hands and attempts must have the same length (one key per deal), not "
+            f"{len(matches):,}, {len(hands):,} and {len(attempts):,}"
+        )
     out = np.zeros((len(matches), n_tiles), dtype=np.int64)
     _keyed_deals(np.uint64(seed_to_int(seed)), matches, hands, attempts, out)
     return out

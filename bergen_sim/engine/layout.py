@@ -105,6 +105,8 @@ TILE_HI = np.array([b for b in range(MAX_NUMBER + 1) for a in range(b + 1)], dty
 TILE_PIPS = TILE_LO + TILE_HI
 #: 1 for a double, 0 otherwise: the one test of a double, for compiled and plain code alike
 TILE_IS_DOUBLE = (TILE_LO == TILE_HI).astype(np.int64)
+
+
 def seat_side(seat, partnerships):
     """The side ``seat`` scores for: with partnerships seats 0, 2, ... play against 1, 3, ...; else each seat is
     a side.  Plain Python (also on arrays of seats); ``engine/sides.py`` compiles it for the kernels."""
@@ -122,18 +124,26 @@ TILE_INDEX = {name: t for t, name in enumerate(TILE_NAMES)}
 DOUBLE_TILE = np.array([TILE_INDEX[f"{n}-{n}"] for n in range(MAX_NUMBER + 1)], dtype=np.int64)
 #: NUMBER_TILES[n]: the tiles showing n on either half, as SET_WORDS words (bit t of word t // 64)
 NUMBER_TILES = np.array(
-    [[sum(1 << (t % 64) for t in range(MAX_TILES) if t // 64 == w and n in (TILE_LO[t], TILE_HI[t]))
-      for w in range(SET_WORDS)] for n in range(MAX_NUMBER + 1)],
+    [
+        [
+            sum(1 << (t % 64) for t in range(MAX_TILES) if t // 64 == w and n in (TILE_LO[t], TILE_HI[t]))
+            for w in range(SET_WORDS)
+        ]
+        for n in range(MAX_NUMBER + 1)
+    ],
     dtype=np.uint64,
 ).view(np.int64)
 #: every double, as SET_WORDS words
-DOUBLE_TILES = np.array([sum(1 << (int(t) % 64) for t in DOUBLE_TILE if int(t) // 64 == w) for w in range(SET_WORDS)],
-                        dtype=np.uint64).view(np.int64)
+DOUBLE_TILES = np.array(
+    [sum(1 << (int(t) % 64) for t in DOUBLE_TILE if int(t) // 64 == w) for w in range(SET_WORDS)], dtype=np.uint64
+).view(np.int64)
 #: NUMBER_MASK[n]: the tiles showing n among tiles 0..63, one word (one-word sets: up to double-nine)
 NUMBER_MASK = NUMBER_TILES[:, 0].copy()
 #: TILE_AT[a, b]: index of the tile showing a and b (either order)
-TILE_AT = np.array([[TILE_INDEX[f"{min(a, b)}-{max(a, b)}"] for b in range(MAX_NUMBER + 1)]
-                    for a in range(MAX_NUMBER + 1)], dtype=np.int64)
+TILE_AT = np.array(
+    [[TILE_INDEX[f"{min(a, b)}-{max(a, b)}"] for b in range(MAX_NUMBER + 1)] for a in range(MAX_NUMBER + 1)],
+    dtype=np.int64,
+)
 
 
 # --- codes ------------------------------------------------------------------
@@ -286,8 +296,9 @@ class Vector:
                 names.extend(f"{f.name}_{i}" for i in range(widths.get(f.name, f.width)))
         return names
 
-    def columns(self, rows: np.ndarray, widths: Mapping[str, int] | None = None,
-                fields: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    def columns(
+        self, rows: np.ndarray, widths: Mapping[str, int] | None = None, fields: Sequence[str] | None = None
+    ) -> dict[str, np.ndarray]:
         """Rows of this layout as named columns (views, no copies), for a DataFrame."""
         widths = widths or {}
         out: dict[str, np.ndarray] = {}
@@ -345,186 +356,250 @@ class Named:
         return self.array.shape[0] if self.array.ndim == 2 else 1
 
 
-RULES = Vector("R", [
-    Field("players", meaning="seats at the table"),
-    Field("partnerships", meaning="1 when 4 players form two sides (seats 0+2, 1+3)"),
-    Field("hand_size"),
-    Field("target", meaning="points that win the match"),
-    Field("lead", meaning="a Lead code"),
-    Field("settlement", meaning="a Settlement code"),
-    Field("blocked_points"),
-    Field("out_points"),
-    Field("reserve", meaning="boneyard tiles that are never drawn"),
-    Field("reduced", meaning="1 with the near-target cut of headers"),
-    Field("max_number", meaning="the set's highest number (6 for double-six ... 18 for double-eighteen)"),
-    Field("n_tiles", meaning="tiles in the set: indices 0 .. n_tiles - 1"),
-    Field("spinner", meaning="1 when the led double is a spinner (four arms)"),
-], title="rules")
+RULES = Vector(
+    "R",
+    [
+        Field("players", meaning="seats at the table"),
+        Field("partnerships", meaning="1 when 4 players form two sides (seats 0+2, 1+3)"),
+        Field("hand_size"),
+        Field("target", meaning="points that win the match"),
+        Field("lead", meaning="a Lead code"),
+        Field("settlement", meaning="a Settlement code"),
+        Field("blocked_points"),
+        Field("out_points"),
+        Field("reserve", meaning="boneyard tiles that are never drawn"),
+        Field("reduced", meaning="1 with the near-target cut of headers"),
+        Field("max_number", meaning="the set's highest number (6 for double-six ... 18 for double-eighteen)"),
+        Field("n_tiles", meaning="tiles in the set: indices 0 .. n_tiles - 1"),
+        Field("spinner", meaning="1 when the led double is a spinner (four arms)"),
+    ],
+    title="rules",
+)
 
 #: entries of the policy view's draw/pass log (one per moment a seat drew or passed)
-LOG_ENTRY = Vector("LOG", [
-    Field("seat"),
-    Field("numbers", meaning="bit n set when an open end showed n at that moment (it held none of them)"),
-    Field("drawn", meaning="tiles drawn at that moment"),
-], title="draw/pass log entry")
+LOG_ENTRY = Vector(
+    "LOG",
+    [
+        Field("seat"),
+        Field("numbers", meaning="bit n set when an open end showed n at that moment (it held none of them)"),
+        Field("drawn", meaning="tiles drawn at that moment"),
+    ],
+    title="draw/pass log entry",
+)
 #: moments kept per hand; later ones are dropped (a policy then knows a little less, never wrong)
 V_LOG_CAPACITY = 256
 #: entries of the policy view's play log: every tile put down this hand, in order, the led double first
-PLAY_ENTRY = Vector("PLAY", [
-    Field("seat"),
-    Field("tile"),
-    Field("end", meaning="an End code (the lead: END_L)"),
-    Field("moments", meaning="draw/pass moments logged before this play (V_LOG_N then)"),
-], title="play log entry")
+PLAY_ENTRY = Vector(
+    "PLAY",
+    [
+        Field("seat"),
+        Field("tile"),
+        Field("end", meaning="an End code (the lead: END_L)"),
+        Field("moments", meaning="draw/pass moments logged before this play (V_LOG_N then)"),
+    ],
+    title="play log entry",
+)
 
-VIEW = Vector("V", [
-    Field("seat", meaning="the deciding seat"),
-    Field("side", meaning="its side"),
-    Field("players"),
-    Field("partnerships"),
-    Field("target"),
-    Field("reserve", meaning="boneyard tiles that are never drawn"),
-    Field("max_number", meaning="the set's highest number"),
-    Field("n_tiles", meaning="tiles in the set"),
-    Field("hand", SET_WORDS, "the deciding seat's own hand (bitmask, word w holds tiles 64w ..)", per="word"),
-    Field("end", N_ENDS, "number showing on each end (End order); an empty open arm shows the spinner's", per="end"),
-    Field("end_double", N_ENDS, "1 when that end is a double end", per="end"),
-    Field("end_tiles", N_ENDS, "tiles played on that end (arm) this hand", per="end"),
-    Field("open_ends", meaning="ends a tile may be played on: 2 (L, R) or 4 (L, R, U, D once the spinner's arms open)"),
-    Field("counting", meaning="bit e set when end e counts for headers (L, R; U, D once a tile lies on them)"),
-    Field("spinner", meaning="number of the led double when it is a spinner, else -1"),
-    Field("played", SET_WORDS, "bitmask of every tile on the table (the lead included)", per="word"),
-    Field("boneyard", meaning="tiles left in the boneyard"),
-    Field("hand_no", meaning="hand number in the match (1-based)"),
-    Field("play_no", meaning="plays after the lead so far in this hand"),
-    Field("leader", meaning="seat that led this hand"),
-    Field("out_points"),
-    Field("blocked_points"),
-    Field("settlement"),
-    Field("reduced"),
-    Field("score", MAX_SEATS, "side scores", per="side"),
-    Field("played_by", MAX_SEATS, "the tiles that seat has played this hand (bitmask; word 0 of its set)",
-          per="seat"),
-    Field("played_by_high", MAX_SEATS * (SET_WORDS - 1), "words 1.. of each seat's played set (three-word sets)",
-          per="seat and word"),
-    Field("hand_count", MAX_SEATS, "tiles in that seat's hand", per="seat"),
-    Field("void", MAX_SEATS, "mask of numbers (bit n) that seat surely holds none of now", per="seat"),
-    Field("plays_n", meaning="entries in the play log this hand (the lead included)"),
-    Field("plays", PLAY_ENTRY.size * MAX_TILES, "the play log (PLAY_ENTRY each)", per="entry slot"),
-    Field("log_n", meaning="number of draw/pass moments logged this hand"),
-    Field("log", LOG_ENTRY.size * V_LOG_CAPACITY, "the draw/pass log (LOG_ENTRY each)", per="entry slot"),
-], title="policy view")
+VIEW = Vector(
+    "V",
+    [
+        Field("seat", meaning="the deciding seat"),
+        Field("side", meaning="its side"),
+        Field("players"),
+        Field("partnerships"),
+        Field("target"),
+        Field("reserve", meaning="boneyard tiles that are never drawn"),
+        Field("max_number", meaning="the set's highest number"),
+        Field("n_tiles", meaning="tiles in the set"),
+        Field("hand", SET_WORDS, "the deciding seat's own hand (bitmask, word w holds tiles 64w ..)", per="word"),
+        Field(
+            "end", N_ENDS, "number showing on each end (End order); an empty open arm shows the spinner's", per="end"
+        ),
+        Field("end_double", N_ENDS, "1 when that end is a double end", per="end"),
+        Field("end_tiles", N_ENDS, "tiles played on that end (arm) this hand", per="end"),
+        Field(
+            "open_ends", meaning="ends a tile may be played on: 2 (L, R) or 4 (L, R, U, D once the spinner's arms open)"
+        ),
+        Field("counting", meaning="bit e set when end e counts for headers (L, R; U, D once a tile lies on them)"),
+        Field("spinner", meaning="number of the led double when it is a spinner, else -1"),
+        Field("played", SET_WORDS, "bitmask of every tile on the table (the lead included)", per="word"),
+        Field("boneyard", meaning="tiles left in the boneyard"),
+        Field("hand_no", meaning="hand number in the match (1-based)"),
+        Field("play_no", meaning="plays after the lead so far in this hand"),
+        Field("leader", meaning="seat that led this hand"),
+        Field("out_points"),
+        Field("blocked_points"),
+        Field("settlement"),
+        Field("reduced"),
+        Field("score", MAX_SEATS, "side scores", per="side"),
+        Field(
+            "played_by", MAX_SEATS, "the tiles that seat has played this hand (bitmask; word 0 of its set)", per="seat"
+        ),
+        Field(
+            "played_by_high",
+            MAX_SEATS * (SET_WORDS - 1),
+            "words 1.. of each seat's played set (three-word sets)",
+            per="seat and word",
+        ),
+        Field("hand_count", MAX_SEATS, "tiles in that seat's hand", per="seat"),
+        Field("void", MAX_SEATS, "mask of numbers (bit n) that seat surely holds none of now", per="seat"),
+        Field("plays_n", meaning="entries in the play log this hand (the lead included)"),
+        Field("plays", PLAY_ENTRY.size * MAX_TILES, "the play log (PLAY_ENTRY each)", per="entry slot"),
+        Field("log_n", meaning="number of draw/pass moments logged this hand"),
+        Field("log", LOG_ENTRY.size * V_LOG_CAPACITY, "the draw/pass log (LOG_ENTRY each)", per="entry slot"),
+    ],
+    title="policy view",
+)
 
-TRACE = Vector("T", [
-    Field("type", meaning="an Event code"),
-    Field("match"),
-    Field("hand"),
-    Field("seat"),
-    Field("tile"),
-    Field("end", meaning="an End code"),
-    Field("points"),
-    Field("winner", meaning="side, or -1 for none"),
-    Field("score", MAX_SEATS, "side scores after the event", per="side"),
-    Field("deal", MAX_TILES, "a deal's tiles: hands in seat order, then the boneyard (n_tiles used)", per="tile"),
-], size_name="T_WIDTH", title="trace row")
+TRACE = Vector(
+    "T",
+    [
+        Field("type", meaning="an Event code"),
+        Field("match"),
+        Field("hand"),
+        Field("seat"),
+        Field("tile"),
+        Field("end", meaning="an End code"),
+        Field("points"),
+        Field("winner", meaning="side, or -1 for none"),
+        Field("score", MAX_SEATS, "side scores after the event", per="side"),
+        Field("deal", MAX_TILES, "a deal's tiles: hands in seat order, then the boneyard (n_tiles used)", per="tile"),
+    ],
+    size_name="T_WIDTH",
+    title="trace row",
+)
 
 MAX_PLAY_NO = 28
-TOTALS = Vector("S", [
-    Field("matches", group="count"),
-    Field("hands", group="count"),
-    Field("redeals", group="count"),
-    Field("plays", group="count"),
-    Field("draws", group="count"),
-    Field("passes", group="count"),
-    Field("double_headers", group="count"),
-    Field("triple_headers", group="count"),
-    Field("blocked_hands", group="count"),
-    Field("out_hands", group="count"),
-    Field("points_lead", meaning="points scored by leading a double", group="points"),
-    Field("points_header", meaning="points scored by headers", group="points"),
-    Field("points_out", meaning="points scored by going out", group="points"),
-    Field("points_blocked", meaning="points won in blocked settlements", group="points"),
-    Field("decided_hands"),
-    Field("leader_side_wins", meaning="decided hands won by the leader's side"),
-    Field("match_wins", MAX_SEATS, "matches won", per="side"),
-    Field("policy_calls"),
-    # per-match sums for intervals with the match as the unit (hands are clustered in matches):
-    # stats.ratio_interval of x per y needs sums over matches of x^2, y^2 and x*y
-    Field("double_headers_sq", meaning="sum over matches of (double headers in the match)^2"),
-    Field("triple_headers_sq", meaning="sum over matches of (triple headers in the match)^2"),
-    Field("hands_sq", meaning="sum over matches of (hands in the match)^2"),
-    Field("double_headers_hands", meaning="sum over matches of double headers x hands in the match"),
-    Field("triple_headers_hands", meaning="sum over matches of triple headers x hands in the match"),
-    Field("leader_side_wins_sq", meaning="sum over matches of (decided hands the leader's side won)^2"),
-    Field("decided_hands_sq", meaning="sum over matches of (decided hands in the match)^2"),
-    Field("leader_side_wins_decided", meaning="sum over matches of leader-side wins x decided hands"),
-    Field("headers_by_play", 2 * (MAX_PLAY_NO + 1),
-          "+ 2*p + k: headers of kind k (0 double, 1 triple) on play p (1-based, capped)", per="play and kind"),
-], title="run totals")
+TOTALS = Vector(
+    "S",
+    [
+        Field("matches", group="count"),
+        Field("hands", group="count"),
+        Field("redeals", group="count"),
+        Field("plays", group="count"),
+        Field("draws", group="count"),
+        Field("passes", group="count"),
+        Field("double_headers", group="count"),
+        Field("triple_headers", group="count"),
+        Field("blocked_hands", group="count"),
+        Field("out_hands", group="count"),
+        Field("points_lead", meaning="points scored by leading a double", group="points"),
+        Field("points_header", meaning="points scored by headers", group="points"),
+        Field("points_out", meaning="points scored by going out", group="points"),
+        Field("points_blocked", meaning="points won in blocked settlements", group="points"),
+        Field("decided_hands"),
+        Field("leader_side_wins", meaning="decided hands won by the leader's side"),
+        Field("match_wins", MAX_SEATS, "matches won", per="side"),
+        Field("policy_calls"),
+        # per-match sums for intervals with the match as the unit (hands are clustered in matches):
+        # stats.ratio_interval of x per y needs sums over matches of x^2, y^2 and x*y
+        Field("double_headers_sq", meaning="sum over matches of (double headers in the match)^2"),
+        Field("triple_headers_sq", meaning="sum over matches of (triple headers in the match)^2"),
+        Field("hands_sq", meaning="sum over matches of (hands in the match)^2"),
+        Field("double_headers_hands", meaning="sum over matches of double headers x hands in the match"),
+        Field("triple_headers_hands", meaning="sum over matches of triple headers x hands in the match"),
+        Field("leader_side_wins_sq", meaning="sum over matches of (decided hands the leader's side won)^2"),
+        Field("decided_hands_sq", meaning="sum over matches of (decided hands in the match)^2"),
+        Field("leader_side_wins_decided", meaning="sum over matches of leader-side wins x decided hands"),
+        Field(
+            "headers_by_play",
+            2 * (MAX_PLAY_NO + 1),
+            "+ 2*p + k: headers of kind k (0 double, 1 triple) on play p (1-based, capped)",
+            per="play and kind",
+        ),
+    ],
+    title="run totals",
+)
 
-MATCH_ROW = Vector("M", [
-    Field("match"),
-    Field("winner"),
-    Field("score", MAX_SEATS, "final scores, -1 for sides that do not exist", per="side"),
-    Field("hands"),
-    Field("redeals"),
-    Field("first_leader"),
-    Field("double_headers"),
-    Field("triple_headers"),
-    Field("plays"),
-    Field("draws"),
-    Field("blocked_hands"),
-    Field("decided_hands", meaning="hands won by a side (out or a settlement)"),
-    Field("leader_side_wins", meaning="decided hands won by the leader's side"),
-], size_name="M_WIDTH", title="match row")
+MATCH_ROW = Vector(
+    "M",
+    [
+        Field("match"),
+        Field("winner"),
+        Field("score", MAX_SEATS, "final scores, -1 for sides that do not exist", per="side"),
+        Field("hands"),
+        Field("redeals"),
+        Field("first_leader"),
+        Field("double_headers"),
+        Field("triple_headers"),
+        Field("plays"),
+        Field("draws"),
+        Field("blocked_hands"),
+        Field("decided_hands", meaning="hands won by a side (out or a settlement)"),
+        Field("leader_side_wins", meaning="decided hands won by the leader's side"),
+    ],
+    size_name="M_WIDTH",
+    title="match row",
+)
 
-HAND_ROW = Vector("H", [
-    Field("match"),
-    Field("hand"),
-    Field("leader"),
-    Field("led_double", meaning="the number of the led double"),
-    Field("end", meaning="a HandEnd code"),
-    Field("winner", meaning="side that went out or won the settlement, -1 for none"),
-    Field("seat_points", MAX_SEATS,
-          "points of that seat's lead, headers and going out (a settlement's go to side winner)", per="seat"),
-    Field("double_headers"),
-    Field("triple_headers"),
-    Field("plays"),
-    Field("draws"),
-    Field("passes"),
-    Field("redeals"),
-    Field("side_doubles", MAX_SEATS, "doubles left in the side's hands at the end", per="side"),
-    Field("side_pips", MAX_SEATS, "pips left, doubles included", per="side"),
-    Field("side_plain_pips", MAX_SEATS, "pips left on non-double tiles", per="side"),
-    Field("score_before", MAX_SEATS, "scores when the hand was dealt", per="side"),
-], size_name="H_WIDTH", title="hand row")
+HAND_ROW = Vector(
+    "H",
+    [
+        Field("match"),
+        Field("hand"),
+        Field("leader"),
+        Field("led_double", meaning="the number of the led double"),
+        Field("end", meaning="a HandEnd code"),
+        Field("winner", meaning="side that went out or won the settlement, -1 for none"),
+        Field(
+            "seat_points",
+            MAX_SEATS,
+            "points of that seat's lead, headers and going out (a settlement's go to side winner)",
+            per="seat",
+        ),
+        Field("double_headers"),
+        Field("triple_headers"),
+        Field("plays"),
+        Field("draws"),
+        Field("passes"),
+        Field("redeals"),
+        Field("side_doubles", MAX_SEATS, "doubles left in the side's hands at the end", per="side"),
+        Field("side_pips", MAX_SEATS, "pips left, doubles included", per="side"),
+        Field("side_plain_pips", MAX_SEATS, "pips left on non-double tiles", per="side"),
+        Field("score_before", MAX_SEATS, "scores when the hand was dealt", per="side"),
+    ],
+    size_name="H_WIDTH",
+    title="hand row",
+)
 
-ERROR = Vector("E", [
-    Field("code", meaning="a KernelError code"),
-    Field("match"),
-    Field("seat"),
-    Field("policy"),
-    Field("choice"),
-    Field("n_moves"),
-    Field("hand", SET_WORDS, "the seat's hand", per="word"),
-    Field("end", N_ENDS, "the ends' numbers", per="end"),
-], title="kernel error slots")
+ERROR = Vector(
+    "E",
+    [
+        Field("code", meaning="a KernelError code"),
+        Field("match"),
+        Field("seat"),
+        Field("policy"),
+        Field("choice"),
+        Field("n_moves"),
+        Field("hand", SET_WORDS, "the seat's hand", per="word"),
+        Field("end", N_ENDS, "the ends' numbers", per="end"),
+    ],
+    title="kernel error slots",
+)
 
 #: what the hand steps (engine/hand.py) read besides the view; the seat to move and the next
 #: boneyard position travel as arguments and results, so the hot loop keeps them in registers
-TURN = Vector("TURN", [
-    Field("bone_start", meaning="position of the first boneyard tile in the tile source (set by start_hand)"),
-    Field("bone_stop", meaning="drawing stops at this position (the reserve stays)"),
-    Field("match", meaning="match number, for trace rows"),
-    Field("tracing", meaning="1 to append trace rows"),
-], title="turn state")
+TURN = Vector(
+    "TURN",
+    [
+        Field("bone_start", meaning="position of the first boneyard tile in the tile source (set by start_hand)"),
+        Field("bone_stop", meaning="drawing stops at this position (the reserve stays)"),
+        Field("match", meaning="match number, for trace rows"),
+        Field("tracing", meaning="1 to append trace rows"),
+    ],
+    title="turn state",
+)
 
 #: counters of a kernel call
-COUNTERS = Vector("C", [
-    Field("script", meaning="next row of the replay script"),
-    Field("trace", meaning="trace rows written (or that would have been)"),
-    Field("deal", meaning="next given deal"),
-], title="kernel counters")
+COUNTERS = Vector(
+    "C",
+    [
+        Field("script", meaning="next row of the replay script"),
+        Field("trace", meaning="trace rows written (or that would have been)"),
+        Field("deal", meaning="next given deal"),
+    ],
+    title="kernel counters",
+)
 
 VECTORS = (RULES, LOG_ENTRY, PLAY_ENTRY, VIEW, TRACE, TOTALS, MATCH_ROW, HAND_ROW, ERROR, TURN, COUNTERS)
 
@@ -727,8 +802,6 @@ V_LEFT = V_END + End.L
 V_RIGHT = V_END + End.R
 V_LEFT_DOUBLE = V_END_DOUBLE + End.L
 V_RIGHT_DOUBLE = V_END_DOUBLE + End.R
-
-
 
 
 def tile_mask(names) -> int:

@@ -86,11 +86,33 @@ def _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, 
     store(view, L.V_HAND, hand)
     b.totals[L.S_POLICY_CALLS] += 1
     if leading:
-        k = choose_lead(seat_policy[seat], seat, view, mt, me, n, rngs[seat : seat + 1], b.no_tiles,  # noqa: F821
-                        seat_params, rules, seat_tables)
+        k = choose_lead(  # noqa: F821 (defined by the generated module this source follows)
+            seat_policy[seat],
+            seat,
+            view,
+            mt,
+            me,
+            n,
+            rngs[seat : seat + 1],
+            b.no_tiles,
+            seat_params,
+            rules,
+            seat_tables,
+        )
     else:
-        k = choose_move(seat_policy[seat], seat, view, mt, me, n, rngs[seat : seat + 1], b.no_tiles,  # noqa: F821
-                        seat_params, rules, seat_tables)  # (bound by kernel_build)
+        k = choose_move(  # noqa: F821
+            seat_policy[seat],
+            seat,
+            view,
+            mt,
+            me,
+            n,
+            rngs[seat : seat + 1],
+            b.no_tiles,
+            seat_params,
+            rules,
+            seat_tables,
+        )  # (bound by kernel_build)
     if k < 0 or k >= n:
         return _fail(err, L.ERR_ILLEGAL_CHOICE, k, n, hand, view)
     return k
@@ -149,8 +171,20 @@ def run_matches(rules, seat_policy, seat_params, seat_tables, seed, first_match,
     owned = np.zeros(_SCRATCH_SIZE, dtype=np.int64)
     owned_rng = np.zeros(L.MAX_SEATS + 1, dtype=np.uint64)
     # the owners stay alive in this frame while _run uses borrowed views of them
-    return _run(rules, seat_policy, seat_params, seat_tables, seed, first_match, n_matches, tracing, buffers, owned,
-                owned_rng, no_tiles)
+    return _run(
+        rules,
+        seat_policy,
+        seat_params,
+        seat_tables,
+        seed,
+        first_match,
+        n_matches,
+        tracing,
+        buffers,
+        owned,
+        owned_rng,
+        no_tiles,
+    )
 
 
 _HANDS_SIZE = L.MAX_SEATS * L.SET_WORDS
@@ -158,8 +192,20 @@ _SCRATCH_SIZE = _HANDS_SIZE + L.V_SIZE + L.MAX_TILES + L.H_WIDTH + 2 * L.MAX_MOV
 
 
 @njit(cache=True)
-def _run(rules, seat_policy, seat_params, seat_tables, seed, first_match, n_matches, tracing, buffers, owned, owned_rng,
-         no_tiles):
+def _run(
+    rules,
+    seat_policy,
+    seat_params,
+    seat_tables,
+    seed,
+    first_match,
+    n_matches,
+    tracing,
+    buffers,
+    owned,
+    owned_rng,
+    no_tiles,
+):
     """The body of :func:`run_matches`, on borrowed views of every array (see bits.borrow)."""
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
@@ -247,8 +293,19 @@ def _run(rules, seat_policy, seat_params, seat_tables, seed, first_match, n_matc
                 if options != REDEAL:
                     k = 0
                     if any_double:
-                        k = _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b,
-                                    hrow[L.H_LEADER], options, True)
+                        k = _choose(
+                            rules,
+                            seat_policy,
+                            seat_params,
+                            seat_tables,
+                            rngs,
+                            script,
+                            err,
+                            b,
+                            hrow[L.H_LEADER],
+                            options,
+                            True,
+                        )
                         if k < 0:
                             return -1, n_hand_rows, ctr[C_TRACE]
                     over = lead(rules, b, hand_no, mt[k])

@@ -97,8 +97,10 @@ def open_end_tiles(view, no_tiles):
     """The tiles that fit some open end."""
     tiles = union(number_tiles(view[L.V_LEFT], no_tiles), number_tiles(view[L.V_RIGHT], no_tiles))
     if view[L.V_OPEN_ENDS] > 2:
-        tiles = union(tiles, union(number_tiles(view[L.V_END + L.END_U], no_tiles),
-                                   number_tiles(view[L.V_END + L.END_D], no_tiles)))
+        tiles = union(
+            tiles,
+            union(number_tiles(view[L.V_END + L.END_U], no_tiles), number_tiles(view[L.V_END + L.END_D], no_tiles)),
+        )
     return tiles
 
 

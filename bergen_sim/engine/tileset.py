@@ -72,6 +72,7 @@ def _is_wide(t) -> bool:
 # The functions below are written in plain Python for Python callers on ``int`` sets; compiled
 # code gets the overloads, one implementation per width.
 
+
 def union(a, b):
     """Tiles in ``a`` or ``b``."""
     return a | b
@@ -209,12 +210,14 @@ def _count(a):
 @overload(lowest)
 def _lowest(a):
     if _is_wide(a):
+
         def impl(a):
             if a[0] != 0:
                 return np.int64(trailing_zeros(a[0]))
             if a[1] != 0:
                 return np.int64(64 + trailing_zeros(a[1]))
             return np.int64(128 + trailing_zeros(a[2]))
+
         return impl
     return lambda a: np.int64(trailing_zeros(a))
 
@@ -222,12 +225,14 @@ def _lowest(a):
 @overload(drop_lowest)
 def _drop_lowest(a):
     if _is_wide(a):
+
         def impl(a):
             if a[0] != 0:
                 return (a[0] & (a[0] - 1), a[1], a[2])
             if a[1] != 0:
                 return (a[0], a[1] & (a[1] - 1), a[2])
             return (a[0], a[1], a[2] & (a[2] - 1))
+
         return impl
     return lambda a: a & (a - 1)
 
@@ -235,11 +240,13 @@ def _drop_lowest(a):
 @overload(bit)
 def _bit(t, no_tiles):
     if _is_wide(no_tiles):
+
         def impl(t, no_tiles):
             one = np.int64(1) << (t & 63)
             w = t >> 6
             zero = np.int64(0)
             return (one if w == 0 else zero, one if w == 1 else zero, one if w == 2 else zero)
+
         return impl
     return lambda t, no_tiles: np.int64(1) << t
 
@@ -247,10 +254,12 @@ def _bit(t, no_tiles):
 @overload(has)
 def _has(a, t):
     if _is_wide(a):
+
         def impl(a, t):
             w = t >> 6
             word = a[0] if w == 0 else (a[1] if w == 1 else a[2])
             return (word >> (t & 63)) & 1 == 1
+
         return impl
     return lambda a, t: (a >> t) & 1 == 1
 
@@ -308,41 +317,51 @@ def _load(vector, at, no_tiles):
 @overload(load_split)
 def _load_split(vector, first, high, no_tiles):
     if _is_wide(no_tiles):
-        return lambda vector, first, high, no_tiles: (vector[slot(first)], vector[slot(high)],
-                                                      vector[slot(high + 1)])
+        return lambda vector, first, high, no_tiles: (vector[slot(first)], vector[slot(high)], vector[slot(high + 1)])
     return lambda vector, first, high, no_tiles: vector[slot(first)]
 
 
 @overload(store_split)
 def _store_split(vector, first, high, a):
     if _is_wide(a):
+
         def impl(vector, first, high, a):
             vector[slot(first)] = a[0]
             vector[slot(high)] = a[1]
             vector[slot(high + 1)] = a[2]
+
         return impl
 
     def narrow(vector, first, high, a):
         vector[slot(first)] = a
+
     return narrow
 
 
 @overload(store)
 def _store(vector, at, a):
     if _is_wide(a):
+
         def impl(vector, at, a):
             vector[slot(at)] = a[0]
             vector[slot(at + 1)] = a[1]
             vector[slot(at + 2)] = a[2]
+
         return impl
 
     def narrow(vector, at, a):
         vector[slot(at)] = a
+
     return narrow
 
 
 @njit(cache=True)
 def _check(no_tiles):  # compiled once per width by the tests: every overload types
     a = union(bit(3, no_tiles), number_tiles(1, no_tiles))
-    return (count(minus(a, first_tiles(2, no_tiles))), lowest(drop_lowest(a)), has(both(a, a), 3), is_empty(a),
-            count(differ(a, bit(3, no_tiles))))
+    return (
+        count(minus(a, first_tiles(2, no_tiles))),
+        lowest(drop_lowest(a)),
+        has(both(a, a), 3),
+        is_empty(a),
+        count(differ(a, bit(3, no_tiles))),
+    )

@@ -160,8 +160,12 @@ def view_play(view, seat, tile, end, new_number, is_double, no_tiles):
     view[slot(L.V_END_TILES + end)] += 1
     if end > L.END_R:
         view[L.V_COUNTING] |= 1 << end
-    elif (view[L.V_SPINNER] >= 0 and view[L.V_OPEN_ENDS] == 2 and view[L.V_END_TILES + L.END_L] > 0
-          and view[L.V_END_TILES + L.END_R] > 0):
+    elif (
+        view[L.V_SPINNER] >= 0
+        and view[L.V_OPEN_ENDS] == 2
+        and view[L.V_END_TILES + L.END_L] > 0
+        and view[L.V_END_TILES + L.END_R] > 0
+    ):
         view[L.V_OPEN_ENDS] = 4
 
 

@@ -107,7 +107,6 @@ USE_LEAD = np.int64(1)
 MAX_PROPOSALS = 1 << 20
 
 
-
 def _binomials(n_max: int) -> np.ndarray:
     """C(n, k) for 0 <= k <= n <= n_max as floats (Pascal's triangle; exact below 2**53, C(190, 95) ~ 1e56)."""
     table = np.zeros((n_max + 1, n_max + 1), dtype=np.float64)
@@ -123,23 +122,29 @@ _BINOMIAL = _binomials(L.MAX_TILES)
 
 #: the int64 ``spec`` vector that :func:`prepare` fills (constants ``W_*``)
 MAX_CLASSES = 1 << MAX_OTHERS  # a class is a set of groups
-WORLD_SPEC = L.Vector("W", [
-    L.Field("others", meaning="number of other seats m"),
-    L.Field("seat", MAX_OTHERS, "seat of the j-th other seat", per="other seat"),
-    L.Field("cap", MAX_OTHERS, "its hand count", per="other seat"),
-    L.Field("allowed", MAX_OTHERS * WORDS, "the unseen tiles it may hold (SET_WORDS words)", per="other seat and word"),
-    L.Field("group", MAX_OTHERS, "the group it belongs to", per="other seat"),
-    L.Field("boneyard", meaning="tiles in the boneyard"),
-    L.Field("unseen", WORDS, "the tiles the deciding seat cannot see", per="word"),
-    L.Field("groups", meaning="number of groups G (other seats dealt to as one)"),
-    L.Field("group_cap", MAX_OTHERS, "tiles the group holds (its seats' hand counts summed)", per="group"),
-    L.Field("radix", MAX_OTHERS, "stride of remaining-count g in a state index", per="group"),
-    L.Field("states", meaning="number of states (product of group_cap + 1)"),
-    L.Field("classes", meaning="number of non-empty tile classes K"),
-    L.Field("class_seats", MAX_CLASSES, "bit g set when group g may hold the class's tiles", per="class"),
-    L.Field("class_tiles", MAX_CLASSES * WORDS, "the class's tiles (SET_WORDS words)", per="class and word"),
-    L.Field("exact", meaning="1: groups are exact (identical allowed sets); 0: merged by union (fallback)"),
-], title="world spec")
+WORLD_SPEC = L.Vector(
+    "W",
+    [
+        L.Field("others", meaning="number of other seats m"),
+        L.Field("seat", MAX_OTHERS, "seat of the j-th other seat", per="other seat"),
+        L.Field("cap", MAX_OTHERS, "its hand count", per="other seat"),
+        L.Field(
+            "allowed", MAX_OTHERS * WORDS, "the unseen tiles it may hold (SET_WORDS words)", per="other seat and word"
+        ),
+        L.Field("group", MAX_OTHERS, "the group it belongs to", per="other seat"),
+        L.Field("boneyard", meaning="tiles in the boneyard"),
+        L.Field("unseen", WORDS, "the tiles the deciding seat cannot see", per="word"),
+        L.Field("groups", meaning="number of groups G (other seats dealt to as one)"),
+        L.Field("group_cap", MAX_OTHERS, "tiles the group holds (its seats' hand counts summed)", per="group"),
+        L.Field("radix", MAX_OTHERS, "stride of remaining-count g in a state index", per="group"),
+        L.Field("states", meaning="number of states (product of group_cap + 1)"),
+        L.Field("classes", meaning="number of non-empty tile classes K"),
+        L.Field("class_seats", MAX_CLASSES, "bit g set when group g may hold the class's tiles", per="class"),
+        L.Field("class_tiles", MAX_CLASSES * WORDS, "the class's tiles (SET_WORDS words)", per="class and word"),
+        L.Field("exact", meaning="1: groups are exact (identical allowed sets); 0: merged by union (fallback)"),
+    ],
+    title="world spec",
+)
 # --- generated from the declarations above by tools/generate_constants.py; do not edit ---
 W_OTHERS = 0
 W_SEAT = 1
@@ -206,8 +211,7 @@ def has_drawn(view, seat):
 @njit(cache=True)
 def allowed_tiles(view, rules, use_lead, seat, no_tiles):
     """The unseen tiles ``seat`` may hold according to the view (voids and, if asked, the lead)."""
-    allowed = minus(unseen_tiles(view, no_tiles),
-                    numbers_tiles(view[L.V_VOID + seat], view[L.V_MAX_NUMBER], no_tiles))
+    allowed = minus(unseen_tiles(view, no_tiles), numbers_tiles(view[L.V_VOID + seat], view[L.V_MAX_NUMBER], no_tiles))
     if use_lead and not has_drawn(view, seat):
         if rules[L.R_LEAD] != L.LEAD_ANY_DOUBLE:
             allowed = minus(allowed, undealt_doubles(view, rules[L.R_LEAD] == L.LEAD_HIGHEST, no_tiles))
@@ -315,8 +319,9 @@ def _programme(spec, max_cells, max_work, no_tiles):
         cls = spec[W_CLASS_SEATS + k]
         for r in range(states):
             _decode(spec, r, rem)
-            completions[k * states + r] = _class_total(spec, completions, k + 1, states, r, rem, cls, size, -1.0,
-                                                       x, top, split)
+            completions[k * states + r] = _class_total(
+                spec, completions, k + 1, states, r, rem, cls, size, -1.0, x, top, split
+            )
     return completions
 
 
@@ -382,8 +387,12 @@ def _relax(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
 @njit(cache=True, inline="always")
 def _scratch():
     """Per-group work arrays: remaining counts, the split being walked, its bounds, the split picked."""
-    return (np.zeros(MAX_OTHERS, dtype=np.int64), np.zeros(MAX_OTHERS, dtype=np.int64),
-            np.zeros(MAX_OTHERS, dtype=np.int64), np.zeros(MAX_OTHERS, dtype=np.int64))
+    return (
+        np.zeros(MAX_OTHERS, dtype=np.int64),
+        np.zeros(MAX_OTHERS, dtype=np.int64),
+        np.zeros(MAX_OTHERS, dtype=np.int64),
+        np.zeros(MAX_OTHERS, dtype=np.int64),
+    )
 
 
 @njit(cache=True)
@@ -575,8 +584,20 @@ def sample_world(view, spec, completions, rng, hands, bone, no_tiles):
             return n_bone
     # no proposal kept: the exact programme after all, whatever its size (slow, but finite and exact)
     exact = spec.copy()
-    return _propose(exact, _programme(exact, np.inf, np.inf, no_tiles), rng, hands, bone, tiles, group_tiles, rem, x,
-                    top, split, no_tiles)
+    return _propose(
+        exact,
+        _programme(exact, np.inf, np.inf, no_tiles),
+        rng,
+        hands,
+        bone,
+        tiles,
+        group_tiles,
+        rem,
+        x,
+        top,
+        split,
+        no_tiles,
+    )
 
 
 @njit(cache=True)

@@ -150,8 +150,11 @@ class Move:
         """``"3-5 L"`` (or ``"5-3 l"``) -> ``Move(3-5, L)``; :class:`MoveError` on anything else."""
         parts = str(text).split()
         if len(parts) != 2:
-            raise MoveError(tr("a move is a tile and an end, e.g. '3-5 L' (ends: {ends}), not {value}").format(
-                ends=", ".join(e.name for e in End), value=repr(text)))
+            raise MoveError(
+                tr("a move is a tile and an end, e.g. '3-5 L' (ends: {ends}), not {value}").format(
+                    ends=", ".join(e.name for e in End), value=repr(text)
+                )
+            )
         return cls.of((parts[0], parts[1]))
 
     @classmethod
@@ -189,8 +192,9 @@ class Move:
         try:
             number = integer(action)
         except TypeError:
-            raise ValueError(f"an action is a whole number 0..{most - 1} ({len(End)} x tile + end), not "
-                             f"{shown(action)}") from None
+            raise ValueError(
+                f"an action is a whole number 0..{most - 1} ({len(End)} x tile + end), not {shown(action)}"
+            ) from None
         if not 0 <= number < most:
             raise ValueError(f"an action is 0..{most - 1} ({len(End)} x tile + end), not {short_number(number)}")
         tile, end = divmod(number, len(End))
@@ -342,8 +346,18 @@ class MatchEndEvent(TraceEvent):
 #: the format's ``type`` -> event class
 EVENT_TYPES: dict[str, type[TraceEvent]] = {
     cls.TYPE.name.lower(): cls
-    for cls in (MatchEvent, DealEvent, RedealEvent, LeadEvent, DrawEvent, PlayEvent, PassEvent, OutEvent,
-                BlockedEvent, MatchEndEvent)
+    for cls in (
+        MatchEvent,
+        DealEvent,
+        RedealEvent,
+        LeadEvent,
+        DrawEvent,
+        PlayEvent,
+        PassEvent,
+        OutEvent,
+        BlockedEvent,
+        MatchEndEvent,
+    )
 }
 
 

@@ -84,8 +84,9 @@ def pips(tile: str) -> int:
     return a + b
 
 
-def legal_moves(hand, left: int | None, right: int | None, up: int | None = None,
-                down: int | None = None) -> list[tuple[str, str]]:
+def legal_moves(
+    hand, left: int | None, right: int | None, up: int | None = None, down: int | None = None
+) -> list[tuple[str, str]]:
     """All legal ``(tile, end)`` moves for ``hand`` on a layout whose open ends show these numbers.
 
     ``up`` and ``down`` are the spinner's arms, None while closed.  Ordered by
@@ -196,8 +197,9 @@ def canonical_rules(rules: dict) -> dict:
     if set(rules) == set(RULE_KEYS_V1):
         rules = {"domino_set": "double-six", "spinner": False, **rules}
     if set(rules) != set(RULE_KEYS):
-        raise ValueError(f"rules must have exactly the keys {RULE_KEYS} (version 1: {RULE_KEYS_V1}), "
-                         f"got {sorted(rules)}")
+        raise ValueError(
+            f"rules must have exactly the keys {RULE_KEYS} (version 1: {RULE_KEYS_V1}), got {sorted(rules)}"
+        )
     if rules["domino_set"] not in DOMINO_SETS:
         raise ValueError(f"unknown domino_set {rules['domino_set']!r}")
     return {key: rules[key] for key in RULE_KEYS}
@@ -251,8 +253,15 @@ class MatchState:
     ('play', 1, [('0-1', 'L'), ('0-1', 'R')])
     """
 
-    def __init__(self, rules: dict, *, match_index: int = 0, seed: int = 0,
-                 policies: list[str] | None = None, format: str = FORMAT):
+    def __init__(
+        self,
+        rules: dict,
+        *,
+        match_index: int = 0,
+        seed: int = 0,
+        policies: list[str] | None = None,
+        format: str = FORMAT,
+    ):
         if format not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
         self.rules = canonical_rules(rules)
@@ -264,10 +273,16 @@ class MatchState:
         if policies is None:
             policies = ["reference"] * self.players
         written = self.rules if format == FORMAT_V2 else {key: self.rules[key] for key in RULE_KEYS_V1}
-        self.events: list[dict] = [{
-            "type": "match", "format": format, "match": match_index, "rules": dict(written),
-            "policies": list(policies), "seed": seed,
-        }]
+        self.events: list[dict] = [
+            {
+                "type": "match",
+                "format": format,
+                "match": match_index,
+                "rules": dict(written),
+                "policies": list(policies),
+                "seed": seed,
+            }
+        ]
         self.scores = [0] * side_count(self.rules)
         self.hand_number = 1
         self.attempt = 0  # redeals of this hand so far
@@ -298,8 +313,14 @@ class MatchState:
         self._expect(DEAL)
         hands = [list(h) for h in hands]
         self._check_deal(hands, boneyard)
-        self.events.append({"type": "deal", "hand": self.hand_number, "hands": [list(h) for h in hands],
-                            "boneyard": None if boneyard is None else list(boneyard)})
+        self.events.append(
+            {
+                "type": "deal",
+                "hand": self.hand_number,
+                "hands": [list(h) for h in hands],
+                "boneyard": None if boneyard is None else list(boneyard),
+            }
+        )
         found = find_leader(self.rules, hands, self.hand_number)
         if found is None:
             self.events.append({"type": "redeal", "hand": self.hand_number})
@@ -357,8 +378,9 @@ class MatchState:
             value = 3 if any(self.double_ends[e] for e in counting) else 2
             points = cut_header(self.rules, value, self.scores[side_of(self.rules, seat)])
         self._add_points(seat, points)
-        self.events.append({"type": "play", "seat": seat, "tile": tile, "end": end,
-                            "points": points, "score": list(self.scores)})
+        self.events.append(
+            {"type": "play", "seat": seat, "tile": tile, "end": end, "points": points, "score": list(self.scores)}
+        )
         self.moves = []
         if self._reached_target():  # a header may end the match before going out
             return
@@ -391,10 +413,18 @@ class MatchState:
         ``phase`` is ``"lead"`` for the any-double lead choice, else ``"play"``;
         ``ends`` maps each open end to its number (empty before the lead).
         """
-        return {"phase": LEAD if self.phase == LEAD else PLAY, "left": self.left, "right": self.right,
-                "left_double": self.double_ends.get("L", False), "right_double": self.double_ends.get("R", False),
-                "ends": dict(self.numbers), "double_ends": dict(self.double_ends),
-                "counting": self.counting_ends(), "scores": list(self.scores), "hand_number": self.hand_number}
+        return {
+            "phase": LEAD if self.phase == LEAD else PLAY,
+            "left": self.left,
+            "right": self.right,
+            "left_double": self.double_ends.get("L", False),
+            "right_double": self.double_ends.get("R", False),
+            "ends": dict(self.numbers),
+            "double_ends": dict(self.double_ends),
+            "counting": self.counting_ends(),
+            "scores": list(self.scores),
+            "hand_number": self.hand_number,
+        }
 
     def out_of_boneyard(self) -> set[str]:
         """Tiles in a hand or on the table this hand: every tile not in the boneyard."""
@@ -422,8 +452,11 @@ class MatchState:
         if len(hands) != self.players or any(len(h) != self.rules["hand_size"] for h in hands):
             raise ValueError(f"a deal gives {self.players} hands of {self.rules['hand_size']} tiles")
         dealt = [t for h in hands for t in h] + list(boneyard or [])
-        if len(set(dealt)) != len(dealt) or not set(dealt) <= set(self.set_tiles) or (
-                boneyard is not None and len(dealt) != len(self.set_tiles)):
+        if (
+            len(set(dealt)) != len(dealt)
+            or not set(dealt) <= set(self.set_tiles)
+            or (boneyard is not None and len(dealt) != len(self.set_tiles))
+        ):
             raise ValueError(f"the deal is not the {self.rules['domino_set']} set dealt once")
 
     def _lead(self, tile: str) -> None:
@@ -438,8 +471,7 @@ class MatchState:
         self.passes = 0
         points = cut_header(self.rules, 2, self.scores[side_of(self.rules, seat)])
         self._add_points(seat, points)
-        self.events.append({"type": "lead", "seat": seat, "tile": tile, "points": points,
-                            "score": list(self.scores)})
+        self.events.append({"type": "lead", "seat": seat, "tile": tile, "points": points, "score": list(self.scores)})
         self.phase = PLAY  # until the next step says otherwise
         if self._reached_target():
             return
@@ -463,8 +495,9 @@ class MatchState:
 
     def _go_out(self, seat: int) -> None:
         self._add_points(seat, self.rules["out_points"])
-        self.events.append({"type": "out", "seat": seat, "points": self.rules["out_points"],
-                            "score": list(self.scores)})
+        self.events.append(
+            {"type": "out", "seat": seat, "points": self.rules["out_points"], "score": list(self.scores)}
+        )
         if not self._reached_target():
             self._next_hand()
 
@@ -504,8 +537,7 @@ class MatchState:
             points = 0 if winner is None else self.rules["blocked_points"]
             if winner is not None:
                 self.scores[winner] += points
-            self.events.append({"type": "blocked", "winner": winner, "points": points,
-                                "score": list(self.scores)})
+            self.events.append({"type": "blocked", "winner": winner, "points": points, "score": list(self.scores)})
             if not self._reached_target():
                 self._next_hand()
             return
@@ -522,8 +554,16 @@ class MatchState:
         self._offer(self._legal([tile]))
 
 
-def play_match_reference(rules: dict, deal_source, choose, *, match_index: int = 0,
-                         seed: int = 0, policies: list[str] | None = None, format: str = FORMAT) -> list[dict]:
+def play_match_reference(
+    rules: dict,
+    deal_source,
+    choose,
+    *,
+    match_index: int = 0,
+    seed: int = 0,
+    policies: list[str] | None = None,
+    format: str = FORMAT,
+) -> list[dict]:
     """Play one match and return its trace events (``bergen-trace/2``, or ``format``).
 
     ``deal_source(hand_number, attempt)`` returns ``(hands, boneyard)``;
@@ -548,6 +588,7 @@ def play_match_reference(rules: dict, deal_source, choose, *, match_index: int =
 
 
 # --- helpers: replaying traces and the naive random baseline ---------------
+
 
 def split_matches(lines: Iterable[dict]) -> list[list[dict]]:
     """Split a trace's events into matches, each starting at a ``match`` event."""
@@ -583,8 +624,9 @@ def deals_from_trace(events: list[dict]) -> Callable:
         except StopIteration:
             raise ValueError("no recorded deal left") from None
         if (hand, recorded_attempt) != (hand_number, attempt):
-            raise ValueError(f"asked for hand {hand_number} attempt {attempt}, "
-                             f"recorded hand {hand} attempt {recorded_attempt}")
+            raise ValueError(
+                f"asked for hand {hand_number} attempt {attempt}, recorded hand {hand} attempt {recorded_attempt}"
+            )
         return [list(h) for h in hands], list(boneyard)
 
     return deal_source
@@ -600,8 +642,13 @@ def moves_from_trace(events: list[dict]) -> Callable:
     """
     head = events[0] if events and events[0]["type"] == "match" else {"rules": {}}
     chosen_leads = head["rules"].get("lead") == "any-double"
-    queue = iter([(e["type"], (e["tile"], "L" if e["type"] == "lead" else e["end"])) for e in events
-                  if e["type"] == "play" or (chosen_leads and e["type"] == "lead")])
+    queue = iter(
+        [
+            (e["type"], (e["tile"], "L" if e["type"] == "lead" else e["end"]))
+            for e in events
+            if e["type"] == "play" or (chosen_leads and e["type"] == "lead")
+        ]
+    )
 
     def choose(seat, hand, moves, info):
         try:
@@ -622,24 +669,32 @@ def replay_reference(recorded: list[dict]) -> list[dict]:
     own, written in the recording's format: a valid recording comes back equal.
     """
     head = recorded[0]
-    return play_match_reference(head["rules"], deals_from_trace(recorded), moves_from_trace(recorded),
-                                match_index=head["match"], seed=head["seed"], policies=head["policies"],
-                                format=head["format"])
+    return play_match_reference(
+        head["rules"],
+        deals_from_trace(recorded),
+        moves_from_trace(recorded),
+        match_index=head["match"],
+        seed=head["seed"],
+        policies=head["policies"],
+        format=head["format"],
+    )
 
 
 def random_deal_source(rng: random.Random, players: int, hand_size: int, max_number: int = 6) -> Callable:
     """Shuffle the double-``max_number`` set; deal ``hand_size`` each in seat order; the rest is the boneyard."""
+
     def deal_source(hand_number: int, attempt: int):
         tiles = tile_names(max_number)
         rng.shuffle(tiles)
-        hands = [tiles[i * hand_size:(i + 1) * hand_size] for i in range(players)]
-        return hands, tiles[players * hand_size:]
+        hands = [tiles[i * hand_size : (i + 1) * hand_size] for i in range(players)]
+        return hands, tiles[players * hand_size :]
 
     return deal_source
 
 
 def random_choose(rng: random.Random) -> Callable:
     """A uniform-random policy over the offered moves (with ``any-double``: uniform over the leader's doubles)."""
+
     def choose(seat, hand, moves, info):
         return rng.choice(moves)
 

@@ -68,8 +68,18 @@ _FALSE = {"0", "false", "off", "no"}
 PLAYER_COUNTS = range(2, 9)
 PARTNERSHIP_PLAYERS = (4, 6, 8)
 #: the keys of a ``bergen-trace/1`` rules object (version 2 adds ``domino_set`` and ``spinner`` in front)
-RULE_KEYS_V1 = ("players", "partnerships", "hand_size", "target", "lead", "settlement", "blocked_points",
-                "out_points", "boneyard_reserve", "reduced_headers")
+RULE_KEYS_V1 = (
+    "players",
+    "partnerships",
+    "hand_size",
+    "target",
+    "lead",
+    "settlement",
+    "blocked_points",
+    "out_points",
+    "boneyard_reserve",
+    "reduced_headers",
+)
 
 
 def _check_players(players: Any, partnerships: Any) -> None:
@@ -83,8 +93,11 @@ def _check_players(players: Any, partnerships: Any) -> None:
 def _set_max(domino_set: Any) -> int:
     """The highest number of a set by name (RuleError naming the sets)."""
     if domino_set not in L.DOMINO_SETS:
-        raise RuleError(tr("domino_set must be one of {choices}, not {value}").format(
-            choices=", ".join(L.DOMINO_SETS), value=repr(domino_set)))
+        raise RuleError(
+            tr("domino_set must be one of {choices}, not {value}").format(
+                choices=", ".join(L.DOMINO_SETS), value=repr(domino_set)
+            )
+        )
     return L.DOMINO_SETS[domino_set]
 
 
@@ -107,9 +120,16 @@ def fit_error(domino_set: str, players: int, hand_size: int, reserve: int) -> st
         fixes.append(f"hand_size <= {(tiles - reserve) // players}")
     if reserve and tiles - players * hand_size >= 0:
         fixes.append(f"boneyard_reserve <= {tiles - players * hand_size}")
-    return tr("{players} players x {hand_size} tiles + reserve {reserve} do not fit the {tiles} tiles of {set}: "
-              "use {fixes}").format(players=players, hand_size=hand_size, reserve=reserve, tiles=tiles, set=domino_set,
-                                    fixes=tr(" or ").join(fixes) or tr("fewer players"))
+    return tr(
+        "{players} players x {hand_size} tiles + reserve {reserve} do not fit the {tiles} tiles of {set}: use {fixes}"
+    ).format(
+        players=players,
+        hand_size=hand_size,
+        reserve=reserve,
+        tiles=tiles,
+        set=domino_set,
+        fixes=tr(" or ").join(fixes) or tr("fewer players"),
+    )
 
 
 def larger_set(domino_set: str, tiles_needed: int) -> list[str]:
@@ -118,8 +138,11 @@ def larger_set(domino_set: str, tiles_needed: int) -> list[str]:
     >>> larger_set("double-six", 30), larger_set("double-eighteen", 200)
     (['domino_set=double-nine'], [])
     """
-    return [f"domino_set={name}" for name, most in L.DOMINO_SETS.items()
-            if most > L.DOMINO_SETS[domino_set] and tiles_needed <= L.set_size(most)][:1]
+    return [
+        f"domino_set={name}"
+        for name, most in L.DOMINO_SETS.items()
+        if most > L.DOMINO_SETS[domino_set] and tiles_needed <= L.set_size(most)
+    ][:1]
 
 
 def redeal_probability(max_number: int, players: int, hand_size: int) -> Fraction:
@@ -182,31 +205,53 @@ class Rules:
             bigger = larger_set(self.domino_set, needed) if self.hand_size > most else []
             raise RuleError(
                 tr("hand_size must be 1..{most} with {players} players ({tiles} tiles of {set}), not {value}").format(
-                    most=most, players=self.players, tiles=self.n_tiles, set=self.domino_set,
-                    value=short_number(self.hand_size))
+                    most=most,
+                    players=self.players,
+                    tiles=self.n_tiles,
+                    set=self.domino_set,
+                    value=short_number(self.hand_size),
+                )
                 + "".join(tr(", or use {fix}").format(fix=fix) for fix in bigger)
             )
         if not 1 <= self.target <= MAX_TARGET:  # the limit keeps every count exact in int64 (bergen_sim.core.limits)
-            raise RuleError(tr("target must be 1..{most}, not {value}").format(most=num(MAX_TARGET, ","),
-                                                                              value=short_number(self.target)))
+            raise RuleError(
+                tr("target must be 1..{most}, not {value}").format(
+                    most=num(MAX_TARGET, ","), value=short_number(self.target)
+                )
+            )
         if self.lead not in L.LEAD_NAMES:
-            raise RuleError(tr("lead must be one of {choices}, not {value}").format(choices=", ".join(L.LEAD_NAMES),
-                                                                                   value=repr(self.lead)))
+            raise RuleError(
+                tr("lead must be one of {choices}, not {value}").format(
+                    choices=", ".join(L.LEAD_NAMES), value=repr(self.lead)
+                )
+            )
         if self.settlement not in L.SETTLEMENT_NAMES:
-            raise RuleError(tr("settlement must be one of {choices}, not {value}").format(
-                choices=", ".join(L.SETTLEMENT_NAMES), value=repr(self.settlement)))
+            raise RuleError(
+                tr("settlement must be one of {choices}, not {value}").format(
+                    choices=", ".join(L.SETTLEMENT_NAMES), value=repr(self.settlement)
+                )
+            )
         for name in ("blocked_points", "out_points", "boneyard_reserve"):
             if getattr(self, name) < 0:
-                raise RuleError(tr("{name} must be 0 or more, not {value}").format(
-                    name=name, value=short_number(getattr(self, name))))
+                raise RuleError(
+                    tr("{name} must be 0 or more, not {value}").format(
+                        name=name, value=short_number(getattr(self, name))
+                    )
+                )
         for name in ("blocked_points", "out_points"):
             if getattr(self, name) > MAX_POINTS:
-                raise RuleError(tr("{name} must be 0..{most}, not {value}").format(
-                    name=name, most=num(MAX_POINTS, ","), value=short_number(getattr(self, name))))
+                raise RuleError(
+                    tr("{name} must be 0..{most}, not {value}").format(
+                        name=name, most=num(MAX_POINTS, ","), value=short_number(getattr(self, name))
+                    )
+                )
         boneyard = self.n_tiles - self.players * self.hand_size
         if self.boneyard_reserve > boneyard:
-            raise RuleError(tr("boneyard_reserve must be 0..{most} (the boneyard holds {most} tiles), not {value}")
-                            .format(most=boneyard, value=short_number(self.boneyard_reserve)))
+            raise RuleError(
+                tr("boneyard_reserve must be 0..{most} (the boneyard holds {most} tiles), not {value}").format(
+                    most=boneyard, value=short_number(self.boneyard_reserve)
+                )
+            )
 
     @property
     def max_number(self) -> int:
@@ -256,8 +301,11 @@ class Rules:
         or impossible.
         """
         if preset not in PRESETS:
-            raise RuleError(tr("unknown preset {value}; choose one of {choices}").format(
-                value=repr(preset), choices=", ".join(PRESETS)))
+            raise RuleError(
+                tr("unknown preset {value}; choose one of {choices}").format(
+                    value=repr(preset), choices=", ".join(PRESETS)
+                )
+            )
         for key in settings:
             if key not in SETTINGS:
                 raise unknown_setting(key)
@@ -271,8 +319,11 @@ class Rules:
         values.update(settings)
         if "hand_size" not in settings:  # the default hand size must fit the set: say what to change
             reserve = values.get("boneyard_reserve", cls.boneyard_reserve)
-            message = fit_error(values.get("domino_set", cls.domino_set), players, values["hand_size"], reserve) \
-                if isinstance(reserve, int) else None
+            message = (
+                fit_error(values.get("domino_set", cls.domino_set), players, values["hand_size"], reserve)
+                if isinstance(reserve, int)
+                else None
+            )
             if message:
                 raise RuleError(message)
         return cls(players=players, partnerships=partnerships, **values)
@@ -309,8 +360,10 @@ class Rules:
         if format_version == 2:
             return values
         if format_version != 1 or (self.domino_set, self.spinner) != ("double-six", False):
-            raise RuleError(f"bergen-trace/{format_version} cannot describe {self.domino_set} with spinner "
-                            f"{'on' if self.spinner else 'off'}")
+            raise RuleError(
+                f"bergen-trace/{format_version} cannot describe {self.domino_set} with spinner "
+                f"{'on' if self.spinner else 'off'}"
+            )
         return {key: values[key] for key in RULE_KEYS_V1}
 
     def to_array(self) -> np.ndarray:
@@ -332,8 +385,14 @@ class Rules:
         return vec
 
 
-def rules_for(rules: Rules | None = None, *, players: int = 2, partnerships: bool = False,
-              preset: str = "standard", settings: Mapping[str, Any] | None = None) -> Rules:
+def rules_for(
+    rules: Rules | None = None,
+    *,
+    players: int = 2,
+    partnerships: bool = False,
+    preset: str = "standard",
+    settings: Mapping[str, Any] | None = None,
+) -> Rules:
     """The rules a service function plays: a :class:`Rules` object, or the keyword settings that make one.
 
     Every public entry point (``simulate``, ``compare``, ...) takes either form,
@@ -354,8 +413,11 @@ def rules_for(rules: Rules | None = None, *, players: int = 2, partnerships: boo
 def settlement_name(name: str) -> str:
     """A settlement as players name it, in the language in force (English: the setting's value, ``german``;
     Danish: *tyske regler*)."""
-    return {"german": trp("settlement", "german"), "pips": trp("settlement", "pips"),
-            "american": trp("settlement", "american")}[name]
+    return {
+        "german": trp("settlement", "german"),
+        "pips": trp("settlement", "pips"),
+        "american": trp("settlement", "american"),
+    }[name]
 
 
 def summary(rules: Rules, lang: str | None = None) -> list[str]:
@@ -373,57 +435,91 @@ def _summary(rules: Rules) -> list[str]:
     seats = rules.players
     doubles = rules.max_number + 1
     table = tr("Bergen for {players} players, a {set} set ({tiles} tiles, {doubles} doubles)").format(
-        players=seats, set=rules.domino_set, tiles=rules.n_tiles, doubles=doubles)
+        players=seats, set=rules.domino_set, tiles=rules.n_tiles, doubles=doubles
+    )
     if rules.spinner:
         table += tr("; the led double is a spinner, open on four arms")
     if rules.partnerships:
         even, odd = (", ".join(str(s) for s in range(first, seats, 2)) for first in (0, 1))
         table += tr(". Two partnerships: seats {even} against seats {odd}; partners score together.").format(
-            even=even, odd=odd)
+            even=even, odd=odd
+        )
     else:
         table += tr(". Seats 0 to {last} play in turn, each for themselves.").format(last=seats - 1)
     rest = rules.n_tiles - seats * rules.hand_size
-    deal = trn("Deal: {n} tile to each player; the other {rest} are the boneyard, face down",
-               "Deal: {n} tiles to each player; the other {rest} are the boneyard, face down",
-               rules.hand_size).format(n=rules.hand_size, rest=rest)
-    deal += (trn(", and its last {n} tile is never drawn.", ", and its last {n} tiles are never drawn.",
-                 rules.boneyard_reserve).format(n=rules.boneyard_reserve) if rules.boneyard_reserve
-             else tr(", which may be drawn to the last tile."))
-    lead = {"lowest-double": tr("Lead: whoever holds the lowest double leads it; if nobody holds a double, the hand "
-                                "is dealt again."),
-            "highest-double": tr("Lead: whoever holds the highest double leads it; if nobody holds a double, the hand "
-                                 "is dealt again."),
-            "any-double": tr("Lead: each hand opens at the next seat; the first seat from there holding a double "
-                             "leads one of its own choice; if nobody holds a double, the hand is dealt again.")}
-    headers = tr("Headers: the led double scores 2 points (a double-header); after a play, ends that all show the "
-                 "same number score 2 points (a double-header), 3 if one of them is a double (a triple-header).")
-    headers += " " + (tr("Near the target a header is cut: 1 point when 2 or fewer are needed, at most 2 when 3 "
-                         "are needed.") if rules.reduced_headers else tr("Headers are never cut near the target."))
-    settle = {"german": tr("German settlement: the fewest doubles wins, then the fewest pips"),
-              "pips": tr("pip count: the fewest pips wins"),
-              "american": tr("American settlement: a side without doubles beats a side with them, then the fewest "
-                             "pips (doubles not counted when every side holds one)")}
+    deal = trn(
+        "Deal: {n} tile to each player; the other {rest} are the boneyard, face down",
+        "Deal: {n} tiles to each player; the other {rest} are the boneyard, face down",
+        rules.hand_size,
+    ).format(n=rules.hand_size, rest=rest)
+    deal += (
+        trn(
+            ", and its last {n} tile is never drawn.",
+            ", and its last {n} tiles are never drawn.",
+            rules.boneyard_reserve,
+        ).format(n=rules.boneyard_reserve)
+        if rules.boneyard_reserve
+        else tr(", which may be drawn to the last tile.")
+    )
+    lead = {
+        "lowest-double": tr(
+            "Lead: whoever holds the lowest double leads it; if nobody holds a double, the hand is dealt again."
+        ),
+        "highest-double": tr(
+            "Lead: whoever holds the highest double leads it; if nobody holds a double, the hand is dealt again."
+        ),
+        "any-double": tr(
+            "Lead: each hand opens at the next seat; the first seat from there holding a double "
+            "leads one of its own choice; if nobody holds a double, the hand is dealt again."
+        ),
+    }
+    headers = tr(
+        "Headers: the led double scores 2 points (a double-header); after a play, ends that all show the "
+        "same number score 2 points (a double-header), 3 if one of them is a double (a triple-header)."
+    )
+    headers += " " + (
+        tr("Near the target a header is cut: 1 point when 2 or fewer are needed, at most 2 when 3 are needed.")
+        if rules.reduced_headers
+        else tr("Headers are never cut near the target.")
+    )
+    settle = {
+        "german": tr("German settlement: the fewest doubles wins, then the fewest pips"),
+        "pips": tr("pip count: the fewest pips wins"),
+        "american": tr(
+            "American settlement: a side without doubles beats a side with them, then the fewest "
+            "pips (doubles not counted when every side holds one)"
+        ),
+    }
     return [
         table,
         deal,
         lead[rules.lead],
-        tr("Play: a tile goes on an end showing one of its numbers; a player who cannot play draws from the boneyard "
-           "until a tile fits, and passes if none does."),
+        tr(
+            "Play: a tile goes on an end showing one of its numbers; a player who cannot play draws from the boneyard "
+            "until a tile fits, and passes if none does."
+        ),
         headers,
-        trn("Going out (playing your last tile): {n} point.", "Going out (playing your last tile): {n} points.",
-            rules.out_points).format(n=rules.out_points),
-        trn("Blocked hand (every player passes in turn): {n} point to the side that wins the settlement: {how}; "
+        trn(
+            "Going out (playing your last tile): {n} point.",
+            "Going out (playing your last tile): {n} points.",
+            rules.out_points,
+        ).format(n=rules.out_points),
+        trn(
+            "Blocked hand (every player passes in turn): {n} point to the side that wins the settlement: {how}; "
             "a tie scores nobody.",
             "Blocked hand (every player passes in turn): {n} points to the side that wins the settlement: {how}; "
-            "a tie scores nobody.", rules.blocked_points).format(n=rules.blocked_points, how=settle[rules.settlement]),
+            "a tie scores nobody.",
+            rules.blocked_points,
+        ).format(n=rules.blocked_points, how=settle[rules.settlement]),
         tr("The match goes to the first side to reach {target} points.").format(target=num(rules.target, ",")),
     ]
 
 
 def unknown_setting(key: object) -> RuleError:
     """The error for a setting there is none of, naming those there are."""
-    return RuleError(tr("unknown setting {key}; settings are {settings}").format(key=shown(key),
-                                                                               settings=", ".join(SETTINGS)))
+    return RuleError(
+        tr("unknown setting {key}; settings are {settings}").format(key=shown(key), settings=", ".join(SETTINGS))
+    )
 
 
 def parse_setting(key: str, text: str) -> Any:
@@ -443,8 +539,11 @@ def parse_setting(key: str, text: str) -> Any:
         raise RuleError(tr("setting {key} takes on/off (true/false), not {value}").format(key=key, value=shown(text)))
     names = cast(tuple[str, ...], kind)  # the kinds left: a list of names
     if text not in names:
-        raise RuleError(tr("setting {key} must be one of {choices}, not {value}").format(
-            key=key, choices=", ".join(names), value=shown(text)))
+        raise RuleError(
+            tr("setting {key} must be one of {choices}, not {value}").format(
+                key=key, choices=", ".join(names), value=shown(text)
+            )
+        )
     return text
 
 
@@ -452,9 +551,13 @@ def file_setting(key: str, value: Any) -> Any:
     """A setting's value as a file (TOML, JSON) gives it: of the type the setting takes, then checked as
     :func:`parse_setting` checks text (``target = "10"`` is text, not 10; ``"false"`` is not a boolean)."""
     kind = SETTINGS.get(key)
-    wanted, takes = ((int, tr("setting {key} takes a whole number, not {value}")) if kind is int
-                     else (bool, tr("setting {key} takes true or false, not {value}")) if kind is bool
-                     else (str, tr("setting {key} takes a name, not {value}")))
+    wanted, takes = (
+        (int, tr("setting {key} takes a whole number, not {value}"))
+        if kind is int
+        else (bool, tr("setting {key} takes true or false, not {value}"))
+        if kind is bool
+        else (str, tr("setting {key} takes a name, not {value}"))
+    )
     if kind is not None and (not isinstance(value, wanted) or (kind is int and isinstance(value, bool))):
         raise RuleError(takes.format(key=key, value=shown(value)))
     return parse_setting(key, str(value))
@@ -466,8 +569,11 @@ def parse_settings(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise RuleError(tr("--set takes KEY=VALUE, not {pair}; settings are {settings}").format(
-                pair=repr(pair), settings=", ".join(SETTINGS)))
+            raise RuleError(
+                tr("--set takes KEY=VALUE, not {pair}; settings are {settings}").format(
+                    pair=repr(pair), settings=", ".join(SETTINGS)
+                )
+            )
         key = key.strip()
         value = parse_setting(key, value.strip())
         if key in settings:  # the last one winning would silently drop what the user typed first

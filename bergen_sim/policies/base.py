@@ -50,7 +50,6 @@ TILE_PIPS = L.TILE_PIPS
 TILE_AT = L.TILE_AT
 
 
-
 class Setting(NamedTuple):
     """One setting of a built-in policy (``name:KEY=VALUE``), declared once in its module's ``PARAMS``.
 

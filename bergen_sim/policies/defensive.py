@@ -15,7 +15,6 @@ Tie-breaks, in order: smaller threat; more points; a double; more pips; then
 the first listed move.
 """
 
-
 from bergen_sim.policies.base import (
     LEAD_FOLLOW,
     RANK_GREEDY,

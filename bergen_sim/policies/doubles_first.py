@@ -15,7 +15,6 @@ heaviest double first); more points (this separates the two ends for the
 same tile); then the first listed move.
 """
 
-
 from bergen_sim.policies.base import LEAD_FOLLOW, RANK_DOUBLES, best_ranked, lead_by, policy_entry
 
 #: which double it leads under lead = any-double (base.LEAD_*)

@@ -36,7 +36,6 @@ Tie-breaks: the first listed move (lower tile index, L before R) among equal
 scores.
 """
 
-
 import numpy as np
 from numba import njit
 
@@ -63,10 +62,16 @@ LEAD_RULES = ("lowest", "highest", "follow")
 #: which weights it plays by: WEIGHTS (``line``, tuned on the standard game) or SPINNER_WEIGHTS
 WEIGHT_CHOICES = ("line", "spinner")
 PARAMS = {
-    "lead": Setting("follow", LEAD_RULES, "the double it leads under lead = any-double: its lowest, its highest, "
-                    "or the one its weights score best"),
-    "weights": Setting("line", WEIGHT_CHOICES, "the weights it plays by: tuned on the standard game (line) or on "
-                       "the spinner game (spinner)"),
+    "lead": Setting(
+        "follow",
+        LEAD_RULES,
+        "the double it leads under lead = any-double: its lowest, its highest, or the one its weights score best",
+    ),
+    "weights": Setting(
+        "line",
+        WEIGHT_CHOICES,
+        "the weights it plays by: tuned on the standard game (line) or on the spinner game (spinner)",
+    ),
 }
 WEIGHTS_LINE, WEIGHTS_SPINNER = range(len(WEIGHT_CHOICES))
 
@@ -82,11 +87,13 @@ def move_features(view, side, hand, unseen, tile, end, no_tiles):
     """The FEATURES of one move, in order (``side``, ``hand`` and ``unseen`` are the view's, read once per
     decision by the caller): the one definition :func:`best_move` and :func:`feature_table` share."""
     ends, doubles, counting, open_ends = ends_after(view, tile, end)
-    return (header_points(view, side, ends, doubles, counting),
-            threat(view, ends, doubles, counting, open_ends, unseen, no_tiles),
-            is_double(tile),
-            playable_after(hand, tile, ends, open_ends, no_tiles),
-            blocks_next(view, ends, open_ends))
+    return (
+        header_points(view, side, ends, doubles, counting),
+        threat(view, ends, doubles, counting, open_ends, unseen, no_tiles),
+        is_double(tile),
+        playable_after(hand, tile, ends, open_ends, no_tiles),
+        blocks_next(view, ends, open_ends),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -94,8 +101,9 @@ def move_score(view, side, hand, unseen, tile, end, weights, no_tiles):
     """One move's weighted feature sum: what :func:`best_move` ranks by, and what the tree search's steering of
     the other seats' replies weighs them by (:func:`bergen_sim.search.ismcts._model_odds`)."""
     points, threatened, double, follow, block = move_features(view, side, hand, unseen, tile, end, no_tiles)
-    return (weights[0] * points + weights[1] * threatened + weights[2] * double + weights[3] * follow
-            + weights[4] * block)
+    return (
+        weights[0] * points + weights[1] * threatened + weights[2] * double + weights[3] * follow + weights[4] * block
+    )
 
 
 @njit(cache=True, inline="always")
@@ -122,15 +130,17 @@ def feature_table(view, move_tiles, move_ends, n_moves, no_tiles, out):
     hand = own_hand(view, no_tiles)
     unseen = unseen_tiles(view, no_tiles)
     for k in range(n_moves):
-        out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4] = move_features(view, side, hand, unseen, move_tiles[k],
-                                                                               move_ends[k], no_tiles)
+        out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4] = move_features(
+            view, side, hand, unseen, move_tiles[k], move_ends[k], no_tiles
+        )
 
 
 @policy_entry
 def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, lead=LEAD_FOLLOW, weights=WEIGHTS_LINE):
     """The move with the highest weighted feature sum (the ``weights`` setting's vector)."""
-    return best_move(view, move_tiles, move_ends, n_moves, SPINNER_WEIGHTS if weights == WEIGHTS_SPINNER else WEIGHTS,
-                     no_tiles)
+    return best_move(
+        view, move_tiles, move_ends, n_moves, SPINNER_WEIGHTS if weights == WEIGHTS_SPINNER else WEIGHTS, no_tiles
+    )
 
 
 @policy_entry

@@ -12,7 +12,6 @@ get rid of and lose a blocked hand under the german settlement); more pips;
 then the first listed move (lower tile index, L before R).
 """
 
-
 from bergen_sim.policies.base import LEAD_FOLLOW, RANK_GREEDY, best_ranked, lead_by, policy_entry
 
 #: which double it leads under lead = any-double (base.LEAD_*)

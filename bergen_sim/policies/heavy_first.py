@@ -16,7 +16,6 @@ weight, the tile harder to place later); more points (this separates the two
 ends for the same tile); then the first listed move.
 """
 
-
 from bergen_sim.policies.base import LEAD_FOLLOW, RANK_SHEDDING, best_ranked, lead_by, policy_entry
 
 #: which double it leads under lead = any-double (base.LEAD_*)

@@ -74,8 +74,11 @@ def _declared_policy(path: str, only: str | None = None) -> tuple[str, str] | No
         return None
     # parsing is most of the start-up of a command that resolves a policy: parse only a module that may declare
     # the policy sought (the search modules that declare none are the largest)
-    wanted = _ASSIGNS_NAME if only is None else re.compile(
-        rf"""^NAME\s*(:[^=\n]*)?=\s*(["']){re.escape(only)}\2\s*$""", re.MULTILINE)
+    wanted = (
+        _ASSIGNS_NAME
+        if only is None
+        else re.compile(rf"""^NAME\s*(:[^=\n]*)?=\s*(["']){re.escape(only)}\2\s*$""", re.MULTILINE)
+    )
     if not wanted.search(text):
         return None
     try:
@@ -84,7 +87,9 @@ def _declared_policy(path: str, only: str | None = None) -> tuple[str, str] | No
         return None
     name, has_choose = None, False
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
         value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
         for target in targets:
             if isinstance(target, ast.Name) and target.id == "NAME" and isinstance(value, ast.Constant):
@@ -188,8 +193,11 @@ def _announce_shadowed(name: str) -> None:
     target = shadowed().get(name)
     if target is None:
         return
-    print(f"bergen-sim: note: {name!r} is the built-in policy; the installed plug-in of that name is hidden "
-          f"(select it as --policy {target})", file=sys.stderr)
+    print(
+        f"bergen-sim: note: {name!r} is the built-in policy; the installed plug-in of that name is hidden "
+        f"(select it as --policy {target})",
+        file=sys.stderr,
+    )
 
 
 def available() -> list[PolicyRef]:
@@ -270,8 +278,9 @@ def _from_target(name: str, target: str, check: bool = True) -> PolicyRef:
         try:
             mod = importlib.import_module(module)
         except SystemExit as exc:  # sys.exit() at import: the run would end with no result and no word
-            raise PolicyError(f"policy {name!r}: importing {module!r} called sys.exit({exc.code!r}); a policy "
-                              "module must not exit") from None
+            raise PolicyError(
+                f"policy {name!r}: importing {module!r} called sys.exit({exc.code!r}); a policy module must not exit"
+            ) from None
         except Exception as exc:  # a plug-in's import error is the user's to see, on one line
             raise PolicyError(f"policy {name!r}: importing {module!r} failed: {exc}") from None
         fn = getattr(mod, function, None)
@@ -304,7 +313,9 @@ def settings_help(builtin: str) -> str:
 
 def settings_lines(builtin: str) -> list[str]:
     """One line per setting of a built-in: its values, default and meaning, from its ``PARAMS``."""
-    return [f"{key}={setting_values(s)} (default {s.default}): {s.meaning}" for key, s in builtin_params(builtin).items()]
+    return [
+        f"{key}={setting_values(s)} (default {s.default}): {s.meaning}" for key, s in builtin_params(builtin).items()
+    ]
 
 
 def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
@@ -316,8 +327,9 @@ def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
     for item in text.split(":") if text.strip() else []:
         key, sep, value = (part.strip() for part in item.partition("="))
         if not sep or not key or not value:
-            raise PolicyError(f"policy {name!r}: settings are KEY=VALUE separated by ':'; "
-                              f"{builtin} takes {settings_help(builtin)}")
+            raise PolicyError(
+                f"policy {name!r}: settings are KEY=VALUE separated by ':'; {builtin} takes {settings_help(builtin)}"
+            )
         if key not in spec:
             raise PolicyError(f"policy {name!r}: unknown setting {key!r}; {builtin} takes {settings_help(builtin)}")
         if key in chosen:
@@ -329,8 +341,10 @@ def _parse_settings(name: str, builtin: str, text: str) -> tuple[int, ...]:
         if isinstance(allowed, range):
             number = whole_number(value)
             if number is None or number not in allowed:
-                raise PolicyError(f"policy {shown(name)}: {key} must be a whole number in "
-                                  f"{allowed.start}..{allowed.stop - 1}, not {shown(value)}")
+                raise PolicyError(
+                    f"policy {shown(name)}: {key} must be a whole number in "
+                    f"{allowed.start}..{allowed.stop - 1}, not {shown(value)}"
+                )
             params.append(number)
         else:
             if value not in allowed:
@@ -360,9 +374,11 @@ def resolve(name: str, allowed_by: str | None = None) -> PolicyRef:
         return PolicyRef(name, module, function, description, params=params)
     if ":" in name:
         if allowed_by is not None:
-            raise ModuleNotAllowed(f"policy {shown(name)} names a Python module, whose code would run; a policy "
-                                   f"named in a file is taken only from the built-ins and installed plug-ins "
-                                   f"(add {allowed_by} to run its module)")
+            raise ModuleNotAllowed(
+                f"policy {shown(name)} names a Python module, whose code would run; a policy "
+                f"named in a file is taken only from the built-ins and installed plug-ins "
+                f"(add {allowed_by} to run its module)"
+            )
         return _from_target(name, name)
     points = _entry_points()
     if name in points:

@@ -92,8 +92,13 @@ def _where(err: np.ndarray) -> str:
 
 
 #: the argument types a plug-in is called with: copies of the view and moves, their count, its random stream
-_PLUGIN_SIGNATURE = (numba.types.int64[::1], numba.types.int64[::1], numba.types.int64[::1], numba.types.int64,
-                     numba.types.uint64[::1])
+_PLUGIN_SIGNATURE = (
+    numba.types.int64[::1],
+    numba.types.int64[::1],
+    numba.types.int64[::1],
+    numba.types.int64,
+    numba.types.uint64[::1],
+)
 
 
 def _check_returns(refs: Sequence[PolicyRef]) -> None:
@@ -209,34 +214,44 @@ class Engine:
         except PolicyError as exc:  # a plug-in Numba cannot compile: say which, on one line
             _check_returns(self.refs)
             names = ", ".join(ref.name for ref in self.refs)
-            raise PolicyError(f"the kernel for policies {names} does not compile (Numba): "
-                              f"{reason_of(exc.__context__ or exc)}") from None
+            raise PolicyError(
+                f"the kernel for policies {names} does not compile (Numba): {reason_of(exc.__context__ or exc)}"
+            ) from None
 
-    def _call_args(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True,
-                   halt=None):
+    def _call_args(
+        self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True, halt=None
+    ):
         """The kernel's arguments for one call, and the totals, match rows and error slots it fills."""
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
         rows = np.zeros((n_matches if match_rows else 1, L.M_WIDTH), dtype=np.int64)
         err = np.zeros(L.E_SIZE, dtype=np.int64)
         # converted before the call: only what the kernel raises is a policy's doing
         key, first, count = np.uint64(seed_to_int(seed)), np.int64(first_match), np.int64(n_matches)
-        args = (self._rules_vec, self.seat_policy, self._seat_params, self._seat_tables, key, first, count, tracing,
-                RunBuffers(deals, script, trace, totals, rows, hand_rows, err, halt_flag() if halt is None else halt),
-                self._no_tiles)
+        args = (
+            self._rules_vec,
+            self.seat_policy,
+            self._seat_params,
+            self._seat_tables,
+            key,
+            first,
+            count,
+            tracing,
+            RunBuffers(deals, script, trace, totals, rows, hand_rows, err, halt_flag() if halt is None else halt),
+            self._no_tiles,
+        )
         return args, totals, rows, err
 
-    def _call(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True,
-              halt=None):
+    def _call(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True, halt=None):
         """One kernel call; returns (matches played, totals, match rows, hand rows used, trace rows used)."""
-        args, totals, match_rows, err = self._call_args(seed, first_match, n_matches, deals, script, trace, tracing,
-                                                        hand_rows, match_rows, halt)
+        args, totals, match_rows, err = self._call_args(
+            seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows, halt
+        )
         try:
             played, n_hands, n_trace = self._kernel.run_matches(*args)
         except Exception as exc:  # raised inside a policy: name it, the seat and the position
             seat = int(err[L.E_SEAT])
             raise PolicyError(
-                f"policy {self.policy_names[seat]!r} at seat {seat} raised {type(exc).__name__}: {exc} "
-                f"({_where(err)})"
+                f"policy {self.policy_names[seat]!r} at seat {seat} raised {type(exc).__name__}: {exc} ({_where(err)})"
             ) from None
         if played < 0:
             self._raise(err)
@@ -259,8 +274,15 @@ class Engine:
             raise TraceError(f"the recorded deals ran out before match {int(err[L.E_MATCH])} ended")
         raise RuntimeError(f"kernel stopped with unknown error code {code}")
 
-    def play(self, seed: int, first_match: int, n_matches: int, hand_rows: bool = False,
-             match_rows: bool = True, halt: np.ndarray | None = None) -> Chunk:
+    def play(
+        self,
+        seed: int,
+        first_match: int,
+        n_matches: int,
+        hand_rows: bool = False,
+        match_rows: bool = True,
+        halt: np.ndarray | None = None,
+    ) -> Chunk:
         """Play matches ``first_match ..`` with keyed deals; totals and per-match rows.
 
         Without ``match_rows`` the chunk's match rows are empty (summary runs);
@@ -293,8 +315,9 @@ class Engine:
             match_parts.append(np.zeros((0, L.M_WIDTH), dtype=np.int64))
         return Chunk(first_match, totals, np.concatenate(match_parts), np.concatenate(hand_parts))
 
-    def trace_rows(self, seed: int, first_match: int, n_matches: int, deals=None, script=None,
-                   halt: np.ndarray | None = None) -> np.ndarray:
+    def trace_rows(
+        self, seed: int, first_match: int, n_matches: int, deals=None, script=None, halt: np.ndarray | None = None
+    ) -> np.ndarray:
         """Trace rows (layout ``T_*``) of matches, keyed or replayed from deals and a script.
 
         ``halt`` as for :meth:`play`: once it is set the call raises :class:`Halted` after the match it is
@@ -305,8 +328,9 @@ class Engine:
         capacity = 512 * max(n_matches, 1)
         while True:
             trace = np.zeros((capacity, L.T_WIDTH), dtype=np.int64)
-            played, *_, used = self._call(seed, first_match, n_matches, deals, script, trace, True, _NO_HANDS,
-                                          halt=halt)
+            played, *_, used = self._call(
+                seed, first_match, n_matches, deals, script, trace, True, _NO_HANDS, halt=halt
+            )
             if halt is not None and halt[0] != 0 and played < n_matches:
                 raise Halted.after(first_match, n_matches, played)
             if used <= capacity:

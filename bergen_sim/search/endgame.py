@@ -70,9 +70,14 @@ PENDING = -2.0
 @njit(cache=True)
 def stack_buffers(depth):
     """A search stack up to ``depth`` plies deep: saved views, hands, move lists, and the rows above."""
-    return (np.zeros((depth, L.V_SIZE), dtype=np.int64), np.zeros((depth, L.MAX_SEATS * L.SET_WORDS), dtype=np.int64),
-            np.zeros((depth, L.MAX_MOVES), dtype=np.int64), np.zeros((depth, L.MAX_MOVES), dtype=np.int64),
-            np.zeros((depth, I_SIZE), dtype=np.int64), np.zeros((depth, B_SIZE), dtype=np.float64))
+    return (
+        np.zeros((depth, L.V_SIZE), dtype=np.int64),
+        np.zeros((depth, L.MAX_SEATS * L.SET_WORDS), dtype=np.int64),
+        np.zeros((depth, L.MAX_MOVES), dtype=np.int64),
+        np.zeros((depth, L.MAX_MOVES), dtype=np.int64),
+        np.zeros((depth, I_SIZE), dtype=np.int64),
+        np.zeros((depth, B_SIZE), dtype=np.float64),
+    )
 
 
 @njit(cache=True)

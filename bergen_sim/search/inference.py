@@ -283,8 +283,11 @@ def _draws_since(view, n, k, row, no_tiles):
             return False
         kept = drawn
         first = _first_after(view, n, m)
-        if (first < n and view[L.V_PLAYS + L.PLAY_SIZE * first + L.PLAY_MOMENTS] == m + 1
-                and view[L.V_PLAYS + L.PLAY_SIZE * first + L.PLAY_SEAT] == seat):
+        if (
+            first < n
+            and view[L.V_PLAYS + L.PLAY_SIZE * first + L.PLAY_MOMENTS] == m + 1
+            and view[L.V_PLAYS + L.PLAY_SIZE * first + L.PLAY_SEAT] == seat
+        ):
             final = union(final, bit(view[L.V_PLAYS + L.PLAY_SIZE * first + L.PLAY_TILE], no_tiles))
             kept = drawn - 1  # drawn last and played at once
             first += 1
@@ -332,10 +335,14 @@ def _candidates(line, seat, held, on_table, tile, end, row, no_tiles):
     side = side_of(line, seat)
     line[L.V_SIDE] = side
     unseen = minus(first_tiles(line[L.V_N_TILES], no_tiles), union(on_table, held))
-    fitting = minus(union(number_tiles(line[L.V_END + L.END_L], no_tiles),
-                          number_tiles(line[L.V_END + L.END_R], no_tiles)), on_table)
-    same = (line[L.V_END + L.END_L] == line[L.V_END + L.END_R]
-            and line[L.V_END_DOUBLE + L.END_L] == line[L.V_END_DOUBLE + L.END_R])
+    fitting = minus(
+        union(number_tiles(line[L.V_END + L.END_L], no_tiles), number_tiles(line[L.V_END + L.END_R], no_tiles)),
+        on_table,
+    )
+    same = (
+        line[L.V_END + L.END_L] == line[L.V_END + L.END_R]
+        and line[L.V_END_DOUBLE + L.END_L] == line[L.V_END_DOUBLE + L.END_R]
+    )
     pairs = 0
     while not is_empty(fitting):
         t = lowest(fitting)

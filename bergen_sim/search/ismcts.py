@@ -59,23 +59,43 @@ NAME = "ismcts"
 
 #: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
 PARAMS = {
-    "iterations": Setting(1000, range(1, 100_001), "worlds dealt at most, each one walk down the tree and one "
-                          "rollout; the cost is linear in the walks run"),
+    "iterations": Setting(
+        1000,
+        range(1, 100_001),
+        "worlds dealt at most, each one walk down the tree and one rollout; the cost is linear in the walks run",
+    ),
     "explore": Setting(5, range(0, 101), "the UCB1 constant in tenths (values are match-win probabilities)"),
-    "expand": Setting(8, range(1, 100_001), "visits a node needs before the moves after it are searched; until "
-                      "then the base policy plays on from it"),
-    "trust": Setting(10, range(0, 101), "in tenths, how strongly the other seats' plays are believed (0: uniform "
-                     "worlds); a world loses exp(-trust/10) per point of the model's score its plays passed up"),
+    "expand": Setting(
+        8,
+        range(1, 100_001),
+        "visits a node needs before the moves after it are searched; until then the base policy plays on from it",
+    ),
+    "trust": Setting(
+        10,
+        range(0, 101),
+        "in tenths, how strongly the other seats' plays are believed (0: uniform "
+        "worlds); a world loses exp(-trust/10) per point of the model's score its plays passed up",
+    ),
     "base": Setting("expert", BASE_POLICIES, "the built-in that plays the rollouts"),
-    "leaves": Setting(0, range(0, 100_001), "0 (off) or a node budget: a rollout with nothing left to draw ends in "
-                      "an exact solve of the rest of the hand (two sides only)"),
-    "model": Setting("points", MODELS, "the model of the other seats' play that weighs the worlds "
-                     "(bergen_sim.search.inference)"),
-    "settle": Setting(1, range(0, 2), "1 stops the search once no budget could change the move; 0 runs every "
-                      "iteration"),
+    "leaves": Setting(
+        0,
+        range(0, 100_001),
+        "0 (off) or a node budget: a rollout with nothing left to draw ends in "
+        "an exact solve of the rest of the hand (two sides only)",
+    ),
+    "model": Setting(
+        "points", MODELS, "the model of the other seats' play that weighs the worlds (bergen_sim.search.inference)"
+    ),
+    "settle": Setting(
+        1, range(0, 2), "1 stops the search once no budget could change the move; 0 runs every iteration"
+    ),
     "race": Setting(0, range(0, 2), "1 races the root moves on common worlds, as reader does, instead of UCB1"),
-    "prior": Setting(0, range(0, 101), "0 (off) or, in hundredths, how much the other seats' moves in the tree "
-                     "are steered toward what expert's model says each would play with its hand in this world"),
+    "prior": Setting(
+        0,
+        range(0, 101),
+        "0 (off) or, in hundredths, how much the other seats' moves in the tree "
+        "are steered toward what expert's model says each would play with its hand in this world",
+    ),
 }
 
 #: the strongest configuration measured against ``pimc`` (research/imitation/README.md):
@@ -155,8 +175,28 @@ def _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves):
 
 
 @njit(cache=True)
-def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-           stats, no_tiles, leaves=0, model=MODEL_POINTS, settled_stop=True, race=False, prior=0.0):
+def search(
+    view,
+    move_tiles,
+    move_ends,
+    n_moves,
+    key,
+    iterations,
+    explore,
+    expand,
+    trust,
+    base,
+    rules,
+    table,
+    nodes,
+    stats,
+    no_tiles,
+    leaves=0,
+    model=MODEL_POINTS,
+    settled_stop=True,
+    race=False,
+    prior=0.0,
+):
     """Grow the tree for at most ``iterations`` worlds; returns the index of the root move to play.
 
     ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
@@ -180,9 +220,40 @@ def search(view, move_tiles, move_ends, n_moves, key, iterations, explore, expan
     stack = stack_for(view, rules) if solve_leaves > 0 else stack_buffers(0)  # a few hundred kB: only when used
     budget = np.zeros(1, dtype=np.int64)
     odds = np.zeros(b.move_tiles.shape[0], dtype=np.float64)
-    return _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table,
-                 nodes, stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack,
-                 budget, solve_leaves, model, settled_stop, race, prior, odds)
+    return _grow(
+        view,
+        move_tiles,
+        move_ends,
+        n_moves,
+        key,
+        iterations,
+        explore,
+        expand,
+        trust,
+        base,
+        rules,
+        table,
+        nodes,
+        stats,
+        spec,
+        completions,
+        hands,
+        bone,
+        evidence,
+        rows,
+        b,
+        roll_rng,
+        path,
+        no_tiles,
+        stack,
+        budget,
+        solve_leaves,
+        model,
+        settled_stop,
+        race,
+        prior,
+        odds,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -203,9 +274,40 @@ def _settled(nodes, stats, remaining):
 
 
 @njit(cache=True)
-def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand, trust, base, rules, table, nodes,
-          stats, spec, completions, hands, bone, evidence, rows, b, roll_rng, path, no_tiles, stack, budget, leaves,
-          model, settled_stop, race, prior, odds):
+def _grow(
+    view,
+    move_tiles,
+    move_ends,
+    n_moves,
+    key,
+    iterations,
+    explore,
+    expand,
+    trust,
+    base,
+    rules,
+    table,
+    nodes,
+    stats,
+    spec,
+    completions,
+    hands,
+    bone,
+    evidence,
+    rows,
+    b,
+    roll_rng,
+    path,
+    no_tiles,
+    stack,
+    budget,
+    leaves,
+    model,
+    settled_stop,
+    race,
+    prior,
+    odds,
+):
     """The body of :func:`search`, on borrowed views of its arrays, which :func:`search` owns
     (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why).
 
@@ -226,11 +328,22 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
       within the budget of ``iterations`` walks; with fewer walks than root
       moves not one world could, and UCB1 spends them instead.
     """
-    view, move_tiles, move_ends, rules, table, nodes, stats = (borrow(view), borrow(move_tiles), borrow(move_ends),
-                                                               borrow(rules), borrow(table), borrow(nodes),
-                                                               borrow(stats))
-    spec, completions, hands, bone, evidence = borrow(spec), borrow(completions), borrow(hands), borrow(bone), \
-        borrow(evidence)
+    view, move_tiles, move_ends, rules, table, nodes, stats = (
+        borrow(view),
+        borrow(move_tiles),
+        borrow(move_ends),
+        borrow(rules),
+        borrow(table),
+        borrow(nodes),
+        borrow(stats),
+    )
+    spec, completions, hands, bone, evidence = (
+        borrow(spec),
+        borrow(completions),
+        borrow(hands),
+        borrow(bone),
+        borrow(evidence),
+    )
     b, roll_rng, path, odds = borrowed(b), borrow(roll_rng), borrow(path), borrow(odds)
     used = used_slots(view)
     nodes[0, N_CHILD] = -1
@@ -256,9 +369,30 @@ def _grow(view, move_tiles, move_ends, n_moves, key, iterations, explore, expand
             deal = not race
         load_world(rules, view, used, b, hands, bone, n_bone)
         roll_rng[0] = roll_start
-        n_nodes, value, gained = _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base, rules,
-                                          table, nodes, stats, b, roll_rng, path, stack, budget, leaves, n_nodes,
-                                          prior, trust, odds)
+        n_nodes, value, gained = _iterate(
+            view,
+            move_tiles,
+            move_ends,
+            n_moves,
+            forced,
+            explore,
+            expand,
+            base,
+            rules,
+            table,
+            nodes,
+            stats,
+            b,
+            roll_rng,
+            path,
+            stack,
+            budget,
+            leaves,
+            n_nodes,
+            prior,
+            trust,
+            odds,
+        )
         walks += 1
         if not race:
             if walks == iterations or (settled_stop and _settled(nodes, stats, iterations - walks)):
@@ -297,8 +431,29 @@ def analyzer_tree(worlds: int, n_moves: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, count, trust, base, table, values,
-                    points, no_tiles, model, explore, expand, nodes, stats, n_nodes, prior=0.0):
+def evaluate_worlds(
+    rules,
+    view,
+    move_tiles,
+    move_ends,
+    n_moves,
+    key,
+    first,
+    count,
+    trust,
+    base,
+    table,
+    values,
+    points,
+    no_tiles,
+    model,
+    explore,
+    expand,
+    nodes,
+    stats,
+    n_nodes,
+    prior=0.0,
+):
     """Every root move in worlds ``first .. first + count - 1`` (rows ``0 .. count - 1`` of ``values``/``points``).
 
     The analyzer's entry point (:func:`bergen_sim.search.position.analyze`
@@ -335,9 +490,30 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
         for k in range(n_moves):
             load_world(rules, view, used, b, hands, bone, n_bone)
             roll_rng[0] = roll_start
-            n_nodes, values[i, k], points[i, k] = _iterate(view, move_tiles, move_ends, n_moves, k, explore, grow,
-                                                           base, rules, table, nodes, stats, b, roll_rng, path,
-                                                           stack, budget, 0, n_nodes, prior, trust, odds)
+            n_nodes, values[i, k], points[i, k] = _iterate(
+                view,
+                move_tiles,
+                move_ends,
+                n_moves,
+                k,
+                explore,
+                grow,
+                base,
+                rules,
+                table,
+                nodes,
+                stats,
+                b,
+                roll_rng,
+                path,
+                stack,
+                budget,
+                0,
+                n_nodes,
+                prior,
+                trust,
+                odds,
+            )
     return consistent, n_nodes
 
 
@@ -370,8 +546,30 @@ def _most_visited(nodes, stats, move_tiles, move_ends, n_moves):
 
 
 @njit(cache=True, inline="always")
-def _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base, rules, table, nodes, stats, b,
-             roll_rng, path, stack, budget, leaves, n_nodes, prior, trust, odds):
+def _iterate(
+    view,
+    move_tiles,
+    move_ends,
+    n_moves,
+    forced,
+    explore,
+    expand,
+    base,
+    rules,
+    table,
+    nodes,
+    stats,
+    b,
+    roll_rng,
+    path,
+    stack,
+    budget,
+    leaves,
+    n_nodes,
+    prior,
+    trust,
+    odds,
+):
     """One walk down the tree in the world loaded in ``b``, a play-out and the credit along the path.
 
     From the decision (row 0) each turn takes an untried move of this world
@@ -431,7 +629,8 @@ def _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base
             for j in range(n):
                 c = _child(nodes, node, b.move_tiles[j], b.move_ends[j])
                 score = stats[c, N_VALUE] / stats[c, N_VISITS] + explore * np.sqrt(
-                    np.log(stats[c, N_AVAIL]) / stats[c, N_VISITS])
+                    np.log(stats[c, N_AVAIL]) / stats[c, N_VISITS]
+                )
                 if biased:
                     score += prior * odds[j]
                 if score > best_score:
@@ -466,19 +665,74 @@ def _iterate(view, move_tiles, move_ends, n_moves, forced, explore, expand, base
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base, leaves,
-           model, settle, race, prior, rules, table):
+def choose(
+    view,
+    move_tiles,
+    move_ends,
+    n_moves,
+    rng,
+    no_tiles,
+    iterations,
+    explore,
+    expand,
+    trust,
+    base,
+    leaves,
+    model,
+    settle,
+    race,
+    prior,
+    rules,
+    table,
+):
     """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base, leaves,
     model, settle, race)."""
     tree = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
-    return search(view, move_tiles, move_ends, n_moves, next_u64(rng), iterations, explore / 10.0, expand,
-                  trust / 10.0, base, rules, table, tree, stats, no_tiles, leaves, model, settle == 1, race == 1,
-                  prior / 100.0)
+    return search(
+        view,
+        move_tiles,
+        move_ends,
+        n_moves,
+        next_u64(rng),
+        iterations,
+        explore / 10.0,
+        expand,
+        trust / 10.0,
+        base,
+        rules,
+        table,
+        tree,
+        stats,
+        no_tiles,
+        leaves,
+        model,
+        settle == 1,
+        race == 1,
+        prior / 100.0,
+    )
 
 
 @njit(cache=True)
-def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, iterations, explore, expand, trust, base,
-                leaves, model, settle, race, prior, rules, table):
+def choose_lead(
+    view,
+    move_tiles,
+    move_ends,
+    n_moves,
+    rng,
+    no_tiles,
+    iterations,
+    explore,
+    expand,
+    trust,
+    base,
+    leaves,
+    model,
+    settle,
+    race,
+    prior,
+    rules,
+    table,
+):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

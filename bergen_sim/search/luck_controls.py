@@ -108,8 +108,13 @@ def _play_out(rules, b, seat, seat_bases, search_worlds, table, rng):
     value function follow a search player's play (``docs/compare.md``, "Models of the players").
     """
     b = borrowed(b)
-    rules, seat_bases, search_worlds, table, rng = (borrow(rules), borrow(seat_bases), borrow(search_worlds),
-                                                    borrow(table), borrow(rng))
+    rules, seat_bases, search_worlds, table, rng = (
+        borrow(rules),
+        borrow(seat_bases),
+        borrow(search_worlds),
+        borrow(table),
+        borrow(rng),
+    )
     pos = b.turn[L.TURN_BONE_START]
     while True:
         n, seat, pos = advance(rules, b, seat, pos)
@@ -118,8 +123,19 @@ def _play_out(rules, b, seat, seat_bases, search_worlds, table, rng):
         if n == MATCH_OVER:
             return 1
         if n > 1 and search_worlds[seat] > 0:
-            k = pimc.choose(turn_view(b, seat), b.move_tiles, b.move_ends, n, rng, b.no_tiles, search_worlds[seat],
-                            seat_bases[seat], _0, rules, table)
+            k = pimc.choose(
+                turn_view(b, seat),
+                b.move_tiles,
+                b.move_ends,
+                n,
+                rng,
+                b.no_tiles,
+                search_worlds[seat],
+                seat_bases[seat],
+                _0,
+                rules,
+                table,
+            )
         else:
             k = base_move(b, seat, n, seat_bases[seat], rng)
         if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
@@ -127,8 +143,28 @@ def _play_out(rules, b, seat, seat_bases, search_worlds, table, rng):
 
 
 @njit(cache=True)
-def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases, search_worlds, rollouts, key,
-              hand_points, work_view, work_hands, rng, out, no_tiles, move_tile, move_end):
+def _evaluate(
+    rules,
+    table,
+    view,
+    hands,
+    bone,
+    n_bone,
+    exclude,
+    seat,
+    seat_bases,
+    search_worlds,
+    rollouts,
+    key,
+    hand_points,
+    work_view,
+    work_hands,
+    rng,
+    out,
+    no_tiles,
+    move_tile,
+    move_end,
+):
     """``psi`` of a full position for every side into ``out[j, :]`` (``seat`` has just moved).
 
     ``bone[:n_bone]`` holds the boneyard's tiles and ``exclude`` (when not
@@ -141,9 +177,20 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
     same boneyards and random numbers too.
     """
     rules, table, view, hands, bone, seat_bases, search_worlds, key, hand_points, work_view, work_hands, rng, out = (
-        borrow(rules), borrow(table), borrow(view), borrow(hands), borrow(bone), borrow(seat_bases),
-        borrow(search_worlds), borrow(key), borrow(hand_points), borrow(work_view), borrow(work_hands), borrow(rng),
-        borrow(out))
+        borrow(rules),
+        borrow(table),
+        borrow(view),
+        borrow(hands),
+        borrow(bone),
+        borrow(seat_bases),
+        borrow(search_worlds),
+        borrow(key),
+        borrow(hand_points),
+        borrow(work_view),
+        borrow(work_hands),
+        borrow(rng),
+        borrow(out),
+    )
     sides = side_count(rules)
     for j in range(sides):
         out[j, C_TABLE] = win_probability(table, rules, view, j)
@@ -181,8 +228,30 @@ def _evaluate(rules, table, view, hands, bone, n_bone, exclude, seat, seat_bases
 
 
 @njit(cache=True)
-def _decision(rules, table, view, hands, bone, n_bone, seat, tile, end, deciders, runs, seat_bases, search_worlds,
-              rollouts, key, hand_points, work_view, work_hands, roll_rng, psi, controls, no_tiles):
+def _decision(
+    rules,
+    table,
+    view,
+    hands,
+    bone,
+    n_bone,
+    seat,
+    tile,
+    end,
+    deciders,
+    runs,
+    seat_bases,
+    search_worlds,
+    rollouts,
+    key,
+    hand_points,
+    work_view,
+    work_hands,
+    roll_rng,
+    psi,
+    controls,
+    no_tiles,
+):
     """Add the terms of ``seat``'s decision (it played ``tile`` on ``end`` in ``view``) to ``controls[j, c]``.
 
     ``runs`` runs of the seat's own policy (``deciders``' row) on the view it decided on, each from a stream
@@ -209,8 +278,19 @@ def _decision(rules, table, view, hands, bone, n_bone, seat, tile, end, deciders
     for k in range(runs):
         rng[0] = stream_state(key[0], key[1], key[2], np.uint64(_RUN_STREAM + k))
         if deciders[seat, D_WORLDS] > 0:
-            i = pimc.choose(turn_view(b, seat), b.move_tiles, b.move_ends, n, rng, no_tiles,
-                            deciders[seat, D_WORLDS], code, deciders[seat, D_PARTNER], rules, table)
+            i = pimc.choose(
+                turn_view(b, seat),
+                b.move_tiles,
+                b.move_ends,
+                n,
+                rng,
+                no_tiles,
+                deciders[seat, D_WORLDS],
+                code,
+                deciders[seat, D_PARTNER],
+                rules,
+                table,
+            )
         else:
             i = base_choose(code, turn_view(b, seat), b.move_tiles, b.move_ends, n, rng, no_tiles)
         picks[i] += 1.0
@@ -221,8 +301,28 @@ def _decision(rules, table, view, hands, bone, n_bone, seat, tile, end, deciders
         weight = (1.0 if i == made else 0.0) - picks[i] / runs
         if weight == 0.0:
             continue
-        _evaluate(rules, table, view, hands, bone, n_bone, _NONE, seat, seat_bases, search_worlds, rollouts, key,
-                  hand_points, work_view, work_hands, roll_rng, psi, no_tiles, b.move_tiles[i], b.move_ends[i])
+        _evaluate(
+            rules,
+            table,
+            view,
+            hands,
+            bone,
+            n_bone,
+            _NONE,
+            seat,
+            seat_bases,
+            search_worlds,
+            rollouts,
+            key,
+            hand_points,
+            work_view,
+            work_hands,
+            roll_rng,
+            psi,
+            no_tiles,
+            b.move_tiles[i],
+            b.move_ends[i],
+        )
         for j in range(sides):
             for c in range(CONTROLS):
                 controls[j, c] += weight * psi[j, c]
@@ -272,8 +372,22 @@ def _mask_tiles(mask, out):
 
 
 @njit(cache=True, nogil=True)  # a run's threads replay their chunks at once (bergen_sim.services.execution.parallel)
-def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat_bases, search_worlds, deciders,
-                  decision_runs, controls, match_rows, no_tiles, halt):
+def luck_controls(
+    rules,
+    table,
+    trace,
+    sample_seed,
+    deal_samples,
+    rollouts,
+    seat_bases,
+    search_worlds,
+    deciders,
+    decision_runs,
+    controls,
+    match_rows,
+    no_tiles,
+    halt,
+):
     """Replay trace rows of whole matches; per match, every side's luck controls and its result.
 
     ``controls`` (matches, MAX_SEATS, CONTROLS) receives the sums over
@@ -354,11 +468,32 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                         break
                 for shift in range(players):
                     alt_view[:] = view
-                    leader = _deal(rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE,
-                                   no_tiles)
+                    leader = _deal(
+                        rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE, no_tiles
+                    )
                     key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
-                    _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases,
-                              search_worlds, _ONE, key, alt_points, work_view, work_hands, roll_rng, psi, no_tiles, _NONE, _NONE)
+                    _evaluate(
+                        rules,
+                        table,
+                        alt_view,
+                        alt_hands,
+                        bone,
+                        n_tiles - dealt,
+                        _NONE,
+                        leader,
+                        seat_bases,
+                        search_worlds,
+                        _ONE,
+                        key,
+                        alt_points,
+                        work_view,
+                        work_hands,
+                        roll_rng,
+                        psi,
+                        no_tiles,
+                        _NONE,
+                        _NONE,
+                    )
                     expected[:sides] += psi[:sides]
             # the actual deal valued by the same function of the deal as the samples (its leader leading
             # the lowest double it holds): under any-double the double actually led is the leader's
@@ -366,9 +501,28 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             key[3] = 0
             alt_view[:] = view
             leader = _deal(rules, deal, _0, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE, no_tiles)
-            _evaluate(rules, table, alt_view, alt_hands, bone, n_tiles - dealt, _NONE, leader, seat_bases,
-                      search_worlds, rollouts, key, alt_points, work_view, work_hands, roll_rng, actual, no_tiles, _NONE,
-                      _NONE)
+            _evaluate(
+                rules,
+                table,
+                alt_view,
+                alt_hands,
+                bone,
+                n_tiles - dealt,
+                _NONE,
+                leader,
+                seat_bases,
+                search_worlds,
+                rollouts,
+                key,
+                alt_points,
+                work_view,
+                work_hands,
+                roll_rng,
+                actual,
+                no_tiles,
+                _NONE,
+                _NONE,
+            )
             _deal(rules, deal, _0, hand_no, hands, hand_points, view, bone, rotated, row[L.T_TILE], no_tiles)
             weight = 1.0 / (deal_samples * players)
             for j in range(sides):
@@ -395,9 +549,28 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
             drawn_at = -1
             for a in range(options):
                 set_hand(hands, seat, union(mine, bit(tiles[a], no_tiles)))
-                _evaluate(rules, table, alt_view, hands, tiles, options, tiles[a], before, seat_bases, search_worlds,
-                          rollouts, key, hand_points, work_view, work_hands, roll_rng, per_tile[a], no_tiles, _NONE,
-                          _NONE)
+                _evaluate(
+                    rules,
+                    table,
+                    alt_view,
+                    hands,
+                    tiles,
+                    options,
+                    tiles[a],
+                    before,
+                    seat_bases,
+                    search_worlds,
+                    rollouts,
+                    key,
+                    hand_points,
+                    work_view,
+                    work_hands,
+                    roll_rng,
+                    per_tile[a],
+                    no_tiles,
+                    _NONE,
+                    _NONE,
+                )
                 if tiles[a] == tile:
                     drawn_at = a
             if drawn_at < 0:
@@ -422,9 +595,33 @@ def luck_controls(rules, table, trace, sample_seed, deal_samples, rollouts, seat
                 for s in range(players):
                     held = union(held, hand_of(hands, s, no_tiles))
                 n_bone = _mask_tiles(minus(first_tiles(n_tiles, no_tiles), union(held, played)), tiles)
-                if _decision(rules, table, view, hands, tiles, n_bone, seat, tile, row[L.T_END], deciders,
-                             decision_runs, seat_bases, search_worlds, rollouts, key, hand_points, work_view,
-                             work_hands, roll_rng, psi, controls[m], no_tiles) < 0:
+                if (
+                    _decision(
+                        rules,
+                        table,
+                        view,
+                        hands,
+                        tiles,
+                        n_bone,
+                        seat,
+                        tile,
+                        row[L.T_END],
+                        deciders,
+                        decision_runs,
+                        seat_bases,
+                        search_worlds,
+                        rollouts,
+                        key,
+                        hand_points,
+                        work_view,
+                        work_hands,
+                        roll_rng,
+                        psi,
+                        controls[m],
+                        no_tiles,
+                    )
+                    < 0
+                ):
                     return -1  # a play the engine could not have made
             set_hand(hands, seat, minus(hand_of(hands, seat, no_tiles), bit(tile, no_tiles)))
             played = union(played, bit(tile, no_tiles))

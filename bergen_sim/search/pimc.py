@@ -43,8 +43,11 @@ PARAMS = {
     "worlds": Setting(64, range(1, 100_001), "worlds sampled per decision; the cost grows linearly with it"),
     "base": Setting("expert", BASE_POLICIES, "the built-in that plays every seat inside the worlds"),
     # code 0: as base; k: BASE_POLICIES[k - 1]
-    "partner": Setting("base", ("base", *BASE_POLICIES), "in partnerships, the built-in that plays the partner's "
-                       "seat in the worlds (base: the same as base)"),
+    "partner": Setting(
+        "base",
+        ("base", *BASE_POLICIES),
+        "in partnerships, the built-in that plays the partner's seat in the worlds (base: the same as base)",
+    ),
 }
 
 
@@ -64,11 +67,11 @@ class WorldBatch(NamedTuple):
     partner: np.int64  # in partnerships, the code of the policy playing the partners' seats; -1: ``base``
 
 
-def world_batch(key: Any, first: Any, count: Any, base: Any, use_lead: Any,
-                partner: Any = -1) -> WorldBatch:
+def world_batch(key: Any, first: Any, count: Any, base: Any, use_lead: Any, partner: Any = -1) -> WorldBatch:
     """A :class:`WorldBatch` with the field types every caller must share (one compiled specialization)."""
-    return WorldBatch(np.uint64(key), np.int64(first), np.int64(count), np.int64(base), np.int64(use_lead),
-                      np.int64(partner))
+    return WorldBatch(
+        np.uint64(key), np.int64(first), np.int64(count), np.int64(base), np.int64(use_lead), np.int64(partner)
+    )
 
 
 @njit(cache=True)
@@ -121,9 +124,23 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
         n_bone = sample_world(view, spec, completions, world_rng, hands0, bone0, no_tiles)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
-            values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat,
-                                                       move_tiles[k], move_ends[k], base, seat_bases, roll_start,
-                                                       roll_rng, table)
+            values[i, k], points[i, k] = play_move_out(
+                rules,
+                view,
+                used,
+                b,
+                hands0,
+                bone0,
+                n_bone,
+                seat,
+                move_tiles[k],
+                move_ends[k],
+                base,
+                seat_bases,
+                roll_start,
+                roll_rng,
+                table,
+            )
     return worlds
 
 
@@ -137,8 +154,9 @@ def load_world(rules, view, used, b, hands0, bone0, n_bone):
 
 
 @njit(cache=True)
-def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, base, seat_bases, roll_start, roll_rng,
-                  table):
+def play_move_out(
+    rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, base, seat_bases, roll_start, roll_rng, table
+):
     """Play one move, then the rest of the hand with ``base`` (or seat ``s`` with ``seat_bases[s]``, when given)
     in one world; (win chance, points).
 
@@ -151,8 +169,14 @@ def play_move_out(rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, 
     table (a leader choosing its double under ``any-double``) the move is the
     lead of the double ``tile``, which scores as the engine's lead does.
     """
-    rules, view, hands0, bone0, roll_rng, table = borrow(rules), borrow(view), borrow(hands0), borrow(bone0), \
-        borrow(roll_rng), borrow(table)
+    rules, view, hands0, bone0, roll_rng, table = (
+        borrow(rules),
+        borrow(view),
+        borrow(hands0),
+        borrow(bone0),
+        borrow(roll_rng),
+        borrow(table),
+    )
     seat_bases = borrow(seat_bases)
     b = borrowed(b)
     world = b.policy_view

@@ -101,9 +101,13 @@ ISMCTS_EXPAND = ismcts.PARAMS["expand"].default
 ISMCTS_PRIOR = ismcts.STEERING_SETTINGS["prior"] / 100.0
 #: each player's evaluation named as the policy whose search and reading it is (reports and ``--json`` say which
 #: one ranked the moves): ``pimc`` reads no plays (uniform worlds; a game's view tells it who led)
-ENGINES = {"reader": reader.STRONGEST, "pimc": "pimc",
-           "ismcts": ismcts.STRONGEST + f":explore={ismcts.TIME_LIMIT_SETTINGS['explore']}"
-                     + f":prior={ismcts.STEERING_SETTINGS['prior']}"}
+ENGINES = {
+    "reader": reader.STRONGEST,
+    "pimc": "pimc",
+    "ismcts": ismcts.STRONGEST
+    + f":explore={ismcts.TIME_LIMIT_SETTINGS['explore']}"
+    + f":prior={ismcts.STEERING_SETTINGS['prior']}",
+}
 
 
 class PositionError(BergenError, ValueError):
@@ -168,8 +172,9 @@ class Position:
         known = {"seat", "hand", "ends", "played", "played_by", "counts", "boneyard", "scores", "voids", "spinner"}
         unknown = set(data) - known - {"rules"}
         if unknown:
-            raise PositionError(f"unknown position key(s) {', '.join(sorted(unknown))}; "
-                                f"keys are {', '.join(sorted(known))}")
+            raise PositionError(
+                f"unknown position key(s) {', '.join(sorted(unknown))}; keys are {', '.join(sorted(known))}"
+            )
         for key in ("hand", "ends", "counts", "boneyard", "scores"):
             if data.get(key) in (None, "", []):
                 raise PositionError(f"the position needs {key!r}")
@@ -187,14 +192,21 @@ class Position:
         return cls(
             seat=_whole(data.get("seat", 0), "seat"),
             hand=tuple(_names(data["hand"], "hand")),
-            left=left, right=right, left_double=left_double, right_double=right_double,
+            left=left,
+            right=right,
+            left_double=left_double,
+            right_double=right_double,
             played=tuple(played),
             counts=tuple(_whole(x, "counts") for x in _items(data["counts"])),
             boneyard=_whole(data["boneyard"], "boneyard"),
             scores=tuple(_whole(x, "scores") for x in _items(data["scores"])),
             played_by=played_by,
             voids=voids,
-            spinner=spinner, up=up, down=down, up_double=up_double, down_double=down_double,
+            spinner=spinner,
+            up=up,
+            down=down,
+            up_double=up_double,
+            down_double=down_double,
         )
 
 
@@ -212,7 +224,7 @@ def _by_seat(value: Any, key: str, what: str) -> Mapping[Any, Any]:
     if value in (None, "", [], {}):
         return {}
     if not isinstance(value, Mapping):
-        raise PositionError(f"{key} is a table of seat -> {what} (e.g. {{\"1\": ...}}), not {shown(value)}")
+        raise PositionError(f'{key} is a table of seat -> {what} (e.g. {{"1": ...}}), not {shown(value)}')
     return value
 
 
@@ -295,8 +307,10 @@ def parse_ends(value: Any, spinner: int | None = None) -> list[tuple[int | None,
     items = _items(value)
     four = spinner is not None
     if len(items) == 4 and not four:
-        raise PositionError("ends: four ends are a spinner's arms L,R,U,D: give spinner=N too, the number of "
-                            "the led double (with a line, give L,R)")
+        raise PositionError(
+            "ends: four ends are a spinner's arms L,R,U,D: give spinner=N too, the number of "
+            "the led double (with a line, give L,R)"
+        )
     if len(items) not in ((2, 4) if four else (2,)):
         shape = "L,R or L,R,U,D (* marks an arm with no tile)" if four else "L,R (e.g. 3d,5; d marks a double end)"
         raise PositionError(f"ends: give the {'arms' if four else 'left and right end'} as {shape}, not {value!r}")
@@ -310,8 +324,10 @@ def parse_ends(value: Any, spinner: int | None = None) -> list[tuple[int | None,
         number = text[:-1] if double else text
         if not ascii_digits(number) or len(number) > 2 or int(number) > L.MAX_NUMBER:
             star = "; * for an arm with no tile" if four else ""
-            raise PositionError(f"ends: {shown(item)} is not a number 0..{L.MAX_NUMBER} "
-                                f"(optionally followed by d for a double end{star})")
+            raise PositionError(
+                f"ends: {shown(item)} is not a number 0..{L.MAX_NUMBER} "
+                f"(optionally followed by d for a double end{star})"
+            )
         out.append((int(number), double))
     if four:
         out = [(spinner, True) if number is None else (number, double) for number, double in out]
@@ -321,8 +337,9 @@ def parse_ends(value: Any, spinner: int | None = None) -> list[tuple[int | None,
 
 def ends_text(arms: list[tuple[int, bool]], spinner: int | None = None, sep: str = ",") -> str:
     """Ends as a position writes them (the inverse of :func:`parse_ends`)."""
-    return sep.join("*" if spinner is not None and arm == (spinner, True) else f"{arm[0]}{'d' if arm[1] else ''}"
-                    for arm in arms)
+    return sep.join(
+        "*" if spinner is not None and arm == (spinner, True) else f"{arm[0]}{'d' if arm[1] else ''}" for arm in arms
+    )
 
 
 def _plain_graph(plain: list[tuple[int, int]]):
@@ -375,9 +392,13 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
     if odd != want:
         odd_numbers = ", ".join(str(x) for x in sorted(odd)) or "none"
         if left == right:  # both ends one number: a closed trail, so no number may show an odd number of times
-            return (f"a line whose ends both show {left} has every number on the table an even number of times; "
-                    f"here {odd_numbers} show an odd number of times")
-        return f"a line with ends {left}|{right} needs exactly those numbers an odd number of times; here: {odd_numbers}"
+            return (
+                f"a line whose ends both show {left} has every number on the table an even number of times; "
+                f"here {odd_numbers} show an odd number of times"
+            )
+        return (
+            f"a line with ends {left}|{right} needs exactly those numbers an odd number of times; here: {odd_numbers}"
+        )
     for side, number, double in (("left", left, left_double), ("right", right, right_double)):
         if double or number not in doubles:
             continue
@@ -388,8 +409,10 @@ def line_problem(played: set[str], left: int, right: int, left_double: bool, rig
             visits = degree[number] // 2 + 1
             needed = 2 if (right_double if side == "left" else left_double) else 3
         if visits < needed:
-            return (f"{number}-{number} is on the table but cannot lie inside the line, "
-                    f"so the {side} end must be a double end")
+            return (
+                f"{number}-{number} is on the table but cannot lie inside the line, "
+                f"so the {side} end must be a double end"
+            )
     return None
 
 
@@ -429,8 +452,10 @@ def spinner_problem(played: set[str], spinner: int, arms: list[tuple[int, bool]]
         if degree[d] == 0:
             return f"{d}-{d} is on the table but no plain tile shows {d}, so it cannot lie on an arm"
     if degree[spinner] < len(holding):
-        return (f"{len(holding)} arms hold tiles but only {degree[spinner]} plain tile(s) show the spinner's "
-                f"number {spinner}")
+        return (
+            f"{len(holding)} arms hold tiles but only {degree[spinner]} plain tile(s) show the spinner's "
+            f"number {spinner}"
+        )
     root = find(spinner)
     for a, b in plain:
         if find(a) != root:
@@ -441,11 +466,11 @@ def spinner_problem(played: set[str], spinner: int, arms: list[tuple[int, bool]]
         parity[number] ^= 1
     odd = [x for x in range(L.MAX_NUMBER + 1) if degree[x] % 2 != parity[x]]
     if odd:
-        return (f"arms ending {','.join(str(n) for n in holding)} from the spinner {spinner} cannot use exactly "
-                f"these tiles: the number(s) {', '.join(map(str, odd))} appear an impossible number of times")
+        return (
+            f"arms ending {','.join(str(n) for n in holding)} from the spinner {spinner} cannot use exactly "
+            f"these tiles: the number(s) {', '.join(map(str, odd))} appear an impossible number of times"
+        )
     return None
-
-
 
 
 def _check_types(p: Position) -> None:
@@ -455,11 +480,16 @@ def _check_types(p: Position) -> None:
     build a Position directly, and a ``voids`` of ``{1: 3}`` or an end of
     ``None`` would otherwise surface as a TypeError deep in the checks below.
     """
+
     def whole(name: str, value: object, optional: bool = False, number: bool = False) -> None:
         """A whole number (``number``: a number on the tiles, 0 or more; other ranges are checked below)."""
-        if not (is_whole(value) or (optional and value is None)) or (number and value is not None and integer(value) < 0):
-            raise PositionError(f"{name} must be a whole number{' 0 or more' if number else ''}"
-                                f"{' or None' if optional else ''}, not {shown(value)}")
+        if not (is_whole(value) or (optional and value is None)) or (
+            number and value is not None and integer(value) < 0
+        ):
+            raise PositionError(
+                f"{name} must be a whole number{' 0 or more' if number else ''}"
+                f"{' or None' if optional else ''}, not {shown(value)}"
+            )
 
     def several(name: str, value: object, item: str) -> None:
         if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
@@ -529,11 +559,14 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
     if min(p.scores) < 0 or max(p.scores) >= rules.target:
         raise PositionError(f"scores must be 0..{rules.target - 1} (a side at the target {rules.target} has won)")
     if rules.spinner and p.spinner is None:
-        raise PositionError("with the spinner on, give spinner=N, the number of the led double (the spinner), "
-                            "and the ends as L,R,U,D (* for an arm with no tile)")
+        raise PositionError(
+            "with the spinner on, give spinner=N, the number of the led double (the spinner), "
+            "and the ends as L,R,U,D (* for an arm with no tile)"
+        )
     if not rules.spinner and p.spinner is not None:
-        raise PositionError(f"spinner={p.spinner} is given but the rules play a line (spinner off): "
-                            f"drop it, or use --set spinner=on")
+        raise PositionError(
+            f"spinner={p.spinner} is given but the rules play a line (spinner off): drop it, or use --set spinner=on"
+        )
     arms = p.arms()
     numbers = [n for n, _ in arms] + [n for v in p.voids.values() for n in v]
     numbers += [] if p.spinner is None else [p.spinner]
@@ -541,12 +574,15 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         raise PositionError(f"number {max(numbers)} is not in {rules.domino_set} (numbers 0..{rules.max_number})")
     dealt_boneyard = rules.n_tiles - rules.players * rules.hand_size
     if not rules.boneyard_reserve <= p.boneyard <= dealt_boneyard:
-        raise PositionError(f"boneyard must be {rules.boneyard_reserve}..{dealt_boneyard} tiles with these rules, "
-                            f"not {p.boneyard}")
+        raise PositionError(
+            f"boneyard must be {rules.boneyard_reserve}..{dealt_boneyard} tiles with these rules, not {p.boneyard}"
+        )
     total = sum(p.counts) + p.boneyard + len(p.played)
     if total != rules.n_tiles:
-        raise PositionError(f"hands ({sum(p.counts)}) + boneyard ({p.boneyard}) + table ({len(p.played)}) "
-                            f"= {total} tiles, not the {rules.n_tiles} of {rules.domino_set}")
+        raise PositionError(
+            f"hands ({sum(p.counts)}) + boneyard ({p.boneyard}) + table ({len(p.played)}) "
+            f"= {total} tiles, not the {rules.n_tiles} of {rules.domino_set}"
+        )
     if p.spinner is None:
         problem = line_problem(set(p.played), p.left, p.right, p.left_double, p.right_double)
     else:
@@ -565,8 +601,10 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         for seat in range(rules.players):
             played = len(p.played_by.get(seat, ()))
             if p.counts[seat] + played < rules.hand_size:
-                raise PositionError(f"seat {seat} holds {p.counts[seat]} tiles and played {played}: fewer than the "
-                                    f"{rules.hand_size} it was dealt")
+                raise PositionError(
+                    f"seat {seat} holds {p.counts[seat]} tiles and played {played}: fewer than the "
+                    f"{rules.hand_size} it was dealt"
+                )
     for seat in p.voids:
         if not 0 <= seat < rules.players or seat == p.seat:
             raise PositionError(f"voids: give numbers for the other seats, not seat {seat}")
@@ -586,8 +624,12 @@ def position_view(position: Position, rules: Rules) -> np.ndarray:
         view[L.V_SCORE + side] = p.scores[side]
     for seat in range(rules.players):
         view[L.V_HAND_COUNT + seat] = p.counts[seat]
-        store_split(view, L.V_PLAYED_BY + seat, L.V_PLAYED_BY_HIGH + seat * (L.SET_WORDS - 1),
-                    L.tile_mask(p.played_by.get(seat, ())))
+        store_split(
+            view,
+            L.V_PLAYED_BY + seat,
+            L.V_PLAYED_BY_HIGH + seat * (L.SET_WORDS - 1),
+            L.tile_mask(p.played_by.get(seat, ())),
+        )
     log = 0
     for seat, void_numbers in sorted(p.voids.items()):
         for n in sorted(set(void_numbers)):
@@ -647,15 +689,26 @@ class Analysis:
 
     def __repr__(self) -> str:
         best = self.moves[0]
-        return (f"Analysis(seat {self.position.seat}, {len(self.moves)} legal moves, best {best['tile']} "
-                f"{best['end']} with {100 * best['win']['mean']:.1f}% match win; {self.worlds:,} worlds, {self.stopped})")
+        return (
+            f"Analysis(seat {self.position.seat}, {len(self.moves)} legal moves, best {best['tile']} "
+            f"{best['end']} with {100 * best['win']['mean']:.1f}% match win; {self.worlds:,} worlds, {self.stopped})"
+        )
 
     def _repr_html_(self) -> str:
         import pandas as pd
 
-        frame = pd.DataFrame([{"rank": m["rank"], "move": f"{m['tile']} {m['end']}", "ends after": m["ends_after"],
-                               "match win": ci(m["win"], "mean"), "points this hand": ci(m["points"], "mean", False)}
-                              for m in self.moves])
+        frame = pd.DataFrame(
+            [
+                {
+                    "rank": m["rank"],
+                    "move": f"{m['tile']} {m['end']}",
+                    "ends after": m["ends_after"],
+                    "match win": ci(m["win"], "mean"),
+                    "points this hand": ci(m["points"], "mean", False),
+                }
+                for m in self.moves
+            ]
+        )
         return html_card(repr(self), ["95% intervals in brackets; .to_dict() has every estimate"], {"moves": frame})
 
     def to_dict(self) -> dict[str, Any]:
@@ -663,12 +716,16 @@ class Analysis:
         p = self.position
         return {
             "position": {
-                "seat": p.seat, "hand": list(p.hand),
+                "seat": p.seat,
+                "hand": list(p.hand),
                 "ends": None if self.leading else p.ends_text(),
                 **({"leading": True} if self.leading else {}),
                 **({} if p.spinner is None else {"spinner": p.spinner}),
-                "played": list(p.played), "played_by": {str(k): list(v) for k, v in p.played_by.items()},
-                "counts": list(p.counts), "boneyard": p.boneyard, "scores": list(p.scores),
+                "played": list(p.played),
+                "played_by": {str(k): list(v) for k, v in p.played_by.items()},
+                "counts": list(p.counts),
+                "boneyard": p.boneyard,
+                "scores": list(p.scores),
                 "voids": {str(k): list(v) for k, v in p.voids.items()},
             },
             "rules": self.rules.to_dict(),
@@ -713,8 +770,15 @@ def check_player(player: Any) -> None:
         raise PositionError(f"player must be one of {', '.join(PLAYERS)}, not {shown(player)}")
 
 
-def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, worlds: int = DEFAULT_WORLDS,
-            batch: int = DEFAULT_BATCH, seed: int = 0, player: str = DEFAULT_PLAYER) -> Analysis:
+def analyze(
+    position: Position | Any,
+    rules: Rules,
+    base: str = DEFAULT_BASE,
+    worlds: int = DEFAULT_WORLDS,
+    batch: int = DEFAULT_BATCH,
+    seed: int = 0,
+    player: str = DEFAULT_PLAYER,
+) -> Analysis:
     """Rank every legal move of ``position`` (see the module note); reproducible from ``seed``.
 
     ``position`` is a :class:`Position`, or a seat's view of a game
@@ -728,8 +792,9 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     """
     seen = None
     if not isinstance(position, Position):
-        if not (isinstance(getattr(position, "array", None), np.ndarray) and callable(getattr(position, "position",
-                                                                                              None))):
+        if not (
+            isinstance(getattr(position, "array", None), np.ndarray) and callable(getattr(position, "position", None))
+        ):
             raise PositionError(f"analyze reads a Position or a game's View, not {shown(position)}")
         seen = np.array(position.array, dtype=np.int64)  # a copy: the search never writes the caller's view
         if seen.shape != (L.V_SIZE,):
@@ -763,8 +828,10 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     else:
         n = hand_moves(compiled_set(view, L.V_HAND, no_tiles), view, move_tiles, move_ends)
     if n == 0:
-        raise PositionError(f"no tile in the hand fits the ends {position.ends_text('|')}: "
-                            "the seat must draw, there is no move to choose")
+        raise PositionError(
+            f"no tile in the hand fits the ends {position.ends_text('|')}: "
+            "the seat must draw, there is no move to choose"
+        )
     table = table_for(rules, base)
     key = np.uint64(stream_state(np.uint64(seed_to_int(seed)), 0, 0, 0))
     values = np.zeros((worlds, n), dtype=np.float64)
@@ -790,20 +857,60 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     while done < worlds:
         count = min(batch, worlds - done)
         if player == "reader":
-            consistent = reader.evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, key, np.int64(done),
-                                                np.int64(count), READER_TRUST, base_code, table,
-                                                values[done : done + count], points[done : done + count], no_tiles,
-                                                READER_MODEL)
+            consistent = reader.evaluate_worlds(
+                rules_vec,
+                view,
+                move_tiles,
+                move_ends,
+                n,
+                key,
+                np.int64(done),
+                np.int64(count),
+                READER_TRUST,
+                base_code,
+                table,
+                values[done : done + count],
+                points[done : done + count],
+                no_tiles,
+                READER_MODEL,
+            )
         elif player == "ismcts":
-            consistent, n_nodes = ismcts.evaluate_worlds(rules_vec, view, move_tiles, move_ends, n, key,
-                                                         np.int64(done), np.int64(count), READER_TRUST, base_code,
-                                                         table, values[done : done + count],
-                                                         points[done : done + count], no_tiles, READER_MODEL, explore,
-                                                         expand, nodes, node_stats, n_nodes, ISMCTS_PRIOR)
+            consistent, n_nodes = ismcts.evaluate_worlds(
+                rules_vec,
+                view,
+                move_tiles,
+                move_ends,
+                n,
+                key,
+                np.int64(done),
+                np.int64(count),
+                READER_TRUST,
+                base_code,
+                table,
+                values[done : done + count],
+                points[done : done + count],
+                no_tiles,
+                READER_MODEL,
+                explore,
+                expand,
+                nodes,
+                node_stats,
+                n_nodes,
+                ISMCTS_PRIOR,
+            )
         else:  # a game's view says who led, evidence about the doubles (engine/worlds.py); a described one does not
-            consistent = evaluate_worlds(rules_vec, view, move_tiles, move_ends, n,
-                                         world_batch(key, done, count, base_code, int(seen is not None)), table,
-                                         values[done : done + count], points[done : done + count], no_tiles)
+            consistent = evaluate_worlds(
+                rules_vec,
+                view,
+                move_tiles,
+                move_ends,
+                n,
+                world_batch(key, done, count, base_code, int(seen is not None)),
+                table,
+                values[done : done + count],
+                points[done : done + count],
+                no_tiles,
+            )
         _copy_twins(values[done : done + count], points[done : done + count], mirror)
         done += count
         if compiling:  # a first batch of up to 1,000 worlds plays in well under a second: its time is the compile's
@@ -817,10 +924,23 @@ def analyze(position: Position | Any, rules: Rules, base: str = DEFAULT_BASE, wo
     moves = _summaries(values[:done], points[:done], move_tiles, move_ends, mirror, view, leading, rules.spinner, z)
     plays_read = 0  # the other seats' plays whose evidence weighed the worlds (none with the spinner)
     if seen is not None and player in ("reader", "ismcts"):
-        plays_read = int(play_evidence(view, evidence_buffer(), np.zeros(L.V_SIZE, dtype=np.int64), no_tiles,
-                                       READER_MODEL))
-    return Analysis(moves, done, stopped, base, seed, float(consistent), time.perf_counter() - start, position, rules,
-                    player, plays_read, leading)
+        plays_read = int(
+            play_evidence(view, evidence_buffer(), np.zeros(L.V_SIZE, dtype=np.int64), no_tiles, READER_MODEL)
+        )
+    return Analysis(
+        moves,
+        done,
+        stopped,
+        base,
+        seed,
+        float(consistent),
+        time.perf_counter() - start,
+        position,
+        rules,
+        player,
+        plays_read,
+        leading,
+    )
 
 
 def _check_lead(position: Position, rules: Rules) -> None:
@@ -830,20 +950,28 @@ def _check_lead(position: Position, rules: Rules) -> None:
     """
     _check_types(position)  # before the checks below read its counts and scores
     if rules.lead != "any-double":
-        raise PositionError(f"nothing is on the table, but with lead={rules.lead} the lead is not a choice: "
-                            "a view to analyze has the led double on the table, or is under lead=any-double")
+        raise PositionError(
+            f"nothing is on the table, but with lead={rules.lead} the lead is not a choice: "
+            "a view to analyze has the led double on the table, or is under lead=any-double"
+        )
     size, players = rules.hand_size, rules.players
-    if tuple(position.counts) != (size,) * players or position.boneyard != rules.n_tiles - players * size \
-            or len(position.hand) != size:
-        raise PositionError(f"a leader choosing its double holds {size} tiles, as every seat does, with "
-                            f"{rules.n_tiles - players * size} in the boneyard: this view has counts "
-                            f"{','.join(map(str, position.counts))} and boneyard {position.boneyard}")
+    if (
+        tuple(position.counts) != (size,) * players
+        or position.boneyard != rules.n_tiles - players * size
+        or len(position.hand) != size
+    ):
+        raise PositionError(
+            f"a leader choosing its double holds {size} tiles, as every seat does, with "
+            f"{rules.n_tiles - players * size} in the boneyard: this view has counts "
+            f"{','.join(map(str, position.counts))} and boneyard {position.boneyard}"
+        )
     if max(position.scores, default=0) >= rules.target:
         raise PositionError(f"a side has reached the target {rules.target}: the match is over, no lead is chosen")
     _check_tiles(position, rules)
     if not _doubles(position.hand):
-        raise PositionError(f"the leader holds no double ({' '.join(position.hand)}): only a seat holding a double "
-                            "leads")
+        raise PositionError(
+            f"the leader holds no double ({' '.join(position.hand)}): only a seat holding a double leads"
+        )
 
 
 def _doubles(hand: tuple[str, ...]) -> list[int]:
@@ -885,7 +1013,10 @@ def mirror_moves(view: np.ndarray, move_tiles: np.ndarray, move_ends: np.ndarray
             continue
         for k in range(n):
             for j in range(n):
-                if move_tiles[k] == move_tiles[j] and (move_ends[k], move_ends[j]) in ((twin_a, twin_b), (twin_b, twin_a)):
+                if move_tiles[k] == move_tiles[j] and (move_ends[k], move_ends[j]) in (
+                    (twin_a, twin_b),
+                    (twin_b, twin_a),
+                ):
                     mirror[k] = j
     return mirror
 
@@ -940,8 +1071,17 @@ def _verdict(values: np.ndarray, points: np.ndarray, z: float, mirror: np.ndarra
     return "tie" if tie else "separated"
 
 
-def _summaries(values: np.ndarray, points: np.ndarray, move_tiles: np.ndarray, move_ends: np.ndarray,
-               mirror: np.ndarray, view: np.ndarray, leading: bool, spinner: bool | None, z: float) -> list[dict[str, Any]]:
+def _summaries(
+    values: np.ndarray,
+    points: np.ndarray,
+    move_tiles: np.ndarray,
+    move_ends: np.ndarray,
+    mirror: np.ndarray,
+    view: np.ndarray,
+    leading: bool,
+    spinner: bool | None,
+    z: float,
+) -> list[dict[str, Any]]:
     """One record per move, best first: win probability, expected points and the gap to the best."""
     order = _ranking(values, points)
     best = order[0]
@@ -950,17 +1090,21 @@ def _summaries(values: np.ndarray, points: np.ndarray, move_tiles: np.ndarray, m
         tile = int(move_tiles[k])
         end = int(move_ends[k])
         diff = values[:, best] - values[:, k]
-        out.append({
-            "rank": rank,
-            "tile": L.TILE_NAMES[tile],
-            "end": L.END_NAMES[end],
-            "ends_after": lead_ends(tile, spinner) if leading else ends_after(view, tile, end),
-            "win": _record(values[:, k], 0.0, 1.0),
-            "points": _record(points[:, k]),
-            "win_behind_best": _record(diff, -1.0, 1.0),
-            "win_behind_best_held_out": _held_out_behind_best(values, points, k, z),
-            "mirror_of": None if mirror[k] < 0 else f"{L.TILE_NAMES[tile]} {L.END_NAMES[int(move_ends[mirror[k]])]}",
-        })
+        out.append(
+            {
+                "rank": rank,
+                "tile": L.TILE_NAMES[tile],
+                "end": L.END_NAMES[end],
+                "ends_after": lead_ends(tile, spinner) if leading else ends_after(view, tile, end),
+                "win": _record(values[:, k], 0.0, 1.0),
+                "points": _record(points[:, k]),
+                "win_behind_best": _record(diff, -1.0, 1.0),
+                "win_behind_best_held_out": _held_out_behind_best(values, points, k, z),
+                "mirror_of": None
+                if mirror[k] < 0
+                else f"{L.TILE_NAMES[tile]} {L.END_NAMES[int(move_ends[mirror[k]])]}",
+            }
+        )
     return out
 
 

@@ -61,13 +61,20 @@ NAME = "reader"
 
 #: settings: name -> (default, allowed values); see bergen_sim.runtime.registry
 PARAMS = {
-    "worlds": Setting(256, range(32, 100_001), "most worlds per decision; the cost grows less than linearly, "
-                      "since clear losers stop early"),
-    "trust": Setting(10, range(0, 101), "in tenths, how strongly the other seats' plays are believed to follow "
-                     "the model (0: uniform worlds)"),
+    "worlds": Setting(
+        256,
+        range(32, 100_001),
+        "most worlds per decision; the cost grows less than linearly, since clear losers stop early",
+    ),
+    "trust": Setting(
+        10,
+        range(0, 101),
+        "in tenths, how strongly the other seats' plays are believed to follow the model (0: uniform worlds)",
+    ),
     "base": Setting("expert", BASE_POLICIES, "the built-in playing every seat in the rollouts"),
-    "model": Setting("points", MODELS, "the model of the other seats' play that weighs the worlds "
-                     "(bergen_sim.search.inference)"),
+    "model": Setting(
+        "points", MODELS, "the model of the other seats' play that weighs the worlds (bergen_sim.search.inference)"
+    ),
 }
 
 #: ``reader:model=expert:trust=20``: it won 51.7% [50.7, 52.8] of 4,000 matches head to head against the default
@@ -93,10 +100,19 @@ _UNIT = 1.0 / (1 << 30)
 @njit(cache=True)
 def world_buffers(no_tiles):
     """Scratch arrays for worlds and rollouts: (hands, boneyard, evidence rows, a line view, hand buffers)."""
-    b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64),
-                        np.zeros(L.MAX_TILES, dtype=np.int64), no_tiles)
-    return (np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64), np.zeros(L.MAX_TILES, dtype=np.int64),
-            evidence_buffer(), np.zeros(L.V_SIZE, dtype=np.int64), b)
+    b = scratch_buffers(
+        np.zeros(L.V_SIZE, dtype=np.int64),
+        np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64),
+        np.zeros(L.MAX_TILES, dtype=np.int64),
+        no_tiles,
+    )
+    return (
+        np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64),
+        np.zeros(L.MAX_TILES, dtype=np.int64),
+        evidence_buffer(),
+        np.zeros(L.V_SIZE, dtype=np.int64),
+        b,
+    )
 
 
 @njit(cache=True)
@@ -124,8 +140,23 @@ def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bo
 
 
 @njit(cache=True)
-def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, count, trust, base, table, values,
-                    points, no_tiles, model=MODEL_POINTS):
+def evaluate_worlds(
+    rules,
+    view,
+    move_tiles,
+    move_ends,
+    n_moves,
+    key,
+    first,
+    count,
+    trust,
+    base,
+    table,
+    values,
+    points,
+    no_tiles,
+    model=MODEL_POINTS,
+):
     """Every move in worlds ``first .. first + count - 1`` (rows ``0 .. count - 1`` of ``values``/``points``).
 
     The analyzer's entry point: like :func:`bergen_sim.search.pimc.evaluate_worlds`
@@ -146,9 +177,23 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, key, first, cou
         n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
-            values[i, k], points[i, k] = play_move_out(rules, view, used, b, hands, bone, n_bone, view[L.V_SEAT],
-                                                       move_tiles[k], move_ends[k], base, every_seat, roll_start,
-                                                       roll_rng, table)
+            values[i, k], points[i, k] = play_move_out(
+                rules,
+                view,
+                used,
+                b,
+                hands,
+                bone,
+                n_bone,
+                view[L.V_SEAT],
+                move_tiles[k],
+                move_ends[k],
+                base,
+                every_seat,
+                roll_start,
+                roll_rng,
+                table,
+            )
     return consistent
 
 
@@ -193,8 +238,22 @@ def race(values, points, n_worlds, active, n_moves):
 
 
 @njit(cache=True)
-def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules, table, values, points, no_tiles,
-           model=MODEL_POINTS):
+def decide(
+    view,
+    move_tiles,
+    move_ends,
+    n_moves,
+    key,
+    worlds,
+    trust,
+    base,
+    rules,
+    table,
+    values,
+    points,
+    no_tiles,
+    model=MODEL_POINTS,
+):
     """The reader's move for a view; ``values``/``points`` (``worlds x n_moves``) receive what was played.
 
     Returns ``(move, worlds used)``; rows past the worlds used, and the
@@ -216,8 +275,26 @@ def decide(view, move_tiles, move_ends, n_moves, key, worlds, trust, base, rules
                 race_tiles[n_racing] = move_tiles[k]
                 race_ends[n_racing] = move_ends[k]
                 n_racing += 1
-        if evaluate_worlds(rules, view, race_tiles, race_ends, n_racing, key, n_worlds, count, trust, base, table,
-                           batch_values, batch_points, no_tiles, model) == 0.0:
+        if (
+            evaluate_worlds(
+                rules,
+                view,
+                race_tiles,
+                race_ends,
+                n_racing,
+                key,
+                n_worlds,
+                count,
+                trust,
+                base,
+                table,
+                batch_values,
+                batch_points,
+                no_tiles,
+                model,
+            )
+            == 0.0
+        ):
             return 0, 0  # no world fits the view (cannot happen for a real one): any move is as good
         for i in range(count):
             for j in range(n_racing):
@@ -234,8 +311,22 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, b
     """pimc on worlds weighted by the other seats' plays, racing the moves (settings: worlds, trust, base, model)."""
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
-    move, _ = decide(view, move_tiles, move_ends, n_moves, next_u64(rng), worlds, trust / 10.0, base, rules, table,
-                     values, points, no_tiles, model)
+    move, _ = decide(
+        view,
+        move_tiles,
+        move_ends,
+        n_moves,
+        next_u64(rng),
+        worlds,
+        trust / 10.0,
+        base,
+        rules,
+        table,
+        values,
+        points,
+        no_tiles,
+        model,
+    )
     return move
 
 

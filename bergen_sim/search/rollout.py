@@ -38,8 +38,19 @@ from bergen_sim.engine.tileset import store
 from bergen_sim.policies import defensive, doubles_first, expert, first_move, greedy, heavy_first, random_move
 from bergen_sim.policies.base import side_of
 
-__all__ = ["BASE_POLICIES", "EVERY_SEAT", "base_choose", "base_move", "begin_turns", "play", "play_out", "play_out_by_seat",
-           "scratch_buffers", "start_hand", "turn_view"]
+__all__ = [
+    "BASE_POLICIES",
+    "EVERY_SEAT",
+    "base_choose",
+    "base_move",
+    "begin_turns",
+    "play",
+    "play_out",
+    "play_out_by_seat",
+    "scratch_buffers",
+    "start_hand",
+    "turn_view",
+]
 
 #: built-in policies a rollout can use, in the order of their ``base`` codes
 BASE_POLICIES = tuple(m.NAME for m in (random_move, first_move, greedy, defensive, doubles_first, heavy_first, expert))
@@ -65,8 +76,9 @@ def base_choose(base, view, move_tiles, move_ends, n_moves, rng, no_tiles):
     if base == 5:
         return heavy_first.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles)
     # its default settings as int64s, as the match loop's kernels pass them: one compiled expert for both
-    return expert.choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, np.int64(expert.LEAD_FOLLOW),
-                         np.int64(expert.WEIGHTS_LINE))
+    return expert.choose(
+        view, move_tiles, move_ends, n_moves, rng, no_tiles, np.int64(expert.LEAD_FOLLOW), np.int64(expert.WEIGHTS_LINE)
+    )
 
 
 @njit(cache=True, inline="always")

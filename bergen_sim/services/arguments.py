@@ -85,6 +85,10 @@ def checked_rules(rules: Any, players: Any, partnerships: Any, preset: Any, sett
     from bergen_sim.model.rules import rules_for
 
     if rules is None:
-        return rules_for(players=whole("players", players), partnerships=flag("partnerships", partnerships),
-                         preset=preset, settings=settings_mapping(settings))
+        return rules_for(
+            players=whole("players", players),
+            partnerships=flag("partnerships", partnerships),
+            preset=preset,
+            settings=settings_mapping(settings),
+        )
     return rules_for(rules, players=players, partnerships=partnerships, preset=preset, settings=settings)

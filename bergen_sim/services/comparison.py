@@ -141,15 +141,21 @@ class PairOutcomes:
     hands: int = 0  # hands played in all the pair's matches (for the totals a report states)
 
 
-def rotation_jobs(rules: Rules, a: str, b: str, seed: int, *, independent: bool = False,
-                  field: tuple[str, ...] = ()) -> list[Job]:
+def rotation_jobs(
+    rules: Rules, a: str, b: str, seed: int, *, independent: bool = False, field: tuple[str, ...] = ()
+) -> list[Job]:
     """One job per seat rotation of (a, b): the same seed (duplicate deals) unless ``independent``.
 
     ``field``: every policy of the tournament, compiled into one kernel that all pairs share.
     """
     return [
-        Job(rules, tuple((a, b)[k] for k in pattern), rotation_seed(seed, r) if independent else seed,
-            match_rows=True, kernel_policies=tuple(sorted(field)))
+        Job(
+            rules,
+            tuple((a, b)[k] for k in pattern),
+            rotation_seed(seed, r) if independent else seed,
+            match_rows=True,
+            kernel_policies=tuple(sorted(field)),
+        )
         for r, pattern in enumerate(rotation_patterns(rules))
     ]
 
@@ -164,8 +170,7 @@ def _checkpoint_folder(checkpoint: str | None, job: Job) -> str | None:
     return str(Path(checkpoint) / name)
 
 
-def parse_luck_models(texts: Sequence[str], option: str = "--luck-model",
-                      names: Sequence[str] = ()) -> dict[str, str]:
+def parse_luck_models(texts: Sequence[str], option: str = "--luck-model", names: Sequence[str] = ()) -> dict[str, str]:
     """``NAME=MODEL`` texts as a ``luck_models`` mapping; :func:`check_luck_models` checks the names.
 
     Both sides may hold ``=`` (a policy's settings, a ``pimc`` model's): the
@@ -186,11 +191,14 @@ def parse_luck_models(texts: Sequence[str], option: str = "--luck-model",
         at = (after_name or named or splits or [-1])[-1]
         name, model = text[:at], text[at + 1 :]
         if at < 0 or not name:
-            raise CompareError(f"{option} {text!r}: give NAME=MODEL, e.g. mypkg.mod:choose=greedy or "
-                               f"pimc=pimc:worlds=8")
+            raise CompareError(
+                f"{option} {text!r}: give NAME=MODEL, e.g. mypkg.mod:choose=greedy or pimc=pimc:worlds=8"
+            )
         if name in models:
-            raise CompareError(f"{option} {text!r}: {name!r} is given a model twice ({models[name]!r} and "
-                               f"{model!r}); give each policy one model")
+            raise CompareError(
+                f"{option} {text!r}: {name!r} is given a model twice ({models[name]!r} and "
+                f"{model!r}); give each policy one model"
+            )
         models[name] = model
     return models
 
@@ -207,12 +215,15 @@ def check_luck_models(models: Mapping[str, str] | None, names: Sequence[str], ad
     bergen_sim.services.comparison.CompareError: luck model 'nosuch': not one of the compared policies (greedy, random)
     """
     if models is not None and not isinstance(models, Mapping):
-        raise CompareError(f"luck_models: give a mapping of policy name to built-in, e.g. {{'mine': 'greedy'}}, "
-                           f"not {type(models).__name__}")
+        raise CompareError(
+            f"luck_models: give a mapping of policy name to built-in, e.g. {{'mine': 'greedy'}}, "
+            f"not {type(models).__name__}"
+        )
     models = dict(models or {})
     if models and adjust != "luck":
-        raise CompareError("luck models: they say how the luck adjustment's play-outs play a policy; "
-                           "give them with --adjust luck")
+        raise CompareError(
+            "luck models: they say how the luck adjustment's play-outs play a policy; give them with --adjust luck"
+        )
     for name, model in models.items():
         if name not in names:
             raise CompareError(f"luck model {name!r}: not one of the compared policies ({', '.join(names)})")
@@ -223,11 +234,22 @@ def check_luck_models(models: Mapping[str, str] | None, names: Sequence[str], ad
     return models
 
 
-def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, independent: bool = False,
-              chunk_size: int | None = None, options: RunOptions | None = None,
-              advance: Callable[[int], None] = lambda n: None, field: tuple[str, ...] = (),
-              adjust: str = "none", luck_models: Mapping[str, str] | None = None,
-              luck_playouts: int | None = None) -> PairOutcomes:
+def play_pair(
+    rules: Rules,
+    a: str,
+    b: str,
+    deal_sets: int,
+    seed: int,
+    *,
+    independent: bool = False,
+    chunk_size: int | None = None,
+    options: RunOptions | None = None,
+    advance: Callable[[int], None] = lambda n: None,
+    field: tuple[str, ...] = (),
+    adjust: str = "none",
+    luck_models: Mapping[str, str] | None = None,
+    luck_playouts: int | None = None,
+) -> PairOutcomes:
     """Play every rotation of (a, b) on ``deal_sets`` match indices and reduce them per deal set.
 
     ``independent`` gives each rotation its own seed (fresh deals): the
@@ -252,11 +274,22 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
         side_policy = np.array([int(job.policies[s] == b) for s in side_seat])  # 0: a, 1: b, per side
         run: TracedRun | JobRun
         if controls is not None:
-            run = TracedRun(job, deal_sets, chunk_size or traced_chunk_size(deal_sets), options.workers,
-                            options.scheduler, luck_models, luck_playouts)
+            run = TracedRun(
+                job,
+                deal_sets,
+                chunk_size or traced_chunk_size(deal_sets),
+                options.workers,
+                options.scheduler,
+                luck_models,
+                luck_playouts,
+            )
         else:
-            run = run_job(job, deal_sets, chunk_size,
-                          dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)))
+            run = run_job(
+                job,
+                deal_sets,
+                chunk_size,
+                dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)),
+            )
         for chunk in run:
             if controls is not None and isinstance(chunk, TracedChunk):
                 add_controls(controls, chunk, side_policy, rules.sides)
@@ -272,24 +305,43 @@ def play_pair(rules: Rules, a: str, b: str, deal_sets: int, seed: int, *, indepe
             advance(len(rows))
         resumed += run.resumed
         failures += [run.failure] if run.failure else []
-    outcome = PairOutcomes(a, b, deal_sets * len(jobs), wins / len(jobs),
-                           points[0] / side_hands[0], points[1] / side_hands[1], resumed, tuple(failures),
-                           hands=hands)
+    outcome = PairOutcomes(
+        a,
+        b,
+        deal_sets * len(jobs),
+        wins / len(jobs),
+        points[0] / side_hands[0],
+        points[1] / side_hands[1],
+        resumed,
+        tuple(failures),
+        hands=hands,
+    )
     if controls is not None:
         outcome.adjusted = adjusted_outcomes(outcome.win_share, outcome.points, outcome.opponent_points, controls)
     return outcome
 
 
-def _row(policy: str, opponent: str, matches: int, share: np.ndarray, points: np.ndarray,
-         opponent_points: np.ndarray, adjusted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-         ) -> dict[str, Any]:
+def _row(
+    policy: str,
+    opponent: str,
+    matches: int,
+    share: np.ndarray,
+    points: np.ndarray,
+    opponent_points: np.ndarray,
+    adjusted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> dict[str, Any]:
     """One result row: ``policy`` against ``opponent`` from per-deal-set outcomes.
 
     ``adjusted``: the luck-adjusted outcomes, reported beside the raw ones
     under the same names with an ``adjusted_`` prefix.
     """
-    row = {"policy": policy, "opponent": opponent, "deal_sets": len(share), "matches": matches,
-           **_figures(share, points, opponent_points)}
+    row = {
+        "policy": policy,
+        "opponent": opponent,
+        "deal_sets": len(share),
+        "matches": matches,
+        **_figures(share, points, opponent_points),
+    }
     if adjusted is not None:
         row.update({f"adjusted_{key}": value for key, value in _figures(*adjusted).items()})
     return row
@@ -349,8 +401,17 @@ def results_frame(names: Sequence[str], outcomes: Sequence[PairOutcomes]) -> pd.
         played[b] += out.matches
     for name in names:
         share, points, opponent_points = field[name] / (len(names) - 1)
-        rows.append(_row(name, FIELD, played[name], share, points, opponent_points,
-                         tuple(field_adjusted[name] / (len(names) - 1)) if adjusted else None))
+        rows.append(
+            _row(
+                name,
+                FIELD,
+                played[name],
+                share,
+                points,
+                opponent_points,
+                tuple(field_adjusted[name] / (len(names) - 1)) if adjusted else None,
+            )
+        )
     results = pd.DataFrame(rows)
     overall = results["opponent"] == FIELD
     results["rank"] = pd.Series(pd.NA, index=results.index, dtype="Int64")
@@ -375,7 +436,11 @@ class TournamentResult:
         order = {name: i for i, name in enumerate(self.meta["policies"])}
         own = self.results["policy"].map(order)
         other = self.results["opponent"].map(order)
-        return self.results[(self.results["opponent"] != FIELD) & (own < other)].drop(columns="rank").reset_index(drop=True)
+        return (
+            self.results[(self.results["opponent"] != FIELD) & (own < other)]
+            .drop(columns="rank")
+            .reset_index(drop=True)
+        )
 
     @property
     def standings(self) -> pd.DataFrame:
@@ -385,8 +450,10 @@ class TournamentResult:
 
     def __repr__(self) -> str:
         best = self.standings.iloc[0]
-        return (f"TournamentResult(policies {', '.join(self.meta['policies'])}; {self.meta['matches']:,} matches; "
-                f"best: {best['policy']} {100 * best['win_rate']:.1f}% against the field)")
+        return (
+            f"TournamentResult(policies {', '.join(self.meta['policies'])}; {self.meta['matches']:,} matches; "
+            f"best: {best['policy']} {100 * best['win_rate']:.1f}% against the field)"
+        )
 
     def _repr_html_(self) -> str:
         meta = self.meta
@@ -396,8 +463,10 @@ class TournamentResult:
             f"{meta['design']} round-robin of {', '.join(meta['policies'])}: {meta['matches']:,} matches, "
             f"seed {meta['seed']}",
             ["match win rates with 95% intervals; .results has every column"],
-            {"standings (each policy against the field)": self.standings[columns],
-             "pairs (from the first policy's side)": self.pairs[pair_columns]},
+            {
+                "standings (each policy against the field)": self.standings[columns],
+                "pairs (from the first policy's side)": self.pairs[pair_columns],
+            },
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -417,10 +486,19 @@ class TournamentResult:
         with open_output(target, binary=True) as handle:
             if target.suffix == ".parquet":
                 table = pa.Table.from_pandas(self.results, preserve_index=False)
-                pq.write_table(table.replace_schema_metadata(
-                    {**(table.schema.metadata or {}), b"bergen_sim": json.dumps({**self.meta, "provenance": provenance.record()}).encode()}), handle)
+                pq.write_table(
+                    table.replace_schema_metadata(
+                        {
+                            **(table.schema.metadata or {}),
+                            b"bergen_sim": json.dumps({**self.meta, "provenance": provenance.record()}).encode(),
+                        }
+                    ),
+                    handle,
+                )
             elif target.suffix == ".json":
-                handle.write((json.dumps({**self.to_json(), "provenance": provenance.record()}, indent=1) + "\n").encode())
+                handle.write(
+                    (json.dumps({**self.to_json(), "provenance": provenance.record()}, indent=1) + "\n").encode()
+                )
             else:
                 handle.write(self.results.to_csv(index=False).encode())
 
@@ -505,8 +583,9 @@ def compare(
         if adjust != "luck":
             raise CompareError("luck play-outs: they are the luck adjustment's; give them with --adjust luck")
     if adjust == "luck" and options.checkpoint is not None:
-        raise CompareError("adjust luck: checkpoints are not kept for luck-adjusted runs; drop --checkpoint "
-                           "or use --adjust none")
+        raise CompareError(
+            "adjust luck: checkpoints are not kept for luck-adjusted runs; drop --checkpoint or use --adjust none"
+        )
     if options.checkpoint is not None:
         check_folder(options.checkpoint, "--checkpoint")  # before the first pair plays
         check_own_folder(options.checkpoint, rotations=True)  # rotation subfolders only: never among other files
@@ -522,9 +601,24 @@ def compare(
 
     start = time.perf_counter()
     with match_progress(len(pairs) * len(rotations) * matches, 0, progress) as advance:
-        outcomes = [play_pair(rules, a, b, matches, seed, independent=independent, chunk_size=chunk_size,
-                              options=options, advance=advance, field=names, adjust=adjust,
-                              luck_models=luck_models, luck_playouts=luck_playouts) for a, b in pairs]
+        outcomes = [
+            play_pair(
+                rules,
+                a,
+                b,
+                matches,
+                seed,
+                independent=independent,
+                chunk_size=chunk_size,
+                options=options,
+                advance=advance,
+                field=names,
+                adjust=adjust,
+                luck_models=luck_models,
+                luck_playouts=luck_playouts,
+            )
+            for a, b in pairs
+        ]
     elapsed = time.perf_counter() - start
     total = sum(out.matches for out in outcomes)
     resumed = sum(out.resumed for out in outcomes)
@@ -532,8 +626,11 @@ def compare(
         "design": "independent" if independent else "duplicate",
         "adjust": adjust,
         **({"luck_models": luck_models} if luck_models else {}),
-        **({"luck_playouts": luck_playouts or ROLLOUTS, "luck_decision_runs": DECISION_RUNS} if adjust == "luck"
-           else {}),
+        **(
+            {"luck_playouts": luck_playouts or ROLLOUTS, "luck_decision_runs": DECISION_RUNS}
+            if adjust == "luck"
+            else {}
+        ),
         "deal_sets": matches,
         "rotations": ["".join("ab"[k] for k in pattern) for pattern in rotations],
         "matches": total,

@@ -101,9 +101,17 @@ class Cell:
 
     def describe(self, experiment: Experiment) -> dict[str, Any]:
         """Everything the cell's result depends on: a saved cell is reused only if this is unchanged."""
-        return {"kind": experiment.kind, "rule_set": self.rule_set, "rules": dict(self.rules), "size": self.size,
-                "policy_set": self.policy_set, "policies": list(self.policies), "seed": self.seed,
-                "matches": experiment.matches, "rows": experiment.rows}
+        return {
+            "kind": experiment.kind,
+            "rule_set": self.rule_set,
+            "rules": dict(self.rules),
+            "size": self.size,
+            "policy_set": self.policy_set,
+            "policies": list(self.policies),
+            "seed": self.seed,
+            "matches": experiment.matches,
+            "rows": experiment.rows,
+        }
 
     def key(self, experiment: Experiment) -> str:
         """A file name for the cell: readable names, then a hash of its description."""
@@ -145,7 +153,7 @@ def _whole(source: str, name: str, value: Any, minimum: int | None = None) -> in
 
 
 #: how each table of sets is written, for the message that asks for one (a set the reader then accepts)
-_SET_EXAMPLES = {"rules": "[rules.standard]", "policies": "a line random = [\"random\"] under [policies]"}
+_SET_EXAMPLES = {"rules": "[rules.standard]", "policies": 'a line random = ["random"] under [policies]'}
 
 
 def _names(source: str, key: str, table: Any) -> dict[str, Any]:
@@ -157,8 +165,11 @@ def _names(source: str, key: str, table: Any) -> dict[str, Any]:
 def _size_label(source: str, value: Any) -> str:
     label = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
     if not isinstance(label, str) or label not in SIZES:
-        raise _fail(source, f"sizes: {shown(value)} is not a table size; use 2..8 or "
-                            "'4 partnerships', '6 partnerships', '8 partnerships'")
+        raise _fail(
+            source,
+            f"sizes: {shown(value)} is not a table size; use 2..8 or "
+            "'4 partnerships', '6 partnerships', '8 partnerships'",
+        )
     return label
 
 
@@ -255,9 +266,12 @@ def parse(data: Mapping[str, Any], source: str = "experiment", allow_plugins: bo
     # counted from the factors before anything is expanded: a grid of millions would fill memory first
     count = len(rule_tables) * len(sizes) * len(policy_values) * len(seeds)
     if count > MAX_CELLS:
-        raise _fail(source, f"the grid has {count:,} cells ({len(rule_tables):,} rule sets x {len(sizes):,} sizes x "
-                            f"{len(policy_values):,} policy sets x {len(seeds):,} seeds); at most {MAX_CELLS:,}: "
-                            "split it into several experiment files")
+        raise _fail(
+            source,
+            f"the grid has {count:,} cells ({len(rule_tables):,} rule sets x {len(sizes):,} sizes x "
+            f"{len(policy_values):,} policy sets x {len(seeds):,} seeds); at most {MAX_CELLS:,}: "
+            "split it into several experiment files",
+        )
     rule_sets = {name: _rule_set(source, name, table) for name, table in rule_tables.items()}
     policy_sets = {name: _policy_set(source, name, value) for name, value in policy_values.items()}
     cells = []
@@ -271,8 +285,11 @@ def parse(data: Mapping[str, Any], source: str = "experiment", allow_plugins: bo
                 raise _fail(source, f"rules.{rule_name} at size {size}: {exc}") from None
             for policy_name, policies in policy_sets.items():
                 if kind == "simulate" and len(policies) not in (1, players):
-                    raise _fail(source, f"policies.{policy_name} has {len(policies)} names: give one for every "
-                                        f"seat or one per seat, and size {size} has {players} seats")
+                    raise _fail(
+                        source,
+                        f"policies.{policy_name} has {len(policies)} names: give one for every "
+                        f"seat or one per seat, and size {size} has {players} seats",
+                    )
                 if kind == "compare" and len(policies) < 2:
                     raise _fail(source, f"policies.{policy_name}: a compare needs at least 2 policies")
                 for seed in seeds:
@@ -309,8 +326,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:
-        raise ExperimentError(f"{path}: arrays or tables nested too deeply; an experiment nests a few levels") \
-            from None
+        raise ExperimentError(f"{path}: arrays or tables nested too deeply; an experiment nests a few levels") from None
     except ValueError:  # int()'s digit limit, hit by the TOML reader
         raise ExperimentError(f"{path}: holds a number of more than 4,300 digits; no setting takes one") from None
 
@@ -352,8 +368,10 @@ def _write_json(path: Path, data: Any) -> None:
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise OutputError(f"cannot save {path} ({exc.strerror or exc}); the cells saved before it are kept: "
-                          "run the same command again to play the rest") from None
+        raise OutputError(
+            f"cannot save {path} ({exc.strerror or exc}); the cells saved before it are kept: "
+            "run the same command again to play the rest"
+        ) from None
 
 
 def rows_digest(rows: list[dict[str, Any]]) -> str:
@@ -363,8 +381,13 @@ def rows_digest(rows: list[dict[str, Any]]) -> str:
 
 def _cell_record(experiment: Experiment, cell: Cell, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """What a finished cell's file holds: its description, its rows with their count and hash, the provenance."""
-    return {"cell": cell.describe(experiment), "rows": rows, "row_count": len(rows), "rows_sha256": rows_digest(rows),
-            "provenance": provenance.record()}
+    return {
+        "cell": cell.describe(experiment),
+        "rows": rows,
+        "row_count": len(rows),
+        "rows_sha256": rows_digest(rows),
+        "provenance": provenance.record(),
+    }
 
 
 def saved_rows(experiment: Experiment, cell: Cell) -> tuple[list[dict[str, Any]] | None, str]:
@@ -381,8 +404,9 @@ def saved_rows(experiment: Experiment, cell: Cell) -> tuple[list[dict[str, Any]]
     except FileNotFoundError:
         return None, ""
     except OSError as exc:
-        raise ExperimentError(f"cell file {path} cannot be read ({exc.strerror or exc}); remove it or make it "
-                              "readable, and run again") from None
+        raise ExperimentError(
+            f"cell file {path} cannot be read ({exc.strerror or exc}); remove it or make it readable, and run again"
+        ) from None
     except RecursionError:
         return None, "nested too deeply to be a cell file"
     except ValueError as exc:  # not JSON, not UTF-8, or a number too long for int()
@@ -411,53 +435,92 @@ def _finished(play: Callable[[], Any]) -> tuple[Any, str]:
         return exc.result, str(exc)
 
 
-def _simulate_rows(experiment: Experiment, cell: Cell, checkpoint: Path,
-                   options: Mapping[str, Any]) -> tuple[list[dict], str]:
+def _simulate_rows(
+    experiment: Experiment, cell: Cell, checkpoint: Path, options: Mapping[str, Any]
+) -> tuple[list[dict], str]:
     from bergen_sim.services.simulation import simulate
 
     rows_file = experiment.out / "rows" / f"{cell.key(experiment)}.parquet" if experiment.rows else None
     if rows_file:
         rows_file.parent.mkdir(parents=True, exist_ok=True)
     settings = {k: v for k, v in cell.rules.items() if k != "preset"}
-    result, failed = _finished(lambda: simulate(
-        players=cell.players, partnerships=cell.partnerships, preset=cell.rules["preset"], settings=settings,
-        policies=list(cell.policies), matches=experiment.matches, seed=cell.seed,
-        out=None if rows_file is None else str(rows_file), chunk_size=experiment.chunk_size,
-        checkpoint=str(checkpoint), **options))
+    result, failed = _finished(
+        lambda: simulate(
+            players=cell.players,
+            partnerships=cell.partnerships,
+            preset=cell.rules["preset"],
+            settings=settings,
+            policies=list(cell.policies),
+            matches=experiment.matches,
+            seed=cell.seed,
+            out=None if rows_file is None else str(rows_file),
+            chunk_size=experiment.chunk_size,
+            checkpoint=str(checkpoint),
+            **options,
+        )
+    )
     s = result.summary
     seats = s["policies"]
     sides = len(s["match_wins"])
     rows = []
     for side in range(sides):
         win = s["match_win_rate"][side]
-        rows.append({
-            **cell.label(), "side": side, "seats": ",".join(seats[side::sides]), "matches": s["matches"],
-            "match_wins": s["match_wins"][side], "match_win_rate": win["rate"],
-            "match_win_rate_lo": win["ci95"][0], "match_win_rate_hi": win["ci95"][1],
-            "hands_per_match": s["hands_per_match"]["mean"], "hands_per_match_lo": s["hands_per_match"]["ci95"][0],
-            "hands_per_match_hi": s["hands_per_match"]["ci95"][1], "run_id": result.run_id,
-        })
+        rows.append(
+            {
+                **cell.label(),
+                "side": side,
+                "seats": ",".join(seats[side::sides]),
+                "matches": s["matches"],
+                "match_wins": s["match_wins"][side],
+                "match_win_rate": win["rate"],
+                "match_win_rate_lo": win["ci95"][0],
+                "match_win_rate_hi": win["ci95"][1],
+                "hands_per_match": s["hands_per_match"]["mean"],
+                "hands_per_match_lo": s["hands_per_match"]["ci95"][0],
+                "hands_per_match_hi": s["hands_per_match"]["ci95"][1],
+                "run_id": result.run_id,
+            }
+        )
     return rows, failed
 
 
-def _compare_rows(experiment: Experiment, cell: Cell, checkpoint: Path,
-                  options: Mapping[str, Any]) -> tuple[list[dict], str]:
+def _compare_rows(
+    experiment: Experiment, cell: Cell, checkpoint: Path, options: Mapping[str, Any]
+) -> tuple[list[dict], str]:
     from bergen_sim.services.comparison import compare
 
     settings = {k: v for k, v in cell.rules.items() if k != "preset"}
-    result, failed = _finished(lambda: compare(
-        players=cell.players, partnerships=cell.partnerships, preset=cell.rules["preset"], settings=settings,
-        policies=list(cell.policies), matches=experiment.matches, seed=cell.seed, chunk_size=experiment.chunk_size,
-        checkpoint=str(checkpoint), **options))
+    result, failed = _finished(
+        lambda: compare(
+            players=cell.players,
+            partnerships=cell.partnerships,
+            preset=cell.rules["preset"],
+            settings=settings,
+            policies=list(cell.policies),
+            matches=experiment.matches,
+            seed=cell.seed,
+            chunk_size=experiment.chunk_size,
+            checkpoint=str(checkpoint),
+            **options,
+        )
+    )
     rows = []
     for _, row in result.standings.iterrows():
-        rows.append({
-            **cell.label(), "policy": row["policy"], "rank": int(row["rank"]), "matches": int(result.meta["matches"]),
-            "win_rate": float(row["win_rate"]), "win_rate_lo": float(row["win_rate_low"]),
-            "win_rate_hi": float(row["win_rate_high"]), "points_margin": float(row["points_margin"]),
-            "points_margin_lo": float(row["points_margin_low"]), "points_margin_hi": float(row["points_margin_high"]),
-            "win_p_value": float(row["win_p_value"]),
-        })
+        rows.append(
+            {
+                **cell.label(),
+                "policy": row["policy"],
+                "rank": int(row["rank"]),
+                "matches": int(result.meta["matches"]),
+                "win_rate": float(row["win_rate"]),
+                "win_rate_lo": float(row["win_rate_low"]),
+                "win_rate_hi": float(row["win_rate_high"]),
+                "points_margin": float(row["points_margin"]),
+                "points_margin_lo": float(row["points_margin_low"]),
+                "points_margin_hi": float(row["points_margin_high"]),
+                "win_p_value": float(row["win_p_value"]),
+            }
+        )
     return rows, failed
 
 
@@ -474,19 +537,30 @@ class ExperimentResult:
 
     def __repr__(self) -> str:
         lost = f"; NOT SAVED: {self.unsaved}" if self.unsaved else ""
-        return (f"ExperimentResult({len(self.played) + len(self.reused)} cells: {len(self.played)} played, "
-                f"{len(self.reused)} reused; {len(self.table)} rows{lost})")
+        return (
+            f"ExperimentResult({len(self.played) + len(self.reused)} cells: {len(self.played)} played, "
+            f"{len(self.reused)} reused; {len(self.table)} rows{lost})"
+        )
 
     def _repr_html_(self) -> str:
         from bergen_sim.core.display import html_card
         from bergen_sim.services.analysis.reporting import display_frame
 
-        return html_card(repr(self), [f"written to {', '.join(map(str, self.files))}"],
-                         {"results (95% intervals in brackets)": display_frame(self.table)})
+        return html_card(
+            repr(self),
+            [f"written to {', '.join(map(str, self.files))}"],
+            {"results (95% intervals in brackets)": display_frame(self.table)},
+        )
 
 
-def run(experiment: Experiment, *, workers: int | None = None, scheduler: str | None = None,
-        progress: bool = False, log: Callable[[str], None] | None = None) -> ExperimentResult:
+def run(
+    experiment: Experiment,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> ExperimentResult:
     """Play every cell not already saved, then write and return the results table.
 
     ``workers`` and ``scheduler`` say where cells are played (never what they find).
@@ -532,12 +606,19 @@ def run(experiment: Experiment, *, workers: int | None = None, scheduler: str | 
     with contextlib.suppress(OSError):  # every cell finished: no checkpoint is left to keep
         (experiment.out / "checkpoints").rmdir()
     csv_path, parquet_path = experiment.out / f"{RESULTS}.csv", experiment.out / f"{RESULTS}.parquet"
-    meta = {"experiment": experiment.source, "kind": experiment.kind, "matches_per_cell": experiment.matches,
-            "cells": len(experiment.cells), "provenance": provenance.record()}
+    meta = {
+        "experiment": experiment.source,
+        "kind": experiment.kind,
+        "matches_per_cell": experiment.matches,
+        "cells": len(experiment.cells),
+        "provenance": provenance.record(),
+    }
     arrow = pa.Table.from_pandas(table, preserve_index=False)
     arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), b"bergen_sim": json.dumps(meta).encode()})
-    for path, write in ((parquet_path, lambda tmp: pq.write_table(arrow, tmp)),
-                        (csv_path, lambda tmp: table.to_csv(tmp, index=False))):
+    for path, write in (
+        (parquet_path, lambda tmp: pq.write_table(arrow, tmp)),
+        (csv_path, lambda tmp: table.to_csv(tmp, index=False)),
+    ):
         tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
         try:
             write(tmp)
@@ -545,16 +626,48 @@ def run(experiment: Experiment, *, workers: int | None = None, scheduler: str | 
         except OSError as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-            return ExperimentResult(table, played, reused, [], f"cannot write {path} ({exc.strerror or exc}); every "
-                                    f"cell is saved in {experiment.out / 'cells'}: run the same command again to "
-                                    "write it")
+            return ExperimentResult(
+                table,
+                played,
+                reused,
+                [],
+                f"cannot write {path} ({exc.strerror or exc}); every "
+                f"cell is saved in {experiment.out / 'cells'}: run the same command again to "
+                "write it",
+            )
     return ExperimentResult(table, played, reused, [csv_path, parquet_path])
 
 
 def headline_columns(kind: str) -> Sequence[str]:
     """The columns the command prints (the files keep them all)."""
     if kind == "simulate":
-        return ("rule_set", "size", "policy_set", "seed", "side", "seats", "matches", "match_win_rate",
-                "match_win_rate_lo", "match_win_rate_hi", "hands_per_match", "hands_per_match_lo", "hands_per_match_hi")
-    return ("rule_set", "size", "policy_set", "seed", "rank", "policy", "matches", "win_rate", "win_rate_lo",
-            "win_rate_hi", "points_margin", "points_margin_lo", "points_margin_hi")
+        return (
+            "rule_set",
+            "size",
+            "policy_set",
+            "seed",
+            "side",
+            "seats",
+            "matches",
+            "match_win_rate",
+            "match_win_rate_lo",
+            "match_win_rate_hi",
+            "hands_per_match",
+            "hands_per_match_lo",
+            "hands_per_match_hi",
+        )
+    return (
+        "rule_set",
+        "size",
+        "policy_set",
+        "seed",
+        "rank",
+        "policy",
+        "matches",
+        "win_rate",
+        "win_rate_lo",
+        "win_rate_hi",
+        "points_margin",
+        "points_margin_lo",
+        "points_margin_hi",
+    )

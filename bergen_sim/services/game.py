@@ -76,6 +76,7 @@ def end_count(rules: Rules) -> int:
     """The ends a line can have under the rules: L and R, and with the spinner also its arms U and D."""
     return len(ENDS) if rules.spinner else 2
 
+
 #: a deal source: ``(hand_number, attempt) -> (hands per seat, boneyard in draw order)``
 DealSource = Callable[[int, int], tuple[list[list[str]], list[str]]]
 
@@ -154,9 +155,17 @@ class View:
     def played_by(self) -> list[list[str]]:
         """Per seat, the tiles it played this hand."""
         high = L.SET_WORDS - 1
-        return [L.mask_tiles(from_words([self.array[L.V_PLAYED_BY + s],
-                                         *self.array[L.V_PLAYED_BY_HIGH + s * high : L.V_PLAYED_BY_HIGH + (s + 1) * high]]))
-                for s in range(self.players)]
+        return [
+            L.mask_tiles(
+                from_words(
+                    [
+                        self.array[L.V_PLAYED_BY + s],
+                        *self.array[L.V_PLAYED_BY_HIGH + s * high : L.V_PLAYED_BY_HIGH + (s + 1) * high],
+                    ]
+                )
+            )
+            for s in range(self.players)
+        ]
 
     @property
     def hand_counts(self) -> list[int]:
@@ -187,19 +196,29 @@ class View:
                 arms[name] = int(self.array[L.V_END + end]) if held else None
                 arms[f"{name}_double"] = bool(self.array[L.V_END_DOUBLE + end]) if held else False
         return Position(
-            seat=self.seat, hand=tuple(self.hand), left=left, right=right, left_double=left_double,
-            right_double=right_double, played=tuple(self.played), counts=tuple(self.hand_counts),
-            boneyard=self.boneyard, scores=tuple(self.scores),
+            seat=self.seat,
+            hand=tuple(self.hand),
+            left=left,
+            right=right,
+            left_double=left_double,
+            right_double=right_double,
+            played=tuple(self.played),
+            counts=tuple(self.hand_counts),
+            boneyard=self.boneyard,
+            scores=tuple(self.scores),
             played_by={s: tuple(tiles) for s, tiles in enumerate(self.played_by) if tiles},
             voids={s: tuple(v) for s, v in enumerate(self.voids) if v and s != self.seat},
-            spinner=None if spinner < 0 else spinner, **arms,
+            spinner=None if spinner < 0 else spinner,
+            **arms,
         )
 
     def __repr__(self) -> str:
         left, right = self.ends
         dl, dr = ("d" if d else "" for d in self.double_ends)
-        return (f"View(seat={self.seat}, hand={' '.join(self.hand)}, ends={left}{dl}|{right}{dr}, "
-                f"counts={self.hand_counts}, boneyard={self.boneyard}, scores={self.scores})")
+        return (
+            f"View(seat={self.seat}, hand={' '.join(self.hand)}, ends={left}{dl}|{right}{dr}, "
+            f"counts={self.hand_counts}, boneyard={self.boneyard}, scores={self.scores})"
+        )
 
 
 _POLICIES: dict[tuple[str, Rules, bool], Callable] = {}
@@ -255,9 +274,16 @@ class Game:
     decided one drawn tile at a time.
     """
 
-    def __init__(self, rules: Rules | None = None, seed: int = 0, match: int = 0,
-                 policies: Sequence[str] | None = None, deal_source: DealSource | None = None,
-                 chance: bool = False, format: str = FORMAT_V2):
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        seed: int = 0,
+        match: int = 0,
+        policies: Sequence[str] | None = None,
+        deal_source: DealSource | None = None,
+        chance: bool = False,
+        format: str = FORMAT_V2,
+    ):
         self.rules = rules if rules is not None else Rules.make()
         if not isinstance(self.rules, Rules):
             raise BergenError(f"rules must be a bergen_sim.model.rules.Rules, not {type(self.rules).__name__}")
@@ -274,8 +300,13 @@ class Game:
         # events in ``format``: version 2, or version 1 to re-create a version-1 file exactly
         self._state = MatchState(self.rules.to_dict(), match_index=match, seed=seed, policies=names, format=format)
         seed64 = np.uint64(seed_to_int(seed))
-        self._rngs = np.array([stream_state(seed64, np.int64(match), np.int64(STREAM_POLICY + s), np.int64(0))
-                               for s in range(L.MAX_SEATS)], dtype=np.uint64)
+        self._rngs = np.array(
+            [
+                stream_state(seed64, np.int64(match), np.int64(STREAM_POLICY + s), np.int64(0))
+                for s in range(L.MAX_SEATS)
+            ],
+            dtype=np.uint64,
+        )
         self._view = np.zeros(L.V_SIZE, dtype=np.int64)
         self._no_tiles = no_tiles_for(self.rules.n_tiles)
         view_start_match(self._view, self.rules.to_array())
@@ -304,13 +335,17 @@ class Game:
         if self.is_over:
             raise MoveError(tr("the match is over: there is no move to make"))
         if self.chance_phase is not None:
-            raise MoveError(f"the dealer must act first: call {self.chance_phase}() (the game was made with "
-                            f"chance=True)")
+            raise MoveError(
+                f"the dealer must act first: call {self.chance_phase}() (the game was made with chance=True)"
+            )
         move = Move.of(move)
         if (str(move.tile), move.end.name) not in self._state.moves:
             legal = ", ".join(str(m) for m in self.legal_moves())
-            raise MoveError(tr("{move} is not legal for seat {seat}; legal: {legal}").format(
-                move=move, seat=self.to_move, legal=legal))
+            raise MoveError(
+                tr("{move} is not legal for seat {seat}; legal: {legal}").format(
+                    move=move, seat=self.to_move, legal=legal
+                )
+            )
         return move
 
     def play(self, move: Move | str | tuple[str, str]) -> None:
@@ -333,8 +368,9 @@ class Game:
             self._fold_events()
             if self._state.phase != DEAL or self._chance:
                 break
-            source = self._deal_source or (lambda hand, attempt: keyed_deal(self.rules, self.seed, self.match,
-                                                                              hand, attempt))
+            source = self._deal_source or (
+                lambda hand, attempt: keyed_deal(self.rules, self.seed, self.match, hand, attempt)
+            )
             self._state.deal(*source(self._state.hand_number, self._state.attempt))
         if self._state.phase == PLAY and self._drawn:
             # the seat drew until a tile fitted: everybody saw it had nothing for these ends
@@ -389,9 +425,17 @@ class Game:
                 self._arms = {"U": [], "D": []}
             elif kind == "lead":
                 number = halves(event["tile"])[0]
-                view_start_hand(view, players, self.rules.hand_size,
-                                self.rules.n_tiles - players * self.rules.hand_size, self._dealt_hand, event["seat"],
-                                number, int(bool(self.rules.spinner)), self._no_tiles)
+                view_start_hand(
+                    view,
+                    players,
+                    self.rules.hand_size,
+                    self.rules.n_tiles - players * self.rules.hand_size,
+                    self._dealt_hand,
+                    event["seat"],
+                    number,
+                    int(bool(self.rules.spinner)),
+                    self._no_tiles,
+                )
                 self._line = [(number, number)]
                 self._drawn = 0
             elif kind == "draw":
@@ -407,8 +451,15 @@ class Game:
         self._seen = len(self._state.events)
         if self._state.phase == LEAD:  # the leader chooses its double on the new deal's view, as in the kernel
             rules = self.rules
-            view_deal(view, players, rules.hand_size, rules.n_tiles - players * rules.hand_size, self._dealt_hand,
-                      self._state.seat, self._no_tiles)
+            view_deal(
+                view,
+                players,
+                rules.hand_size,
+                rules.n_tiles - players * rules.hand_size,
+                self._dealt_hand,
+                self._state.seat,
+                self._no_tiles,
+            )
 
     def _fold_play(self, seat: int, tile: str, end: str) -> None:
         a, b = halves(tile)
@@ -473,6 +524,7 @@ class Game:
     def line_text(self) -> str:
         """The line as text, ``[4|2][2|2][2|5]``, then each of the spinner's U and D arms that holds tiles:
         ``[4|2][2|2][2|5]  U [2|6]``."""
+
         def tiles(lying: list[tuple[int, int]]) -> str:
             return "".join(f"[{a}|{b}]" for a, b in lying)
 
@@ -529,8 +581,10 @@ class Game:
             raise
         except Exception as exc:  # a plug-in that raises, or is not a policy's function at all: one line
             called = "; a policy is called as choose(view, move_tiles, move_ends, n_moves, rng)"
-            raise PolicyError(f"policy {name!r} at seat {seat} raised {type(exc).__name__}: {reason_of(exc)} "
-                              f"(hand {self.hand_number}{called if isinstance(exc, TypeError) else ''})") from None
+            raise PolicyError(
+                f"policy {name!r} at seat {seat} raised {type(exc).__name__}: {reason_of(exc)} "
+                f"(hand {self.hand_number}{called if isinstance(exc, TypeError) else ''})"
+            ) from None
         if not isinstance(k, (int, np.integer)):  # the compiled loop refuses these too (runtime/runner.py)
             raise returns_no_index(name, type(k).__name__)
         k = int(k)
@@ -559,8 +613,7 @@ def _seat_names(policies: object, players: int) -> list[str]:
 
 def play_out(game: Game, policies: Sequence[str] | str) -> Game:
     """Play ``game`` to its end with compiled policies (one name for every seat, or one per seat)."""
-    names = [policies] * game.rules.players if isinstance(policies, str) else _seat_names(policies,
-                                                                                          game.rules.players)
+    names = [policies] * game.rules.players if isinstance(policies, str) else _seat_names(policies, game.rules.players)
     while not game.is_over:
         game.play(game.policy_move(names[game._mover()]))
     return game
@@ -576,8 +629,14 @@ def replay(events: Iterable[dict[str, Any]]) -> Game:
 
     events = list(events)
     head = events[0]
-    game = Game(Rules.from_trace(head["rules"]), seed=head["seed"], match=head["match"],
-                policies=head["policies"], deal_source=deals_from_trace(events), format=head["format"])
+    game = Game(
+        Rules.from_trace(head["rules"]),
+        seed=head["seed"],
+        match=head["match"],
+        policies=head["policies"],
+        deal_source=deals_from_trace(events),
+        format=head["format"],
+    )
     for event in events:
         if event["type"] == "play":
             game.play((event["tile"], event["end"]))

@@ -85,11 +85,21 @@ class SeatSummary:
 
     def to_dict(self) -> dict[str, Any]:
         half = Z95 * math.sqrt(self.total_loss_var)
-        return {"seat": self.seat, "name": self.name, "decisions": self.decisions, "best": self.best,
-                "errors": self.errors, "blunders": self.blunders, "unclear": self.unclear,
-                "total_loss": {"mean": self.total_loss, "ci95": [self.total_loss - half, self.total_loss + half],
-                               "n": self.decisions},
-                "loss_per_decision": self.total_loss / self.decisions if self.decisions else math.nan}
+        return {
+            "seat": self.seat,
+            "name": self.name,
+            "decisions": self.decisions,
+            "best": self.best,
+            "errors": self.errors,
+            "blunders": self.blunders,
+            "unclear": self.unclear,
+            "total_loss": {
+                "mean": self.total_loss,
+                "ci95": [self.total_loss - half, self.total_loss + half],
+                "n": self.decisions,
+            },
+            "loss_per_decision": self.total_loss / self.decisions if self.decisions else math.nan,
+        }
 
 
 @dataclass
@@ -103,8 +113,13 @@ class Review:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready result (unit of every win and loss: match-win probability, 0..1)."""
-        return {"rules": self.rules, "settings": self.settings, "unit": "match-win probability (0..1)",
-                "decisions": [asdict(d) for d in self.decisions], "seats": [s.to_dict() for s in self.seats]}
+        return {
+            "rules": self.rules,
+            "settings": self.settings,
+            "unit": "match-win probability (0..1)",
+            "decisions": [asdict(d) for d in self.decisions],
+            "seats": [s.to_dict() for s in self.seats],
+        }
 
     def __repr__(self) -> str:
         errors = sum(s.errors for s in self.seats)
@@ -137,9 +152,17 @@ def decision_seed(seed: int, match: int, number: int) -> int:
     return (seed + 1000 * number + 1_000_003 * match) % (MAX_SEED + 1)  # wraps past 2**64-1
 
 
-def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, worlds: int = DEFAULT_WORLDS,
-           batch: int = DEFAULT_BATCH, base: str = DEFAULT_BASE, seed: int = 0,
-           blunder: float = DEFAULT_BLUNDER, progress=None, player: str = DEFAULT_PLAYER) -> Review:
+def review(
+    games: Sequence[WrittenGame],
+    seats: Sequence[int] | None = None,
+    worlds: int = DEFAULT_WORLDS,
+    batch: int = DEFAULT_BATCH,
+    base: str = DEFAULT_BASE,
+    seed: int = 0,
+    blunder: float = DEFAULT_BLUNDER,
+    progress=None,
+    player: str = DEFAULT_PLAYER,
+) -> Review:
     """Review every decision of ``games`` (of the ``seats`` given, default all); reproducible from ``seed``.
 
     ``player`` names the search that ranks the moves, as in
@@ -161,8 +184,10 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     if seats is None:
         wanted = set(range(players))
     else:  # a seat number alone (0 is seat 0, not "every seat"), or a list of them
-        wanted = {check_range("seat", s, -(2**63), 2**63 - 1)  # a whole number (True is not seat 1)
-                  for s in ([seats] if isinstance(seats, int) or not hasattr(seats, "__iter__") else seats)}
+        wanted = {
+            check_range("seat", s, -(2**63), 2**63 - 1)  # a whole number (True is not seat 1)
+            for s in ([seats] if isinstance(seats, int) or not hasattr(seats, "__iter__") else seats)
+        }
         if not wanted:
             raise BergenError(f"seats names no seat: give seat numbers 0..{players - 1}, or None for every seat")
         bad = sorted(s for s in wanted if not 0 <= s < players)
@@ -179,21 +204,43 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
             return
         moves = game.legal_moves()
         view = game.view(action.seat)
-        result = analyze(view, rules, base=base, worlds=worlds, batch=min(batch, worlds),
-                         seed=decision_seed(seed, game.match, number), player=player)
+        result = analyze(
+            view,
+            rules,
+            base=base,
+            worlds=worlds,
+            batch=min(batch, worlds),
+            seed=decision_seed(seed, game.match, number),
+            player=player,
+        )
         ranked = result.moves
         best = ranked[0]
         made = next(m for m in ranked if (m["tile"], m["end"]) == (action.tile, action.end))
         same = made["win_behind_best"]
-        is_best = made is best or made.get("mirror_of") == f"{best['tile']} {best['end']}" or (
-            same["mean"] == 0 and same["ci95"][0] == same["ci95"][1] == 0)
+        is_best = (
+            made is best
+            or made.get("mirror_of") == f"{best['tile']} {best['end']}"
+            or (same["mean"] == 0 and same["ci95"][0] == same["ci95"][1] == 0)
+        )
         loss = same if is_best else made["win_behind_best_held_out"]
         verdict = _verdict(loss, is_best, blunder)
-        decision = Decision(match=index, number=number, hand=game.hand_number, seat=action.seat,
-                            side=rules.side_of(action.seat), scores=tuple(game.scores),
-                            played=f"{action.tile} {action.end}", best=f"{best['tile']} {best['end']}",
-                            legal_moves=len(moves), win_played=made["win"], win_best=best["win"], loss=loss,
-                            verdict=verdict, worlds=result.worlds, stopped=result.stopped)
+        decision = Decision(
+            match=index,
+            number=number,
+            hand=game.hand_number,
+            seat=action.seat,
+            side=rules.side_of(action.seat),
+            scores=tuple(game.scores),
+            played=f"{action.tile} {action.end}",
+            best=f"{best['tile']} {best['end']}",
+            legal_moves=len(moves),
+            win_played=made["win"],
+            win_best=best["win"],
+            loss=loss,
+            verdict=verdict,
+            worlds=result.worlds,
+            stopped=result.stopped,
+        )
         decisions.append(decision)
         summary = summaries[action.seat]
         summary.decisions += 1
@@ -209,10 +256,17 @@ def review(games: Sequence[WrittenGame], seats: Sequence[int] | None = None, wor
     for written in games:
         index = written.index  # what visit labels the decisions with: the match as --match names it
         each_decision(written, visit)
-    settings = {"worlds": worlds, "batch": batch, "base": base, "player": player, "reading": ENGINES[player],
-                "seed": seed,
-                "blunder": blunder,
-                "seats": sorted(wanted), "games": len(games)}
+    settings = {
+        "worlds": worlds,
+        "batch": batch,
+        "base": base,
+        "player": player,
+        "reading": ENGINES[player],
+        "seed": seed,
+        "blunder": blunder,
+        "seats": sorted(wanted),
+        "games": len(games),
+    }
     return Review(decisions, [summaries[s] for s in sorted(wanted)], rules.to_dict(), settings)
 
 
@@ -229,8 +283,9 @@ def plain(text: str) -> str:
     return one_line(text).replace("|", "\\|")
 
 
-def win_probability_figure(result: Review, path: str | Path | BinaryIO,
-                           lang: str | None = None) -> str | Path | BinaryIO:
+def win_probability_figure(
+    result: Review, path: str | Path | BinaryIO, lang: str | None = None
+) -> str | Path | BinaryIO:
     """A figure of each deciding seat's match-win probability through the game(s), errors marked (PNG).
 
     ``path``: a file name or a binary file object (the command writes it through
@@ -252,10 +307,20 @@ def _draw_figure(plt, result: Review, path: str | Path | BinaryIO) -> str | Path
         ys = [100 * d.win_played["mean"] for d in result.decisions if d.seat == summary.seat]
         lo = [100 * d.win_played["ci95"][0] for d in result.decisions if d.seat == summary.seat]
         hi = [100 * d.win_played["ci95"][1] for d in result.decisions if d.seat == summary.seat]
-        line, = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1, label=tr("{name} (seat {seat})").format(name=plain(summary.name), seat=summary.seat))
+        (line,) = ax.plot(
+            xs,
+            ys,
+            marker="o",
+            markersize=3,
+            linewidth=1,
+            label=tr("{name} (seat {seat})").format(name=plain(summary.name), seat=summary.seat),
+        )
         ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
-        bad = [(x, y) for x, y, d in zip(xs, ys, [d for d in result.decisions if d.seat == summary.seat])
-               if d.verdict in ("error", "blunder")]
+        bad = [
+            (x, y)
+            for x, y, d in zip(xs, ys, [d for d in result.decisions if d.seat == summary.seat])
+            if d.verdict in ("error", "blunder")
+        ]
         if bad:
             ax.scatter(*zip(*bad), marker="x", color="red", zorder=3, s=30)
     matches = sorted({d.match for d in result.decisions})
@@ -289,7 +354,8 @@ def _engine_text(settings: dict[str, Any]) -> str:
         return tr("`pimc`'s search, on worlds uniform among those the seat's view allows")
     search = tr("the tree search of `{reading}`") if player == "ismcts" else tr("the search of `{reading}`")
     return tr("{search}, on worlds weighed by the other seats' plays as it reads them").format(
-        search=search.format(reading=settings["reading"]))
+        search=search.format(reading=settings["reading"])
+    )
 
 
 def markdown(result: Review, figure: str | None = None, source: str = "", lang: str | None = None) -> str:
@@ -302,32 +368,80 @@ def markdown(result: Review, figure: str | None = None, source: str = "", lang: 
 def _markdown(result: Review, figure: str | None, source: str) -> str:
     s = result.settings
     title = tr("Game review: {source}").format(source=plain(source)) if source else tr("Game review")
-    lines = [f"# {title}", "",
-             tr("Rules: {rules}.").format(rules=", ".join(f"{k}={v}" for k, v in result.rules.items())),
-             tr("Each decision with more than one legal move was analysed from what the deciding seat knew, "
-                "in up to {worlds} sampled worlds, ranked by {engine} (base policy `{base}`, seed {seed}), stopping "
-                "once the best move was separated. Losses are in points of match-win probability (percentage "
-                "points) with 95% intervals; a blunder loses at least {blunder} points.").format(
-                 worlds=num(s["worlds"], ","), engine=_engine_text(s), base=s["base"], seed=s["seed"],
-                 blunder=num(100 * s["blunder"], ".0f")), "",
-             "## " + tr("Per player"), "",
-             "| " + " | ".join(tr(h) for h in (N_("seat"), N_("player"), N_("decisions"), N_("best"), N_("errors"),
-                                               N_("blunders"), N_("unclear"), N_("total loss (points)"))) + " |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"# {title}",
+        "",
+        tr("Rules: {rules}.").format(rules=", ".join(f"{k}={v}" for k, v in result.rules.items())),
+        tr(
+            "Each decision with more than one legal move was analysed from what the deciding seat knew, "
+            "in up to {worlds} sampled worlds, ranked by {engine} (base policy `{base}`, seed {seed}), stopping "
+            "once the best move was separated. Losses are in points of match-win probability (percentage "
+            "points) with 95% intervals; a blunder loses at least {blunder} points."
+        ).format(
+            worlds=num(s["worlds"], ","),
+            engine=_engine_text(s),
+            base=s["base"],
+            seed=s["seed"],
+            blunder=num(100 * s["blunder"], ".0f"),
+        ),
+        "",
+        "## " + tr("Per player"),
+        "",
+        "| "
+        + " | ".join(
+            tr(h)
+            for h in (
+                N_("seat"),
+                N_("player"),
+                N_("decisions"),
+                N_("best"),
+                N_("errors"),
+                N_("blunders"),
+                N_("unclear"),
+                N_("total loss (points)"),
+            )
+        )
+        + " |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for summary in (seat.to_dict() for seat in result.seats):
-        lines.append(f"| {summary['seat']} | {plain(summary['name'])} | {summary['decisions']} | {summary['best']} | "
-                     f"{summary['errors']} | {summary['blunders']} | {summary['unclear']} | "
-                     f"{points_text(summary['total_loss'])} |")
+        lines.append(
+            f"| {summary['seat']} | {plain(summary['name'])} | {summary['decisions']} | {summary['best']} | "
+            f"{summary['errors']} | {summary['blunders']} | {summary['unclear']} | "
+            f"{points_text(summary['total_loss'])} |"
+        )
     if figure:
         caption = tr("match-win probability through the game")
         lines += ["", f"![{caption}]({escaped(figure)})"]
-    lines += ["", "## " + tr("Every decision"), "",
-              tr("`#` numbers a match's decisions in the order played, every seat's counted; "
-                 "`bergen-sim analyze --game FILE --match M --decision N` analyses one in depth."), "",
-              "| # | " + " | ".join(tr(h) for h in (N_("match"), N_("hand"), N_("seat"), N_("scores"), N_("played"),
-                                                    N_("best"), N_("loss (points)"), N_("verdict"))) + " |",
-              "|---:|---:|---:|---:|---|---|---|---:|---|"]
+    lines += [
+        "",
+        "## " + tr("Every decision"),
+        "",
+        tr(
+            "`#` numbers a match's decisions in the order played, every seat's counted; "
+            "`bergen-sim analyze --game FILE --match M --decision N` analyses one in depth."
+        ),
+        "",
+        "| # | "
+        + " | ".join(
+            tr(h)
+            for h in (
+                N_("match"),
+                N_("hand"),
+                N_("seat"),
+                N_("scores"),
+                N_("played"),
+                N_("best"),
+                N_("loss (points)"),
+                N_("verdict"),
+            )
+        )
+        + " |",
+        "|---:|---:|---:|---:|---|---|---|---:|---|",
+    ]
     for d in result.decisions:
-        lines.append(f"| {d.number} | {d.match} | {d.hand} | {d.seat} | {'-'.join(map(str, d.scores))} | {d.played} | "
-                     f"{d.best} | {points_text(d.loss)} | {tr(VERDICTS[d.verdict])} |")
+        lines.append(
+            f"| {d.number} | {d.match} | {d.hand} | {d.seat} | {'-'.join(map(str, d.scores))} | {d.played} | "
+            f"{d.best} | {points_text(d.loss)} | {tr(VERDICTS[d.verdict])} |"
+        )
     return "\n".join(lines) + "\n"

@@ -151,8 +151,9 @@ def model_codes(model: str) -> tuple[int, int]:
     return base, worlds
 
 
-def rollout_policies(seat_policies: list[str], models: Mapping[str, str] | None = None
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def rollout_policies(
+    seat_policies: list[str], models: Mapping[str, str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Per seat, how its play-outs play it: the code of a built-in, and the worlds of a ``pimc`` search
     (0: the built-in plays it).  The model ``models`` names for its policy (the ``luck_models`` of a
     comparison, :func:`model_codes`), else its own policy if a rollout can play it, else ``TABLE_BASE``
@@ -168,10 +169,13 @@ def rollout_policies(seat_policies: list[str], models: Mapping[str, str] | None 
     >>> bases.tolist() == [BASE_POLICIES.index("greedy"), BASE_POLICIES.index("expert")], worlds.tolist()
     (True, [0, 8])
     """
-    codes = [model_codes((models or {}).get(name, name if name in BASE_POLICIES else TABLE_BASE))
-             for name in seat_policies]
-    return (np.array([base for base, _ in codes], dtype=np.int64),
-            np.array([worlds for _, worlds in codes], dtype=np.int64))
+    codes = [
+        model_codes((models or {}).get(name, name if name in BASE_POLICIES else TABLE_BASE)) for name in seat_policies
+    ]
+    return (
+        np.array([base for base, _ in codes], dtype=np.int64),
+        np.array([worlds for _, worlds in codes], dtype=np.int64),
+    )
 
 
 def decider_rows(seat_policies: list[str]) -> np.ndarray:
@@ -199,9 +203,16 @@ def decider_rows(seat_policies: list[str]) -> np.ndarray:
     return rows
 
 
-def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int | None = None,
-                 rollouts: int | None = None, halt: np.ndarray | None = None,
-                 models: Mapping[str, str] | None = None, decision_runs: int | None = None) -> TracedChunk:
+def traced_chunk(
+    job: Job,
+    first_match: int,
+    n_matches: int,
+    deal_samples: int | None = None,
+    rollouts: int | None = None,
+    halt: np.ndarray | None = None,
+    models: Mapping[str, str] | None = None,
+    decision_runs: int | None = None,
+) -> TracedChunk:
     """Play matches of a job with tracing and reduce each to its result and its sides' luck controls.
 
     ``models``: per policy name, the built-in that plays its seats in the play-outs (:func:`rollout_policies`).
@@ -227,10 +238,21 @@ def traced_chunk(job: Job, first_match: int, n_matches: int, deal_samples: int |
     for start in range(0, n_matches, TRACE_BATCH):
         count = min(TRACE_BATCH, n_matches - start)
         trace = engine.trace_rows(job.seed, first_match + start, count, halt=halt)
-        read = luck_controls(rules.to_array(), table, trace, sample_seed, np.int64(deal_samples),
-                             np.int64(rollouts), *rollout_policies(engine.policy_names, models),
-                             decider_rows(engine.policy_names), np.int64(decision_runs),
-                             controls[start : start + count], rows[start : start + count], no_tiles, flag)
+        read = luck_controls(
+            rules.to_array(),
+            table,
+            trace,
+            sample_seed,
+            np.int64(deal_samples),
+            np.int64(rollouts),
+            *rollout_policies(engine.policy_names, models),
+            decider_rows(engine.policy_names),
+            np.int64(decision_runs),
+            controls[start : start + count],
+            rows[start : start + count],
+            no_tiles,
+            flag,
+        )
         if read != count and flag[0] != 0:
             raise Halted.after(first_match, n_matches, start + read)
         if read != count:  # the kernel's own trace always replays; anything else is a bug here
@@ -249,15 +271,24 @@ class TracedRun:
     resumed = 0
     failure: str | None = None
 
-    def __init__(self, job: Job, matches: int, chunk_size: int, workers: int | None, scheduler: str | None,
-                 models: Mapping[str, str] | None = None, rollouts: int | None = None):
+    def __init__(
+        self,
+        job: Job,
+        matches: int,
+        chunk_size: int,
+        workers: int | None,
+        scheduler: str | None,
+        models: Mapping[str, str] | None = None,
+        rollouts: int | None = None,
+    ):
         self.job, self.matches, self.chunk_size = job, matches, max(1, min(chunk_size, LUCK_CHUNK))
         self.workers, self.scheduler, self.models = workers or default_workers(), scheduler, dict(models or {})
         self.rollouts = rollouts
 
     def __iter__(self) -> Iterator[TracedChunk]:
-        ranges = [(first, min(self.chunk_size, self.matches - first))
-                  for first in range(0, self.matches, self.chunk_size)]
+        ranges = [
+            (first, min(self.chunk_size, self.matches - first)) for first in range(0, self.matches, self.chunk_size)
+        ]
         engine_for(self.job.rules, self.job.policies, self.job.kernel_policies)  # compile here, once
         table_for(self.job.rules, TABLE_BASE)  # build (or load) the table here, not in every worker
         workers = min(self.workers, len(ranges)) if self.scheduler is None else self.workers
@@ -324,8 +355,9 @@ def cross_fitted(y: np.ndarray, z: np.ndarray) -> np.ndarray:
     return adjusted
 
 
-def adjusted_outcomes(win_share: np.ndarray, points: np.ndarray, opponent_points: np.ndarray,
-                      controls: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def adjusted_outcomes(
+    win_share: np.ndarray, points: np.ndarray, opponent_points: np.ndarray, controls: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Luck-adjusted per-deal-set win share and points per hand of a pair.
 
     ``controls`` (2, M, C): the controls of the sides played by the first

@@ -45,9 +45,11 @@ class SimulationResult:
     def _headline(self) -> str:
         s = self.summary
         rules = s["rules"]
-        return (f"{s['matches']:,} matches, {rules['players']} players"
-                f"{' (partnerships)' if rules['partnerships'] else ''}, policies {', '.join(s['policies'])}, "
-                f"seed {s['seed']}")
+        return (
+            f"{s['matches']:,} matches, {rules['players']} players"
+            f"{' (partnerships)' if rules['partnerships'] else ''}, policies {', '.join(s['policies'])}, "
+            f"seed {s['seed']}"
+        )
 
     def __repr__(self) -> str:
         wins = ", ".join(f"{100 * r['rate']:.1f}%" for r in self.summary["match_win_rate"])
@@ -56,11 +58,15 @@ class SimulationResult:
 
     def _repr_html_(self) -> str:
         s = self.summary
-        notes = [f"side {side} wins {s['match_wins'][side]:,} matches: {ci(record)}"
-                 for side, record in enumerate(s["match_win_rate"])]
-        notes += [f"hands per match: {ci(s['hands_per_match'], 'mean', percent=False)}",
-                  f"leader's side wins a decided hand: {ci(s['leader_side_hand_win_rate'])}",
-                  "95% intervals in brackets; .summary has every count, .matches the rows (rows=True)"]
+        notes = [
+            f"side {side} wins {s['match_wins'][side]:,} matches: {ci(record)}"
+            for side, record in enumerate(s["match_win_rate"])
+        ]
+        notes += [
+            f"hands per match: {ci(s['hands_per_match'], 'mean', percent=False)}",
+            f"leader's side wins a decided hand: {ci(s['leader_side_hand_win_rate'])}",
+            "95% intervals in brackets; .summary has every count, .matches the rows (rows=True)",
+        ]
         return html_card(self._headline(), notes)
 
 
@@ -83,13 +89,22 @@ def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: i
         "decided_hands": t["decided_hands"],
         "leader_side_hand_wins": t["leader_side_wins"],
         "leader_side_hand_win_rate": stats.per_match_ratio(
-            t["leader_side_wins"], t["decided_hands"], t["leader_side_wins_sq"], t["decided_hands_sq"],
-            t["leader_side_wins_decided"], matches, key="rate", high=1.0),
+            t["leader_side_wins"],
+            t["decided_hands"],
+            t["leader_side_wins_sq"],
+            t["decided_hands_sq"],
+            t["leader_side_wins_decided"],
+            matches,
+            key="rate",
+            high=1.0,
+        ),
         "hands_per_match": stats.mean(hands, t["hands_sq"], matches),
-        "double_headers_per_hand": stats.per_match_ratio(t["double_headers"], hands, t["double_headers_sq"],
-                                                         t["hands_sq"], t["double_headers_hands"], matches),
-        "triple_headers_per_hand": stats.per_match_ratio(t["triple_headers"], hands, t["triple_headers_sq"],
-                                                         t["hands_sq"], t["triple_headers_hands"], matches),
+        "double_headers_per_hand": stats.per_match_ratio(
+            t["double_headers"], hands, t["double_headers_sq"], t["hands_sq"], t["double_headers_hands"], matches
+        ),
+        "triple_headers_per_hand": stats.per_match_ratio(
+            t["triple_headers"], hands, t["triple_headers_sq"], t["hands_sq"], t["triple_headers_hands"], matches
+        ),
         "policy_calls": t["policy_calls"],
         "elapsed_s": elapsed,
         "matches_per_s": matches / elapsed if elapsed > 0 else None,
@@ -155,8 +170,11 @@ def simulate(
     totals = np.zeros(L.S_SIZE, dtype=np.int64)
     frames: list[pd.DataFrame] = []
     run_id = provenance.new_run_id()
-    meta = {"bergen_sim": json.dumps({"rules": rules.to_dict(), "policies": seat_names, "seed": seed,
-                                      "provenance": provenance.record(run_id)})}
+    meta = {
+        "bergen_sim": json.dumps(
+            {"rules": rules.to_dict(), "policies": seat_names, "seed": seed, "provenance": provenance.record(run_id)}
+        )
+    }
     start = time.perf_counter()
     run = run_job(job, matches, chunk_size, options)  # first: bad options and checkpoints fail before the kernel loads
     engine_for(rules, seat_names)  # compile or load the kernel before timing the play

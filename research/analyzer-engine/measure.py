@@ -47,9 +47,16 @@ def _move(record: dict) -> str:
 def _compact(result) -> dict:
     """What the summary needs of one analysis: its cost, its best move (and that move's mirror) and each move's loss."""
     best = result.moves[0]
-    return {"worlds": result.worlds, "stopped": result.stopped, "best": _move(best), "mirror_of": best.get("mirror_of"),
-            "behind": {_move(m): [round(m["win_behind_best"]["mean"], 5), round(m["win_behind_best"]["ci95"][0], 5)]
-                       for m in result.moves}}
+    return {
+        "worlds": result.worlds,
+        "stopped": result.stopped,
+        "best": _move(best),
+        "mirror_of": best.get("mirror_of"),
+        "behind": {
+            _move(m): [round(m["win_behind_best"]["mean"], 5), round(m["win_behind_best"]["ci95"][0], 5)]
+            for m in result.moves
+        },
+    }
 
 
 def _same_best(a: dict, b: dict) -> bool:
@@ -62,8 +69,22 @@ def measure(matches: int, seed: int, players: list[str], worlds: int, batch: int
     """Play the matches, analyze every decision with every player, and summarize (see the module note)."""
     with tempfile.TemporaryDirectory() as folder:
         trace = Path(folder) / "games.jsonl"
-        code = cli_main(["trace", "--policy", STEERED, "--policy", "pimc", "--matches", str(matches),
-                         "--seed", str(seed), "-o", str(trace), "--quiet"])
+        code = cli_main(
+            [
+                "trace",
+                "--policy",
+                STEERED,
+                "--policy",
+                "pimc",
+                "--matches",
+                str(matches),
+                "--seed",
+                str(seed),
+                "-o",
+                str(trace),
+                "--quiet",
+            ]
+        )
         if code != 0:
             raise SystemExit(f"trace failed with status {code}")
         games = read_games(trace)
@@ -74,12 +95,23 @@ def measure(matches: int, seed: int, players: list[str], worlds: int, batch: int
         if len(game.legal_moves()) < 2:
             return
         view = game.view(action.seat)
-        row = {"match": game.match, "number": number, "seat": action.seat, "legal_moves": len(game.legal_moves()),
-               "by": {}}
+        row = {
+            "match": game.match,
+            "number": number,
+            "seat": action.seat,
+            "legal_moves": len(game.legal_moves()),
+            "by": {},
+        }
         for player in players:
             started = time.process_time()
-            result = analyze(view, game.rules, worlds=worlds, batch=min(batch, worlds),
-                             seed=decision_seed(seed, game.match, number), player=player)
+            result = analyze(
+                view,
+                game.rules,
+                worlds=worlds,
+                batch=min(batch, worlds),
+                seed=decision_seed(seed, game.match, number),
+                player=player,
+            )
             spent = time.process_time() - started
             if player not in compile_s:
                 compile_s[player] = spent  # the first decision compiles the analyzer: timed apart
@@ -92,8 +124,9 @@ def measure(matches: int, seed: int, players: list[str], worlds: int, batch: int
     return summarize(rows, players, compile_s, matches, seed, worlds, batch)
 
 
-def summarize(rows: list[dict], players: list[str], compile_s: dict, matches: int, seed: int, worlds: int,
-              batch: int) -> dict:
+def summarize(
+    rows: list[dict], players: list[str], compile_s: dict, matches: int, seed: int, worlds: int, batch: int
+) -> dict:
     """Per player and per pair, ratio estimates over matches (the sampling unit) with 95% intervals."""
     timed = [r for r in rows if not r.get("compiling")]
     by_match = sorted({r["match"] for r in rows})
@@ -119,11 +152,14 @@ def summarize(rows: list[dict], players: list[str], compile_s: dict, matches: in
             "separated": estimate(rows, lambda r, p=p: float(r["by"][p]["stopped"] != "budget")),
         }
     for i, a in enumerate(players):
-        for b in players[i + 1:]:
+        for b in players[i + 1 :]:
             differ = [r for r in rows if not _same_best(r["by"][a], r["by"][b])]
-            pair = {"agree": estimate(rows, lambda r, a=a, b=b: float(_same_best(r["by"][a], r["by"][b]))),
-                    "differ_n": len(differ)}
+            pair = {
+                "agree": estimate(rows, lambda r, a=a, b=b: float(_same_best(r["by"][a], r["by"][b]))),
+                "differ_n": len(differ),
+            }
             for judge, other in ((a, b), (b, a)):
+
                 def behind(r, judge=judge, other=other) -> list[float]:
                     """The other's pick in the judge's ranking: [loss, its lower bound] (0 where they agree)."""
                     return r["by"][judge]["behind"][r["by"][other]["best"]]
@@ -132,11 +168,18 @@ def summarize(rows: list[dict], players: list[str], compile_s: dict, matches: in
                     pair[f"{other}_pick_by_{judge}"] = {
                         "loss_per_differing_decision": estimate(differ, lambda r, f=behind: f(r)[0]),
                         "loss_shown": estimate(differ, lambda r, f=behind: float(f(r)[1] > 0)),
-                        "loss_per_decision": estimate(rows, lambda r, f=behind: f(r)[0])}
+                        "loss_per_decision": estimate(rows, lambda r, f=behind: f(r)[0]),
+                    }
             summary["pairs"][f"{a} vs {b}"] = pair
-    return {"games": f"{matches} 2-player matches of {STEERED} against pimc, seed {seed}",
-            "worlds": worlds, "batch": batch, "decisions": len(rows), "matches": len(by_match),
-            "summary": summary, "rows": rows}
+    return {
+        "games": f"{matches} 2-player matches of {STEERED} against pimc, seed {seed}",
+        "worlds": worlds,
+        "batch": batch,
+        "decisions": len(rows),
+        "matches": len(by_match),
+        "summary": summary,
+        "rows": rows,
+    }
 
 
 def main() -> None:

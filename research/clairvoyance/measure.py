@@ -62,16 +62,21 @@ CLAIRVOYANT_KEY = 0x636C6169  # "clai"
 
 
 @njit  # not cached: a tool loaded by path (the tests) has no importable module for Numba's cache
-def clairvoyant_choose(rules, view, hands0, bone_tiles, n_bone, move_tiles, move_ends, n_moves, worlds, key, base,
-                       table, no_tiles):
+def clairvoyant_choose(
+    rules, view, hands0, bone_tiles, n_bone, move_tiles, move_ends, n_moves, worlds, key, base, table, no_tiles
+):
     """``pimc``'s choice (pimc.choose) with every world the true one, its boneyard ``bone_tiles[:n_bone]`` reshuffled.
 
     ``hands0`` holds every seat's true hand (``SET_WORDS`` slots per seat).
     """
     seat = view[L.V_SEAT]
     used = used_slots(view)
-    b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64),
-                        np.zeros(L.MAX_TILES, dtype=np.int64), no_tiles)
+    b = scratch_buffers(
+        np.zeros(L.V_SIZE, dtype=np.int64),
+        np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64),
+        np.zeros(L.MAX_TILES, dtype=np.int64),
+        no_tiles,
+    )
     order = np.zeros(L.MAX_TILES, dtype=np.int64)
     world_rng = np.zeros(1, dtype=np.uint64)
     roll_rng = np.zeros(1, dtype=np.uint64)
@@ -84,9 +89,23 @@ def clairvoyant_choose(rules, view, hands0, bone_tiles, n_bone, move_tiles, move
         shuffle(world_rng, order, n_bone)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
-            values[w, k], points[w, k] = play_move_out(rules, view, used, b, hands0, order, n_bone, seat,
-                                                       move_tiles[k], move_ends[k], base, every_seat, roll_start,
-                                                       roll_rng, table)
+            values[w, k], points[w, k] = play_move_out(
+                rules,
+                view,
+                used,
+                b,
+                hands0,
+                order,
+                n_bone,
+                seat,
+                move_tiles[k],
+                move_ends[k],
+                base,
+                every_seat,
+                roll_start,
+                roll_rng,
+                table,
+            )
     return best_total(values, points, n_moves)
 
 
@@ -115,11 +134,24 @@ def play_deal_set(args: tuple[int, int, str, int, int]) -> tuple[float, int]:
                 hands[s * L.SET_WORDS : (s + 1) * L.SET_WORDS] = to_words(L.tile_mask(game.hand(s)))
             boneyard = game._state.boneyard  # the true boneyard, read only as a set: its order is reshuffled
             bone[: len(boneyard)] = [L.TILE_INDEX[t] for t in boneyard]
-            key = stream_state(np.uint64(seed_to_int(seed)), np.int64(match), np.int64(CLAIRVOYANT_KEY + seat),
-                               np.int64(decisions))
-            k = clairvoyant_choose(rules_array, game.view(seat).array, hands, bone, np.int64(len(boneyard)), tiles, ends,
-                                   np.int64(len(moves)), np.int64(worlds), np.uint64(key), np.int64(base), table,
-                                   no_tiles)
+            key = stream_state(
+                np.uint64(seed_to_int(seed)), np.int64(match), np.int64(CLAIRVOYANT_KEY + seat), np.int64(decisions)
+            )
+            k = clairvoyant_choose(
+                rules_array,
+                game.view(seat).array,
+                hands,
+                bone,
+                np.int64(len(boneyard)),
+                tiles,
+                ends,
+                np.int64(len(moves)),
+                np.int64(worlds),
+                np.uint64(key),
+                np.int64(base),
+                table,
+                no_tiles,
+            )
             decisions += 1
             game.play(moves[k])
         wins += game.winner == seat
@@ -153,10 +185,16 @@ def main() -> None:
     shares = np.array([share for share, _ in results])
     share = paired_interval(shares, null=0.5)
     record = {
-        "players": 2, "clairvoyant": f"pimc:worlds={args.worlds} seeing every hand", "opponent": args.opponent,
-        "deal_sets": args.deal_sets, "matches": 2 * args.deal_sets, "seed": args.seed,
+        "players": 2,
+        "clairvoyant": f"pimc:worlds={args.worlds} seeing every hand",
+        "opponent": args.opponent,
+        "deal_sets": args.deal_sets,
+        "matches": 2 * args.deal_sets,
+        "seed": args.seed,
         "clairvoyant_decisions": int(sum(d for _, d in results)),
-        "win_share": share["mean"], "win_share_ci95": share["ci95"], "p_value": share["p_value"],
+        "win_share": share["mean"],
+        "win_share_ci95": share["ci95"],
+        "p_value": share["p_value"],
         "seconds": round(time.time() - started, 1),
     }
     publish_record(record, "python research/clairvoyance/measure.py " + " ".join(sys.argv[1:]), args.out)

@@ -36,9 +36,12 @@ ROWS = (
 def _figures(result, a: str) -> dict:
     row = result.pairs.reset_index()
     row = row[row["policy"] == a].iloc[0]
-    return {"win_rate": float(row["win_rate"]), "matches": int(row["matches"]),
-            "win_half": float(row["win_rate_high"] - row["win_rate_low"]) / 2,
-            "margin_half": float(row["points_margin_high"] - row["points_margin_low"]) / 2}
+    return {
+        "win_rate": float(row["win_rate"]),
+        "matches": int(row["matches"]),
+        "win_half": float(row["win_rate_high"] - row["win_rate_low"]) / 2,
+        "margin_half": float(row["points_margin_high"] - row["points_margin_low"]) / 2,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,29 +70,56 @@ def main(argv: list[str] | None = None) -> int:
     for label, players, partnerships, a, b in ROWS:
         runs = []
         for seed in seeds:
-            dup = _figures(compare(players=players, partnerships=partnerships, policies=[a, b],
-                                   matches=args.matches, seed=seed), a)
-            ind = _figures(compare(players=players, partnerships=partnerships, policies=[a, b],
-                                   matches=args.matches, seed=seed, independent=True), a)
-            runs.append({"seed": seed, "duplicate": dup, "independent": ind,
-                         "win_ratio": dup["win_half"] / ind["win_half"],
-                         "margin_ratio": dup["margin_half"] / ind["margin_half"]})
+            dup = _figures(
+                compare(players=players, partnerships=partnerships, policies=[a, b], matches=args.matches, seed=seed), a
+            )
+            ind = _figures(
+                compare(
+                    players=players,
+                    partnerships=partnerships,
+                    policies=[a, b],
+                    matches=args.matches,
+                    seed=seed,
+                    independent=True,
+                ),
+                a,
+            )
+            runs.append(
+                {
+                    "seed": seed,
+                    "duplicate": dup,
+                    "independent": ind,
+                    "win_ratio": dup["win_half"] / ind["win_half"],
+                    "margin_ratio": dup["margin_half"] / ind["margin_half"],
+                }
+            )
         mean = lambda f, runs=runs: sum(f(r) for r in runs) / len(runs)  # noqa: E731
-        row = {"label": label, "players": players, "partnerships": partnerships, "policies": [a, b],
-               "matches": runs[0]["duplicate"]["matches"],
-               "win_rate": mean(lambda r: r["duplicate"]["win_rate"]),
-               "win_half_dup": mean(lambda r: r["duplicate"]["win_half"]),
-               "win_half_ind": mean(lambda r: r["independent"]["win_half"]),
-               "win_ratio": mean(lambda r: r["win_ratio"]),
-               "margin_half_dup": mean(lambda r: r["duplicate"]["margin_half"]),
-               "margin_half_ind": mean(lambda r: r["independent"]["margin_half"]),
-               "margin_ratio": mean(lambda r: r["margin_ratio"]), "seeds": runs}
-        row["max_seed_deviation"] = max(max(abs(r["win_ratio"] - row["win_ratio"]),
-                                            abs(r["margin_ratio"] - row["margin_ratio"])) for r in runs)
+        row = {
+            "label": label,
+            "players": players,
+            "partnerships": partnerships,
+            "policies": [a, b],
+            "matches": runs[0]["duplicate"]["matches"],
+            "win_rate": mean(lambda r: r["duplicate"]["win_rate"]),
+            "win_half_dup": mean(lambda r: r["duplicate"]["win_half"]),
+            "win_half_ind": mean(lambda r: r["independent"]["win_half"]),
+            "win_ratio": mean(lambda r: r["win_ratio"]),
+            "margin_half_dup": mean(lambda r: r["duplicate"]["margin_half"]),
+            "margin_half_ind": mean(lambda r: r["independent"]["margin_half"]),
+            "margin_ratio": mean(lambda r: r["margin_ratio"]),
+            "seeds": runs,
+        }
+        row["max_seed_deviation"] = max(
+            max(abs(r["win_ratio"] - row["win_ratio"]), abs(r["margin_ratio"] - row["margin_ratio"])) for r in runs
+        )
         rows.append(row)
         print(f"{label}: win ratio {row['win_ratio']:.3f}, margin ratio {row['margin_ratio']:.3f}", flush=True)
-    out = {"deal_sets": args.matches, "seeds": seeds, "rows": rows,
-           "created": datetime.now(UTC).isoformat(timespec="seconds")}
+    out = {
+        "deal_sets": args.matches,
+        "seeds": seeds,
+        "rows": rows,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

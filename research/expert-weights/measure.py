@@ -26,12 +26,17 @@ GAMES = {
     "4 players, double-nine (the tuning game)": {"players": 4, "settings": {"domino_set": "double-nine"}},
     "2 players, double-six, spinner on": {"players": 2, "settings": {"spinner": True}},
     "3 players, double-fifteen": {"players": 3, "settings": {"domino_set": "double-fifteen"}},
-    "4 players in partnerships, double-nine": {"players": 4, "partnerships": True,
-                                               "settings": {"domino_set": "double-nine"}},
+    "4 players in partnerships, double-nine": {
+        "players": 4,
+        "partnerships": True,
+        "settings": {"domino_set": "double-nine"},
+    },
     "6 players, double-twelve": {"players": 6, "settings": {"domino_set": "double-twelve"}},
     "2 players, standard (line)": {"players": 2, "settings": {}},
-    "4 players, double-nine, spinner off (line)": {"players": 4, "settings": {"domino_set": "double-nine",
-                                                                             "spinner": False}},
+    "4 players, double-nine, spinner off (line)": {
+        "players": 4,
+        "settings": {"domino_set": "double-nine", "spinner": False},
+    },
 }
 RETUNED = "expert:weights=spinner"
 
@@ -58,17 +63,27 @@ def main(argv: list[str] | None = None) -> int:
 
     results = {"deal_sets_per_game": args.matches, "seed": args.seed, "games": {}}
     for title, game in GAMES.items():
-        result = compare(players=game["players"], partnerships=game.get("partnerships", False),
-                         settings=game["settings"], policies=[RETUNED, "expert"], matches=args.matches,
-                         seed=args.seed, workers=args.workers)
+        result = compare(
+            players=game["players"],
+            partnerships=game.get("partnerships", False),
+            settings=game["settings"],
+            policies=[RETUNED, "expert"],
+            matches=args.matches,
+            seed=args.seed,
+            workers=args.workers,
+        )
         pair = result.pairs.reset_index().to_dict(orient="records")[0]
         if pair["policy"] != RETUNED:
             raise RuntimeError(f"{title}: the pair lists {pair['policy']} first")
-        rules = rules_for(players=game["players"], partnerships=game.get("partnerships", False),
-                          settings=game["settings"])
+        rules = rules_for(
+            players=game["players"], partnerships=game.get("partnerships", False), settings=game["settings"]
+        )
         results["games"][title] = {"spinner": rules.spinner, **pair}
-        print(f"{title}: {RETUNED} wins {pair['win_rate']:.4f} [{pair['win_rate_low']:.4f}, "
-              f"{pair['win_rate_high']:.4f}] against expert", flush=True)
+        print(
+            f"{title}: {RETUNED} wins {pair['win_rate']:.4f} [{pair['win_rate_low']:.4f}, "
+            f"{pair['win_rate_high']:.4f}] against expert",
+            flush=True,
+        )
     Path(args.out).write_text(json.dumps(results, indent=2, default=str) + "\n")
     print(f"wrote {args.out}")
     return 0

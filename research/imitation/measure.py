@@ -82,8 +82,9 @@ def collect(searcher: str, matches: int, seed: int) -> list[tuple[int, np.ndarra
                 table = np.zeros((len(moves), len(expert.FEATURES)))
                 expert.feature_table(view, tiles, ends, len(moves), no_tiles, table)
                 asked += 1  # stream c = 0 is the game's own: the second answers take 1, 2, ...
-                again_rng[0] = stream_state(seed64, np.int64(match), np.int64(STREAM_POLICY + game.to_move),
-                                            np.int64(asked))
+                again_rng[0] = stream_state(
+                    seed64, np.int64(match), np.int64(STREAM_POLICY + game.to_move), np.int64(asked)
+                )
                 again = int(choose(view, tiles, ends, len(moves), again_rng))
                 first = first_twins(view, tiles, ends, len(moves))
                 rows.append((match, table, first[moves.index(chosen)], first[again]))
@@ -165,12 +166,17 @@ def main() -> None:
     own = agrees(features[held], listed[held], chosen[held], expert.WEIGHTS)
     fitted = agrees(features[held], listed[held], chosen[held], w)
     record = {
-        "searcher": args.searcher, "matches": args.matches, "seed": args.seed,
-        "decisions_fitted": int(fitting.sum()), "decisions_held_out": int(held.sum()),
-        "features": list(expert.FEATURES), "expert_weights": expert.WEIGHTS.tolist(),
+        "searcher": args.searcher,
+        "matches": args.matches,
+        "seed": args.seed,
+        "decisions_fitted": int(fitting.sum()),
+        "decisions_held_out": int(held.sum()),
+        "features": list(expert.FEATURES),
+        "expert_weights": expert.WEIGHTS.tolist(),
         "fitted_weights": (w / w[0]).tolist(),
         "fitted_scale": float(w[0]),  # the logit's weight on a point: how sharply the searcher maximises the score
-        "agreement_expert": rate(own, match[held]), "agreement_fitted": rate(fitted, match[held]),
+        "agreement_expert": rate(own, match[held]),
+        "agreement_fitted": rate(fitted, match[held]),
         "agreement_difference": rate(fitted - own, match[held]),
         # the searcher against itself on an independent stream, same decisions: what no model of it can exceed
         "self_agreement": rate((again[held] == chosen[held]).astype(float), match[held]),

@@ -22,8 +22,11 @@ from pathlib import Path
 POLICIES = ("expert:lead=lowest", "expert:lead=highest", "expert:lead=follow")
 GAMES = {
     "2 players, classic (double-six, any double)": {"players": 2, "preset": "classic", "settings": {}},
-    "4 players, double-nine, any double": {"players": 4, "preset": "standard",
-                                           "settings": {"domino_set": "double-nine", "lead": "any-double"}},
+    "4 players, double-nine, any double": {
+        "players": 4,
+        "preset": "standard",
+        "settings": {"domino_set": "double-nine", "lead": "any-double"},
+    },
 }
 
 
@@ -47,10 +50,18 @@ def main(argv: list[str] | None = None) -> int:
 
     results = {"matches_per_pair": args.matches, "seed": args.seed, "policies": list(POLICIES), "games": {}}
     for title, game in GAMES.items():
-        result = compare(players=game["players"], preset=game["preset"], settings=game["settings"],
-                         policies=list(POLICIES), matches=args.matches, seed=args.seed)
-        results["games"][title] = {"standings": result.standings.reset_index().to_dict(orient="records"),
-                                   "pairs": result.pairs.reset_index().to_dict(orient="records")}
+        result = compare(
+            players=game["players"],
+            preset=game["preset"],
+            settings=game["settings"],
+            policies=list(POLICIES),
+            matches=args.matches,
+            seed=args.seed,
+        )
+        results["games"][title] = {
+            "standings": result.standings.reset_index().to_dict(orient="records"),
+            "pairs": result.pairs.reset_index().to_dict(orient="records"),
+        }
         print(title)
         print(result.standings.to_string())
     Path(args.out).write_text(json.dumps(results, indent=2, default=str) + "\n")

@@ -72,10 +72,19 @@ def _ratio_interval(raw: np.ndarray, adjusted: np.ndarray, seed: int) -> tuple[f
     adjusted outcome together (the ratio of half-widths on the same deal sets is the ratio of standard
     deviations).  The ratio is itself an estimate from these deal sets; this says how far it can be trusted.
     """
+
     def ratio(r, a, axis):
         return a.std(axis=axis, ddof=1) / r.std(axis=axis, ddof=1)
-    interval = bootstrap((raw, adjusted), ratio, paired=True, vectorized=True, n_resamples=RATIO_RESAMPLES,
-                         random_state=np.random.default_rng(seed), method="BCa").confidence_interval
+
+    interval = bootstrap(
+        (raw, adjusted),
+        ratio,
+        paired=True,
+        vectorized=True,
+        n_resamples=RATIO_RESAMPLES,
+        random_state=np.random.default_rng(seed),
+        method="BCa",
+    ).confidence_interval
     return float(interval.low), float(interval.high)
 
 
@@ -88,11 +97,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rollouts", type=int, default=luck.ROLLOUTS)
     parser.add_argument("--deal-samples", type=int, default=luck.DEAL_SAMPLES)
-    parser.add_argument("--decision-runs", type=int, default=luck.DECISION_RUNS,
-                        help="runs of a seat's own policy per decision (0: no decision terms)")
-    parser.add_argument("--model", action="append", default=[], metavar="NAME=MODEL",
-                        help="play policy NAME's seats by MODEL (a built-in or pimc[:worlds=N]) in the play-outs "
-                             "(repeatable)")
+    parser.add_argument(
+        "--decision-runs",
+        type=int,
+        default=luck.DECISION_RUNS,
+        help="runs of a seat's own policy per decision (0: no decision terms)",
+    )
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="NAME=MODEL",
+        help="play policy NAME's seats by MODEL (a built-in or pimc[:worlds=N]) in the play-outs (repeatable)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="threads (the figures do not depend on it)")
     parser.add_argument("--out", help="JSON file to merge the row into")
     args = parser.parse_args()
@@ -118,36 +135,82 @@ def main() -> None:
     luck.DEAL_SAMPLES = args.deal_samples
     luck.DECISION_RUNS = args.decision_runs
     cpu = time.process_time()  # every thread's: the play and the adjustment's play-outs (its cost)
-    out = play_pair(rules, a, b, args.matches, args.seed, options=RunOptions(workers=args.workers), field=(a, b),
-                    adjust="luck", luck_models=models, luck_playouts=args.rollouts)
+    out = play_pair(
+        rules,
+        a,
+        b,
+        args.matches,
+        args.seed,
+        options=RunOptions(workers=args.workers),
+        field=(a, b),
+        adjust="luck",
+        luck_models=models,
+        luck_playouts=args.rollouts,
+    )
     share, points, opponent_points = out.adjusted
-    cells = [f"{a} vs {b}" + "".join(f" ({name} played as {model})" for name, model in models.items()), f"{args.players}{' (partnerships)' if args.partnerships else ''}", str(args.seed),
-             f"{args.matches:,} ({out.matches:,})", f"{args.rollouts} / {args.deal_samples}"]
-    record = {"policies": [a, b], "players": args.players, "partnerships": args.partnerships, "seed": args.seed,
-              "deal_sets": args.matches, "matches": int(out.matches), "rollouts": args.rollouts,
-              "deal_samples": args.deal_samples, "decision_runs": args.decision_runs,
-              "cpu_seconds": round(time.process_time() - cpu, 1),
-              "created": datetime.now(UTC).isoformat(timespec="seconds")}
+    cells = [
+        f"{a} vs {b}" + "".join(f" ({name} played as {model})" for name, model in models.items()),
+        f"{args.players}{' (partnerships)' if args.partnerships else ''}",
+        str(args.seed),
+        f"{args.matches:,} ({out.matches:,})",
+        f"{args.rollouts} / {args.deal_samples}",
+    ]
+    record = {
+        "policies": [a, b],
+        "players": args.players,
+        "partnerships": args.partnerships,
+        "seed": args.seed,
+        "deal_sets": args.matches,
+        "matches": int(out.matches),
+        "rollouts": args.rollouts,
+        "deal_samples": args.deal_samples,
+        "decision_runs": args.decision_runs,
+        "cpu_seconds": round(time.process_time() - cpu, 1),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     if models:  # rows without the key are of each seat's own model (all rows before the option)
         record["models"] = models
-    for name, raw, adjusted, scale, digits in (("win_rate", out.win_share, share, 100, 2),
-                                               ("margin", out.points - out.opponent_points,
-                                                points - opponent_points, 1, 3)):
+    for name, raw, adjusted, scale, digits in (
+        ("win_rate", out.win_share, share, 100, 2),
+        ("margin", out.points - out.opponent_points, points - opponent_points, 1, 3),
+    ):
         difference = raw - adjusted
         t = difference.mean() / (difference.std(ddof=1) / np.sqrt(len(difference)))
         low, high = _ratio_interval(raw, adjusted, args.seed)
-        record[name] = {"raw": float(raw.mean()), "raw_half": float(_half(raw)), "adjusted": float(adjusted.mean()),
-                        "adjusted_half": float(_half(adjusted)), "ratio": float(_half(adjusted) / _half(raw)),
-                        "ratio_low": low, "ratio_high": high, "t_difference": float(t)}
-        cells += [f"{scale * raw.mean():.{digits}f} ± {scale * _half(raw):.{digits}f}",
-                  f"{scale * adjusted.mean():.{digits}f} ± {scale * _half(adjusted):.{digits}f}",
-                  f"{_half(adjusted) / _half(raw):.2f} [{low:.2f}, {high:.2f}]", f"{t:+.1f}"]
+        record[name] = {
+            "raw": float(raw.mean()),
+            "raw_half": float(_half(raw)),
+            "adjusted": float(adjusted.mean()),
+            "adjusted_half": float(_half(adjusted)),
+            "ratio": float(_half(adjusted) / _half(raw)),
+            "ratio_low": low,
+            "ratio_high": high,
+            "t_difference": float(t),
+        }
+        cells += [
+            f"{scale * raw.mean():.{digits}f} ± {scale * _half(raw):.{digits}f}",
+            f"{scale * adjusted.mean():.{digits}f} ± {scale * _half(adjusted):.{digits}f}",
+            f"{_half(adjusted) / _half(raw):.2f} [{low:.2f}, {high:.2f}]",
+            f"{t:+.1f}",
+        ]
     print("| " + " | ".join(cells) + " |")
     if saved is not None:
-        same = lambda r: all(r.get(k) == record.get(k) for k in ("policies", "players", "partnerships",  # noqa: E731
-                                                                 "seed", "deal_sets", "rollouts", "deal_samples",
-                                                                 "models")) and (
-            r.get("decision_runs", 0) == record["decision_runs"])
+        same = lambda r: (  # noqa: E731
+            all(
+                r.get(k) == record.get(k)
+                for k in (
+                    "policies",
+                    "players",
+                    "partnerships",  # noqa: E731
+                    "seed",
+                    "deal_sets",
+                    "rollouts",
+                    "deal_samples",
+                    "models",
+                )
+            )
+            and (r.get("decision_runs", 0) == record["decision_runs"])
+        )
         saved["rows"] = [r for r in saved["rows"] if not same(r)] + [record]
         Path(args.out).write_text(json.dumps(saved, indent=2) + "\n")
 

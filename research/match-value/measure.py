@@ -53,11 +53,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
 
     base = "expert"
-    out = {"base": base, "hand_budget": mv.HAND_BUDGET, "min_hands_per_state": mv.MIN_HANDS_PER_STATE,
-           "seed": mv.TABLE_SEED, "builds": [],
-           "machine": f"{platform.processor() or platform.machine()}, load average "
-                      f"{[round(x, 2) for x in __import__('os').getloadavg()]}",
-           "created": datetime.now(UTC).isoformat(timespec="seconds")}
+    out = {
+        "base": base,
+        "hand_budget": mv.HAND_BUDGET,
+        "min_hands_per_state": mv.MIN_HANDS_PER_STATE,
+        "seed": mv.TABLE_SEED,
+        "builds": [],
+        "machine": f"{platform.processor() or platform.machine()}, load average "
+        f"{[round(x, 2) for x in __import__('os').getloadavg()]}",
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     tables = {}
     for players, domino_set in BUILDS:
         rules = Rules.make(players=players, domino_set=domino_set)
@@ -66,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         no_tiles = no_tiles_for(rules.n_tiles)
         head = (rules.to_array(), BASE_POLICIES.index(base), np.uint64(mv.TABLE_SEED))
         if kind == "exact":
+
             def estimate(hands, table, head=head, no_tiles=no_tiles):
                 mv._estimate(*head, hands, table, no_tiles)
         else:
@@ -73,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
 
             def estimate(hands, table, head=head, no_tiles=no_tiles, order=order, reps=reps):
                 mv._estimate_pooled(*head, hands, table, no_tiles, order, reps)
+
         # compile (and load) the kernel on a one-hand-per-state table first: not part of the build time
         estimate(1, np.zeros(states))
         table = np.zeros(states)
@@ -81,16 +88,28 @@ def main(argv: list[str] | None = None) -> int:
         seconds = time.perf_counter() - start
         if kind == "exact":
             tables[players] = mv._normalized(table, rules.target, rules.sides)
-        out["builds"].append({"players": players, "domino_set": domino_set, "target": rules.target,
-                              "sides": rules.sides, "kind": kind, "score_states": states,
-                              "hands_per_state": per_state, "hands": per_state * states,
-                              "seconds": round(seconds, 2)})
+        out["builds"].append(
+            {
+                "players": players,
+                "domino_set": domino_set,
+                "target": rules.target,
+                "sides": rules.sides,
+                "kind": kind,
+                "score_states": states,
+                "hands_per_state": per_state,
+                "hands": per_state * states,
+                "seconds": round(seconds, 2),
+            }
+        )
         print(f"{players} players ({domino_set}, {kind}): {states} states x {per_state} hands in {seconds:.2f} s")
     two = tables[2]
     target = Rules.make(players=2).target
     # index of (side 0 = own, side 1 = other) is own + other * target
-    out["two_players"] = [{"own": own, "other": other, "win": round(float(two[own + other * target]), 4)}
-                          for own in OWN for other in SCORES]
+    out["two_players"] = [
+        {"own": own, "other": other, "win": round(float(two[own + other * target]), 4)}
+        for own in OWN
+        for other in SCORES
+    ]
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

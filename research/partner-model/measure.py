@@ -47,30 +47,44 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
 
     rules = Rules.make(players=4, partnerships=True)
-    results = {"players": 4, "partnerships": True, "opponent": OPPONENT, "seed": args.seed, "matches": args.matches,
-               "rows": []}
+    results = {
+        "players": 4,
+        "partnerships": True,
+        "opponent": OPPONENT,
+        "seed": args.seed,
+        "matches": args.matches,
+        "rows": [],
+    }
     for partner in PARTNERS:
         wins = {}
         seconds = {}
         for variant in ("pimc", f"pimc:partner={partner}"):
             start = time.perf_counter()
-            run = simulate(rules=rules, policies=[variant, OPPONENT, partner, OPPONENT], matches=args.matches,
-                           seed=args.seed, workers=args.workers, rows=True)
+            run = simulate(
+                rules=rules,
+                policies=[variant, OPPONENT, partner, OPPONENT],
+                matches=args.matches,
+                seed=args.seed,
+                workers=args.workers,
+                rows=True,
+            )
             wins[variant] = (run.matches.winner == 0).to_numpy().astype(float)
             seconds[variant] = round(time.perf_counter() - start, 1)
         plain, informed = wins["pimc"], wins[f"pimc:partner={partner}"]
         diff = informed - plain
         row = {"partner": partner, "matches": args.matches}
         for name, values in (("plain", plain), ("informed", informed), ("difference", diff)):
-            mean, low, high = mean_interval(values.sum(), (values ** 2).sum(), len(values))
+            mean, low, high = mean_interval(values.sum(), (values**2).sum(), len(values))
             row[name] = {"mean": mean, "low": low, "high": high}
         row["seconds"] = seconds
         results["rows"].append(row)
         Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
-        print(f"partner {partner}: side 0 wins {plain.mean():.4f} with pimc, {informed.mean():.4f} with "
-              f"pimc:partner={partner}; difference {row['difference']['mean']:+.4f} "
-              f"[{row['difference']['low']:+.4f}, {row['difference']['high']:+.4f}] ({args.matches} matches)",
-              flush=True)
+        print(
+            f"partner {partner}: side 0 wins {plain.mean():.4f} with pimc, {informed.mean():.4f} with "
+            f"pimc:partner={partner}; difference {row['difference']['mean']:+.4f} "
+            f"[{row['difference']['low']:+.4f}, {row['difference']['high']:+.4f}] ({args.matches} matches)",
+            flush=True,
+        )
     return 0
 
 

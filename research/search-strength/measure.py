@@ -67,8 +67,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:  # one line and exit status 2 before any play, not a traceback (nan, inf) or a silent 10 deal sets (0, -1)
         if not 0 < args.scale < math.inf or _sets(max(g[2] for g in GAMES.values()), args.scale) > MAX_DEAL_SETS:
-            raise BergenError(f"--scale {args.scale}: give a number above 0 that keeps every game at most "
-                              f"{MAX_DEAL_SETS:,} deal sets, e.g. 0.1 or 1")
+            raise BergenError(
+                f"--scale {args.scale}: give a number above 0 that keeps every game at most "
+                f"{MAX_DEAL_SETS:,} deal sets, e.g. 0.1 or 1"
+            )
         check_seed(args.seed)
         if args.workers is not None:
             check_range("--workers", args.workers, 1, MAX_WORKERS)
@@ -78,9 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     # resume: keep what an earlier run of the same seed measured at the same size
     # (and the same luck adjustment: files written before its decision terms have no luck_decision_runs)
-    results = (earlier if earlier and earlier.get("seed") == args.seed and earlier.get("opponent") == OPPONENT
-               and earlier.get("luck_decision_runs", 0) == DECISION_RUNS
-               else {"opponent": OPPONENT, "seed": args.seed, "luck_decision_runs": DECISION_RUNS, "games": {}})
+    results = (
+        earlier
+        if earlier
+        and earlier.get("seed") == args.seed
+        and earlier.get("opponent") == OPPONENT
+        and earlier.get("luck_decision_runs", 0) == DECISION_RUNS
+        else {"opponent": OPPONENT, "seed": args.seed, "luck_decision_runs": DECISION_RUNS, "games": {}}
+    )
     for title, (players, partnerships, deal_sets, challengers) in GAMES.items():
         sets = _sets(deal_sets, args.scale)
         rows = results["games"].get(title, {}).get("challengers", {})
@@ -88,8 +95,15 @@ def main(argv: list[str] | None = None) -> int:
             if rows.get(challenger, {}).get("deal_sets") == sets:
                 continue
             start = time.perf_counter()
-            result = compare(players=players, partnerships=partnerships, policies=[challenger, OPPONENT],
-                             matches=sets, seed=args.seed, workers=args.workers, adjust="luck")
+            result = compare(
+                players=players,
+                partnerships=partnerships,
+                policies=[challenger, OPPONENT],
+                matches=sets,
+                seed=args.seed,
+                workers=args.workers,
+                adjust="luck",
+            )
             pair = result.pairs.reset_index().to_dict(orient="records")[0]
             if pair["policy"] != challenger:
                 raise RuntimeError(f"{title}: the pair lists {pair['policy']} first")
@@ -98,10 +112,13 @@ def main(argv: list[str] | None = None) -> int:
             rows[challenger] = pair
             results["games"][title] = {"players": players, "partnerships": partnerships, "challengers": rows}
             out.write_text(json.dumps(results, indent=2, default=str) + "\n")
-            print(f"{title}: {challenger} wins {pair['win_rate']:.4f} [{pair['win_rate_low']:.4f}, "
-                  f"{pair['win_rate_high']:.4f}], adjusted {pair['adjusted_win_rate']:.4f} "
-                  f"[{pair['adjusted_win_rate_low']:.4f}, {pair['adjusted_win_rate_high']:.4f}] against "
-                  f"{OPPONENT} ({sets} deal sets, {pair['wall_seconds']} s)", flush=True)
+            print(
+                f"{title}: {challenger} wins {pair['win_rate']:.4f} [{pair['win_rate_low']:.4f}, "
+                f"{pair['win_rate_high']:.4f}], adjusted {pair['adjusted_win_rate']:.4f} "
+                f"[{pair['adjusted_win_rate_low']:.4f}, {pair['adjusted_win_rate_high']:.4f}] against "
+                f"{OPPONENT} ({sets} deal sets, {pair['wall_seconds']} s)",
+                flush=True,
+            )
     print(f"wrote {args.out}")
     return 0
 

@@ -16,16 +16,20 @@ from bergen_sim.model.rules import Rules
 from bergen_sim.services.game import N_ACTIONS, Game, Move, n_actions, play_out, replay
 
 
-@pytest.mark.parametrize("rules", [Rules.make(players=2), Rules.make(players=4, partnerships=True),
-                                   Rules.make(players=3, hand_size=2, target=3)], ids=["2p", "4p-partners", "3p-tiny"])
+@pytest.mark.parametrize(
+    "rules",
+    [Rules.make(players=2), Rules.make(players=4, partnerships=True), Rules.make(players=3, hand_size=2, target=3)],
+    ids=["2p", "4p-partners", "3p-tiny"],
+)
 def test_gymnasium_env_checker_passes(rules):
     check_env(gymnasium.make(ENV_ID, rules=rules, opponents="expert").unwrapped, skip_render_check=False)
 
 
-LARGER = {"2p-double-twelve-spinner": Rules.make(players=2, domino_set="double-twelve", spinner=True, target=5),
-          "6p-double-nine": Rules.make(players=6, domino_set="double-nine", target=5),
-          "8p-partners-double-fifteen": Rules.make(players=8, partnerships=True, domino_set="double-fifteen",
-                                                   target=5)}
+LARGER = {
+    "2p-double-twelve-spinner": Rules.make(players=2, domino_set="double-twelve", spinner=True, target=5),
+    "6p-double-nine": Rules.make(players=6, domino_set="double-nine", target=5),
+    "8p-partners-double-fifteen": Rules.make(players=8, partnerships=True, domino_set="double-fifteen", target=5),
+}
 
 
 @pytest.mark.parametrize("name", sorted(LARGER))

@@ -67,16 +67,31 @@ def test_doctests():
 
 
 @settings(max_examples=12, deadline=None)
-@given(players=st.integers(2, 8), partnerships=st.booleans(), hand_size=st.integers(1, 7),
-       target=st.integers(1, 4), reserve=st.integers(0, 3), preset=st.sampled_from(["standard", "classic"]),
-       domino_set=st.sampled_from(sorted(L.DOMINO_SETS)), spinner=st.sampled_from(["on", "off", "default"]))
-def test_random_rule_sets_pass_random_sim_test(players, partnerships, hand_size, target, reserve, preset,
-                                               domino_set, spinner):
+@given(
+    players=st.integers(2, 8),
+    partnerships=st.booleans(),
+    hand_size=st.integers(1, 7),
+    target=st.integers(1, 4),
+    reserve=st.integers(0, 3),
+    preset=st.sampled_from(["standard", "classic"]),
+    domino_set=st.sampled_from(sorted(L.DOMINO_SETS)),
+    spinner=st.sampled_from(["on", "off", "default"]),
+)
+def test_random_rule_sets_pass_random_sim_test(
+    players, partnerships, hand_size, target, reserve, preset, domino_set, spinner
+):
     tiles = L.set_size(L.DOMINO_SETS[domino_set])
     hand_size = min(hand_size, tiles // players)
-    params = {"players": players, "partnerships": partnerships and players in (4, 6, 8), "preset": preset,
-              "hand_size": hand_size, "target": target, "domino_set": domino_set, "spinner": spinner,
-              "boneyard_reserve": min(reserve, tiles - players * hand_size)}
+    params = {
+        "players": players,
+        "partnerships": partnerships and players in (4, 6, 8),
+        "preset": preset,
+        "hand_size": hand_size,
+        "target": target,
+        "domino_set": domino_set,
+        "spinner": spinner,
+        "boneyard_reserve": min(reserve, tiles - players * hand_size),
+    }
     pyspiel.random_sim_test(pyspiel.load_game(og.SHORT_NAME, params), num_sims=1, serialize=True, verbose=False)
 
 
@@ -90,16 +105,26 @@ def test_loaded_by_name_with_parameters():
 def test_a_combination_the_rules_refuse_is_refused_at_load_time_in_one_line():
     from bergen_sim.core.errors import RuleError
 
-    with pytest.raises(RuleError, match=r"hand_size must be 1..4 with 6 players \(28 tiles of double-six\), not 5, or use domino_set=double-nine"):
+    with pytest.raises(
+        RuleError,
+        match=r"hand_size must be 1..4 with 6 players \(28 tiles of double-six\), not 5, or use domino_set=double-nine",
+    ):
         pyspiel.load_game("bergen(players=6,hand_size=5)")
     with pytest.raises(RuleError, match="partnerships need 4, 6 or 8 players"):
         pyspiel.load_game("bergen(players=5,partnerships=True)")
 
 
-@pytest.mark.parametrize("params", [{}, {"players": 3}, {"domino_set": "double-nine"},
-                                    {"players": 6, "domino_set": "double-twelve", "spinner": "off"},
-                                    {"players": 8, "partnerships": True, "domino_set": "double-eighteen"}],
-                         ids=["2p", "3p", "2p-double-nine", "6p-double-twelve-no-spinner", "8p-double-eighteen"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"players": 3},
+        {"domino_set": "double-nine"},
+        {"players": 6, "domino_set": "double-twelve", "spinner": "off"},
+        {"players": 8, "partnerships": True, "domino_set": "double-eighteen"},
+    ],
+    ids=["2p", "3p", "2p-double-nine", "6p-double-twelve-no-spinner", "8p-double-eighteen"],
+)
 def test_sizes_follow_the_set(params):
     """Actions 4 x tiles, chance outcomes one per tile, tensors sized by the set, the seats and the spinner."""
     game = pyspiel.load_game(og.SHORT_NAME, params)
@@ -237,15 +262,19 @@ def test_mcts_bots_run():
 
 # external sampling walks every action of the traverser, so its cost grows steeply with the hand (2 tiles:
 # from 1 s to over a minute an iteration, by the solver's own unseeded draws): one-tile hands keep it short
-@pytest.mark.parametrize("kind, iterations, params", [("outcome", 30, SMALL),
-                                                      ("external", 20, {"hand_size": 1, "target": 3})])
+@pytest.mark.parametrize(
+    "kind, iterations, params", [("outcome", 30, SMALL), ("external", 20, {"hand_size": 1, "target": 3})]
+)
 def test_sampling_mccfr_runs(kind, iterations, params):
     from open_spiel.python.algorithms import external_sampling_mccfr, outcome_sampling_mccfr
 
     np.random.seed(7)  # the solvers sample with NumPy's global generator: a fixed seed fixes the run
     game = pyspiel.load_game(og.SHORT_NAME, params)
-    solver = (outcome_sampling_mccfr.OutcomeSamplingSolver(game) if kind == "outcome"
-              else external_sampling_mccfr.ExternalSamplingSolver(game))
+    solver = (
+        outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+        if kind == "outcome"
+        else external_sampling_mccfr.ExternalSamplingSolver(game)
+    )
     for _ in range(iterations):
         solver.iteration()
     policy = solver.average_policy()
@@ -319,8 +348,9 @@ def test_state_strings_are_plain_text_replayed_through_the_rules(params):
     assert game2.rules == game.rules and str(state2) == str(state)
     # other games still go through OpenSpiel's own functions
     kuhn = pyspiel.load_game("kuhn_poker")
-    assert str(pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(kuhn, kuhn.new_initial_state()))[1]) \
-        == str(kuhn.new_initial_state())
+    assert str(
+        pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(kuhn, kuhn.new_initial_state()))[1]
+    ) == str(kuhn.new_initial_state())
 
 
 class _Marker:
@@ -355,15 +385,18 @@ def test_a_tampered_state_string_with_a_pickled_payload_runs_nothing_and_is_refu
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda t: t.replace("players=2", "players=3"), "is of game .* not of this game"),
-    (lambda t: t.replace("game=bergen(", "game=kuhn_poker("), "is not the game bergen"),
-    (lambda t: t.replace("players=2", "players=True"), "players=True is of the wrong kind"),
-    (lambda t: t.replace("players=2", "nosuch=2"), "has no parameter 'nosuch'"),
-    (lambda t: t + ",99999", "actions= must be action numbers|is not a tile the dealer may|is not legal"),
-    (lambda t: t.replace("actions=", "actions=x"), "actions= must be action numbers"),
-    (lambda t: t.split("\n", 1)[1], "not a Bergen state string"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda t: t.replace("players=2", "players=3"), "is of game .* not of this game"),
+        (lambda t: t.replace("game=bergen(", "game=kuhn_poker("), "is not the game bergen"),
+        (lambda t: t.replace("players=2", "players=True"), "players=True is of the wrong kind"),
+        (lambda t: t.replace("players=2", "nosuch=2"), "has no parameter 'nosuch'"),
+        (lambda t: t + ",99999", "actions= must be action numbers|is not a tile the dealer may|is not legal"),
+        (lambda t: t.replace("actions=", "actions=x"), "actions= must be action numbers"),
+        (lambda t: t.split("\n", 1)[1], "not a Bergen state string"),
+    ],
+)
 def test_a_state_string_that_is_not_one_of_this_game_is_refused_in_one_line(change, message):
     game, state = _played_state({}, 30)
     with pytest.raises(BergenError, match=message) as caught:

@@ -17,36 +17,65 @@ from bergen_sim.cli import main
 from bergen_sim.cli.analyze import _read_file, _seat_items
 from bergen_sim.search.position import Position, PositionError
 
-POSITION = ["--hand", "5-6,1-6,0-5,3-4", "--ends", "6,5d", "--played", "2-2,2-5,2-6,5-5", "--counts", "4,6",
-            "--boneyard", "14", "--scores", "12,13"]
-BASE = {"hand": "5-6,1-6,0-5,3-4", "ends": "6,5d", "played": "2-2,2-5,2-6,5-5", "counts": "4,6",
-        "boneyard": 14, "scores": "12,13"}
+POSITION = [
+    "--hand",
+    "5-6,1-6,0-5,3-4",
+    "--ends",
+    "6,5d",
+    "--played",
+    "2-2,2-5,2-6,5-5",
+    "--counts",
+    "4,6",
+    "--boneyard",
+    "14",
+    "--scores",
+    "12,13",
+]
+BASE = {
+    "hand": "5-6,1-6,0-5,3-4",
+    "ends": "6,5d",
+    "played": "2-2,2-5,2-6,5-5",
+    "counts": "4,6",
+    "boneyard": 14,
+    "scores": "12,13",
+}
 
 
 def _position(voids: tuple[str, ...] = (), played_by: tuple[str, ...] = ()) -> Position:
     """The position as the command reads these options."""
-    return Position.from_mapping({**BASE, "voids": _seat_items(voids, "--void") or None,
-                                  "played_by": _seat_items(played_by, "--played-by") or None})
+    return Position.from_mapping(
+        {
+            **BASE,
+            "voids": _seat_items(voids, "--void") or None,
+            "played_by": _seat_items(played_by, "--played-by") or None,
+        }
+    )
 
 
-@pytest.mark.parametrize("repeated, single", [
-    (("1:5", "1:6"), ("1:5,6",)),
-    (("1:5", "1:6", "1:5"), ("1:5,6",)),
-    (("1:6", "1:5,6"), ("1:6,5",)),
-    (("1:5", "01:6", " 1 :5"), ("1:5,6",)),
-    (("1:5,5",), ("1:5",)),
-])
+@pytest.mark.parametrize(
+    "repeated, single",
+    [
+        (("1:5", "1:6"), ("1:5,6",)),
+        (("1:5", "1:6", "1:5"), ("1:5,6",)),
+        (("1:6", "1:5,6"), ("1:6,5",)),
+        (("1:5", "01:6", " 1 :5"), ("1:5,6",)),
+        (("1:5,5",), ("1:5",)),
+    ],
+)
 def test_repeated_void_is_the_single_option(repeated, single):
     merged, one = _position(voids=repeated), _position(voids=single)
     assert merged == one
     assert dict(merged.voids) == {1: tuple(int(n) for n in single[0].split(":")[1].split(","))}
 
 
-@pytest.mark.parametrize("repeated, single", [
-    (("1:2-2,2-6", "1:2-5"), ("1:2-2,2-6,2-5",)),
-    (("1:2-2", "1:2-2"), ("1:2-2",)),
-    (("1:2-2", "0:2-6", "1:5-2"), ("1:2-2,2-5", "0:2-6")),
-])
+@pytest.mark.parametrize(
+    "repeated, single",
+    [
+        (("1:2-2,2-6", "1:2-5"), ("1:2-2,2-6,2-5",)),
+        (("1:2-2", "1:2-2"), ("1:2-2",)),
+        (("1:2-2", "0:2-6", "1:5-2"), ("1:2-2,2-5", "0:2-6")),
+    ],
+)
 def test_repeated_played_by_is_the_single_option(repeated, single):
     assert _position(played_by=repeated) == _position(played_by=single)
 
@@ -95,8 +124,11 @@ def test_a_key_repeated_in_a_json_file_is_refused_as_toml_refuses_it(tmp_path):
 
 def test_seats_written_differently_in_a_toml_file_are_merged(tmp_path):
     path = tmp_path / "p.toml"
-    path.write_text('hand = "5-6,1-6,0-5,3-4"\nends = "6,5d"\nplayed = "2-2,2-5,2-6,5-5"\ncounts = [4, 6]\n'
-                    'boneyard = 14\nscores = [12, 13]\n[voids]\n1 = [5]\n01 = [6, 5]\n', encoding="utf-8")
+    path.write_text(
+        'hand = "5-6,1-6,0-5,3-4"\nends = "6,5d"\nplayed = "2-2,2-5,2-6,5-5"\ncounts = [4, 6]\n'
+        "boneyard = 14\nscores = [12, 13]\n[voids]\n1 = [5]\n01 = [6, 5]\n",
+        encoding="utf-8",
+    )
     assert Position.from_mapping(_read_file(str(path))) == _position(voids=("1:5,6",))
 
 

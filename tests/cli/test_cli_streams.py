@@ -20,15 +20,16 @@ RUN = f"{shlex.quote(sys.executable)} -c 'import sys; from bergen_sim.cli import
 
 
 def _shell(arguments: str, redirect: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-c", f"{RUN} {arguments} {redirect}"], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(["bash", "-c", f"{RUN} {arguments} {redirect}"], capture_output=True, text=True, timeout=120)
 
 
 def test_a_closed_standard_output_is_one_line_and_exit_2():
     done = _shell("policies", ">&-")
     assert done.returncode == 2
-    assert error_lines(done.stderr.strip()) == ["bergen-sim: error: standard output is closed; results are printed "
-                                                "there: run with it open (to a file, a pipe or /dev/null)"]
+    assert error_lines(done.stderr.strip()) == [
+        "bergen-sim: error: standard output is closed; results are printed "
+        "there: run with it open (to a file, a pipe or /dev/null)"
+    ]
 
 
 def test_play_with_standard_input_closed_is_one_line_and_exit_2(tmp_path):
@@ -51,13 +52,19 @@ def test_a_deleted_current_folder_is_one_line(tmp_path):
     """Relative paths cannot be resolved in a folder that was deleted: one line saying so, for every command."""
     gone = tmp_path / "gone"
     gone.mkdir()
-    script = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); from bergen_sim.cli import main; "
-              "sys.exit(main(sys.argv[2:]))")
-    for args in (["simulate", "--matches", "2", "--out", "x.csv"], ["trace", "-o", "t.jsonl", "--matches", "1"],
-                 ["simulate", "--matches", "2", "--checkpoint", "ck"]):
+    script = (
+        "import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); from bergen_sim.cli import main; "
+        "sys.exit(main(sys.argv[2:]))"
+    )
+    for args in (
+        ["simulate", "--matches", "2", "--out", "x.csv"],
+        ["trace", "-o", "t.jsonl", "--matches", "1"],
+        ["simulate", "--matches", "2", "--checkpoint", "ck"],
+    ):
         gone.mkdir(exist_ok=True)
-        done = subprocess.run([sys.executable, "-c", script, str(gone), *args], capture_output=True, text=True,
-                              timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(gone), *args], capture_output=True, text=True, timeout=120
+        )
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert "the current folder no longer exists" in done.stderr
 
@@ -83,8 +90,11 @@ def test_a_narrow_terminal_gets_the_table_as_a_list(monkeypatch, columns):
     table.add_row("expert", "57.9% [57.8, 58.0]")
     table.add_row("[bold]random", "42.1%")
     results_console().print(table)
-    assert terminal.getvalue().splitlines() == ["standings", "- policy: expert, win rate: 57.9% [57.8, 58.0]",
-                                                "- policy: random, win rate: 42.1%"]
+    assert terminal.getvalue().splitlines() == [
+        "standings",
+        "- policy: expert, win rate: 57.9% [57.8, 58.0]",
+        "- policy: random, win rate: 42.1%",
+    ]
 
 
 def test_a_wide_terminal_keeps_the_table(monkeypatch):

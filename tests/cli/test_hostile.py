@@ -131,10 +131,48 @@ CASES = [
     (["analyze", "--position", "{tmp}/latin1.json"], ["UTF-8"]),
     (["analyze", "--position", "{tmp}/bad.json"], ["not valid JSON"]),
     (["analyze", "--position", "{tmp}/missing.json"], ["--position"]),
-    (["analyze", "--set", f"target={HUGE}", "--seat", "0", "--hand", "2-5", "--ends", "5,5", "--played", "5-5",
-      "--counts", "1,1", "--boneyard", "14", "--scores", "0,0"], ["target"]),
-    (["analyze", "--seat", "0", "--hand", "2-5", "--ends", "5,5", "--played", "5-5", "--counts", "1,1",
-      "--boneyard", "14", "--scores", f"0,{HUGE}"], ["scores"]),
+    (
+        [
+            "analyze",
+            "--set",
+            f"target={HUGE}",
+            "--seat",
+            "0",
+            "--hand",
+            "2-5",
+            "--ends",
+            "5,5",
+            "--played",
+            "5-5",
+            "--counts",
+            "1,1",
+            "--boneyard",
+            "14",
+            "--scores",
+            "0,0",
+        ],
+        ["target"],
+    ),
+    (
+        [
+            "analyze",
+            "--seat",
+            "0",
+            "--hand",
+            "2-5",
+            "--ends",
+            "5,5",
+            "--played",
+            "5-5",
+            "--counts",
+            "1,1",
+            "--boneyard",
+            "14",
+            "--scores",
+            f"0,{HUGE}",
+        ],
+        ["scores"],
+    ),
     # names longer than the system allows (255 bytes a name): refused before anything runs
     (["simulate", "--matches", "2", "--checkpoint", "{tmp}/" + "a" * 300], ["--checkpoint", "File name too long"]),
     (["report", "going_first", "--quick", "--out", "{tmp}/" + "a" * 300], ["--out", "File name too long"]),
@@ -166,6 +204,7 @@ def test_limits_are_exact_in_int64():
 
 # --- writes that fail after the run: the summary is still printed ----------------------------------
 
+
 def test_full_device_keeps_the_summary_and_the_device(capsys):
     before = os.stat("/dev/full")
     status, out, err = run(capsys, "simulate", "--matches", "300", "--workers", "1", "--out", "/dev/full")
@@ -177,23 +216,32 @@ def test_full_device_keeps_the_summary_and_the_device(capsys):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("args", [["policies"], ["review", "GAME", "--worlds", "20", "--json"], ["review", "GAME",
-                                                                                                  "--worlds", "20"]])
+@pytest.mark.parametrize(
+    "args", [["policies"], ["review", "GAME", "--worlds", "20", "--json"], ["review", "GAME", "--worlds", "20"]]
+)
 def test_standard_output_on_a_full_device_is_one_line(tmp_path, args):
     """`bergen-sim ... > /dev/full`: one line, exit 2, and no second error from Python's flush at exit."""
     import subprocess
     import sys
 
     game = tmp_path / "game.txt"
-    game.write_text("bergen-record 1\nrules players=2 hand_size=4 target=3\nhand 1\n"  # no decision to judge:
-                    "deal 1-1 1-3 3-4 3-5 | 1-2 2-4 5-6 6-6\n0: lead 1-1\n")  # nothing compiles in the child
+    game.write_text(
+        "bergen-record 1\nrules players=2 hand_size=4 target=3\nhand 1\n"  # no decision to judge:
+        "deal 1-1 1-3 3-4 3-5 | 1-2 2-4 5-6 6-6\n0: lead 1-1\n"
+    )  # nothing compiles in the child
     args = [str(game) if a == "GAME" else a for a in args]
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())",
-                               *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+        )
     assert done.returncode == 2, done.stderr
     assert error_lines(done.stderr.strip()) == [
-        "bergen-sim: error: standard output cannot be written (No space left on device); nothing more was printed"]
+        "bergen-sim: error: standard output cannot be written (No space left on device); nothing more was printed"
+    ]
 
 
 def test_full_device_for_a_trace(capsys):
@@ -208,12 +256,14 @@ def test_json_summary_survives_a_failed_out(capsys):
 
 
 def test_compare_tables_survive_a_failed_out(capsys):
-    status, out, err = run(capsys, "compare", "--policy", "random,first", "--deals", "40", "--workers", "1",
-                           "--out", "/dev/full")
+    status, out, err = run(
+        capsys, "compare", "--policy", "random,first", "--deals", "40", "--workers", "1", "--out", "/dev/full"
+    )
     assert status == 2 and "40 deal sets" in out and len(error_lines(err.strip())) == 1
 
 
 # --- what a path points to is written, never replaced -----------------------------------------------
+
 
 def test_symlink_target_is_written_and_link_kept(capsys, tmp_path):
     target = tmp_path / "real.parquet"
@@ -229,9 +279,11 @@ def test_symlink_target_is_written_and_link_kept(capsys, tmp_path):
 
 
 def test_dev_null_stays_a_device(capsys):
-    for argv in (["simulate", "--matches", "20", "--workers", "1", "--out", "/dev/null"],
-                 ["trace", "-o", "/dev/null"],
-                 ["compare", "--policy", "random,first", "--deals", "10", "--workers", "1", "--out", "/dev/null"]):
+    for argv in (
+        ["simulate", "--matches", "20", "--workers", "1", "--out", "/dev/null"],
+        ["trace", "-o", "/dev/null"],
+        ["compare", "--policy", "random,first", "--deals", "10", "--workers", "1", "--out", "/dev/null"],
+    ):
         assert run(capsys, *argv)[0] == 0
         assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
@@ -282,8 +334,9 @@ def test_a_failed_write_leaves_an_existing_file_alone(capsys, tmp_path, monkeypa
         return original(self, frame)
 
     monkeypatch.setattr(match_table.FrameSink, "write", failing)
-    status, out, err = run(capsys, "simulate", "--matches", "3000", "--chunk-size", "1000", "--workers", "1",
-                           "--out", str(path))
+    status, out, err = run(
+        capsys, "simulate", "--matches", "3000", "--chunk-size", "1000", "--workers", "1", "--out", str(path)
+    )
     assert status == 2 and "No space left" in err and "3,000 matches" in out
     assert path.read_bytes() == b"precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.parquet"]  # no partial file
@@ -291,16 +344,19 @@ def test_a_failed_write_leaves_an_existing_file_alone(capsys, tmp_path, monkeypa
 
 # --- checkpoints: lock, foreign chunks, a folder removed mid-run ------------------------------------
 
+
 def test_second_run_on_a_locked_checkpoint_is_refused(capsys, tmp_path):
     holder = Checkpoint(tmp_path / "ck", {"anything": 1})
     try:
-        status, out, err = run(capsys, "simulate", "--matches", "100", "--workers", "1",
-                               "--checkpoint", str(tmp_path / "ck"))
+        status, out, err = run(
+            capsys, "simulate", "--matches", "100", "--workers", "1", "--checkpoint", str(tmp_path / "ck")
+        )
     finally:
         holder.close()
     assert status == 2 and error_lines(err.strip()) == [
         f"bergen-sim: error: checkpoint {tmp_path / 'ck'} is in use by another run (process {os.getpid()}); "
-        "wait for it to finish, or use another folder"]
+        "wait for it to finish, or use another folder"
+    ]
 
 
 def test_chunk_copied_from_another_run_is_refused(capsys, tmp_path):
@@ -329,8 +385,19 @@ def test_checkpoint_folder_removed_mid_run_keeps_the_summary(capsys, tmp_path, m
         return original(self, chunk)
 
     monkeypatch.setattr(Checkpoint, "save", save_then_vanish)
-    status, out, err = run(capsys, "simulate", "--matches", "3000", "--chunk-size", "1000", "--workers", "1",
-                           "--json", "--checkpoint", str(folder))
+    status, out, err = run(
+        capsys,
+        "simulate",
+        "--matches",
+        "3000",
+        "--chunk-size",
+        "1000",
+        "--workers",
+        "1",
+        "--json",
+        "--checkpoint",
+        str(folder),
+    )
     assert status == 2
     assert json.loads(out)["matches"] == 3000  # every match was played and summarised
     lines = error_lines(err.strip())
@@ -338,6 +405,7 @@ def test_checkpoint_folder_removed_mid_run_keeps_the_summary(capsys, tmp_path, m
 
 
 # --- plug-ins ----------------------------------------------------------------------------------------
+
 
 def test_shadowed_plugin_is_announced(capsys, monkeypatch):
     monkeypatch.setattr(registry, "_entry_points", lambda: {"greedy": "mypkg.fast:choose"})
@@ -353,22 +421,30 @@ def _write_analysis(folder: Path, name: str, body: str) -> None:
     (folder / f"{name}.py").write_text(body)
 
 
-GOOD_ANALYSIS = ('import pandas as pd\nTITLE = "Good"\n\ndef run(ctx):\n    return {"t": pd.DataFrame({"a": [1]})}\n\n'
-                 'def findings(tables):\n    return ["it works"]\n')
+GOOD_ANALYSIS = (
+    'import pandas as pd\nTITLE = "Good"\n\ndef run(ctx):\n    return {"t": pd.DataFrame({"a": [1]})}\n\n'
+    'def findings(tables):\n    return ["it works"]\n'
+)
 BROKEN_ANALYSES = {
     "syntax": ("def run(:\n", "SyntaxError"),
     "imports": ("import no_such_module_at_all\n", "ModuleNotFoundError"),
-    "raises": ('TITLE = "R"\ndef run(ctx):\n    raise ValueError("boom")\ndef findings(t):\n    return []\n',
-               "run() raised ValueError: boom"),
-    "wrongtype": ('TITLE = "W"\ndef run(ctx):\n    return 42\ndef findings(t):\n    return []\n',
-                  "must return a dict"),
-    "badfindings": ('import pandas as pd\nTITLE = "F"\ndef run(ctx):\n    return {"t": pd.DataFrame()}\n'
-                    'def findings(t):\n    return 7\n', "findings() must return a list"),
+    "raises": (
+        'TITLE = "R"\ndef run(ctx):\n    raise ValueError("boom")\ndef findings(t):\n    return []\n',
+        "run() raised ValueError: boom",
+    ),
+    "wrongtype": ('TITLE = "W"\ndef run(ctx):\n    return 42\ndef findings(t):\n    return []\n', "must return a dict"),
+    "badfindings": (
+        'import pandas as pd\nTITLE = "F"\ndef run(ctx):\n    return {"t": pd.DataFrame()}\n'
+        "def findings(t):\n    return 7\n",
+        "findings() must return a list",
+    ),
     "missing": ('TITLE = "M"\n', "must define run, findings"),
     # before, sys.exit() in an analysis ended `report` (even `report all`) with status 0 and no word
     "exits": ("import sys\nsys.exit(0)\n", "cannot be loaded: SystemExit: 0"),
-    "exitsinrun": ('TITLE = "E"\ndef run(ctx):\n    raise SystemExit(3)\ndef findings(t):\n    return []\n',
-                   "run() raised SystemExit: 3"),
+    "exitsinrun": (
+        'TITLE = "E"\ndef run(ctx):\n    raise SystemExit(3)\ndef findings(t):\n    return []\n',
+        "run() raised SystemExit: 3",
+    ),
 }
 
 
@@ -403,11 +479,21 @@ def test_report_refuses_a_folder_name_that_is_not_utf8(capsys, tmp_path, option)
     if option == "--analyses-dir":
         os.mkdir(bad)
     folders = {"--out": str(tmp_path / "rep"), option: bad}
-    status, out, err = run(capsys, "report", "going_first", "--matches", "10", "--workers", "1",
-                           *(word for pair in folders.items() for word in pair))
+    status, out, err = run(
+        capsys,
+        "report",
+        "going_first",
+        "--matches",
+        "10",
+        "--workers",
+        "1",
+        *(word for pair in folders.items() for word in pair),
+    )
     lines = error_lines(err.strip())
     assert status == 2 and len(lines) == 1 and lines[0].startswith(f"bergen-sim: error: {option} '")
-    assert lines[0].endswith(": the folder name is not UTF-8 text, and a report quotes it in its pages; use another name")
+    assert lines[0].endswith(
+        ": the folder name is not UTF-8 text, and a report quotes it in its pages; use another name"
+    )
     assert os.listdir(tmp_path) == ([] if option == "--out" else [os.path.basename(bad)])
 
 
@@ -420,12 +506,14 @@ def test_an_analysis_file_named_in_other_bytes_is_named_as_failed(capsys, tmp_pa
 
 def test_report_verbose_shows_the_traceback(capsys, tmp_path):
     _write_analysis(tmp_path, "raises", BROKEN_ANALYSES["raises"][0])
-    status, out, err = run(capsys, "report", "raises", "--analyses-dir", str(tmp_path), "--out",
-                           str(tmp_path / "rep"), "--verbose")
+    status, out, err = run(
+        capsys, "report", "raises", "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"), "--verbose"
+    )
     assert status == 2 and "Traceback" in err and 'raise ValueError("boom")' in err
 
 
 # --- plug-ins that write into their arrays or return the wrong type (each compiles its own kernel) -----
+
 
 @pytest.fixture
 def from_root(monkeypatch):
@@ -457,23 +545,35 @@ def test_policy_writing_its_view_cannot_change_the_game(capsys, from_root):
 
 @pytest.mark.slow
 def test_policy_returning_a_float_is_told_an_integer_is_required(capsys, from_root):
-    status, out, err = run(capsys, "simulate", "--matches", "10", "--workers", "1",
-                           "--policy", "tests.plugins_bad:returns_float")
+    status, out, err = run(
+        capsys, "simulate", "--matches", "10", "--workers", "1", "--policy", "tests.plugins_bad:returns_float"
+    )
     assert status == 2 and len(error_lines(err.strip())) == 1
     assert "returns float64" in err and "integer index" in err
 
 
 @pytest.mark.slow
 def test_policy_returning_an_unsigned_integer_is_told_an_int64_is_required(capsys, from_root):
-    status, out, err = run(capsys, "simulate", "--matches", "10", "--workers", "1",
-                           "--policy", "tests.plugins_bad:returns_unsigned", "--policy", "random")
+    status, out, err = run(
+        capsys,
+        "simulate",
+        "--matches",
+        "10",
+        "--workers",
+        "1",
+        "--policy",
+        "tests.plugins_bad:returns_unsigned",
+        "--policy",
+        "random",
+    )
     assert status == 2 and len(error_lines(err.strip())) == 1
     assert "unsigned uint64" in err and "np.int64(k)" in err
 
 
 def test_a_setting_given_twice_is_refused(capsys):
-    status, out, err = run(capsys, "simulate", "--matches", "2", "--workers", "1", "--set", "target=5",
-                           "--set", "target=7")
+    status, out, err = run(
+        capsys, "simulate", "--matches", "2", "--workers", "1", "--set", "target=5", "--set", "target=7"
+    )
     assert status == 2 and err.count("\n") == 1
     assert "target is given twice" in err and out == ""
 
@@ -493,14 +593,17 @@ def test_a_new_checkpoint_is_not_made_among_other_files(capsys, tmp_path):
     assert run(capsys, "simulate", "--matches", "20", "--workers", "1", "--checkpoint", str(empty))[0] == 0
 
 
-@pytest.mark.parametrize("text, message", [
-    ("seeds = [0, -1]", "seed must be 0..18,446,744,073,709,551,615, not -1"),
-    ("matches = 100000000000000000000", "matches must be 1..100,000,000,000"),
-    ("chunk_size = 10000000", "chunk_size must be 1..1,000,000"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("seeds = [0, -1]", "seed must be 0..18,446,744,073,709,551,615, not -1"),
+        ("matches = 100000000000000000000", "matches must be 1..100,000,000,000"),
+        ("chunk_size = 10000000", "chunk_size must be 1..1,000,000"),
+    ],
+)
 def test_an_experiment_is_checked_whole_before_a_cell_plays(capsys, tmp_path, text, message):
     path = tmp_path / "e.toml"
-    path.write_text(f"{text}\n[policies]\na = \"random\"\n")
+    path.write_text(f'{text}\n[policies]\na = "random"\n')
     status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "out"))
     assert status == 2 and message in err and err.count("\n") == 1
     assert not (tmp_path / "out").exists()
@@ -508,11 +611,19 @@ def test_an_experiment_is_checked_whole_before_a_cell_plays(capsys, tmp_path, te
 
 # --- the output module's checks that the command lines above cannot reach as root ---------------------
 
+
 def test_block_device_is_refused():
     from bergen_sim.services.files.output import OutputError, check_file
 
-    devices = [Path("/dev") / name for name in sorted(os.listdir("/dev"))
-               if stat.S_ISBLK(os.stat(Path("/dev") / name).st_mode)] if Path("/dev").is_dir() else []
+    devices = (
+        [
+            Path("/dev") / name
+            for name in sorted(os.listdir("/dev"))
+            if stat.S_ISBLK(os.stat(Path("/dev") / name).st_mode)
+        ]
+        if Path("/dev").is_dir()
+        else []
+    )
     if not devices:
         pytest.skip("no block device visible")
     with pytest.raises(OutputError, match="block device"):
@@ -524,8 +635,9 @@ def test_folder_without_write_permission_is_refused(tmp_path, monkeypatch):
     from bergen_sim.services.files import output
 
     real_access = os.access
-    monkeypatch.setattr(output.os, "access", lambda path, mode: False if Path(path) == tmp_path else
-                        real_access(path, mode))
+    monkeypatch.setattr(
+        output.os, "access", lambda path, mode: False if Path(path) == tmp_path else real_access(path, mode)
+    )
     with pytest.raises(output.OutputError, match="no permission to write in folder"):
         output.check_file(tmp_path / "m.parquet", "--out", (".parquet",))
     with pytest.raises(output.OutputError, match="no permission to write in"):
@@ -560,14 +672,21 @@ def test_a_plugin_that_exits_while_imported_is_one_line(capsys, tmp_path, monkey
 
 # --- the same plug-ins stepped by a Game (``play``, ``review``, the gym env): no kernel, the same messages --
 
-@pytest.mark.parametrize("function, says", [
-    ("raises", "at seat 1 raised ValueError: this plug-in always fails (hand 1)"),
-    ("always_raises", "raised ValueError: this plug-in never chooses (hand 1)"),
-    ("wrong_arguments", "raised TypeError: too many arguments: expected 2, got 5 (hand 1; a policy is called as "
-                        "choose(view, move_tiles, move_ends, n_moves, rng))"),
-    ("returns_float", "returns float, but a policy must return the integer index of its chosen move"),
-    ("illegal", "returned move 3, but only moves 0..2 are legal"),
-])
+
+@pytest.mark.parametrize(
+    "function, says",
+    [
+        ("raises", "at seat 1 raised ValueError: this plug-in always fails (hand 1)"),
+        ("always_raises", "raised ValueError: this plug-in never chooses (hand 1)"),
+        (
+            "wrong_arguments",
+            "raised TypeError: too many arguments: expected 2, got 5 (hand 1; a policy is called as "
+            "choose(view, move_tiles, move_ends, n_moves, rng))",
+        ),
+        ("returns_float", "returns float, but a policy must return the integer index of its chosen move"),
+        ("illegal", "returned move 3, but only moves 0..2 are legal"),
+    ],
+)
 def test_a_broken_plugin_stepped_by_a_game_is_one_line(from_root, function, says):
     """Before, a raise or a wrong signature was a traceback and a float was silently cut to an integer."""
     from bergen_sim.core.errors import PolicyError
@@ -582,15 +701,16 @@ def test_a_broken_plugin_stepped_by_a_game_is_one_line(from_root, function, says
     assert says in message and "\n" not in message and message.startswith(f"policy {name!r}")
 
 
-def test_play_against_a_raising_plugin_ends_in_one_line_and_keeps_the_match(capsys, from_root, tmp_path,
-                                                                            monkeypatch):
+def test_play_against_a_raising_plugin_ends_in_one_line_and_keeps_the_match(capsys, from_root, tmp_path, monkeypatch):
     out = tmp_path / "m.jsonl"
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 60))
-    status, _, err = run(capsys, "play", "--seed", "1", "--seat", "1", "--opponent", "tests.plugins_bad:raises",
-                             "-o", str(out))
+    status, _, err = run(
+        capsys, "play", "--seed", "1", "--seat", "1", "--opponent", "tests.plugins_bad:raises", "-o", str(out)
+    )
     assert status == 2 and error_lines(err.strip()) == [
         "bergen-sim: error: policy 'tests.plugins_bad:raises' at seat 0 raised ValueError: this plug-in always "
-        "fails (hand 1)"]
+        "fails (hand 1)"
+    ]
     assert json.loads(out.read_text().splitlines()[0])["type"] == "match"
 
 
@@ -603,18 +723,25 @@ def test_a_file_to_merge_into_is_read_and_checked_before_the_run(tmp_path):
     assert merge_target(tmp_path / "ours.json", "--out", "rows", list) == {"rows": [{"a": 1}]}
     (tmp_path / "list.json").write_text("[1, 2]")
     (tmp_path / "broken.json").write_text("{")
-    for name, says in (("list.json", "holds no 'rows' of this tool"), ("broken.json", "cannot read it as JSON"),
-                       ("rows.csv", "unknown file type")):
+    for name, says in (
+        ("list.json", "holds no 'rows' of this tool"),
+        ("broken.json", "cannot read it as JSON"),
+        ("rows.csv", "unknown file type"),
+    ):
         with pytest.raises(OutputError, match=says):
             merge_target(tmp_path / name, "--out", "rows", list)
     with pytest.raises(OutputError, match=r"is a folder; give a file name$"):  # no empty "()" of formats
         from bergen_sim.services.files.output import check_file
+
         check_file(tmp_path, "--listing")
 
 
 def test_a_measuring_tools_run_size_seed_and_workers_are_checked_together():
     limits.check_run(10, 100, 0, None)
-    for args, says in (((0, 100, 0, None), "--matches must be 1..100"), ((10, 100, -1, None), "seed"),
-                       ((10, 100, 0, 0), "--workers")):
+    for args, says in (
+        ((0, 100, 0, None), "--matches must be 1..100"),
+        ((10, 100, -1, None), "seed"),
+        ((10, 100, 0, 0), "--workers"),
+    ):
         with pytest.raises(limits.LimitError, match=says):
             limits.check_run(*args)

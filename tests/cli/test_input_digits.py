@@ -28,9 +28,20 @@ deal 1-1 1-2 | 2-3 4-4
 1: 0-1 L
 """
 
-RULES = {"domino_set": "double-six", "spinner": False, "players": 2, "partnerships": False, "hand_size": 2,
-         "target": 3, "lead": "lowest-double", "settlement": "german", "blocked_points": 2, "out_points": 2,
-         "boneyard_reserve": 2, "reduced_headers": True}
+RULES = {
+    "domino_set": "double-six",
+    "spinner": False,
+    "players": 2,
+    "partnerships": False,
+    "hand_size": 2,
+    "target": 3,
+    "lead": "lowest-double",
+    "settlement": "german",
+    "blocked_points": 2,
+    "out_points": 2,
+    "boneyard_reserve": 2,
+    "reduced_headers": True,
+}
 #: the same game as a bergen-trace match (what review reads from a trace; not checked against the engine's deals)
 TRACE = [
     {"type": "match", "format": "bergen-trace/2", "match": 0, "rules": RULES, "policies": ["a", "b"], "seed": 3},
@@ -40,8 +51,24 @@ TRACE = [
     {"type": "play", "seat": 1, "tile": "0-1", "end": "L", "points": 0, "score": [2, 0]},
 ]
 
-POSITION = ["--hand", "5-6,1-6,0-5,3-4", "--ends", "6,5d", "--played", "2-2,2-5,2-6,5-5", "--counts", "4,6",
-            "--boneyard", "14", "--scores", "12,13", "--worlds", "50", "--batch", "50"]
+POSITION = [
+    "--hand",
+    "5-6,1-6,0-5,3-4",
+    "--ends",
+    "6,5d",
+    "--played",
+    "2-2,2-5,2-6,5-5",
+    "--counts",
+    "4,6",
+    "--boneyard",
+    "14",
+    "--scores",
+    "12,13",
+    "--worlds",
+    "50",
+    "--batch",
+    "50",
+]
 
 
 def _with(args: list[str], option: str, value: str) -> list[str]:
@@ -49,7 +76,7 @@ def _with(args: list[str], option: str, value: str) -> list[str]:
     if option not in args:
         return [*args, option, value]
     at = args.index(option) + 1
-    return [*args[:at], value, *args[at + 1:]]
+    return [*args[:at], value, *args[at + 1 :]]
 
 
 def _one_line(capsys) -> str:
@@ -60,31 +87,45 @@ def _one_line(capsys) -> str:
 
 def _trace(tmp_path, events, encoding="utf-8"):
     path = tmp_path / "game.jsonl"
-    path.write_text("".join((e if isinstance(e, str) else json.dumps(e, ensure_ascii=False)) + "\n" for e in events),
-                    encoding=encoding)
+    path.write_text(
+        "".join((e if isinstance(e, str) else json.dumps(e, ensure_ascii=False)) + "\n" for e in events),
+        encoding=encoding,
+    )
     return path
 
 
 def test_foreign_digit_finds_other_scripts_digits_only():
     assert foreign_digit("3-5,6,5d 1_000 -2") is None
-    assert [foreign_digit(t) for t in ("\uff15-6", "\u0663", "\u00b2", "x\u0b67")] == ["\uff15", "\u0663", "\u00b2",
-                                                                                         "\u0b67"]
+    assert [foreign_digit(t) for t in ("\uff15-6", "\u0663", "\u00b2", "x\u0b67")] == [
+        "\uff15",
+        "\u0663",
+        "\u00b2",
+        "\u0b67",
+    ]
     with pytest.raises(ValueError, match="digit of another script; write numbers with the digits 0-9"):
         ascii_digits_only("\uff11\uff14", "boneyard")
 
 
 # --- A: analyze -------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("option, value, message", [
-    ("--seat", "\uff10", "seat: '\uff10' has '\uff10', a digit of another script; write numbers with the digits 0-9"),
-    ("--boneyard", "\uff11\uff14", "boneyard: '\uff11\uff14' has '\uff11', a digit of another script"),
-    ("--counts", "\uff14,\uff16", "counts: '\uff14,\uff16' has '\uff14'"),
-    ("--ends", "\uff16,5d", "ends: '\uff16,5d' has '\uff16'"),
-    ("--hand", "\uff15-\uff16,1-6,0-5,3-4", "hand: '\uff15-\uff16,1-6,0-5,3-4' has '\uff15'"),
-    ("--scores", "1\u0662,13", "scores: "),
-    ("--void", "1:\uff13", "voids.1: "),
-    ("--played-by", "\uff11:2-2", "played_by: "),
-])
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        (
+            "--seat",
+            "\uff10",
+            "seat: '\uff10' has '\uff10', a digit of another script; write numbers with the digits 0-9",
+        ),
+        ("--boneyard", "\uff11\uff14", "boneyard: '\uff11\uff14' has '\uff11', a digit of another script"),
+        ("--counts", "\uff14,\uff16", "counts: '\uff14,\uff16' has '\uff14'"),
+        ("--ends", "\uff16,5d", "ends: '\uff16,5d' has '\uff16'"),
+        ("--hand", "\uff15-\uff16,1-6,0-5,3-4", "hand: '\uff15-\uff16,1-6,0-5,3-4' has '\uff15'"),
+        ("--scores", "1\u0662,13", "scores: "),
+        ("--void", "1:\uff13", "voids.1: "),
+        ("--played-by", "\uff11:2-2", "played_by: "),
+    ],
+)
 def test_analyze_refuses_other_scripts_digits_in_options(capsys, option, value, message):
     assert main(["analyze", *_with(POSITION, option, value)]) == 2
     assert message in _one_line(capsys)
@@ -97,14 +138,24 @@ def test_analyze_still_reads_seat_and_boneyard_with_the_rules_range(capsys):
     assert "boneyard must be 2..16 tiles with these rules, not -1" in _one_line(capsys)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"boneyard": "\uff11\uff14"}, "boneyard: '\uff11\uff14' has '\uff11', a digit of another script"),
-    ({"counts": ["\uff14", 6]}, "counts: '\uff14' has '\uff14'"),
-    ({"rules": {"players": "\uff12"}}, "rules.players: '\uff12' has '\uff12'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"boneyard": "\uff11\uff14"}, "boneyard: '\uff11\uff14' has '\uff11', a digit of another script"),
+        ({"counts": ["\uff14", 6]}, "counts: '\uff14' has '\uff14'"),
+        ({"rules": {"players": "\uff12"}}, "rules.players: '\uff12' has '\uff12'"),
+    ],
+)
 def test_analyze_refuses_other_scripts_digits_in_a_position_file(tmp_path, capsys, change, message):
-    position = {"hand": "5-6,1-6,0-5,3-4", "ends": "6,5d", "played": "2-2,2-5,2-6,5-5", "counts": "4,6",
-                "boneyard": 14, "scores": "12,13", **change}
+    position = {
+        "hand": "5-6,1-6,0-5,3-4",
+        "ends": "6,5d",
+        "played": "2-2,2-5,2-6,5-5",
+        "counts": "4,6",
+        "boneyard": 14,
+        "scores": "12,13",
+        **change,
+    }
     path = tmp_path / "pos.json"
     path.write_text(json.dumps(position, ensure_ascii=False), encoding="utf-8")
     assert main(["analyze", "--position", str(path), "--worlds", "50"]) == 2
@@ -113,16 +164,20 @@ def test_analyze_refuses_other_scripts_digits_in_a_position_file(tmp_path, capsy
 
 # --- A, B: review and play options ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("option, value, message", [
-    ("--seed", "\uff11\uff12", "'\uff11\uff12' is not a whole number (0..18,446,744,073,709,551,615)"),
-    ("--seed", str(2**64), "18446744073709551616 is not in 0..18,446,744,073,709,551,615"),
-    ("--seed", "-1", "-1 is not in 0..18,446,744,073,709,551,615"),
-    ("--worlds", "\uff15\uff10", "'\uff15\uff10' is not a whole number (2..1,000,000)"),
-    ("--batch", "\u0665", "is not a whole number (1..1,000,000)"),
-    ("--worlds", "2000000", "2000000 is not in 2..1,000,000"),
-    ("--seat", "\uff11", "'\uff11' is not a whole number (0..7)"),
-    ("--match", "\uff10", "'\uff10' is not a whole number (0.."),
-])
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--seed", "\uff11\uff12", "'\uff11\uff12' is not a whole number (0..18,446,744,073,709,551,615)"),
+        ("--seed", str(2**64), "18446744073709551616 is not in 0..18,446,744,073,709,551,615"),
+        ("--seed", "-1", "-1 is not in 0..18,446,744,073,709,551,615"),
+        ("--worlds", "\uff15\uff10", "'\uff15\uff10' is not a whole number (2..1,000,000)"),
+        ("--batch", "\u0665", "is not a whole number (1..1,000,000)"),
+        ("--worlds", "2000000", "2000000 is not in 2..1,000,000"),
+        ("--seat", "\uff11", "'\uff11' is not a whole number (0..7)"),
+        ("--match", "\uff10", "'\uff10' is not a whole number (0.."),
+    ],
+)
 def test_review_options_refuse_other_scripts_digits_and_seeds_out_of_range(tmp_path, capsys, option, value, message):
     path = tmp_path / "game.txt"
     path.write_text(RECORD)
@@ -134,19 +189,23 @@ def test_review_options_refuse_other_scripts_digits_and_seeds_out_of_range(tmp_p
 def test_review_takes_the_largest_seed(tmp_path):
     path = tmp_path / "game.txt"
     path.write_text(RECORD)
-    result = CliRunner().invoke(cli, ["review", str(path), "--seed", str(MAX_SEED), "--worlds", "20", "--json"],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["review", str(path), "--seed", str(MAX_SEED), "--worlds", "20", "--json"], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["settings"]["seed"] == MAX_SEED
 
 
-@pytest.mark.parametrize("option, value, message", [
-    ("--seed", "\uff11\uff12", "'\uff11\uff12' is not a whole number (0..18,446,744,073,709,551,615)"),
-    ("--seed", str(2**64), "is not in 0..18,446,744,073,709,551,615"),
-    ("--seat", "\uff11", "'\uff11' is not a whole number (0..7)"),
-    ("--match", "\u0663", "is not a whole number (0.."),
-    ("--hint-worlds", "\uff15", "is not a whole number (1..100,000)"),
-])
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--seed", "\uff11\uff12", "'\uff11\uff12' is not a whole number (0..18,446,744,073,709,551,615)"),
+        ("--seed", str(2**64), "is not in 0..18,446,744,073,709,551,615"),
+        ("--seat", "\uff11", "'\uff11' is not a whole number (0..7)"),
+        ("--match", "\u0663", "is not a whole number (0.."),
+        ("--hint-worlds", "\uff15", "is not a whole number (1..100,000)"),
+    ],
+)
 def test_play_options_refuse_other_scripts_digits_and_seeds_out_of_range(tmp_path, capsys, option, value, message):
     assert main(["play", "-o", str(tmp_path / "x.jsonl"), option, value]) == 2
     err = _one_line(capsys)
@@ -156,8 +215,9 @@ def test_play_options_refuse_other_scripts_digits_and_seeds_out_of_range(tmp_pat
 
 def test_play_takes_the_largest_seed(tmp_path):
     out = tmp_path / "m.jsonl"
-    result = CliRunner().invoke(cli, ["play", "--seed", str(MAX_SEED), "-o", str(out)], input="q\n",
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["play", "--seed", str(MAX_SEED), "-o", str(out)], input="q\n", catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert f"seed {MAX_SEED}, match 0" in result.output
     assert json.loads(out.read_text().splitlines()[0])["seed"] == MAX_SEED
@@ -165,17 +225,24 @@ def test_play_takes_the_largest_seed(tmp_path):
 
 # --- A: numbers and tiles inside a trace or a record ----------------------------------------------------------------
 
-@pytest.mark.parametrize("change, message", [
-    ({"seed": "\uff11\uff12"}, "event 1: the match event's 'seed' must be a whole number 0..2^64-1 (a JSON number, "
-                               "not text or a fraction), not \"\uff11\uff12\""),
-    ({"seed": 2.7}, "'seed' must be a whole number 0..2^64-1 (a JSON number, not text or a fraction), not 2.7"),
-    ({"seed": "12"}, "'seed' must be a whole number 0..2^64-1"),
-    ({"seed": True}, "'seed' must be a whole number 0..2^64-1 (a JSON number, not text or a fraction), not true"),
-    ({"seed": 2**64}, "not 18446744073709551616"),
-    ({"match": 1.9}, "event 1: the match event's 'match' must be a whole number 0..2^62"),
-    ({"match": "\uff10"}, "'match' must be a whole number 0..2^62"),
-    ({"policies": "ab"}, "event 1: the match event's 'policies' must be a list of names, not \"ab\""),
-])
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            {"seed": "\uff11\uff12"},
+            "event 1: the match event's 'seed' must be a whole number 0..2^64-1 (a JSON number, "
+            'not text or a fraction), not "\uff11\uff12"',
+        ),
+        ({"seed": 2.7}, "'seed' must be a whole number 0..2^64-1 (a JSON number, not text or a fraction), not 2.7"),
+        ({"seed": "12"}, "'seed' must be a whole number 0..2^64-1"),
+        ({"seed": True}, "'seed' must be a whole number 0..2^64-1 (a JSON number, not text or a fraction), not true"),
+        ({"seed": 2**64}, "not 18446744073709551616"),
+        ({"match": 1.9}, "event 1: the match event's 'match' must be a whole number 0..2^62"),
+        ({"match": "\uff10"}, "'match' must be a whole number 0..2^62"),
+        ({"policies": "ab"}, "event 1: the match event's 'policies' must be a list of names, not \"ab\""),
+    ],
+)
 def test_a_trace_match_line_needs_whole_json_numbers(tmp_path, change, message):
     path = _trace(tmp_path, [{**TRACE[0], **change}, *TRACE[1:]])
     with pytest.raises(RecordError) as caught:
@@ -185,16 +252,19 @@ def test_a_trace_match_line_needs_whole_json_numbers(tmp_path, change, message):
 
 def test_a_trace_tile_in_other_scripts_digits_is_refused(tmp_path):
     path = _trace(tmp_path, [*TRACE[:4], {**TRACE[4], "tile": "\uff10-1"}])
-    with pytest.raises(RecordError, match="event 5 of match 0: a play event needs .* this one has tile "
-                                          "'\uff10-1', with a digit of another script"):
+    with pytest.raises(
+        RecordError,
+        match="event 5 of match 0: a play event needs .* this one has tile '\uff10-1', with a digit of another script",
+    ):
         read_games(path)
 
 
 def test_a_record_line_in_other_scripts_digits_is_refused(tmp_path):
     path = tmp_path / "game.txt"
     path.write_text(RECORD.replace("1: 0-1 L", "1: \uff10-1 L"), encoding="utf-8")
-    with pytest.raises(RecordError, match="line 5: '\uff10' is a digit of another script; write tiles with the "
-                                          "digits 0-9"):
+    with pytest.raises(
+        RecordError, match="line 5: '\uff10' is a digit of another script; write tiles with the digits 0-9"
+    ):
         read_games(path)
     path.write_text(RECORD.replace("1: draw 0-0 0-1", "1: draw 0-0 0-\u0661"), encoding="utf-8")
     with pytest.raises(RecordError, match="line 4: '\u0661' is a digit"):
@@ -203,20 +273,33 @@ def test_a_record_line_in_other_scripts_digits_is_refused(tmp_path):
 
 # --- C: broken traces say what is wrong and what is expected -----------------------------------------------------
 
-@pytest.mark.parametrize("lines, message", [
-    (['{"type":"match"}'], "event 1: the match event has no 'rules'; it needs the match's rules, an object of every "
-                           "setting"),
-    (["{}"], "line 1 is an object without a 'type' naming its event; a bergen-trace file holds one event object "
-             "per line, each with a 'type', the first a match event"),
-    ([json.dumps(TRACE[0]), "5"], "line 2 is 5, not a JSON object with a 'type'; a bergen-trace file holds"),
-    ([json.dumps(TRACE[0]), "null"], "line 2 is null, not a JSON object with a 'type'"),
-    ([json.dumps(TRACE[0]), "[1]"], "line 2 is [1], not a JSON object with a 'type'"),
-    ([json.dumps(TRACE[0]), '{"type": 5}'], "line 2 is an object without a 'type' naming its event"),
-    ([json.dumps({**TRACE[0], "rules": 5})], "event 1: the match's rules cannot be read: a trace's rules must be "
-                                             "an object, not 5"),
-    (['{"type":"match","x":' + "[" * 10_000 + "]" * 10_000 + "}"], "line 1 is not JSON that can be read: "
-                                                                      "nested too deep"),
-])
+
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (
+            ['{"type":"match"}'],
+            "event 1: the match event has no 'rules'; it needs the match's rules, an object of every setting",
+        ),
+        (
+            ["{}"],
+            "line 1 is an object without a 'type' naming its event; a bergen-trace file holds one event object "
+            "per line, each with a 'type', the first a match event",
+        ),
+        ([json.dumps(TRACE[0]), "5"], "line 2 is 5, not a JSON object with a 'type'; a bergen-trace file holds"),
+        ([json.dumps(TRACE[0]), "null"], "line 2 is null, not a JSON object with a 'type'"),
+        ([json.dumps(TRACE[0]), "[1]"], "line 2 is [1], not a JSON object with a 'type'"),
+        ([json.dumps(TRACE[0]), '{"type": 5}'], "line 2 is an object without a 'type' naming its event"),
+        (
+            [json.dumps({**TRACE[0], "rules": 5})],
+            "event 1: the match's rules cannot be read: a trace's rules must be an object, not 5",
+        ),
+        (
+            ['{"type":"match","x":' + "[" * 10_000 + "]" * 10_000 + "}"],
+            "line 1 is not JSON that can be read: nested too deep",
+        ),
+    ],
+)
 def test_a_broken_trace_is_one_line_naming_what_is_wrong(tmp_path, capsys, lines, message):
     path = _trace(tmp_path, lines)
     assert main(["review", str(path), "--worlds", "20"]) == 2
@@ -226,6 +309,7 @@ def test_a_broken_trace_is_one_line_naming_what_is_wrong(tmp_path, capsys, lines
 
 
 # --- D: a byte-order mark -------------------------------------------------------------------------------------------
+
 
 def test_a_trace_and_a_record_saved_with_a_byte_order_mark_are_read(tmp_path):
     golden = Path(__file__).resolve().parents[1] / "golden" / "2p-standard.jsonl"
@@ -249,11 +333,13 @@ def test_read_jsonl_skips_a_byte_order_mark(tmp_path):
 
 # --- A, E: the play prompt ------------------------------------------------------------------------------------------
 
+
 def test_the_play_prompt_refuses_other_scripts_digits_and_does_not_echo_huge_numbers(tmp_path):
     out = tmp_path / "m.jsonl"
     typed = ["\uff11", "\uff12-4 R", "1" + "0" * 5000, "12345678901234567890123456789", "q"]
-    result = CliRunner().invoke(cli, ["play", "--seed", "11", "-o", str(out)], input="\n".join(typed) + "\n",
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["play", "--seed", "11", "-o", str(out)], input="\n".join(typed) + "\n", catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert "'\uff11' (digits are 0-9) is not a move here: enter 1..2" in result.output
     assert "'\uff12-4 R' is not a move: enter 1..2 (or the move, e.g. " in result.output

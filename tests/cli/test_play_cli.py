@@ -37,8 +37,13 @@ def test_a_whole_match_by_numbers_is_saved_and_replays_like_a_golden_trace(tmp_p
     # the last line is the command that reviews this game, its path quoted for a shell
     review = result.output.splitlines()[-1]
     assert review.startswith("review it: ")
-    assert shlex.split(review.removeprefix("review it: ")) == ["bergen-sim", "review", os.path.realpath(out),
-                                                                "--match", "0"]
+    assert shlex.split(review.removeprefix("review it: ")) == [
+        "bergen-sim",
+        "review",
+        os.path.realpath(out),
+        "--match",
+        "0",
+    ]
     events = read_jsonl(out)
     assert events[0]["policies"] == ["human", "greedy"] and events[-1]["type"] == "match_end"
     assert json.dumps(replay_match(events)) == json.dumps(events)  # the compiled engine agrees
@@ -48,19 +53,35 @@ def test_a_whole_match_by_numbers_is_saved_and_replays_like_a_golden_trace(tmp_p
         assert part in result.output
 
 
-
 def test_a_whole_match_in_danish_uses_the_players_words_and_saves_the_same_trace(tmp_path):
     out = tmp_path / "spil.jsonl"
     # seed 8: a blocked hand, passes, triple-headers and a header the near-target cut leaves ambiguous
     result = run(["--seed", "8", "--opponent", "greedy", "-o", str(out), "--lang", "da"], "9\nx\n" + "1\n" * 400)
     assert result.exit_code == 0, result.output
     text = result.output
-    for words in ("Bergen, 2 spillere, der spilles til 15; du har plads 0", "-- runde 1, udgivning: du får ",
-                  "du spiller 0-0 ud (dobbelt match, +2)", "række   [", "ender   ", "stilling: du ", "puljen ",
-                  "hånd    ", "dit træk [", "9 er ikke et træk her: skriv 1..", "'x' er ikke et træk: skriv 1..",
-                  "plads 1 (greedy) melder pas", "du melder pas", "blokeret runde: du vinder afregningen (+2)",
-                  "(tredobbelt match, +3)", "(match, +2)", "tvunget: ", "går ud (+2)", " vinder kampen, stilling: ",
-                  f"spilforløbet er gemt i {out}", "gennemgå det: bergen-sim review "):
+    for words in (
+        "Bergen, 2 spillere, der spilles til 15; du har plads 0",
+        "-- runde 1, udgivning: du får ",
+        "du spiller 0-0 ud (dobbelt match, +2)",
+        "række   [",
+        "ender   ",
+        "stilling: du ",
+        "puljen ",
+        "hånd    ",
+        "dit træk [",
+        "9 er ikke et træk her: skriv 1..",
+        "'x' er ikke et træk: skriv 1..",
+        "plads 1 (greedy) melder pas",
+        "du melder pas",
+        "blokeret runde: du vinder afregningen (+2)",
+        "(tredobbelt match, +3)",
+        "(match, +2)",
+        "tvunget: ",
+        "går ud (+2)",
+        " vinder kampen, stilling: ",
+        f"spilforløbet er gemt i {out}",
+        "gennemgå det: bergen-sim review ",
+    ):
         assert words in text, words
     assert not english_left(text), english_left(text)
     english = run(["--seed", "8", "--opponent", "greedy", "-o", str(tmp_path / "game.jsonl")], "9\nx\n" + "1\n" * 400)
@@ -68,32 +89,75 @@ def test_a_whole_match_in_danish_uses_the_players_words_and_saves_the_same_trace
     assert english.output.count("\n") == text.count("\n")  # line for line the same match
 
 
-
 def test_a_hint_in_danish(tmp_path):
-    result = run(["--seed", "4", "--opponent", "greedy", "-o", str(tmp_path / "g.jsonl"), "--lang", "da",
-                  "--hint-worlds", "200", "--no-auto-forced"], "h\nq\n")
+    result = run(
+        [
+            "--seed",
+            "4",
+            "--opponent",
+            "greedy",
+            "-o",
+            str(tmp_path / "g.jsonl"),
+            "--lang",
+            "da",
+            "--hint-worlds",
+            "200",
+            "--no-auto-forced",
+        ],
+        "h\nq\n",
+    )
     assert result.exit_code == 0, result.output
     hint = result.output.split("tænker (spiller stillingen til ende i udtrukne verdener) ...", 1)[1]
-    for words in ("plads 0 skal lægge en af ", "200 verdener", "rang", "træk", "ender efter", "vinderchance",
-                  "bag det bedste", "point i runden", "stoppet; kampen indtil nu er gemt i "):
+    for words in (
+        "plads 0 skal lægge en af ",
+        "200 verdener",
+        "rang",
+        "træk",
+        "ender efter",
+        "vinderchance",
+        "bag det bedste",
+        "point i runden",
+        "stoppet; kampen indtil nu er gemt i ",
+    ):
         assert words in hint, words
     assert re.search(r"\d+,\d\xa0% \[\d+,\d; \d+,\d\]", hint)  # 57,6 % [55,3; 60,0]
     assert not english_left(hint, allowed=("ismcts", "expert", "greedy")), english_left(hint)
 
+
 def test_partnerships_in_danish_name_the_partnerships(tmp_path):
-    result = run(["--players", "4", "--partnerships", "--seat", "1", "--seed", "9", "--opponent", "first",
-                  "-o", str(tmp_path / "p.jsonl"), "--lang", "da"], "1\n" * 400)
+    result = run(
+        [
+            "--players",
+            "4",
+            "--partnerships",
+            "--seat",
+            "1",
+            "--seed",
+            "9",
+            "--opponent",
+            "first",
+            "-o",
+            str(tmp_path / "p.jsonl"),
+            "--lang",
+            "da",
+        ],
+        "1\n" * 400,
+    )
     assert result.exit_code == 0, result.output
     assert "Bergen, 4 spillere i makkerpar" in result.output
     assert "stilling: modstandernes makkerpar " in result.output and ", dit makkerpar " in result.output
-    assert ("== dit makkerpar vinder kampen" in result.output) != ("== modstandernes makkerpar vinder kampen"
-                                                                  in result.output)
+    assert ("== dit makkerpar vinder kampen" in result.output) != (
+        "== modstandernes makkerpar vinder kampen" in result.output
+    )
     assert not english_left(result.output), english_left(result.output)
+
 
 def test_partnerships_name_the_sides_and_replay(tmp_path):
     out = tmp_path / "p.jsonl"
-    result = run(["--players", "4", "--partnerships", "--seat", "1", "--seed", "9", "--opponent", "first",
-                  "-o", str(out)], "1\n" * 400)
+    result = run(
+        ["--players", "4", "--partnerships", "--seat", "1", "--seed", "9", "--opponent", "first", "-o", str(out)],
+        "1\n" * 400,
+    )
     assert result.exit_code == 0, result.output
     assert "scores their side " in result.output and ", your side " in result.output
     assert ("== your side wins the match" in result.output) != ("== their side wins the match" in result.output)
@@ -104,8 +168,7 @@ def test_partnerships_name_the_sides_and_replay(tmp_path):
 
 def test_hostile_input_reprompts_and_eof_keeps_the_match_so_far(tmp_path):
     out = tmp_path / "partial.jsonl"
-    result = run(["--seed", "11", "-o", str(out)],
-                 "x\n99\n0\n-1\n\n3-3 Q\n6-6 L\n\u00b2\n" + "1" * 5000 + "\n2-4 R\n")
+    result = run(["--seed", "11", "-o", str(out)], "x\n99\n0\n-1\n\n3-3 Q\n6-6 L\n\u00b2\n" + "1" * 5000 + "\n2-4 R\n")
     assert result.exit_code == 0, result.output
     assert result.output.count("your move [1-2, h hint, q quit]") == 9 + 1  # 9 refusals, then the move
     assert "'\u00b2' (digits are 0-9) is not a move here" in result.output  # a digit int() reads as no number
@@ -120,15 +183,20 @@ def test_hostile_input_reprompts_and_eof_keeps_the_match_so_far(tmp_path):
     assert f"stopped; the match so far is saved to {out}" in result.output
     events = read_jsonl(out)
     assert [e for e in events if e["type"] == "play"][0] == {
-        "type": "play", "seat": 0, "tile": "2-4", "end": "R", "points": 0, "score": [0, 2]}
+        "type": "play",
+        "seat": 0,
+        "tile": "2-4",
+        "end": "R",
+        "points": 0,
+        "score": [0, 2],
+    }
     # the partial trace is the start of the match: stepping its plays gives the same events
     assert json.dumps(replay(events).events[: len(events)]) == json.dumps(events)
 
 
 def test_quit_and_move_text(tmp_path):
     out = tmp_path / "q.jsonl"
-    result = run(["--seed", "1", "-o", str(out), "--players", "3", "--opponent", "random", "--seat", "2"],
-                 "q\n")
+    result = run(["--seed", "1", "-o", str(out), "--players", "3", "--opponent", "random", "--seat", "2"], "q\n")
     assert result.exit_code == 0 and "stopped" in result.output
     assert read_jsonl(out)[0]["policies"] == ["random", "random", "human"]
 
@@ -140,8 +208,11 @@ def test_hint_prints_the_analyze_ranking_numbered_as_the_menu(tmp_path):
     first = run(["--seed", "11", "-o", str(out), "--hint-worlds", "40"], "h\nq\n")
     assert first.exit_code == 0, first.output
     assert "match win" in first.output and "rank" in first.output
-    rows = [[cell.strip() for cell in line.split("\u2502")[1:-1]] for line in first.output.splitlines()
-            if line.startswith("\u2502")]
+    rows = [
+        [cell.strip() for cell in line.split("\u2502")[1:-1]]
+        for line in first.output.splitlines()
+        if line.startswith("\u2502")
+    ]
     assert {(row[0], row[2]) for row in rows} == {("1", "2-4 L"), ("2", "2-6 L")}  # (#, move), no twin row
     best_number, best_move = next((row[0], row[2]) for row in rows if row[1] == "1")
     second = run(["--seed", "11", "-o", str(out)], f"{best_number}\nq\n")
@@ -152,27 +223,45 @@ def test_hint_prints_the_analyze_ranking_numbered_as_the_menu(tmp_path):
 
 def test_a_hint_ranks_the_doubles_a_leader_may_lead_under_any_double(tmp_path):
     """Classic rules: seat 1 of match 1 (seed 1) leads, holding 0-0, 1-1 and 5-5: the hint ranks the three leads."""
-    result = run(["--preset", "classic", "--seat", "1", "--seed", "1", "--match", "1", "-o", str(tmp_path / "l.jsonl"),
-                  "--hint-worlds", "100"], "h\nq\n")
+    result = run(
+        [
+            "--preset",
+            "classic",
+            "--seat",
+            "1",
+            "--seed",
+            "1",
+            "--match",
+            "1",
+            "-o",
+            str(tmp_path / "l.jsonl"),
+            "--hint-worlds",
+            "100",
+        ],
+        "h\nq\n",
+    )
     assert result.exit_code == 0, result.output
     assert "to lead a double of" in result.output
     assert all(f"{d} L" in result.output and f"{d[0]}d|{d[0]}d" in result.output for d in ("0-0", "1-1", "5-5"))
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--seat", "2"], "--seat"),
-    (["--opponent", "nosuch"], "unknown policy 'nosuch'"),
-    (["--opponent", "random", "--opponent", "greedy"], "one per other seat (1), not 2"),
-    (["--players", "9"], "--players"),
-    (["--set", "target=x"], "target"),
-    (["--match", str(2**70)], "--match"),
-    (["--hint-worlds", "0"], "--hint-worlds"),
-    (["--seed", "x"], "--seed"),
-    (["-o", ""], "give the trace a file name"),
-    (["-o", "-"], "it cannot go to standard output"),
-    (["-o", "/dev/stdout"], "it cannot go to standard output, a device or a pipe"),
-    (["-o", "/dev/null"], "it cannot go to standard output, a device or a pipe"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--seat", "2"], "--seat"),
+        (["--opponent", "nosuch"], "unknown policy 'nosuch'"),
+        (["--opponent", "random", "--opponent", "greedy"], "one per other seat (1), not 2"),
+        (["--players", "9"], "--players"),
+        (["--set", "target=x"], "target"),
+        (["--match", str(2**70)], "--match"),
+        (["--hint-worlds", "0"], "--hint-worlds"),
+        (["--seed", "x"], "--seed"),
+        (["-o", ""], "give the trace a file name"),
+        (["-o", "-"], "it cannot go to standard output"),
+        (["-o", "/dev/stdout"], "it cannot go to standard output, a device or a pipe"),
+        (["-o", "/dev/null"], "it cannot go to standard output, a device or a pipe"),
+    ],
+)
 def test_bad_options_are_one_line_and_status_2(args, message, capsys, tmp_path):
     assert main(["play", *([] if "-o" in args else ["-o", str(tmp_path / "x.jsonl")]), *args]) == 2
     err = capsys.readouterr().err.strip()
@@ -190,8 +279,12 @@ def test_an_unwritable_trace_path_is_one_line_and_status_2(tmp_path, capsys):
 def test_console_module_with_a_real_pipe(tmp_path):
     out = tmp_path / "pipe.jsonl"
     entry = "import sys; from bergen_sim.cli import main; sys.exit(main())"  # the console script's entry point
-    done = subprocess.run([sys.executable, "-c", entry, "play", "--seed", "2", "-o", str(out)],
-                          input=b"1\nnonsense\n\xff\xfe\x00\n", capture_output=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", entry, "play", "--seed", "2", "-o", str(out)],
+        input=b"1\nnonsense\n\xff\xfe\x00\n",
+        capture_output=True,
+        timeout=300,
+    )
     stdout = done.stdout.decode()
     assert done.returncode == 0, done.stderr.decode()
     assert "'nonsense' is not a move" in stdout and "stopped" in stdout
@@ -258,7 +351,13 @@ def test_forced_moves_are_played_for_you_unless_turned_off(tmp_path):
     auto = run(["--seed", "3", "--seat", "1", "-o", str(out)], "q\n")
     assert "forced: 0-3 L is your only move, played for you\nyou play 0-3 on L" in auto.output
     assert [e for e in read_jsonl(out) if e["type"] == "play"][0] == {
-        "type": "play", "seat": 1, "tile": "0-3", "end": "L", "points": 0, "score": [2, 0]}
+        "type": "play",
+        "seat": 1,
+        "tile": "0-3",
+        "end": "L",
+        "points": 0,
+        "score": [2, 0],
+    }
     manual = run(["--seed", "3", "--seat", "1", "--no-auto-forced", "-o", str(out)], "q\n")
     assert "your only move" not in manual.output and "  1) 0-3 L\nyour move [1, h hint, q quit]" in manual.output
     assert not [e for e in read_jsonl(out) if e["type"] == "play"]
@@ -304,8 +403,9 @@ def test_a_match_with_undos_finishes_and_replays_like_the_compiled_engine(tmp_pa
 
 def test_the_leader_choosing_its_double_sees_an_empty_table_not_ends(tmp_path):
     """Classic rules (lead any double): seat 1 of match 1, seed 1, leads; nothing is down, so no ends are shown."""
-    result = run(["--preset", "classic", "--seat", "1", "--seed", "1", "--match", "1", "-o", str(tmp_path / "e.jsonl")],
-                 "q\n")
+    result = run(
+        ["--preset", "classic", "--seat", "1", "--seed", "1", "--match", "1", "-o", str(tmp_path / "e.jsonl")], "q\n"
+    )
     table = result.output.split("your move")[0]
     assert "line    (the table is empty: you lead one of your doubles)" in table
     assert "ends " not in table and "0 | 0" not in table
@@ -314,8 +414,9 @@ def test_the_leader_choosing_its_double_sees_an_empty_table_not_ends(tmp_path):
 def test_with_the_spinner_every_arm_is_shown(tmp_path):
     """Double-nine (spinner on), seed 2: 1-1 is led and 1-6 played on L; the other arms hold no tile yet."""
     out = tmp_path / "s.jsonl"
-    result = run(["--set", "domino_set=double-nine", "--seed", "2", "--opponent", "greedy", "-o", str(out)],
-                 "1\n1\n1\n2\nq\n")
+    result = run(
+        ["--set", "domino_set=double-nine", "--seed", "2", "--opponent", "greedy", "-o", str(out)], "1\n1\n1\n2\nq\n"
+    )
     assert "ends    L 6 | R * | U * | D *   (*: no tile yet on that arm of the spinner 1-1)" in result.output
     # 1-2 played on U, 2-2 and 2-6 after it: the U arm is shown beside the line, not in it
     assert "line    [1|9][9|4][4|5][5|6][6|1][1|1][1|3][3|7][7|8]  U [1|2][2|2][2|6]" in result.output

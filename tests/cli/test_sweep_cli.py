@@ -15,12 +15,15 @@ from bergen_sim.services.files.output import strict_json
 from tests.helpers import error_lines
 
 
-@pytest.mark.parametrize("args, named", [
-    (["simulate", "--matches", "2", "--matches", "3"], "--matches"),
-    (["compare", "--policy", "greedy,random", "--policy", "expert,first", "--deals", "2"], "--policy"),
-    (["trace", "--matches", "1", "-o", "a.jsonl", "--out=b.jsonl"], "-o/--out"),
-    (["simulate", "--partnerships", "--players", "4", "--partnerships"], "--partnerships"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["simulate", "--matches", "2", "--matches", "3"], "--matches"),
+        (["compare", "--policy", "greedy,random", "--policy", "expert,first", "--deals", "2"], "--policy"),
+        (["trace", "--matches", "1", "-o", "a.jsonl", "--out=b.jsonl"], "-o/--out"),
+        (["simulate", "--partnerships", "--players", "4", "--partnerships"], "--partnerships"),
+    ],
+)
 def test_an_option_that_takes_one_value_given_twice_is_refused(tmp_path, monkeypatch, capsys, args, named):
     """Click keeps the last of a repeated option without a word: the run would do half of what it was told."""
     monkeypatch.chdir(tmp_path)
@@ -31,8 +34,28 @@ def test_an_option_that_takes_one_value_given_twice_is_refused(tmp_path, monkeyp
 
 
 def test_options_that_repeat_by_design_still_repeat(capsys):
-    assert main(["simulate", "--matches", "2", "--workers", "1", "--policy", "greedy", "--policy", "random",
-                 "--set", "target=5", "--set", "hand_size=6", "--json", "-q"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--matches",
+                "2",
+                "--workers",
+                "1",
+                "--policy",
+                "greedy",
+                "--policy",
+                "random",
+                "--set",
+                "target=5",
+                "--set",
+                "hand_size=6",
+                "--json",
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["matches"] == 2
 
 
@@ -65,10 +88,26 @@ def test_compare_shows_a_clipped_interval_as_its_bounds(capsys):
 
 
 def test_a_luck_adjustment_too_small_to_fit_says_so(capsys):
-    assert main(["compare", "--policy", "greedy,random", "--deals", "3", "--workers", "1", "--adjust", "luck",
-                 "--luck-playouts", "2", "--json"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--policy",
+                "greedy,random",
+                "--deals",
+                "3",
+                "--workers",
+                "1",
+                "--adjust",
+                "luck",
+                "--luck-playouts",
+                "2",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert "3 deal sets are too few to fit the adjustment (it needs 120)" in capsys.readouterr().err
-
 
 
 def test_an_output_name_ending_with_a_slash_is_a_folder_not_a_file(tmp_path, capsys):
@@ -81,8 +120,22 @@ def test_an_output_name_ending_with_a_slash_is_a_folder_not_a_file(tmp_path, cap
 
 def test_a_plug_in_whose_lead_choice_returns_nothing_is_told_the_contract(capsys):
     """Numba's message for it was a typing error about getitem, deep in the generated kernel."""
-    assert main(["simulate", "--matches", "2", "--workers", "1", "--set", "lead=any-double",
-                 "--policy", "tests.plugins_bad_lead:choose"]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                "--matches",
+                "2",
+                "--workers",
+                "1",
+                "--set",
+                "lead=any-double",
+                "--policy",
+                "tests.plugins_bad_lead:choose",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert len(error_lines(err)) == 1
     assert "policy 'tests.plugins_bad_lead:choose' (its choose_lead) returns nothing" in err

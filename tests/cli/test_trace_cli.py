@@ -26,9 +26,26 @@ from tests.helpers import error_lines, only_compile_notices, summary_counts, tra
 
 simulate_module = importlib.import_module("bergen_sim.services.simulation")  # the package's `simulate` is the function
 
-SUMMARY_FIELDS = ["matches", "hands", "redeals", "plays", "draws", "passes", "double_headers", "triple_headers",
-                  "blocked_hands", "out_hands", "points_by_source", "match_wins", "decided_hands",
-                  "leader_side_hand_wins", "elapsed_s", "matches_per_s", "rules", "seed"]
+SUMMARY_FIELDS = [
+    "matches",
+    "hands",
+    "redeals",
+    "plays",
+    "draws",
+    "passes",
+    "double_headers",
+    "triple_headers",
+    "blocked_hands",
+    "out_hands",
+    "points_by_source",
+    "match_wins",
+    "decided_hands",
+    "leader_side_hand_wins",
+    "elapsed_s",
+    "matches_per_s",
+    "rules",
+    "seed",
+]
 
 #: the fields of each event type, in the order bergen-trace/2 writes them
 EVENT_FIELDS = {
@@ -79,10 +96,26 @@ def test_simulate_table(capsys):
 
 
 def test_options_reach_the_rules(capsys):
-    summary = simulate_json(capsys, "--players", "4", "--partnerships", "--preset", "classic", "--set",
-                            "target=9", "--set", "settlement=american", "--policy", "first", "--matches", "30")
-    assert summary["rules"] == Rules.make(players=4, partnerships=True, preset="classic", target=9,
-                                          settlement="american").to_dict()
+    summary = simulate_json(
+        capsys,
+        "--players",
+        "4",
+        "--partnerships",
+        "--preset",
+        "classic",
+        "--set",
+        "target=9",
+        "--set",
+        "settlement=american",
+        "--policy",
+        "first",
+        "--matches",
+        "30",
+    )
+    assert (
+        summary["rules"]
+        == Rules.make(players=4, partnerships=True, preset="classic", target=9, settlement="american").to_dict()
+    )
     assert summary["policies"] == ["first"] * 4 and len(summary["match_wins"]) == 2
 
 
@@ -103,7 +136,10 @@ def test_options_reach_the_rules(capsys):
         (["simulate", "--set", "boneyard_reserve=-1"], ["boneyard_reserve", "0 or more"]),
         (["simulate", "--players", "3", "--partnerships"], ["partnerships", "4, 6 or 8 players"]),
         (["simulate", "--players", "9"], ["--players", "9"]),
-        (["simulate", "--players", "6"], ["6 players x 5 tiles + reserve 2", "domino_set=double-nine", "hand_size <= 4"]),
+        (
+            ["simulate", "--players", "6"],
+            ["6 players x 5 tiles + reserve 2", "domino_set=double-nine", "hand_size <= 4"],
+        ),
         (["trace", "-o", "{tmp}/t.jsonl", "--players", "8", "--partnerships"], ["domino_set=double-nine"]),
         (["simulate", "--matches", "0"], ["--matches", "0"]),
         (["simulate", "--seed", "x"], ["--seed", "x"]),
@@ -130,13 +166,19 @@ def test_console_script_exits_with_status_2(tmp_path):
     script = Path(sys.executable).with_name("bergen-sim")
     if not script.exists():
         pytest.skip("the console script is not installed next to this interpreter")
-    bad = subprocess.run([str(script), "simulate", "--set", "target=abc"], capture_output=True, text=True,
-                         cwd=tmp_path, env={**os.environ, "COLUMNS": "200"})
+    bad = subprocess.run(
+        [str(script), "simulate", "--set", "target=abc"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert bad.returncode == 2 and bad.stdout == ""
     assert error_lines(bad.stderr.strip()) == ["bergen-sim: error: setting target takes a whole number, not 'abc'"]
 
 
 # --- --out Parquet ---------------------------------------------------------------------------------
+
 
 def test_out_writes_one_row_per_match(capsys, tmp_path):
     path = tmp_path / "matches.parquet"
@@ -169,18 +211,21 @@ def test_out_never_leaves_a_half_written_file(capsys, tmp_path, monkeypatch):
         return real(rows, sides)
 
     monkeypatch.setattr(simulate_module, "match_frame", failing_match_frame)
-    status, out, err = run(capsys, "simulate", "--matches", "200", "--chunk-size", "60", "--workers", "1",
-                           "--out", str(path))
+    status, out, err = run(
+        capsys, "simulate", "--matches", "200", "--chunk-size", "60", "--workers", "1", "--out", str(path)
+    )
     assert status == 2 and "boom" in err and len(calls) == 2
     assert path.read_bytes() == b"an older file"  # the old file is untouched
     assert sorted(p.name for p in tmp_path.iterdir()) == ["matches.parquet"]  # no partial file left
     path.unlink()
-    status, _, _ = run(capsys, "simulate", "--matches", "200", "--chunk-size", "60", "--workers", "1",
-                       "--out", str(path))
+    status, _, _ = run(
+        capsys, "simulate", "--matches", "200", "--chunk-size", "60", "--workers", "1", "--out", str(path)
+    )
     assert status == 2 and list(tmp_path.iterdir()) == []
 
 
 # --- trace -------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "args",

@@ -28,7 +28,9 @@ def _results(data: dict) -> dict:
 
 def test_compare_takes_policy_repeated_or_as_a_comma_list(capsys):
     listed, _ = _json(capsys, "compare", "--policy", "random,greedy", "--deals", "20", "--workers", "1")
-    repeated, _ = _json(capsys, "compare", "--policy", "random", "--policy", "greedy", "--deals", "20", "--workers", "1")
+    repeated, _ = _json(
+        capsys, "compare", "--policy", "random", "--policy", "greedy", "--deals", "20", "--workers", "1"
+    )
     assert _results(listed) == _results(repeated) and _results(listed)
 
 
@@ -50,8 +52,9 @@ def test_compare_needs_two_policies(capsys):
 
 def test_simulate_takes_a_comma_list_of_seat_policies(capsys):
     listed, _ = _json(capsys, "simulate", "--policy", "greedy,random", "--matches", "50", "--workers", "1")
-    repeated, _ = _json(capsys, "simulate", "--policy", "greedy", "--policy", "random", "--matches", "50",
-                        "--workers", "1")
+    repeated, _ = _json(
+        capsys, "simulate", "--policy", "greedy", "--policy", "random", "--matches", "50", "--workers", "1"
+    )
     assert listed == repeated and listed["policies"] == ["greedy", "random"]
 
 

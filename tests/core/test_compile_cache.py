@@ -44,7 +44,9 @@ def test_the_locator_checks_a_cache_folder_by_writing_to_it_once(tmp_path, monke
     monkeypatch.setenv("BERGEN_SIM_CACHE_DIR", str(tmp_path))
     written = []
     temporary_file = caching.tempfile.TemporaryFile
-    monkeypatch.setattr(caching.tempfile, "TemporaryFile", lambda **kw: written.append(kw["dir"]) or temporary_file(**kw))
+    monkeypatch.setattr(
+        caching.tempfile, "TemporaryFile", lambda **kw: written.append(kw["dir"]) or temporary_file(**kw)
+    )
     compile_cache.install_cache_locator()
     locator = caching.CacheImpl._locator_classes[0]
     kernel = tmp_path / "kernels" / "kernel_probe.py"
@@ -66,9 +68,11 @@ def test_importing_the_package_leaves_the_environment_alone():
 
 def test_a_warm_kernel_loads_without_numbas_compiler_tables():
     """Start-up: a kernel found in the disk cache loads without Numba registering all it can compile."""
-    code = ("import sys; from bergen_sim.services.execution.jobs import engine_for; from bergen_sim.model.rules import Rules; "
-            "engine = engine_for(Rules.make(players=2), ('first',)); engine_for(Rules.make(players=2), ('first',)); "
-            "print(int(engine.play(3, 0, 50).totals[0]), 'numba.typed.typeddict' in sys.modules)")
+    code = (
+        "import sys; from bergen_sim.services.execution.jobs import engine_for; from bergen_sim.model.rules import Rules; "
+        "engine = engine_for(Rules.make(players=2), ('first',)); engine_for(Rules.make(players=2), ('first',)); "
+        "print(int(engine.play(3, 0, 50).totals[0]), 'numba.typed.typeddict' in sys.modules)"
+    )
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)  # fills the cache
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["50", "False"]
@@ -96,17 +100,21 @@ def test_in_disk_cache_answers_for_the_call_about_to_be_made(tmp_path):
     follows compiles without Numba's tables and fails (a double-six run, then a double-twelve one)."""
     module = tmp_path / "cached_probe.py"
     module.write_text("from numba import njit\n\n@njit(cache=True)\ndef f(x):\n    return x\n")
-    code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import cached_probe as m; "
-            "from bergen_sim.core.compile_cache import in_disk_cache as c; "
-            "one, three = (np.int64(1),), ((np.int64(1), np.int64(2), np.int64(3)),); "
-            "before = c(m.f, one); m.f(*one); "
-            "print(before, c(m.f, one), c(m.f, three), c(m.f))")
+    code = (
+        "import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import cached_probe as m; "
+        "from bergen_sim.core.compile_cache import in_disk_cache as c; "
+        "one, three = (np.int64(1),), ((np.int64(1), np.int64(2), np.int64(3)),); "
+        "before = c(m.f, one); m.f(*one); "
+        "print(before, c(m.f, one), c(m.f, three), c(m.f))"
+    )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    first = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env,
-                           check=True)
+    first = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env, check=True
+    )
     assert first.stdout.split() == ["False", "True", "False", "True"]
-    again = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env,
-                           check=True)
+    again = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env, check=True
+    )
     assert again.stdout.split() == ["True", "True", "False", "True"]  # read from the disk in a new process
 
 
@@ -126,8 +134,13 @@ def test_a_cache_folder_that_cannot_be_used_gives_way_to_a_temporary_one(tmp_pat
     """BERGEN_SIM_CACHE_DIR at a file, a device or /proc: one notice naming it, and the command works."""
     (tmp_path / "a-file").write_text("")
     env = {**os.environ, "BERGEN_SIM_CACHE_DIR": where.format(tmp=tmp_path)}
-    done = subprocess.run([sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())",
-                           "simulate", "--help"], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())", "simulate", "--help"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0 and done.stderr.count("\n") == 1, done.stderr
     assert "BERGEN_SIM_CACHE_DIR" in done.stderr and "cannot be used" in done.stderr and "instead" in done.stderr
     assert "Usage:" in done.stdout
@@ -178,9 +191,15 @@ def test_without_a_lock_file_a_failed_build_keeps_its_own_error(tmp_path, monkey
 
 # --- the cache heals itself ---------------------------------------------------------------------------------------
 
+
 def _command(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())",
-                           *args], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from bergen_sim.cli import main; sys.exit(main())", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize("args", [["--help"], ["simulate", "--help"], ["review", "--help"], ["policies"]])
@@ -216,8 +235,9 @@ def test_a_file_in_place_of_a_cache_subfolder_is_replaced_with_a_notice(tmp_path
     assert compile_cache.subfolder("kernels", "arrays") == folder and capsys.readouterr().err == ""
 
 
-@pytest.mark.parametrize("damage", [lambda b: b[: len(b) // 2], lambda b: b"", lambda b: bytes(len(b)),
-                                    lambda b: b[:-1] + b"0"])
+@pytest.mark.parametrize(
+    "damage", [lambda b: b[: len(b) // 2], lambda b: b"", lambda b: bytes(len(b)), lambda b: b[:-1] + b"0"]
+)
 def test_a_checked_file_that_was_damaged_reads_as_missing_with_a_notice(tmp_path, capsys, damage):
     path = tmp_path / "table.npy"
     compile_cache.write_checked(path, b"some table bytes" * 100)

@@ -46,25 +46,34 @@ def test_a_command_is_loaded_from_its_own_file_as_the_scan_of_all_finds_it():
 
 def test_help_and_import_stay_light():
     """``bergen-sim --help`` and ``import bergen_sim`` load no engine, Numba, pandas, matplotlib or Dask."""
-    code = ("import sys, bergen_sim; from bergen_sim.cli import main; status = main(['--help']); "
-            "heavy = ('numba', 'numpy', 'pandas', 'matplotlib', 'pyarrow', 'dask', 'distributed', 'bergen_sim.engine'); "
-            "print(status, [m for m in heavy if m in sys.modules])")
+    code = (
+        "import sys, bergen_sim; from bergen_sim.cli import main; status = main(['--help']); "
+        "heavy = ('numba', 'numpy', 'pandas', 'matplotlib', 'pyarrow', 'dask', 'distributed', 'bergen_sim.engine'); "
+        "print(status, [m for m in heavy if m in sys.modules])"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Commands:" in done.stdout and "simulate" in done.stdout
     assert done.stdout.splitlines()[-1] == "0 []"
 
 
-@pytest.mark.parametrize("argv, not_loaded", [
-    (["policies"], ("numba", "numpy", "pandas", "matplotlib", "pyarrow", "scipy", "dask", "bergen_sim.engine")),
-    # a summary run needs Numba (which itself imports SciPy's BLAS), never the table and plotting libraries
-    (["simulate", "--matches", "300", "--workers", "1", "--json"],
-     ("pandas", "matplotlib", "pyarrow", "dask", "distributed", "rich.progress")),
-])
+@pytest.mark.parametrize(
+    "argv, not_loaded",
+    [
+        (["policies"], ("numba", "numpy", "pandas", "matplotlib", "pyarrow", "scipy", "dask", "bergen_sim.engine")),
+        # a summary run needs Numba (which itself imports SciPy's BLAS), never the table and plotting libraries
+        (
+            ["simulate", "--matches", "300", "--workers", "1", "--json"],
+            ("pandas", "matplotlib", "pyarrow", "dask", "distributed", "rich.progress"),
+        ),
+    ],
+)
 def test_commands_import_only_what_they_use(argv, not_loaded):
     """Start-up time: ``policies`` reads the built-ins from their source; a summary run writes no table."""
-    code = (f"import sys; from bergen_sim.cli import main; status = main({argv!r}); "
-            f"print(status, [m for m in {not_loaded!r} if m in sys.modules])")
+    code = (
+        f"import sys; from bergen_sim.cli import main; status = main({argv!r}); "
+        f"print(status, [m for m in {not_loaded!r} if m in sys.modules])"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "0 []"
@@ -115,13 +124,15 @@ def test_a_compile_is_said_on_a_terminal_and_off_it_and_logged(capsys, monkeypat
 def test_in_disk_cache_reads_numbas_cache_index(tmp_path):
     """A fresh cached function is not compiled; after its first call it is (what a second process would load)."""
     path = tmp_path / "fresh_kernel.py"
-    path.write_text(textwrap.dedent("""
+    path.write_text(
+        textwrap.dedent("""
         from numba import njit
 
         @njit(cache=True)
         def run_matches(x):
             return x + 1
-    """))
+    """)
+    )
     spec = importlib.util.spec_from_file_location("fresh_kernel_for_test", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -152,8 +163,20 @@ def test_policies_json(capsys):
 def test_report_json(capsys, tmp_path):
     status, out, _ = run(capsys, "report", "--list", "--json")
     assert status == 0 and "lead_advantage" in [a["name"] for a in json.loads(out)["analyses"]]
-    status, out, err = run(capsys, "report", "header_frequency", "--quick", "--matches", "60", "--workers", "1",
-                           "--out", str(tmp_path / "r"), "--json", "--quiet")
+    status, out, err = run(
+        capsys,
+        "report",
+        "header_frequency",
+        "--quick",
+        "--matches",
+        "60",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "r"),
+        "--json",
+        "--quiet",
+    )
     assert status == 0 and err == ""
     data = json.loads(out)
     [report] = data["reports"]
@@ -184,19 +207,34 @@ def test_git_commit_is_told_from_a_checkout():
     state = provenance.git_state()
     if state is None:
         pytest.skip("not running from a git checkout (an installed package has no commit to tell)")
-    head = subprocess.run(["git", "-C", str(provenance._SOURCE_ROOT), "rev-parse", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "-C", str(provenance._SOURCE_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     assert state["commit"] == head and isinstance(state["dirty"], bool)
 
 
 def test_compare_files_carry_provenance(capsys, tmp_path):
     for suffix in (".json", ".parquet"):
         path = tmp_path / f"c{suffix}"
-        status, _, err = run(capsys, "compare", "--policy", "first,random", "--deals", "30", "--workers", "1",
-                             "--out", str(path), "--quiet")
+        status, _, err = run(
+            capsys,
+            "compare",
+            "--policy",
+            "first,random",
+            "--deals",
+            "30",
+            "--workers",
+            "1",
+            "--out",
+            str(path),
+            "--quiet",
+        )
         assert status == 0, err
-        meta = (json.loads(path.read_text()) if suffix == ".json"
-                else json.loads(pq.read_schema(path).metadata[b"bergen_sim"]))
+        meta = (
+            json.loads(path.read_text())
+            if suffix == ".json"
+            else json.loads(pq.read_schema(path).metadata[b"bergen_sim"])
+        )
         assert meta["provenance"]["command"].startswith("bergen-sim compare")
 
 
@@ -207,12 +245,21 @@ def test_the_position_analyzer_says_when_it_compiles(capsys, monkeypatch):
     monkeypatch.setattr(feedback, "_last_compile", lambda kind: None)  # no compile timed on this machine yet
     timed = []
     monkeypatch.setattr(feedback, "compiled", lambda kind, seconds: timed.append(kind))
-    position = analyze_module.Position.from_mapping({
-        "seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,5",
-        "boneyard": 16, "scores": "14,12"})
+    position = analyze_module.Position.from_mapping(
+        {
+            "seat": 0,
+            "hand": "3-5,1-3,5-6,0-0",
+            "ends": "3,5",
+            "played": "4-4,3-4,4-5",
+            "counts": "4,5",
+            "boneyard": 16,
+            "scores": "14,12",
+        }
+    )
     analyze_module.analyze(position, runner.Rules.make(players=2), base="first", worlds=50, batch=50)
-    assert capsys.readouterr().err == ("compiling the position analyzer's rollouts "
-                                       "(first run only, a minute or two with a search player)\n")
+    assert capsys.readouterr().err == (
+        "compiling the position analyzer's rollouts (first run only, a minute or two with a search player)\n"
+    )
     assert timed == ["rollouts"]
 
 

@@ -21,6 +21,7 @@ from tests.helpers import english_left
 ROOT = Path(__file__).resolve().parents[2]
 PO = ROOT / "bergen_sim" / "locale" / "da" / "LC_MESSAGES" / "bergen_sim.po"
 
+
 def catalog_entries():
     with PO.open("rb") as handle:
         return {(m.context, m.id if isinstance(m.id, str) else m.id[0]): m for m in read_po(handle) if m.id}
@@ -33,13 +34,15 @@ def extracted():
     keywords = {}
     for spec in config["extract_messages"]["keywords"].split():
         name, _, args = spec.partition(":")
-        keywords[name] = tuple((int(a[:-1]), "c") if a.endswith("c") else int(a) for a in args.split(",")) \
-            if args else None
+        keywords[name] = (
+            tuple((int(a[:-1]), "c") if a.endswith("c") else int(a) for a in args.split(",")) if args else None
+        )
     with (ROOT / "babel.cfg").open() as handle:
         method_map, options_map = parse_mapping_cfg(handle)
-    return [(context, message if isinstance(message, str) else message[0], filename)
-            for filename, _, message, _, context in extract_from_dir(str(ROOT), method_map, options_map,
-                                                                      keywords=keywords)]
+    return [
+        (context, message if isinstance(message, str) else message[0], filename)
+        for filename, _, message, _, context in extract_from_dir(str(ROOT), method_map, options_map, keywords=keywords)
+    ]
 
 
 def test_every_marked_message_has_a_danish_entry_that_is_not_fuzzy():
@@ -61,7 +64,7 @@ def test_the_catalog_check_fails_on_a_missing_or_fuzzy_entry(tmp_path, monkeypat
     text = PO.read_text(encoding="utf-8")
     entry = '\nmsgid "you pass"\nmsgstr "du melder pas"\n'
     assert entry in text
-    for broken in (text.replace(entry, "\n"), text.replace(entry, '\n#, fuzzy' + entry)):
+    for broken in (text.replace(entry, "\n"), text.replace(entry, "\n#, fuzzy" + entry)):
         po = tmp_path / "bergen_sim.po"
         po.write_text(broken, encoding="utf-8")
         monkeypatch.setattr(f"{__name__}.PO", po)
@@ -69,11 +72,18 @@ def test_the_catalog_check_fails_on_a_missing_or_fuzzy_entry(tmp_path, monkeypat
             test_every_marked_message_has_a_danish_entry_that_is_not_fuzzy()
 
 
-@pytest.mark.parametrize("environ, lang", [
-    ({"LANG": "da_DK.UTF-8"}, "da"), ({"LC_MESSAGES": "da_DK", "LANG": "en_GB.UTF-8"}, "da"),
-    ({"LC_ALL": "en_US.UTF-8", "LANG": "da_DK.UTF-8"}, "en"), ({"LANG": "de_DE.UTF-8"}, "en"),
-    ({"LANG": "C.UTF-8"}, "en"), ({}, "en"), ({"LC_ALL": "", "LANG": "da"}, "da"),
-])
+@pytest.mark.parametrize(
+    "environ, lang",
+    [
+        ({"LANG": "da_DK.UTF-8"}, "da"),
+        ({"LC_MESSAGES": "da_DK", "LANG": "en_GB.UTF-8"}, "da"),
+        ({"LC_ALL": "en_US.UTF-8", "LANG": "da_DK.UTF-8"}, "en"),
+        ({"LANG": "de_DE.UTF-8"}, "en"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({}, "en"),
+        ({"LC_ALL": "", "LANG": "da"}, "da"),
+    ],
+)
 def test_the_default_language_follows_the_locale(environ, lang):
     assert i18n.language_from_environment(environ) == lang
 
@@ -89,10 +99,16 @@ def test_numbers_are_written_as_the_language_writes_them():
 
 def test_plural_forms_come_from_the_catalog():
     with i18n.use("da"):
-        one = i18n.trn("taken back: your {move} and {n} move since; your move again",
-                       "taken back: your {move} and {n} moves since; your move again", 1)
-        two = i18n.trn("taken back: your {move} and {n} move since; your move again",
-                       "taken back: your {move} and {n} moves since; your move again", 2)
+        one = i18n.trn(
+            "taken back: your {move} and {n} move since; your move again",
+            "taken back: your {move} and {n} moves since; your move again",
+            1,
+        )
+        two = i18n.trn(
+            "taken back: your {move} and {n} move since; your move again",
+            "taken back: your {move} and {n} moves since; your move again",
+            2,
+        )
     assert one != two and "de {n} træk" in two
 
 
@@ -126,17 +142,26 @@ def test_the_locale_chooses_danish_and_lang_overrides_it(capsys, monkeypatch):
     assert capsys.readouterr().err.startswith("bergen-sim: error: Invalid value")
 
 
-@pytest.mark.parametrize("argv, danish", [
-    (["simulate", "--set", "target=abc"], "bergen-sim: fejl: indstillingen target tager et helt tal, ikke 'abc'"),
-    (["simulate", "--set", "colour=red"], "bergen-sim: fejl: ukendt indstilling 'colour'; indstillingerne er "),
-    (["simulate", "--players", "6"], "spillere x 5 brikker + reserve 2 er flere end de 28 brikker i double-six: brug "
-                                     "domino_set=double-nine eller hand_size <= 4"),
-    (["play", "-o", "/no/such/folder/game.jsonl"], "bergen-sim: fejl: -o /no/such/folder/game.jsonl: mappen "),
-    (["review", "no-such-game.jsonl"], "bergen-sim: fejl: no-such-game.jsonl: kan ikke læse den: "),
-    (["simulate", "--preset", "foo"], "bergen-sim: fejl: ugyldig værdi for '--preset': 'foo' er ikke en af 'classic', "
-                                      "'standard' (se 'bergen-sim simulate --help')"),
-    (["simulate", "--bogus"], "bergen-sim: fejl: ukendt tilvalg: --bogus (mente du --out, --verbose?)"),
-])
+@pytest.mark.parametrize(
+    "argv, danish",
+    [
+        (["simulate", "--set", "target=abc"], "bergen-sim: fejl: indstillingen target tager et helt tal, ikke 'abc'"),
+        (["simulate", "--set", "colour=red"], "bergen-sim: fejl: ukendt indstilling 'colour'; indstillingerne er "),
+        (
+            ["simulate", "--players", "6"],
+            "spillere x 5 brikker + reserve 2 er flere end de 28 brikker i double-six: brug "
+            "domino_set=double-nine eller hand_size <= 4",
+        ),
+        (["play", "-o", "/no/such/folder/game.jsonl"], "bergen-sim: fejl: -o /no/such/folder/game.jsonl: mappen "),
+        (["review", "no-such-game.jsonl"], "bergen-sim: fejl: no-such-game.jsonl: kan ikke læse den: "),
+        (
+            ["simulate", "--preset", "foo"],
+            "bergen-sim: fejl: ugyldig værdi for '--preset': 'foo' er ikke en af 'classic', "
+            "'standard' (se 'bergen-sim simulate --help')",
+        ),
+        (["simulate", "--bogus"], "bergen-sim: fejl: ukendt tilvalg: --bogus (mente du --out, --verbose?)"),
+    ],
+)
 def test_the_errors_a_player_meets_are_one_danish_line(capsys, argv, danish):
     assert main([*argv, "--lang", "da"]) == 2
     err = capsys.readouterr().err
@@ -159,28 +184,59 @@ def test_no_marked_message_hides_inside_an_f_string():
 def test_a_quick_report_in_danish(tmp_path, capsys):
     """The smallest quick report, as a Danish player reads it: title, headings and key findings in Danish, numbers
     with a decimal comma; its tables are the same as in English."""
-    assert main(["report", "going_first", "--quick", "--matches", "200", "--out", str(tmp_path), "--lang", "da",
-                 "--workers", "1"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "going_first",
+                "--quick",
+                "--matches",
+                "200",
+                "--out",
+                str(tmp_path),
+                "--lang",
+                "da",
+                "--workers",
+                "1",
+            ]
+        )
+        == 0
+    )
     page = (tmp_path / "going_first.md").read_text(encoding="utf-8")
     headings = [line for line in page.splitlines() if line.startswith("#") and not line.startswith("### ")]
-    assert headings == ["# Hvad det er værd at spille ud: udspillets point og tempoet", "## Hovedresultater",
-                        "## Resultater", "## Figurer", "## Tabeller", "## Metode"]
+    assert headings == [
+        "# Hvad det er værd at spille ud: udspillets point og tempoet",
+        "## Hovedresultater",
+        "## Resultater",
+        "## Figurer",
+        "## Tabeller",
+        "## Metode",
+    ]
     key = page.split("## Hovedresultater\n", 1)[1].split("\n## ", 1)[0]
-    for words in ("2 spillere, spil med expert: siden, der spiller ud i en runde", "4 i makkerpar, spil med random",
-                  "den udspillede dobbeltbrik", "point pr. runde", "95 %-KI", "simultant 95 %-KI over 8 sammenligninger"):
+    for words in (
+        "2 spillere, spil med expert: siden, der spiller ud i en runde",
+        "4 i makkerpar, spil med random",
+        "den udspillede dobbeltbrik",
+        "point pr. runde",
+        "95 %-KI",
+        "simultant 95 %-KI over 8 sammenligninger",
+    ):
         assert words in key, words
     assert re.search(r"\d,\d+ \(95 %-KI \d,\d+–\d,\d+\)", key)  # decimal commas
     assert not english_left("\n".join(headings) + key, allowed=("expert", "random")), english_left(key)
     index = (tmp_path / "README.md").read_text(encoding="utf-8")
     assert "# Bergen: simuleringsrapporter" in index and "## Hovedresultater" in index
     danish_table = (tmp_path / "going_first" / "tables" / "per_hand.parquet").read_bytes()
-    assert main(["report", "going_first", "--quick", "--matches", "200", "--out", str(tmp_path / "en"),
-                 "--workers", "1"]) == 0
+    assert (
+        main(["report", "going_first", "--quick", "--matches", "200", "--out", str(tmp_path / "en"), "--workers", "1"])
+        == 0
+    )
     assert "## Key findings" in (tmp_path / "en" / "going_first.md").read_text(encoding="utf-8")
     from bergen_sim.services.analysis.reporting import read_table
 
     assert read_table(tmp_path / "going_first" / "tables" / "per_hand.parquet")[0].equals(
-        read_table(tmp_path / "en" / "going_first" / "tables" / "per_hand.parquet")[0])
+        read_table(tmp_path / "en" / "going_first" / "tables" / "per_hand.parquet")[0]
+    )
     assert danish_table  # written
 
 

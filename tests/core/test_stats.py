@@ -40,8 +40,14 @@ def coverage(lo, hi, truth) -> float:
 def test_clustered_ratio_interval_covers_95_percent_where_the_per_hand_interval_does_not():
     rng = np.random.default_rng(11)
     hands, wins, _ = clustered(rng)
-    sums = {"n": np.full(REPS, UNITS), "sx": wins.sum(1), "sy": hands.sum(1), "sxx": (wins * wins).sum(1),
-            "syy": (hands * hands).sum(1), "sxy": (wins * hands).sum(1)}
+    sums = {
+        "n": np.full(REPS, UNITS),
+        "sx": wins.sum(1),
+        "sy": hands.sum(1),
+        "sxx": (wins * wins).sum(1),
+        "syy": (hands * hands).sum(1),
+        "sxy": (wins * hands).sum(1),
+    }
     _, lo, hi = stats.clustered_ratio(sums)
     assert 0.93 <= coverage(lo, hi, 0.5) <= 0.97
     naive = np.array([stats.wilson_interval(w, n) for w, n in zip(sums["sx"], sums["sy"])])

@@ -33,7 +33,9 @@ def test_the_imitation_tool_fits_a_known_chooser_and_intervals_cover_matches():
     """measure_imitation's logit recovers the weights of a chooser that plays by them, its argmax agreement is 1
     there, and its interval over matches is the cluster (ratio) interval: wider when a match's decisions agree
     together than when they are independent."""
-    spec = importlib.util.spec_from_file_location("measure_imitation", BENCHMARKS.parent / "research/imitation/measure.py")
+    spec = importlib.util.spec_from_file_location(
+        "measure_imitation", BENCHMARKS.parent / "research/imitation/measure.py"
+    )
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     rng = np.random.default_rng(3)
@@ -55,7 +57,9 @@ def test_the_imitation_tool_fits_a_known_chooser_and_intervals_cover_matches():
 def test_the_imitation_tool_counts_twins_as_one_move():
     """0-2 on either end of 0|0 is one move seen in a mirror: a chooser's pick of either is the first listed, so
     agreement is not lost to a coin flip between twins; a decision without twins keeps every index."""
-    spec = importlib.util.spec_from_file_location("measure_imitation", BENCHMARKS.parent / "research/imitation/measure.py")
+    spec = importlib.util.spec_from_file_location(
+        "measure_imitation", BENCHMARKS.parent / "research/imitation/measure.py"
+    )
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     from bergen_sim.engine import layout as L
@@ -63,8 +67,14 @@ def test_the_imitation_tool_counts_twins_as_one_move():
 
     games = read_games(BENCHMARKS.parent / "tests" / "golden" / "2p-standard.jsonl")[:1]
     seen = []
-    drive(games[0], lambda game, action: seen.append((game.view(action.seat).array.copy(), game.legal_moves()))
-          if (game.hand_number, action.seat, action.tile) == (2, 0, "0-2") else None)
+    drive(
+        games[0],
+        lambda game, action: (
+            seen.append((game.view(action.seat).array.copy(), game.legal_moves()))
+            if (game.hand_number, action.seat, action.tile) == (2, 0, "0-2")
+            else None
+        ),
+    )
     view, moves = seen[0]
     tiles = np.array([m.tile.index for m in moves] + [0] * (L.MAX_MOVES - len(moves)), dtype=np.int64)
     ends = np.array([int(m.end) for m in moves] + [0] * (L.MAX_MOVES - len(moves)), dtype=np.int64)
@@ -77,23 +87,53 @@ def test_the_imitation_tool_counts_twins_as_one_move():
 def test_the_analyzer_tool_counts_agreement_mirrors_and_cross_losses_per_match():
     """measure_analyzer: two analyzers agree when they pick the same move or its mirror; where they differ, each
     judge's loss for the other's pick is read from its own ranking; the first decision's time is kept apart."""
-    spec = importlib.util.spec_from_file_location("measure_analyzer", BENCHMARKS.parent / "research/analyzer-engine/measure.py")
+    spec = importlib.util.spec_from_file_location(
+        "measure_analyzer", BENCHMARKS.parent / "research/analyzer-engine/measure.py"
+    )
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
 
     def by(best, mirror, behind, cpu=0.01):
-        return {"cpu_s": cpu, "worlds": 1000, "stopped": "separated", "best": best, "mirror_of": mirror,
-                "behind": behind}
+        return {
+            "cpu_s": cpu,
+            "worlds": 1000,
+            "stopped": "separated",
+            "best": best,
+            "mirror_of": mirror,
+            "behind": behind,
+        }
 
     rows = [
-        {"match": 0, "number": 1, "compiling": True, "by": {"reader": by("1-2 L", None, {"1-2 L": [0, 0]}, 9.0),
-                                                           "ismcts": by("1-2 L", None, {"1-2 L": [0, 0]}, 9.0)}},
-        {"match": 0, "number": 2, "by": {"reader": by("3-3 L", None, {"3-3 L": [0, 0], "3-3 R": [0, 0]}),
-                                         "ismcts": by("3-3 R", "3-3 L", {"3-3 R": [0, 0], "3-3 L": [0, 0]})}},
-        {"match": 1, "number": 1, "by": {"reader": by("0-1 L", None, {"0-1 L": [0, 0], "2-5 R": [0.04, 0.01]}),
-                                         "ismcts": by("2-5 R", None, {"2-5 R": [0, 0], "0-1 L": [0.02, -0.01]})}},
-        {"match": 1, "number": 2, "by": {"reader": by("4-4 L", None, {"4-4 L": [0, 0]}),
-                                         "ismcts": by("4-4 L", None, {"4-4 L": [0, 0]})}},
+        {
+            "match": 0,
+            "number": 1,
+            "compiling": True,
+            "by": {
+                "reader": by("1-2 L", None, {"1-2 L": [0, 0]}, 9.0),
+                "ismcts": by("1-2 L", None, {"1-2 L": [0, 0]}, 9.0),
+            },
+        },
+        {
+            "match": 0,
+            "number": 2,
+            "by": {
+                "reader": by("3-3 L", None, {"3-3 L": [0, 0], "3-3 R": [0, 0]}),
+                "ismcts": by("3-3 R", "3-3 L", {"3-3 R": [0, 0], "3-3 L": [0, 0]}),
+            },
+        },
+        {
+            "match": 1,
+            "number": 1,
+            "by": {
+                "reader": by("0-1 L", None, {"0-1 L": [0, 0], "2-5 R": [0.04, 0.01]}),
+                "ismcts": by("2-5 R", None, {"2-5 R": [0, 0], "0-1 L": [0.02, -0.01]}),
+            },
+        },
+        {
+            "match": 1,
+            "number": 2,
+            "by": {"reader": by("4-4 L", None, {"4-4 L": [0, 0]}), "ismcts": by("4-4 L", None, {"4-4 L": [0, 0]})},
+        },
     ]
     out = tool.summarize(rows, ["reader", "ismcts"], {"reader": 9.0, "ismcts": 9.0}, 2, 0, 1000, 100)
     pair = out["summary"]["pairs"]["reader vs ismcts"]
@@ -108,8 +148,9 @@ def test_the_analyzer_tool_counts_agreement_mirrors_and_cross_losses_per_match()
 def test_the_clairvoyance_tool_plays_both_seat_orders_of_a_deal_set_reproducibly():
     """A deal set is two matches (the clairvoyant in seat 0, then seat 1): its share is 0, 1/2 or 1, it decides
     at least once, and the same deal set plays the same way again (keyed streams, no hidden state)."""
-    spec = importlib.util.spec_from_file_location("measure_clairvoyance",
-                                                  BENCHMARKS.parent / "research/clairvoyance/measure.py")
+    spec = importlib.util.spec_from_file_location(
+        "measure_clairvoyance", BENCHMARKS.parent / "research/clairvoyance/measure.py"
+    )
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     expert = tool.BASE_POLICIES.index("expert")
@@ -127,16 +168,23 @@ def test_stretches_split_at_twelve_unsampled_instructions_busiest_first():
 
 
 def test_a_compiled_function_name_loses_its_abi_tags_and_argument_types():
-    name = ("bergen_sim::policies::expert::choose[abi:v134][abi:c8tJTC_2fWw](Array<long long, 1, C, mutable, "
-            "aligned>, long long)")
+    name = (
+        "bergen_sim::policies::expert::choose[abi:v134][abi:c8tJTC_2fWw](Array<long long, 1, C, mutable, "
+        "aligned>, long long)"
+    )
     assert profile_kernel.short(name) == "bergen_sim::policies::expert::choose"
 
 
 def test_table_settings_read_numbers_and_switches():
     assert trees.game_settings("players=4,domino_set=double-nine,spinner=off") == {
-        "players": 4, "domino_set": "double-nine", "spinner": False}
-    assert trees.game_label({"players": 8, "domino_set": "double-eighteen", "partnerships": True}) == \
-        "8p double-eighteen partnerships"
+        "players": 4,
+        "domino_set": "double-nine",
+        "spinner": False,
+    }
+    assert (
+        trees.game_label({"players": 8, "domino_set": "double-eighteen", "partnerships": True})
+        == "8p double-eighteen partnerships"
+    )
     with pytest.raises(argparse.ArgumentTypeError):
         trees.game_settings("players")
 
@@ -148,8 +196,9 @@ def test_the_readme_row_says_how_many_runs_each_median_of_the_size_sweep_took():
         rows = [{"matches": m, "repeats": r} for m, r in counts]
         return {"repeats": repeats, "short_repeats": short_repeats, "rows": rows}
 
-    assert readme_table._repeats(sweep(3, 9, [(10_000, 9), (300_000, 9), (1_000_000, 3)])) == \
-        "3 (9 up to 300,000 matches)"
+    assert (
+        readme_table._repeats(sweep(3, 9, [(10_000, 9), (300_000, 9), (1_000_000, 3)])) == "3 (9 up to 300,000 matches)"
+    )
     assert readme_table._repeats(sweep(3, 3, [(10_000, 3), (1_000_000, 3)])) == "3"
     assert readme_table._repeats({"repeats": 5, "rows": []}) == "5"  # a sweep saved before short repeats existed
     assert readme_table._repeats(sweep(3, 9, [(10_000, 9), (30_000, 9)])) == "9"  # only short runs were measured
@@ -185,8 +234,10 @@ def test_the_size_goals_are_met_only_where_every_interval_shows_them():
     def judged(rows):
         return [(g["met"], g["measured"].split("; ", 1)[1]) for g in sizes.goals(rows)]
 
-    assert judged([tight, fast]) == [(True, "every size's interval is at or below 1.05"),
-                                     (True, "every such size's interval is at or above 1.9x")]
+    assert judged([tight, fast]) == [
+        (True, "every size's interval is at or below 1.05"),
+        (True, "every such size's interval is at or above 1.9x"),
+    ]
     assert judged([tight, wide])[0][0] is False
     assert judged([tight, wide])[0][1].startswith("no size shown above 1.05; the intervals reach")
     assert judged([tight, slower])[0] == (False, "shown above 1.05 at 100,000")
@@ -198,34 +249,44 @@ def test_two_workers_are_judged_on_the_play_time_too_where_the_runs_report_it():
     """A fresh command's start-up is shared by both modes and no core count shortens it: the wall-time ratio
     understates the speed-up of the play, so the sweep judges the play times the runs report as well."""
     row = {"tree": "new", "view": "command", "matches": 1_000_000}
-    for mode, walls, plays in (("1 worker", [3.5, 3.6, 3.4], [3.0, 3.1, 2.9]),
-                               ("2 workers", [2.0, 2.05, 1.95], [1.5, 1.55, 1.45]),
-                               ("default", [2.0, 2.05, 1.95], [1.5, 1.55, 1.45])):
+    for mode, walls, plays in (
+        ("1 worker", [3.5, 3.6, 3.4], [3.0, 3.1, 2.9]),
+        ("2 workers", [2.0, 2.05, 1.95], [1.5, 1.55, 1.45]),
+        ("default", [2.0, 2.05, 1.95], [1.5, 1.55, 1.45]),
+    ):
         row[mode] = {"wall_s": walls[1], "runs_wall_s": walls, "play_s": plays[1], "runs_play_s": plays}
     judged = {g["key"]: (g["met"], g["measured"]) for g in sizes.goals([sizes.add_paired(row)])}
     assert judged["two_vs_one"][0] is False and judged["two_vs_one"][1].startswith("lowest 1.75")
-    assert judged["two_vs_one_play"] == (True, "lowest 2.00 [2.00, 2.00]x at 1,000,000 matches; "
-                                               "every such size's interval is at or above 1.9x")
+    assert judged["two_vs_one_play"] == (
+        True,
+        "lowest 2.00 [2.00, 2.00]x at 1,000,000 matches; every such size's interval is at or above 1.9x",
+    )
 
 
 def test_two_workers_are_also_judged_against_the_machines_two_cores():
     """Two busy cores of a shared machine run slower than one: two unrelated one-worker runs at once (the
     ceiling) lose the same, so 2 workers are also judged against them (0.95 of them is 1.9x of perfect cores)."""
     row = {"tree": "new", "view": "api", "matches": 1_000_000}
-    for mode, walls in (("1 worker", [3.4, 3.5, 3.3]), ("2 workers", [1.8, 1.85, 1.75]),
-                        ("default", [1.8, 1.85, 1.75]), (sizes.CEILING, [1.8, 1.85, 1.75])):
+    for mode, walls in (
+        ("1 worker", [3.4, 3.5, 3.3]),
+        ("2 workers", [1.8, 1.85, 1.75]),
+        ("default", [1.8, 1.85, 1.75]),
+        (sizes.CEILING, [1.8, 1.85, 1.75]),
+    ):
         row[mode] = {"wall_s": walls[1], "runs_wall_s": walls}
     judged = {g["key"]: (g["met"], g["measured"]) for g in sizes.goals([sizes.add_paired(row)])}
     assert judged["two_vs_one"][0] is False  # 1.89x of one worker
-    assert judged["two_vs_ceiling"] == (True, "lowest 1.00 [1.00, 1.00] at 1,000,000 matches; "
-                                              "every such size's interval is at or above 0.95")
+    assert judged["two_vs_ceiling"] == (
+        True,
+        "lowest 1.00 [1.00, 1.00] at 1,000,000 matches; every such size's interval is at or above 0.95",
+    )
     row[sizes.CEILING]["runs_wall_s"] = [1.6, 1.65, 1.55]  # the machine gives more than 2 workers get
     judged = {g["key"]: g["met"] for g in sizes.goals([sizes.add_paired(row)])}
     assert judged["two_vs_ceiling"] is False
 
 
 def test_a_goal_whose_interval_spans_it_is_reported_as_not_decided():
-    """"no" is kept for a goal the intervals show missed; one they neither meet nor miss says so."""
+    """ "no" is kept for a goal the intervals show missed; one they neither meet nor miss says so."""
     same = [1.0, 1.2, 0.9, 1.1]
     tight = _row(10_000, same, same, [x * 1.01 for x in same])
     wide = _row(30_000, same, same, [1.3, 0.9, 1.2, 0.8])
@@ -236,10 +297,16 @@ def test_a_goal_whose_interval_spans_it_is_reported_as_not_decided():
     assert words([tight, slower]) == ["no"]
     for row in (tight, wide):
         row["default"]["workers_used"] = [2]
-    assert "| not decided |" in sizes.report({"machine": {"date": "d", "cores": 2, "commit": "c"},
-                                              "load_average_before": [0], "load_average_after": [0],
-                                              "repeats": 4, "rows": [tight, wide],
-                                              "goals": sizes.goals([tight, wide])})
+    assert "| not decided |" in sizes.report(
+        {
+            "machine": {"date": "d", "cores": 2, "commit": "c"},
+            "load_average_before": [0],
+            "load_average_after": [0],
+            "repeats": 4,
+            "rows": [tight, wide],
+            "goals": sizes.goals([tight, wide]),
+        }
+    )
 
 
 def _refused(script: str, args: list[str], says: str, tmp_path: Path | None = None) -> None:
@@ -252,88 +319,139 @@ def _refused(script: str, args: list[str], says: str, tmp_path: Path | None = No
         (tmp_path / "bad.json").write_text("not json")
         (tmp_path / "list.json").write_text("[1, 2]")
         args = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
-    done = subprocess.run([sys.executable, str(BENCHMARKS.parent / script), *args], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS.parent / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert says in error_lines(done.stderr.strip())[-1]
 
 
-@pytest.mark.parametrize("args, says", [(["--panel", "nosuch"], "unknown policy 'nosuch'"),
-                                        (["--deal-sets", "0"], "--deal-sets and --rounds must be at least 1"),
-                                        (["--players", "99"], "players must be 2..8")])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--panel", "nosuch"], "unknown policy 'nosuch'"),
+        (["--deal-sets", "0"], "--deal-sets and --rounds must be at least 1"),
+        (["--players", "99"], "players must be 2..8"),
+    ],
+)
 def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_play(args, says):
     _refused("tools/tune_expert.py", args, says)
 
 
-@pytest.mark.parametrize("script, args, says", [
-    ("research/duplicate-deals/measure.py", ["--matches", "0"], "--matches must be 1..10,000,000, not 0"),
-    ("research/duplicate-deals/measure.py", ["--seeds", "1,a"], "--seeds '1,a': give whole numbers"),
-    ("research/duplicate-deals/measure.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
-    ("research/expert-weights/measure.py", ["--workers", "0"], "--workers must be 1..1,024, not 0"),
-    ("research/expert-weights/measure.py", ["--out", "{tmp}"], "is a folder"),
-    ("research/lead-choice/measure.py", ["--matches", "-1"], "--matches must be 1..10,000,000, not -1"),
-    ("research/lead-choice/measure.py", ["--out", "x.txt"], "unknown file type '.txt'; use .json"),
-    ("research/partner-model/measure.py", ["--matches", "0"], "--matches must be 1..100,000,000,000, not 0"),
-    ("research/partner-model/measure.py", ["--seed", "-1"], "seed must be 0..18,446,744,073,709,551,615, not -1"),
-    ("research/match-value/measure.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy"], "give two policies"),
-    ("research/luck-adjustment/measure.py", ["--policies", "nosuch,random"], "unknown policy 'nosuch'"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--players", "3", "--partnerships"],
-     "partnerships need 4, 6 or 8 players"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--matches", "119"], "--matches must be 120..10,000,000"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--rollouts", "0"], "--rollouts must be 1..10,000"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--model", "expert=greedy"],
-     "luck model 'expert': not one of the compared policies (greedy, random)"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--model", "greedy=ismcts"],
-     "luck model greedy=ismcts: the play-outs can play random, first"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--model", "greedy=pimc:worlds=0"],
-     "luck model greedy=pimc:worlds=0: policy 'pimc:worlds=0': worlds must be a whole number in 1..100000"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--workers", "0"], "--workers must be 1..256"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--model", "greedy"], "give NAME=MODEL"),
-    ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--out", "{tmp}/bad.json"], "cannot read it as JSON"),
-    ("research/imitation/measure.py", ["--searcher", "nosuch"], "unknown policy 'nosuch'"),
-    ("research/imitation/measure.py", ["--matches", "3"], "--matches must be 4..100,000"),
-    ("research/imitation/measure.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
-    ("research/analyzer-engine/measure.py", ["--matches", "1"], "--matches must be 2..10,000"),
-    ("research/analyzer-engine/measure.py", ["--worlds", "0"], "--worlds must be 2..1,000,000"),
-    ("research/analyzer-engine/measure.py", ["--player", "ismcts"], "give two --player values or more"),
-    ("research/analyzer-engine/measure.py", ["--player", "expert"], "invalid choice: 'expert'"),
-    ("research/analyzer-engine/measure.py", ["--out", "{tmp}/x.txt"], ".json"),
-    ("research/clairvoyance/measure.py", ["--opponent", "nosuch"], "unknown policy 'nosuch'"),
-    ("research/clairvoyance/measure.py", ["--deal-sets", "1"], "--deal-sets must be 2..100,000"),
-    ("research/clairvoyance/measure.py", ["--worlds", "0"], "--worlds must be 1..100,000"),
-    ("research/clairvoyance/measure.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
-    ("research/search-strength/measure.py", ["--scale", "nan"], "--scale nan: give a number above 0"),
-    ("research/search-strength/measure.py", ["--scale", "0"], "--scale 0.0: give a number above 0"),
-    ("research/search-strength/measure.py", ["--out", "{tmp}/list.json"], "holds no 'games' of this tool"),
-    ("tools/compare_trees.py", ["--old", "{tmp}", "--out", "{tmp}/out"], "not a bergen-sim source tree"),
-    ("tools/compare_trees.py", ["--old", str(BENCHMARKS.parent), "--out", "{tmp}/out", "--only", "nosuch"],
-     "no such configuration"),
-    ("tools/doc_examples.py", ["nosuch"], "no example 'nosuch'; choose from compare, analyze"),
-    ("tools/docs_numbers.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
-    ("tools/readme_findings.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
-    ("benchmarks/readme_table.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
-    ("benchmarks/run.py", ["--workers", "0", "--no-save"], "argument --workers: must be 1..1,024, not 0"),
-    ("benchmarks/sets.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),
-    ("benchmarks/c_anchor.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),
-    ("benchmarks/c_anchor.py", ["--old", "nosuch", "--no-save"], "'nosuch' has no benchmarks/c_loop/bergen_loop.c"),
-    ("benchmarks/sets.py", ["--seconds", "nan", "--no-save"], "argument --seconds: nan is not a number of seconds"),
-    ("benchmarks/sizes.py", ["--min", "1000", "--max", "10", "--no-save"], "--min 1,000 is above --max 10"),
-    ("benchmarks/sizes.py", ["--views", "nosuch", "--no-save"], "--views nosuch: give command, api or command,api"),
-    ("benchmarks/startup_times.py", ["--old", "{tmp}", "--no-save"], "not a bergen-sim source tree"),
-    ("benchmarks/startup_times.py", ["--rounds", "0", "--no-save"], "argument --rounds: must be 1 or more, not 0"),
-    ("benchmarks/trees.py", ["--old", "{tmp}"], "not a bergen-sim source tree"),
-    ("benchmarks/trees.py", ["--old", str(BENCHMARKS.parent), "--game", "players=99"], "players must be 2..8"),
-    ("benchmarks/trees.py", ["--old", str(BENCHMARKS.parent), "--policies", "random,nosuch"],
-     "unknown policy 'nosuch'"),
-    ("benchmarks/search_cost.py", ["--set", "colour=red"], "unknown setting 'colour'"),
-    ("benchmarks/search_cost.py", ["--policy", "nosuch"], "unknown policy 'nosuch'"),
-    ("benchmarks/search_cost.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
-    ("benchmarks/world_cost.py", ["--domino-set", "nosuch"], "domino_set must be one of"),
-    ("benchmarks/world_cost.py", ["--samples", "0"], "argument --samples: must be 1 or more, not 0"),
-    ("benchmarks/profile_kernel.py", ["--policy", "nosuch"], "unknown policy 'nosuch'"),
-    ("benchmarks/profile_kernel.py", ["--listing", "{tmp}"], "is a folder"),
-])
+@pytest.mark.parametrize(
+    "script, args, says",
+    [
+        ("research/duplicate-deals/measure.py", ["--matches", "0"], "--matches must be 1..10,000,000, not 0"),
+        ("research/duplicate-deals/measure.py", ["--seeds", "1,a"], "--seeds '1,a': give whole numbers"),
+        ("research/duplicate-deals/measure.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
+        ("research/expert-weights/measure.py", ["--workers", "0"], "--workers must be 1..1,024, not 0"),
+        ("research/expert-weights/measure.py", ["--out", "{tmp}"], "is a folder"),
+        ("research/lead-choice/measure.py", ["--matches", "-1"], "--matches must be 1..10,000,000, not -1"),
+        ("research/lead-choice/measure.py", ["--out", "x.txt"], "unknown file type '.txt'; use .json"),
+        ("research/partner-model/measure.py", ["--matches", "0"], "--matches must be 1..100,000,000,000, not 0"),
+        ("research/partner-model/measure.py", ["--seed", "-1"], "seed must be 0..18,446,744,073,709,551,615, not -1"),
+        ("research/match-value/measure.py", ["--out", "{tmp}/no/such.json"], "does not exist"),
+        ("research/luck-adjustment/measure.py", ["--policies", "greedy"], "give two policies"),
+        ("research/luck-adjustment/measure.py", ["--policies", "nosuch,random"], "unknown policy 'nosuch'"),
+        (
+            "research/luck-adjustment/measure.py",
+            ["--policies", "greedy,random", "--players", "3", "--partnerships"],
+            "partnerships need 4, 6 or 8 players",
+        ),
+        (
+            "research/luck-adjustment/measure.py",
+            ["--policies", "greedy,random", "--matches", "119"],
+            "--matches must be 120..10,000,000",
+        ),
+        (
+            "research/luck-adjustment/measure.py",
+            ["--policies", "greedy,random", "--rollouts", "0"],
+            "--rollouts must be 1..10,000",
+        ),
+        (
+            "research/luck-adjustment/measure.py",
+            ["--policies", "greedy,random", "--model", "expert=greedy"],
+            "luck model 'expert': not one of the compared policies (greedy, random)",
+        ),
+        (
+            "research/luck-adjustment/measure.py",
+            ["--policies", "greedy,random", "--model", "greedy=ismcts"],
+            "luck model greedy=ismcts: the play-outs can play random, first",
+        ),
+        (
+            "research/luck-adjustment/measure.py",
+            ["--policies", "greedy,random", "--model", "greedy=pimc:worlds=0"],
+            "luck model greedy=pimc:worlds=0: policy 'pimc:worlds=0': worlds must be a whole number in 1..100000",
+        ),
+        (
+            "research/luck-adjustment/measure.py",
+            ["--policies", "greedy,random", "--workers", "0"],
+            "--workers must be 1..256",
+        ),
+        (
+            "research/luck-adjustment/measure.py",
+            ["--policies", "greedy,random", "--model", "greedy"],
+            "give NAME=MODEL",
+        ),
+        (
+            "research/luck-adjustment/measure.py",
+            ["--policies", "greedy,random", "--out", "{tmp}/bad.json"],
+            "cannot read it as JSON",
+        ),
+        ("research/imitation/measure.py", ["--searcher", "nosuch"], "unknown policy 'nosuch'"),
+        ("research/imitation/measure.py", ["--matches", "3"], "--matches must be 4..100,000"),
+        ("research/imitation/measure.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+        ("research/analyzer-engine/measure.py", ["--matches", "1"], "--matches must be 2..10,000"),
+        ("research/analyzer-engine/measure.py", ["--worlds", "0"], "--worlds must be 2..1,000,000"),
+        ("research/analyzer-engine/measure.py", ["--player", "ismcts"], "give two --player values or more"),
+        ("research/analyzer-engine/measure.py", ["--player", "expert"], "invalid choice: 'expert'"),
+        ("research/analyzer-engine/measure.py", ["--out", "{tmp}/x.txt"], ".json"),
+        ("research/clairvoyance/measure.py", ["--opponent", "nosuch"], "unknown policy 'nosuch'"),
+        ("research/clairvoyance/measure.py", ["--deal-sets", "1"], "--deal-sets must be 2..100,000"),
+        ("research/clairvoyance/measure.py", ["--worlds", "0"], "--worlds must be 1..100,000"),
+        ("research/clairvoyance/measure.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+        ("research/search-strength/measure.py", ["--scale", "nan"], "--scale nan: give a number above 0"),
+        ("research/search-strength/measure.py", ["--scale", "0"], "--scale 0.0: give a number above 0"),
+        ("research/search-strength/measure.py", ["--out", "{tmp}/list.json"], "holds no 'games' of this tool"),
+        ("tools/compare_trees.py", ["--old", "{tmp}", "--out", "{tmp}/out"], "not a bergen-sim source tree"),
+        (
+            "tools/compare_trees.py",
+            ["--old", str(BENCHMARKS.parent), "--out", "{tmp}/out", "--only", "nosuch"],
+            "no such configuration",
+        ),
+        ("tools/doc_examples.py", ["nosuch"], "no example 'nosuch'; choose from compare, analyze"),
+        ("tools/docs_numbers.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
+        ("tools/readme_findings.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
+        ("benchmarks/readme_table.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
+        ("benchmarks/run.py", ["--workers", "0", "--no-save"], "argument --workers: must be 1..1,024, not 0"),
+        ("benchmarks/sets.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),
+        ("benchmarks/c_anchor.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),
+        ("benchmarks/c_anchor.py", ["--old", "nosuch", "--no-save"], "'nosuch' has no benchmarks/c_loop/bergen_loop.c"),
+        ("benchmarks/sets.py", ["--seconds", "nan", "--no-save"], "argument --seconds: nan is not a number of seconds"),
+        ("benchmarks/sizes.py", ["--min", "1000", "--max", "10", "--no-save"], "--min 1,000 is above --max 10"),
+        ("benchmarks/sizes.py", ["--views", "nosuch", "--no-save"], "--views nosuch: give command, api or command,api"),
+        ("benchmarks/startup_times.py", ["--old", "{tmp}", "--no-save"], "not a bergen-sim source tree"),
+        ("benchmarks/startup_times.py", ["--rounds", "0", "--no-save"], "argument --rounds: must be 1 or more, not 0"),
+        ("benchmarks/trees.py", ["--old", "{tmp}"], "not a bergen-sim source tree"),
+        ("benchmarks/trees.py", ["--old", str(BENCHMARKS.parent), "--game", "players=99"], "players must be 2..8"),
+        (
+            "benchmarks/trees.py",
+            ["--old", str(BENCHMARKS.parent), "--policies", "random,nosuch"],
+            "unknown policy 'nosuch'",
+        ),
+        ("benchmarks/search_cost.py", ["--set", "colour=red"], "unknown setting 'colour'"),
+        ("benchmarks/search_cost.py", ["--policy", "nosuch"], "unknown policy 'nosuch'"),
+        ("benchmarks/search_cost.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
+        ("benchmarks/world_cost.py", ["--domino-set", "nosuch"], "domino_set must be one of"),
+        ("benchmarks/world_cost.py", ["--samples", "0"], "argument --samples: must be 1 or more, not 0"),
+        ("benchmarks/profile_kernel.py", ["--policy", "nosuch"], "unknown policy 'nosuch'"),
+        ("benchmarks/profile_kernel.py", ["--listing", "{tmp}"], "is a folder"),
+    ],
+)
 def test_the_developer_scripts_refuse_a_wrong_argument_in_one_line_before_any_play(script, args, says, tmp_path):
     """A wrong count, game, policy, tree or --out is exit status 2 and one line, never a traceback after minutes of
     play, a run of nothing, a docs rewrite for a misspelt --check, or figures lost when --out cannot be written."""

@@ -26,8 +26,9 @@ def exe(tmp_path_factory):
 def test_c_loop_totals_equal_engine(exe, players, partnerships):
     matches, seed = 3000, 11
     c_totals = c_reference.run(exe, players, partnerships, matches, seed)
-    result = bergen_sim.simulate(players=players, partnerships=partnerships, policies=["random"],
-                                 matches=matches, seed=seed, workers=1)
+    result = bergen_sim.simulate(
+        players=players, partnerships=partnerships, policies=["random"], matches=matches, seed=seed, workers=1
+    )
     assert c_reference.agree(c_totals, result.summary) == []
     sides = 2 if partnerships or players == 2 else players
     engine_wins = [round(result.summary["match_win_rate"][s]["rate"] * matches) for s in range(sides)]

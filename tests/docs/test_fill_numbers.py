@@ -18,7 +18,9 @@ PAGES = fill_numbers.pages(ROOT)
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_marked_number_is_what_its_file_says(page):
     text = page.read_text()
-    assert text == fill_numbers.fill(text, ROOT), f"{page.name}'s marked numbers are stale: run python tools/fill_numbers.py"
+    assert text == fill_numbers.fill(text, ROOT), (
+        f"{page.name}'s marked numbers are stale: run python tools/fill_numbers.py"
+    )
 
 
 def test_the_lead_choice_table_and_the_start_up_times_are_marked():
@@ -43,13 +45,16 @@ def test_a_changed_file_changes_the_page(tmp_path):
     assert filled.count("-->") == text.count("-->")  # the markers stay, only the numbers change
 
 
-@pytest.mark.parametrize("path, fmt, says", [
-    ("games.*.standings[].win_rate", ".2f", "selects 6 values"),
-    ("games.nosuch", ".2f", "selects None, not a number"),
-    ("seed ==", ".2f", "not a JMESPath expression"),
-    ("seed", "x10 .2f", "after 'x100'"),
-    ("seed", ".2q", "format '.2q'"),
-])
+@pytest.mark.parametrize(
+    "path, fmt, says",
+    [
+        ("games.*.standings[].win_rate", ".2f", "selects 6 values"),
+        ("games.nosuch", ".2f", "selects None, not a number"),
+        ("seed ==", ".2f", "not a JMESPath expression"),
+        ("seed", "x10 .2f", "after 'x100'"),
+        ("seed", ".2q", "format '.2q'"),
+    ],
+)
 def test_a_marker_that_selects_no_single_number_is_refused_in_one_line(path, fmt, says):
     with pytest.raises(fill_numbers.MarkerError, match=None) as caught:
         fill_numbers.number(ROOT, "research/lead-choice/lead_choice.json", path, fmt)

@@ -95,10 +95,14 @@ def test_module_imports_only_its_own_layer_or_below(path: Path) -> None:
 def test_the_walk_sees_upward_imports() -> None:
     """The checker itself can fail: the upward imports this issue removed are each reported."""
     assert upward_imports("from bergen_sim.policies import greedy", "bergen_sim.engine.rollout") == [
-        "bergen_sim.policies.greedy (policies)"]
-    assert upward_imports("def f():\n    from bergen_sim.runtime.registry import resolve\n",
-                          "bergen_sim.engine.runner") == ["bergen_sim.runtime.registry (runtime)"]
-    assert upward_imports("from bergen_sim import __version__", "bergen_sim.services.simulation") == ["bergen_sim (package)"]
+        "bergen_sim.policies.greedy (policies)"
+    ]
+    assert upward_imports(
+        "def f():\n    from bergen_sim.runtime.registry import resolve\n", "bergen_sim.engine.runner"
+    ) == ["bergen_sim.runtime.registry (runtime)"]
+    assert upward_imports("from bergen_sim import __version__", "bergen_sim.services.simulation") == [
+        "bergen_sim (package)"
+    ]
     assert upward_imports("from .. import search", "bergen_sim.policies.base") == ["bergen_sim.search (search)"]
     assert upward_imports("from bergen_sim.engine import layout", "bergen_sim.policies.base") == []
 
@@ -113,5 +117,7 @@ def test_core_imports_nothing_of_the_project_but_core() -> None:
 def test_the_tree_is_the_map() -> None:
     """Every folder of the package is a layer, and only the facade and the version sit at the root."""
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert folders == set(LAYER_FOLDERS), f"folders without a layer or layers without a folder: {folders ^ set(LAYER_FOLDERS)}"
+    assert folders == set(LAYER_FOLDERS), (
+        f"folders without a layer or layers without a folder: {folders ^ set(LAYER_FOLDERS)}"
+    )
     assert {p.name for p in PACKAGE.glob("*.py")} == set(ROOT_MODULES)

@@ -72,8 +72,13 @@ def test_scheduler_without_dask_says_what_to_install(capsys, monkeypatch):
     assert "pip install 'bergen-sim[dask]'" in err
 
 
-@pytest.mark.parametrize("argv", [["report", "lead_advantage", "--quick", "--scheduler", "local"],
-                                  ["compare", "--policy", "first,random", "--scheduler", "local"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report", "lead_advantage", "--quick", "--scheduler", "local"],
+        ["compare", "--policy", "first,random", "--scheduler", "local"],
+    ],
+)
 def test_every_command_with_scheduler_refuses_without_dask(capsys, monkeypatch, tmp_path, argv):
     monkeypatch.setattr(parallel, "dask_installed", lambda: False)
     assert main(argv + (["--out", str(tmp_path / "r")] if argv[0] == "report" else [])) == 2

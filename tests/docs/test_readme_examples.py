@@ -108,8 +108,9 @@ WRITES = ("-o", "--out", ">")
 
 def _doc_commands() -> list[tuple[str, int, list[str]]]:
     """(doc, position, words) of every ``bergen-sim`` command of docs/*.md's shell blocks, in order."""
-    return [(name, k, words) for name, text in DOCS.items()
-            for k, words in enumerate(_shell_commands(text, ("bash", "sh")))]
+    return [
+        (name, k, words) for name, text in DOCS.items() for k, words in enumerate(_shell_commands(text, ("bash", "sh")))
+    ]
 
 
 def _inputs(words: list[str]) -> list[str]:
@@ -163,9 +164,13 @@ def _doc_params() -> list:
     params = []
     for name, k, words in _doc_commands():
         text = " ".join(words)
-        slow = (words[0] in ("analyze", "review", "report") and "--list" not in words or "--scheduler" in words
-                or _searches(words) or any("." in p.partition(":")[0] and ":" in p
-                                                              for w in words for p in w.split(",")))
+        slow = (
+            words[0] in ("analyze", "review", "report")
+            and "--list" not in words
+            or "--scheduler" in words
+            or _searches(words)
+            or any("." in p.partition(":")[0] and ":" in p for w in words for p in w.split(","))
+        )
         params.append(pytest.param(name, k, marks=[pytest.mark.slow] if slow else [], id=f"{name}: {text[:60]}"))
     return params
 
@@ -176,8 +181,9 @@ def test_every_docs_command_runs(name, position, tmp_path, monkeypatch):
     from its root), after the doc's earlier commands that write a file it reads."""
     commands = [words for doc, _, words in _doc_commands() if doc == name]
     words = commands[position]
-    producers = {words_[k + 1]: words_ for words_ in commands[:position]
-                 for k, w in enumerate(words_[:-1]) if w in WRITES}
+    producers = {
+        words_[k + 1]: words_ for words_ in commands[:position] for k, w in enumerate(words_[:-1]) if w in WRITES
+    }
     reason = _not_run(words, set(producers))
     if reason:
         pytest.skip(reason)
@@ -196,7 +202,7 @@ def _shown_outputs() -> list[tuple[str, str, str]]:
         for block in re.findall(r"```text\n(.*?)```", text, flags=re.S):
             first, _, output = block.partition("\n")
             if first.startswith("$ bergen-sim "):
-                shown.append((name, first[len("$ bergen-sim "):], output))
+                shown.append((name, first[len("$ bergen-sim ") :], output))
     return shown
 
 
@@ -204,13 +210,22 @@ def _shown_outputs() -> list[tuple[str, str, str]]:
 _TIMING = re.compile(r"\d[\d.]* s \+ \d[\d.]* s start-up")
 
 
-@pytest.mark.parametrize("name, command, output", [
-    pytest.param(*shown, marks=[pytest.mark.slow] if any(s in shown[1] for s in SEARCHING + ("analyze",)) else [],
-                 id=f"{shown[0]}: {shown[1][:40]}") for shown in _shown_outputs()])
+@pytest.mark.parametrize(
+    "name, command, output",
+    [
+        pytest.param(
+            *shown,
+            marks=[pytest.mark.slow] if any(s in shown[1] for s in SEARCHING + ("analyze",)) else [],
+            id=f"{shown[0]}: {shown[1][:40]}",
+        )
+        for shown in _shown_outputs()
+    ],
+)
 def test_docs_shown_outputs_are_what_the_command_prints(name, command, output):
     result = CliRunner().invoke(cli, shlex.split(command), catch_exceptions=False, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
 
     def plain(text: str) -> list[str]:
         return [_TIMING.sub("(time)", line.rstrip()) for line in text.strip("\n").splitlines()]
+
     assert plain(result.stdout) == plain(output)

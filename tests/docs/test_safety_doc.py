@@ -18,26 +18,29 @@ def _written(value: int) -> str:
     """A limit as the table writes it: 10^11, 2^64-1, or the number with thousands commas."""
     for base in (10, 2):
         exponent = len(str(value)) - 1 if base == 10 else value.bit_length()
-        if value == base ** exponent and exponent > 3:
+        if value == base**exponent and exponent > 3:
             return f"{base}^{exponent}"
-        if base == 2 and value == base ** exponent - 1 and exponent > 3:
+        if base == 2 and value == base**exponent - 1 and exponent > 3:
             return f"{base}^{exponent}-1"
     return f"{value:,}"
 
 
-@pytest.mark.parametrize("row, low, high", [
-    ("`target`", 1, limits.MAX_TARGET),
-    ("`out_points`, `blocked_points`", 0, limits.MAX_POINTS),
-    ("`--matches` (simulate, report)", 1, limits.MAX_MATCHES),
-    ("`compare --matches` (deal sets per pair)", 1, limits.MAX_DEAL_SETS),
-    ("`trace --matches`", 1, limits.MAX_TRACE_MATCHES),
-    ("`--chunk-size`", 1, limits.MAX_CHUNK_SIZE),
-    ("`--workers`", 1, limits.MAX_WORKERS),
-    ("`analyze --worlds`, `review --worlds`", limits.MIN_WORLDS, limits.MAX_WORLDS),
-    ("`analyze --batch`, `review --batch`", 1, limits.MAX_WORLDS),
-    ("`run`: cells of an experiment's grid", 1, limits.MAX_CELLS),
-    ("`--seed`", 0, limits.MAX_SEED),
-])
+@pytest.mark.parametrize(
+    "row, low, high",
+    [
+        ("`target`", 1, limits.MAX_TARGET),
+        ("`out_points`, `blocked_points`", 0, limits.MAX_POINTS),
+        ("`--matches` (simulate, report)", 1, limits.MAX_MATCHES),
+        ("`compare --matches` (deal sets per pair)", 1, limits.MAX_DEAL_SETS),
+        ("`trace --matches`", 1, limits.MAX_TRACE_MATCHES),
+        ("`--chunk-size`", 1, limits.MAX_CHUNK_SIZE),
+        ("`--workers`", 1, limits.MAX_WORKERS),
+        ("`analyze --worlds`, `review --worlds`", limits.MIN_WORLDS, limits.MAX_WORLDS),
+        ("`analyze --batch`, `review --batch`", 1, limits.MAX_WORLDS),
+        ("`run`: cells of an experiment's grid", 1, limits.MAX_CELLS),
+        ("`--seed`", 0, limits.MAX_SEED),
+    ],
+)
 def test_the_limits_table_is_the_code(row, low, high):
     line = next(text for text in DOC.splitlines() if text.startswith(f"| {row} |"))
     assert f"| {low}..{_written(high)}" in line, line

@@ -43,8 +43,15 @@ RULE_SETS = {
     "3p-one-tile-boneyard": dict(players=3, hand_size=9, boneyard_reserve=1),
     "2p-hand-size-1": dict(players=2, hand_size=1),
     "3p-small-hands": dict(players=3, hand_size=2, target=3, out_points=0),
-    "4p-partners-uncut": dict(players=4, partnerships=True, hand_size=2, reduced_headers=False, target=5,
-                              settlement="american", blocked_points=0),
+    "4p-partners-uncut": dict(
+        players=4,
+        partnerships=True,
+        hand_size=2,
+        reduced_headers=False,
+        target=5,
+        settlement="american",
+        blocked_points=0,
+    ),
     "2p-target-1": dict(players=2, target=1),
     "3p-spinner": dict(players=3, spinner=True),
     "2p-classic-any-double": dict(players=2, preset="classic"),
@@ -70,8 +77,14 @@ def assert_reference_agrees(rules: Rules, seed: int, matches: int) -> int:
     compared = 0
     for recorded in split_matches(generate(engine, seed, 0, matches)):
         head = recorded[0]
-        produced = play_match_reference(rules.to_dict(), deals_from_trace(recorded), first_move,
-                                        match_index=head["match"], seed=seed, policies=head["policies"])
+        produced = play_match_reference(
+            rules.to_dict(),
+            deals_from_trace(recorded),
+            first_move,
+            match_index=head["match"],
+            seed=seed,
+            policies=head["policies"],
+        )
         assert json.dumps(produced) == json.dumps(recorded), f"match {head['match']} differs"
         walk_match(recorded, rules)
         compared += len(recorded)
@@ -115,6 +128,7 @@ def test_first_policy_traces_identical_under_random_rule_sets():
 
 # --- random policy: statistics within sampling error --------------------------------------------
 
+
 def reference_statistics(rules: Rules, matches: int, seed: int) -> dict[str, tuple[float, float]]:
     """(estimate, standard error) of per-hand and per-match statistics from reference matches."""
     rng = random.Random(seed)
@@ -122,9 +136,13 @@ def reference_statistics(rules: Rules, matches: int, seed: int) -> dict[str, tup
     per_hand: list[Counter] = []
     hands_per_match = []
     for i in range(matches):
-        events = play_match_reference(rule_dict, random_deal_source(rng, rules.players, rules.hand_size,
-                                                                    rules.max_number),
-                                      random_choose(rng), match_index=i, seed=seed)
+        events = play_match_reference(
+            rule_dict,
+            random_deal_source(rng, rules.players, rules.hand_size, rules.max_number),
+            random_choose(rng),
+            match_index=i,
+            seed=seed,
+        )
         hands_per_match.append(walk_match(events, rules, per_hand)["hands"])
     return {
         "double_headers_per_hand": _mean_se([h["double_headers"] for h in per_hand]),
@@ -158,16 +176,24 @@ def compiled_statistics(rules: Rules, matches: int, seed: int) -> dict[str, tupl
     }
 
 
-@pytest.mark.parametrize("name", ["2p-standard", "3p-american", "4p-partnerships", "2p-classic",
-                                  "4p-any-double-double-nine",
-                                  # slow: the one case that needs the three-word random kernel (about 35 s cold);
-                                  # the default tier checks the three-word engine trace for trace with `first` below
-                                  pytest.param("6p-partnerships-double-twelve", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "2p-standard",
+        "3p-american",
+        "4p-partnerships",
+        "2p-classic",
+        "4p-any-double-double-nine",
+        # slow: the one case that needs the three-word random kernel (about 35 s cold);
+        # the default tier checks the three-word engine trace for trace with `first` below
+        pytest.param("6p-partnerships-double-twelve", marks=pytest.mark.slow),
+    ],
+)
 def test_random_policy_statistics_agree(name):
     rules = Rules.make(**RULE_SETS[name])
     reference = reference_statistics(rules, matches=1500, seed=11)
     compiled = compiled_statistics(rules, matches=20_000, seed=11)
     for key, (ref_value, ref_se) in reference.items():
         value, se = compiled[key]
-        z = (value - ref_value) / math.sqrt(ref_se ** 2 + se ** 2)
+        z = (value - ref_value) / math.sqrt(ref_se**2 + se**2)
         assert abs(z) < 4, f"{key}: compiled {value:.4f} vs reference {ref_value:.4f} (z = {z:.1f})"

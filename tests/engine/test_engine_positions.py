@@ -28,16 +28,27 @@ ZEROS = ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"]
 
 # --- expected events, written the way the trace format spells them ------------------------------
 
+
 def match_ev(rules):
-    return {"type": "match", "format": "bergen-trace/2", "match": 0, "rules": rules.to_dict(),
-            "policies": ["first"] * rules.players, "seed": 0}
+    return {
+        "type": "match",
+        "format": "bergen-trace/2",
+        "match": 0,
+        "rules": rules.to_dict(),
+        "policies": ["first"] * rules.players,
+        "seed": 0,
+    }
 
 
 def deal_ev(hand, tiles, rules):
     names = [L.TILE_NAMES[t] for t in tiles]
     k = rules.hand_size
-    return {"type": "deal", "hand": hand, "hands": [names[s * k:(s + 1) * k] for s in range(rules.players)],
-            "boneyard": names[rules.players * k:]}
+    return {
+        "type": "deal",
+        "hand": hand,
+        "hands": [names[s * k : (s + 1) * k] for s in range(rules.players)],
+        "boneyard": names[rules.players * k :],
+    }
 
 
 def lead(seat, tile, points, score):
@@ -74,8 +85,9 @@ def check(rules, deals, script, expected_after_match_event):
     got = compiled_events(rules, deals, script)
     assert got == expected
     walk_match(got, rules)  # the invariant checker agrees with the hand-built positions
-    reference = play_match_reference(rules.to_dict(), deals_from_trace(expected), moves_from_trace(expected),
-                                     policies=["first"] * rules.players)
+    reference = play_match_reference(
+        rules.to_dict(), deals_from_trace(expected), moves_from_trace(expected), policies=["first"] * rules.players
+    )
     assert reference == expected
 
 
@@ -101,30 +113,44 @@ def test_triple_header_single_onto_far_end_of_double_and_the_cut(target, lead_pt
     rules = Rules.make(players=2, hand_size=3, target=target)
     d = deal(*TRIPLE_HANDS)
     after_triple = lead_pts + triple_pts
-    tail = [out(0, 2, [after_triple + 2, 0]), match_end(0, [after_triple + 2, 0])] if goes_out else [
-        match_end(0, [after_triple, 0])]
-    check(rules, [d], TRIPLE_SCRIPT, [
-        deal_ev(1, d, rules),
-        lead(0, "2-2", lead_pts, [lead_pts, 0]),
-        play(1, "2-4", "R", 0, [lead_pts, 0]),
-        play(0, "4-5", "R", 0, [lead_pts, 0]),
-        play(1, "5-6", "R", 0, [lead_pts, 0]),
-        play(0, "2-6", "R", triple_pts, [after_triple, 0]),
-    ] + tail)
+    tail = (
+        [out(0, 2, [after_triple + 2, 0]), match_end(0, [after_triple + 2, 0])]
+        if goes_out
+        else [match_end(0, [after_triple, 0])]
+    )
+    check(
+        rules,
+        [d],
+        TRIPLE_SCRIPT,
+        [
+            deal_ev(1, d, rules),
+            lead(0, "2-2", lead_pts, [lead_pts, 0]),
+            play(1, "2-4", "R", 0, [lead_pts, 0]),
+            play(0, "4-5", "R", 0, [lead_pts, 0]),
+            play(1, "5-6", "R", 0, [lead_pts, 0]),
+            play(0, "2-6", "R", triple_pts, [after_triple, 0]),
+        ]
+        + tail,
+    )
 
 
 def test_lead_at_need_two_scores_one_and_a_header_at_need_one_ends_the_match():
     rules = Rules.make(players=2, hand_size=3, target=2)
     d = deal(*TRIPLE_HANDS)
-    check(rules, [d], TRIPLE_SCRIPT, [
-        deal_ev(1, d, rules),
-        lead(0, "2-2", 1, [1, 0]),
-        play(1, "2-4", "R", 0, [1, 0]),
-        play(0, "4-5", "R", 0, [1, 0]),
-        play(1, "5-6", "R", 0, [1, 0]),
-        play(0, "2-6", "R", 1, [2, 0]),
-        match_end(0, [2, 0]),
-    ])
+    check(
+        rules,
+        [d],
+        TRIPLE_SCRIPT,
+        [
+            deal_ev(1, d, rules),
+            lead(0, "2-2", 1, [1, 0]),
+            play(1, "2-4", "R", 0, [1, 0]),
+            play(0, "4-5", "R", 0, [1, 0]),
+            play(1, "5-6", "R", 0, [1, 0]),
+            play(0, "2-6", "R", 1, [2, 0]),
+            match_end(0, [2, 0]),
+        ],
+    )
 
 
 def test_lead_at_need_one_ends_the_match_at_once():
@@ -136,31 +162,41 @@ def test_lead_at_need_one_ends_the_match_at_once():
 def test_without_the_cut_a_full_triple_header_ends_the_match_without_out_points():
     rules = Rules.make(players=2, hand_size=3, target=5, reduced_headers=False)
     d = deal(*TRIPLE_HANDS)
-    check(rules, [d], TRIPLE_SCRIPT, [
-        deal_ev(1, d, rules),
-        lead(0, "2-2", 2, [2, 0]),
-        play(1, "2-4", "R", 0, [2, 0]),
-        play(0, "4-5", "R", 0, [2, 0]),
-        play(1, "5-6", "R", 0, [2, 0]),
-        play(0, "2-6", "R", 3, [5, 0]),
-        match_end(0, [5, 0]),
-    ])
+    check(
+        rules,
+        [d],
+        TRIPLE_SCRIPT,
+        [
+            deal_ev(1, d, rules),
+            lead(0, "2-2", 2, [2, 0]),
+            play(1, "2-4", "R", 0, [2, 0]),
+            play(0, "4-5", "R", 0, [2, 0]),
+            play(1, "5-6", "R", 0, [2, 0]),
+            play(0, "2-6", "R", 3, [5, 0]),
+            match_end(0, [5, 0]),
+        ],
+    )
 
 
 def test_same_tile_onto_the_double_end_itself_is_only_a_double_header():
     # 2-6 on the left covers the led double: both ends then show a plain 6
     rules = Rules.make(players=2, hand_size=3, target=6)
     d = deal(*TRIPLE_HANDS)
-    check(rules, [d], TRIPLE_SCRIPT[:3] + [("2-6", "L")], [
-        deal_ev(1, d, rules),
-        lead(0, "2-2", 2, [2, 0]),
-        play(1, "2-4", "R", 0, [2, 0]),
-        play(0, "4-5", "R", 0, [2, 0]),
-        play(1, "5-6", "R", 0, [2, 0]),
-        play(0, "2-6", "L", 2, [4, 0]),
-        out(0, 2, [6, 0]),
-        match_end(0, [6, 0]),
-    ])
+    check(
+        rules,
+        [d],
+        TRIPLE_SCRIPT[:3] + [("2-6", "L")],
+        [
+            deal_ev(1, d, rules),
+            lead(0, "2-2", 2, [2, 0]),
+            play(1, "2-4", "R", 0, [2, 0]),
+            play(0, "4-5", "R", 0, [2, 0]),
+            play(1, "5-6", "R", 0, [2, 0]),
+            play(0, "2-6", "L", 2, [4, 0]),
+            out(0, 2, [6, 0]),
+            match_end(0, [6, 0]),
+        ],
+    )
 
 
 # Seat 0 leads 2-2; 2-4 goes left, 2-5 and 5-6 right, and 4-6 on the right makes both ends a plain
@@ -183,14 +219,20 @@ def test_double_header_single_onto_far_end_and_the_cut(target, header_pts, goes_
     d = deal(*DOUBLE_HANDS)
     score = 2 + header_pts
     tail = [out(0, 2, [score + 2, 0]), match_end(0, [score + 2, 0])] if goes_out else [match_end(0, [score, 0])]
-    check(rules, [d], DOUBLE_SCRIPT, [
-        deal_ev(1, d, rules),
-        lead(0, "2-2", 2, [2, 0]),
-        play(1, "2-4", "L", 0, [2, 0]),
-        play(0, "2-5", "R", 0, [2, 0]),
-        play(1, "5-6", "R", 0, [2, 0]),
-        play(0, "4-6", "R", header_pts, [score, 0]),
-    ] + tail)
+    check(
+        rules,
+        [d],
+        DOUBLE_SCRIPT,
+        [
+            deal_ev(1, d, rules),
+            lead(0, "2-2", 2, [2, 0]),
+            play(1, "2-4", "L", 0, [2, 0]),
+            play(0, "2-5", "R", 0, [2, 0]),
+            play(1, "5-6", "R", 0, [2, 0]),
+            play(0, "4-6", "R", header_pts, [score, 0]),
+        ]
+        + tail,
+    )
 
 
 def test_double_played_onto_a_matching_end_is_a_triple_header():
@@ -198,64 +240,85 @@ def test_double_played_onto_a_matching_end_is_a_triple_header():
     # crosswise on the left: both ends still show 5 and one is a double end, a triple-header
     rules = Rules.make(players=2, hand_size=3, target=6)
     d = deal(["2-2", "2-4", "5-5"], ["2-5", "4-5", "1-3"])
-    check(rules, [d], [("2-5", "L"), ("2-4", "R"), ("4-5", "R"), ("5-5", "L")], [
-        deal_ev(1, d, rules),
-        lead(0, "2-2", 2, [2, 0]),
-        play(1, "2-5", "L", 0, [2, 0]),
-        play(0, "2-4", "R", 0, [2, 0]),
-        play(1, "4-5", "R", 2, [2, 2]),
-        play(0, "5-5", "L", 3, [5, 2]),
-        out(0, 2, [7, 2]),
-        match_end(0, [7, 2]),
-    ])
+    check(
+        rules,
+        [d],
+        [("2-5", "L"), ("2-4", "R"), ("4-5", "R"), ("5-5", "L")],
+        [
+            deal_ev(1, d, rules),
+            lead(0, "2-2", 2, [2, 0]),
+            play(1, "2-5", "L", 0, [2, 0]),
+            play(0, "2-4", "R", 0, [2, 0]),
+            play(1, "4-5", "R", 2, [2, 2]),
+            play(0, "5-5", "L", 3, [5, 2]),
+            out(0, 2, [7, 2]),
+            match_end(0, [7, 2]),
+        ],
+    )
 
 
 def test_drawing_until_a_playable_tile_which_must_be_played():
     rules = Rules.make(players=2, hand_size=3, target=4)
     d = deal(["2-2", "4-5", "2-6"], ["2-4", "1-3", "3-3"], boneyard=["1-4", "3-6", "5-6"])
-    check(rules, [d], TRIPLE_SCRIPT, [
-        deal_ev(1, d, rules),
-        lead(0, "2-2", 2, [2, 0]),
-        play(1, "2-4", "R", 0, [2, 0]),
-        play(0, "4-5", "R", 0, [2, 0]),
-        draw(1, "1-4"),
-        draw(1, "3-6"),
-        draw(1, "5-6"),
-        play(1, "5-6", "R", 0, [2, 0]),
-        play(0, "2-6", "R", 1, [3, 0]),
-        out(0, 2, [5, 0]),
-        match_end(0, [5, 0]),
-    ])
+    check(
+        rules,
+        [d],
+        TRIPLE_SCRIPT,
+        [
+            deal_ev(1, d, rules),
+            lead(0, "2-2", 2, [2, 0]),
+            play(1, "2-4", "R", 0, [2, 0]),
+            play(0, "4-5", "R", 0, [2, 0]),
+            draw(1, "1-4"),
+            draw(1, "3-6"),
+            draw(1, "5-6"),
+            play(1, "5-6", "R", 0, [2, 0]),
+            play(0, "2-6", "R", 1, [3, 0]),
+            out(0, 2, [5, 0]),
+            match_end(0, [5, 0]),
+        ],
+    )
 
 
 # --- hand size 1, earlier hands, leads and redeals -----------------------------------------------
+
 
 def test_going_out_on_the_lead_then_the_lead_cut_by_an_earlier_hand():
     # hand size 1: the leader scores the led double, then goes out; in hand 2 the side needs 1
     rules = Rules.make(players=2, hand_size=1, target=5)
     d = deal(["3-3"], ["1-2"])
-    check(rules, [d, d], [], [
-        deal_ev(1, d, rules),
-        lead(0, "3-3", 2, [2, 0]),
-        out(0, 2, [4, 0]),
-        deal_ev(2, d, rules),
-        lead(0, "3-3", 1, [5, 0]),
-        match_end(0, [5, 0]),
-    ])
+    check(
+        rules,
+        [d, d],
+        [],
+        [
+            deal_ev(1, d, rules),
+            lead(0, "3-3", 2, [2, 0]),
+            out(0, 2, [4, 0]),
+            deal_ev(2, d, rules),
+            lead(0, "3-3", 1, [5, 0]),
+            match_end(0, [5, 0]),
+        ],
+    )
 
 
 def test_lead_at_need_two_after_an_earlier_hand_then_out_points_are_not_cut():
     rules = Rules.make(players=2, hand_size=1, target=6)
     d = deal(["3-3"], ["1-2"])
-    check(rules, [d, d], [], [
-        deal_ev(1, d, rules),
-        lead(0, "3-3", 2, [2, 0]),
-        out(0, 2, [4, 0]),
-        deal_ev(2, d, rules),
-        lead(0, "3-3", 1, [5, 0]),
-        out(0, 2, [7, 0]),
-        match_end(0, [7, 0]),
-    ])
+    check(
+        rules,
+        [d, d],
+        [],
+        [
+            deal_ev(1, d, rules),
+            lead(0, "3-3", 2, [2, 0]),
+            out(0, 2, [4, 0]),
+            deal_ev(2, d, rules),
+            lead(0, "3-3", 1, [5, 0]),
+            out(0, 2, [7, 0]),
+            match_end(0, [7, 0]),
+        ],
+    )
 
 
 def test_redeal_when_no_hand_holds_a_double_keeps_the_hand_number():
@@ -263,14 +326,19 @@ def test_redeal_when_no_hand_holds_a_double_keeps_the_hand_number():
     rules = Rules.make(players=2, hand_size=1, target=4)
     no_double = deal(["0-1"], ["2-3"])
     good = deal(["1-2"], ["3-3"])
-    check(rules, [no_double, good], [], [
-        deal_ev(1, no_double, rules),
-        {"type": "redeal", "hand": 1},
-        deal_ev(1, good, rules),
-        lead(1, "3-3", 2, [0, 2]),
-        out(1, 2, [0, 4]),
-        match_end(1, [0, 4]),
-    ])
+    check(
+        rules,
+        [no_double, good],
+        [],
+        [
+            deal_ev(1, no_double, rules),
+            {"type": "redeal", "hand": 1},
+            deal_ev(1, good, rules),
+            lead(1, "3-3", 2, [0, 2]),
+            out(1, 2, [0, 4]),
+            match_end(1, [0, 4]),
+        ],
+    )
 
 
 @pytest.mark.parametrize("lead_rule, leader, tile", [("lowest-double", 1, "1-1"), ("highest-double", 0, "2-2")])
@@ -281,12 +349,17 @@ def test_lead_ignores_doubles_in_the_boneyard(lead_rule, leader, tile):
     score[leader] = 2
     final = list(score)
     final[leader] = 4
-    check(rules, [d], [], [
-        deal_ev(1, d, rules),
-        lead(leader, tile, 2, score),
-        out(leader, 2, final),
-        match_end(leader, final),
-    ])
+    check(
+        rules,
+        [d],
+        [],
+        [
+            deal_ev(1, d, rules),
+            lead(leader, tile, 2, score),
+            out(leader, 2, final),
+            match_end(leader, final),
+        ],
+    )
 
 
 def test_partners_points_add_up_on_their_side():
@@ -294,15 +367,20 @@ def test_partners_points_add_up_on_their_side():
     rules = Rules.make(players=4, partnerships=True, hand_size=1, target=8)
     first = deal(["3-3"], ["1-2"], ["4-5"], ["2-3"])
     second = deal(["4-4"], ["0-1"], ["1-1"], ["2-3"])
-    check(rules, [first, second], [], [
-        deal_ev(1, first, rules),
-        lead(0, "3-3", 2, [2, 0]),
-        out(0, 2, [4, 0]),
-        deal_ev(2, second, rules),
-        lead(2, "1-1", 2, [6, 0]),
-        out(2, 2, [8, 0]),
-        match_end(0, [8, 0]),
-    ])
+    check(
+        rules,
+        [first, second],
+        [],
+        [
+            deal_ev(1, first, rules),
+            lead(0, "3-3", 2, [2, 0]),
+            out(0, 2, [4, 0]),
+            deal_ev(2, second, rules),
+            lead(2, "1-1", 2, [6, 0]),
+            out(2, 2, [8, 0]),
+            match_end(0, [8, 0]),
+        ],
+    )
 
 
 # --- the boneyard reserve ------------------------------------------------------------------------
@@ -311,8 +389,19 @@ def test_partners_points_add_up_on_their_side():
 # reserve (none of them fits) and passes.  Then seat 0 plays all six 0 tiles, seat 1 answering
 # from what it holds and drew, no header arises, and seat 0 goes out: 2 + 2 reaches the target 4.
 RESERVE_S1 = ["1-1", "1-3", "1-4", "2-2", "2-4", "4-5", "5-6"]
-RESERVE_SCRIPT = [("0-1", "L"), ("1-3", "L"), ("0-2", "R"), ("2-4", "R"), ("0-3", "L"), ("4-5", "R"),
-                  ("0-4", "L"), ("5-6", "R"), ("0-6", "R"), ("1-4", "L"), ("0-5", "R")]
+RESERVE_SCRIPT = [
+    ("0-1", "L"),
+    ("1-3", "L"),
+    ("0-2", "R"),
+    ("2-4", "R"),
+    ("0-3", "L"),
+    ("4-5", "R"),
+    ("0-4", "L"),
+    ("5-6", "R"),
+    ("0-6", "R"),
+    ("1-4", "L"),
+    ("0-5", "R"),
+]
 
 
 @pytest.mark.parametrize("reserve", [0, 2, 5, 14])
@@ -323,18 +412,24 @@ def test_no_draw_below_the_reserve(reserve):
     assert "0" not in "".join(boneyard) and len(boneyard) == 14
     drawn = [draw(1, t) for t in boneyard[: 14 - reserve]]  # reserve 0: the boneyard is drawn dry
     plays = [play(k % 2, tile, end, 0, [2, 0]) for k, (tile, end) in enumerate(RESERVE_SCRIPT)]
-    check(rules, [d], RESERVE_SCRIPT, [
-        deal_ev(1, d, rules),
-        lead(0, "0-0", 2, [2, 0]),
-        *drawn,
-        pass_(1),  # a pass after drawing is an ordinary pass event
-        *plays,
-        out(0, 2, [4, 0]),
-        match_end(0, [4, 0]),
-    ])
+    check(
+        rules,
+        [d],
+        RESERVE_SCRIPT,
+        [
+            deal_ev(1, d, rules),
+            lead(0, "0-0", 2, [2, 0]),
+            *drawn,
+            pass_(1),  # a pass after drawing is an ordinary pass event
+            *plays,
+            out(0, 2, [4, 0]),
+            match_end(0, [4, 0]),
+        ],
+    )
 
 
 # --- blocked hands and their settlement ----------------------------------------------------------
+
 
 def blocked_match(players, hands, settlement, winner, partnerships=False, leader=0, drawn=()):
     """Seat ``leader`` leads 0-0 and nobody holds another 0 tile; the reserve is the whole boneyard
@@ -344,8 +439,15 @@ def blocked_match(players, hands, settlement, winner, partnerships=False, leader
     """
     size = len(hands[0])
     boneyard_size = 28 - players * size
-    rules = Rules.make(players=players, partnerships=partnerships, hand_size=size, target=3, blocked_points=3,
-                       settlement=settlement, boneyard_reserve=boneyard_size - len(drawn))
+    rules = Rules.make(
+        players=players,
+        partnerships=partnerships,
+        hand_size=size,
+        target=3,
+        blocked_points=3,
+        settlement=settlement,
+        boneyard_reserve=boneyard_size - len(drawn),
+    )
     d = deal(*hands, boneyard=drawn)
     side = rules.side_of(leader)
     score = [0] * rules.sides
@@ -403,8 +505,7 @@ def test_two_player_settlements_and_ties(hands, settlement, winner):
 def test_a_pass_after_drawing_counts_towards_the_block_and_drawn_tiles_count_in_the_settlement():
     # seat 1 draws 6-6 and 5-5 (neither fits 0|0) and passes; seat 0 cannot draw and passes.
     # Seat 1 then holds two doubles: german gives the hand to seat 0 despite its 30 pips.
-    blocked_match(2, (["0-0", "5-6", "4-6", "3-6"], ["1-2", "1-3", "1-4", "2-3"]), "german", 0,
-                  drawn=["6-6", "5-5"])
+    blocked_match(2, (["0-0", "5-6", "4-6", "3-6"], ["1-2", "1-3", "1-4", "2-3"]), "german", 0, drawn=["6-6", "5-5"])
 
 
 # Three players (seat 2 is the third hand):
@@ -476,6 +577,7 @@ def test_partnership_settlements_sum_over_partners(hands, settlement, winner):
 
 # --- readings of the rule book ---------------------------------------------------------------------
 
+
 def test_a_tile_fitting_both_ends_is_two_moves_even_on_equal_ends():
     tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
     ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
@@ -485,7 +587,11 @@ def test_a_tile_fitting_both_ends_is_two_moves_even_on_equal_ends():
     assert [(L.TILE_NAMES[t], L.END_NAMES[e]) for t, e in zip(tiles[:n], ends[:n])] == [("2-5", "L"), ("2-5", "R")]
     n = hand_moves(np.int64(L.tile_mask(["2-5", "2-2", "5-6"])), line_view(5, 2), tiles, ends)
     assert [(L.TILE_NAMES[t], L.END_NAMES[e]) for t, e in zip(tiles[:n], ends[:n])] == [
-        ("2-2", "R"), ("2-5", "L"), ("2-5", "R"), ("5-6", "L")]
+        ("2-2", "R"),
+        ("2-5", "L"),
+        ("2-5", "R"),
+        ("5-6", "L"),
+    ]
 
 
 def test_the_most_moves_a_hand_can_have_fit_the_move_arrays():
@@ -514,6 +620,7 @@ def test_the_most_moves_a_hand_can_have_fit_the_move_arrays():
 
 # --- the spinner ------------------------------------------------------------------------------------
 
+
 def test_spinner_arms_open_after_both_sides_and_count_only_once_played_on():
     # seat 0 leads 3-3 as the spinner.  U and D open when L and R each hold a tile (seat 0's 3-6 on R);
     # they show 3 but, empty, do not count: 5-6 on L makes L = R = 6, a double-header although U and D
@@ -523,14 +630,17 @@ def test_spinner_arms_open_after_both_sides_and_count_only_once_played_on():
     d = deal(["3-3", "3-6", "2-3", "3-4"], ["3-5", "5-6", "2-6", "0-4"])
     script = [("3-5", "L"), ("3-6", "R"), ("5-6", "L"), ("2-3", "U"), ("2-6", "U")]
     got = compiled_events(rules, [d], script)
-    assert got == [match_ev(rules), deal_ev(1, d, rules),
-                   lead(0, "3-3", 2, [2, 0]),
-                   play(1, "3-5", "L", 0, [2, 0]),
-                   play(0, "3-6", "R", 0, [2, 0]),
-                   play(1, "5-6", "L", 2, [2, 2]),
-                   play(0, "2-3", "U", 0, [2, 2]),
-                   play(1, "2-6", "U", 2, [2, 4]),
-                   match_end(1, [2, 4])]
+    assert got == [
+        match_ev(rules),
+        deal_ev(1, d, rules),
+        lead(0, "3-3", 2, [2, 0]),
+        play(1, "3-5", "L", 0, [2, 0]),
+        play(0, "3-6", "R", 0, [2, 0]),
+        play(1, "5-6", "L", 2, [2, 2]),
+        play(0, "2-3", "U", 0, [2, 2]),
+        play(1, "2-6", "U", 2, [2, 4]),
+        match_end(1, [2, 4]),
+    ]
     walk_match(got, rules)
 
 

@@ -28,8 +28,9 @@ from bergen_sim.services.files.trace import generate, split_matches
 from bergen_sim.services.simulation import simulate
 from tests.helpers import summary_counts, trace_summary, walk_match
 
-PROPERTY_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
-                             suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(
+    max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @st.composite
@@ -63,8 +64,15 @@ def test_traces_keep_the_invariants_and_add_up_to_the_untraced_run(rules, seed, 
     assert len(per_match) == matches
 
     # the same seed untraced: totals (through simulate's summary), match rows and hand rows
-    summary = simulate(players=rules.players, partnerships=rules.partnerships, settings=_settings(rules),
-                       policies=[policy], matches=matches, seed=seed, workers=1).summary
+    summary = simulate(
+        players=rules.players,
+        partnerships=rules.partnerships,
+        settings=_settings(rules),
+        policies=[policy],
+        matches=matches,
+        seed=seed,
+        workers=1,
+    ).summary
     assert trace_summary(events, rules) == summary_counts(summary)
     chunk = engine.play(seed, 0, matches, hand_rows=True)
     _check_match_rows(chunk.match_rows, per_match, rules)
@@ -101,24 +109,30 @@ def _check_hand_rows(rows: np.ndarray, per_hand: list[Counter], rules: Rules) ->
     for k, (row, counts) in enumerate(zip(rows, per_hand)):
         assert row[L.H_LEADER] == counts["leader"]
         assert row[L.H_END] == counts["end"] and row[L.H_WINNER] == counts["winner"]
-        for field, key in [(L.H_REDEALS, "redeals"), (L.H_PLAYS, "plays"), (L.H_DRAWS, "draws"),
-                           (L.H_PASSES, "passes"), (L.H_DOUBLE_HEADERS, "double_headers"),
-                           (L.H_TRIPLE_HEADERS, "triple_headers")]:
+        for field, key in [
+            (L.H_REDEALS, "redeals"),
+            (L.H_PLAYS, "plays"),
+            (L.H_DRAWS, "draws"),
+            (L.H_PASSES, "passes"),
+            (L.H_DOUBLE_HEADERS, "double_headers"),
+            (L.H_TRIPLE_HEADERS, "triple_headers"),
+        ]:
             assert row[field] == counts[key], key
         seat_points = [counts[f"seat_points_{s}"] for s in range(rules.players)]
-        assert row[L.H_SEAT_POINTS:L.H_SEAT_POINTS + rules.players].tolist() == seat_points
+        assert row[L.H_SEAT_POINTS : L.H_SEAT_POINTS + rules.players].tolist() == seat_points
         gained = [sum(p for s, p in enumerate(seat_points) if rules.side_of(s) == side) for side in range(rules.sides)]
         if row[L.H_END] == L.HAND_BLOCKED and row[L.H_WINNER] >= 0:
             gained[row[L.H_WINNER]] += rules.blocked_points
-        before = row[L.H_SCORE_BEFORE:L.H_SCORE_BEFORE + rules.sides]
+        before = row[L.H_SCORE_BEFORE : L.H_SCORE_BEFORE + rules.sides]
         if k + 1 < len(rows) and rows[k + 1, L.H_MATCH] == row[L.H_MATCH]:
-            after = rows[k + 1, L.H_SCORE_BEFORE:L.H_SCORE_BEFORE + rules.sides]
+            after = rows[k + 1, L.H_SCORE_BEFORE : L.H_SCORE_BEFORE + rules.sides]
             assert (after - before).tolist() == gained
         else:
             assert row[L.H_HAND] > 0 and max(before + gained) >= rules.target
 
 
 # --- keyed randomness ----------------------------------------------------------------------------
+
 
 def _deals_by_key(events) -> dict[tuple[int, int, int], list]:
     """Every deal of a trace keyed by (match, hand, redeal attempt)."""
@@ -150,8 +164,11 @@ def test_results_do_not_depend_on_how_matches_are_split():
     rules = Rules.make(players=4, partnerships=True)
     engine = engine_for(rules, ("random",) * 4)
     whole = engine.play(7, 0, 100, hand_rows=True)
-    parts = [engine.play(7, 0, 50, hand_rows=True), engine.play(7, 50, 30, hand_rows=True),
-             engine.play(7, 80, 20, hand_rows=True)]
+    parts = [
+        engine.play(7, 0, 50, hand_rows=True),
+        engine.play(7, 50, 30, hand_rows=True),
+        engine.play(7, 80, 20, hand_rows=True),
+    ]
     assert np.array_equal(whole.match_rows, np.concatenate([p.match_rows for p in parts]))
     assert np.array_equal(whole.hand_rows, np.concatenate([p.hand_rows for p in parts]))
     assert np.array_equal(whole.totals, sum(p.totals for p in parts))
@@ -167,6 +184,7 @@ def test_different_seeds_give_different_games():
 
 # --- the redeal rate -----------------------------------------------------------------------------
 
+
 def _check_redeal_rate(players: int, hand_size: int, matches: int, seed: int) -> None:
     """redeals/hands against p/(1-p), p = C(21,k)/C(28,k) the chance that k dealt tiles hold no double.
 
@@ -174,8 +192,9 @@ def _check_redeal_rate(players: int, hand_size: int, matches: int, seed: int) ->
     """
     k = players * hand_size
     p = math.comb(21, k) / math.comb(28, k)
-    s = simulate(players=players, settings={"hand_size": hand_size}, matches=matches, seed=seed,
-                 policies=["random"], workers=1).summary
+    s = simulate(
+        players=players, settings={"hand_size": hand_size}, matches=matches, seed=seed, policies=["random"], workers=1
+    ).summary
     hands = s["hands"]
     expected = p / (1 - p)
     sigma = math.sqrt(p) / (1 - p) / math.sqrt(hands)

@@ -17,7 +17,8 @@ BLOCKS = [
 @pytest.mark.parametrize(("module", "block"), BLOCKS, ids=lambda x: getattr(x, "__name__", ""))
 def test_generated_block_matches_the_declarations(module, block) -> None:
     assert block in inspect.getsource(module), (
-        f"the constants written in {module.__name__} differ from its declarations: run tools/generate_constants.py")
+        f"the constants written in {module.__name__} differ from its declarations: run tools/generate_constants.py"
+    )
 
 
 def test_every_offset_is_a_plain_module_attribute() -> None:

@@ -45,17 +45,21 @@ def _deleted_draw(events: list[dict]) -> tuple[list[dict], str]:
     k = _two_draws(events)
     # the draws before event k took the boneyard's tiles before events[k]'s, so that tile is still next;
     # the next draw moves up to index k: event number k + 1
-    message = (f"event {k + 1} of match {events[0]['match']}: seat {events[k + 1]['seat']} draws "
-               f"{events[k + 1]['tile']}, but the boneyard's next tile is {events[k]['tile']}")
-    return events[:k] + events[k + 1:], message
+    message = (
+        f"event {k + 1} of match {events[0]['match']}: seat {events[k + 1]['seat']} draws "
+        f"{events[k + 1]['tile']}, but the boneyard's next tile is {events[k]['tile']}"
+    )
+    return events[:k] + events[k + 1 :], message
 
 
 @pytest.fixture(scope="module")
 def greedy_trace(tmp_path_factory) -> Path:
     """The sweep's trace: two greedy matches to 5 points."""
     path = tmp_path_factory.mktemp("trace") / "g.jsonl"
-    assert main(["trace", "--matches", "2", "--policy", "greedy", "--seed", "3", "--set", "target=5",
-                 "-o", str(path)]) == 0
+    assert (
+        main(["trace", "--matches", "2", "--policy", "greedy", "--seed", "3", "--set", "target=5", "-o", str(path)])
+        == 0
+    )
     return path
 
 
@@ -91,9 +95,14 @@ def test_two_draws_swapped_are_refused(tmp_path):
     k = _two_draws(events)
     events[k], events[k + 1] = events[k + 1], events[k]
     (written,) = read_games(_write(tmp_path / "swapped.jsonl", events))
-    with pytest.raises(RecordError, match=re.escape(f"event {k + 1} of match 0: seat {events[k]['seat']} draws "
-                                                    f"{events[k]['tile']}, but the boneyard's next tile is "
-                                                    f"{events[k + 1]['tile']}")):
+    with pytest.raises(
+        RecordError,
+        match=re.escape(
+            f"event {k + 1} of match 0: seat {events[k]['seat']} draws "
+            f"{events[k]['tile']}, but the boneyard's next tile is "
+            f"{events[k + 1]['tile']}"
+        ),
+    ):
         drive(written)
 
 

@@ -114,8 +114,17 @@ def real_views_with_history(rules: Rules, matches: int, seed: int = 3, policy: s
             tile = int(row[L.T_TILE])
             history = {"held": [hands[seat]], "draws": []}
             hands[seat] &= ~(1 << tile)
-            view_start_hand(view, rules.players, rules.hand_size, len(bone), int(row[L.T_HAND]), seat,
-                            int(L.TILE_LO[tile]), int(rules.spinner), no_tiles)
+            view_start_hand(
+                view,
+                rules.players,
+                rules.hand_size,
+                len(bone),
+                int(row[L.T_HAND]),
+                seat,
+                int(L.TILE_LO[tile]),
+                int(rules.spinner),
+                no_tiles,
+            )
         elif ev == L.EV_DRAW:
             pulled.append(bone[0])
             hands[seat] |= 1 << bone.pop(0)
@@ -132,8 +141,12 @@ def real_views_with_history(rules: Rules, matches: int, seed: int = 3, policy: s
                 view[L.V_SEAT] = seat
                 view[L.V_SIDE] = rules.side_of(seat)
                 store(view, L.V_HAND, hands[seat])
-                yield view.copy(), list(hands), list(bone), {"held": list(history["held"]),
-                                                             "draws": list(history["draws"])}
+                yield (
+                    view.copy(),
+                    list(hands),
+                    list(bone),
+                    {"held": list(history["held"]), "draws": list(history["draws"])},
+                )
                 history["held"].append(hands[seat])
                 tile, end = int(row[L.T_TILE]), int(row[L.T_END])
                 hands[seat] &= ~(1 << tile)
@@ -169,8 +182,9 @@ def _check_world(view, rv, hands, bone, n_bone, rules, use_lead=1):
     assert dealt & bone_mask == 0 and dealt | bone_mask == unseen, "unseen tiles not partitioned"
 
 
-@pytest.mark.parametrize("rules", RULE_SETS,
-                         ids=lambda r: f"{r.players}p{'-partners' if r.partnerships else ''}-{r.lead}")
+@pytest.mark.parametrize(
+    "rules", RULE_SETS, ids=lambda r: f"{r.players}p{'-partners' if r.partnerships else ''}-{r.lead}"
+)
 def test_true_world_is_allowed_and_samples_are_consistent(rules, matches=25, min_views=200):
     """The truth always satisfies the constraints (they are sound), and every sample does too."""
     rv = rules.to_array()
@@ -206,8 +220,7 @@ def _views_of(rule_set: int) -> list:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, len(RULE_SETS) - 1), st.integers(0, 10**6), st.integers(0, 2**64 - 1),
-       st.sampled_from([0, 1]))
+@given(st.integers(0, len(RULE_SETS) - 1), st.integers(0, 10**6), st.integers(0, 2**64 - 1), st.sampled_from([0, 1]))
 def test_any_real_view_and_stream_give_a_consistent_world(rule_set, pick, key, use_lead):
     """Property: for any real view and any random stream, with or without lead evidence,
     the sampled world respects every constraint the seat knows of."""
@@ -259,8 +272,9 @@ def _small_view(rules, played, hand, counts, boneyard, voids, leader, led_by_lea
     store(view, L.V_PLAYED, L.tile_mask(played) | L.tile_mask(led_by_leader))
     view[L.V_BONEYARD] = boneyard
     view[L.V_LEADER] = leader
-    store_split(view, L.V_PLAYED_BY + leader, L.V_PLAYED_BY_HIGH + leader * (L.SET_WORDS - 1),
-                L.tile_mask(led_by_leader))
+    store_split(
+        view, L.V_PLAYED_BY + leader, L.V_PLAYED_BY_HIGH + leader * (L.SET_WORDS - 1), L.tile_mask(led_by_leader)
+    )
     for s, c in enumerate(counts):
         view[L.V_HAND_COUNT + s] = c
     log = 0
@@ -282,16 +296,30 @@ SMALL_CASES = {
     "three-seats": dict(
         rules=Rules.make(players=3),
         hand=["0-4", "3-6"],
-        played=[t for t in L.TILE_NAMES[: L.N_TILES] if t not in
-                ("0-4", "3-6", "0-0", "1-1", "0-1", "1-4", "2-5", "4-4", "5-6", "0-6")],
-        led_by_leader=["2-2"], leader=2, counts=[2, 3, 2], boneyard=3, voids={1: [4], 2: [1, 5]}, drew=[2],
+        played=[
+            t
+            for t in L.TILE_NAMES[: L.N_TILES]
+            if t not in ("0-4", "3-6", "0-0", "1-1", "0-1", "1-4", "2-5", "4-4", "5-6", "0-6")
+        ],
+        led_by_leader=["2-2"],
+        leader=2,
+        counts=[2, 3, 2],
+        boneyard=3,
+        voids={1: [4], 2: [1, 5]},
+        drew=[2],
     ),
     # 4 players: three other seats, one of them void in two numbers
     "four-seats": dict(
         rules=Rules.make(players=4),
         hand=["2-3"],
-        played=[t for t in L.TILE_NAMES[: L.N_TILES] if t not in ("2-3", "0-1", "0-2", "1-3", "2-4", "3-5", "4-6", "6-6")],
-        led_by_leader=[], leader=0, counts=[1, 2, 2, 1], boneyard=2, voids={3: [0, 1]},
+        played=[
+            t for t in L.TILE_NAMES[: L.N_TILES] if t not in ("2-3", "0-1", "0-2", "1-3", "2-4", "3-5", "4-6", "6-6")
+        ],
+        led_by_leader=[],
+        leader=0,
+        counts=[1, 2, 2, 1],
+        boneyard=2,
+        voids={3: [0, 1]},
     ),
 }
 
@@ -342,20 +370,36 @@ def _wide_case(players, hand, unseen, counts, boneyard, voids):
     """A late double-nine hand of ``players`` seats: ``unseen`` hidden, the rest on the table (9-9 led by seat 1)."""
     rules = Rules.make(players=players, domino_set="double-nine")
     played = [t for t in L.TILE_NAMES[: rules.n_tiles] if t not in hand + unseen + ["9-9"]]
-    return dict(rules=rules, hand=hand, played=played, led_by_leader=["9-9"], leader=1, counts=counts,
-                boneyard=boneyard, voids=voids)
+    return dict(
+        rules=rules,
+        hand=hand,
+        played=played,
+        led_by_leader=["9-9"],
+        leader=1,
+        counts=counts,
+        boneyard=boneyard,
+        voids=voids,
+    )
 
 
 WIDE_CASES = {
     # four other seats, two of them alike (one group), one with a void of its own
-    "five-seats": _wide_case(5, ["2-3"], ["0-1", "0-9", "1-2", "4-9", "5-6", "7-8"], [1, 1, 2, 1, 1], 1,
-                             {2: [0], 3: [9], 4: [9]}),
+    "five-seats": _wide_case(
+        5, ["2-3"], ["0-1", "0-9", "1-2", "4-9", "5-6", "7-8"], [1, 1, 2, 1, 1], 1, {2: [0], 3: [9], 4: [9]}
+    ),
     # five other seats in three groups: {1, 2} (no void), {3} (void in 0), {4, 5} (void in 9)
-    "six-seats": _wide_case(6, ["2-3"], ["0-1", "0-9", "1-2", "4-9", "5-6", "7-8"], [1, 1, 1, 1, 1, 1], 1,
-                            {3: [0], 4: [9], 5: [9]}),
+    "six-seats": _wide_case(
+        6, ["2-3"], ["0-1", "0-9", "1-2", "4-9", "5-6", "7-8"], [1, 1, 1, 1, 1, 1], 1, {3: [0], 4: [9], 5: [9]}
+    ),
     # seven other seats in four groups, an empty boneyard
-    "eight-seats": _wide_case(8, ["2-3"], ["0-9", "0-1", "1-5", "5-6", "4-7", "7-8", "6-8"], [1] * 8, 0,
-                              {1: [0, 9], 2: [0, 9], 3: [0, 9], 4: [1, 8], 5: [1, 8], 6: [5, 6]}),
+    "eight-seats": _wide_case(
+        8,
+        ["2-3"],
+        ["0-9", "0-1", "1-5", "5-6", "4-7", "7-8", "6-8"],
+        [1] * 8,
+        0,
+        {1: [0, 9], 2: [0, 9], 3: [0, 9], 4: [1, 8], 5: [1, 8], 6: [5, 6]},
+    ),
 }
 
 
@@ -406,7 +450,9 @@ def test_fallback_worlds_are_exactly_uniform(case):
     view = _small_view(rules, **spec)
     others, worlds = _brute_force_worlds(view, rules.to_array(), rules)
     prep, _ = prepare(view, rules.to_array(), 1, no_tiles_for(rules.n_tiles))
-    completions = _programme(prep, 1.0, 1.0, no_tiles_for(rules.n_tiles))  # every table is too large: groups merge down to one
+    completions = _programme(
+        prep, 1.0, 1.0, no_tiles_for(rules.n_tiles)
+    )  # every table is too large: groups merge down to one
     assert prep[W_EXACT] == 0 and prep[W_GROUPS] == 1
     assert world_count(prep, completions) >= len(worlds)
     _assert_uniform(view, rules, prep, completions, others, worlds, key=17)
@@ -446,18 +492,26 @@ CROWDED = ("8p-partnerships-double-eighteen.jsonl", 1, 42)
 def _fits(spec, group_allowed, no_tiles):
     """The sampler's own test of whether the programme over ``spec``'s groups fits the real bounds."""
     _group_unions(spec, group_allowed, no_tiles)
-    return _set_classes(spec, load(spec, W_UNSEEN, no_tiles), group_allowed, np.float64(worlds_module.MAX_CELLS),
-                        np.float64(worlds_module.MAX_WORK), no_tiles)
+    return _set_classes(
+        spec,
+        load(spec, W_UNSEEN, no_tiles),
+        group_allowed,
+        np.float64(worlds_module.MAX_CELLS),
+        np.float64(worlds_module.MAX_WORK),
+        no_tiles,
+    )
 
 
 def _partitions(n: int):
     """Every partition of range(n) as a block number per element (restricted growth strings)."""
+
     def grow(prefix, top):
         if len(prefix) == n:
             yield prefix
             return
         for b in range(top + 2):
             yield from grow(prefix + [b], max(top, b))
+
     yield from grow([0], 0)
 
 
@@ -477,8 +531,11 @@ def test_the_fallback_merges_the_seats_the_way_that_keeps_most_proposals():
         unions = Counter()
         for j, b in enumerate(blocks):
             unions[b] |= allowed_sets[j]
-        return sum(math.log(math.comb(allowed_sets[j].bit_count(), caps[j]))
-                   - math.log(math.comb(unions[b].bit_count(), caps[j])) for j, b in enumerate(blocks))
+        return sum(
+            math.log(math.comb(allowed_sets[j].bit_count(), caps[j]))
+            - math.log(math.comb(unions[b].bit_count(), caps[j]))
+            for j, b in enumerate(blocks)
+        )
 
     group_allowed = np.zeros(worlds_module.MAX_OTHERS * L.SET_WORDS, dtype=np.int64)
     fitting = []
@@ -545,10 +602,10 @@ def test_the_three_word_sampler_draws_the_one_word_sampler_s_worlds():
             assert np.array_equal(completions_a, completions_b)
             for w in range(2):
                 key = stream_state(np.uint64(3), i, w, 0)
-                n_a = sample_world(view, spec_a, completions_a, np.array([key], dtype=np.uint64), hands_a, bone_a,
-                                   narrow)
-                n_b = sample_world(view, spec_b, completions_b, np.array([key], dtype=np.uint64), hands_b, bone_b,
-                                   WIDE)
+                n_a = sample_world(
+                    view, spec_a, completions_a, np.array([key], dtype=np.uint64), hands_a, bone_a, narrow
+                )
+                n_b = sample_world(view, spec_b, completions_b, np.array([key], dtype=np.uint64), hands_b, bone_b, WIDE)
                 assert n_a == n_b and np.array_equal(hands_a, hands_b) and np.array_equal(bone_a[:n_a], bone_b[:n_b])
                 checked += 1
     assert checked > 200
@@ -558,17 +615,27 @@ def _large_case(hand, unseen, counts, boneyard, voids, players=3):
     """A late double-eighteen hand (18-18 led by seat 1) whose unseen tiles lie in all three words."""
     rules = Rules.make(players=players, domino_set="double-eighteen")
     played = [t for t in L.TILE_NAMES[: rules.n_tiles] if t not in hand + unseen + ["18-18"]]
-    return dict(rules=rules, hand=hand, played=played, led_by_leader=["18-18"], leader=1, counts=counts,
-                boneyard=boneyard, voids=voids)
+    return dict(
+        rules=rules,
+        hand=hand,
+        played=played,
+        led_by_leader=["18-18"],
+        leader=1,
+        counts=counts,
+        boneyard=boneyard,
+        voids=voids,
+    )
 
 
 LARGE_CASES = {
     # tiles 0-1 (word 0), 10-11 (word 1), 13-14 and 17-18 (word 2) among the unseen; seat 2 void in 18
-    "three-seats-three-words": _large_case(["2-3"], ["0-1", "10-11", "13-14", "17-18", "0-18", "5-12", "16-16"],
-                                           [1, 2, 2], 3, {2: [18]}),
+    "three-seats-three-words": _large_case(
+        ["2-3"], ["0-1", "10-11", "13-14", "17-18", "0-18", "5-12", "16-16"], [1, 2, 2], 3, {2: [18]}
+    ),
     # five seats: four others, two alike (one group)
-    "five-seats-three-words": _large_case(["2-3"], ["0-1", "10-11", "13-14", "17-18", "0-18", "5-12"],
-                                          [1, 1, 1, 1, 1], 2, {3: [18], 4: [18]}, players=5),
+    "five-seats-three-words": _large_case(
+        ["2-3"], ["0-1", "10-11", "13-14", "17-18", "0-18", "5-12"], [1, 1, 1, 1, 1], 2, {3: [18], 4: [18]}, players=5
+    ),
 }
 
 
@@ -617,26 +684,36 @@ def test_more_seats_and_large_sets_true_world_is_allowed_and_samples_are_consist
     """Real views of 5 to 8 player double-nine games and of double-twelve to double-eighteen games: the
     truth satisfies the constraints, every sample too."""
     one_word = rules.n_tiles <= 64
-    test_true_world_is_allowed_and_samples_are_consistent(rules, matches=6 if one_word else 2,
-                                                           min_views=200 if one_word else 60)
+    test_true_world_is_allowed_and_samples_are_consistent(
+        rules, matches=6 if one_word else 2, min_views=200 if one_word else 60
+    )
 
 
 _MORE_VIEWS: dict[Rules, list] = {}
 
 
-@pytest.mark.parametrize("rule_sets", [pytest.param(WIDE_RULE_SETS, id="5-8-seats"),
-                                       pytest.param(LARGE_RULE_SETS, id="three-word-sets", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "rule_sets",
+    [
+        pytest.param(WIDE_RULE_SETS, id="5-8-seats"),
+        pytest.param(LARGE_RULE_SETS, id="three-word-sets", marks=pytest.mark.slow),
+    ],
+)
 @settings(max_examples=150, deadline=None)
-@given(pick_game=st.integers(0, 10**6), pick=st.integers(0, 10**6), key=st.integers(0, 2**64 - 1),
-       use_lead=st.sampled_from([0, 1]))
-def test_any_more_seats_or_large_set_real_view_and_stream_give_a_consistent_world(rule_sets, pick_game, pick, key,
-                                                                                   use_lead):
+@given(
+    pick_game=st.integers(0, 10**6),
+    pick=st.integers(0, 10**6),
+    key=st.integers(0, 2**64 - 1),
+    use_lead=st.sampled_from([0, 1]),
+)
+def test_any_more_seats_or_large_set_real_view_and_stream_give_a_consistent_world(
+    rule_sets, pick_game, pick, key, use_lead
+):
     """Property, 5 to 8 seats and three-word sets: any real view, any stream, with or without lead
     evidence, a consistent world."""
     rules = rule_sets[pick_game % len(rule_sets)]
     if rules not in _MORE_VIEWS:
-        _MORE_VIEWS[rules] = [view for view, _, _ in real_views(rules, matches=4 if rules.n_tiles <= 64 else 2,
-                                                                seed=8)]
+        _MORE_VIEWS[rules] = [view for view, _, _ in real_views(rules, matches=4 if rules.n_tiles <= 64 else 2, seed=8)]
     views = _MORE_VIEWS[rules]
     _check_sample(rules, views[pick % len(views)], key, use_lead)
 

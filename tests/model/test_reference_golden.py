@@ -80,8 +80,7 @@ def test_legal_moves_order_by_tile_index_not_hand_order():
 def test_legal_moves_tile_fitting_both_ends_listed_twice():
     assert legal_moves({"3-4", "1-1"}, 3, 4) == [("3-4", "L"), ("3-4", "R")]
     # both ends show the same number: still one move per end
-    assert legal_moves(["2-6", "2-2"], 2, 2) == [
-        ("2-2", "L"), ("2-2", "R"), ("2-6", "L"), ("2-6", "R")]
+    assert legal_moves(["2-6", "2-2"], 2, 2) == [("2-2", "L"), ("2-2", "R"), ("2-6", "L"), ("2-6", "R")]
 
 
 def test_legal_moves_none():
@@ -92,22 +91,36 @@ def test_legal_moves_none():
 def test_illegal_choice_raises():
     rules = load(GOLDEN_FILES[0])[0]["rules"]
     with pytest.raises(ValueError):
-        play_match_reference(rules, random_deal_source(random.Random(1), 2, 6),
-                             lambda seat, hand, moves, info: ("9-9", "L"))
+        play_match_reference(
+            rules, random_deal_source(random.Random(1), 2, 6), lambda seat, hand, moves, info: ("9-9", "L")
+        )
 
 
 def test_hand_size_one_leader_goes_out_on_lead():
-    rules = dict(players=2, partnerships=False, hand_size=1, target=15,
-                 lead="lowest-double", settlement="german", blocked_points=2,
-                 out_points=2, boneyard_reserve=2, reduced_headers=True)
+    rules = dict(
+        players=2,
+        partnerships=False,
+        hand_size=1,
+        target=15,
+        lead="lowest-double",
+        settlement="german",
+        blocked_points=2,
+        out_points=2,
+        boneyard_reserve=2,
+        reduced_headers=True,
+    )
 
     def deals(hand_number, attempt):
         return [["3-3"], ["1-2"]], [t for t in TILES if t not in ("3-3", "1-2")]
 
     events = play_match_reference(rules, deals, random_choose(random.Random(0)))
     assert events[1:4] == [
-        {"type": "deal", "hand": 1, "hands": [["3-3"], ["1-2"]],
-         "boneyard": [t for t in TILES if t not in ("3-3", "1-2")]},
+        {
+            "type": "deal",
+            "hand": 1,
+            "hands": [["3-3"], ["1-2"]],
+            "boneyard": [t for t in TILES if t not in ("3-3", "1-2")],
+        },
         {"type": "lead", "seat": 0, "tile": "3-3", "points": 2, "score": [2, 0]},
         {"type": "out", "seat": 0, "points": 2, "score": [4, 0]},
     ]
@@ -119,8 +132,11 @@ def test_random_baseline_runs_to_target():
         rules = canonical_rules(json.loads(rules))
         rng = random.Random(7)
         events = play_match_reference(
-            rules, random_deal_source(rng, rules["players"], rules["hand_size"], DOMINO_SETS[rules["domino_set"]]),
-            random_choose(rng), seed=7)
+            rules,
+            random_deal_source(rng, rules["players"], rules["hand_size"], DOMINO_SETS[rules["domino_set"]]),
+            random_choose(rng),
+            seed=7,
+        )
         end = events[-1]
         assert end["type"] == "match_end"
         assert max(end["score"]) >= rules["target"]
@@ -130,14 +146,20 @@ def test_random_baseline_runs_to_target():
 def test_match_event_rules_in_canonical_key_order():
     recorded = split_matches(load(GOLDEN_FILES[0]))[0]
     rules = dict(reversed(list(recorded[0]["rules"].items())))
-    produced = play_match_reference(rules, deals_from_trace(recorded), moves_from_trace(recorded),
-                                    seed=recorded[0]["seed"], policies=recorded[0]["policies"])
+    produced = play_match_reference(
+        rules,
+        deals_from_trace(recorded),
+        moves_from_trace(recorded),
+        seed=recorded[0]["seed"],
+        policies=recorded[0]["policies"],
+    )
     assert list(produced[0]["rules"]) == list(recorded[0]["rules"])
     assert produced == recorded
 
 
 def test_settlements_and_ties():
     from bergen_sim.model.reference import settle_blocked
+
     base = dict(players=3, partnerships=False)
     hands = [["1-1"], ["0-6"], ["2-3"]]  # doubles 1,0,0; pips 2,6,5
     assert settle_blocked({**base, "settlement": "german"}, hands) == 2

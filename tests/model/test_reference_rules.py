@@ -93,8 +93,7 @@ def test_headers_over_three_and_four_counting_ends_and_a_triple_through_a_double
     assert state.counting_ends() == ["L", "R", "U", "D"] and set(state.numbers.values()) == {5}
     assert ("5-5", last_end) in state.moves
     state.play("5-5", last_end)
-    assert last_play(state) == {"type": "play", "seat": 0, "tile": "5-5", "end": last_end, "points": 3,
-                                "score": [5, 6]}
+    assert last_play(state) == {"type": "play", "seat": 0, "tile": "5-5", "end": last_end, "points": 3, "score": [5, 6]}
 
 
 def test_without_the_spinner_there_are_only_l_and_r():
@@ -152,7 +151,8 @@ def test_any_double_leader_chooses_among_its_doubles():
         state.lead("3-4")
     state.lead("6-6")
     assert [e for e in state.events if e["type"] == "lead"] == [
-        {"type": "lead", "seat": 1, "tile": "6-6", "points": 2, "score": [0, 2]}]
+        {"type": "lead", "seat": 1, "tile": "6-6", "points": 2, "score": [0, 2]}
+    ]
     assert state.phase == PLAY and state.info()["phase"] == "play" and state.numbers == {"L": 6, "R": 6}
 
 
@@ -176,13 +176,16 @@ def test_partnerships_of_six_and_eight_pool_even_and_odd_seats(players, leader, 
     score = [0, 0]
     score[side] = 4  # the led double (2) and going out on the lead (2)
     assert [(e["type"], e.get("seat"), e.get("score")) for e in state.events[2:]] == [
-        ("lead", leader, [score[0] // 2, score[1] // 2]), ("out", leader, score)]
+        ("lead", leader, [score[0] // 2, score[1] // 2]),
+        ("out", leader, score),
+    ]
 
 
 def test_a_deal_outside_the_set_is_refused():
     state = MatchState(rules_dict(players=2))
-    hands, boneyard = deal_of("double-nine", ["0-1", "2-3", "4-5", "7-7", "0-0", "1-2"], ["1-1", "6-6", "3-4", "0-2",
-                                                                                          "0-3", "0-4"])
+    hands, boneyard = deal_of(
+        "double-nine", ["0-1", "2-3", "4-5", "7-7", "0-0", "1-2"], ["1-1", "6-6", "3-4", "0-2", "0-3", "0-4"]
+    )
     with pytest.raises(ValueError, match="double-six set"):
         state.deal(hands, boneyard)
 
@@ -206,12 +209,18 @@ def _rules(draw) -> Rules:
     if most < 1:
         reserve, most = 0, tiles // players
     hand_size = draw(st.integers(1, min(most, 7)))
-    return Rules.make(players=players, partnerships=partnerships, domino_set=domino_set,
-                      spinner=draw(st.booleans()), hand_size=hand_size, boneyard_reserve=reserve,
-                      target=draw(st.integers(1, 12)), lead=draw(st.sampled_from(["lowest-double", "highest-double",
-                                                                                   "any-double"])),
-                      settlement=draw(st.sampled_from(["german", "pips", "american"])),
-                      reduced_headers=draw(st.booleans()))
+    return Rules.make(
+        players=players,
+        partnerships=partnerships,
+        domino_set=domino_set,
+        spinner=draw(st.booleans()),
+        hand_size=hand_size,
+        boneyard_reserve=reserve,
+        target=draw(st.integers(1, 12)),
+        lead=draw(st.sampled_from(["lowest-double", "highest-double", "any-double"])),
+        settlement=draw(st.sampled_from(["german", "pips", "american"])),
+        reduced_headers=draw(st.booleans()),
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -225,10 +234,19 @@ def test_random_matches_keep_every_invariant(rules, seed):
 
 
 # --- the redeal rate ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("domino_set, players, hand_size", [
-    ("double-six", 2, 6), ("double-six", 4, 5), ("double-nine", 2, 6), ("double-nine", 5, 5),
-    ("double-twelve", 2, 6), ("double-fifteen", 3, 6), ("double-eighteen", 2, 6), ("double-eighteen", 8, 5),
-])
+@pytest.mark.parametrize(
+    "domino_set, players, hand_size",
+    [
+        ("double-six", 2, 6),
+        ("double-six", 4, 5),
+        ("double-nine", 2, 6),
+        ("double-nine", 5, 5),
+        ("double-twelve", 2, 6),
+        ("double-fifteen", 3, 6),
+        ("double-eighteen", 2, 6),
+        ("double-eighteen", 8, 5),
+    ],
+)
 def test_redeal_rate_matches_the_exact_probability(domino_set, players, hand_size):
     """Deal-and-lead many times: the share of deals followed by a redeal is within 4 standard errors of
     C(T - D, k) / C(T, k)."""
@@ -248,8 +266,10 @@ def test_redeal_rate_matches_the_exact_probability(domino_set, players, hand_siz
 def test_rule_errors_are_one_line():
     with pytest.raises(RuleError) as info:
         Rules.make(players=7)
-    assert str(info.value) == ("7 players x 5 tiles + reserve 2 do not fit the 28 tiles of double-six: "
-                               "use domino_set=double-nine or hand_size <= 3")
+    assert str(info.value) == (
+        "7 players x 5 tiles + reserve 2 do not fit the 28 tiles of double-six: "
+        "use domino_set=double-nine or hand_size <= 3"
+    )
 
 
 def test_the_reference_writes_the_rules_objects_keys_in_the_formats_order():

@@ -32,7 +32,11 @@ EXAMPLE_FIVE = "tests.plugins_bad:illegal"
 def bergen_sim(*args: str, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
     """Run the console script from the project root, as a user would."""
     script = Path(sys.executable).with_name("bergen-sim")
-    command = [str(script)] if script.exists() else [sys.executable, "-c", "from bergen_sim.cli import main; raise SystemExit(main())"]
+    command = (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-c", "from bergen_sim.cli import main; raise SystemExit(main())"]
+    )
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(pythonpath), env.get("PYTHONPATH")]))
@@ -58,8 +62,9 @@ def plugin_dist(tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 def test_example_plugin_runs_by_module_and_function():
-    done = bergen_sim("simulate", "--policy", EXAMPLE, "--policy", "random", "--matches", "3000", "--seed", "4",
-                      "--json")
+    done = bergen_sim(
+        "simulate", "--policy", EXAMPLE, "--policy", "random", "--matches", "3000", "--seed", "4", "--json"
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["matches"] == 3000 and summary["policies"] == [EXAMPLE, "random"]
@@ -89,16 +94,31 @@ def test_entry_point_names_resolve_through_the_registry(plugin_dist, monkeypatch
     assert "cautious" in [r.name for r in registry.available()]
 
 
-@pytest.mark.parametrize("seats, policy, what", [
-    (("bad-illegal", "bad-raises"), "bad-illegal", "returned move 2, but only moves 0..1 are legal"),
-    (("bad-raises", "bad-illegal"), "bad-raises", "raised ValueError: this plug-in always fails"),
-])
+@pytest.mark.parametrize(
+    "seats, policy, what",
+    [
+        (("bad-illegal", "bad-raises"), "bad-illegal", "returned move 2, but only moves 0..1 are legal"),
+        (("bad-raises", "bad-illegal"), "bad-raises", "raised ValueError: this plug-in always fails"),
+    ],
+)
 @pytest.mark.slow
 def test_a_misbehaving_plugin_stops_the_run_with_one_line(plugin_dist, tmp_path, seats, policy, what):
     """The same deals in both seat orders: the seat deciding first is the same, its policy's error differs."""
     out = tmp_path / "rows.parquet"
-    done = bergen_sim("simulate", "--policy", seats[0], "--policy", seats[1], "--matches", "50", "--seed", "1",
-                      "--out", str(out), pythonpath=plugin_dist)
+    done = bergen_sim(
+        "simulate",
+        "--policy",
+        seats[0],
+        "--policy",
+        seats[1],
+        "--matches",
+        "50",
+        "--seed",
+        "1",
+        "--out",
+        str(out),
+        pythonpath=plugin_dist,
+    )
     assert done.returncode == 2
     lines = error_lines(done.stderr.strip())
     assert len(lines) == 1, done.stderr
@@ -110,8 +130,9 @@ def test_a_misbehaving_plugin_stops_the_run_with_one_line(plugin_dist, tmp_path,
 
 def test_a_five_argument_plugin_is_refused_with_three_word_hands():
     """A plug-in written for one-word hands would read a third of a double-twelve hand: one line, no run."""
-    done = bergen_sim("simulate", "--policy", EXAMPLE_FIVE, "--players", "6", "--set", "domino_set=double-twelve",
-                      "--matches", "10")
+    done = bergen_sim(
+        "simulate", "--policy", EXAMPLE_FIVE, "--players", "6", "--set", "domino_set=double-twelve", "--matches", "10"
+    )
     assert done.returncode == 2
     lines = error_lines(done.stderr.strip())
     assert len(lines) == 1 and "takes 5 arguments" in lines[0] and "no_tiles" in lines[0], done.stderr
@@ -121,8 +142,21 @@ def test_a_five_argument_plugin_is_refused_with_three_word_hands():
 def test_a_plugin_without_choose_lead_leads_its_lowest_double(tmp_path):
     """lead = any-double asks the leader's policy; the example has no choose_lead, so it leads its lowest double."""
     out = tmp_path / "t.jsonl"
-    done = bergen_sim("trace", "--policy", EXAMPLE, "--policy", "random", "--preset", "classic", "--matches", "30",
-                      "--seed", "3", "-o", str(out))
+    done = bergen_sim(
+        "trace",
+        "--policy",
+        EXAMPLE,
+        "--policy",
+        "random",
+        "--preset",
+        "classic",
+        "--matches",
+        "30",
+        "--seed",
+        "3",
+        "-o",
+        str(out),
+    )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in out.read_text().splitlines()]
     hands, checked = {}, 0
@@ -165,7 +199,9 @@ def test_a_builtins_settings_are_declared_once_with_their_meaning():
         params = getattr(module, "PARAMS", {})
         with_settings += bool(params)
         for key, setting in params.items():
-            assert isinstance(setting, Setting) and setting.meaning.strip(), f"{name}: {key} needs a Setting with a meaning"
+            assert isinstance(setting, Setting) and setting.meaning.strip(), (
+                f"{name}: {key} needs a Setting with a meaning"
+            )
             assert setting.default == setting.allowed[setting.allowed.index(setting.default)], f"{name}: {key}"
             assert f"``{key}``: " not in module.__doc__, f"{name}'s docstring restates the setting {key}"
         assert "(settings:" not in module.__doc__
@@ -177,7 +213,10 @@ def test_policies_lists_each_setting_with_its_meaning():
     assert result.exit_code == 0, result.output
     for name in ("pimc", "reader", "ismcts", "expert"):
         for key, setting in registry.builtin_params(name).items():
-            assert f"{key}={registry.setting_values(setting)} (default {setting.default}): {setting.meaning}" in result.output
+            assert (
+                f"{key}={registry.setting_values(setting)} (default {setting.default}): {setting.meaning}"
+                in result.output
+            )
 
 
 def test_looking_up_one_builtin_finds_what_listing_them_all_finds():
@@ -193,11 +232,16 @@ def test_looking_up_one_builtin_finds_what_listing_them_all_finds():
 
 def test_a_module_declares_a_builtin_only_with_a_literal_name_and_a_choose(tmp_path):
     source = tmp_path / "m.py"
-    cases = [('"""Doc: one line."""\nNAME = "x"\ndef choose(): pass\n', ("x", "one line.")),
-             ('NAME = "x"\nfrom a import f as choose\n', ("x", "")),
-             ('NAME: str = "x"\ndef choose(): pass\n', ("x", "")), ('NAME = "x"\n', None),
-             ('def f():\n    NAME = "x"\ndef choose(): pass\n', None), ('NAME = compute()\ndef choose(): pass\n', None),
-             ('def choose(): pass\n', None), ("NAME = 'x'\nthis is not Python\n", None)]
+    cases = [
+        ('"""Doc: one line."""\nNAME = "x"\ndef choose(): pass\n', ("x", "one line.")),
+        ('NAME = "x"\nfrom a import f as choose\n', ("x", "")),
+        ('NAME: str = "x"\ndef choose(): pass\n', ("x", "")),
+        ('NAME = "x"\n', None),
+        ('def f():\n    NAME = "x"\ndef choose(): pass\n', None),
+        ("NAME = compute()\ndef choose(): pass\n", None),
+        ("def choose(): pass\n", None),
+        ("NAME = 'x'\nthis is not Python\n", None),
+    ]
     for text, expected in cases:
         source.write_text(text)
         assert registry._declared_policy(str(source)) == expected, text

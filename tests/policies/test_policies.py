@@ -131,8 +131,9 @@ class PublicView:
             v[L.V_OPEN_ENDS] = 4  # the spinner's U and D open once L and R each hold a tile
         self.set_tiles(L.V_PLAYED, self.tiles(L.V_PLAYED) + [tile])
         high = L.SET_WORDS - 1
-        mine = from_words([v[L.V_PLAYED_BY + seat],
-                           *v[L.V_PLAYED_BY_HIGH + seat * high : L.V_PLAYED_BY_HIGH + (seat + 1) * high]])
+        mine = from_words(
+            [v[L.V_PLAYED_BY + seat], *v[L.V_PLAYED_BY_HIGH + seat * high : L.V_PLAYED_BY_HIGH + (seat + 1) * high]]
+        )
         self.set_played_by(seat, L.mask_tiles(mine) + [tile])
         v[L.V_HAND_COUNT + seat] -= 1
         v[L.V_PLAY_NO] += 1
@@ -187,8 +188,13 @@ def expected_calls(events: list[dict], rules: Rules, probe_seats: set[int]):
 
 
 # a set of more than 64 tiles compiles the six-policy kernel again for two-word hands (about a minute, cold)
-@pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.slow] if RULE_SETS[name].n_tiles > NARROW_TILES else [])
-                                  for name in sorted(RULE_SETS)])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=[pytest.mark.slow] if RULE_SETS[name].n_tiles > NARROW_TILES else [])
+        for name in sorted(RULE_SETS)
+    ],
+)
 def test_a_policy_receives_exactly_what_its_seat_may_know(name):
     """Every view handed to a policy equals the view rebuilt from public events and the seat's own hand."""
     rules = RULE_SETS[name]
@@ -250,19 +256,56 @@ def test_every_builtin_plays_only_legal_moves_at_every_seat(name):
 #: seat 1), 1-4 on L and, after seat 1 drew 0-6 and 0-1, 0-1 on R
 EXAMPLE_TRACE = Path(__file__).resolve().parents[2] / "docs" / "worked-example.jsonl"
 EXAMPLE = {
-    L.V_SEAT: 0, L.V_SIDE: 0, L.V_PLAYERS: 2, L.V_PARTNERSHIPS: 0, L.V_TARGET: 15, L.V_RESERVE: 2,
-    L.V_MAX_NUMBER: 6, L.V_N_TILES: 28,
-    L.V_HAND: 329024, L.V_LEFT: 4, L.V_RIGHT: 0, L.V_END + 2: 1, L.V_END + 3: 1, L.V_LEFT_DOUBLE: 0,
-    L.V_RIGHT_DOUBLE: 0, L.V_END_DOUBLE + 2: 1, L.V_END_DOUBLE + 3: 1, L.V_END_TILES: 1, L.V_END_TILES + 1: 1,
-    L.V_OPEN_ENDS: 2, L.V_COUNTING: 3, L.V_SPINNER: -1,
-    L.V_PLAYED: 2054, L.V_BONEYARD: 14, L.V_HAND_NO: 2, L.V_PLAY_NO: 2, L.V_LEADER: 1,
-    L.V_OUT_POINTS: 2, L.V_BLOCKED_POINTS: 2, L.V_SETTLEMENT: 0, L.V_REDUCED: 1, L.V_SCORE + 1: 9,
-    L.V_PLAYED_BY: 2048, L.V_PLAYED_BY + 1: 6, L.V_HAND_COUNT: 5,
-    L.V_HAND_COUNT + 1: 6, L.V_VOID + 1: (1 << 1) | (1 << 4), L.V_LOG_N: 1,
-    L.V_LOG: 1, L.V_LOG + 1: 18, L.V_LOG + 2: 2,
+    L.V_SEAT: 0,
+    L.V_SIDE: 0,
+    L.V_PLAYERS: 2,
+    L.V_PARTNERSHIPS: 0,
+    L.V_TARGET: 15,
+    L.V_RESERVE: 2,
+    L.V_MAX_NUMBER: 6,
+    L.V_N_TILES: 28,
+    L.V_HAND: 329024,
+    L.V_LEFT: 4,
+    L.V_RIGHT: 0,
+    L.V_END + 2: 1,
+    L.V_END + 3: 1,
+    L.V_LEFT_DOUBLE: 0,
+    L.V_RIGHT_DOUBLE: 0,
+    L.V_END_DOUBLE + 2: 1,
+    L.V_END_DOUBLE + 3: 1,
+    L.V_END_TILES: 1,
+    L.V_END_TILES + 1: 1,
+    L.V_OPEN_ENDS: 2,
+    L.V_COUNTING: 3,
+    L.V_SPINNER: -1,
+    L.V_PLAYED: 2054,
+    L.V_BONEYARD: 14,
+    L.V_HAND_NO: 2,
+    L.V_PLAY_NO: 2,
+    L.V_LEADER: 1,
+    L.V_OUT_POINTS: 2,
+    L.V_BLOCKED_POINTS: 2,
+    L.V_SETTLEMENT: 0,
+    L.V_REDUCED: 1,
+    L.V_SCORE + 1: 9,
+    L.V_PLAYED_BY: 2048,
+    L.V_PLAYED_BY + 1: 6,
+    L.V_HAND_COUNT: 5,
+    L.V_HAND_COUNT + 1: 6,
+    L.V_VOID + 1: (1 << 1) | (1 << 4),
+    L.V_LOG_N: 1,
+    L.V_LOG: 1,
+    L.V_LOG + 1: 18,
+    L.V_LOG + 2: 2,
     # the play log: (seat, tile, end, moments before) for the lead 1-1, 1-4 on L, then 0-1 on R after seat 1's draw
-    L.V_PLAYS_N: 3, L.V_PLAYS: 1, L.V_PLAYS + 1: L.TILE_INDEX["1-1"], L.V_PLAYS + 4: 0,
-    L.V_PLAYS + 5: L.TILE_INDEX["1-4"], L.V_PLAYS + 8: 1, L.V_PLAYS + 9: L.TILE_INDEX["0-1"], L.V_PLAYS + 10: 1,
+    L.V_PLAYS_N: 3,
+    L.V_PLAYS: 1,
+    L.V_PLAYS + 1: L.TILE_INDEX["1-1"],
+    L.V_PLAYS + 4: 0,
+    L.V_PLAYS + 5: L.TILE_INDEX["1-4"],
+    L.V_PLAYS + 8: 1,
+    L.V_PLAYS + 9: L.TILE_INDEX["0-1"],
+    L.V_PLAYS + 10: 1,
     L.V_PLAYS + 11: 1,
 }
 EXAMPLE_MOVES = [("0-3", L.END_R), ("0-4", L.END_L), ("0-4", L.END_R)]
@@ -305,16 +348,24 @@ def test_worked_example_features_and_choices():
     rows = []
     for k in range(3):
         after, doubles, counting, open_ends = base.ends_after(view, tiles[k], ends[k])
-        rows.append((after[0], after[1], base.header_points(view, 0, after, doubles, counting),
-                     round(base.threat(view, after, doubles, counting, open_ends, unseen, no_tiles), 6),
-                     base.playable_after(view[L.V_HAND], tiles[k], after, open_ends, no_tiles),
-                     base.blocks_next(view, after, open_ends)))
+        rows.append(
+            (
+                after[0],
+                after[1],
+                base.header_points(view, 0, after, doubles, counting),
+                round(base.threat(view, after, doubles, counting, open_ends, unseen, no_tiles), 6),
+                base.playable_after(view[L.V_HAND], tiles[k], after, open_ends, no_tiles),
+                base.blocks_next(view, after, open_ends),
+            )
+        )
     assert rows == [(4, 3, 0, 0.0, 3, 0), (0, 0, 2, 1.5, 1, 0), (4, 4, 2, 0.0, 0, 1)]
     assert base.could_hold(view, 1, L.TILE_INDEX["0-0"]) == 6
     assert base.could_hold(view, 1, L.TILE_INDEX["3-4"]) == 0  # void in 4 since its draw
     rng = np.zeros(1, dtype=np.uint64)
-    choices = {m.NAME: m.choose(view, tiles, ends, 3, rng, no_tiles)
-               for m in (greedy, defensive, doubles_first, heavy_first, expert)}
+    choices = {
+        m.NAME: m.choose(view, tiles, ends, 3, rng, no_tiles)
+        for m in (greedy, defensive, doubles_first, heavy_first, expert)
+    }
     assert choices == {"greedy": 1, "defensive": 2, "doubles-first": 1, "heavy-first": 1, "expert": 2}
 
 

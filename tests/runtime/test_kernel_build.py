@@ -34,17 +34,79 @@ FIXTURE = Path(__file__).resolve().parents[1] / "data" / "kernel_outputs.json"
 CONFIGS = {
     "2p random": (["--players", "2"], 400, False),
     "2p expert vs greedy": (["--players", "2", "--policy", "expert", "--policy", "greedy"], 200, False),
-    "4p partnerships mixed": (["--players", "4", "--partnerships", "--set", "lead=any-double", "--policy",
-                               "expert:lead=lowest", "--policy", "defensive", "--policy", "expert:weights=spinner",
-                               "--policy", "heavy-first"], 100, False),
-    "3p double-nine": (["--players", "3", "--set", "domino_set=double-nine", "--policy", "doubles-first",
-                        "--policy", "first", "--policy", "random"], 100, False),
-    "6p double-twelve spinner": (["--players", "6", "--set", "domino_set=double-twelve", "--set", "spinner=true",
-                                  "--policy", "expert", "--policy", "greedy", "--policy", "random", "--policy",
-                                  "heavy-first", "--policy", "defensive", "--policy", "expert:weights=spinner"],
-                                 30, True),
-    "3p search": (["--players", "3", "--policy", "pimc:worlds=4", "--policy", "reader:worlds=32",
-                   "--policy", "ismcts:iterations=20"], 2, True),
+    "4p partnerships mixed": (
+        [
+            "--players",
+            "4",
+            "--partnerships",
+            "--set",
+            "lead=any-double",
+            "--policy",
+            "expert:lead=lowest",
+            "--policy",
+            "defensive",
+            "--policy",
+            "expert:weights=spinner",
+            "--policy",
+            "heavy-first",
+        ],
+        100,
+        False,
+    ),
+    "3p double-nine": (
+        [
+            "--players",
+            "3",
+            "--set",
+            "domino_set=double-nine",
+            "--policy",
+            "doubles-first",
+            "--policy",
+            "first",
+            "--policy",
+            "random",
+        ],
+        100,
+        False,
+    ),
+    "6p double-twelve spinner": (
+        [
+            "--players",
+            "6",
+            "--set",
+            "domino_set=double-twelve",
+            "--set",
+            "spinner=true",
+            "--policy",
+            "expert",
+            "--policy",
+            "greedy",
+            "--policy",
+            "random",
+            "--policy",
+            "heavy-first",
+            "--policy",
+            "defensive",
+            "--policy",
+            "expert:weights=spinner",
+        ],
+        30,
+        True,
+    ),
+    "3p search": (
+        [
+            "--players",
+            "3",
+            "--policy",
+            "pimc:worlds=4",
+            "--policy",
+            "reader:worlds=32",
+            "--policy",
+            "ismcts:iterations=20",
+        ],
+        2,
+        True,
+    ),
 }
 #: compare --json runs (policies, matches); a round robin plays every pair's seatings on duplicate deals
 COMPARES = {
@@ -63,8 +125,9 @@ def _run(args: list[str]) -> str:
 def _simulate(name: str) -> dict[str, str]:
     """What ``simulate --json`` prints and ``trace`` writes for configuration ``name`` (1 worker: one chunk order)."""
     args, matches, _ = CONFIGS[name]
-    summary = _run(["simulate", *args, "--matches", str(matches), "--seed", SEED, "--json", "--quiet",
-                    "--workers", "1"])
+    summary = _run(
+        ["simulate", *args, "--matches", str(matches), "--seed", SEED, "--json", "--quiet", "--workers", "1"]
+    )
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "trace.jsonl"
         _run(["trace", *args, "--matches", "2", "--seed", SEED, "--out", str(path), "--quiet"])
@@ -74,23 +137,37 @@ def _simulate(name: str) -> dict[str, str]:
 
 def _compare(name: str) -> dict[str, str]:
     args, matches, _ = COMPARES[name]
-    return {"compare": _stable(_run(["compare", *args, "--matches", str(matches), "--seed", SEED, "--json",
-                                     "--quiet", "--workers", "1"]))}
+    return {
+        "compare": _stable(
+            _run(["compare", *args, "--matches", str(matches), "--seed", SEED, "--json", "--quiet", "--workers", "1"])
+        )
+    }
 
 
 #: keys of the JSON output that measure the run (its time and speed), not the play
-_VOLATILE = {"seconds", "elapsed_s", "matches_per_s", "hands_per_s", "matches_per_second", "hands_per_second",
-             "wall_s", "startup_s", "provenance"}
+_VOLATILE = {
+    "seconds",
+    "elapsed_s",
+    "matches_per_s",
+    "hands_per_s",
+    "matches_per_second",
+    "hands_per_second",
+    "wall_s",
+    "startup_s",
+    "provenance",
+}
 
 
 def _stable(text: str) -> str:
     """The JSON printed, without the keys that measure the run rather than the play."""
+
     def drop(value):
         if isinstance(value, dict):
             return {k: drop(v) for k, v in value.items() if k not in _VOLATILE}
         if isinstance(value, list):
             return [drop(v) for v in value]
         return value
+
     return json.dumps(drop(json.loads(text)), sort_keys=True)
 
 
@@ -105,8 +182,10 @@ def test_every_mix_of_built_ins_and_table_size_shares_one_kernel():
     assert second._kernel is first._kernel
     call = second._call_args(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)[0]
     assert in_disk_cache(second._kernel.run_matches, call)  # compiled for the first: nothing more to compile
-    assert second.seat_policy.tolist() == [second._kernel.ENTRIES.index(("bergen_sim.policies." + m, "choose"))
-                                           for m in ("expert", "greedy", "defensive", "expert")]
+    assert second.seat_policy.tolist() == [
+        second._kernel.ENTRIES.index(("bergen_sim.policies." + m, "choose"))
+        for m in ("expert", "greedy", "defensive", "expert")
+    ]
     assert second._seat_params[:, :2].tolist() == [[0, 0], [0, 0], [0, 0], [2, 1]]  # expert's lead, weights
 
 
@@ -118,8 +197,10 @@ def test_a_search_player_has_one_kernel_for_every_setting_and_plug_ins_get_their
     assert set(pimc.ENTRIES) - set(heuristics.ENTRIES) == {("bergen_sim.search.pimc", "choose")}
     assert {module for module, _ in heuristics.ENTRIES} == {BUILTINS[n][0] for n in BUILTINS if n not in searching}
     both = load_kernel([resolve("ismcts:iterations=20"), resolve("pimc")])
-    assert set(both.ENTRIES) - set(heuristics.ENTRIES) == {("bergen_sim.search.pimc", "choose"),
-                                                           ("bergen_sim.search.ismcts", "choose")}
+    assert set(both.ENTRIES) - set(heuristics.ENTRIES) == {
+        ("bergen_sim.search.pimc", "choose"),
+        ("bergen_sim.search.ismcts", "choose"),
+    }
     plugin = load_kernel([resolve("tests.plugins_probe:record"), resolve("random")])
     assert set(plugin.ENTRIES) == {("tests.plugins_probe", "record"), ("bergen_sim.policies.random_move", "choose")}
 

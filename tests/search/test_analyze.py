@@ -22,8 +22,13 @@ from bergen_sim.search.position import Position, PositionError, analyze, line_pr
 TWO = Rules.make(players=2)
 # seat 0 led 4-4, seat 1 played 3-4, seat 0 played 4-5: the line 3-4 4-4 4-5 shows 3|5
 WINNING = {
-    "seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,5",
-    "boneyard": 16, "scores": "14,12",
+    "seat": 0,
+    "hand": "3-5,1-3,5-6,0-0",
+    "ends": "3,5",
+    "played": "4-4,3-4,4-5",
+    "counts": "4,5",
+    "boneyard": 16,
+    "scores": "14,12",
 }
 FAST = dict(base="first", worlds=600, batch=200)
 
@@ -100,7 +105,7 @@ def test_voids_and_the_worlds_they_allow():
         ({"voids": {"1": [0, 1, 2, 3, 4, 5, 6]}}, "no deal of the unseen tiles"),
         ({"voids": {"0": [1]}}, "voids: give numbers for the other seats, not seat 0"),
         ({"hand": "0-0,1-1,0-1,2-2", "played": "4-4,3-4,4-5"}, "no tile in the hand fits the ends 3|5"),
-        ({"voids": [3, 5]}, "voids is a table of seat -> numbers (e.g. {\"1\": ...}), not [3, 5]"),
+        ({"voids": [3, 5]}, 'voids is a table of seat -> numbers (e.g. {"1": ...}), not [3, 5]'),
         ({"played_by": [["3-4"]]}, "played_by is a table of seat -> tiles"),
         ({"ends": "9" * 5000 + ",5"}, "ends: '" + "9" * 36 + "... is not a number 0..18"),
         ({"boneyard": "9" * 5000}, "boneyard takes whole numbers, not '" + "9" * 36 + "..."),
@@ -118,8 +123,7 @@ def test_ends_whose_tiles_are_all_in_the_hand():
     sixes = [f"{a}-6" for a in range(7)]
     problem = line_problem({"4-4", "3-4"}, 3, 6, False, False)
     assert problem and "no tile on the table shows 6" in problem
-    position = {**WINNING, "hand": ",".join(sixes), "ends": "3,6", "played": "4-4,3-4", "counts": "7,5",
-                "boneyard": 14}
+    position = {**WINNING, "hand": ",".join(sixes), "ends": "3,6", "played": "4-4,3-4", "counts": "7,5", "boneyard": 14}
     with pytest.raises(PositionError, match="no tile on the table shows 6"):
         analyze(Position.from_mapping(position), TWO, **FAST)
 
@@ -163,8 +167,27 @@ def test_line_check_agrees_with_brute_force():
 
 
 def test_cli_table_json_and_toml(tmp_path, capsys):
-    args = ["analyze", "--hand", "3-5,1-3,5-6,0-0", "--ends", "3,5", "--played", "4-4,3-4,4-5", "--counts", "4,5",
-            "--boneyard", "16", "--scores", "14,12", "--base", "first", "--worlds", "400", "--batch", "200"]
+    args = [
+        "analyze",
+        "--hand",
+        "3-5,1-3,5-6,0-0",
+        "--ends",
+        "3,5",
+        "--played",
+        "4-4,3-4,4-5",
+        "--counts",
+        "4,5",
+        "--boneyard",
+        "16",
+        "--scores",
+        "14,12",
+        "--base",
+        "first",
+        "--worlds",
+        "400",
+        "--batch",
+        "200",
+    ]
     assert main(args + ["--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["moves"][0]["tile"] == "3-5" and result["stopped"] == "tie"
@@ -172,18 +195,23 @@ def test_cli_table_json_and_toml(tmp_path, capsys):
     table = capsys.readouterr().out
     assert "3-5 L" in table and "100.0%" in table
     toml = tmp_path / "position.toml"
-    toml.write_text('hand = ["3-5", "1-3", "5-6", "0-0"]\nends = "3,5"\nplayed = ["4-4", "3-4", "4-5"]\n'
-                    'counts = [4, 5]\nboneyard = 16\nscores = [14, 12]\n[rules]\nplayers = 2\ntarget = 15\n')
+    toml.write_text(
+        'hand = ["3-5", "1-3", "5-6", "0-0"]\nends = "3,5"\nplayed = ["4-4", "3-4", "4-5"]\n'
+        "counts = [4, 5]\nboneyard = 16\nscores = [14, 12]\n[rules]\nplayers = 2\ntarget = 15\n"
+    )
     assert main(["analyze", "--position", str(toml), "--base", "first", "--worlds", "400", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["moves"][0]["tile"] == "3-5"
     assert main(["analyze", "--position", str(toml), "--players", "3", "--json"]) == 2
     assert "give the rules there or as options, not both" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"hand": ' * 100_000, "not valid JSON: nested too deep"),
-    ('{"boneyard": ' + "9" * 5000 + "}", "not valid JSON: a number of more than 4,300 digits"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"hand": ' * 100_000, "not valid JSON: nested too deep"),
+        ('{"boneyard": ' + "9" * 5000 + "}", "not valid JSON: a number of more than 4,300 digits"),
+    ],
+)
 def test_a_position_file_python_cannot_read_is_one_line(tmp_path, capsys, text, message):
     path = tmp_path / "p.json"
     path.write_text(text)
@@ -193,8 +221,23 @@ def test_a_position_file_python_cannot_read_is_one_line(tmp_path, capsys, text, 
 
 
 def test_cli_bad_position_exits_2_with_one_line(capsys):
-    code = main(["analyze", "--hand", "3-5,4-4", "--ends", "3,5", "--played", "4-4,3-4,4-5", "--counts", "2,7",
-                 "--boneyard", "16", "--scores", "0,0"])
+    code = main(
+        [
+            "analyze",
+            "--hand",
+            "3-5,4-4",
+            "--ends",
+            "3,5",
+            "--played",
+            "4-4,3-4,4-5",
+            "--counts",
+            "2,7",
+            "--boneyard",
+            "16",
+            "--scores",
+            "0,0",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "tile 4-4 is listed twice" in err
@@ -205,8 +248,14 @@ def test_cli_bad_position_exits_2_with_one_line(capsys):
 NINE = Rules.make(players=4, domino_set="double-nine")
 # seat 0 led the spinner 4-4; seats 1, 2, 3 put 4-7 on L, 2-4 on R (U and D opened), 4-9 on U: arms 7,2,9,*
 SPINNER = {
-    "seat": 0, "spinner": 4, "ends": "7,2,9,*", "played": "4-4,4-7,2-4,4-9",
-    "hand": "0-4,2-7,1-9,3-8", "counts": "4,4,4,4", "boneyard": 35, "scores": "2,0,0,0",
+    "seat": 0,
+    "spinner": 4,
+    "ends": "7,2,9,*",
+    "played": "4-4,4-7,2-4,4-9",
+    "hand": "0-4,2-7,1-9,3-8",
+    "counts": "4,4,4,4",
+    "boneyard": 35,
+    "scores": "2,0,0,0",
 }
 
 
@@ -217,15 +266,20 @@ def test_a_spinner_position_ranks_moves_on_every_open_arm():
     result = analyze(position, NINE, **FAST)
     moves = {(m["tile"], m["end"]): m["ends_after"] for m in result.moves}
     # 0-4 fits only the empty D arm; 2-7 fits L and R; 1-9 fits U
-    assert moves == {("0-4", "D"): "7,2,9,0", ("2-7", "L"): "2,2,9,*", ("2-7", "R"): "7,7,9,*",
-                     ("1-9", "U"): "7,2,1,*"}
+    assert moves == {("0-4", "D"): "7,2,9,0", ("2-7", "L"): "2,2,9,*", ("2-7", "R"): "7,7,9,*", ("1-9", "U"): "7,2,1,*"}
     assert result.to_dict()["position"]["spinner"] == 4
 
 
 def test_empty_up_and_down_arms_are_mirror_images():
     """Right after L and R take their first tiles, a tile showing the spinner's number fits U and D alike."""
-    data = {**SPINNER, "seat": 3, "ends": "7,2,*,*", "played": "4-4,4-7,2-4", "counts": "4,4,4,5",
-            "hand": "0-4,2-8,1-9,3-8,5-5"}
+    data = {
+        **SPINNER,
+        "seat": 3,
+        "ends": "7,2,*,*",
+        "played": "4-4,4-7,2-4",
+        "counts": "4,4,4,5",
+        "hand": "0-4,2-8,1-9,3-8,5-5",
+    }
     result = analyze(Position.from_mapping(data), NINE, **FAST)
     by_move = {(m["tile"], m["end"]): m for m in result.moves}
     assert by_move["0-4", "U"]["mirror_of"] == "0-4 D" and by_move["0-4", "D"]["mirror_of"] == "0-4 U"
@@ -243,8 +297,14 @@ def test_twins_on_a_line_share_one_evaluation_so_review_sees_no_loss():
 
     games = read_games(Path(__file__).resolve().parents[1] / "golden" / "2p-standard.jsonl")[:1]
     seen = []
-    drive(games[0], lambda game, action: seen.append((game.view(action.seat), action))
-          if (game.hand_number, action.seat, action.tile) == (2, 0, "0-2") else None)
+    drive(
+        games[0],
+        lambda game, action: (
+            seen.append((game.view(action.seat), action))
+            if (game.hand_number, action.seat, action.tile) == (2, 0, "0-2")
+            else None
+        ),
+    )
     view, action = seen[0]
     result = analyze(view, games[0].rules, worlds=2000, batch=1000, seed=0)
     by_move = {(m["tile"], m["end"]): m for m in result.moves}
@@ -254,20 +314,23 @@ def test_twins_on_a_line_share_one_evaluation_so_review_sees_no_loss():
     assert twin["win_behind_best"] == {"mean": 0.0, "ci95": [0.0, 0.0], "n": result.worlds}
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"spinner": None}, "four ends are a spinner's arms L,R,U,D: give spinner=N too"),
-    ({"spinner": None, "ends": "7,2"}, "with the spinner on, give spinner=N"),
-    ({"ends": "7,2,9"}, "ends: give the arms as L,R or L,R,U,D"),
-    ({"spinner": 5}, "the spinner 5-5 is not on the table"),
-    ({"ends": "*,2,9,*", "played": "4-4,2-4,4-9", "counts": "4,5,4,4"}, "U and D arms open only once L and R"),
-    ({"ends": "7,2,9d,*"}, "the U arm ends in the double 9-9, which is not on the table"),
-    ({"ends": "7,3,9,*"}, "cannot use exactly these tiles"),
-    ({"spinner": "4-5"}, "spinner: the led double"),
-    ({"spinner": "-1"}, "spinner: the led double"),
-    ({"spinner": "4-4-4"}, "spinner: the led double"),
-    ({"spinner": " ", "ends": "7,2"}, "with the spinner on, give spinner=N"),
-    ({"ends": "7,2,10,*"}, "number 10 is not in double-nine"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"spinner": None}, "four ends are a spinner's arms L,R,U,D: give spinner=N too"),
+        ({"spinner": None, "ends": "7,2"}, "with the spinner on, give spinner=N"),
+        ({"ends": "7,2,9"}, "ends: give the arms as L,R or L,R,U,D"),
+        ({"spinner": 5}, "the spinner 5-5 is not on the table"),
+        ({"ends": "*,2,9,*", "played": "4-4,2-4,4-9", "counts": "4,5,4,4"}, "U and D arms open only once L and R"),
+        ({"ends": "7,2,9d,*"}, "the U arm ends in the double 9-9, which is not on the table"),
+        ({"ends": "7,3,9,*"}, "cannot use exactly these tiles"),
+        ({"spinner": "4-5"}, "spinner: the led double"),
+        ({"spinner": "-1"}, "spinner: the led double"),
+        ({"spinner": "4-4-4"}, "spinner: the led double"),
+        ({"spinner": " ", "ends": "7,2"}, "with the spinner on, give spinner=N"),
+        ({"ends": "7,2,10,*"}, "number 10 is not in double-nine"),
+    ],
+)
 def test_impossible_spinner_positions_are_one_line_errors(change, message):
     data = {k: v for k, v in {**SPINNER, **change}.items() if v is not None}
     with pytest.raises(PositionError, match=message):
@@ -299,16 +362,15 @@ def test_every_reached_spinner_position_passes_the_checks_and_rebuilds_the_engin
                 engine = view.array
                 built = position_view(view.position(), NINE)
                 for field in (L.V_END, L.V_END_DOUBLE):
-                    assert list(built[field:field + L.N_ENDS]) == list(engine[field:field + L.N_ENDS])
+                    assert list(built[field : field + L.N_ENDS]) == list(engine[field : field + L.N_ENDS])
                 for field in (L.V_OPEN_ENDS, L.V_COUNTING, L.V_SPINNER, L.V_HAND, L.V_PLAYED):
                     assert built[field] == engine[field]
-                held = [bool(x) for x in engine[L.V_END_TILES:L.V_END_TILES + L.N_ENDS]]
-                assert [bool(x) for x in built[L.V_END_TILES:L.V_END_TILES + L.N_ENDS]] == held
+                held = [bool(x) for x in engine[L.V_END_TILES : L.V_END_TILES + L.N_ENDS]]
+                assert [bool(x) for x in built[L.V_END_TILES : L.V_END_TILES + L.N_ENDS]] == held
                 tiles = np.zeros(L.MAX_MOVES, dtype=np.int64)
                 ends = np.zeros(L.MAX_MOVES, dtype=np.int64)
                 n = hand_moves(built[L.V_HAND], built, tiles, ends)
-                assert list(zip(tiles[:n].tolist(), ends[:n].tolist())) == \
-                    [m.kernel() for m in moves]
+                assert list(zip(tiles[:n].tolist(), ends[:n].tolist())) == [m.kernel() for m in moves]
                 checked += 1
                 move, hand = rng.choice(moves), game.hand_number
                 game.play(move)
@@ -321,9 +383,33 @@ def test_every_reached_spinner_position_passes_the_checks_and_rebuilds_the_engin
 
 def test_cli_spinner_position_as_options_and_json_round_trip(tmp_path, capsys):
     """The docs' double-nine example: options in, a JSON position out that reads back to the same analysis."""
-    args = ["analyze", "--players", "4", "--set", "domino_set=double-nine", "--spinner", "4", "--ends", "7,2,9,*",
-            "--played", "4-4,4-7,2-4,4-9", "--hand", "0-4,2-7,1-9,3-8", "--counts", "4,4,4,4", "--boneyard", "35",
-            "--scores", "2,0,0,0", "--base", "first", "--worlds", "400", "--batch", "200"]
+    args = [
+        "analyze",
+        "--players",
+        "4",
+        "--set",
+        "domino_set=double-nine",
+        "--spinner",
+        "4",
+        "--ends",
+        "7,2,9,*",
+        "--played",
+        "4-4,4-7,2-4,4-9",
+        "--hand",
+        "0-4,2-7,1-9,3-8",
+        "--counts",
+        "4,4,4,4",
+        "--boneyard",
+        "35",
+        "--scores",
+        "2,0,0,0",
+        "--base",
+        "first",
+        "--worlds",
+        "400",
+        "--batch",
+        "200",
+    ]
     assert main(args) == 0
     table = capsys.readouterr().out
     assert "7|2|9|* (spinner 4-4)" in table and "0-4 D" in table
@@ -332,18 +418,27 @@ def test_cli_spinner_position_as_options_and_json_round_trip(tmp_path, capsys):
     assert first["position"]["ends"] == "7,2,9,*" and first["position"]["spinner"] == 4
     saved = tmp_path / "position.json"
     saved.write_text(json.dumps({**first["position"], "rules": first["rules"]}))
-    assert main(["analyze", "--position", str(saved), "--base", "first", "--worlds", "400", "--batch", "200",
-                 "--json"]) == 0
+    assert (
+        main(["analyze", "--position", str(saved), "--base", "first", "--worlds", "400", "--batch", "200", "--json"])
+        == 0
+    )
     again = json.loads(capsys.readouterr().out)
     assert again["moves"] == first["moves"]
     spinner = args.index("--spinner") + 1
-    assert main([*args[:spinner], "4-5", *args[spinner + 1:]]) == 2
+    assert main([*args[:spinner], "4-5", *args[spinner + 1 :]]) == 2
     assert "spinner: the led double" in capsys.readouterr().err
 
 
 #: a six-seat double-nine line (two partnerships): seats 3 and 5 are void in 7 and 9, so alike (one group)
-SIX_SEATS = {"hand": "0-4,2-7,1-9,3-8,7-9", "ends": "7,2", "played": "4-4,4-7,2-4", "counts": "5,4,4,4,5,5",
-             "boneyard": 25, "scores": "2,0", "voids": {"3": [7, 9], "5": [7, 9]}}
+SIX_SEATS = {
+    "hand": "0-4,2-7,1-9,3-8,7-9",
+    "ends": "7,2",
+    "played": "4-4,4-7,2-4",
+    "counts": "5,4,4,4,5,5",
+    "boneyard": 25,
+    "scores": "2,0",
+    "voids": {"3": [7, 9], "5": [7, 9]},
+}
 
 
 def test_positions_of_five_to_eight_seats_and_of_three_word_sets_are_read():
@@ -402,8 +497,7 @@ def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
                 as_position = analyze(view.position(), rules, worlds=300, batch=300, seed=1)
                 assert as_position.plays_read == 0 and 0 <= read.plays_read < view.array[L.V_PLAYS_N]  # not the lead
                 plays_read += read.plays_read
-                assert {(m["tile"], m["end"]) for m in read.moves} == {(m["tile"], m["end"])
-                                                                       for m in as_position.moves}
+                assert {(m["tile"], m["end"]) for m in read.moves} == {(m["tile"], m["end"]) for m in as_position.moves}
                 with monkeypatch.context() as patch:
                     patch.setattr(position_module, "READER_TRUST", 0.0)
                     unread = analyze(view, rules, worlds=300, batch=300, seed=1)
@@ -429,7 +523,8 @@ def test_a_leader_choosing_its_double_is_analyzed_lead_by_lead():
     assert game.choosing_lead and len(game.legal_moves()) == 3
     result = analyze(game.view(), classic, worlds=400, batch=200, seed=2)
     assert result.leading and sorted((m["tile"], m["end"]) for m in result.moves) == [
-        (str(m.tile), "L") for m in game.legal_moves()]
+        (str(m.tile), "L") for m in game.legal_moves()
+    ]
     assert {m["tile"]: m["ends_after"] for m in result.moves} == {"0-0": "0d,0d", "1-1": "1d,1d", "5-5": "5d,5d"}
     assert all(m["points"]["ci95"][0] > 2 for m in result.moves)  # the lead's 2 points, then the hand's headers
     data = result.to_dict()["position"]
@@ -453,8 +548,10 @@ def test_an_empty_table_is_a_lead_only_under_any_double():
     view.array[L.V_BONEYARD] += 1
     from bergen_sim.engine.tileset import to_words
 
-    for hand, message in ((["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"], "the leader holds no double"),
-                          (["0-0", "0-2", "0-3", "0-4", "0-5", "7-7"], "tile 7-7 is not in the double-six set")):
+    for hand, message in (
+        (["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"], "the leader holds no double"),
+        (["0-0", "0-2", "0-3", "0-4", "0-5", "7-7"], "tile 7-7 is not in the double-six set"),
+    ):
         view.array[L.V_HAND : L.V_HAND + L.SET_WORDS] = to_words(sum(1 << L.TILE_INDEX[t] for t in hand))
         with pytest.raises(PositionError, match=message):
             analyze(view, classic, worlds=10, batch=10)
@@ -474,13 +571,17 @@ def test_a_leaders_view_with_mistyped_fields_is_a_one_line_error():
         analyze(given, classic, worlds=10, batch=10)
 
 
-@pytest.mark.parametrize("given, message", [
-    (object(), "analyze reads a Position or a game's View"),
-    (type("View", (), {"array": np.zeros(3, dtype=np.int64), "position": lambda self: None})(),
-     "a view is"),
-    (type("View", (), {"array": np.zeros(L.V_SIZE, dtype=np.int64), "position": lambda self: "6-6"})(),
-     "a view's position"),
-])
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        (object(), "analyze reads a Position or a game's View"),
+        (type("View", (), {"array": np.zeros(3, dtype=np.int64), "position": lambda self: None})(), "a view is"),
+        (
+            type("View", (), {"array": np.zeros(L.V_SIZE, dtype=np.int64), "position": lambda self: "6-6"})(),
+            "a view's position",
+        ),
+    ],
+)
 def test_what_is_neither_a_position_nor_a_view_is_a_one_line_error(given, message):
     with pytest.raises(PositionError, match=message):
         analyze(given, Rules.make(players=2), worlds=10, batch=10)
@@ -523,23 +624,49 @@ def test_the_tree_search_ranks_moves_in_every_world_and_keeps_its_tree_small():
 
 
 def test_the_cli_analyzes_with_the_tree_search(capsys):
-    args = ["analyze", "--hand", "5-6,1-6,0-5,3-4", "--ends", "6,5d", "--played", "2-2,2-5,2-6,5-5", "--counts",
-            "4,6", "--boneyard", "14", "--scores", "12,13", "--void", "1:5,6", "--worlds", "400", "--batch", "200",
-            "--base", "first", "--player", "ismcts", "--json"]
+    args = [
+        "analyze",
+        "--hand",
+        "5-6,1-6,0-5,3-4",
+        "--ends",
+        "6,5d",
+        "--played",
+        "2-2,2-5,2-6,5-5",
+        "--counts",
+        "4,6",
+        "--boneyard",
+        "14",
+        "--scores",
+        "12,13",
+        "--void",
+        "1:5,6",
+        "--worlds",
+        "400",
+        "--batch",
+        "200",
+        "--base",
+        "first",
+        "--player",
+        "ismcts",
+        "--json",
+    ]
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["player"] == "ismcts" and len(data["moves"]) == 4
 
 
-@pytest.mark.parametrize("rules, message", [
-    ({"partnerships": "false", "players": 4}, "rules.partnerships must be true or false, not 'false'"),
-    ({"players": "4"}, "rules.players must be a whole number, not '4'"),
-    ({"players": True}, "rules.players must be a whole number, not True"),
-    ({"players": 1234567890}, "players must be 2..8, not 1234567890"),
-    ({"preset": ["standard"]}, "rules.preset must be a name"),
-    ({"target": "10"}, "setting target takes a whole number, not '10'"),
-    ({"reduced_headers": "no"}, "setting reduced_headers takes true or false, not 'no'"),
-])
+@pytest.mark.parametrize(
+    "rules, message",
+    [
+        ({"partnerships": "false", "players": 4}, "rules.partnerships must be true or false, not 'false'"),
+        ({"players": "4"}, "rules.players must be a whole number, not '4'"),
+        ({"players": True}, "rules.players must be a whole number, not True"),
+        ({"players": 1234567890}, "players must be 2..8, not 1234567890"),
+        ({"preset": ["standard"]}, "rules.preset must be a name"),
+        ({"target": "10"}, "setting target takes a whole number, not '10'"),
+        ({"reduced_headers": "no"}, "setting reduced_headers takes true or false, not 'no'"),
+    ],
+)
 def test_a_position_files_rules_are_checked_for_their_types(tmp_path, capsys, rules, message):
     """A JSON string is not a boolean: "false" would have been a partnership game (bool("false") is True)."""
     path = tmp_path / "p.json"

@@ -44,7 +44,7 @@ def _table(rules: Rules) -> np.ndarray:
     values make ties between moves, which could hide a wrong value, rare.
     """
     gen = np.random.default_rng(rules.players)
-    return _normalized(gen.random(rules.target ** 2), rules.target, 2)
+    return _normalized(gen.random(rules.target**2), rules.target, 2)
 
 
 def _leaf(rules: Rules, table: np.ndarray, scores, side: int) -> float:
@@ -98,8 +98,12 @@ def endgame_positions(rules: Rules, seed: int, count: int, most_tiles: int):
                 continue
             moves = game.legal_moves()
             in_hands = sum(len(game.hand(s)) for s in range(rules.players))
-            if (not game.choosing_lead and len(moves) >= 2 and game.boneyard_count == rules.boneyard_reserve
-                    and in_hands <= most_tiles):
+            if (
+                not game.choosing_lead
+                and len(moves) >= 2
+                and game.boneyard_count == rules.boneyard_reserve
+                and in_hands <= most_tiles
+            ):
                 found += 1
                 yield game.clone()
             game.play(rng.choice(moves))
@@ -158,8 +162,9 @@ def test_solver_matches_minimax_over_the_reference_engine(game_name):
     table = _table(rules)
     for game in endgame_positions(rules, seed=7, count=6, most_tiles=7):
         expected = move_values(game, rules, table, rules.side_of(game.to_move))
-        np.testing.assert_allclose(compiled_values(game, rules, table), expected, rtol=0, atol=1e-12,
-                                   err_msg=game.line_text())
+        np.testing.assert_allclose(
+            compiled_values(game, rules, table), expected, rtol=0, atol=1e-12, err_msg=game.line_text()
+        )
 
 
 def test_a_decision_is_worth_its_best_move_and_comes_back_when_the_budget_runs_out():

@@ -117,8 +117,15 @@ def test_many_sides_build_a_table_at_the_default_target(players, entries):
 @pytest.mark.parametrize("players", [6, 8])
 def test_pimc_plays_a_many_player_double_nine_match_at_the_default_target(players):
     policies = ["pimc:worlds=4"] + ["expert"] * (players - 1)
-    result = simulate(players=players, settings={"domino_set": "double-nine"}, policies=policies,
-                      matches=1, seed=3, rows=True, workers=1)
+    result = simulate(
+        players=players,
+        settings={"domino_set": "double-nine"},
+        policies=policies,
+        matches=1,
+        seed=3,
+        rows=True,
+        workers=1,
+    )
     scores = result.matches.filter(like="score").to_numpy()
     assert len(result.matches) == 1 and scores.shape == (1, players) and scores.max() >= 10
 
@@ -162,7 +169,7 @@ def test_a_damaged_cached_table_is_built_again_with_one_notice(tmp_path, monkeyp
 
     def fake_build(rules_, base, kind, hands):  # what build_table returns, without compiling or playing
         built.append(kind)
-        return np.full(rules_.target ** rules_.sides, 0.5)
+        return np.full(rules_.target**rules_.sides, 0.5)
 
     monkeypatch.setattr(mv, "build_table", fake_build)
     first = table_for(rules)

@@ -47,9 +47,11 @@ def _rollout_match(rules: Rules, seed: int, match: int, base: int) -> tuple[list
             return [int(x) for x in view[L.V_SCORE : L.V_SCORE + rules.sides]], hand_no
 
 
-@pytest.mark.parametrize("rules",
-                         [TWO, Rules.make(players=3, preset="classic"), Rules.make(players=4, partnerships=True)],
-                         ids=["2p", "3p-classic", "4p-partners"])
+@pytest.mark.parametrize(
+    "rules",
+    [TWO, Rules.make(players=3, preset="classic"), Rules.make(players=4, partnerships=True)],
+    ids=["2p", "3p-classic", "4p-partners"],
+)
 def test_rollout_plays_the_engines_game(rules):
     """Whole matches through the rollout functions end exactly as the engine's (same deals, policy first)."""
     chunk = engine_for(rules, ("first",) * rules.players).play(seed=4, first_match=0, n_matches=60)
@@ -137,8 +139,18 @@ def test_every_move_meets_the_same_worlds():
     def run(first, count):
         values = np.zeros((count, n + 1))
         points = np.zeros((count, n + 1))
-        pimc.evaluate_worlds(rules_vec, view, mt, me, n + 1, pimc.world_batch(key, first, count, base, 1),
-                             table, values, points, np.int64(0))
+        pimc.evaluate_worlds(
+            rules_vec,
+            view,
+            mt,
+            me,
+            n + 1,
+            pimc.world_batch(key, first, count, base, 1),
+            table,
+            values,
+            points,
+            np.int64(0),
+        )
         return values, points
 
     values, points = run(0, 40)
@@ -188,13 +200,19 @@ def test_settings_are_parsed_and_passed_to_one_shared_kernel():
     assert resolve("pimc:base=greedy:worlds=16").params == (16, BASE_POLICIES.index("greedy"), 0)
     assert resolve("pimc:worlds=16").params == (16, BASE_POLICIES.index("expert"), 0)
     # partner: 0 is "base" (every seat as base), then the built-ins in BASE_POLICIES order
-    assert resolve("pimc:partner=greedy").params == (64, BASE_POLICIES.index("expert"), 1 + BASE_POLICIES.index("greedy"))
+    assert resolve("pimc:partner=greedy").params == (
+        64,
+        BASE_POLICIES.index("expert"),
+        1 + BASE_POLICIES.index("greedy"),
+    )
     assert resolve("greedy").params == ()
     one, two = resolve("pimc:worlds=8:base=first"), resolve("pimc:worlds=9:base=first")
     # one kernel for every setting (and every built-in): the settings are the seat's row of seat_params
     assert _dispatcher_source(kernel_policies([one])) == _dispatcher_source(kernel_policies([two, resolve("greedy")]))
-    assert "seat_params[seat, 0], seat_params[seat, 1], seat_params[seat, 2], rules, seat_tables[seat])" in \
-        _dispatcher_source(kernel_policies([one]))
+    assert (
+        "seat_params[seat, 0], seat_params[seat, 1], seat_params[seat, 2], rules, seat_tables[seat])"
+        in _dispatcher_source(kernel_policies([one]))
+    )
     entries = [policy_key(ref) for ref in kernel_policies([one])]
     codes, params, tables = seat_arguments(entries, [one, resolve("greedy")], TWO)
     assert codes.tolist() == [entries.index(policy_key(one)), entries.index(policy_key(resolve("greedy")))]

@@ -83,8 +83,13 @@ def _replayed_expert_gap(view, line, seat, held, sure, on_table, tile, end, scra
         right = other_half(t, ends[e]) if e == L.END_R else ends[L.END_R]
         if has(minus(held, bit(t, no_tiles)), L.TILE_AT[left, right]):
             threatened = 0.0
-        score = (WEIGHTS[0] * points + WEIGHTS[1] * threatened + WEIGHTS[2] * double + WEIGHTS[3] * follow
-                 + WEIGHTS[4] * block)
+        score = (
+            WEIGHTS[0] * points
+            + WEIGHTS[1] * threatened
+            + WEIGHTS[2] * double
+            + WEIGHTS[3] * follow
+            + WEIGHTS[4] * block
+        )
         best = max(best, score)
         if t == tile and e == end:
             made = score
@@ -124,8 +129,9 @@ def replayed_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, lin
             sure = load(later, seat * L.SET_WORDS, no_tiles)
             held = union(hand_of(hands, seat, no_tiles), sure)
             if model == MODEL_EXPERT:
-                total -= trust * _replayed_expert_gap(view, line, seat, held, sure, on_table, tile, end,
-                                                      scratch_tiles, scratch_ends, no_tiles)
+                total -= trust * _replayed_expert_gap(
+                    view, line, seat, held, sure, on_table, tile, end, scratch_tiles, scratch_ends, no_tiles
+                )
             else:
                 n_moves = legal_moves(both(held, open_end_tiles(line, no_tiles)), line, scratch_tiles, scratch_ends)
                 if n_moves > 1:
@@ -177,14 +183,34 @@ def _decide(view, rules, worlds=64, trust=1.0, key=7):
     tiles, ends, n = _moves(view)
     values = np.zeros((worlds, n))
     points = np.zeros((worlds, n))
-    move, used = reader.decide(view, tiles, ends, n, np.uint64(key), np.int64(worlds), trust, FIRST,
-                               rules.to_array(), table_for(rules, "first"), values, points, NARROW)
+    move, used = reader.decide(
+        view,
+        tiles,
+        ends,
+        n,
+        np.uint64(key),
+        np.int64(worlds),
+        trust,
+        FIRST,
+        rules.to_array(),
+        table_for(rules, "first"),
+        values,
+        points,
+        NARROW,
+    )
     return tiles, ends, n, move, used, values
 
 
 #: at 14-13 of 15 any header wins the match; only the two 5-6 moves make one (neither is listed first)
-WINNING = {"hand": "5-6,1-6,0-5,3-4", "ends": "6,5d", "played": "2-2,2-5,2-6,5-5", "counts": "4,6",
-           "boneyard": 14, "scores": "14,13", "voids": {1: [5, 6]}}
+WINNING = {
+    "hand": "5-6,1-6,0-5,3-4",
+    "ends": "6,5d",
+    "played": "2-2,2-5,2-6,5-5",
+    "counts": "4,6",
+    "boneyard": 14,
+    "scores": "14,13",
+    "voids": {1: [5, 6]},
+}
 
 
 def test_finds_the_header_that_wins_the_match():
@@ -196,14 +222,32 @@ def test_finds_the_header_that_wins_the_match():
     assert values[:used, move].min() == 1.0  # the match is won in every world
 
 
-def _search(view, rules, iterations=200, key=7, expand=1, leaves=0, settled_stop=False, model=0, race=False,
-            prior=0.0):
+def _search(view, rules, iterations=200, key=7, expand=1, leaves=0, settled_stop=False, model=0, race=False, prior=0.0):
     tiles, ends, n = _moves(view)
     nodes = np.zeros((iterations + 1, ismcts.N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, ismcts.N_FLOAT))
-    move = ismcts.search(view, tiles, ends, n, np.uint64(key), np.int64(iterations), 0.5, np.int64(expand), 1.0,
-                         FIRST, rules.to_array(), table_for(rules, "first"), nodes, stats, NARROW, np.int64(leaves),
-                         np.int64(model), settled_stop, race, prior)
+    move = ismcts.search(
+        view,
+        tiles,
+        ends,
+        n,
+        np.uint64(key),
+        np.int64(iterations),
+        0.5,
+        np.int64(expand),
+        1.0,
+        FIRST,
+        rules.to_array(),
+        table_for(rules, "first"),
+        nodes,
+        stats,
+        NARROW,
+        np.int64(leaves),
+        np.int64(model),
+        settled_stop,
+        race,
+        prior,
+    )
     return tiles, move, nodes, stats
 
 
@@ -222,8 +266,18 @@ def test_the_named_configurations_resolve_to_their_settings():
     assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, expert, 0, MODEL_EXPERT, 1, 0, 0)
     assert resolve(ismcts.AT_TIME_LIMIT).params == (4000, 3, 8, 20, expert, 0, MODEL_EXPERT, 1, 1, 0)
     assert resolve(ismcts.STEERED).params == (4000, 3, 8, 20, expert, 0, MODEL_EXPERT, 1, 1, 5)
-    assert resolve("ismcts:model=history:settle=0:race=1:prior=5").params == (1000, 5, 8, 10, expert, 0,
-                                                                               MODEL_HISTORY, 0, 1, 5)
+    assert resolve("ismcts:model=history:settle=0:race=1:prior=5").params == (
+        1000,
+        5,
+        8,
+        10,
+        expert,
+        0,
+        MODEL_HISTORY,
+        0,
+        1,
+        5,
+    )
 
 
 def test_ismcts_stops_once_the_root_move_is_settled():
@@ -317,8 +371,9 @@ def test_the_steering_odds_are_experts_model_in_the_walks_world(rules):
                 hands0, bone, _evidence, _line, b = reader.world_buffers(no_tiles)
                 for s in range(rules.players):
                     set_hand(hands0, s, np.int64(sum(1 << L.TILE_INDEX[t] for t in game.hand(s))))
-                load_world(rules.to_array(), game.view(searcher).array, L.V_SIZE, b, hands0, bone,
-                           rules.boneyard_reserve)
+                load_world(
+                    rules.to_array(), game.view(searcher).array, L.V_SIZE, b, hands0, bone, rules.boneyard_reserve
+                )
                 n = len(moves)
                 for k, move in enumerate(moves):
                     b.move_tiles[k], b.move_ends[k] = move.tile.index, int(move.end)
@@ -365,8 +420,9 @@ def test_reads_only_the_live_part_of_the_view():
         log_end = L.V_LOG + L.LOG_SIZE * view[L.V_LOG_N]
         scrambled[log_end:] = gen.integers(0, 7, L.V_SIZE - log_end)
         plays_end = L.V_PLAYS + L.PLAY_SIZE * view[L.V_PLAYS_N]
-        scrambled[plays_end : L.V_PLAYS + L.PLAY_SIZE * L.MAX_TILES] = gen.integers(0, 2, L.V_PLAYS + L.PLAY_SIZE
-                                                                                    * L.MAX_TILES - plays_end)
+        scrambled[plays_end : L.V_PLAYS + L.PLAY_SIZE * L.MAX_TILES] = gen.integers(
+            0, 2, L.V_PLAYS + L.PLAY_SIZE * L.MAX_TILES - plays_end
+        )
         a = _decide(view, TWO, worlds=32, key=i)
         b = _decide(scrambled, TWO, worlds=32, key=i)
         assert a[3] == b[3] and np.array_equal(a[5], b[5])
@@ -388,8 +444,11 @@ def test_a_missed_header_costs_trust_times_points():
     view[L.V_PLAYS_N] = len(log)
     view[L.V_SEAT] = 0
     view[L.V_SPINNER] = -1
-    scratch = (np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
-               np.zeros(L.V_SIZE, dtype=np.int64))
+    scratch = (
+        np.zeros(L.MAX_MOVES, dtype=np.int64),
+        np.zeros(L.MAX_MOVES, dtype=np.int64),
+        np.zeros(L.V_SIZE, dtype=np.int64),
+    )
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     seat_1 = L.SET_WORDS
     hands[seat_1] = L.tile_mask(["1-2", "6-6"])  # nothing else fitted 5|4 then: no evidence
@@ -406,8 +465,11 @@ def test_a_missed_header_costs_trust_times_points():
 def test_worlds_follow_the_evidence_on_real_views():
     """Kept worlds hold a passed-up header tile less often than uniform ones (trust 3 vs 0), and are consistent."""
     rules_vec = TWO.to_array()
-    scratch = (np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
-               np.zeros(L.V_SIZE, dtype=np.int64))
+    scratch = (
+        np.zeros(L.MAX_MOVES, dtype=np.int64),
+        np.zeros(L.MAX_MOVES, dtype=np.int64),
+        np.zeros(L.V_SIZE, dtype=np.int64),
+    )
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone = np.zeros(L.MAX_TILES, dtype=np.int64)
     uniform = weighted = 0.0
@@ -431,14 +493,15 @@ def test_worlds_follow_the_evidence_on_real_views():
 # each compiles a kernel with its search inlined (about a minute, cold): the slow tier; the default tier
 # calls both searches directly (the tests above and below), and test_pimc plays pimc's kernel
 @pytest.mark.slow
-@pytest.mark.parametrize("policy", [READER, ISMCTS, ISMCTS + ":leaves=50", ISMCTS + ":model=expert", ISMCTS + ":race=1",
-                                    ISMCTS + ":race=1:prior=20"])
+@pytest.mark.parametrize(
+    "policy",
+    [READER, ISMCTS, ISMCTS + ":leaves=50", ISMCTS + ":model=expert", ISMCTS + ":race=1", ISMCTS + ":race=1:prior=20"],
+)
 def test_plays_matches_legally_and_reproducibly(policy):
     """Inside the engine, which stops on any illegal choice; the same seed gives the same matches."""
     assert resolve("reader").params == (256, 10, BASE_POLICIES.index("expert"), 0)
     assert resolve("ismcts").params == (1000, 5, 8, 10, BASE_POLICIES.index("expert"), 0, 0, 1, 0, 0)
-    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, BASE_POLICIES.index("expert"), 0, MODEL_EXPERT, 1, 0,
-                                                0)
+    assert resolve(ismcts.STRONGEST).params == (1000, 5, 8, 20, BASE_POLICIES.index("expert"), 0, MODEL_EXPERT, 1, 0, 0)
     engine = engine_for(TWO, (policy, "greedy"))
     first = engine.play(seed=3, first_match=0, n_matches=12)
     again = engine.play(seed=3, first_match=0, n_matches=12)
@@ -446,17 +509,31 @@ def test_plays_matches_legally_and_reproducibly(policy):
     assert np.array_equal(first.match_rows, again.match_rows)
 
 
-@pytest.mark.parametrize("rules", [TWO, Rules.make(players=3), Rules.make(players=4, partnerships=True),
-                                   Rules.make(players=3, domino_set="double-nine", spinner=False),
-                                   pytest.param(Rules.make(players=4, domino_set="double-twelve", spinner=False),
-                                                marks=pytest.mark.slow)],
-                         ids=["2 players", "3 players", "partnerships", "3 players double-nine line",
-                              "4 players double-twelve line (three-word sets)"])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        TWO,
+        Rules.make(players=3),
+        Rules.make(players=4, partnerships=True),
+        Rules.make(players=3, domino_set="double-nine", spinner=False),
+        pytest.param(Rules.make(players=4, domino_set="double-twelve", spinner=False), marks=pytest.mark.slow),
+    ],
+    ids=[
+        "2 players",
+        "3 players",
+        "partnerships",
+        "3 players double-nine line",
+        "4 players double-twelve line (three-word sets)",
+    ],
+)
 def test_the_evidence_scores_every_world_as_the_replay_does(rules):
     """play_evidence + world_log_likelihood equal the replayed model exactly, on real views and uniform worlds."""
     no_tiles = no_tiles_for(rules.n_tiles)
-    scratch = (np.zeros(L.MAX_MOVES, dtype=np.int64), np.zeros(L.MAX_MOVES, dtype=np.int64),
-               np.zeros(L.V_SIZE, dtype=np.int64))
+    scratch = (
+        np.zeros(L.MAX_MOVES, dtype=np.int64),
+        np.zeros(L.MAX_MOVES, dtype=np.int64),
+        np.zeros(L.V_SIZE, dtype=np.int64),
+    )
     informative = 0
     for view, hands in uniform_worlds(rules, worlds=12):
         for trust in (0.0, 0.7, 1.0):
@@ -480,9 +557,16 @@ def uniform_worlds(rules, worlds):
             yield view, hands
 
 
-@pytest.mark.parametrize("rules", [TWO, Rules.make(players=3), Rules.make(players=4, partnerships=True),
-                                   Rules.make(players=3, domino_set="double-nine", spinner=False)],
-                         ids=["2 players", "3 players", "partnerships", "3 players double-nine line"])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        TWO,
+        Rules.make(players=3),
+        Rules.make(players=4, partnerships=True),
+        Rules.make(players=3, domino_set="double-nine", spinner=False),
+    ],
+    ids=["2 players", "3 players", "partnerships", "3 players double-nine line"],
+)
 def test_the_expert_model_scores_every_world_as_the_replay_does(rules):
     """With MODEL_EXPERT, play_evidence + world_log_likelihood equal the model replayed for each world (to the
     millionth of a point the rows store scores in), on real views and uniform worlds; never above 0."""
@@ -538,11 +622,16 @@ def test_the_expert_model_reads_more_than_header_points():
     assert ranks[MODEL_HISTORY].mean() > ranks[MODEL_EXPERT].mean() + 0.01  # on every view
 
 
-@pytest.mark.parametrize("rules", [TWO, Rules.make(players=3), Rules.make(players=4, partnerships=True),
-                                   pytest.param(Rules.make(players=4, domino_set="double-twelve", spinner=False),
-                                                marks=pytest.mark.slow)],
-                         ids=["2 players", "3 players", "partnerships",
-                              "4 players double-twelve line (three-word sets)"])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        TWO,
+        Rules.make(players=3),
+        Rules.make(players=4, partnerships=True),
+        pytest.param(Rules.make(players=4, domino_set="double-twelve", spinner=False), marks=pytest.mark.slow),
+    ],
+    ids=["2 players", "3 players", "partnerships", "4 players double-twelve line (three-word sets)"],
+)
 def test_the_history_model_reads_the_draws_as_they_happened(rules):
     """On real views, what ``_draws_since`` reads of a seat's draws after one of its plays is true of the trace:
     how many drawn tiles it kept at each draw, which it drew last and played at once; every kept tile lies where

@@ -33,29 +33,61 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: per analysis: table -> columns its report and figures read
 REQUIRED = {
     "lead_advantage": {
-        "summary": ["table", "strategy", "fair_share", "decided_hands", "matches", "leader_win_rate_lowest",
-                    "leader_win_rate_lowest_lo", "leader_win_rate_highest_hi", "leader_win_rate_gain",
-                    "first_leader_match_win_rate_gain_hi"],
+        "summary": [
+            "table",
+            "strategy",
+            "fair_share",
+            "decided_hands",
+            "matches",
+            "leader_win_rate_lowest",
+            "leader_win_rate_lowest_lo",
+            "leader_win_rate_highest_hi",
+            "leader_win_rate_gain",
+            "first_leader_match_win_rate_gain_hi",
+        ],
         "seat_points": ["seat_from_leader", "hands", "seat_points_per_hand_lo", "side_points_per_hand_hi"],
         "by_led_double": ["led_double", "decided_hands", "leader_win_rate", "first_leader_match_win_rate_lo"],
     },
     "header_frequency": {
-        "per_hand": ["hands", "plays", "headers_per_hand", "double_headers_per_hand_lo",
-                     "triple_header_rate_per_play_hi"],
+        "per_hand": [
+            "hands",
+            "plays",
+            "headers_per_hand",
+            "double_headers_per_hand_lo",
+            "triple_header_rate_per_play_hi",
+        ],
         "by_play": ["play_number", "hands_reaching", "header_rate", "double_header_rate_lo", "triple_header_rate_hi"],
-        "point_sources": ["matches", "points", *[f"{s}_share{x}" for s in hand_stats.SOURCES for x in ("", "_lo", "_hi")]],
+        "point_sources": [
+            "matches",
+            "points",
+            *[f"{s}_share{x}" for s in hand_stats.SOURCES for x in ("", "_lo", "_hi")],
+        ],
     },
     "settlement": {
         "blocking": ["boneyard_reserve", "hands", "blocked_hands", "blocked_rate", "blocked_rate_lo"],
-        "paired": ["blocked_hands", "german_vs_pips_differ_rate", "german_vs_american_differ_rate_lo",
-                   "pips_vs_american_differ_rate_hi", "any_differ_rate", "american_no_winner_rate"],
+        "paired": [
+            "blocked_hands",
+            "german_vs_pips_differ_rate",
+            "german_vs_american_differ_rate_lo",
+            "pips_vs_american_differ_rate_hi",
+            "any_differ_rate",
+            "american_no_winner_rate",
+        ],
         "matches": ["settlement", "matches", "hands_per_match_lo", "first_leader_match_win_rate", "blocked_share_hi"],
         "tournament": ["settlement", "policy", "opponent", "matches", "win_rate", "win_rate_lo", "win_rate_hi"],
         "strategy_change": ["policy", "win_rate_german", "rank_pips", "win_rate_german_minus_pips_lo"],
     },
     "strategy_table": {
-        "standings": ["table", "rank", "policy", "matches", "win_rate", "win_rate_lo", "win_rate_hi",
-                      "points_per_hand_lo"],
+        "standings": [
+            "table",
+            "rank",
+            "policy",
+            "matches",
+            "win_rate",
+            "win_rate_lo",
+            "win_rate_hi",
+            "points_per_hand_lo",
+        ],
         "pairs": ["table", "policy", "opponent", "win_rate_hi"],
     },
     "going_first": {
@@ -66,15 +98,26 @@ REQUIRED = {
     },
     "near_target_cut": {
         "summary": ["setting", "matches", "hands_per_match", "ends_on_lead_rate", "ends_on_blocked_rate_hi"],
-        "cut_effect": ["hands_per_match_change_adj_lo", "ends_on_lead_rate_change", "first_leader_match_win_rate_change_hi"],
+        "cut_effect": [
+            "hands_per_match_change_adj_lo",
+            "ends_on_lead_rate_change",
+            "first_leader_match_win_rate_change_hi",
+        ],
     },
     "starting_hands": {
         "by_feature": ["feature", "value", "seat_hands", "hand_win_rate_lo", "side_points_per_hand_hi"],
         "contrasts": ["feature", "low", "high", "hand_win_rate_difference_adj_lo"],
     },
     "variants": {
-        "summary": ["variant", "matches", "hands_per_match", "hands_per_match_lo", "first_leader_match_win_rate_hi",
-                    "out_share", "blocked_rate"],
+        "summary": [
+            "variant",
+            "matches",
+            "hands_per_match",
+            "hands_per_match_lo",
+            "first_leader_match_win_rate_hi",
+            "out_share",
+            "blocked_rate",
+        ],
         "seats": ["variant", "side", "match_win_rate_lo"],
         "versus_standard": ["variant", "hands_per_match_change_lo", "out_share_change", "lead_share_change_hi"],
     },
@@ -84,8 +127,7 @@ REQUIRED = {
 @pytest.fixture(scope="module")
 def results() -> dict[str, reporting.AnalysisResult]:
     """Every shipped analysis, run once at a small size."""
-    return {name: reporting.run(name, matches=MATCHES, seed=5, quick=True, options=ONE_WORKER)
-            for name in REQUIRED}
+    return {name: reporting.run(name, matches=MATCHES, seed=5, quick=True, options=ONE_WORKER) for name in REQUIRED}
 
 
 def test_every_shipped_analysis_is_discovered():
@@ -106,8 +148,9 @@ def test_analysis_runs_end_to_end_with_the_columns_its_report_needs(results, nam
         high = f"{base}_adj_hi" if adjusted else f"{base}_hi"
         frame = next(f for f in result.tables.values() if column in f.columns)
         finite = frame[[base, column, high]].dropna()
-        assert (finite[column] <= finite[base] + 1e-12).all() and (finite[base] <= finite[high] + 1e-12).all(), \
+        assert (finite[column] <= finite[base] + 1e-12).all() and (finite[base] <= finite[high] + 1e-12).all(), (
             f"{name}: {base} outside its interval"
+        )
         if adjusted:  # a simultaneous interval is never narrower than the 95% one
             plain = frame[[f"{base}_lo", column]].dropna()
             assert (plain[column] <= plain[f"{base}_lo"] + 1e-12).all()
@@ -129,12 +172,20 @@ def test_findings_are_written_from_the_numbers(results):
     found = re.search(r"wins ([\d.]+)% \(95% CI ([\d.]+)–([\d.]+)%, n = ([\d,]+) decided hands\)", text)
     value, lo, hi = (float(found.group(k)) / 100 for k in (1, 2, 3))
     decimals = len(found.group(1).partition(".")[2])  # the digits the interval supports
-    rounding = 0.5 * 10.0 ** -decimals / 100 + 1e-12
+    rounding = 0.5 * 10.0**-decimals / 100 + 1e-12
     assert abs(value - row["leader_win_rate_lowest"]) <= rounding
-    assert abs(lo - row["leader_win_rate_lowest_lo"]) <= rounding and abs(hi - row["leader_win_rate_lowest_hi"]) <= rounding
+    assert (
+        abs(lo - row["leader_win_rate_lowest_lo"]) <= rounding
+        and abs(hi - row["leader_win_rate_lowest_hi"]) <= rounding
+    )
     assert int(found.group(4).replace(",", "")) == row["decided_hands"]
-    direction = "above" if row["leader_win_rate_advantage_adj_lo"] > 0 else "below" \
-        if row["leader_win_rate_advantage_adj_hi"] < 0 else "not distinguishable from"  # simultaneous
+    direction = (
+        "above"
+        if row["leader_win_rate_advantage_adj_lo"] > 0
+        else "below"
+        if row["leader_win_rate_advantage_adj_hi"] < 0
+        else "not distinguishable from"
+    )  # simultaneous
     assert f"{direction} the fair share of 50%" in text
 
 
@@ -144,12 +195,14 @@ def test_lead_advantage_counts_agree_with_the_engine_totals(results):
     doubles = results["lead_advantage"].tables["by_led_double"]
     rules = Rules.make(players=3)
     totals = sum(chunk.totals for chunk in run_job(Job(rules, ("random",) * 3, 5), MATCHES, None, ONE_WORKER))
-    row = leader[(leader["table"] == "3 players") & (leader["strategy"] == "random")
-                 & (leader["lead"] == "lowest-double")].iloc[0]
+    row = leader[
+        (leader["table"] == "3 players") & (leader["strategy"] == "random") & (leader["lead"] == "lowest-double")
+    ].iloc[0]
     assert row["leader_wins"] == totals[L.S_LEADER_SIDE_WINS]
     assert row["decided_hands"] == totals[L.S_DECIDED_HANDS]
-    part = doubles[(doubles["table"] == "3 players") & (doubles["strategy"] == "random")
-                   & (doubles["lead"] == "lowest-double")]
+    part = doubles[
+        (doubles["table"] == "3 players") & (doubles["strategy"] == "random") & (doubles["lead"] == "lowest-double")
+    ]
     assert part["hands"].sum() == totals[L.S_HANDS]
 
 
@@ -161,16 +214,20 @@ def test_same_arguments_give_the_same_tables(results):
 
 # --- per-hand quantities ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs", [dict(players=2), dict(players=4, partnerships=True),
-                                    dict(players=3, preset="classic")])
+
+@pytest.mark.parametrize(
+    "kwargs", [dict(players=2), dict(players=4, partnerships=True), dict(players=3, preset="classic")]
+)
 def test_points_by_source_and_side_points_add_up_to_the_engine_totals(kwargs):
     rules = Rules.make(**kwargs)
     job = Job(rules, ("random",) * rules.players, 11, match_rows=True, hand_rows=True)
     for chunk in run_job(job, 400, None, ONE_WORKER):
         rows = chunk.hand_rows
         sources = hand_stats.points_by_source(rows, rules).sum(axis=0)
-        assert sources.tolist() == chunk.totals[[L.S_POINTS_LEAD, L.S_POINTS_HEADER, L.S_POINTS_OUT,
-                                                 L.S_POINTS_BLOCKED]].tolist()
+        assert (
+            sources.tolist()
+            == chunk.totals[[L.S_POINTS_LEAD, L.S_POINTS_HEADER, L.S_POINTS_OUT, L.S_POINTS_BLOCKED]].tolist()
+        )
         final = hand_stats.match_sums(hand_stats.side_points(rows, rules), rows[:, L.H_MATCH])
         assert (final == chunk.match_rows[:, L.M_SCORE : L.M_SCORE + rules.sides]).all()
 
@@ -214,7 +271,11 @@ def _blocked_rows(states: list[list[list[str]]], players: int) -> np.ndarray:
         rows[i, L.H_END] = L.HAND_BLOCKED
         for side, tiles in enumerate(sides):
             d, p, q = _holdings(tiles)
-            rows[i, L.H_SIDE_DOUBLES + side], rows[i, L.H_SIDE_PIPS + side], rows[i, L.H_SIDE_PLAIN_PIPS + side] = d, p, q
+            rows[i, L.H_SIDE_DOUBLES + side], rows[i, L.H_SIDE_PIPS + side], rows[i, L.H_SIDE_PLAIN_PIPS + side] = (
+                d,
+                p,
+                q,
+            )
     return rows
 
 
@@ -243,6 +304,7 @@ def test_settlement_analysis_counts_disagreements_as_settled_by_hand():
 
 # --- intervals ------------------------------------------------------------------------------------------
 
+
 def test_ratio_interval_with_a_constant_denominator_is_the_mean_interval():
     rng = np.random.default_rng(1)
     x = rng.poisson(3.0, size=500).astype(float)
@@ -259,9 +321,17 @@ def test_difference_of_normal_intervals_adds_their_variances():
 
 # --- figures and reports --------------------------------------------------------------------------------
 
+
 def test_a_figure_is_saved_as_a_valid_png_and_svg(tmp_path):
-    frame = pd.DataFrame({"table": ["a", "a", "b", "b"], "group": ["x", "y", "x", "y"], "win_rate": [0.4, 0.6, 0.5, 0.55],
-                          "win_rate_lo": [0.35, 0.55, 0.45, 0.5], "win_rate_hi": [0.45, 0.65, 0.55, 0.6]})
+    frame = pd.DataFrame(
+        {
+            "table": ["a", "a", "b", "b"],
+            "group": ["x", "y", "x", "y"],
+            "win_rate": [0.4, 0.6, 0.5, 0.55],
+            "win_rate_lo": [0.35, 0.55, 0.45, 0.5],
+            "win_rate_hi": [0.45, 0.65, 0.55, 0.6],
+        }
+    )
     fig, axes = panels(1)
     grouped(axes[0], frame, "table", "group", "win_rate")
     png, svg = save(Chart("demo", finish(fig, "demo", legend_from=axes[0]), "demo"), tmp_path)
@@ -275,8 +345,22 @@ def test_a_figure_is_saved_as_a_valid_png_and_svg(tmp_path):
 @pytest.mark.slow
 def test_report_command_writes_the_index_pages_tables_and_figures(tmp_path, capsys):
     out = tmp_path / "reports"
-    status = main(["report", "header_frequency", "variants", "--quick", "--matches", "200", "--seed", "3",
-                   "--workers", "1", "--out", str(out)])
+    status = main(
+        [
+            "report",
+            "header_frequency",
+            "variants",
+            "--quick",
+            "--matches",
+            "200",
+            "--seed",
+            "3",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     assert status == 0
     index = (out / "README.md").read_text()
     for name in ("header_frequency", "variants"):
@@ -302,8 +386,24 @@ def test_an_analysis_added_as_a_file_runs_without_touching_the_package(tmp_path)
     folder.mkdir()
     (folder / "first_leader.py").write_text(code)
     out = tmp_path / "out"
-    assert main(["report", "first_leader", "--quick", "--matches", "100", "--workers", "1",
-                 "--analyses-dir", str(folder), "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "first_leader",
+                "--quick",
+                "--matches",
+                "100",
+                "--workers",
+                "1",
+                "--analyses-dir",
+                str(folder),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     page = (out / "first_leader.md").read_text()
     assert "the first leader wins" in page and "n = 100 matches" in page
 
@@ -334,16 +434,27 @@ def test_settlement_shedding_keeps_every_settlements_win_rate():
     import importlib
 
     settlement = importlib.import_module("analyses.settlement")
-    rows = [{"settlement": s, "policy": shedder, "opponent": baseline, "matches": 100, "win_rate": 0.5 + k / 100,
-             "win_rate_lo": 0.45, "win_rate_hi": 0.6}
-            for k, s in enumerate(settlement.SETTLEMENTS)
-            for shedder in settlement.SHEDDERS for baseline in settlement.BASELINES]
+    rows = [
+        {
+            "settlement": s,
+            "policy": shedder,
+            "opponent": baseline,
+            "matches": 100,
+            "win_rate": 0.5 + k / 100,
+            "win_rate_lo": 0.45,
+            "win_rate_hi": 0.6,
+        }
+        for k, s in enumerate(settlement.SETTLEMENTS)
+        for shedder in settlement.SHEDDERS
+        for baseline in settlement.BASELINES
+    ]
     frame = settlement._shedding(pd.DataFrame(rows))
     assert len(frame) == len(settlement.SHEDDERS) * len(settlement.BASELINES)
     for s in settlement.SETTLEMENTS:
         assert f"win_rate_{s}" in frame and f"matches_{s}" in frame
     assert frame["win_rate_german_minus_pips"].iloc[0] == pytest.approx(
-        frame["win_rate_german"].iloc[0] - frame["win_rate_pips"].iloc[0])
+        frame["win_rate_german"].iloc[0] - frame["win_rate_pips"].iloc[0]
+    )
 
 
 def test_analyses_in_the_current_folder_run_only_when_named(tmp_path, monkeypatch):

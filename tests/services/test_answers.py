@@ -38,9 +38,11 @@ def _flip_first_leader(frame: pd.DataFrame) -> pd.DataFrame:
     """The first leader's share mirrored about the fair share: going first now costs what it was worth."""
     out = frame.copy()
     share, edge = "first_leader_match_win_rate_lowest", "first_leader_match_win_rate_advantage"
-    out[share], out[f"{share}_lo"], out[f"{share}_hi"] = (2 * out["fair_share"] - out[share],
-                                                          2 * out["fair_share"] - out[f"{share}_hi"],
-                                                          2 * out["fair_share"] - out[f"{share}_lo"])
+    out[share], out[f"{share}_lo"], out[f"{share}_hi"] = (
+        2 * out["fair_share"] - out[share],
+        2 * out["fair_share"] - out[f"{share}_hi"],
+        2 * out["fair_share"] - out[f"{share}_lo"],
+    )
     for suffix in ("", "_adj"):
         lo, hi = f"{edge}{suffix}_lo", f"{edge}{suffix}_hi"
         out[lo], out[hi] = -frame[hi], -frame[lo]
@@ -66,11 +68,14 @@ def test_the_lead_rule_bound_grows_with_the_lead_rule_differences(tmp_path):
     assert "nothing a player could notice" not in after
 
 
-@pytest.mark.parametrize("edit, still_unchanged", [
-    (lambda f: f, True),
-    (lambda f: f.assign(win_rate_german_minus_pips=f["win_rate_german_minus_pips"] * 10), False),
-    (lambda f: f.assign(win_rate_pips=f["win_rate_pips"].where(f["policy"] != "random", 2.0)), False),
-])
+@pytest.mark.parametrize(
+    "edit, still_unchanged",
+    [
+        (lambda f: f, True),
+        (lambda f: f.assign(win_rate_german_minus_pips=f["win_rate_german_minus_pips"] * 10), False),
+        (lambda f: f.assign(win_rate_pips=f["win_rate_pips"].where(f["policy"] != "random", 2.0)), False),
+    ],
+)
 def test_settlement_says_it_changes_nothing_only_while_the_numbers_say_so(tmp_path, edit, still_unchanged):
     text = answers.settlement(_copy(tmp_path, "settlement", edit, "strategy_change"))
     assert text.startswith("Rarely enough not to change a match.") == still_unchanged

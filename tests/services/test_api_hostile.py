@@ -23,11 +23,14 @@ def test_a_whole_number_is_never_read_from_a_float_a_bool_or_text(value):
     assert check_range("seed", np.int64(5), 0, 9) == 5
 
 
-@pytest.mark.parametrize("args, message", [
-    (([0, 1, 2, 3], [0], [0]), "must have the same length"),  # the compiled loop read past the short ones
-    (([0.5], [0], [0]), "one-dimensional sequence of whole numbers"),
-    (([[0, 1]], [[0, 0]], [[0, 0]]), "not 2-dimensional"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (([0, 1, 2, 3], [0], [0]), "must have the same length"),  # the compiled loop read past the short ones
+        (([0.5], [0], [0]), "one-dimensional sequence of whole numbers"),
+        (([[0, 1]], [[0, 0]], [[0, 0]]), "not 2-dimensional"),
+    ],
+)
 def test_keyed_deals_refuses_keys_it_cannot_deal(args, message):
     with pytest.raises(LimitError, match=message):
         keyed_deals(1, *args)
@@ -44,8 +47,12 @@ def test_engine_play_checks_its_counts_and_takes_no_matches():
     engine = Engine(Rules.make(), ["first"])
     empty = engine.play(1, 0, 0, hand_rows=True)
     assert empty.match_rows.shape[0] == 0 and empty.hand_rows.shape[0] == 0 and not empty.totals.any()
-    for seed, first, n, message in [(1, 0, -5, "n_matches must be 0.."), (1, 0, True, "n_matches must be a whole"),
-                                    (1, -1, 2, "first_match must be 0.."), (1.7, 0, 3, "seed must be a whole")]:
+    for seed, first, n, message in [
+        (1, 0, -5, "n_matches must be 0.."),
+        (1, 0, True, "n_matches must be a whole"),
+        (1, -1, 2, "first_match must be 0.."),
+        (1.7, 0, 3, "seed must be a whole"),
+    ]:
         with pytest.raises(LimitError, match=message):
             engine.play(seed, first, n)
 
@@ -92,9 +99,13 @@ def test_review_reads_seat_0_as_seat_0_and_refuses_an_empty_list_and_bad_numbers
     assert [d.seat for d in review([game], worlds=8, batch=8).decisions] == [1]  # seat 1's play, its only choice
     assert review([game], seats=0, worlds=8, batch=8).decisions == []  # was: every seat's (0 read as "no seats")
     assert [d.seat for d in review([game], seats=1, worlds=8, batch=8).decisions] == [1]
-    for kwargs, message in [({"seats": []}, "names no seat"), ({"seats": [True]}, "seat must be a whole"),
-                            ({"worlds": 2.5}, "worlds must be a whole"), ({"seed": 1.5}, "seed must be a whole"),
-                            ({"blunder": "x"}, "blunder is a loss")]:
+    for kwargs, message in [
+        ({"seats": []}, "names no seat"),
+        ({"seats": [True]}, "seat must be a whole"),
+        ({"worlds": 2.5}, "worlds must be a whole"),
+        ({"seed": 1.5}, "seed must be a whole"),
+        ({"blunder": "x"}, "blunder is a loss"),
+    ]:
         with pytest.raises(BergenError, match=message):
             review([game], **{"worlds": 8, "batch": 8, **kwargs})
 
@@ -109,9 +120,12 @@ def test_a_game_refuses_seats_seeds_and_match_indices_it_does_not_have():
             game.hand(seat)
         with pytest.raises(LimitError, match="seat must be"):
             game.view(seat)
-    for kwargs, message in [({"seed": 2.5}, "seed must be a whole number"), ({"seed": -1}, "seed must be"),
-                            ({"match": -1}, "match must be 0..4,611,686,018,427,387,904"),
-                            ({"match": "2"}, "match must be a whole number")]:
+    for kwargs, message in [
+        ({"seed": 2.5}, "seed must be a whole number"),
+        ({"seed": -1}, "seed must be"),
+        ({"match": -1}, "match must be 0..4,611,686,018,427,387,904"),
+        ({"match": "2"}, "match must be a whole number"),
+    ]:
         with pytest.raises(LimitError, match=message):
             Game(Rules.make(players=2), **kwargs)
     # play_out read past a short list (IndexError at that seat's turn) and ignored extra names
@@ -121,29 +135,41 @@ def test_a_game_refuses_seats_seeds_and_match_indices_it_does_not_have():
     assert play_out(Game(Rules.make(players=2), seed=1), ["random", "first"]).is_over
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("voids", {1: 3}, "voids of seat 1 must be a list of numbers, not 3"),
-    ("voids", {1: [-3]}, "voids of seat 1 must be a whole number 0 or more, not -3"),
-    ("voids", [3], "voids must map seats to lists of numbers"),
-    ("voids", {"1": [3]}, "voids: seat '1' is not a whole number"),
-    ("left", None, "left must be a whole number 0 or more, not None"),
-    ("right", -1, "right must be a whole number 0 or more, not -1"),
-    ("left_double", "no", "left_double must be True or False"),
-    ("hand", "3-5,1-3", "hand must be a list of tile names"),
-    ("hand", (35, 13), "hand: 35 is not a tile name"),
-    ("counts", (4, 5.0), "counts must be a whole number, not 5.0"),
-    ("scores", (14, "2"), "scores must be a whole number, not '2'"),
-    ("seat", True, "seat must be a whole number"),
-    ("spinner", "4", "spinner must be a whole number 0 or more or None, not '4'"),
-    ("played_by", {1: "3-4"}, "played_by of seat 1 must be a list of tile names"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("voids", {1: 3}, "voids of seat 1 must be a list of numbers, not 3"),
+        ("voids", {1: [-3]}, "voids of seat 1 must be a whole number 0 or more, not -3"),
+        ("voids", [3], "voids must map seats to lists of numbers"),
+        ("voids", {"1": [3]}, "voids: seat '1' is not a whole number"),
+        ("left", None, "left must be a whole number 0 or more, not None"),
+        ("right", -1, "right must be a whole number 0 or more, not -1"),
+        ("left_double", "no", "left_double must be True or False"),
+        ("hand", "3-5,1-3", "hand must be a list of tile names"),
+        ("hand", (35, 13), "hand: 35 is not a tile name"),
+        ("counts", (4, 5.0), "counts must be a whole number, not 5.0"),
+        ("scores", (14, "2"), "scores must be a whole number, not '2'"),
+        ("seat", True, "seat must be a whole number"),
+        ("spinner", "4", "spinner must be a whole number 0 or more or None, not '4'"),
+        ("played_by", {1: "3-4"}, "played_by of seat 1 must be a list of tile names"),
+    ],
+)
 def test_a_position_built_in_python_with_a_field_of_the_wrong_type_is_refused_on_one_line(field, value, message):
     import dataclasses
 
     from bergen_sim.search.position import Position, PositionError, position_view
 
-    good = Position.from_mapping({"seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5",
-                                  "counts": "4,5", "boneyard": 16, "scores": "14,12"})
+    good = Position.from_mapping(
+        {
+            "seat": 0,
+            "hand": "3-5,1-3,5-6,0-0",
+            "ends": "3,5",
+            "played": "4-4,3-4,4-5",
+            "counts": "4,5",
+            "boneyard": 16,
+            "scores": "14,12",
+        }
+    )
     position_view(good, Rules.make(players=2))
     with pytest.raises(PositionError, match=message):
         position_view(dataclasses.replace(good, **{field: value}), Rules.make(players=2))

@@ -59,12 +59,15 @@ def test_resumed_run_equals_uninterrupted(tmp_path, uninterrupted, workers):
     assert np.array_equal(totals(again)[0], uninterrupted[0])
 
 
-@pytest.mark.parametrize("change, key", [
-    ({"seed": 22}, "seed"),
-    ({"policies": ("random", "first")}, "policies"),
-    ({"rules": Rules.make(players=2, target=10)}, "rules.target"),
-    ({"match_rows": False}, "match_rows"),
-])
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        ({"seed": 22}, "seed"),
+        ({"policies": ("random", "first")}, "policies"),
+        ({"rules": Rules.make(players=2, target=10)}, "rules.target"),
+        ({"match_rows": False}, "match_rows"),
+    ],
+)
 def test_checkpoint_of_other_arguments_is_refused(tmp_path, change, key):
     stop_after(1, tmp_path, 1)
     other = Job(**{**JOB.__dict__, **change})
@@ -125,12 +128,16 @@ def _replace_member(path: Path, name: str, shape: tuple[int, ...], data_bytes: i
                 member.write(zeros[: min(len(zeros), data_bytes - start)])
 
 
-@pytest.mark.parametrize("claimed_rows, stored_rows, method, words", [
-    (400_000, 400_000, "deflated", "match_rows.npy holds 64,000,128 bytes, more than a chunk of this run could"),
-    (3_000_000, 10, "stored", "match_rows.npy's header says (3000000, 20), its data is 1,600 bytes"),
-])
+@pytest.mark.parametrize(
+    "claimed_rows, stored_rows, method, words",
+    [
+        (400_000, 400_000, "deflated", "match_rows.npy holds 64,000,128 bytes, more than a chunk of this run could"),
+        (3_000_000, 10, "stored", "match_rows.npy's header says (3000000, 20), its data is 1,600 bytes"),
+    ],
+)
 def test_a_chunk_that_would_expand_beyond_its_run_is_refused_before_it_takes_the_memory(
-        tmp_path, claimed_rows, stored_rows, method, words):
+    tmp_path, claimed_rows, stored_rows, method, words
+):
     import tracemalloc
     import zipfile
 
@@ -140,8 +147,13 @@ def test_a_chunk_that_would_expand_beyond_its_run_is_refused_before_it_takes_the
 
     stop_after(1, tmp_path, 1)
     victim = sorted(tmp_path.glob("chunk-*.npz"))[0]
-    _replace_member(victim, "match_rows.npy", (claimed_rows, L.M_WIDTH), stored_rows * L.M_WIDTH * 8,
-                    zipfile.ZIP_DEFLATED if method == "deflated" else zipfile.ZIP_STORED)
+    _replace_member(
+        victim,
+        "match_rows.npy",
+        (claimed_rows, L.M_WIDTH),
+        stored_rows * L.M_WIDTH * 8,
+        zipfile.ZIP_DEFLATED if method == "deflated" else zipfile.ZIP_STORED,
+    )
     assert victim.stat().st_size < 400_000  # a small file ...
     store = Checkpoint(tmp_path, manifest(JOB, MATCHES, CHUNK))
     tracemalloc.start()
@@ -164,8 +176,10 @@ def test_a_chunk_copied_over_another_is_refused_in_a_summary_run(tmp_path):
     run.close()
     first, second = sorted(tmp_path.glob("chunk-*.npz"))[:2]
     second.write_bytes(first.read_bytes())
-    with pytest.raises(CheckpointError, match=f"chunk {re.escape(str(second))} is damaged \\(it holds the chunk "
-                                              "from match 0\\); delete that file"):
+    with pytest.raises(
+        CheckpointError,
+        match=f"chunk {re.escape(str(second))} is damaged \\(it holds the chunk from match 0\\); delete that file",
+    ):
         list(run_job(job, 40, 10, RunOptions(workers=1, checkpoint=str(tmp_path))))
 
 
@@ -198,7 +212,11 @@ def test_cli_refuses_other_arguments_in_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "other arguments (seed: 1 there, 2 here)" in err
     assert main([*args, "--seed", "1", "--set", "target=10"]) == 2  # only the setting that differs, not all rules
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "other arguments (rules.target: 15 there, 10 here)" in err and len(err) < 150 + len(str(tmp_path))
+    assert (
+        err.count("\n") == 1
+        and "other arguments (rules.target: 15 there, 10 here)" in err
+        and len(err) < 150 + len(str(tmp_path))
+    )
 
 
 def test_resumed_parquet_equals_uninterrupted(tmp_path):
@@ -209,8 +227,9 @@ def test_resumed_parquet_equals_uninterrupted(tmp_path):
     resumed = simulate(out=str(out), checkpoint=str(folder), **kwargs)
     plain = simulate(rows=True, workers=1, **kwargs)
     assert resumed.summary["resumed_matches"] >= 3 * CHUNK
-    assert {k: v for k, v in resumed.summary.items() if k not in HOW} == \
-        {k: v for k, v in plain.summary.items() if k not in HOW}
+    assert {k: v for k, v in resumed.summary.items() if k not in HOW} == {
+        k: v for k, v in plain.summary.items() if k not in HOW
+    }
     written = pd.read_parquet(out)
     assert set(written["run_id"]) == {resumed.run_id}
     assert written.drop(columns="run_id").equals(plain.matches)
@@ -221,10 +240,26 @@ def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):
     """A real interruption: SIGINT to a CLI run in a subprocess, then the same run again."""
     folder = tmp_path / "ckpt"
     cli = "import sys; from bergen_sim.cli import main; sys.exit(main())"
-    args = [sys.executable, "-c", cli, "simulate", "--matches", "200000", "--chunk-size", "1000", "--seed", "9",
-            "--workers", "2", "--checkpoint", str(folder), "--json"]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               preexec_fn=ctrl_c_as_on_a_terminal)
+    args = [
+        sys.executable,
+        "-c",
+        cli,
+        "simulate",
+        "--matches",
+        "200000",
+        "--chunk-size",
+        "1000",
+        "--seed",
+        "9",
+        "--workers",
+        "2",
+        "--checkpoint",
+        str(folder),
+        "--json",
+    ]
+    process = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_on_a_terminal
+    )
     deadline = time.monotonic() + 120
     while len(glob.glob(str(folder / "chunk-*.npz"))) < 2 and process.poll() is None:
         assert time.monotonic() < deadline, "no chunk was saved"
@@ -241,16 +276,20 @@ def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):
     resumed = simulate(matches=200_000, seed=9, chunk_size=1_000, checkpoint=str(folder))  # the same arguments
     assert resumed.summary["resumed_matches"] == saved * 1_000
     fresh = simulate(matches=200_000, seed=9, chunk_size=20_000)
-    assert {k: v for k, v in resumed.summary.items() if k not in HOW} == \
-        {k: v for k, v in fresh.summary.items() if k not in HOW}
+    assert {k: v for k, v in resumed.summary.items() if k not in HOW} == {
+        k: v for k, v in fresh.summary.items() if k not in HOW
+    }
 
 
-@pytest.mark.parametrize("text, why", [
-    ("[" * 100_000, "nested too deep"),
-    ('{"format": ' + "9" * 5000 + "}", "cannot read manifest.json"),
-    ("", "cannot read manifest.json"),
-    ("[1]", "is not a bergen-sim checkpoint"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("[" * 100_000, "nested too deep"),
+        ('{"format": ' + "9" * 5000 + "}", "cannot read manifest.json"),
+        ("", "cannot read manifest.json"),
+        ("[1]", "is not a bergen-sim checkpoint"),
+    ],
+)
 def test_a_damaged_manifest_is_one_line(tmp_path, text, why):
     """Read as data and refused in one line naming the folder (a manifest nested too deep raised RecursionError)."""
     from bergen_sim.services.files.checkpoint import MANIFEST, Checkpoint

@@ -22,8 +22,16 @@ from bergen_sim.services.simulation import simulate
 distributed = pytest.importorskip("distributed")
 
 ARGS = dict(players=2, matches=4_000, seed=17, chunk_size=500)
-HOW = {"elapsed_s", "matches_per_s", "hands_per_s", "startup_s", "workers", "scheduler", "resumed_matches",
-       "provenance"}  # how and when it ran (the JSON output's provenance): never what it found
+HOW = {
+    "elapsed_s",
+    "matches_per_s",
+    "hands_per_s",
+    "startup_s",
+    "workers",
+    "scheduler",
+    "resumed_matches",
+    "provenance",
+}  # how and when it ran (the JSON output's provenance): never what it found
 
 
 def what(summary: dict) -> dict:
@@ -37,8 +45,14 @@ def local():
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    ) as cluster:
         yield cluster
         parallel.shutdown()  # the clients connected to it
 
@@ -53,8 +67,20 @@ def test_existing_cluster_gives_the_local_result(cluster, local):
 
 @pytest.mark.slow
 def test_cli_scheduler_local_gives_the_local_result(capsys, local):
-    args = ["simulate", "--matches", str(ARGS["matches"]), "--seed", str(ARGS["seed"]),
-            "--chunk-size", "1000", "--scheduler", "local", "--workers", "2", "--json"]
+    args = [
+        "simulate",
+        "--matches",
+        str(ARGS["matches"]),
+        "--seed",
+        str(ARGS["seed"]),
+        "--chunk-size",
+        "1000",
+        "--scheduler",
+        "local",
+        "--workers",
+        "2",
+        "--json",
+    ]
     try:
         assert main(args) == 0
         summary = json.loads(capsys.readouterr().out)
@@ -105,10 +131,13 @@ def not_dask():
         conn.close()
 
 
-@pytest.mark.parametrize("mode, says", [
-    ("http", "cannot reach the Dask scheduler at tcp://127.0.0.1:"),  # was a traceback: bytes read as exabytes
-    ("silent", "within 2 s: is a Dask scheduler listening there?"),  # before, a run waited for ever
-])
+@pytest.mark.parametrize(
+    "mode, says",
+    [
+        ("http", "cannot reach the Dask scheduler at tcp://127.0.0.1:"),  # was a traceback: bytes read as exabytes
+        ("silent", "within 2 s: is a Dask scheduler listening there?"),  # before, a run waited for ever
+    ],
+)
 def test_a_service_that_is_not_dask_is_a_one_line_error(monkeypatch, not_dask, mode, says):
     monkeypatch.setattr("bergen_sim.services.execution.parallel.CONNECT_TIMEOUT", 1)
     monkeypatch.setattr("bergen_sim.services.execution.parallel.ANSWER_TIMEOUT", 1)

@@ -46,8 +46,9 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_a_batch_is_played_tabled_and_matches_direct_runs(capsys, tmp_path):
     out = tmp_path / "out"
-    status, stdout, err = run(capsys, "run", str(write(tmp_path, SIMULATE)), "--out", str(out), "--workers", "1",
-                              "--json")
+    status, stdout, err = run(
+        capsys, "run", str(write(tmp_path, SIMULATE)), "--out", str(out), "--workers", "1", "--json"
+    )
     assert status == 0, err
     data = json.loads(stdout)
     assert data["cells"] == 8 and data["played"] == 8 and data["reused"] == 0  # 2 rule sets x 2 sizes x 2 sets x 1 seed
@@ -108,40 +109,47 @@ def test_an_interrupted_cell_resumes_after_the_chunk_size_changed(capsys, tmp_pa
 
 def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
     text = 'kind = "compare"\nmatches = 12\n[policies]\nduel = ["first", "random"]\n'
-    status, stdout, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "c"),
-                              "--workers", "1", "--json")
+    status, stdout, err = run(
+        capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "c"), "--workers", "1", "--json"
+    )
     assert status == 0, err
     rows = json.loads(stdout)["results"]
     direct = bergen_sim.compare(policies=["first", "random"], matches=12, workers=1).standings
     assert [r["policy"] for r in rows] == direct["policy"].tolist()
     assert [r["win_rate"] for r in rows] == pytest.approx(direct["win_rate"].tolist())
     text = 'matches = 30\nrows = true\n[policies]\nduel = ["first", "random"]\n'
-    status, stdout, err = run(capsys, "run", str(write(tmp_path, text, "rows.toml")), "--out", str(tmp_path / "r"),
-                              "--workers", "1", "--json")
+    status, stdout, err = run(
+        capsys, "run", str(write(tmp_path, text, "rows.toml")), "--out", str(tmp_path / "r"), "--workers", "1", "--json"
+    )
     assert status == 0, err
     [rows_file] = (tmp_path / "r" / "rows").glob("*.parquet")
     frame = pd.read_parquet(rows_file)
     assert len(frame) == 30 and set(frame["run_id"]) == {json.loads(stdout)["results"][0]["run_id"]}
 
 
-@pytest.mark.parametrize("text, message", [
-    ('colour = "red"\n[policies]\na = "first"\n', "unknown key 'colour'"),
-    ('kind = "tournament"\n[policies]\na = "first"\n', "kind must be 'simulate' or 'compare'"),
-    ('sizes = [9]\n[policies]\na = "first"\n', "sizes: 9 is not a table size"),
-    ('matches = 0\n[policies]\na = "first"\n', "matches must be at least 1"),
-    ('matches = "many"\n[policies]\na = "first"\n', "matches must be a whole number"),
-    ('seeds = []\n[policies]\na = "first"\n', "seeds must be a list"),
-    ('sizes = [3]\n[policies]\nduel = ["first", "random"]\n', "policies.duel has 2 names"),
-    ('[policies]\na = ["nosuch"]\n', "policies.a: unknown policy 'nosuch'"),
-    ('[rules.odd]\ntarget = "high"\n[policies]\na = "first"\n', "rules.odd: setting target takes a whole number"),
-    ('[rules.odd]\ncolour = 1\n[policies]\na = "first"\n', "rules.odd: unknown setting 'colour'"),
-    ('kind = "compare"\n[policies]\na = "first"\n', "a compare needs at least 2 policies"),
-    ('kind = "compare"\n[policies]\na = ["greedy", "random"]\nb = ["greedy", "greedy"]\n',
-     "policies.b: greedy listed more than once"),  # refused before cell a plays
-    ('rows = true\nkind = "compare"\n[policies]\na = ["first", "random"]\n', "a compare has none"),
-    ("matches = [\n", "not valid TOML"),
-    ('matches = 5\n', "[policies] must name at least one set"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('colour = "red"\n[policies]\na = "first"\n', "unknown key 'colour'"),
+        ('kind = "tournament"\n[policies]\na = "first"\n', "kind must be 'simulate' or 'compare'"),
+        ('sizes = [9]\n[policies]\na = "first"\n', "sizes: 9 is not a table size"),
+        ('matches = 0\n[policies]\na = "first"\n', "matches must be at least 1"),
+        ('matches = "many"\n[policies]\na = "first"\n', "matches must be a whole number"),
+        ('seeds = []\n[policies]\na = "first"\n', "seeds must be a list"),
+        ('sizes = [3]\n[policies]\nduel = ["first", "random"]\n', "policies.duel has 2 names"),
+        ('[policies]\na = ["nosuch"]\n', "policies.a: unknown policy 'nosuch'"),
+        ('[rules.odd]\ntarget = "high"\n[policies]\na = "first"\n', "rules.odd: setting target takes a whole number"),
+        ('[rules.odd]\ncolour = 1\n[policies]\na = "first"\n', "rules.odd: unknown setting 'colour'"),
+        ('kind = "compare"\n[policies]\na = "first"\n', "a compare needs at least 2 policies"),
+        (
+            'kind = "compare"\n[policies]\na = ["greedy", "random"]\nb = ["greedy", "greedy"]\n',
+            "policies.b: greedy listed more than once",
+        ),  # refused before cell a plays
+        ('rows = true\nkind = "compare"\n[policies]\na = ["first", "random"]\n', "a compare has none"),
+        ("matches = [\n", "not valid TOML"),
+        ("matches = 5\n", "[policies] must name at least one set"),
+    ],
+)
 def test_a_bad_file_is_refused_in_one_line_before_anything_is_played(capsys, tmp_path, text, message):
     status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
     assert status == 2 and message in err and err.count("\n") == 1, err
@@ -151,8 +159,13 @@ def test_a_bad_file_is_refused_in_one_line_before_anything_is_played(capsys, tmp
 def test_a_long_set_name_still_makes_file_names_that_fit(capsys, tmp_path):
     """A 300-character policy set's name: its cell's files carry a cut of it and its digest (255 bytes at most)."""
     name = "x" * 300
-    status, out, err = run(capsys, "run", str(write(tmp_path, f'matches = 2\n[policies]\n{name} = "first"\n')),
-                           "--out", str(tmp_path / "o"))
+    status, out, err = run(
+        capsys,
+        "run",
+        str(write(tmp_path, f'matches = 2\n[policies]\n{name} = "first"\n')),
+        "--out",
+        str(tmp_path / "o"),
+    )
     assert status == 0, err
     assert all(len(p.name) < 255 for p in (tmp_path / "o" / "cells").iterdir())
 
@@ -164,8 +177,13 @@ def test_an_out_folder_that_cannot_be_written_is_refused_before_the_first_cell(c
     text = 'out = "taken"\nmatches = 5\n[policies]\na = "first"\n'
     status, _, err = run(capsys, "run", str(write(tmp_path, text)))
     assert status == 2 and err.count("\n") == 1 and ": out = taken: is a file, not a folder" in err, err
-    status, _, err = run(capsys, "run", str(write(tmp_path, 'matches = 5\n[policies]\na = "first"\n')),
-                         "--out", str(tmp_path / "taken" / "under"))
+    status, _, err = run(
+        capsys,
+        "run",
+        str(write(tmp_path, 'matches = 5\n[policies]\na = "first"\n')),
+        "--out",
+        str(tmp_path / "taken" / "under"),
+    )
     assert status == 2 and err.count("\n") == 1 and "taken, which is a file" in err, err
 
 
@@ -223,25 +241,29 @@ def test_a_module_named_in_the_file_is_not_imported_without_allow_plugins(capsys
     monkeypatch.delitem(__import__("sys").modules, "evilmod")
 
 
-@pytest.mark.parametrize("text", ['[policies]\nz = ["this:x"]\n',
-                                  'kind = "compare"\n[policies]\nz = ["greedy", "this:x"]\n'])
+@pytest.mark.parametrize(
+    "text", ['[policies]\nz = ["this:x"]\n', 'kind = "compare"\n[policies]\nz = ["greedy", "this:x"]\n']
+)
 def test_a_standard_module_named_in_the_file_prints_nothing(capsys, tmp_path, text):
     """`this:x` would print the Zen of Python on import: refused before any import, one line only."""
     status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
     assert status == 2 and out == "" and err.count("\n") == 1 and "Zen" not in err and "--allow-plugins" in err
 
 
-@pytest.mark.parametrize("text, message", [
-    ("x = " + "[" * 3000 + "]" * 3000 + "\n", "nested too deeply"),
-    ("matches = " + "9" * 5000 + "\n", "more than 4,300 digits"),
-    ('sizes = [[2]]\n[policies]\na = "first"\n', "sizes: [2] is not a table size"),
-    ('sizes = [{a = 1}]\n[policies]\na = "first"\n', "is not a table size"),
-    ('kind = ["simulate"]\n[policies]\na = "first"\n', "kind must be"),
-    ('[rules.odd]\ntarget = "10"\n[policies]\na = "first"\n', "setting target takes a whole number, not '10'"),
-    ('[rules.odd]\ntarget = true\n[policies]\na = "first"\n', "setting target takes a whole number, not True"),
-    ('matches = 1000000\nchunk_size = 1\n[policies]\na = "first"\n', "chunk_size = 1 cuts"),
-    ("", 'e.g. a line random = ["random"] under [policies]'),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x = " + "[" * 3000 + "]" * 3000 + "\n", "nested too deeply"),
+        ("matches = " + "9" * 5000 + "\n", "more than 4,300 digits"),
+        ('sizes = [[2]]\n[policies]\na = "first"\n', "sizes: [2] is not a table size"),
+        ('sizes = [{a = 1}]\n[policies]\na = "first"\n', "is not a table size"),
+        ('kind = ["simulate"]\n[policies]\na = "first"\n', "kind must be"),
+        ('[rules.odd]\ntarget = "10"\n[policies]\na = "first"\n', "setting target takes a whole number, not '10'"),
+        ('[rules.odd]\ntarget = true\n[policies]\na = "first"\n', "setting target takes a whole number, not True"),
+        ('matches = 1000000\nchunk_size = 1\n[policies]\na = "first"\n', "chunk_size = 1 cuts"),
+        ("", 'e.g. a line random = ["random"] under [policies]'),
+    ],
+)
 def test_hostile_toml_is_one_line(capsys, tmp_path, text, message):
     status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
     assert status == 2 and message in err and err.count("\n") == 1, err
@@ -266,6 +288,7 @@ def test_a_folder_given_as_the_file_is_one_line(capsys, tmp_path):
 
 # --- reused cells are checked against themselves ----------------------------------------------------------------
 
+
 def fake_play(experiment_, cell, checkpoint, options):
     """Rows as a played simulate cell has them, without compiling anything (and no file failed)."""
     return [{**cell.label(), "side": side, "matches": experiment_.matches, "match_wins": 1} for side in range(2)], ""
@@ -280,19 +303,22 @@ def plan(tmp_path, monkeypatch):
     return made
 
 
-@pytest.mark.parametrize("damage, why", [
-    (lambda d: {**d, "rows": []}, "holds no rows"),
-    (lambda d: {**d, "rows": d["rows"][:1]}, "do not match"),
-    (lambda d: {**d, "rows": [{**d["rows"][0], "match_wins": 9}, d["rows"][1]]}, "do not match"),
-    (lambda d: {**d, "row_count": "2"}, "do not match"),
-    (lambda d: {**d, "rows": "x"}, "holds no rows"),
-    (lambda d: {**d, "rows": [1, 2]}, "holds no rows"),
-    (lambda d: [d], "not a cell file"),
-    (lambda d: "[" * 100_000, "nested too deeply"),
-    (lambda d: "", "not a cell file"),
-    (lambda d: "\x00" * 64, "not a cell file"),
-    (lambda d: '{"rows": ' + "9" * 5000 + "}", "not a cell file"),
-])
+@pytest.mark.parametrize(
+    "damage, why",
+    [
+        (lambda d: {**d, "rows": []}, "holds no rows"),
+        (lambda d: {**d, "rows": d["rows"][:1]}, "do not match"),
+        (lambda d: {**d, "rows": [{**d["rows"][0], "match_wins": 9}, d["rows"][1]]}, "do not match"),
+        (lambda d: {**d, "row_count": "2"}, "do not match"),
+        (lambda d: {**d, "rows": "x"}, "holds no rows"),
+        (lambda d: {**d, "rows": [1, 2]}, "holds no rows"),
+        (lambda d: [d], "not a cell file"),
+        (lambda d: "[" * 100_000, "nested too deeply"),
+        (lambda d: "", "not a cell file"),
+        (lambda d: "\x00" * 64, "not a cell file"),
+        (lambda d: '{"rows": ' + "9" * 5000 + "}", "not a cell file"),
+    ],
+)
 def test_a_damaged_cell_file_is_played_again_with_a_notice(plan, damage, why):
     first = plan.cell_file(plan.cells[0])
     changed = damage(json.loads(first.read_text()))

@@ -28,21 +28,68 @@ from bergen_sim.services import experiment
 from bergen_sim.services.files.record import drive, read_games
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-FUZZ = settings(max_examples=150, deadline=timedelta(seconds=10), derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=150,
+    deadline=timedelta(seconds=10),
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 #: JSON text that is valid but hostile: deep, huge, mistyped, or numbers JSON readers take too literally
-JSON_FRAGMENTS = ["[" * 5000 + "]" * 5000, "9" * 5000, "-" + "9" * 30, '"' + "x" * 200_000 + '"', "NaN",
-                  "Infinity", "1e999", "-0", "0.5", "true", "false", "null", "[]", "{}", '""', '"\\u0000\\n\\u001b[2J"',
-                  '{"a": ' * 3000 + "1" + "}" * 3000, '"\\ud800"', "[[2]]", '{"": []}']
+JSON_FRAGMENTS = [
+    "[" * 5000 + "]" * 5000,
+    "9" * 5000,
+    "-" + "9" * 30,
+    '"' + "x" * 200_000 + '"',
+    "NaN",
+    "Infinity",
+    "1e999",
+    "-0",
+    "0.5",
+    "true",
+    "false",
+    "null",
+    "[]",
+    "{}",
+    '""',
+    '"\\u0000\\n\\u001b[2J"',
+    '{"a": ' * 3000 + "1" + "}" * 3000,
+    '"\\ud800"',
+    "[[2]]",
+    '{"": []}',
+]
 #: TOML values of the same kinds
-TOML_FRAGMENTS = ["[" * 3000 + "]" * 3000, "9" * 5000, "-" + "9" * 30, '"' + "x" * 200_000 + '"', "nan", "inf",
-                  "1e999", "true", "false", "[]", "{}", '""', '"\\u0000\\n\\u001b[2J"', "1979-05-27T07:32:00Z",
-                  "[[2]]", '{ a = 1 }', "[1, 2]", '["a", 1]', "0x10", "1.5", '"4"', '"false"']
+TOML_FRAGMENTS = [
+    "[" * 3000 + "]" * 3000,
+    "9" * 5000,
+    "-" + "9" * 30,
+    '"' + "x" * 200_000 + '"',
+    "nan",
+    "inf",
+    "1e999",
+    "true",
+    "false",
+    "[]",
+    "{}",
+    '""',
+    '"\\u0000\\n\\u001b[2J"',
+    "1979-05-27T07:32:00Z",
+    "[[2]]",
+    "{ a = 1 }",
+    "[1, 2]",
+    '["a", 1]',
+    "0x10",
+    "1.5",
+    '"4"',
+    '"false"',
+]
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                                       max_size=3), max_leaves=8)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
 json_fragments = st.sampled_from(JSON_FRAGMENTS) | json_values.map(json.dumps)
 
 
@@ -85,7 +132,7 @@ def _json_damage(document):
 
 
 TRACE = (GOLDEN / "2p-standard.jsonl").read_text().splitlines()
-TRACE = TRACE[:next(k for k, line in enumerate(TRACE) if k and json.loads(line)["type"] == "match")]
+TRACE = TRACE[: next(k for k, line in enumerate(TRACE) if k and json.loads(line)["type"] == "match")]
 
 
 @st.composite
@@ -131,9 +178,39 @@ def test_damaged_traces(text):
         one_line_or_accepted(_review_checks, path)
 
 
-RECORD_WORDS = ["bergen-record", "1", "2", "rules", "players=2", "players=1234567890", "players=" + "9" * 5000,
-                "partnerships=maybe", "target=" + "9" * 5000, "names", "hand", "deal", "|", "0:", "1:", "lead", "draw", "pass", "0-0",
-                "1-2", "6-6", "7-7", "L", "R", "U", "x" * 1000, "\x1b[2J", "#", "١", "=", ":"]
+RECORD_WORDS = [
+    "bergen-record",
+    "1",
+    "2",
+    "rules",
+    "players=2",
+    "players=1234567890",
+    "players=" + "9" * 5000,
+    "partnerships=maybe",
+    "target=" + "9" * 5000,
+    "names",
+    "hand",
+    "deal",
+    "|",
+    "0:",
+    "1:",
+    "lead",
+    "draw",
+    "pass",
+    "0-0",
+    "1-2",
+    "6-6",
+    "7-7",
+    "L",
+    "R",
+    "U",
+    "x" * 1000,
+    "\x1b[2J",
+    "#",
+    "١",
+    "=",
+    ":",
+]
 RECORD = """bergen-record 1
 rules players=2 hand_size=2 target=3
 deal 1-1 1-2 | 2-3 4-4
@@ -143,8 +220,7 @@ deal 1-1 1-2 | 2-3 4-4
 
 
 @FUZZ
-@given(st.lists(st.lists(st.sampled_from(RECORD_WORDS), max_size=8), max_size=10), st.integers(0, 5),
-       st.booleans())
+@given(st.lists(st.lists(st.sampled_from(RECORD_WORDS), max_size=8), max_size=10), st.integers(0, 5), st.booleans())
 def test_damaged_game_records(lines, at, keep_head):
     valid = RECORD.splitlines()
     body = valid[:at] + [" ".join(words) for words in lines] + valid[at:]
@@ -153,9 +229,18 @@ def test_damaged_game_records(lines, at, keep_head):
         one_line_or_accepted(_review_checks, path)
 
 
-POSITION = {"rules": {"players": 2, "partnerships": False, "target": 15}, "seat": 0, "hand": "3-5,1-3,5-6,4-4",
-            "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,4", "boneyard": 14, "scores": "0,0",
-            "voids": {"1": [2]}, "played_by": {"1": ["3-4"]}}
+POSITION = {
+    "rules": {"players": 2, "partnerships": False, "target": 15},
+    "seat": 0,
+    "hand": "3-5,1-3,5-6,4-4",
+    "ends": "3,5",
+    "played": "4-4,3-4,4-5",
+    "counts": "4,4",
+    "boneyard": 14,
+    "scores": "0,0",
+    "voids": {"1": [2]},
+    "played_by": {"1": ["3-4"]},
+}
 
 
 def _read_position(path: Path) -> None:
@@ -243,8 +328,15 @@ def test_damaged_cell_files_are_never_counted(played_cell, data):
         assert found[0] == rows
 
 
-MANIFEST = {"format": "bergen-sim-checkpoint/3", "rules": {"players": 2, "target": 15}, "policies": ["random"],
-            "seed": 0, "matches": 10, "chunk_size": 5, "match_rows": False}
+MANIFEST = {
+    "format": "bergen-sim-checkpoint/3",
+    "rules": {"players": 2, "target": 15},
+    "policies": ["random"],
+    "seed": 0,
+    "matches": 10,
+    "chunk_size": 5,
+    "match_rows": False,
+}
 
 
 @FUZZ

@@ -143,18 +143,21 @@ def test_illegal_moves_are_refused_with_the_legal_ones_named():
     assert game.legal_moves() == [] and game.to_move is None
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: Game(seed=1, format="x"), "format must be one of bergen-trace/1, bergen-trace/2, not 'x'"),
-    (lambda: Game(seed=1, policies="greedy"), r"give a list of policy names, one per seat \(2\), not 'greedy'"),
-    (lambda: Game(seed=1, policies=[1, 2]), r"give one policy name \(text\) per seat \(2\), not \[1, 2\]"),
-    (lambda: Game(seed=1, policies=["greedy"]), r"per seat \(2\), not \['greedy'\]"),
-    (lambda: Game(chance=True).deal(None), "deal: give one list of tile names per seat"),
-    (lambda: Game(chance=True).deal("1-1 2-2"), "deal: give one list of tile names per seat"),
-    (lambda: Game(chance=True).deal([["1-1"], ["2-2"]]), "deal: "),
-    (lambda: Game(chance=True).draw("1-1"), "draw: "),
-    (lambda: Game(chance=True).play("1-1 L"), r"the dealer must act first: call deal\(\)"),
-    (lambda: play_out(Game(seed=1), 5), "give a list of policy names, one per seat"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: Game(seed=1, format="x"), "format must be one of bergen-trace/1, bergen-trace/2, not 'x'"),
+        (lambda: Game(seed=1, policies="greedy"), r"give a list of policy names, one per seat \(2\), not 'greedy'"),
+        (lambda: Game(seed=1, policies=[1, 2]), r"give one policy name \(text\) per seat \(2\), not \[1, 2\]"),
+        (lambda: Game(seed=1, policies=["greedy"]), r"per seat \(2\), not \['greedy'\]"),
+        (lambda: Game(chance=True).deal(None), "deal: give one list of tile names per seat"),
+        (lambda: Game(chance=True).deal("1-1 2-2"), "deal: give one list of tile names per seat"),
+        (lambda: Game(chance=True).deal([["1-1"], ["2-2"]]), "deal: "),
+        (lambda: Game(chance=True).draw("1-1"), "draw: "),
+        (lambda: Game(chance=True).play("1-1 L"), r"the dealer must act first: call deal\(\)"),
+        (lambda: play_out(Game(seed=1), 5), "give a list of policy names, one per seat"),
+    ],
+)
 def test_hostile_arguments_to_a_game_are_one_clear_error(make, message):
     """A notebook's mistakes get a bergen_sim error saying what to give, never a bare TypeError or ValueError."""
     with pytest.raises(bergen_sim.core.errors.BergenError, match=message):
@@ -174,11 +177,14 @@ def _check_invariants(game: Game) -> None:
     assert view.scores == list(game.scores)
     if game.choosing_lead:  # lead = any-double: the leader's doubles, nothing on the table yet
         assert game.line == [] and view.played == []
-        assert [m.tile for m in game.legal_moves()] == [t for t in game.hand(seat) if t.split("-")[0] == t.split("-")[1]]
+        assert [m.tile for m in game.legal_moves()] == [
+            t for t in game.hand(seat) if t.split("-")[0] == t.split("-")[1]
+        ]
         return
     assert view.ends == (game.line[0][0], game.line[-1][1]) == (state.left, state.right)
     assert sorted(view.played, key=L.TILE_INDEX.get) == sorted(
-        (f"{min(a, b)}-{max(a, b)}" for a, b in game.line), key=L.TILE_INDEX.get)
+        (f"{min(a, b)}-{max(a, b)}" for a, b in game.line), key=L.TILE_INDEX.get
+    )
     moves = [(m.tile, m.end.name) for m in game.legal_moves()]
     # after drawing, only the drawn tile (the last one taken) is offered
     offered = [state.hands[seat][-1]] if state.drawn else game.hand(seat)
@@ -191,10 +197,18 @@ def _check_invariants(game: Game) -> None:
 
 rule_sets = st.builds(
     lambda players, hand_size, reserve, partnerships, preset: Rules.make(
-        players=players, partnerships=partnerships and players == 4, preset=preset,
+        players=players,
+        partnerships=partnerships and players == 4,
+        preset=preset,
         hand_size=min(hand_size, 28 // players),
-        boneyard_reserve=min(reserve, 28 - players * min(hand_size, 28 // players))),
-    st.integers(2, 4), st.integers(1, 9), st.integers(0, 3), st.booleans(), st.sampled_from(["standard", "classic"]))
+        boneyard_reserve=min(reserve, 28 - players * min(hand_size, 28 // players)),
+    ),
+    st.integers(2, 4),
+    st.integers(1, 9),
+    st.integers(0, 3),
+    st.booleans(),
+    st.sampled_from(["standard", "classic"]),
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

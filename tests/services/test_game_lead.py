@@ -23,8 +23,13 @@ def test_the_leader_chooses_its_double_as_a_move():
     recorded = next(split_matches(read_jsonl(GOLDEN / "2p-classic-any-double.jsonl")))
     game = Game(Rules.from_trace(recorded[0]["rules"]), deal_source=deals_from_trace(recorded))
     lead = next(e for e in recorded if e["type"] == "lead")
-    deal = next(e for e in recorded if e["type"] == "deal" and e["hand"] == 1 and
-                any(t.split("-")[0] == t.split("-")[1] for h in e["hands"] for t in h))
+    deal = next(
+        e
+        for e in recorded
+        if e["type"] == "deal"
+        and e["hand"] == 1
+        and any(t.split("-")[0] == t.split("-")[1] for h in e["hands"] for t in h)
+    )
     doubles = [t for t in deal["hands"][lead["seat"]] if t.split("-")[0] == t.split("-")[1]]
     assert game.choosing_lead and game.to_move == lead["seat"]
     assert sorted(m.tile for m in game.legal_moves()) == sorted(doubles)

@@ -64,13 +64,20 @@ def alive(pid: int) -> bool:
 
 def start(*argv: str, **kwargs) -> subprocess.Popen:
     """The CLI in a new process, with Ctrl-C handled as on a terminal (a background shell would ignore it)."""
+
     def reset() -> None:
         ctrl_c_as_on_a_terminal()
         if "limit" in kwargs:
             resource.setrlimit(resource.RLIMIT_FSIZE, (kwargs["limit"], kwargs["limit"]))
 
-    return subprocess.Popen([*ENTRY, *argv], preexec_fn=reset, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=kwargs.get("cwd"))
+    return subprocess.Popen(
+        [*ENTRY, *argv],
+        preexec_fn=reset,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=kwargs.get("cwd"),
+    )
 
 
 def wait_for(condition, timeout: float = 300.0, every: float = 0.05) -> bool:
@@ -119,16 +126,16 @@ def test_file_size_limit_keeps_the_summary_and_leaves_no_file(tmp_path):
     run = start("simulate", "--matches", "20000", "--workers", "1", "--out", str(path), "--json", limit=100_000)
     out, err = run.communicate(timeout=600)
     assert run.returncode == 2
-    assert error_lines(err.strip()) == [f"bergen-sim: error: --out {path}: write failed (File too large); "
-                                        "nothing was written"]
+    assert error_lines(err.strip()) == [
+        f"bergen-sim: error: --out {path}: write failed (File too large); nothing was written"
+    ]
     assert json.loads(out)["matches"] == 20000
     assert list(tmp_path.iterdir()) == []
 
 
 def test_killed_run_leaves_no_lock_and_resumes_to_identical_totals(tmp_path, capsys):
     folder = tmp_path / "ck"
-    argv = ["simulate", "--matches", "300000", "--chunk-size", "10000", "--workers", "1", "--seed", "11",
-            "--json"]
+    argv = ["simulate", "--matches", "300000", "--chunk-size", "10000", "--workers", "1", "--seed", "11", "--json"]
     first = start(*argv, "--checkpoint", str(folder))
     try:
         assert wait_for(lambda: len(list(folder.glob("chunk-*.npz"))) >= 2), "no chunk was saved"

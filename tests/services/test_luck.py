@@ -153,8 +153,10 @@ def test_a_policy_given_two_luck_models_is_refused():
 
 def test_luck_models_replace_a_policys_own():
     """``luck_models`` (compare --luck-model) names the built-in that plays a policy's seats in the play-outs."""
-    codes, worlds = rollout_policies(["greedy", "pimc", "expert", "mine:f"],
-                                     {"greedy": "random", "mine:f": "greedy", "pimc": "pimc:worlds=12:base=greedy"})
+    codes, worlds = rollout_policies(
+        ["greedy", "pimc", "expert", "mine:f"],
+        {"greedy": "random", "mine:f": "greedy", "pimc": "pimc:worlds=12:base=greedy"},
+    )
     assert [BASE_POLICIES[c] for c in codes] == ["random", "greedy", "expert", "greedy"]
     assert worlds.tolist() == [0, 12, 0, 0]
 
@@ -173,12 +175,15 @@ def test_controls_keep_mean_zero_under_a_wrong_model(model, matches):
             assert abs(x.mean()) < 4.5 * x.std() / np.sqrt(len(x)), (side, control, x.mean(), x.std())
 
 
-@pytest.mark.parametrize("rules", [
-    Rules.make(players=2),
-    pytest.param(Rules.make(players=3), marks=pytest.mark.slow),  # each table and set compiles kernels of its own
-    pytest.param(Rules.make(players=4, partnerships=True), marks=pytest.mark.slow),
-    pytest.param(Rules.make(players=2, domino_set="double-nine"), marks=pytest.mark.slow),  # the spinner
-])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules.make(players=2),
+        pytest.param(Rules.make(players=3), marks=pytest.mark.slow),  # each table and set compiles kernels of its own
+        pytest.param(Rules.make(players=4, partnerships=True), marks=pytest.mark.slow),
+        pytest.param(Rules.make(players=2, domino_set="double-nine"), marks=pytest.mark.slow),  # the spinner
+    ],
+)
 def test_runs_of_a_deterministic_policy_make_the_move_made(rules):
     """At every decision of ``expert`` and ``greedy`` (neither draws a random number), each run of the policy on
     the view the replay rebuilds makes the move the match made, so the decision runs add nothing: the controls
@@ -227,8 +232,16 @@ def test_decider_rows_run_only_what_the_match_ran():
     base (another table), a built-in with settings, the other searches and plug-ins are not."""
     from bergen_sim.search.luck_controls import D_CODE, D_PARTNER, D_WORLDS
 
-    rows = decider_rows(["random", "pimc:worlds=5:partner=greedy", "pimc:base=greedy", "expert:lead=highest",
-                         "reader", "mypkg.mod:choose"])
+    rows = decider_rows(
+        [
+            "random",
+            "pimc:worlds=5:partner=greedy",
+            "pimc:base=greedy",
+            "expert:lead=highest",
+            "reader",
+            "mypkg.mod:choose",
+        ]
+    )
     assert rows[0, D_CODE] == BASE_POLICIES.index("random") and rows[0, D_WORLDS] == 0
     assert rows[1, D_CODE] == BASE_POLICIES.index("expert") and rows[1, D_WORLDS] == 5
     assert rows[1, D_PARTNER] == 1 + BASE_POLICIES.index("greedy")
@@ -276,8 +289,19 @@ def test_the_play_outs_play_a_search_seat_as_pimc_does(search_worlds):
             if n in (HAND_OVER, MATCH_OVER):
                 break
             if n > 1 and worlds[seat]:
-                k = pimc.choose(turn_view(replay, seat), replay.move_tiles, replay.move_ends, n, replay_rng,
-                                replay.no_tiles, worlds[seat], bases[seat], np.int64(0), rv, table)
+                k = pimc.choose(
+                    turn_view(replay, seat),
+                    replay.move_tiles,
+                    replay.move_ends,
+                    n,
+                    replay_rng,
+                    replay.no_tiles,
+                    worlds[seat],
+                    bases[seat],
+                    np.int64(0),
+                    rv,
+                    table,
+                )
                 searched += 1
             else:
                 k = base_move(replay, seat, n, bases[seat], replay_rng)
@@ -326,14 +350,18 @@ def test_compare_refuses_bad_adjustments():
 
 
 def test_cli_adjust_luck_json(capsys):
-    args = ["compare", "--policy", "first,random", "--deals", "20", "--seed", "2", "--adjust", "luck",
-            "--workers", "1"]
+    args = ["compare", "--policy", "first,random", "--deals", "20", "--seed", "2", "--adjust", "luck", "--workers", "1"]
     assert main([*args, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["adjust"] == "luck"
     pair = data["pairs"][0]
-    assert {"adjusted_win_rate", "adjusted_win_rate_low", "adjusted_win_rate_high",
-            "adjusted_points_per_hand", "adjusted_points_margin"} <= set(pair)
+    assert {
+        "adjusted_win_rate",
+        "adjusted_win_rate_low",
+        "adjusted_win_rate_high",
+        "adjusted_points_per_hand",
+        "adjusted_points_margin",
+    } <= set(pair)
     assert main(args) == 0
     assert "luck-adjusted" in capsys.readouterr().out
     assert main(["compare", "--policy", "first,random", "--adjust", "skill"]) == 2
@@ -346,13 +374,15 @@ def test_cli_adjust_luck_json(capsys):
     modelled = json.loads(capsys.readouterr().out)
     assert modelled["luck_models"] == {"random": "greedy"} and modelled["luck_playouts"] == 3
     assert modelled["pairs"][0]["win_rate"] == pair["win_rate"]
-    for bad, says in ((["--luck-model", "random"], "give NAME=MODEL"),
-                      (["--luck-model", "greedy=expert"], "not one of the compared policies"),
-                      (["--luck-model", "random=ismcts"], "the play-outs can play"),
-                      (["--luck-model", "random=pimc:partner=greedy"], "takes worlds and base, not partner"),
-                      (["--luck-playouts", "0"], "luck_playouts (--luck-playouts) must be 1..10,000, not 0"),
-                      (["--luck-playouts", "10001"], "must be 1..10,000"),
-                      (["--luck-playouts", "x"], "'x' is not a valid integer")):
+    for bad, says in (
+        (["--luck-model", "random"], "give NAME=MODEL"),
+        (["--luck-model", "greedy=expert"], "not one of the compared policies"),
+        (["--luck-model", "random=ismcts"], "the play-outs can play"),
+        (["--luck-model", "random=pimc:partner=greedy"], "takes worlds and base, not partner"),
+        (["--luck-playouts", "0"], "luck_playouts (--luck-playouts) must be 1..10,000, not 0"),
+        (["--luck-playouts", "10001"], "must be 1..10,000"),
+        (["--luck-playouts", "x"], "'x' is not a valid integer"),
+    ):
         assert main([*args, *bad]) == 2
         err = capsys.readouterr().err
         assert says in err and len(error_lines(err.strip())) == 1, err
@@ -362,12 +392,16 @@ def test_cli_adjust_luck_json(capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rules, share", [
-    (Rules.make(players=3), 1 / 3),
-    (Rules.make(players=4, partnerships=True), 1 / 2),
-    (Rules.make(players=6, domino_set="double-nine"), 1 / 6),
-    (Rules.make(players=3, domino_set="double-twelve", lead="any-double"), 1 / 3),
-], ids=["3p", "4p-partners", "6p-double-nine", "3p-double-twelve-any-double"])
+@pytest.mark.parametrize(
+    "rules, share",
+    [
+        (Rules.make(players=3), 1 / 3),
+        (Rules.make(players=4, partnerships=True), 1 / 2),
+        (Rules.make(players=6, domino_set="double-nine"), 1 / 6),
+        (Rules.make(players=3, domino_set="double-twelve", lead="any-double"), 1 / 3),
+    ],
+    ids=["3p", "4p-partners", "6p-double-nine", "3p-double-twelve-any-double"],
+)
 def test_self_play_more_players_partnerships_and_larger_sets(rules, share):
     """The same symmetry check at 3 and 6 players (seat 0 wins 1/n), in partnerships (side 0 wins 1/2)
     and on a three-word set with the spinner and the any-double lead."""
@@ -384,8 +418,7 @@ def test_controls_have_mean_zero_when_the_leader_chooses_its_double():
     """Under any-double the double led is a decision: with seat 0 leading its highest double and seat 1
     its lowest, each side's deal and draw controls still average to zero over matches."""
     rules = Rules.make(players=2, lead="any-double")
-    chunk = traced_chunk(Job(rules, ("expert:lead=highest", "expert:lead=lowest"), 31, match_rows=True), 0, 600,
-                         **FAST)
+    chunk = traced_chunk(Job(rules, ("expert:lead=highest", "expert:lead=lowest"), 31, match_rows=True), 0, 600, **FAST)
     for side in (0, 1):
         for control in range(chunk.controls.shape[2]):
             x = chunk.controls[:, side, control]
@@ -438,10 +471,21 @@ def test_the_deal_s_control_does_not_depend_on_which_double_the_leader_chose():
             rows = np.vstack([start, end])
             rows[2, L.T_TILE] = tile
             out = np.zeros((1, L.MAX_SEATS, CONTROLS))
-            read = luck_controls(rules.to_array(), table, rows, np.uint64(9), np.int64(4), np.int64(2),
-                                 *rollout_policies(["expert", "expert"]), decider_rows(["expert", "expert"]),
-                                 np.int64(DECISION_RUNS), out, np.zeros((1, L.M_WIDTH), np.int64),
-                                 np.int64(0), halt_flag())
+            read = luck_controls(
+                rules.to_array(),
+                table,
+                rows,
+                np.uint64(9),
+                np.int64(4),
+                np.int64(2),
+                *rollout_policies(["expert", "expert"]),
+                decider_rows(["expert", "expert"]),
+                np.int64(DECISION_RUNS),
+                out,
+                np.zeros((1, L.M_WIDTH), np.int64),
+                np.int64(0),
+                halt_flag(),
+            )
             assert read == 1
             controls.append(out)
         assert np.array_equal(controls[0], controls[1])

@@ -35,20 +35,26 @@ def test_top_level_names_are_the_functions():
         bergen_sim.nosuch  # noqa: B018
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(players="2"), "players must be a whole number (an int), not the str '2'"),
-    (dict(players=2.0), "players must be a whole number (an int), not the float 2.0"),
-    (dict(matches="100"), "matches must be a whole number"),
-    (dict(seed=None), "seed must be a whole number"),
-    (dict(partnerships="yes"), "partnerships must be True or False"),
-    (dict(policies=7), "policies must be a policy name or a list of them, not the int 7"),
-    (dict(policies=["greedy", 1]), "policies must be policy names (strings), not the int 1"),
-    (dict(settings=[("target", 12)]), "settings must be a dict of rule settings"),
-    (dict(workers="2"), "workers must be a whole number"),
-    (dict(out=3), "out must be a string"),
-    (dict(players="2" * 100_000), "players must be a whole number (an int), not the str '" + "2" * 36 + "..."),
-    (dict(seed=[10 ** 5000]), "seed must be a whole number (an int), not the list <holding a number too long to write out>"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(players="2"), "players must be a whole number (an int), not the str '2'"),
+        (dict(players=2.0), "players must be a whole number (an int), not the float 2.0"),
+        (dict(matches="100"), "matches must be a whole number"),
+        (dict(seed=None), "seed must be a whole number"),
+        (dict(partnerships="yes"), "partnerships must be True or False"),
+        (dict(policies=7), "policies must be a policy name or a list of them, not the int 7"),
+        (dict(policies=["greedy", 1]), "policies must be policy names (strings), not the int 1"),
+        (dict(settings=[("target", 12)]), "settings must be a dict of rule settings"),
+        (dict(workers="2"), "workers must be a whole number"),
+        (dict(out=3), "out must be a string"),
+        (dict(players="2" * 100_000), "players must be a whole number (an int), not the str '" + "2" * 36 + "..."),
+        (
+            dict(seed=[10**5000]),
+            "seed must be a whole number (an int), not the list <holding a number too long to write out>",
+        ),
+    ],
+)
 def test_wrong_types_get_one_clear_sentence(kwargs, message):
     with pytest.raises(ArgumentError) as caught:
         bergen_sim.simulate(**{**SMALL, **kwargs})
@@ -70,17 +76,27 @@ def test_a_policy_string_is_one_policy_for_all_seats_or_names_separated_by_comma
 def test_results_have_short_reprs_and_html_cards(tmp_path):
     run = bergen_sim.simulate(policies=["first", "random"], rows=True, **SMALL)
     duel = bergen_sim.compare(policies=["first", "random"], matches=10, workers=1)
-    position = bergen_sim.Position.from_mapping({
-        "seat": 0, "hand": "3-5,1-3,5-6,0-0", "ends": "3,5", "played": "4-4,3-4,4-5", "counts": "4,5",
-        "boneyard": 16, "scores": "14,12"})
+    position = bergen_sim.Position.from_mapping(
+        {
+            "seat": 0,
+            "hand": "3-5,1-3,5-6,0-0",
+            "ends": "3,5",
+            "played": "4-4,3-4,4-5",
+            "counts": "4,5",
+            "boneyard": 16,
+            "scores": "14,12",
+        }
+    )
     ranked = bergen_sim.analyze(position, bergen_sim.Rules.make(players=2), base="first", worlds=200, batch=200)
     done = bergen_sim.report("header_frequency", tmp_path / "r", quick=True, matches=60)
     analysis_result = done.results[0]
-    for result, start in ((run, "SimulationResult(40 matches, 2 players, policies first, random"),
-                          (duel, "TournamentResult(policies first, random"),
-                          (ranked, "Analysis(seat 0, "),
-                          (analysis_result, "AnalysisResult('header_frequency'"),
-                          (done, "Reports(1 written")):
+    for result, start in (
+        (run, "SimulationResult(40 matches, 2 players, policies first, random"),
+        (duel, "TournamentResult(policies first, random"),
+        (ranked, "Analysis(seat 0, "),
+        (analysis_result, "AnalysisResult('header_frequency'"),
+        (done, "Reports(1 written"),
+    ):
         text = repr(result)
         assert text.startswith(start) and "\n" not in text and len(text) < 200, text
         card = result._repr_html_()
@@ -100,8 +116,14 @@ def test_report_refuses_an_unknown_analysis_before_running_any(tmp_path):
 def test_the_example_notebook_runs(tmp_path):
     """examples/notebook.py simulates, compares and plots, as a plain script run top to bottom."""
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    done = subprocess.run([sys.executable, str(ROOT / "examples" / "notebook.py")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "notebook.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr
     assert "SimulationResult(2,000 matches" in done.stdout and "TournamentResult(policies greedy, random" in done.stdout
     assert (tmp_path / "greedy_vs_random.png").stat().st_size > 10_000

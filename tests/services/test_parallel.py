@@ -36,8 +36,16 @@ from tests.helpers import assert_halts_soon, only_compile_notices
 
 MATCHES = 3_000
 #: summary fields that describe how the run went, not what it found
-HOW = {"elapsed_s", "matches_per_s", "hands_per_s", "startup_s", "workers", "scheduler", "resumed_matches",
-       "provenance"}  # how and when it ran (the JSON output's provenance): never what it found
+HOW = {
+    "elapsed_s",
+    "matches_per_s",
+    "hands_per_s",
+    "startup_s",
+    "workers",
+    "scheduler",
+    "resumed_matches",
+    "provenance",
+}  # how and when it ran (the JSON output's provenance): never what it found
 
 
 def what(summary: dict) -> dict:
@@ -72,8 +80,9 @@ def test_every_worker_is_a_thread_of_this_process_from_the_first_chunk():
 def test_a_halted_chunk_stops_after_its_match_and_an_unhalted_one_is_unchanged():
     """The kernel reads the halt flag before every match (an atomic load the optimiser cannot hoist)."""
     engine = execution.engine_for(Rules.make(players=2), ("greedy", "random"))
-    assert_halts_soon(lambda flag: engine.play(seed=5, first_match=0, n_matches=50_000_000, halt=flag),
-                      after_s=0.3)  # 50 million matches would take minutes
+    assert_halts_soon(
+        lambda flag: engine.play(seed=5, first_match=0, n_matches=50_000_000, halt=flag), after_s=0.3
+    )  # 50 million matches would take minutes
     whole = engine.play(seed=5, first_match=0, n_matches=500, halt=halt_flag())
     assert np.array_equal(whole.totals, engine.play(seed=5, first_match=0, n_matches=500).totals)
 
@@ -103,9 +112,12 @@ def test_a_chunk_plays_without_the_gil_and_concurrent_chunks_stay_exact():
     assert engine._kernel.run_matches.targetoptions.get("nogil") is True
     alone = [engine.play(seed=5, first_match=first, n_matches=2_000) for first in (0, 2_000)]
     together: dict[int, object] = {}
-    threads = [threading.Thread(target=lambda f=first: together.__setitem__(f, engine.play(seed=5, first_match=f,
-                                                                                             n_matches=2_000)))
-               for first in (0, 2_000)]
+    threads = [
+        threading.Thread(
+            target=lambda f=first: together.__setitem__(f, engine.play(seed=5, first_match=f, n_matches=2_000))
+        )
+        for first in (0, 2_000)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -147,11 +159,14 @@ def test_cli_workers_give_identical_json(capsys):
     assert [run["workers"] for run in runs] == [1, 2]
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["--workers", "0"], "--workers"),
-    (["--scheduler", "somewhere"], "scheduler must be 'local' or a Dask scheduler address"),
-    (["--chunk-size", "0"], "--chunk-size"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--workers", "0"], "--workers"),
+        (["--scheduler", "somewhere"], "scheduler must be 'local' or a Dask scheduler address"),
+        (["--chunk-size", "0"], "--chunk-size"),
+    ],
+)
 def test_bad_run_options_are_one_line_errors(capsys, args, expected):
     assert main(["simulate", "--matches", "10", *args]) == 2
     err = capsys.readouterr().err

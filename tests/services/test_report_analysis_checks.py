@@ -18,34 +18,60 @@ FINDINGS = 'def findings(tables):\n    return ["f"]\n'
 
 BROKEN = {
     # before: AttributeError traceback from figures.save, status 1, a partial folder
-    "badfig": (HEAD + RUN + FINDINGS + 'def figures(tables):\n    return [1, "x"]\n',
-               "figures() must return a list of Chart"),
-    "strfig": (HEAD + RUN + FINDINGS + 'def figures(tables):\n    return "xy"\n',
-               "figures() must return a list of Chart (bergen_sim.services.analysis.figures.Chart"),
-    "figexit": (HEAD + RUN + FINDINGS + 'def figures(tables):\n    raise GeneratorExit("fg")\n',
-                "figures() raised GeneratorExit: fg"),
+    "badfig": (
+        HEAD + RUN + FINDINGS + 'def figures(tables):\n    return [1, "x"]\n',
+        "figures() must return a list of Chart",
+    ),
+    "strfig": (
+        HEAD + RUN + FINDINGS + 'def figures(tables):\n    return "xy"\n',
+        "figures() must return a list of Chart (bergen_sim.services.analysis.figures.Chart",
+    ),
+    "figexit": (
+        HEAD + RUN + FINDINGS + 'def figures(tables):\n    raise GeneratorExit("fg")\n',
+        "figures() raised GeneratorExit: fg",
+    ),
     # before: KeyError traceback in markdown_page
-    "badshow": (HEAD + 'SHOW = {"missing_table": "x", "t": "cap"}\n' + RUN + FINDINGS,
-                "SHOW names table 'missing_table', which run() did not return; its tables: t"),
-    "showquery": (HEAD + 'SHOW = {"t": ("cap", "x >>>> 1")}\n' + RUN + FINDINGS,
-                  "the selection of SHOW['t'] raised"),
+    "badshow": (
+        HEAD + 'SHOW = {"missing_table": "x", "t": "cap"}\n' + RUN + FINDINGS,
+        "SHOW names table 'missing_table', which run() did not return; its tables: t",
+    ),
+    "showquery": (HEAD + 'SHOW = {"t": ("cap", "x >>>> 1")}\n' + RUN + FINDINGS, "the selection of SHOW['t'] raised"),
     "showtype": (HEAD + 'SHOW = {"t": 5}\n' + RUN + FINDINGS, "SHOW must be a dict of table name -> caption"),
     # before: GeneratorExit traceback
     "genexit": (HEAD + 'def run(ctx):\n    raise GeneratorExit("ge")\n' + FINDINGS, "run() raised GeneratorExit: ge"),
     # before: accepted, one bullet per character
-    "strfindings": (HEAD + RUN + 'def findings(tables):\n    return "abc"\n',
-                    "findings() must return a list of sentences (str), not str"),
-    "intfindings": (HEAD + RUN + 'def findings(tables):\n    return ["ok", 3]\n',
-                    "findings() must return a list of sentences (str), not a list holding int"),
-    "strkey": (HEAD + RUN + FINDINGS + 'def key_findings(tables):\n    return "abc"\n',
-               "key_findings() must return a list of sentences (str), not str"),
+    "strfindings": (
+        HEAD + RUN + 'def findings(tables):\n    return "abc"\n',
+        "findings() must return a list of sentences (str), not str",
+    ),
+    "intfindings": (
+        HEAD + RUN + 'def findings(tables):\n    return ["ok", 3]\n',
+        "findings() must return a list of sentences (str), not a list holding int",
+    ),
+    "strkey": (
+        HEAD + RUN + FINDINGS + 'def key_findings(tables):\n    return "abc"\n',
+        "key_findings() must return a list of sentences (str), not str",
+    ),
 }
 GOOD = HEAD + 'SHOW = {"t": ("cap", "x > 0")}\n' + RUN + FINDINGS
 
 
 def _report(capsys, folder: Path, *names: str) -> tuple[int, str]:
-    status = main(["report", *names, "--analyses-dir", str(folder), "--out", str(folder / "rep"),
-                   "--quick", "--matches", "20", "--workers", "1"])
+    status = main(
+        [
+            "report",
+            *names,
+            "--analyses-dir",
+            str(folder),
+            "--out",
+            str(folder / "rep"),
+            "--quick",
+            "--matches",
+            "20",
+            "--workers",
+            "1",
+        ]
+    )
     return status, capsys.readouterr().err
 
 
@@ -72,7 +98,7 @@ def test_the_other_analyses_still_run(capsys, tmp_path):
 
 
 def test_keyboard_interrupt_in_an_analysis_still_stops_the_command(tmp_path):
-    (tmp_path / "stop.py").write_text(HEAD + 'def run(ctx):\n    raise KeyboardInterrupt\n' + FINDINGS)
+    (tmp_path / "stop.py").write_text(HEAD + "def run(ctx):\n    raise KeyboardInterrupt\n" + FINDINGS)
     with pytest.raises(KeyboardInterrupt):
         reporting.report("stop", tmp_path / "rep", quick=True, matches=20, analyses_dir=tmp_path, warn=lambda t: None)
 

@@ -23,20 +23,32 @@ ANALYSIS, MATCHES, SEED, STRATEGIES = "going_first", 300, 7, ["random", "expert"
 
 
 def _slice() -> dict:
-    result = reporting.run(ANALYSIS, matches=MATCHES, seed=SEED, quick=True, policies=STRATEGIES,
-                           options=RunOptions(workers=1))
-    return {name: json.loads(frame.to_json(orient="split", double_precision=15))
-            for name, frame in sorted(result.tables.items())}
+    result = reporting.run(
+        ANALYSIS, matches=MATCHES, seed=SEED, quick=True, policies=STRATEGIES, options=RunOptions(workers=1)
+    )
+    return {
+        name: json.loads(frame.to_json(orient="split", double_precision=15))
+        for name, frame in sorted(result.tables.items())
+    }
 
 
 def write_slice() -> None:
     SLICE.parent.mkdir(exist_ok=True)
-    SLICE.write_text(json.dumps({"analysis": ANALYSIS, "matches": MATCHES, "seed": SEED, "strategies": STRATEGIES,
-                                 "tables": _slice()}, indent=1) + "\n")
+    SLICE.write_text(
+        json.dumps(
+            {"analysis": ANALYSIS, "matches": MATCHES, "seed": SEED, "strategies": STRATEGIES, "tables": _slice()},
+            indent=1,
+        )
+        + "\n"
+    )
 
 
 def test_a_quick_report_reproduces_the_committed_slice_exactly():
     committed = json.loads(SLICE.read_text())
-    assert (committed["analysis"], committed["matches"], committed["seed"], committed["strategies"]) == \
-        (ANALYSIS, MATCHES, SEED, STRATEGIES)
+    assert (committed["analysis"], committed["matches"], committed["seed"], committed["strategies"]) == (
+        ANALYSIS,
+        MATCHES,
+        SEED,
+        STRATEGIES,
+    )
     assert _slice() == committed["tables"]

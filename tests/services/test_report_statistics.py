@@ -45,8 +45,16 @@ def test_per_match_values_are_kept_in_match_order():
 
 
 def test_differences_of_rates_print_in_percentage_points_with_their_simultaneous_interval():
-    frame = pd.DataFrame({"win_rate_gain": [0.01], "win_rate_gain_lo": [0.0], "win_rate_gain_hi": [0.02],
-                          "win_rate_gain_adj_lo": [-0.005], "win_rate_gain_adj_hi": [0.025], "win_rate_gain_family": [4]})
+    frame = pd.DataFrame(
+        {
+            "win_rate_gain": [0.01],
+            "win_rate_gain_lo": [0.0],
+            "win_rate_gain_hi": [0.02],
+            "win_rate_gain_adj_lo": [-0.005],
+            "win_rate_gain_adj_hi": [0.025],
+            "win_rate_gain_family": [4],
+        }
+    )
     shown = display_frame(frame)
     assert list(shown.columns) == ["win rate gain [95% CI]", "win rate gain [simultaneous 95% CI]"]
     assert shown.iloc[0, 0] == "+1.0 pp [+0.0, +2.0]" and shown.iloc[0, 1] == "[-0.5, +2.5]"
@@ -56,8 +64,10 @@ def test_a_policy_playing_another_weight_set_is_recorded_with_those_weights():
     from bergen_sim.services.analysis.reporting import policy_parameters
 
     recorded = policy_parameters(["expert", "expert:lead=highest", "expert:weights=spinner", "greedy"])
-    assert recorded == {"expert": dict(zip(expert.FEATURES, expert.WEIGHTS.tolist())),
-                        "expert:weights=spinner": dict(zip(expert.FEATURES, expert.SPINNER_WEIGHTS.tolist()))}
+    assert recorded == {
+        "expert": dict(zip(expert.FEATURES, expert.WEIGHTS.tolist())),
+        "expert:weights=spinner": dict(zip(expert.FEATURES, expert.SPINNER_WEIGHTS.tolist())),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +100,9 @@ def test_pages_and_index_open_with_key_findings(strategy_report):
 
 def test_the_tiny_header_frequency_report_runs(tmp_path):
     """A sample too small for the by-play figure once crashed the figure; now the panel says why it is empty."""
-    status = main(["report", "header_frequency", "--quick", "--matches", "40", "--workers", "1", "--out", str(tmp_path)])
+    status = main(
+        ["report", "header_frequency", "--quick", "--matches", "40", "--workers", "1", "--out", str(tmp_path)]
+    )
     assert status == 0
     assert (tmp_path / "header_frequency" / "figures" / "headers_by_play.png").exists()
 
@@ -117,7 +129,20 @@ def test_skill_against_luck_runs_with_the_search_player(tmp_path):
 
 def test_reports_of_a_single_match_still_write(tmp_path):
     """One match per configuration: rates without intervals are said to have none, nothing crashes."""
-    status = main(["report", "lead_advantage", "starting_hands", "going_first", "--quick", "--matches", "1",
-                   "--workers", "1", "--out", str(tmp_path)])
+    status = main(
+        [
+            "report",
+            "lead_advantage",
+            "starting_hands",
+            "going_first",
+            "--quick",
+            "--matches",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert status == 0
     assert "no interval: too small a sample" in (tmp_path / "going_first.md").read_text()

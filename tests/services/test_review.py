@@ -61,28 +61,31 @@ def test_a_record_is_played_through_the_rules():
     assert [e["tile"] for e in game.events if e["type"] == "play"] == ["1-2", "1-3", "2-4", "3-5"]
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda t: t.replace("bergen-record 1\n", ""), "starts with the line 'bergen-record 1'"),
-    (lambda t: t.replace("1: 1-2 R", "0: 1-2 R"), "line 8: seat 0 cannot play here (seat 1 is to play)"),
-    (lambda t: t.replace("1: 1-2 R", "1: 2-4 R"), "line 8: 2-4 R is not legal for seat 1"),
-    (lambda t: t.replace("0: lead 1-1", "1: lead 6-6"), "line 7: seat 1 did not lead 6-6 here"),
-    (lambda t: t.replace("1: 1-2 R", "1: pass\n1: 1-2 R"), "line 8: seat 1 did not pass here"),
-    (lambda t: t.replace("1: 1-2 R", "1: draw 0-0"), "line 8: seat 1 cannot draw 0-0 here (seat 1 is to play)"),
-    (lambda t: t.replace("hand 1", "hand 2"), "line 5: this is hand 1, not hand 2"),
-    (lambda t: t.replace("hand 1", "hand \u00b2"), "line 5: 'hand N' takes the hand's number"),
-    (lambda t: t.replace("players=2", "players=\u00b2"), "line 3: players must be a whole number, not '\u00b2'"),
-    (lambda t: t.replace("target=3", "target"), "line 3: rules takes KEY=VALUE words, not 'target'"),
-    (lambda t: t.replace("target=3", "colour=red"), "colour"),
-    (lambda t: t.replace("target=3", "target=3 target=5"), "line 3: target is given twice; give each setting once"),
-    (lambda t: t.replace("names Ann Bob", "names Ann Bob\nnames Cy Di"), "line 5: the names line comes once"),
-    (lambda t: t.replace("names Ann Bob", "names Ann"), "names: give one name per seat (2), not 1"),
-    (lambda t: t.replace("1: 1-2 R", "1: 1-2 up"), "line 8: a seat's line is 'TILE END'"),
-    (lambda t: t.replace("deal 1-1", "deal 1-1 1-1"), "line 6: seat 0 is dealt 5 tiles, not 4"),
-    (lambda t: t.replace("deal 1-1 1-3", "deal 1-1 1-2"), "line 6: 1-2 is dealt twice"),
-    (lambda t: t.replace("deal 1-1 1-3", "deal 1-1 7-7"), "line 6: '7-7' is not a tile"),
-    (lambda t: t.replace(" | 1-2 2-4 5-6 6-6", ""), "line 6: a deal gives 2 hands separated by '|', not 1"),
-    (lambda t: t + "deal 0-0 0-1 0-2 0-3 | 0-4 0-5 0-6 1-1\n", "line 12: no deal is due here (seat 1 is to play)"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda t: t.replace("bergen-record 1\n", ""), "starts with the line 'bergen-record 1'"),
+        (lambda t: t.replace("1: 1-2 R", "0: 1-2 R"), "line 8: seat 0 cannot play here (seat 1 is to play)"),
+        (lambda t: t.replace("1: 1-2 R", "1: 2-4 R"), "line 8: 2-4 R is not legal for seat 1"),
+        (lambda t: t.replace("0: lead 1-1", "1: lead 6-6"), "line 7: seat 1 did not lead 6-6 here"),
+        (lambda t: t.replace("1: 1-2 R", "1: pass\n1: 1-2 R"), "line 8: seat 1 did not pass here"),
+        (lambda t: t.replace("1: 1-2 R", "1: draw 0-0"), "line 8: seat 1 cannot draw 0-0 here (seat 1 is to play)"),
+        (lambda t: t.replace("hand 1", "hand 2"), "line 5: this is hand 1, not hand 2"),
+        (lambda t: t.replace("hand 1", "hand \u00b2"), "line 5: 'hand N' takes the hand's number"),
+        (lambda t: t.replace("players=2", "players=\u00b2"), "line 3: players must be a whole number, not '\u00b2'"),
+        (lambda t: t.replace("target=3", "target"), "line 3: rules takes KEY=VALUE words, not 'target'"),
+        (lambda t: t.replace("target=3", "colour=red"), "colour"),
+        (lambda t: t.replace("target=3", "target=3 target=5"), "line 3: target is given twice; give each setting once"),
+        (lambda t: t.replace("names Ann Bob", "names Ann Bob\nnames Cy Di"), "line 5: the names line comes once"),
+        (lambda t: t.replace("names Ann Bob", "names Ann"), "names: give one name per seat (2), not 1"),
+        (lambda t: t.replace("1: 1-2 R", "1: 1-2 up"), "line 8: a seat's line is 'TILE END'"),
+        (lambda t: t.replace("deal 1-1", "deal 1-1 1-1"), "line 6: seat 0 is dealt 5 tiles, not 4"),
+        (lambda t: t.replace("deal 1-1 1-3", "deal 1-1 1-2"), "line 6: 1-2 is dealt twice"),
+        (lambda t: t.replace("deal 1-1 1-3", "deal 1-1 7-7"), "line 6: '7-7' is not a tile"),
+        (lambda t: t.replace(" | 1-2 2-4 5-6 6-6", ""), "line 6: a deal gives 2 hands separated by '|', not 1"),
+        (lambda t: t + "deal 0-0 0-1 0-2 0-3 | 0-4 0-5 0-6 1-1\n", "line 12: no deal is due here (seat 1 is to play)"),
+    ],
+)
 def test_a_record_that_breaks_a_rule_names_its_line(change, message):
     with pytest.raises(RecordError) as caught:
         drive(parse_record(change(BLUNDER)))
@@ -118,21 +121,34 @@ def test_review_of_a_trace_judges_every_decision_of_more_than_one_move():
     assert sum(s.decisions for s in result.seats) == len(result.decisions)
 
 
-
 def test_the_review_command_in_danish(tmp_path, capsys):
     record = tmp_path / "game.txt"
     record.write_text(BLUNDER)
     out = tmp_path / "gennemgang.md"
     assert main(["review", str(record), "--worlds", "300", "--out", str(out), "--lang", "da"]) == 0
     shown = capsys.readouterr().out
-    for words in ("2 beslutninger (tab: point af chancen for at vinde kampen, 95 %-interval)", "bedømmelse", "bommert",
-                  "pr. spiller", "samlet tab", "rapporten er skrevet til"):
+    for words in (
+        "2 beslutninger (tab: point af chancen for at vinde kampen, 95 %-interval)",
+        "bedømmelse",
+        "bommert",
+        "pr. spiller",
+        "samlet tab",
+        "rapporten er skrevet til",
+    ):
         assert words in shown, words
     assert re.search(r"\d,\d \[-?\d+,\d; -?\d+,\d\]", shown)  # a loss and its interval as Danish writes them
     text = out.read_text()
-    for words in ("# Gennemgang af spillet: game.txt", "## Pr. spiller", "## Alle beslutninger", "| plads | spiller |",
-                  "beslutninger | bedst | fejl | bommerter | uklart | samlet tab (point) |", "| bommert |",
-                  "træsøgningen i `ismcts", "en bommert koster mindst 5 point", "udtrukne verdener"):
+    for words in (
+        "# Gennemgang af spillet: game.txt",
+        "## Pr. spiller",
+        "## Alle beslutninger",
+        "| plads | spiller |",
+        "beslutninger | bedst | fejl | bommerter | uklart | samlet tab (point) |",
+        "| bommert |",
+        "træsøgningen i `ismcts",
+        "en bommert koster mindst 5 point",
+        "udtrukne verdener",
+    ):
         assert words in text, words
     assert not english_left(shown, allowed=("Ann", "Bob")), english_left(shown)
     settings = next(line for line in text.splitlines() if line.startswith("Regler: "))  # the setting names
@@ -142,8 +158,10 @@ def test_the_review_command_in_danish(tmp_path, capsys):
     assert main(["review", str(record), "--worlds", "300", "--json"]) == 0
     english_json = json.loads(capsys.readouterr().out)
     made = {key for key, value in english_json.items() if "command" in json.dumps(value)}  # how it was run, when
-    assert made and {k: v for k, v in danish_json.items() if k not in made} == \
-        {k: v for k, v in english_json.items() if k not in made}  # the results are the same in every language
+    assert made and {k: v for k, v in danish_json.items() if k not in made} == {
+        k: v for k, v in english_json.items() if k not in made
+    }  # the results are the same in every language
+
 
 def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     record = tmp_path / "game.txt"
@@ -165,15 +183,16 @@ def test_review_names_a_match_by_its_place_in_the_file_as_match_does(tmp_path):
     labelled by their index in the file, the number --match and analyze --game --match take."""
     golden = (GOLDEN / "2p-standard.jsonl").read_text().splitlines(keepends=True)
     starts = [k for k, line in enumerate(golden) if json.loads(line)["type"] == "match"]
-    second = "".join(golden[starts[1]:starts[2]])
+    second = "".join(golden[starts[1] : starts[2]])
     path = tmp_path / "second.jsonl"
     path.write_text(second + second)  # match 1 of the run, twice: two matches of this file
     (written,) = read_games(path, matches=[1])
     assert written.match == 1 and written.index == 1
     result = review(read_games(path), seats=[0], worlds=50, batch=50)
     assert sorted({d.match for d in result.decisions}) == [0, 1]
-    assert [d.win_best for d in result.decisions if d.match == 0] == \
-        [d.win_best for d in result.decisions if d.match == 1]  # one game: the same worlds (seeded by the run's match)
+    assert [d.win_best for d in result.decisions if d.match == 0] == [
+        d.win_best for d in result.decisions if d.match == 1
+    ]  # one game: the same worlds (seeded by the run's match)
 
 
 def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
@@ -182,8 +201,9 @@ def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
     golden = (GOLDEN / "2p-standard.jsonl").read_text()
     path = tmp_path / "long.jsonl"
     path.write_text(golden + "{not json\n")
-    assert [g.actions for g in read_games(path, matches=[1, 0])] == \
-        [g.actions for g in read_games(GOLDEN / "2p-standard.jsonl", matches=[1, 0])]
+    assert [g.actions for g in read_games(path, matches=[1, 0])] == [
+        g.actions for g in read_games(GOLDEN / "2p-standard.jsonl", matches=[1, 0])
+    ]
     with pytest.raises(RecordError, match=f"line {len(golden.splitlines()) + 1} is not JSON"):
         read_games(path)
     matches = golden.count('"type":"match"') or golden.count('"type": "match"')
@@ -191,27 +211,38 @@ def test_a_trace_is_read_only_as_far_as_the_matches_asked_for(tmp_path):
         read_games(GOLDEN / "2p-standard.jsonl", matches=[matches])
 
 
-@pytest.mark.parametrize("content, args, message", [
-    (None, [], "cannot read it"),
-    (b"\xff\xfe\x00bad", [], "not a text file (UTF-8)"),
-    (b"{not json\n", [], "line 1 is not JSON"),
-    (b"bergen-record 1\nrules players=9\n", [], "players"),
-    (BLUNDER.encode(), ["--seat", "5"], "seat 5 does not exist: seats are 0..1"),
-    (BLUNDER.encode(), ["--match", "3"], "--match 3: "),
-    (BLUNDER.encode(), ["--out", "/nonexistent-folder/r.md"], "does not exist"),
-    (BLUNDER.encode(), ["--out", "/proc/r.md"], "virtual file system"),
-    (BLUNDER.encode(), ["--out", "r.png"], "unknown file type '.png'; use .md"),  # the figure's own name
-    (BLUNDER.encode(), ["--out", "/dev/null"], "a review report is a Markdown file with its figure (PNG) beside it"),
-    (BLUNDER.encode(), ["--out", ""], "--out is empty: give a file name"),  # not "no report"
-    (BLUNDER.encode(), ["--worlds", "1"], "1 is not in 2..1,000,000"),  # one world: no interval
-    (BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(), [], "players must be 2..8, not a number of about"),
-    (BLUNDER.replace("names Ann Bob", "names").encode(), [], "line 4: 'names' takes one name per seat"),
-    (BLUNDER.replace("hand 1", "hand " + "9" * 5000).encode(), [], "line 5: 'hand N' takes the hand's number"),
-    (BLUNDER.replace("1: 1-2 R", "9" * 5000 + ": 1-2 R").encode(), [], "line 8: expected rules, names, hand, deal"),
-    # an illegal move at a decision that is reviewed (two or more legal moves): the rules speak, not the analyzer
-    (BLUNDER.replace("0: 3-5 L", "0: 3-5 R").encode(), [], "line 11: 3-5 R is not legal for seat 0; legal: "),
-    (BLUNDER.replace("0: 3-5 L", "0: 7-7 L").encode(), [], "line 11: 7-7 L is not legal for seat 0"),
-])
+@pytest.mark.parametrize(
+    "content, args, message",
+    [
+        (None, [], "cannot read it"),
+        (b"\xff\xfe\x00bad", [], "not a text file (UTF-8)"),
+        (b"{not json\n", [], "line 1 is not JSON"),
+        (b"bergen-record 1\nrules players=9\n", [], "players"),
+        (BLUNDER.encode(), ["--seat", "5"], "seat 5 does not exist: seats are 0..1"),
+        (BLUNDER.encode(), ["--match", "3"], "--match 3: "),
+        (BLUNDER.encode(), ["--out", "/nonexistent-folder/r.md"], "does not exist"),
+        (BLUNDER.encode(), ["--out", "/proc/r.md"], "virtual file system"),
+        (BLUNDER.encode(), ["--out", "r.png"], "unknown file type '.png'; use .md"),  # the figure's own name
+        (
+            BLUNDER.encode(),
+            ["--out", "/dev/null"],
+            "a review report is a Markdown file with its figure (PNG) beside it",
+        ),
+        (BLUNDER.encode(), ["--out", ""], "--out is empty: give a file name"),  # not "no report"
+        (BLUNDER.encode(), ["--worlds", "1"], "1 is not in 2..1,000,000"),  # one world: no interval
+        (
+            BLUNDER.replace("players=2", "players=" + "9" * 5000).encode(),
+            [],
+            "players must be 2..8, not a number of about",
+        ),
+        (BLUNDER.replace("names Ann Bob", "names").encode(), [], "line 4: 'names' takes one name per seat"),
+        (BLUNDER.replace("hand 1", "hand " + "9" * 5000).encode(), [], "line 5: 'hand N' takes the hand's number"),
+        (BLUNDER.replace("1: 1-2 R", "9" * 5000 + ": 1-2 R").encode(), [], "line 8: expected rules, names, hand, deal"),
+        # an illegal move at a decision that is reviewed (two or more legal moves): the rules speak, not the analyzer
+        (BLUNDER.replace("0: 3-5 L", "0: 3-5 R").encode(), [], "line 11: 3-5 R is not legal for seat 0; legal: "),
+        (BLUNDER.replace("0: 3-5 L", "0: 7-7 L").encode(), [], "line 11: 7-7 L is not legal for seat 0"),
+    ],
+)
 def test_review_of_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, args, message):
     path = tmp_path / "game.txt"
     if content is not None:
@@ -231,24 +262,31 @@ def _first(events, kind):
     return next(e for e in events if e["type"] == kind)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda ev: ev[0].update(format="bergen-trace/99"), "event 1: format must be one of bergen-trace/1, "),
-    (lambda ev: ev[0].update(seed="abc"), "event 1: the match event's 'seed' must be a whole number 0..2^64-1"),
-    (lambda ev: ev[0].update(policies=5), "event 1: the match event's 'policies' must be a list of names, not 5"),
-    (lambda ev: _first(ev, "deal").pop("hands"), "a deal event needs 'hands', a list of lists of tiles; this "
-                                                 "one has no 'hands'"),
-    (lambda ev: _first(ev, "deal")["hands"][0].__setitem__(0, [1, 3]), "tile '[1, 3]', not text"),
-    (lambda ev: _first(ev, "play").update(seat=0.0), "a play event needs a whole-number 'seat'"),
-    (lambda ev: _first(ev, "play").pop("seat"), "this one has no 'seat'"),
-    (lambda ev: _first(ev, "draw").pop("tile"), "a draw event needs a whole-number 'seat' and a 'tile'"),
-    # what the file says and the rules do not give: the review would judge another game than the file's
-    (lambda ev: _first(ev, "match_end").update(score=[99, 0]), 'the file has score [99, 0], but the rules give'),
-    (lambda ev: _first(ev, "play").update(points=_first(ev, "play")["points"] + 5), "the file has points 5, but "
-                                                                                    "the rules give 0"),
-    (lambda ev: ev.insert(3, {"type": "bogus"}), "match 0 event 4"),
-    (lambda ev: ev[0].pop("format"), "a match must start with a match event of format"),
-    (lambda ev: _first(ev, "play").update(end="r"), 'the file has end "r", but the rules give "R"'),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda ev: ev[0].update(format="bergen-trace/99"), "event 1: format must be one of bergen-trace/1, "),
+        (lambda ev: ev[0].update(seed="abc"), "event 1: the match event's 'seed' must be a whole number 0..2^64-1"),
+        (lambda ev: ev[0].update(policies=5), "event 1: the match event's 'policies' must be a list of names, not 5"),
+        (
+            lambda ev: _first(ev, "deal").pop("hands"),
+            "a deal event needs 'hands', a list of lists of tiles; this one has no 'hands'",
+        ),
+        (lambda ev: _first(ev, "deal")["hands"][0].__setitem__(0, [1, 3]), "tile '[1, 3]', not text"),
+        (lambda ev: _first(ev, "play").update(seat=0.0), "a play event needs a whole-number 'seat'"),
+        (lambda ev: _first(ev, "play").pop("seat"), "this one has no 'seat'"),
+        (lambda ev: _first(ev, "draw").pop("tile"), "a draw event needs a whole-number 'seat' and a 'tile'"),
+        # what the file says and the rules do not give: the review would judge another game than the file's
+        (lambda ev: _first(ev, "match_end").update(score=[99, 0]), "the file has score [99, 0], but the rules give"),
+        (
+            lambda ev: _first(ev, "play").update(points=_first(ev, "play")["points"] + 5),
+            "the file has points 5, but the rules give 0",
+        ),
+        (lambda ev: ev.insert(3, {"type": "bogus"}), "match 0 event 4"),
+        (lambda ev: ev[0].pop("format"), "a match must start with a match event of format"),
+        (lambda ev: _first(ev, "play").update(end="r"), 'the file has end "r", but the rules give "R"'),
+    ],
+)
 def test_a_malformed_trace_is_one_line_and_exit_2(tmp_path, capsys, change, message):
     """Fields of the wrong type or missing, in any event a review reads: one line naming the event."""
     events = [json.loads(line) for line in (GOLDEN / "2p-standard.jsonl").read_text().splitlines() if line.strip()]
@@ -296,7 +334,9 @@ def test_review_reads_the_other_seats_plays(monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(position_module, "READER_TRUST", 0.0)
         unread = review(games, worlds=200, batch=200, seed=3)
-    assert read.settings["reading"] == ENGINES[read.settings["player"]] == "ismcts:model=expert:trust=20:explore=3:prior=5"
+    assert (
+        read.settings["reading"] == ENGINES[read.settings["player"]] == "ismcts:model=expert:trust=20:explore=3:prior=5"
+    )
     assert [d.played for d in read.decisions] == [d.played for d in unread.decisions]
     assert sum(a.win_played != b.win_played for a, b in zip(read.decisions, unread.decisions)) >= 3
 
@@ -326,14 +366,29 @@ def test_analyze_a_decision_of_a_game_repeats_its_review_row(tmp_path, capsys):
     game = GOLDEN / "2p-standard.jsonl"
     assert main(["review", str(game), "--match", "1", "--worlds", "400", "--batch", "200", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["decisions"][2]
-    args = ["analyze", "--game", str(game), "--match", "1", "--decision", str(row["number"]), "--worlds", "400",
-            "--batch", "200"]
+    args = [
+        "analyze",
+        "--game",
+        str(game),
+        "--match",
+        "1",
+        "--decision",
+        str(row["number"]),
+        "--worlds",
+        "400",
+        "--batch",
+        "200",
+    ]
     assert main([*args, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["game"] == {"file": str(game), "match": 1, "decision": row["number"], "played": row["played"],
-                            "played_rank": next(m["rank"] for m in data["moves"]
-                                                if f"{m['tile']} {m['end']}" == row["played"]),
-                            "review_seed": 0}
+    assert data["game"] == {
+        "file": str(game),
+        "match": 1,
+        "decision": row["number"],
+        "played": row["played"],
+        "played_rank": next(m["rank"] for m in data["moves"] if f"{m['tile']} {m['end']}" == row["played"]),
+        "review_seed": 0,
+    }
     made = next(m for m in data["moves"] if f"{m['tile']} {m['end']}" == row["played"])
     assert made["win_behind_best"] == row["loss"] and data["plays_read"] >= 1
     assert main(args) == 0
@@ -341,17 +396,22 @@ def test_analyze_a_decision_of_a_game_repeats_its_review_row(tmp_path, capsys):
     assert f"match 1, decision {row['number']}: seat {row['seat']} played {row['played']}" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--decision", "2"], "--decision picks a decision of a played game: give the game too (--game FILE)"),
-    (["--match", "0"], "--match picks a decision of a played game"),
-    (["--game", "{game}"], "give --decision N, the decision's number in its match"),
-    (["--game", "{game}", "--decision", "1", "--hand", "1-2"], "--game brings its own position and rules: leave "
-                                                                 "out --hand"),
-    (["--game", "{game}", "--decision", "1", "--set", "target=5"], "leave out --set"),
-    (["--game", "{game}", "--decision", "1", "--match", "1"], "--match 1: "),
-    (["--game", "{game}", "--decision", "3"], "--decision 3, match 0 of "),
-    (["--game", "{game}", "--decision", "0"], "0 is not in 1..1,000,000"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--decision", "2"], "--decision picks a decision of a played game: give the game too (--game FILE)"),
+        (["--match", "0"], "--match picks a decision of a played game"),
+        (["--game", "{game}"], "give --decision N, the decision's number in its match"),
+        (
+            ["--game", "{game}", "--decision", "1", "--hand", "1-2"],
+            "--game brings its own position and rules: leave out --hand",
+        ),
+        (["--game", "{game}", "--decision", "1", "--set", "target=5"], "leave out --set"),
+        (["--game", "{game}", "--decision", "1", "--match", "1"], "--match 1: "),
+        (["--game", "{game}", "--decision", "3"], "--decision 3, match 0 of "),
+        (["--game", "{game}", "--decision", "0"], "0 is not in 1..1,000,000"),
+    ],
+)
 def test_analyze_of_a_bad_game_decision_is_one_line_and_exit_2(tmp_path, capsys, args, message):
     path = tmp_path / "game.txt"
     path.write_text(BLUNDER)
@@ -369,8 +429,24 @@ def test_the_choice_of_the_double_to_lead_is_reviewed_under_any_double(capsys):
     first = result.decisions[0]
     assert (first.number, first.played, first.legal_moves) == (1, f"{leads[0].tile} L", 3)
     assert first.verdict in ("best", "error", "blunder", "unclear")
-    assert main(["analyze", "--game", str(GOLDEN / "2p-classic-any-double.jsonl"), "--match", "1", "--decision", "1",
-                 "--worlds", "100", "--batch", "100"]) == 0
+    assert (
+        main(
+            [
+                "analyze",
+                "--game",
+                str(GOLDEN / "2p-classic-any-double.jsonl"),
+                "--match",
+                "1",
+                "--decision",
+                "1",
+                "--worlds",
+                "100",
+                "--batch",
+                "100",
+            ]
+        )
+        == 0
+    )
     assert f"seat {first.seat} to lead a double of " in capsys.readouterr().out
 
 
@@ -477,8 +553,9 @@ def test_review_by_the_tree_search_names_it_and_reviews_the_same_decisions(tmp_p
     assert "the search of `reader:model=expert:trust=20`, on worlds weighed" in markdown(by_reader)
     assert by_tree.settings["reading"] == "ismcts:model=expert:trust=20:explore=3:prior=5"
     assert "the tree search of `ismcts:model=expert:trust=20:explore=3:prior=5`" in markdown(by_tree)
-    assert "`pimc`'s search, on worlds uniform" in markdown(review(games[:1], seats=[0], worlds=50, batch=50,
-                                                                   player="pimc"))
+    assert "`pimc`'s search, on worlds uniform" in markdown(
+        review(games[:1], seats=[0], worlds=50, batch=50, player="pimc")
+    )
     with pytest.raises(BergenError, match="player must be one of reader, pimc, ismcts"):
         review(games, player="expert")
 

@@ -63,8 +63,9 @@ def test_per_hand_rates_take_the_match_as_their_unit():
     want = stats.clustered_ratio(stats.cluster_sums(frame["leader_side_wins"], frame["decided_hands"]))
     assert summary["leader_side_hand_win_rate"]["ci95"] == pytest.approx(list(want[1:]))
     assert frame["decided_hands"].sum() == summary["decided_hands"]
-    few = bergen_sim.simulate(players=8, preset="standard", settings={"domino_set": "double-nine"}, matches=3,
-                              seed=1, workers=1).summary
+    few = bergen_sim.simulate(
+        players=8, preset="standard", settings={"domino_set": "double-nine"}, matches=3, seed=1, workers=1
+    ).summary
     for name in ("double_headers_per_hand", "triple_headers_per_hand", "leader_side_hand_win_rate"):
         assert few[name]["ci95"][0] >= 0.0
     assert few["leader_side_hand_win_rate"]["ci95"][1] <= 1.0
@@ -85,8 +86,9 @@ def test_same_seed_same_result_however_the_run_is_split():
 
 
 def test_policies_per_seat_and_settings():
-    result = bergen_sim.simulate(players=2, policies=["first"], settings={"hand_size": 4, "out_points": 3},
-                                 matches=50, seed=2, workers=1)
+    result = bergen_sim.simulate(
+        players=2, policies=["first"], settings={"hand_size": 4, "out_points": 3}, matches=50, seed=2, workers=1
+    )
     assert result.summary["policies"] == ["first", "first"]
     assert result.summary["rules"]["hand_size"] == 4 and result.summary["rules"]["out_points"] == 3
     assert result.summary["points_by_source"]["out"] == 3 * result.summary["out_hands"]

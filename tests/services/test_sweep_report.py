@@ -72,14 +72,17 @@ def test_the_committed_reports_are_recognised():
     reporting.check_own_files(project, list(reporting.discover()))  # raises if any is not recognised
 
 
-@pytest.mark.parametrize("given, words", [
-    ("", ("--policy", "give at least one strategy")),
-    (" ", ("--policy", "give at least one strategy")),
-    ("greedy,", ("--policy", "empty name")),
-    ("greedy,greedy", ("greedy is listed twice",)),
-    ("greedy, greedy", ("greedy is listed twice",)),
-    ("nosuch", ("unknown policy 'nosuch'", "available:")),
-])
+@pytest.mark.parametrize(
+    "given, words",
+    [
+        ("", ("--policy", "give at least one strategy")),
+        (" ", ("--policy", "give at least one strategy")),
+        ("greedy,", ("--policy", "empty name")),
+        ("greedy,greedy", ("greedy is listed twice",)),
+        ("greedy, greedy", ("greedy is listed twice",)),
+        ("nosuch", ("unknown policy 'nosuch'", "available:")),
+    ],
+)
 def test_strategies_are_checked_before_anything_runs(capsys, tmp_path, given, words):
     out = tmp_path / "rep"
     _refused(capsys, ["going_first", "--out", str(out), "--policy", given], *words)
@@ -104,15 +107,24 @@ def test_the_python_face_checks_strategies_too():
 # --- the folder a report writes: whole or not at all, never through a link; the index reads sidecars as data ---
 # (a user analysis that plays no match, so these compile nothing)
 
-GOOD = ('import pandas as pd\nTITLE = "Good"\nROWS = {rows}\n'
-        'def run(ctx):\n    return {{"t": pd.DataFrame({{"x": [1.0] * ROWS}}), "u": pd.DataFrame({{"y": [2.0] * ROWS}})}}\n'
-        'def findings(tables):\n    return [f"{{len(tables[\'t\'])}} rows"]\n')
+GOOD = (
+    'import pandas as pd\nTITLE = "Good"\nROWS = {rows}\n'
+    'def run(ctx):\n    return {{"t": pd.DataFrame({{"x": [1.0] * ROWS}}), "u": pd.DataFrame({{"y": [2.0] * ROWS}})}}\n'
+    "def findings(tables):\n    return [f\"{{len(tables['t'])}} rows\"]\n"
+)
 
 
 def _good_report(folder: Path, rows: int = 1, name: str = "good", **kwargs):
     (folder / f"{name}.py").write_text(GOOD.format(rows=rows))
-    return reporting.report(name, folder / "rep", quick=True, matches=20, analyses_dir=folder,
-                            warn=kwargs.pop("warn", lambda text: None), **kwargs)
+    return reporting.report(
+        name,
+        folder / "rep",
+        quick=True,
+        matches=20,
+        analyses_dir=folder,
+        warn=kwargs.pop("warn", lambda text: None),
+        **kwargs,
+    )
 
 
 def test_a_link_in_place_of_a_report_folder_is_refused_and_its_target_gets_nothing(capsys, tmp_path):
@@ -195,9 +207,13 @@ def test_the_index_escapes_every_text_of_a_sidecar(tmp_path):
     _good_report(tmp_path)
     sidecar = tmp_path / "rep" / "good" / "metadata.json"
     meta = json.loads(sidecar.read_text())
-    meta.update(title="[click](javascript:alert(1))", question="<script>alert(1)</script>\n\nmore",
-                findings=["<img src=x onerror=alert(1)>", "- [a]: javascript:alert(2)"],
-                key_findings=["`x` | y <b>"], command="bergen-sim report good ` <script>")
+    meta.update(
+        title="[click](javascript:alert(1))",
+        question="<script>alert(1)</script>\n\nmore",
+        findings=["<img src=x onerror=alert(1)>", "- [a]: javascript:alert(2)"],
+        key_findings=["`x` | y <b>"],
+        command="bergen-sim report good ` <script>",
+    )
     sidecar.write_text(json.dumps(meta))
     index = reporting.write_index(tmp_path / "rep").read_text()
     import re

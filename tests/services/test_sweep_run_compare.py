@@ -40,8 +40,14 @@ def test_compare_checkpoint_refuses_a_folder_of_other_files(tmp_path, capsys, mo
     user = tmp_path / "userdir"
     user.mkdir()
     (user / "notes.txt").write_text("mine\n")
-    _refused(capsys, COMPARE + ["--checkpoint", "userdir"], "holds other files", "notes.txt", "is not a checkpoint",
-             "new or empty folder")
+    _refused(
+        capsys,
+        COMPARE + ["--checkpoint", "userdir"],
+        "holds other files",
+        "notes.txt",
+        "is not a checkpoint",
+        "new or empty folder",
+    )
     assert sorted(p.name for p in user.iterdir()) == ["notes.txt"]
     assert (user / "notes.txt").read_text() == "mine\n"
 
@@ -117,26 +123,38 @@ def test_run_refuses_a_huge_grid_before_expanding_it(tmp_path, capsys, monkeypat
     monkeypatch.chdir(tmp_path)
     sizes = [2, 3, 4, 5, 6, 7, 8, "4 partnerships"]
     (tmp_path / "huge.toml").write_text(_grid(50, sizes, 50, list(range(2000))))
-    _refused(capsys, ["run", "huge.toml"], "40,000,000 cells", "50 rule sets", "8 sizes", "50 policy sets",
-             "2,000 seeds", f"at most {limits.MAX_CELLS:,}")
+    _refused(
+        capsys,
+        ["run", "huge.toml"],
+        "40,000,000 cells",
+        "50 rule sets",
+        "8 sizes",
+        "50 policy sets",
+        "2,000 seeds",
+        f"at most {limits.MAX_CELLS:,}",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.toml"]
 
 
 def test_the_cell_limit_is_inclusive():
     seeds = list(range(limits.MAX_CELLS // 10))
     import tomllib
+
     assert len(parse(tomllib.loads(_grid(1, [2], 10, seeds))).cells) == limits.MAX_CELLS
     with pytest.raises(ExperimentError, match=f"{limits.MAX_CELLS + 10:,} cells"):
         parse(tomllib.loads(_grid(1, [2], 10, seeds + [limits.MAX_CELLS])))
 
 
-@pytest.mark.parametrize("line, words", [
-    ("seeds = [0, 0]", ("seeds: 0 is listed twice", "give each value once")),
-    ("seeds = [3, 1, 3]", ("seeds: 3 is listed twice",)),
-    ("sizes = [2, 2]", ("sizes: 2 is listed twice",)),
-    ('sizes = [2, "2"]', ("sizes: '2' is listed twice (as 2)",)),
-    ('sizes = ["4 partnerships", "4 partnerships"]', ("sizes: '4 partnerships' is listed twice",)),
-])
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("seeds = [0, 0]", ("seeds: 0 is listed twice", "give each value once")),
+        ("seeds = [3, 1, 3]", ("seeds: 3 is listed twice",)),
+        ("sizes = [2, 2]", ("sizes: 2 is listed twice",)),
+        ('sizes = [2, "2"]', ("sizes: '2' is listed twice (as 2)",)),
+        ('sizes = ["4 partnerships", "4 partnerships"]', ("sizes: '4 partnerships' is listed twice",)),
+    ],
+)
 def test_run_refuses_a_repeated_grid_value(tmp_path, capsys, monkeypatch, line, words):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "dup.toml").write_text(f'matches = 2\n{line}\n[policies]\na = "random"\n')

@@ -38,6 +38,7 @@ SHAPES = [dict(players=2), dict(players=3), dict(players=4, partnerships=True), 
 
 # --- seat rotations -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("shape", SHAPES, ids=["2p", "3p", "4p-partners", "4p"])
 def test_rotations_give_each_policy_every_seat_equally_often(shape):
     rules = Rules.make(**shape)
@@ -80,6 +81,7 @@ def test_independent_deals_differ_between_rotations():
 
 
 # --- the paired statistics ----------------------------------------------------
+
 
 def test_paired_interval_covers_the_truth_95_percent_of_the_time():
     rng = np.random.default_rng(5)
@@ -133,6 +135,7 @@ def test_the_field_is_the_per_deal_set_mean_over_opponents():
 
 # --- the real engine ----------------------------------------------------------
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", SHAPES[:3], ids=["2p", "3p", "4p-partners"])
 def test_two_copies_of_one_policy_come_out_exactly_even_on_duplicate_deals(shape):
@@ -180,6 +183,7 @@ def test_results_do_not_depend_on_workers_chunks_or_a_resumed_checkpoint(tmp_pat
 
 # --- outputs and errors -------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def small_result():
     return compare(players=3, policies=["random", "first"], matches=60, seed=1)
@@ -200,8 +204,9 @@ def test_result_writes_csv_parquet_and_json(small_result, tmp_path):
 
 def test_cli_json_and_out(tmp_path, capsys):
     out = tmp_path / "pairs.parquet"
-    assert main(["compare", "--policy", "first,random", "--deals", "50", "--seed", "2", "--json",
-                 "--out", str(out)]) == 0
+    assert (
+        main(["compare", "--policy", "first,random", "--deals", "50", "--seed", "2", "--json", "--out", str(out)]) == 0
+    )
     doc = json.loads(capsys.readouterr().out)
     assert doc["pairs"][0]["matches"] == 100 and doc["standings"][0]["rank"] == 1
     assert pd.read_parquet(out)["opponent"].tolist().count(FIELD) == 2
@@ -220,14 +225,17 @@ def test_cli_table(capsys):
     assert "standings" in text and "abab baba" in text and "random" in text
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--policies", "random"], "at least 2 policies"),
-    (["--policies", "random,first,random"], "random listed more than once"),
-    (["--policies", "random,nosuch"], "unknown policy 'nosuch'"),
-    (["--policies", "random,,first"], "empty name"),
-    (["--policies", "random,first", "--matches", "0"], "0 is not in 1..10,000,000"),
-    (["--policies", "random,first", "--out", "r.xlsx"], ".csv, .parquet, .json"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--policies", "random"], "at least 2 policies"),
+        (["--policies", "random,first,random"], "random listed more than once"),
+        (["--policies", "random,nosuch"], "unknown policy 'nosuch'"),
+        (["--policies", "random,,first"], "empty name"),
+        (["--policies", "random,first", "--matches", "0"], "0 is not in 1..10,000,000"),
+        (["--policies", "random,first", "--out", "r.xlsx"], ".csv, .parquet, .json"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, words, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["compare", *args]) == 2

@@ -45,28 +45,42 @@ def _first(events, kind):
     return next(e for e in events if e["type"] == kind)
 
 
-@pytest.mark.parametrize("name, change, message", [
-    ("2p-standard", lambda ev: ev[0].update(format="bergen-trace/3"), "format bergen-trace/1 or bergen-trace/2"),
-    ("2p-standard", lambda ev: ev[0]["rules"].update(domino_set="double-nine"), "rules lack spinner"),
-    ("2p-double-nine", lambda ev: ev[0].update(format="bergen-trace/1"), "bergen-trace/1 cannot describe double-nine"),
-    ("2p-classic-any-double", lambda ev: ev[0].update(format="bergen-trace/1"), "bergen-trace/1 rules object has the keys"),
-    ("2p-double-nine", lambda ev: ev[0]["rules"].pop("spinner"), "lack spinner"),
-    ("2p-double-nine", lambda ev: ev[0]["rules"].update(domino_set="double-ten"), "domino_set must be one of"),
-    ("2p-double-nine", lambda ev: ev[0]["rules"].update(players=9), "players must be 2..8"),
-    ("2p-standard", lambda ev: _first(ev, "play").update(end="U"), "end must be L or R (the spinner is off)"),
-    ("3p-spinner", lambda ev: _first(ev, "play").update(end="X"), "is not an end"),
-    ("2p-standard", lambda ev: _first(ev, "play").update(tile="6-7"), "tile 6-7 is not in the double-six set"),
-    ("2p-double-nine", lambda ev: _first(ev, "draw").update(tile="9-10"), "not in the double-nine set"),
-    ("2p-double-nine", lambda ev: _first(ev, "play").update(tile="3-19"), "numbers go from 0 to 18"),
-    ("2p-double-nine", lambda ev: _first(ev, "play").update(seat=2), "seat must be 0..1"),
-    ("8p-partnerships-double-eighteen", lambda ev: _first(ev, "lead").update(seat=8), "seat must be 0..7"),
-    ("8p-partnerships-double-eighteen", lambda ev: _first(ev, "play").update(score=[0] * 8),
-     "score must list 2 side scores"),
-    ("2p-double-nine", lambda ev: _first(ev, "deal")["boneyard"].pop(), "is not the double-nine set (55 tiles)"),
-    ("6p-double-twelve", lambda ev: _first(ev, "deal")["hands"].pop(), "a deal gives 6 hands of 5 tiles"),
-    ("2p-double-nine", lambda ev: _first(ev, "match_end").update(winner=2), "winner must be a side 0..1"),
-    ("2p-double-nine", lambda ev: _first(ev, "play").pop("end"), "play event lacks end"),
-])
+@pytest.mark.parametrize(
+    "name, change, message",
+    [
+        ("2p-standard", lambda ev: ev[0].update(format="bergen-trace/3"), "format bergen-trace/1 or bergen-trace/2"),
+        ("2p-standard", lambda ev: ev[0]["rules"].update(domino_set="double-nine"), "rules lack spinner"),
+        (
+            "2p-double-nine",
+            lambda ev: ev[0].update(format="bergen-trace/1"),
+            "bergen-trace/1 cannot describe double-nine",
+        ),
+        (
+            "2p-classic-any-double",
+            lambda ev: ev[0].update(format="bergen-trace/1"),
+            "bergen-trace/1 rules object has the keys",
+        ),
+        ("2p-double-nine", lambda ev: ev[0]["rules"].pop("spinner"), "lack spinner"),
+        ("2p-double-nine", lambda ev: ev[0]["rules"].update(domino_set="double-ten"), "domino_set must be one of"),
+        ("2p-double-nine", lambda ev: ev[0]["rules"].update(players=9), "players must be 2..8"),
+        ("2p-standard", lambda ev: _first(ev, "play").update(end="U"), "end must be L or R (the spinner is off)"),
+        ("3p-spinner", lambda ev: _first(ev, "play").update(end="X"), "is not an end"),
+        ("2p-standard", lambda ev: _first(ev, "play").update(tile="6-7"), "tile 6-7 is not in the double-six set"),
+        ("2p-double-nine", lambda ev: _first(ev, "draw").update(tile="9-10"), "not in the double-nine set"),
+        ("2p-double-nine", lambda ev: _first(ev, "play").update(tile="3-19"), "numbers go from 0 to 18"),
+        ("2p-double-nine", lambda ev: _first(ev, "play").update(seat=2), "seat must be 0..1"),
+        ("8p-partnerships-double-eighteen", lambda ev: _first(ev, "lead").update(seat=8), "seat must be 0..7"),
+        (
+            "8p-partnerships-double-eighteen",
+            lambda ev: _first(ev, "play").update(score=[0] * 8),
+            "score must list 2 side scores",
+        ),
+        ("2p-double-nine", lambda ev: _first(ev, "deal")["boneyard"].pop(), "is not the double-nine set (55 tiles)"),
+        ("6p-double-twelve", lambda ev: _first(ev, "deal")["hands"].pop(), "a deal gives 6 hands of 5 tiles"),
+        ("2p-double-nine", lambda ev: _first(ev, "match_end").update(winner=2), "winner must be a side 0..1"),
+        ("2p-double-nine", lambda ev: _first(ev, "play").pop("end"), "play event lacks end"),
+    ],
+)
 def test_impossible_files_are_refused_in_one_line(name, change, message):
     with pytest.raises(TraceError) as info:
         check_match(_tamper(first_match(name), change))
@@ -75,8 +89,9 @@ def test_impossible_files_are_refused_in_one_line(name, change, message):
 
 def test_play_events_read_every_end():
     for end in "LRUD":
-        event = PlayEvent.from_dict({"type": "play", "seat": 3, "tile": "12-9", "end": end, "points": 0,
-                                     "score": [0, 0]})
+        event = PlayEvent.from_dict(
+            {"type": "play", "seat": 3, "tile": "12-9", "end": end, "points": 0, "score": [0, 0]}
+        )
         assert event.to_dict()["end"] == end and event.to_dict()["tile"] == "9-12"
 
 

@@ -73,10 +73,12 @@ def going_first(reports: Path) -> str:
     edge = "first_leader_match_win_rate_advantage"
     where = versus(row[f"{edge}_lo"], row[f"{edge}_hi"], 0.0, "is worth", "costs", "makes no clear difference:")
     size = f" about {_points(abs(row[edge]))} points of match share" if where != "makes no clear difference:" else ""
-    text = (f"Yes. In {TABLE.split()[0]}-player matches between good players ({STRATEGY} play), the side that "
-            f"leads the first hand wins about {round(100 * row['first_leader_match_win_rate_lowest'])} matches in "
-            f"100 ({_shown(row, 'first_leader_match_win_rate_lowest')} of {int(row['matches']):,} matches, against "
-            f"a fair share of {row['fair_share']:.0%}): going first {where}{size}.")
+    text = (
+        f"Yes. In {TABLE.split()[0]}-player matches between good players ({STRATEGY} play), the side that "
+        f"leads the first hand wins about {round(100 * row['first_leader_match_win_rate_lowest'])} matches in "
+        f"100 ({_shown(row, 'first_leader_match_win_rate_lowest')} of {int(row['matches']):,} matches, against "
+        f"a fair share of {row['fair_share']:.0%}): going first {where}{size}."
+    )
     if where != "is worth":
         text = text.replace("Yes. ", "")
     gains = summary[summary["strategy"].isin(LEAD_RULE_STRATEGIES)]
@@ -86,12 +88,18 @@ def going_first(reports: Path) -> str:
         clear = int(((ends[:, 0] > 0) | (ends[:, 1] < 0)).sum())
         bound = float(np.abs(ends).max())
         family = int(gains["leader_win_rate_gain_family"].iloc[0])
-        text += (f" Which double leads (the lowest, as the rules say, or the highest) moves the leader's chance of "
-                 f"winning the hand by at most {100 * bound:.2f} points in 100 at any table with "
-                 f"{' or '.join(LEAD_RULE_STRATEGIES)} play (simultaneous 95% intervals over {family} comparisons; "
-                 + ("no table shows a clear difference" if clear == 0 else
-                    f"{clear} of {len(ends)} tables show one, of that size at most")
-                 + ")" + (": nothing a player could notice." if bound < NOTICEABLE else "."))
+        text += (
+            f" Which double leads (the lowest, as the rules say, or the highest) moves the leader's chance of "
+            f"winning the hand by at most {100 * bound:.2f} points in 100 at any table with "
+            f"{' or '.join(LEAD_RULE_STRATEGIES)} play (simultaneous 95% intervals over {family} comparisons; "
+            + (
+                "no table shows a clear difference"
+                if clear == 0
+                else f"{clear} of {len(ends)} tables show one, of that size at most"
+            )
+            + ")"
+            + (": nothing a player could notice." if bound < NOTICEABLE else ".")
+        )
     return text
 
 
@@ -106,12 +114,14 @@ def headers(reports: Path) -> str:
     shares = {name: src[f"{name}_share"] for name in ("header", "lead", "out", "blocked")}
     order = sorted(shares, key=lambda name: shares[name], reverse=True)
     words = {"header": "headers", "lead": "leading a double", "out": "going out", "blocked": "blocked hands"}
-    return (f"About one play in {1 / hand['header_rate_per_play']:.0f} makes a header: a hand of "
-            f"{TABLE.split()[0]}-player {STRATEGY} play has {_shown(hand, 'headers_per_hand')} of them "
-            f"({int(hand['hands']):,} hands). Points come most from {words[order[0]]} "
-            f"({_shown(src, order[0] + '_share')}), then {words[order[1]]} ({_shown(src, order[1] + '_share')}), "
-            f"{words[order[2]]} ({_shown(src, order[2] + '_share')}) and {words[order[3]]} "
-            f"({_shown(src, order[3] + '_share')}).")
+    return (
+        f"About one play in {1 / hand['header_rate_per_play']:.0f} makes a header: a hand of "
+        f"{TABLE.split()[0]}-player {STRATEGY} play has {_shown(hand, 'headers_per_hand')} of them "
+        f"({int(hand['hands']):,} hands). Points come most from {words[order[0]]} "
+        f"({_shown(src, order[0] + '_share')}), then {words[order[1]]} ({_shown(src, order[1] + '_share')}), "
+        f"{words[order[2]]} ({_shown(src, order[2] + '_share')}) and {words[order[3]]} "
+        f"({_shown(src, order[3] + '_share')})."
+    )
 
 
 def settlement(reports: Path) -> str:
@@ -126,21 +136,27 @@ def settlement(reports: Path) -> str:
     if block is None or pair is None or pips is None or strategies is None or not len(strategies):
         return _missing("settlement")
     overall = pair["german_vs_pips_differ_rate"] * block["blocked_rate"]
-    text = (f"About {round(100 * block['blocked_rate'])} hands in 100 end blocked "
-            f"({_shown(block, 'blocked_rate')}), and on those German and pip-count settlement pick a different "
-            f"winner {_shown(pair, 'german_vs_pips_differ_rate')} of the time: about {100 * overall:.0f} hands "
-            f"in 100 of all hands.")
+    text = (
+        f"About {round(100 * block['blocked_rate'])} hands in 100 end blocked "
+        f"({_shown(block, 'blocked_rate')}), and on those German and pip-count settlement pick a different "
+        f"winner {_shown(pair, 'german_vs_pips_differ_rate')} of the time: about {100 * overall:.0f} hands "
+        f"in 100 of all hands."
+    )
     change = "hands_per_match_change"
     lo, hi = pips[f"{change}_adj_lo"], pips[f"{change}_adj_hi"]
     length = versus(lo, hi, 0.0, "longer matches", "shorter matches", "matches of no clearly different length")
-    text += (f" Settled by pip count, 2-player {STRATEGY} play has {length} ({pips[change]:+.4f} hands per match, "
-             f"simultaneous 95% CI {lo:+.4f} to {hi:+.4f}).")
+    text += (
+        f" Settled by pip count, 2-player {STRATEGY} play has {length} ({pips[change]:+.4f} hands per match, "
+        f"simultaneous 95% CI {lo:+.4f} to {hi:+.4f})."
+    )
     best = {s: strategies.loc[strategies[f"win_rate_{s}"].idxmax(), "policy"] for s in ("german", "pips")}
     moved = float(strategies["win_rate_german_minus_pips"].abs().max())
     same = best["german"] == best["pips"]
     rule = "either rule" if same else f"German rules and {best['pips']} under the pip count"
-    text += (f" The best strategy is {best['german']} under {rule}, and no strategy's win rate against the "
-             f"others moves by more than {_points(moved)} points in 100 between the two.")
+    text += (
+        f" The best strategy is {best['german']} under {rule}, and no strategy's win rate against the "
+        f"others moves by more than {_points(moved)} points in 100 between the two."
+    )
     unchanged = same and length.startswith("matches of no") and moved < NOTICEABLE
     return ("Rarely enough not to change a match. " if unchanged else "") + text
 
@@ -149,8 +165,10 @@ def plain_answers(reports: str | Path, missing: bool = True) -> dict[str, str]:
     """Question -> its answer in a paragraph, from the report folder ``reports``; with ``missing=False`` the
     questions whose report is not there are left out instead of naming the command that makes it."""
     folder = Path(reports)
-    found = {QUESTIONS[name]: answer(folder) for name, answer in
-             (("going_first", going_first), ("headers", headers), ("settlement", settlement))}
+    found = {
+        QUESTIONS[name]: answer(folder)
+        for name, answer in (("going_first", going_first), ("headers", headers), ("settlement", settlement))
+    }
     return {q: a for q, a in found.items() if missing or not a.startswith(MISSING)}
 
 

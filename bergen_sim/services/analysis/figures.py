@@ -55,8 +55,16 @@ def _errors(frame: pd.DataFrame, value: str) -> np.ndarray:
     return np.vstack([v - frame[f"{value}_lo"].to_numpy(float), frame[f"{value}_hi"].to_numpy(float) - v])
 
 
-def grouped(ax, frame: pd.DataFrame, category: str, group: str, value: str,
-            categories: Sequence | None = None, groups: Sequence | None = None, bars: bool = False) -> None:
+def grouped(
+    ax,
+    frame: pd.DataFrame,
+    category: str,
+    group: str,
+    value: str,
+    categories: Sequence | None = None,
+    groups: Sequence | None = None,
+    bars: bool = False,
+) -> None:
     """``value`` per ``category`` (x axis), one colour per ``group``, with interval whiskers.
 
     Dots by default, so the axis may be zoomed onto small differences without
@@ -70,8 +78,15 @@ def grouped(ax, frame: pd.DataFrame, category: str, group: str, value: str,
         part = frame[frame[group] == name].set_index(category).reindex(categories)
         at = x + (k - (len(groups) - 1) / 2) * width
         if bars:
-            ax.bar(at, part[value], width, label=str(name), yerr=_errors(part, value), capsize=3,
-                   error_kw={"elinewidth": 1})
+            ax.bar(
+                at,
+                part[value],
+                width,
+                label=str(name),
+                yerr=_errors(part, value),
+                capsize=3,
+                error_kw={"elinewidth": 1},
+            )
         else:
             ax.errorbar(at, part[value], yerr=_errors(part, value), fmt="o", capsize=3, label=str(name))
     _category_ticks(ax, x, [str(c) for c in categories])
@@ -84,13 +99,14 @@ def lines(ax, frame: pd.DataFrame, x: str, value: str, group: str | None = None,
     parts = frame.groupby(group, sort=False) if group else [(None, frame)]
     for name, part in parts:
         part = part.sort_values(x)
-        line, = ax.plot(part[x], part[value], marker=marker, markersize=3, label=None if name is None else str(name))
+        (line,) = ax.plot(part[x], part[value], marker=marker, markersize=3, label=None if name is None else str(name))
         ax.fill_between(part[x], part[f"{value}_lo"], part[f"{value}_hi"], color=line.get_color(), alpha=0.25)
     _percent_axis(ax, value)
 
 
-def differences(ax, frame: pd.DataFrame, category: str, value: str, categories: Sequence | None = None,
-                group: str | None = None) -> None:
+def differences(
+    ax, frame: pd.DataFrame, category: str, value: str, categories: Sequence | None = None, group: str | None = None
+) -> None:
     """A difference per ``category``: a dot, its 95% interval (thick) and its simultaneous interval (thin).
 
     For figures whose text is about a difference: the reader sees at once
@@ -108,11 +124,29 @@ def differences(ax, frame: pd.DataFrame, category: str, value: str, categories: 
         at = x + (k - (len(groups) - 1) / 2) * width
         v = part[value].to_numpy(float) * scale
         if f"{value}_adj_lo" in part:
-            ax.errorbar(at, v, yerr=np.vstack([v - part[f"{value}_adj_lo"].to_numpy(float) * scale,
-                                               part[f"{value}_adj_hi"].to_numpy(float) * scale - v]),
-                        fmt="none", ecolor="gray", elinewidth=0.8, capsize=4)
-        ax.errorbar(at, v, yerr=_errors(part, value) * scale, fmt="o", elinewidth=2.5, capsize=0,
-                    label=None if name is None else str(name))
+            ax.errorbar(
+                at,
+                v,
+                yerr=np.vstack(
+                    [
+                        v - part[f"{value}_adj_lo"].to_numpy(float) * scale,
+                        part[f"{value}_adj_hi"].to_numpy(float) * scale - v,
+                    ]
+                ),
+                fmt="none",
+                ecolor="gray",
+                elinewidth=0.8,
+                capsize=4,
+            )
+        ax.errorbar(
+            at,
+            v,
+            yerr=_errors(part, value) * scale,
+            fmt="o",
+            elinewidth=2.5,
+            capsize=0,
+            label=None if name is None else str(name),
+        )
     ax.axhline(0.0, color="grey", linestyle="--", linewidth=1)
     _category_ticks(ax, x, [str(c) for c in categories])
     ax.grid(axis="y", alpha=0.3)
@@ -137,8 +171,9 @@ def stacked_shares(ax, frame: pd.DataFrame, category: str, parts: Sequence[str],
     for column, label in zip(parts, labels):
         values = frame[column].to_numpy(float)
         ax.bar(x, values, 0.6, bottom=bottom, label=label)
-        ax.errorbar(x, bottom + values, yerr=_errors(frame, column), fmt="none", ecolor="black", capsize=2,
-                    elinewidth=0.8)
+        ax.errorbar(
+            x, bottom + values, yerr=_errors(frame, column), fmt="none", ecolor="black", capsize=2, elinewidth=0.8
+        )
         bottom += values
     _category_ticks(ax, x, frame[category].astype(str).tolist())
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
@@ -147,8 +182,7 @@ def stacked_shares(ax, frame: pd.DataFrame, category: str, parts: Sequence[str],
 
 def empty_note(ax, text: str = "too few observations to draw") -> None:
     """Say on an empty panel why it is empty (rather than leaving a blank frame)."""
-    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=8, color="dimgray",
-            wrap=True)
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=8, color="dimgray", wrap=True)
 
 
 def reference_line(ax, value: float, label: str | None = None) -> None:
@@ -175,8 +209,17 @@ def finish(fig: Figure, title: str, note: str = CI_NOTE, legend_from=None, legen
     handles, labels = legend_from.get_legend_handles_labels() if legend_from is not None else ([], [])
     unique = dict(zip(labels, handles))
     if unique:  # a panel with nothing drawn (too small a sample) has no legend to show
-        fig.legend(unique.values(), unique.keys(), loc="lower center", ncol=min(len(unique), 8), fontsize=8,
-                   title=legend_title, title_fontsize=8, bbox_to_anchor=(0.5, 0.25 / height), frameon=False)
+        fig.legend(
+            unique.values(),
+            unique.keys(),
+            loc="lower center",
+            ncol=min(len(unique), 8),
+            fontsize=8,
+            title=legend_title,
+            title_fontsize=8,
+            bbox_to_anchor=(0.5, 0.25 / height),
+            frameon=False,
+        )
         bottom += 0.45 if legend_title is None else 0.6
     fig.text(0.01, 0.05 / height, note, fontsize=8, color="dimgray", ha="left", va="bottom")
     fig.tight_layout(rect=(0, bottom / height, 1, 1 - 0.35 / height))

@@ -115,6 +115,7 @@ def settle_all_ways(rows: np.ndarray, rules: Rules) -> np.ndarray:
 
     ``rows`` must be blocked hands: their per-side doubles and pips are the end state.
     """
+
     def part(name: str) -> np.ndarray:
         return np.ascontiguousarray(_hands(rows)[name])
 
@@ -139,8 +140,14 @@ def source_sums(rows: np.ndarray, rules: Rules) -> dict[str, np.ndarray]:
     """
     x = match_sums(points_by_source(rows, rules), _hands(rows)["match"]).astype(np.int64)
     t = x.sum(axis=1)
-    return {"n": np.array(len(x)), "x": x.sum(0), "xx": (x * x).sum(0), "t": t.sum(), "tt": (t * t).sum(),
-            "xt": (x * t[:, None]).sum(0)}
+    return {
+        "n": np.array(len(x)),
+        "x": x.sum(0),
+        "xx": (x * x).sum(0),
+        "t": t.sum(),
+        "tt": (t * t).sum(),
+        "xt": (x * t[:, None]).sum(0),
+    }
 
 
 def source_shares(sums: dict[str, np.ndarray]) -> dict[str, float]:

@@ -121,6 +121,7 @@ class AnalysisError(BergenError, ValueError):
 
 # --- discovery --------------------------------------------------------------------------------
 
+
 def analysis_dirs(extra: str | os.PathLike | None = None) -> list[Path]:
     """Folders searched for analyses, first match wins: ``extra`` (the user's ``--analyses-dir``), the project's.
 
@@ -154,8 +155,9 @@ def load(name: str, extra: str | os.PathLike | None = None) -> ModuleType:
         raise AnalysisError(f"unknown analysis {name!r}; available: {choices}")
     path = known[name]
     if not is_text(name):
-        raise AnalysisError(f"analysis {shown(name)} ({shown(os.fspath(path), 80)}): its file name is not UTF-8 text; "
-                            f"rename it")
+        raise AnalysisError(
+            f"analysis {shown(name)} ({shown(os.fspath(path), 80)}): its file name is not UTF-8 text; rename it"
+        )
     try:
         module = module_from_file(f"bergen_sim_analysis_{name}", path)
     except KeyboardInterrupt:
@@ -201,11 +203,15 @@ def default_strategies() -> tuple[str, ...]:
     when it wants them.  (``expert`` has a setting, its lead rule, and plays
     with its default.)
     """
-    return tuple(name for name, (module, _, _) in BUILTINS.items()
-                 if not hasattr(importlib.import_module(module), "kernel_arrays"))
+    return tuple(
+        name
+        for name, (module, _, _) in BUILTINS.items()
+        if not hasattr(importlib.import_module(module), "kernel_arrays")
+    )
 
 
 # --- playing ----------------------------------------------------------------------------------
+
 
 class PerMatch:
     """Per-match values a ``collect`` function keeps whole instead of summing: chunk after chunk, in match order.
@@ -282,9 +288,16 @@ class Context:
         players, partnerships = TABLES[table]
         return Rules.make(players=players, partnerships=partnerships, preset=preset, **settings)
 
-    def play(self, rules: Rules, policies: str | Sequence[str],
-             collect: Callable[[Any, Rules], Any] | None = None, *, hand_rows: bool = False,
-             match_rows: bool = False, matches: int | None = None) -> Played:
+    def play(
+        self,
+        rules: Rules,
+        policies: str | Sequence[str],
+        collect: Callable[[Any, Rules], Any] | None = None,
+        *,
+        hand_rows: bool = False,
+        match_rows: bool = False,
+        matches: int | None = None,
+    ) -> Played:
         """Play ``matches`` (default ``self.matches``) with one policy for all seats or one per seat."""
         seats = (policies,) * rules.players if isinstance(policies, str) else tuple(policies)
         n = matches or self.matches
@@ -299,12 +312,22 @@ class Context:
             if collect is not None:
                 sums = _add(sums, collect(chunk, rules))
         elapsed = time.perf_counter() - start
-        self._record({"kind": "play", "rules": rules.to_dict(), "policies": list(seats), "seed": self.seed,
-                      "matches": n, "hands": int(totals[L.S_HANDS]), "elapsed_s": round(elapsed, 3)})
+        self._record(
+            {
+                "kind": "play",
+                "rules": rules.to_dict(),
+                "policies": list(seats),
+                "seed": self.seed,
+                "matches": n,
+                "hands": int(totals[L.S_HANDS]),
+                "elapsed_s": round(elapsed, 3),
+            }
+        )
         return Played(rules, seats, n, totals, sums)
 
-    def tournament(self, rules: Rules, strategies: Sequence[str] | None = None,
-                   matches: int | None = None) -> pd.DataFrame:
+    def tournament(
+        self, rules: Rules, strategies: Sequence[str] | None = None, matches: int | None = None
+    ) -> pd.DataFrame:
         """A duplicate-deal round-robin of ``strategies`` (default: all of the context's) under ``rules``.
 
         Enough deal sets that every pair plays at least ``matches`` (default
@@ -317,13 +340,31 @@ class Context:
         settings = {key: value for key, value in rules.to_dict().items() if key not in ("players", "partnerships")}
         start = time.perf_counter()
         where = self.options or RunOptions()
-        result = compare(players=rules.players, partnerships=rules.partnerships, settings=settings,
-                         policies=names, matches=deal_sets, seed=self.seed, chunk_size=self.chunk_size,
-                         workers=where.workers, scheduler=where.scheduler)
+        result = compare(
+            players=rules.players,
+            partnerships=rules.partnerships,
+            settings=settings,
+            policies=names,
+            matches=deal_sets,
+            seed=self.seed,
+            chunk_size=self.chunk_size,
+            workers=where.workers,
+            scheduler=where.scheduler,
+        )
         elapsed = time.perf_counter() - start
-        self._record({"kind": "tournament", "rules": rules.to_dict(), "policies": names, "seed": self.seed,
-                      "matches": int(result.meta["matches"]), "hands": int(result.meta["hands"]), "deal_sets": deal_sets,
-                      "rotations": result.meta["rotations"], "elapsed_s": round(elapsed, 3)})
+        self._record(
+            {
+                "kind": "tournament",
+                "rules": rules.to_dict(),
+                "policies": names,
+                "seed": self.seed,
+                "matches": int(result.meta["matches"]),
+                "hands": int(result.meta["hands"]),
+                "deal_sets": deal_sets,
+                "rotations": result.meta["rotations"],
+                "elapsed_s": round(elapsed, 3),
+            }
+        )
         table = result.results.rename(columns=lambda c: c.replace("_low", "_lo").replace("_high", "_hi"))
         return table.drop(columns=["rank"])
 
@@ -332,11 +373,14 @@ class Context:
         if self.log:
             rules = run["rules"]
             where = f"{rules['players']}p{' partnerships' if rules['partnerships'] else ''}"
-            self.log(f"  {run['kind']} {where} {','.join(dict.fromkeys(run['policies']))}: "
-                     f"{run['matches']:,} matches in {run['elapsed_s']:.1f} s")
+            self.log(
+                f"  {run['kind']} {where} {','.join(dict.fromkeys(run['policies']))}: "
+                f"{run['matches']:,} matches in {run['elapsed_s']:.1f} s"
+            )
 
 
 # --- results ----------------------------------------------------------------------------------
+
 
 @dataclass
 class AnalysisResult:
@@ -377,13 +421,18 @@ class AnalysisResult:
         return _checked_charts(drawn, where)
 
     def __repr__(self) -> str:
-        return (f"AnalysisResult({self.name!r}: {len(self.tables)} tables ({', '.join(self.tables)}), "
-                f"{len(self.findings)} findings, {self.meta['total_matches']:,} matches)")
+        return (
+            f"AnalysisResult({self.name!r}: {len(self.tables)} tables ({', '.join(self.tables)}), "
+            f"{len(self.findings)} findings, {self.meta['total_matches']:,} matches)"
+        )
 
     def _repr_html_(self) -> str:
         shown = {name.replace("_", " "): display_frame(self.tables[name].head(MAX_ROWS)) for name in self.show}
-        return html_card(f"{self.title} ({self.meta['total_matches']:,} matches)",
-                         [*self.meta.get("key_findings", []), *self.findings], shown)
+        return html_card(
+            f"{self.title} ({self.meta['total_matches']:,} matches)",
+            [*self.meta.get("key_findings", []), *self.findings],
+            shown,
+        )
 
 
 #: what a chart's name (its files' stem) may contain
@@ -399,8 +448,10 @@ def _close_figures(values: Iterable[Any]) -> None:
 
 def _checked_charts(drawn: Any, where: str) -> list[figs.Chart]:
     """``figures()``'s return value checked to be a list of Chart with distinct file-safe names and captions."""
-    allowed = ("must return a list of Chart (bergen_sim.services.analysis.figures.Chart: a name of letters, digits, '_', '-' or '.', "
-               "a matplotlib Figure and a caption)")
+    allowed = (
+        "must return a list of Chart (bergen_sim.services.analysis.figures.Chart: a name of letters, digits, '_', '-' or '.', "
+        "a matplotlib Figure and a caption)"
+    )
     if isinstance(drawn, (str, bytes, Mapping, figs.Chart)) or not isinstance(drawn, Iterable):
         _close_figures([drawn])
         raise AnalysisError(f"{where}: figures() {allowed}, not {_kind(drawn)}")
@@ -419,9 +470,15 @@ def _checked_charts(drawn: Any, where: str) -> list[figs.Chart]:
             problem = f"chart {k}'s figure is {_kind(chart.figure)}, not a matplotlib Figure"
         elif not isinstance(chart.caption, str):
             problem = f"chart {k}'s caption is {_kind(chart.caption)}, not str"
-        elif (not isinstance(chart.name, str) or not chart.name or chart.name.startswith(".")
-              or not set(chart.name) <= _CHART_NAME):
-            problem = f"chart {k}'s name is {shown(chart.name, 40) if isinstance(chart.name, str) else _kind(chart.name)}"
+        elif (
+            not isinstance(chart.name, str)
+            or not chart.name
+            or chart.name.startswith(".")
+            or not set(chart.name) <= _CHART_NAME
+        ):
+            problem = (
+                f"chart {k}'s name is {shown(chart.name, 40) if isinstance(chart.name, str) else _kind(chart.name)}"
+            )
         elif chart.name in names:
             problem = f"two charts are named {chart.name!r}"
         if problem:
@@ -433,21 +490,31 @@ def _checked_charts(drawn: Any, where: str) -> list[figs.Chart]:
 
 def _checked_show(show: Any, tables: Mapping[str, pd.DataFrame], where: str) -> dict[str, Any]:
     """``SHOW`` checked: table name (one run() returned) -> caption, or (caption, selection)."""
-    allowed = ("SHOW must be a dict of table name -> caption (str) or (caption, selection), the selection a pandas "
-               "query string or a function of the table")
+    allowed = (
+        "SHOW must be a dict of table name -> caption (str) or (caption, selection), the selection a pandas "
+        "query string or a function of the table"
+    )
     existing = ", ".join(tables) or "none"
     if not isinstance(show, Mapping):
         raise AnalysisError(f"{where}: {allowed}, not {_kind(show)}")
     for name, spec in show.items():
         if not isinstance(name, str) or name not in tables:
-            raise AnalysisError(f"{where}: SHOW names table {shown(name, 40) if isinstance(name, str) else _kind(name)}, "
-                                f"which run() did not return; its tables: {existing}")
+            raise AnalysisError(
+                f"{where}: SHOW names table {shown(name, 40) if isinstance(name, str) else _kind(name)}, "
+                f"which run() did not return; its tables: {existing}"
+            )
         if isinstance(spec, str):
             continue
-        if not (isinstance(spec, (tuple, list)) and len(spec) == 2 and isinstance(spec[0], str)
-                and (spec[1] is None or isinstance(spec[1], str) or callable(spec[1]))):
-            raise AnalysisError(f"{where}: {allowed}; SHOW[{name!r}] is {_kind(spec)}"
-                                f"{' ' + shown(repr(spec), 60) if isinstance(spec, (tuple, list)) else ''}")
+        if not (
+            isinstance(spec, (tuple, list))
+            and len(spec) == 2
+            and isinstance(spec[0], str)
+            and (spec[1] is None or isinstance(spec[1], str) or callable(spec[1]))
+        ):
+            raise AnalysisError(
+                f"{where}: {allowed}; SHOW[{name!r}] is {_kind(spec)}"
+                f"{' ' + shown(repr(spec), 60) if isinstance(spec, (tuple, list)) else ''}"
+            )
     return dict(show)
 
 
@@ -464,11 +531,15 @@ def _selected(result: AnalysisResult, name: str, query: Any) -> pd.DataFrame:
     except KeyboardInterrupt:
         raise
     except BaseException as exc:
-        raise AnalysisError(f"{where}: the selection of SHOW[{name!r}] raised {_one_line(exc)}; a selection is a "
-                            f"pandas query string or a function of the table returning its rows") from exc
+        raise AnalysisError(
+            f"{where}: the selection of SHOW[{name!r}] raised {_one_line(exc)}; a selection is a "
+            f"pandas query string or a function of the table returning its rows"
+        ) from exc
     if not isinstance(chosen, pd.DataFrame):
-        raise AnalysisError(f"{where}: the selection of SHOW[{name!r}] must give a pandas DataFrame (rows of the "
-                            f"table), not {_kind(chosen)}")
+        raise AnalysisError(
+            f"{where}: the selection of SHOW[{name!r}] must give a pandas DataFrame (rows of the "
+            f"table), not {_kind(chosen)}"
+        )
     return chosen
 
 
@@ -486,12 +557,21 @@ class Reports:
         return f"Reports({len(self.results)} written{failed}, index {os.fspath(self.index) if self.index else None!r})"
 
     def _repr_html_(self) -> str:
-        notes = [f"{r.title}: {page} ({r.meta['total_matches']:,} matches)" for r, page in zip(self.results, self.pages)]
+        notes = [
+            f"{r.title}: {page} ({r.meta['total_matches']:,} matches)" for r, page in zip(self.results, self.pages)
+        ]
         return html_card(f"reports indexed in {self.index}", notes)
 
 
-def _command(name: str, matches: int, seed: int, quick: bool, strategies: Sequence[str],
-             analyses_dir: str | os.PathLike | None, out: str | os.PathLike | None = None) -> str:
+def _command(
+    name: str,
+    matches: int,
+    seed: int,
+    quick: bool,
+    strategies: Sequence[str],
+    analyses_dir: str | os.PathLike | None,
+    out: str | os.PathLike | None = None,
+) -> str:
     """The ``bergen-sim report`` command line that reproduces a result."""
     words = ["bergen-sim", "report", name]
     if quick:
@@ -508,11 +588,20 @@ def _command(name: str, matches: int, seed: int, quick: bool, strategies: Sequen
     return shlex.join(words)
 
 
-def run(name: str, matches: int | None = None, seed: int = 0, quick: bool = False,
-        policies: Sequence[str] | None = None, analyses_dir: str | os.PathLike | None = None,
-        chunk_size: int | None = None, options: RunOptions | None = None,
-        log: Callable[[str], None] | None = None, lang: str | None = None, *,
-        strategies: Sequence[str] | None = None) -> AnalysisResult:
+def run(
+    name: str,
+    matches: int | None = None,
+    seed: int = 0,
+    quick: bool = False,
+    policies: Sequence[str] | None = None,
+    analyses_dir: str | os.PathLike | None = None,
+    chunk_size: int | None = None,
+    options: RunOptions | None = None,
+    log: Callable[[str], None] | None = None,
+    lang: str | None = None,
+    *,
+    strategies: Sequence[str] | None = None,
+) -> AnalysisResult:
     """Run analysis ``name`` and return its tables, findings and figures.
 
     ``lang``: the language of its key findings and of the page :func:`save` writes (``"en"`` or ``"da"``;
@@ -537,29 +626,42 @@ def _renamed_policies(policies: Sequence[str] | None, strategies: Sequence[str] 
     """``policies``, or the old keyword ``strategies`` with a DeprecationWarning (it goes in the next release)."""
     if strategies is None:
         return policies
-    warnings.warn("strategies= is deprecated and goes in the next release: use policies=", DeprecationWarning,
-                  stacklevel=3)
+    warnings.warn(
+        "strategies= is deprecated and goes in the next release: use policies=", DeprecationWarning, stacklevel=3
+    )
     if policies is not None:
         raise AnalysisError("give policies= (strategies= is its old name), not both")
     return strategies
 
 
-def _run(name: str, matches: int | None, seed: int, quick: bool, strategies: Sequence[str] | None,
-         analyses_dir: str | os.PathLike | None, chunk_size: int | None, options: RunOptions | None,
-         log: Callable[[str], None] | None) -> AnalysisResult:
+def _run(
+    name: str,
+    matches: int | None,
+    seed: int,
+    quick: bool,
+    strategies: Sequence[str] | None,
+    analyses_dir: str | os.PathLike | None,
+    chunk_size: int | None,
+    options: RunOptions | None,
+    log: Callable[[str], None] | None,
+) -> AnalysisResult:
     module = load(name, analyses_dir)
     matches = matches or (QUICK_MATCHES if quick else FULL_MATCHES)
     if matches < 1:
         raise AnalysisError(f"matches must be at least 1, not {matches}")
     chosen = tuple(check_strategies(strategies) or (QUICK_STRATEGIES if quick else default_strategies()))
-    ctx = Context(matches=matches, seed=seed, quick=quick, strategies=chosen, chunk_size=chunk_size,
-                  options=options, log=log)
+    ctx = Context(
+        matches=matches, seed=seed, quick=quick, strategies=chosen, chunk_size=chunk_size, options=options, log=log
+    )
     start = time.perf_counter()
     tables = _call(module, name, "run", ctx)
-    if not isinstance(tables, Mapping) or not all(isinstance(k, str) and isinstance(v, pd.DataFrame)
-                                                  for k, v in tables.items()):
-        raise AnalysisError(f"analysis {name!r} ({module.__file__}): run() must return a dict of table name -> "
-                            f"pandas DataFrame, not {_kind(tables)}")
+    if not isinstance(tables, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, pd.DataFrame) for k, v in tables.items()
+    ):
+        raise AnalysisError(
+            f"analysis {name!r} ({module.__file__}): run() must return a dict of table name -> "
+            f"pandas DataFrame, not {_kind(tables)}"
+        )
     tables = dict(tables)
     found = _sentences(module, name, "findings", tables)
     key = _sentences(module, name, "key_findings", tables) if hasattr(module, "key_findings") else []
@@ -578,8 +680,9 @@ def _run(name: str, matches: int | None, seed: int, quick: bool, strategies: Seq
         "total_matches": sum(r["matches"] for r in ctx.runs),
         "total_hands": sum(r.get("hands", 0) for r in ctx.runs),
         "elapsed_s": round(elapsed, 1),
-        "workers": "dask " + options.scheduler if options and options.scheduler else
-                   (options.workers if options and options.workers else default_workers()),
+        "workers": "dask " + options.scheduler
+        if options and options.scheduler
+        else (options.workers if options and options.workers else default_workers()),
         "environment": provenance.environment(),
         "policy_parameters": policy_parameters({p for r in ctx.runs for p in r["policies"]}),
         "command": _command(name, matches, seed, quick, chosen, analyses_dir),
@@ -587,14 +690,27 @@ def _run(name: str, matches: int | None, seed: int, quick: bool, strategies: Seq
         "key_findings": key,
         "runs": ctx.runs,
     }
-    show = _checked_show(getattr(module, "SHOW", {table: "" for table in tables}), tables,
-                         f"analysis {name!r} ({module.__file__})")
-    return AnalysisResult(name, module.TITLE, doc, tables, found, meta, show, getattr(module, "METHOD", "").strip(),
-                          getattr(module, "figures", None), str(module.__file__), current())
+    show = _checked_show(
+        getattr(module, "SHOW", {table: "" for table in tables}), tables, f"analysis {name!r} ({module.__file__})"
+    )
+    return AnalysisResult(
+        name,
+        module.TITLE,
+        doc,
+        tables,
+        found,
+        meta,
+        show,
+        getattr(module, "METHOD", "").strip(),
+        getattr(module, "figures", None),
+        str(module.__file__),
+        current(),
+    )
 
 
-def check_clean_for_full_scale(matches: int | None, quick: bool, allow_dirty: bool,
-                               out: str | os.PathLike = "reports") -> None:
+def check_clean_for_full_scale(
+    matches: int | None, quick: bool, allow_dirty: bool, out: str | os.PathLike = "reports"
+) -> None:
     """Refuse a full-scale run into the package's own checkout while it has uncommitted changes (see :func:`report`).
 
     Reports written there are the published ones, and each names the commit
@@ -610,9 +726,11 @@ def check_clean_for_full_scale(matches: int | None, quick: bool, allow_dirty: bo
         inside = False
     state = provenance.git_state() if inside else None
     if state is not None and state["dirty"]:
-        raise AnalysisError(f"a full-scale report in this checkout records the commit that made it, and the "
-                            f"checkout ({state['commit'][:12]}) has uncommitted changes: commit them first, or "
-                            f"pass --allow-dirty (allow_dirty=True) to run anyway")
+        raise AnalysisError(
+            f"a full-scale report in this checkout records the commit that made it, and the "
+            f"checkout ({state['commit'][:12]}) has uncommitted changes: commit them first, or "
+            f"pass --allow-dirty (allow_dirty=True) to run anyway"
+        )
 
 
 def check_strategies(strategies: str | Sequence[str] | None) -> list[str] | None:
@@ -628,13 +746,14 @@ def check_strategies(strategies: str | Sequence[str] | None) -> list[str] | None
     if not any(names):
         raise AnalysisError("--strategies is empty: give at least one strategy, e.g. --strategies random,expert")
     if not all(names):
-        raise AnalysisError(f"--strategies {text}: empty name in the list; give at least one strategy, names "
-                            f"separated by commas, e.g. random,expert")
+        raise AnalysisError(
+            f"--strategies {text}: empty name in the list; give at least one strategy, names "
+            f"separated by commas, e.g. random,expert"
+        )
     twice = [name for name in dict.fromkeys(names) if names.count(name) > 1]
     if twice:
         label = twice[0] if len(twice[0]) <= 40 and twice[0].isprintable() else shown(twice[0], 40)
-        raise AnalysisError(f"--strategies {text}: {label} is listed twice; "
-                            f"list each strategy once")
+        raise AnalysisError(f"--strategies {text}: {label} is listed twice; list each strategy once")
     for name in names:
         resolve(name)  # PolicyError naming the available policies
     return names
@@ -702,16 +821,30 @@ def _call(module: ModuleType, name: str, function: str, argument: Any) -> Any:
         raise
     except KeyboardInterrupt:  # the user stopping the command, not the analysis failing
         raise
-    except BaseException as exc:  # sys.exit() (or GeneratorExit...) in an analysis would end `report all` without a word
+    except (
+        BaseException
+    ) as exc:  # sys.exit() (or GeneratorExit...) in an analysis would end `report all` without a word
         raise AnalysisError(f"analysis {name!r} ({module.__file__}): {function}() raised {_one_line(exc)}") from exc
 
 
-def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports", *, quick: bool = False,
-           matches: int | None = None, seed: int = 0, policies: Sequence[str] | None = None,
-           analyses_dir: str | os.PathLike | None = None, chunk_size: int | None = None,
-           options: RunOptions | None = None, log: Callable[[str], None] | None = None,
-           warn: Callable[[str], None] | None = None, tracebacks: bool = False, allow_dirty: bool = False,
-           lang: str | None = None, strategies: Sequence[str] | None = None) -> Reports:
+def report(
+    names: str | Sequence[str] = "all",
+    out: str | os.PathLike = "reports",
+    *,
+    quick: bool = False,
+    matches: int | None = None,
+    seed: int = 0,
+    policies: Sequence[str] | None = None,
+    analyses_dir: str | os.PathLike | None = None,
+    chunk_size: int | None = None,
+    options: RunOptions | None = None,
+    log: Callable[[str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+    tracebacks: bool = False,
+    allow_dirty: bool = False,
+    lang: str | None = None,
+    strategies: Sequence[str] | None = None,
+) -> Reports:
     """Run analyses ``names`` (``"all"``, one name or a list) and write their reports under ``out``.
 
     A full-scale run (:data:`FULL_MATCHES` per configuration or more) into
@@ -731,14 +864,38 @@ def report(names: str | Sequence[str] = "all", out: str | os.PathLike = "reports
     """
     policies = _renamed_policies(policies, strategies)
     with use(lang):
-        return _report(names, out, quick, matches, seed, policies, analyses_dir, chunk_size, options, log, warn,
-                       tracebacks, allow_dirty)
+        return _report(
+            names,
+            out,
+            quick,
+            matches,
+            seed,
+            policies,
+            analyses_dir,
+            chunk_size,
+            options,
+            log,
+            warn,
+            tracebacks,
+            allow_dirty,
+        )
 
 
-def _report(names: str | Sequence[str], out: str | os.PathLike, quick: bool, matches: int | None, seed: int,
-            strategies: Sequence[str] | None, analyses_dir: str | os.PathLike | None, chunk_size: int | None,
-            options: RunOptions | None, log: Callable[[str], None] | None, warn: Callable[[str], None] | None,
-            tracebacks: bool, allow_dirty: bool) -> Reports:
+def _report(
+    names: str | Sequence[str],
+    out: str | os.PathLike,
+    quick: bool,
+    matches: int | None,
+    seed: int,
+    strategies: Sequence[str] | None,
+    analyses_dir: str | os.PathLike | None,
+    chunk_size: int | None,
+    options: RunOptions | None,
+    log: Callable[[str], None] | None,
+    warn: Callable[[str], None] | None,
+    tracebacks: bool,
+    allow_dirty: bool,
+) -> Reports:
     import traceback
     import warnings
 
@@ -760,8 +917,10 @@ def _report(names: str | Sequence[str], out: str | os.PathLike, quick: bool, mat
         raise OutputError("--out -: a report is a folder of files, it cannot go to standard output")
     for option, folder in (("--out", out), ("--analyses-dir", analyses_dir)):
         if folder is not None and not is_text(os.fspath(folder)):
-            raise OutputError(f"{option} {shown(os.fspath(folder), 80)}: the folder name is not UTF-8 text, and a "
-                              f"report quotes it in its pages; use another name")
+            raise OutputError(
+                f"{option} {shown(os.fspath(folder), 80)}: the folder name is not UTF-8 text, and a "
+                f"report quotes it in its pages; use another name"
+            )
     check_folder(out, "--out")  # before anything runs
     check_own_files(out, chosen)
     check_clean_for_full_scale(matches, quick, allow_dirty, out)
@@ -769,8 +928,17 @@ def _report(names: str | Sequence[str], out: str | os.PathLike, quick: bool, mat
     for name in chosen:
         say(f"{name}: running")
         try:
-            result = run(name, matches=matches, seed=seed, quick=quick, policies=strategies,
-                         analyses_dir=analyses_dir, chunk_size=chunk_size, options=options, log=log)
+            result = run(
+                name,
+                matches=matches,
+                seed=seed,
+                quick=quick,
+                policies=strategies,
+                analyses_dir=analyses_dir,
+                chunk_size=chunk_size,
+                options=options,
+                log=log,
+            )
         except AnalysisError as exc:  # a broken analysis: say so, go on with the others
             failed[name] = str(exc)
             warn(f"{name}: failed: {exc}")
@@ -784,8 +952,10 @@ def _report(names: str | Sequence[str], out: str | os.PathLike, quick: bool, mat
             warn(f"{name}: failed: {exc}")
             continue
         except OSError as exc:
-            raise OutputError(f"--out {out}: cannot write the report of {name} "
-                              f"({exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''})") from None
+            raise OutputError(
+                f"--out {out}: cannot write the report of {name} "
+                f"({exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''})"
+            ) from None
         say(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, {result.meta['elapsed_s']:,.0f} s)")
         results.append(result)
         pages.append(page)
@@ -800,11 +970,11 @@ def _report(names: str | Sequence[str], out: str | os.PathLike, quick: bool, mat
 
 # --- saving -----------------------------------------------------------------------------------
 
+
 def _write_parquet(frame: pd.DataFrame, path: Path, meta: Mapping[str, Any]) -> None:
     """Write a table with the run metadata in the file's key-value metadata (into a report's staging folder)."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                           b"bergen_sim": json.dumps(meta).encode()})
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"bergen_sim": json.dumps(meta).encode()})
     pq.write_table(table, path)
 
 
@@ -843,8 +1013,12 @@ def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
         (staging / "tables").mkdir(parents=True)
         for table_name, frame in result.tables.items():
             _write_parquet(frame, staging / "tables" / f"{table_name}.parquet", {**result.meta, "table": table_name})
-        sidecar = {**result.meta, "question": result.question, "findings": result.findings,
-                   "tables": {k: {"rows": len(v), "columns": list(v.columns)} for k, v in result.tables.items()}}
+        sidecar = {
+            **result.meta,
+            "question": result.question,
+            "findings": result.findings,
+            "tables": {k: {"rows": len(v), "columns": list(v.columns)} for k, v in result.tables.items()},
+        }
         write_file(staging / "metadata.json", json.dumps(sidecar, indent=1) + "\n")
         for chart in charts:
             figs.save(chart, staging / "figures")
@@ -964,8 +1138,9 @@ def check_own_files(out: str | os.PathLike, names: Sequence[str]) -> None:
     from bergen_sim.services.files.output import OutputError
 
     out = Path(out)
-    targets = [(out / "README.md", "index")] + [(p, kind) for name in names
-                                                 for p, kind in ((out / f"{name}.md", "page"), (out / name, "folder"))]
+    targets = [(out / "README.md", "index")] + [
+        (p, kind) for name in names for p, kind in ((out / f"{name}.md", "page"), (out / name, "folder"))
+    ]
     for path, kind in targets:
         if not os.path.lexists(path):
             continue
@@ -985,8 +1160,10 @@ def check_own_files(out: str | os.PathLike, names: Sequence[str]) -> None:
             continue
         else:
             problem = "exists and bergen-sim report did not write it"
-        raise OutputError(f"--out {shown(os.fspath(out), 80)}: {where} {problem}; refusing to write over it: "
-                          f"give --out a new or empty folder, or one holding only earlier reports")
+        raise OutputError(
+            f"--out {shown(os.fspath(out), 80)}: {where} {problem}; refusing to write over it: "
+            f"give --out a new or empty folder, or one holding only earlier reports"
+        )
 
 
 def _command_with_out(command: str, out: Path) -> str:
@@ -998,20 +1175,22 @@ def _command_with_out(command: str, out: Path) -> str:
 
 # --- Markdown ---------------------------------------------------------------------------------
 
+
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A table for reading: each ``x``/``x_lo``/``x_hi`` triple becomes one ``x [95% CI]`` column."""
     columns: dict[str, list[str]] = {}
     for column in frame.columns:
         if column.endswith(("_lo", "_hi")) and column[:-3] in frame.columns:
             continue
-        if column.endswith(("_adj_lo", "_adj_hi", "_family", "_holm")) \
-                and column.rsplit("_", 2 if "_adj_" in column else 1)[0] in frame.columns:
+        if (
+            column.endswith(("_adj_lo", "_adj_hi", "_family", "_holm"))
+            and column.rsplit("_", 2 if "_adj_" in column else 1)[0] in frame.columns
+        ):
             continue
         values = frame[column]
         if f"{column}_lo" in frame.columns and f"{column}_hi" in frame.columns:
             columns[f"{column.replace('_', ' ')} [95% CI]"] = [
-                number(v, lo, hi, column)
-                for v, lo, hi in zip(values, frame[f"{column}_lo"], frame[f"{column}_hi"])
+                number(v, lo, hi, column) for v, lo, hi in zip(values, frame[f"{column}_lo"], frame[f"{column}_hi"])
             ]
             if f"{column}_adj_lo" in frame.columns:
                 columns[f"{column.replace('_', ' ')} [simultaneous 95% CI]"] = [
@@ -1030,11 +1209,14 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 def markdown_table(frame: pd.DataFrame) -> str:
     """A pipe table of already formatted cells."""
+
     def cell(text: str) -> str:
         return str(text).replace("|", "\\|").replace("\n", " ")
 
-    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
-             "|" + "|".join("---" for _ in frame.columns) + "|"]
+    lines = [
+        "| " + " | ".join(cell(c) for c in frame.columns) + " |",
+        "|" + "|".join("---" for _ in frame.columns) + "|",
+    ]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join(lines)
 
@@ -1056,8 +1238,10 @@ def _method(result: AnalysisResult) -> list[str]:
         "(seed, match, hand), so every configuration meets the same deals and results do not depend on "
         "how the work was split."
     )
-    lines.append(f"- **Strategies:** {', '.join(meta['strategies'])}"
-                 f"{' (the --quick subset)' if meta['quick'] else ' (every built-in policy)'}.")
+    lines.append(
+        f"- **Strategies:** {', '.join(meta['strategies'])}"
+        f"{' (the --quick subset)' if meta['quick'] else ' (every built-in policy)'}."
+    )
     lines.append(
         "- **Intervals** (`bergen_sim/core/stats.py`): every estimate carries a 95% confidence interval and its "
         "sample size. Proportions of matches: Wilson score intervals. Means over matches: normal intervals "
@@ -1067,8 +1251,11 @@ def _method(result: AnalysisResult) -> list[str]:
         "extreme cells). Differences between "
         "configurations played on the same keyed deals: paired by match where the analysis says so, else "
         "Newcombe's method combining the two intervals (conservative when the deals are shared)."
-        + (" Tournament results: Student-t intervals over deal sets (each deal set played in every seat "
-           "rotation)." if tournaments else "")
+        + (
+            " Tournament results: Student-t intervals over deal sets (each deal set played in every seat rotation)."
+            if tournaments
+            else ""
+        )
     )
     lines.append(
         "- **Multiple comparisons:** each family of comparisons the analysis names gets simultaneous 95% "
@@ -1077,22 +1264,29 @@ def _method(result: AnalysisResult) -> list[str]:
         "simultaneous interval excludes zero; Holm's step-down test, which rejects at least as much, is in the "
         "Parquet tables as the `_holm` column. A comparison that is not a difference states the largest effect its "
         "simultaneous interval leaves possible. Units: % for rates, pp (percentage points) for differences of "
-        "rates, points or hands where said.")
+        "rates, points or hands where said."
+    )
     if result.method:
         lines.append(f"- **This analysis:** {result.method}")
-    lines.append(f"- **Reproduce:** `{meta['command']}` (bergen-sim {meta['version']}; "
-                 f"took {meta['elapsed_s']:,.0f} s here, created {meta['created']}).")
+    lines.append(
+        f"- **Reproduce:** `{meta['command']}` (bergen-sim {meta['version']}; "
+        f"took {meta['elapsed_s']:,.0f} s here, created {meta['created']})."
+    )
     lines.append(f"- **Provenance:** {_provenance_words(meta)}.")
-    lines.append(f"- **Data:** the tables below are in `{result.name}/tables/*.parquet` (the rules, seeds and "
-                 f"sample sizes are in each file's metadata and in `{result.name}/metadata.json`).")
+    lines.append(
+        f"- **Data:** the tables below are in `{result.name}/tables/*.parquet` (the rules, seeds and "
+        f"sample sizes are in each file's metadata and in `{result.name}/metadata.json`)."
+    )
     if plays or tournaments:
         lines += ["", "<details><summary>Configurations played</summary>", ""]
         for r in meta["runs"]:
             rules = r["rules"]
             changed = {k: v for k, v in rules.items() if k not in ("players", "partnerships")}
             where = f"{rules['players']} players{' (partnerships)' if rules['partnerships'] else ''}"
-            lines.append(f"- {r['kind']}: {where}, policies {', '.join(r['policies'])}, {r['matches']:,} matches; "
-                         f"rules {json.dumps(changed)}")
+            lines.append(
+                f"- {r['kind']}: {where}, policies {', '.join(r['policies'])}, {r['matches']:,} matches; "
+                f"rules {json.dumps(changed)}"
+            )
         lines += ["", "</details>"]
     return lines
 
@@ -1100,8 +1294,11 @@ def _method(result: AnalysisResult) -> list[str]:
 def _provenance_words(meta: Mapping[str, Any]) -> str:
     """Commit, clean flag, library versions, workers and tuned weights, in one line."""
     source = meta.get("provenance", {}).get("git")
-    words = [f"commit {source['commit'][:12]}{' with uncommitted changes' if source['dirty'] else ' (clean tree)'}"
-             if source else "no git checkout (an installed package)"]
+    words = [
+        f"commit {source['commit'][:12]}{' with uncommitted changes' if source['dirty'] else ' (clean tree)'}"
+        if source
+        else "no git checkout (an installed package)"
+    ]
     env = meta.get("environment")
     if env:
         words.append(", ".join(f"{k} {v}" for k, v in env["versions"].items() if v))
@@ -1132,8 +1329,12 @@ def _markdown_page(result: AnalysisResult, figures: Sequence[tuple[str, Path]]) 
     if figures:
         lines += ["## " + tr("Figures"), ""]
         for caption, image in figures:
-            lines += [f"![{caption}]({image.as_posix()})", "", f"*{caption}* "
-                      f"([SVG]({image.with_suffix('.svg').as_posix()}))", ""]
+            lines += [
+                f"![{caption}]({image.as_posix()})",
+                "",
+                f"*{caption}* ([SVG]({image.with_suffix('.svg').as_posix()}))",
+                "",
+            ]
     lines += ["## " + tr("Tables"), ""]
     for name, spec in result.show.items():
         caption, query = (spec, None) if isinstance(spec, str) else spec
@@ -1156,8 +1357,8 @@ def _markdown_page(result: AnalysisResult, figures: Sequence[tuple[str, Path]]) 
 #: what changed in the rules or the engine since the previous published reports, newest first; the index
 #: (reports/README.md) lists it, so that a reader comparing two sets of reports knows which numbers moved and why
 CHANGES = (
-    "The `classic` preset now leads `any-double`, as the older rule book says (\"the lead player sets down the "
-    "first domino (any double)\"); it led `highest-double` before, so every classic-preset number here "
+    'The `classic` preset now leads `any-double`, as the older rule book says ("the lead player sets down the '
+    'first domino (any double)"); it led `highest-double` before, so every classic-preset number here '
     "(variants) is of the new preset. `--set lead=highest-double` plays the old classic game.",
     "Larger sets (double-nine to double-eighteen), the spinner, the any-double lead and 5 to 8 players are new; "
     "the larger_games report covers them. The standard game's rules did not change (the version-1 golden traces "
@@ -1190,9 +1391,17 @@ def sidecar_problem(meta: Mapping[str, Any]) -> str | None:
     >>> sidecar_problem({"analysis": "x", "title": 3})
     'title is 3, not text'
     """
-    kinds = {"findings": "a list of texts", "key_findings": "a list of texts", "strategies": "a list of texts",
-             "total_matches": "a whole number", "matches_per_configuration": "a whole number", "seed": "a whole number",
-             "elapsed_s": "a number of seconds", "quick": "true or false", "analysis": "a report name"}
+    kinds = {
+        "findings": "a list of texts",
+        "key_findings": "a list of texts",
+        "strategies": "a list of texts",
+        "total_matches": "a whole number",
+        "matches_per_configuration": "a whole number",
+        "seed": "a whole number",
+        "elapsed_s": "a number of seconds",
+        "quick": "true or false",
+        "analysis": "a report name",
+    }
     for key, valid in _INDEX_FIELDS.items():
         if key not in meta and key != "key_findings":
             return f"{key} is missing"
@@ -1293,20 +1502,31 @@ def write_index(out: str | os.PathLike, warn: Callable[[str], None] | None = Non
     if keyed:
         lines += ["## " + tr("Key findings"), ""]
         for meta in keyed:
-            lines += [f"- [{markdown_text(tr(meta['title']))}]({meta['analysis']}.md): "
-                      + " ".join(markdown_text(t) for t in meta["key_findings"][:KEY_IN_INDEX])]
+            lines += [
+                f"- [{markdown_text(tr(meta['title']))}]({meta['analysis']}.md): "
+                + " ".join(markdown_text(t) for t in meta["key_findings"][:KEY_IN_INDEX])
+            ]
         lines.append("")
     for meta in metas:
-        lines += [f"## [{markdown_text(tr(meta['title']))}]({meta['analysis']}.md)", "",
-                  markdown_text(meta["question"].split("\n\n")[0]), ""]
+        lines += [
+            f"## [{markdown_text(tr(meta['title']))}]({meta['analysis']}.md)",
+            "",
+            markdown_text(meta["question"].split("\n\n")[0]),
+            "",
+        ]
         if meta.get("key_findings"):
-            lines += ["**" + tr("Key findings") + "**", ""] + [f"- {markdown_text(text)}" for text in meta["key_findings"]]
+            lines += ["**" + tr("Key findings") + "**", ""] + [
+                f"- {markdown_text(text)}" for text in meta["key_findings"]
+            ]
             lines += ["", "<details><summary>" + tr("All findings") + "</summary>", ""]
         lines += [f"- {markdown_text(text)}" for text in meta["findings"]]
         if meta.get("key_findings"):
             lines += ["", "</details>"]
-        lines += ["", f"*{meta['total_matches']:,} matches, {meta['elapsed_s']:,.0f} s; "
-                      f"{markdown_command(meta['command'])}*", ""]
+        lines += [
+            "",
+            f"*{meta['total_matches']:,} matches, {meta['elapsed_s']:,.0f} s; {markdown_command(meta['command'])}*",
+            "",
+        ]
     lines += ["## " + tr("Changes since the previous reports"), ""] + [f"- {text}" for text in CHANGES] + [""]
     path = out / "README.md"
     write_file(path, "\n".join(lines))

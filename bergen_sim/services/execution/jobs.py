@@ -84,13 +84,21 @@ class RunOptions:
         check_scheduler(self.scheduler)
 
 
-def options_for(options: RunOptions | None = None, *, workers: int | None = None, scheduler: str | None = None,
-                checkpoint: str | None = None, progress: bool = False) -> RunOptions:
+def options_for(
+    options: RunOptions | None = None,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    checkpoint: str | None = None,
+    progress: bool = False,
+) -> RunOptions:
     """How a service function runs: a :class:`RunOptions`, or the keywords that make one (not both)."""
     if options is None:
         return RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     if not isinstance(options, RunOptions):
-        raise BergenError(f"options must be a bergen_sim.services.execution.jobs.RunOptions, not {type(options).__name__}")
+        raise BergenError(
+            f"options must be a bergen_sim.services.execution.jobs.RunOptions, not {type(options).__name__}"
+        )
     if (workers, scheduler, checkpoint, progress) != (None, None, None, False):
         raise BergenError("give either options=RunOptions(...) or workers/scheduler/checkpoint/progress, not both")
     return options
@@ -119,8 +127,7 @@ def run_chunk(job: Job, first_match: int, n_matches: int, halt: np.ndarray | Non
     raises :class:`~bergen_sim.runtime.runner.Halted` after the match it is playing.
     """
     engine = engine_for(job.rules, job.policies, job.kernel_policies)
-    return engine.play(job.seed, first_match, n_matches, hand_rows=job.hand_rows, match_rows=job.match_rows,
-                       halt=halt)
+    return engine.play(job.seed, first_match, n_matches, hand_rows=job.hand_rows, match_rows=job.match_rows, halt=halt)
 
 
 def default_chunk_size(matches: int) -> int:
@@ -196,8 +203,10 @@ class _CtrlC:
     def __init__(self) -> None:
         self.pressed = False
         self._previous = None
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        ):
             self._previous = signal.signal(signal.SIGINT, self._handle)
 
     def _handle(self, signum, frame) -> None:
@@ -311,8 +320,10 @@ class JobRun:
         try:
             self.store.save(chunk)
         except OSError as exc:
-            self.failure = (f"checkpoint {self.store.folder}: cannot save chunks ({exc.strerror or exc}); "
-                            f"the run went on without it")
+            self.failure = (
+                f"checkpoint {self.store.folder}: cannot save chunks ({exc.strerror or exc}); "
+                f"the run went on without it"
+            )
             self.store.close()
             self.store = None
 
@@ -337,8 +348,10 @@ class JobRun:
                 raise RunInterrupted(self._interrupted()) from None
         ctrl_c = _CtrlC()
         try:
-            with executor_for(max(workers, 1), self.options.scheduler) as (executor, in_flight), \
-                    match_progress(self.matches, self.resumed, self.options.progress) as advance:
+            with (
+                executor_for(max(workers, 1), self.options.scheduler) as (executor, in_flight),
+                match_progress(self.matches, self.resumed, self.options.progress) as advance,
+            ):
                 self.workers = max(1, in_flight // 2)  # what plays: fewer for few chunks; a cluster's size
                 window = _Window(executor, job, todo, in_flight, ctrl_c)
                 try:
@@ -346,8 +359,9 @@ class JobRun:
                         if ctrl_c.pressed:
                             raise KeyboardInterrupt
                         if store is not None and (first, count) in self.saved:
-                            chunk = store.load(first, count, job.match_rows,
-                                               job.rules.most_hands if job.hand_rows else 0)
+                            chunk = store.load(
+                                first, count, job.match_rows, job.rules.most_hands if job.hand_rows else 0
+                            )
                             self.resumed_totals += chunk.totals
                         else:
                             chunk = window.next()
@@ -369,10 +383,14 @@ class JobRun:
         """The one line telling what was kept and how to resume."""
         if self.store:
             kept = sum(count for _, count in self.store.saved())
-            return (f"interrupted: {kept:,} of {self.matches:,} matches are saved in {self.store.folder}; "
-                    "run the same command again to resume")
-        return (f"interrupted after {self.done:,} of {self.matches:,} matches; nothing was kept "
-                "(with --checkpoint DIR an interrupted run can resume)")
+            return (
+                f"interrupted: {kept:,} of {self.matches:,} matches are saved in {self.store.folder}; "
+                "run the same command again to resume"
+            )
+        return (
+            f"interrupted after {self.done:,} of {self.matches:,} matches; nothing was kept "
+            "(with --checkpoint DIR an interrupted run can resume)"
+        )
 
 
 def run_job(job: Job, matches: int, chunk_size: int | None = None, options: RunOptions | None = None) -> JobRun:

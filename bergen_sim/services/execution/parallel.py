@@ -84,8 +84,10 @@ def check_scheduler(scheduler: str | None) -> None:
         if port == 0:
             raise BergenError(f"scheduler {scheduler!r}: the port must be a number 1..65535, as in tcp://HOST:8786")
     if scheduler is not None and not dask_installed():
-        raise BergenError("--scheduler needs Dask, an optional extra: pip install 'bergen-sim[dask]' "
-                          "(in a checkout: pip install -e '.[dask]')")
+        raise BergenError(
+            "--scheduler needs Dask, an optional extra: pip install 'bergen-sim[dask]' "
+            "(in a checkout: pip install -e '.[dask]')"
+        )
 
 
 class ThreadWorkers(ThreadPoolExecutor):
@@ -156,8 +158,14 @@ def _start_local_cluster(workers: int) -> tuple[Any, Any]:
 
     lifeline.mark_parent()  # its processes, when they import bergen-sim, end when this process does
     with _without_main_module(), _ignoring_sigint():  # ":0": HTTP server on a free loopback port, not 8787
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=":0", silence_logs=logging.ERROR)
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        )
     return Client(cluster), cluster
 
 
@@ -179,8 +187,10 @@ def _connect(scheduler: str) -> Any:
     thread.start()
     thread.join(CONNECT_TIMEOUT + ANSWER_TIMEOUT)
     if thread.is_alive():
-        raise BergenError(f"no answer from a Dask scheduler at {scheduler} within "
-                          f"{CONNECT_TIMEOUT + ANSWER_TIMEOUT} s: is a Dask scheduler listening there?")
+        raise BergenError(
+            f"no answer from a Dask scheduler at {scheduler} within "
+            f"{CONNECT_TIMEOUT + ANSWER_TIMEOUT} s: is a Dask scheduler listening there?"
+        )
     if "error" in outcome:
         raise outcome["error"]
     return outcome["client"]
@@ -194,8 +204,9 @@ def _connect_now(scheduler: str) -> Any:
     except (OSError, ValueError, TypeError) as exc:
         raise BergenError(f"cannot reach the Dask scheduler at {scheduler}: {cut(reason_of(exc), 160)}") from None
     except Exception as exc:  # noqa: BLE001 - e.g. a service that is not Dask sends bytes read as a huge length
-        raise BergenError(f"cannot reach the Dask scheduler at {scheduler}: it does not speak Dask's protocol "
-                          f"({type(exc).__name__})") from None
+        raise BergenError(
+            f"cannot reach the Dask scheduler at {scheduler}: it does not speak Dask's protocol ({type(exc).__name__})"
+        ) from None
     try:
         versions = client.run(_worker_version)
     except Exception as exc:  # a worker that cannot import bergen_sim
@@ -207,8 +218,10 @@ def _connect_now(scheduler: str) -> Any:
         if not versions:
             raise BergenError(f"the Dask cluster at {scheduler} has no workers")
         address, version = next(iter(wrong.items()))
-        raise BergenError(f"Dask worker {address} has bergen-sim {version}, this is {__version__}: "
-                          "install the same version on every worker")
+        raise BergenError(
+            f"Dask worker {address} has bergen-sim {version}, this is {__version__}: "
+            "install the same version on every worker"
+        )
     return client
 
 

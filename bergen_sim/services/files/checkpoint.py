@@ -97,8 +97,10 @@ def _lock(folder: Path):
         handle.seek(0)
         holder = handle.read().strip() or "unknown"
         handle.close()
-        raise CheckpointError(f"checkpoint {folder} is in use by another run (process {holder}); "
-                              "wait for it to finish, or use another folder") from None
+        raise CheckpointError(
+            f"checkpoint {folder} is in use by another run (process {holder}); "
+            "wait for it to finish, or use another folder"
+        ) from None
     handle.seek(0)
     handle.truncate()
     handle.write(str(os.getpid()))
@@ -108,8 +110,11 @@ def _lock(folder: Path):
 
 def _foreign(folder: Path) -> list[str]:
     """The names in a run's checkpoint folder that no checkpoint writes (a lock, a manifest, chunks)."""
-    return sorted(p.name for p in folder.iterdir()
-                  if p.name != LOCK and not p.name.startswith(MANIFEST) and not p.match("chunk-*.npz"))
+    return sorted(
+        p.name
+        for p in folder.iterdir()
+        if p.name != LOCK and not p.name.startswith(MANIFEST) and not p.match("chunk-*.npz")
+    )
 
 
 def _is_rotation(path: Path) -> bool:
@@ -133,17 +138,21 @@ def check_own_folder(folder: str | os.PathLike, rotations: bool = False) -> None
         return
     if rotations:
         if (folder / MANIFEST).exists():
-            raise CheckpointError(f"checkpoint {folder} is the checkpoint of a single run ({MANIFEST}), not of a "
-                                  "compare; give a new or empty folder")
+            raise CheckpointError(
+                f"checkpoint {folder} is the checkpoint of a single run ({MANIFEST}), not of a "
+                "compare; give a new or empty folder"
+            )
         theirs = sorted(p.name for p in folder.iterdir() if not _is_rotation(p))
     elif (folder / MANIFEST).exists():
         return
     else:
         theirs = _foreign(folder)
     if theirs:
-        raise CheckpointError(f"checkpoint {folder} holds other files ({shown(theirs[0], 40)}"
-                              f"{f' and {len(theirs) - 1:,} more' if len(theirs) > 1 else ''}) and is not a "
-                              "checkpoint; give a new or empty folder")
+        raise CheckpointError(
+            f"checkpoint {folder} holds other files ({shown(theirs[0], 40)}"
+            f"{f' and {len(theirs) - 1:,} more' if len(theirs) > 1 else ''}) and is not a "
+            "checkpoint; give a new or empty folder"
+        )
 
 
 class Checkpoint:
@@ -189,10 +198,15 @@ class Checkpoint:
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # also nesting too deep to read
             why = "nested too deep" if isinstance(exc, RecursionError) else shown(str(exc), 80)
             raise CheckpointError(f"checkpoint {self.folder} is damaged: cannot read {MANIFEST} ({why})") from None
-        if isinstance(found, dict) and str(found.get("format", "")).startswith("bergen-sim-checkpoint/") \
-                and found["format"] != FORMAT:
-            raise CheckpointError(f"checkpoint {self.folder} was made by another bergen-sim version (format "
-                                  f"{found['format']}, this one reads {FORMAT}); delete it to start over")
+        if (
+            isinstance(found, dict)
+            and str(found.get("format", "")).startswith("bergen-sim-checkpoint/")
+            and found["format"] != FORMAT
+        ):
+            raise CheckpointError(
+                f"checkpoint {self.folder} was made by another bergen-sim version (format "
+                f"{found['format']}, this one reads {FORMAT}); delete it to start over"
+            )
         if not isinstance(found, dict) or found.get("format") != FORMAT:
             raise CheckpointError(f"{self.folder} is not a bergen-sim checkpoint ({MANIFEST} has no format {FORMAT})")
         for key in sorted(set(found) | set(self.manifest)):
@@ -248,8 +262,14 @@ class Checkpoint:
         count = int(chunk.totals[L.S_MATCHES])
         _atomic_write(
             self.path_of(chunk.first_match, count),
-            lambda h: np.savez(h, totals=chunk.totals, match_rows=chunk.match_rows, hand_rows=chunk.hand_rows,
-                               run=np.array(self.run_id), first=np.array(chunk.first_match, dtype=np.int64)),
+            lambda h: np.savez(
+                h,
+                totals=chunk.totals,
+                match_rows=chunk.match_rows,
+                hand_rows=chunk.hand_rows,
+                run=np.array(self.run_id),
+                first=np.array(chunk.first_match, dtype=np.int64),
+            ),
         )
 
     def close(self) -> None:
@@ -266,8 +286,12 @@ class Checkpoint:
         damaged or crafted file is refused before it takes more memory than that.
         """
         path = self.path_of(first, count)
-        most = {"totals.npy": L.S_SIZE, "match_rows.npy": count * L.M_WIDTH if match_rows else 0,
-                "hand_rows.npy": count * hands_per_match * L.H_WIDTH, "first.npy": 1}
+        most = {
+            "totals.npy": L.S_SIZE,
+            "match_rows.npy": count * L.M_WIDTH if match_rows else 0,
+            "hand_rows.npy": count * hands_per_match * L.H_WIDTH,
+            "first.npy": 1,
+        }
         try:
             data = _read_members(path, {name: 8 * items for name, items in most.items()} | {"run.npy": _RUN_BYTES})
             chunk = Chunk(first, data["totals"], data["match_rows"], data["hand_rows"])
@@ -278,10 +302,13 @@ class Checkpoint:
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
             raise self._damaged(path, exc) from None
         if run != self.run_id:
-            raise CheckpointError(f"checkpoint chunk {path} belongs to another run (a copied file?); "
-                                  "delete that file to play its matches again")
+            raise CheckpointError(
+                f"checkpoint chunk {path} belongs to another run (a copied file?); "
+                "delete that file to play its matches again"
+            )
         problem = _inconsistency(chunk, count, match_rows) or (
-            f"it holds the chunk from match {saved_first}" if saved_first != first else None)
+            f"it holds the chunk from match {saved_first}" if saved_first != first else None
+        )
         if problem:
             raise self._damaged(path, problem)
         return chunk
@@ -308,8 +335,9 @@ def _read_members(path: Path, most: Mapping[str, int]) -> dict[str, np.ndarray]:
                 raise ValueError(f"member {shown(info.filename)}")
             limit = most[info.filename] + _NPY_HEADER_MOST
             if info.file_size > limit:
-                raise ValueError(f"{info.filename} holds {info.file_size:,} bytes, more than a chunk of this run "
-                                 f"could ({limit:,})")
+                raise ValueError(
+                    f"{info.filename} holds {info.file_size:,} bytes, more than a chunk of this run could ({limit:,})"
+                )
             with archive.open(info) as member:
                 raw = member.read(limit + 1)  # the decompressor stops here, whatever the member claims
             if len(raw) > limit:

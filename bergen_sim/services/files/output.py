@@ -125,13 +125,15 @@ def _check_folder_writable(folder: Path, option: str, given: str) -> None:
     except NotADirectoryError:
         raise refused(option, given, tr("{file} is a file, not a folder").format(file=_file_above(folder))) from None
     except OSError as exc:
-        raise refused(option, given, tr("cannot reach folder {folder} ({why})")
-            .format(folder=folder, why=_why(exc))) from None
+        raise refused(
+            option, given, tr("cannot reach folder {folder} ({why})").format(folder=folder, why=_why(exc))
+        ) from None
     if not stat.S_ISDIR(info.st_mode):
         raise refused(option, given, tr("{folder} is a file, not a folder").format(folder=folder))
     if _is_virtual(folder):
-        raise refused(option, given, tr("{folder} is in a virtual file system; write somewhere else")
-            .format(folder=folder))
+        raise refused(
+            option, given, tr("{folder} is in a virtual file system; write somewhere else").format(folder=folder)
+        )
     if not os.access(folder, os.W_OK | os.X_OK):
         raise refused(option, given, tr("no permission to write in folder {folder}").format(folder=folder))
 
@@ -160,16 +162,21 @@ def merge_target(given: str | os.PathLike, option: str, key: str, kind: type) ->
     try:
         saved = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise refused(option, given, tr("cannot read it as JSON ({why}); give a file this tool wrote, or a new "
-                                        "one").format(why=exc)) from None
+        raise refused(
+            option,
+            given,
+            tr("cannot read it as JSON ({why}); give a file this tool wrote, or a new one").format(why=exc),
+        ) from None
     if not isinstance(saved, dict) or not isinstance(saved.get(key), kind):
-        raise refused(option, given, tr("holds no {key} of this tool; give a file it wrote, or a new one")
-            .format(key=repr(key)))
+        raise refused(
+            option, given, tr("holds no {key} of this tool; give a file it wrote, or a new one").format(key=repr(key))
+        )
     return saved
 
 
-def check_file(given: str | os.PathLike, option: str = "--out", formats: Sequence[str] = (),
-               stdout: bool = False) -> OutputFile:
+def check_file(
+    given: str | os.PathLike, option: str = "--out", formats: Sequence[str] = (), stdout: bool = False
+) -> OutputFile:
     """Check an output file path before anything runs; how it will be written.
 
     ``formats``: the extensions allowed (lower case, with the dot); ``stdout``:
@@ -179,20 +186,28 @@ def check_file(given: str | os.PathLike, option: str = "--out", formats: Sequenc
     allowed = ", ".join(formats)
     hint = f" ({allowed})" if allowed else ""
     if not given.strip():
-        raise OutputError((tr("{option} is empty: give a file name (or - for standard output)") if stdout
-                           else tr("{option} is empty: give a file name")).format(option=option))
+        raise OutputError(
+            (
+                tr("{option} is empty: give a file name (or - for standard output)")
+                if stdout
+                else tr("{option} is empty: give a file name")
+            ).format(option=option)
+        )
     if given == STDOUT:
         if not stdout:
-            raise refused(option, given, tr("this output cannot go to standard output; give a file name{hint}")
-                          .format(hint=hint))
+            raise refused(
+                option, given, tr("this output cannot go to standard output; give a file name{hint}").format(hint=hint)
+            )
         return OutputFile(option, given, None, "", "stdout")
     if given.endswith(("/", os.sep)):  # Path() drops the slash: x.csv/ would be written as the file x.csv
-        raise refused(option, given, tr("ends with a slash, which names a folder; give a file name{hint}")
-            .format(hint=hint))
+        raise refused(
+            option, given, tr("ends with a slash, which names a folder; give a file name{hint}").format(hint=hint)
+        )
     suffix = Path(given).suffix.lower()
     if formats and suffix and suffix not in formats:
-        raise refused(option, given, tr("unknown file type {suffix}; use {allowed}")
-            .format(suffix=repr(suffix), allowed=allowed))
+        raise refused(
+            option, given, tr("unknown file type {suffix}; use {allowed}").format(suffix=repr(suffix), allowed=allowed)
+        )
     fd = _own_fd(given)
     if fd is not None:  # /dev/stdout and the like: no extension needed, text formats by default
         try:
@@ -205,8 +220,9 @@ def check_file(given: str | os.PathLike, option: str = "--out", formats: Sequenc
     except FileNotFoundError:
         info = None
     except NotADirectoryError:
-        raise refused(option, given, tr("{file} is a file, not a folder")
-            .format(file=_file_above(Path(given).absolute()))) from None
+        raise refused(
+            option, given, tr("{file} is a file, not a folder").format(file=_file_above(Path(given).absolute()))
+        ) from None
     except OSError as exc:
         raise refused(option, given, tr("cannot reach it ({why})").format(why=_why(exc))) from None
     target = Path(os.path.realpath(given))  # a link's target is what gets written
@@ -253,10 +269,12 @@ def check_folder(given: str | os.PathLike, option: str) -> Path:
         info = existing.stat()
     except OSError as exc:
         if isinstance(exc, NotADirectoryError):
-            raise refused(option, given, tr("{file} is a file, not a folder")
-                .format(file=_file_above(existing))) from None
-        raise refused(option, given, tr("cannot reach {existing} ({why})")
-            .format(existing=existing, why=_why(exc))) from None
+            raise refused(
+                option, given, tr("{file} is a file, not a folder").format(file=_file_above(existing))
+            ) from None
+        raise refused(
+            option, given, tr("cannot reach {existing} ({why})").format(existing=existing, why=_why(exc))
+        ) from None
     if not stat.S_ISDIR(info.st_mode):
         what = tr("is a file, not a folder") if existing == path else tr("is under {existing}, which is a file")
         raise refused(option, given, what.format(existing=existing))
@@ -342,6 +360,7 @@ def strict_json(data: object, **options) -> str:
     >>> strict_json({"ci95": [float("nan"), 1.5]})
     '{"ci95": [null, 1.5]}'
     """
+
     def finite(value):
         if isinstance(value, float):
             return value if math.isfinite(value) else None

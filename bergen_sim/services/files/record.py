@@ -179,8 +179,10 @@ def parse_record(text: str) -> WrittenGame:
         elif head.endswith(":") and _small_whole(head[:-1]):
             actions.append(_seat_action(int(head[:-1]), words, where))
         else:
-            raise RecordError(f"{where}: expected rules, names, hand, deal or 'SEAT: move', not "
-                              f"{line if len(line) <= 60 else line[:57] + '...'!r}")
+            raise RecordError(
+                f"{where}: expected rules, names, hand, deal or 'SEAT: move', not "
+                f"{line if len(line) <= 60 else line[:57] + '...'!r}"
+            )
     if names and len(names) != rules.players:
         raise RecordError(f"names: give one name per seat ({rules.players}), not {len(names)}")
     return WrittenGame(rules, actions, names=names)
@@ -189,8 +191,9 @@ def parse_record(text: str) -> WrittenGame:
 def _seat_action(seat: int, words: list[str], where: str) -> Action:
     digit = foreign_digit(" ".join(words))
     if digit is not None:  # a tile is read with int(), which reads '３-５' as 3-5
-        raise RecordError(f"{where}: {digit!r} is a digit of another script; write tiles with the digits 0-9 "
-                          "(e.g. 3-5 R)")
+        raise RecordError(
+            f"{where}: {digit!r} is a digit of another script; write tiles with the digits 0-9 (e.g. 3-5 R)"
+        )
     if words[:1] == ["pass"] and len(words) == 1:
         return Action("pass", where, seat=seat)
     if words[:1] == ["lead"] and len(words) == 2:
@@ -199,8 +202,10 @@ def _seat_action(seat: int, words: list[str], where: str) -> Action:
         return Action("draw", where, seat=seat, tiles=tuple(words[1:]))
     if len(words) == 2 and words[1] in ("L", "R", "U", "D"):
         return Action("play", where, seat=seat, tile=words[0], end=words[1])
-    raise RecordError(f"{where}: a seat's line is 'TILE END' (e.g. 3-5 R), 'draw TILE ...', 'lead TILE' "
-                      f"or 'pass', not {' '.join(words)!r}")
+    raise RecordError(
+        f"{where}: a seat's line is 'TILE END' (e.g. 3-5 R), 'draw TILE ...', 'lead TILE' "
+        f"or 'pass', not {' '.join(words)!r}"
+    )
 
 
 def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
@@ -216,8 +221,10 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
 
     head = events[0]
     if "rules" not in head:
-        raise RecordError("event 1: the match event has no 'rules'; it needs the match's rules, an object of every "
-                          "setting (as `bergen-sim trace` writes it)")
+        raise RecordError(
+            "event 1: the match event has no 'rules'; it needs the match's rules, an object of every "
+            "setting (as `bergen-sim trace` writes it)"
+        )
     try:
         rules = Rules.from_trace(head["rules"])
     except (KeyError, TypeError, ValueError) as exc:
@@ -228,8 +235,10 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
         try:
             action = _trace_action(event, where)
         except (KeyError, TypeError, ValueError) as exc:
-            raise RecordError(f"{where}: a {event.get('type')} event needs {_TRACE_FIELDS.get(str(event.get('type')))}; "
-                              f"this one has {_gist(exc)}") from None
+            raise RecordError(
+                f"{where}: a {event.get('type')} event needs {_TRACE_FIELDS.get(str(event.get('type')))}; "
+                f"this one has {_gist(exc)}"
+            ) from None
         if action is not None:
             actions.append(action)
     seed = _head_whole(head, "seed", MAX_SEED, "0..2^64-1")
@@ -241,16 +250,19 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
     if version not in FORMATS:
         raise RecordError(f"event 1: format must be one of {', '.join(FORMATS)}, not {shown(str(version))}")
     check_match(events)
-    return WrittenGame(rules, actions, seed=seed, match=match, policies=policies, source="trace", format=version,
-                       recorded=events)
+    return WrittenGame(
+        rules, actions, seed=seed, match=match, policies=policies, source="trace", format=version, recorded=events
+    )
 
 
 def _head_whole(head: dict[str, Any], key: str, high: int, allowed: str) -> int:
     """The match event's ``seed`` or ``match``: a JSON whole number (not text, a fraction or true/false)."""
     value = head.get(key, 0)
     if not is_whole(value) or not 0 <= value <= high:
-        raise RecordError(f"event 1: the match event's {key!r} must be a whole number {allowed} (a JSON number, "
-                          f"not text or a fraction), not {_as_json(value)}")
+        raise RecordError(
+            f"event 1: the match event's {key!r} must be a whole number {allowed} (a JSON number, "
+            f"not text or a fraction), not {_as_json(value)}"
+        )
     return value
 
 
@@ -263,9 +275,13 @@ def _as_json(value: Any) -> str:
 
 
 #: what each traced event a review reads must hold
-_TRACE_FIELDS = {"deal": "'hands', a list of lists of tiles", "draw": "a whole-number 'seat' and a 'tile'",
-                 "play": "a whole-number 'seat', a 'tile' and an 'end'", "lead": "a whole-number 'seat'",
-                 "pass": "a whole-number 'seat'"}
+_TRACE_FIELDS = {
+    "deal": "'hands', a list of lists of tiles",
+    "draw": "a whole-number 'seat' and a 'tile'",
+    "play": "a whole-number 'seat', a 'tile' and an 'end'",
+    "lead": "a whole-number 'seat'",
+    "pass": "a whole-number 'seat'",
+}
 
 
 def _gist(exc: BaseException) -> str:
@@ -302,8 +318,9 @@ def _trace_action(event: dict[str, Any], where: str) -> Action | None:
     if kind == "draw":
         return Action("draw", where, seat=_trace_seat(event), tiles=(_trace_text(event, "tile"),))
     if kind == "play":
-        return Action("play", where, seat=_trace_seat(event), tile=_trace_text(event, "tile"),
-                      end=_trace_text(event, "end"))
+        return Action(
+            "play", where, seat=_trace_seat(event), tile=_trace_text(event, "tile"), end=_trace_text(event, "end")
+        )
     if kind in ("lead", "pass"):
         tile = event.get("tile", "")
         return Action(kind, where, seat=_trace_seat(event), tile=tile if isinstance(tile, str) else str(tile))
@@ -335,8 +352,12 @@ def read_games(path: str | Path, matches: Sequence[int] | None = None) -> list[W
                 if line.strip():
                     break
             if not head.strip():
-                raise RecordError(tr("{path}: the file is empty; a game is a bergen-trace file (JSON Lines, one event "
-                                     "per line) or a game record (docs/review.md)").format(path=path))
+                raise RecordError(
+                    tr(
+                        "{path}: the file is empty; a game is a bergen-trace file (JSON Lines, one event "
+                        "per line) or a game record (docs/review.md)"
+                    ).format(path=path)
+                )
             if head.lstrip().startswith("{"):
                 index, games = _read_trace(path, lines, head, matches)
             else:
@@ -347,8 +368,9 @@ def read_games(path: str | Path, matches: Sequence[int] | None = None) -> list[W
         raise RecordError(tr("{path}: cannot read it: {why}").format(path=path, why=exc.strerror or exc)) from None
     missing = [m for m in (matches if matches is not None else ()) if m not in games]
     if missing:
-        raise MatchOutOfRange(tr("match {match}: {path} holds matches 0..{last}").format(match=missing[0], path=path,
-                                                                                       last=index))
+        raise MatchOutOfRange(
+            tr("match {match}: {path} holds matches 0..{last}").format(match=missing[0], path=path, last=index)
+        )
     return [games[m] for m in (matches if matches is not None else sorted(games))]
 
 
@@ -364,8 +386,11 @@ def _bounded_lines(path: Path, handle) -> Iterator[str]:
         if not line:
             return
         if len(line) > MAX_LINE_CHARS:
-            raise RecordError(tr("{path}: line {line} is longer than {most} characters; no event or record line "
-                                 "is that long").format(path=path, line=k, most=num(MAX_LINE_CHARS, ",")))
+            raise RecordError(
+                tr("{path}: line {line} is longer than {most} characters; no event or record line is that long").format(
+                    path=path, line=k, most=num(MAX_LINE_CHARS, ",")
+                )
+            )
         yield line
 
 
@@ -389,10 +414,15 @@ def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[i
         except RecursionError:
             raise RecordError(f"{path}: line {k} is not JSON that can be read: nested too deep") from None
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            what = "an object without a 'type' naming its event" if isinstance(event, dict) else \
-                f"{_as_json(event)}, not a JSON object with a 'type'"
-            raise RecordError(f"{path}: line {k} is {what}; a bergen-trace file holds one event object per "
-                              "line, each with a 'type', the first a match event")
+            what = (
+                "an object without a 'type' naming its event"
+                if isinstance(event, dict)
+                else f"{_as_json(event)}, not a JSON object with a 'type'"
+            )
+            raise RecordError(
+                f"{path}: line {k} is {what}; a bergen-trace file holds one event object per "
+                "line, each with a 'type', the first a match event"
+            )
         index += event["type"] == "match"
         if last is not None and index > last:  # every match asked for is read: the rest of the file is not
             index -= 1
@@ -405,8 +435,10 @@ def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[i
         raise RecordError(tr("{path}: not a bergen-trace file: {why}").format(path=path, why=exc)) from None
     if index < 0:
         raise RecordError(f"{path}: the trace holds no match")
-    return index, {m: replace(actions_from_trace(events), index=m) for m, events in
-                   zip(sorted(wanted) if wanted is not None else range(len(kept)), kept)}
+    return index, {
+        m: replace(actions_from_trace(events), index=m)
+        for m, events in zip(sorted(wanted) if wanted is not None else range(len(kept)), kept)
+    }
 
 
 def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | None = None):
@@ -425,8 +457,14 @@ def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | Non
     """
     from bergen_sim.services.game import Game, MoveError
 
-    game = Game(written.rules, seed=written.seed, match=written.match,
-                policies=written.policies or None, chance=True, format=written.format)
+    game = Game(
+        written.rules,
+        seed=written.seed,
+        match=written.match,
+        policies=written.policies or None,
+        chance=True,
+        format=written.format,
+    )
     checked = 0  # events already matched by a 'lead' or 'pass' check
     order = _DrawOrder(written.recorded)
     for action in written.actions:
@@ -489,8 +527,10 @@ class _DrawOrder:
             raise RecordError(f"{said}, but the boneyard the deal ({deal}) lists has no tile left")
         expected = self._pile[self._next]
         if name != expected:
-            raise RecordError(f"{said}, but the boneyard's next tile is {expected} (the deal, {deal}, lists the "
-                              "boneyard in draw order)")
+            raise RecordError(
+                f"{said}, but the boneyard's next tile is {expected} (the deal, {deal}, lists the "
+                "boneyard in draw order)"
+            )
 
     def drawn(self) -> None:
         self._next += 1
@@ -513,12 +553,16 @@ def _check_replay(replayed: list[dict[str, Any]], recorded: list[dict[str, Any]]
             mine, theirs = {**mine, "boneyard": None}, {**theirs, "boneyard": None}
         if mine != theirs:
             key = next((key for key in (*mine, *theirs) if mine.get(key) != theirs.get(key)), "type")
-            raise RecordError(f"event {k} of match {recorded[0].get('match', 0)} (a {_as_json(theirs.get('type'))} "
-                              f"event): the file has {key} {_as_json(theirs.get(key))}, but the rules give "
-                              f"{_as_json(mine.get(key))} for the game's deals, draws and plays")
+            raise RecordError(
+                f"event {k} of match {recorded[0].get('match', 0)} (a {_as_json(theirs.get('type'))} "
+                f"event): the file has {key} {_as_json(theirs.get(key))}, but the rules give "
+                f"{_as_json(mine.get(key))} for the game's deals, draws and plays"
+            )
     if len(recorded) > len(replayed):
-        raise RecordError(f"event {len(replayed) + 1} of match {recorded[0].get('match', 0)}: "
-                          f"{_as_json(recorded[len(replayed)])} follows the end of the game the rules give")
+        raise RecordError(
+            f"event {len(replayed) + 1} of match {recorded[0].get('match', 0)}: "
+            f"{_as_json(recorded[len(replayed)])} follows the end of the game the rules give"
+        )
 
 
 def each_decision(written: WrittenGame, visit: Callable[[int, Any, Action], None]):
@@ -623,8 +667,10 @@ def _check_deal(rules: Rules, hands: tuple[tuple[str, ...], ...], where: str) ->
             raise RecordError(f"{where}: seat {seat} is dealt {len(hand)} tiles, not {rules.hand_size}")
         for tile in hand:
             if tile not in tiles:
-                raise RecordError(f"{where}: {tile!r} is not a tile of {rules.domino_set} (tiles are written a-b "
-                                  f"with 0 <= a <= b <= {rules.max_number})")
+                raise RecordError(
+                    f"{where}: {tile!r} is not a tile of {rules.domino_set} (tiles are written a-b "
+                    f"with 0 <= a <= b <= {rules.max_number})"
+                )
             if tile in seen:
                 raise RecordError(f"{where}: {tile} is dealt twice")
             seen.add(tile)

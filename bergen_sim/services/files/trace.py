@@ -58,8 +58,7 @@ def format_version(format: str) -> int:
     return FORMATS.index(format) + 1
 
 
-def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: int,
-              format: str = FORMAT) -> TraceEvent:
+def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: int, format: str = FORMAT) -> TraceEvent:
     """One kernel trace row (layout ``TRACE``) as a trace event (a match event in version ``format``)."""
     r = L.TRACE.decode(row, widths={"score": rules.sides, "deal": rules.n_tiles})
     kind, score = L.Event(r["type"]), r["score"]
@@ -68,7 +67,9 @@ def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: i
     if kind == L.Event.DEAL:
         deal = [Tile.from_index(t) for t in r["deal"]]
         k = rules.hand_size
-        return DealEvent(r["hand"], [deal[s * k : (s + 1) * k] for s in range(rules.players)], deal[rules.players * k :])
+        return DealEvent(
+            r["hand"], [deal[s * k : (s + 1) * k] for s in range(rules.players)], deal[rules.players * k :]
+        )
     if kind == L.Event.REDEAL:
         return RedealEvent(r["hand"])
     if kind == L.Event.LEAD:
@@ -86,8 +87,9 @@ def row_event(row: Sequence[int], rules: Rules, policies: Sequence[str], seed: i
     return MatchEndEvent(r["winner"], score)
 
 
-def rows_to_events(rows: np.ndarray, rules: Rules, policies: Sequence[str], seed: int,
-                   format: str = FORMAT) -> list[dict[str, Any]]:
+def rows_to_events(
+    rows: np.ndarray, rules: Rules, policies: Sequence[str], seed: int, format: str = FORMAT
+) -> list[dict[str, Any]]:
     """Turn kernel trace rows into trace events (dicts in the format's key order)."""
     return [row_event(row, rules, policies, seed, format).to_dict() for row in rows.tolist()]
 
@@ -166,8 +168,10 @@ def check_match(events: list[dict[str, Any]]) -> tuple[Rules, list[TraceEvent]]:
     try:
         rules = Rules.from_trace(rules_object)
         if list(cast(Mapping, rules_object)) != list(rules.to_dict(format_version(head["format"]))):
-            raise RuleError(f"a {head['format']} rules object has the keys "
-                            f"{', '.join(rules.to_dict(format_version(head['format'])))} in that order")
+            raise RuleError(
+                f"a {head['format']} rules object has the keys "
+                f"{', '.join(rules.to_dict(format_version(head['format'])))} in that order"
+            )
     except RuleError as exc:
         raise TraceError(f"match {head.get('match')}: {exc}") from None
     ends = L.END_NAMES if rules.spinner else L.END_NAMES[:2]
@@ -196,8 +200,9 @@ def _event_problem(item: TraceEvent, rules: Rules, ends: Sequence[str]) -> str |
     if not isinstance(score, list) or len(score) != rules.sides:
         return f"score must list {rules.sides} side scores, not {score!r}"
     winner = getattr(item, "winner", None)
-    if winner is not None and (not isinstance(winner, int) or isinstance(winner, bool) or
-                               not 0 <= winner < rules.sides):
+    if winner is not None and (
+        not isinstance(winner, int) or isinstance(winner, bool) or not 0 <= winner < rules.sides
+    ):
         return f"winner must be a side 0..{rules.sides - 1}, not {winner!r}"
     tiles = [t for name in ("tile", "hands", "boneyard") for t in _flat(getattr(item, name, []))]
     outside = [str(t) for t in tiles if not t.in_set(rules.max_number)]
@@ -222,8 +227,11 @@ def _flat(value: Any) -> list[Tile]:
 def _script(events: list[TraceEvent], rules: Rules) -> list[tuple[int, int]]:
     """The recorded decisions in order: every play, and with ``any-double`` every lead (end LEAD_CHOICE)."""
     leads = rules.lead == "any-double"
-    return [e.move.kernel() if isinstance(e, PlayEvent) else (e.tile.index, LEAD_CHOICE)
-            for e in events if isinstance(e, PlayEvent) or (leads and isinstance(e, LeadEvent))]
+    return [
+        e.move.kernel() if isinstance(e, PlayEvent) else (e.tile.index, LEAD_CHOICE)
+        for e in events
+        if isinstance(e, PlayEvent) or (leads and isinstance(e, LeadEvent))
+    ]
 
 
 def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -235,8 +243,11 @@ def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """
     rules, parsed = check_match(events)
     head = events[0]
-    deals = [[t.index for hand in e.hands for t in hand] + [t.index for t in e.boneyard]
-             for e in parsed if isinstance(e, DealEvent)]
+    deals = [
+        [t.index for hand in e.hands for t in hand] + [t.index for t in e.boneyard]
+        for e in parsed
+        if isinstance(e, DealEvent)
+    ]
     script = _script(parsed, rules)
     engine = Engine(rules, ["first"])
     rows = engine.trace_rows(head["seed"], head["match"], 1, deals=np.array(deals), script=np.array(script))
