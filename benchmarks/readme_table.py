@@ -72,7 +72,8 @@ def render(results: dict) -> str:
     if sweep:
         lines.append(_sweep_row(sweep))
     s = results["startup"]
-    lines.append(f"| time to first result, warm / cold compile cache | {s['warm']['wall_s']:.2f} s / "
+    when = f" (remeasured {s['measured'][:10]})" if "measured" in s else ""  # after the run the caption dates
+    lines.append(f"| time to first result, warm / cold compile cache{when} | {s['warm']['wall_s']:.2f} s / "
                  f"{s['cold']['wall_s']:.2f} s |")
     times = results.get("startup_times")
     if times:
