@@ -101,9 +101,10 @@ def render(results: dict) -> str:
     s = results["startup"]
     cpu = {name: f" (CPU {s[name]['cpu_s']:.2f} s)" if "cpu_s" in s[name] else "" for name in ("warm", "cold")}
     load = f"; load average {s['load_average_before'][0]}" if "load_average_before" in s else ""
+    when = f", remeasured {s['measured'][:10]}" if "measured" in s else ""  # after the run the caption dates
     lines.append(
         f"| time to first result, warm / cold compile cache (a fresh process; warm: the cache the cold run "
-        f"filled{load}) | {s['warm']['wall_s']:.2f} s{cpu['warm']} / {s['cold']['wall_s']:.2f} s{cpu['cold']} |"
+        f"filled{load}{when}) | {s['warm']['wall_s']:.2f} s{cpu['warm']} / {s['cold']['wall_s']:.2f} s{cpu['cold']} |"
     )
     times = results.get("startup_times")
     if times:

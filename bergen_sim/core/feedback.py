@@ -71,8 +71,9 @@ def progress_bar_allowed() -> bool:
     return _level >= NORMAL
 
 
-#: what a first compile costs, said before this machine has timed one (cold compiles measured 10-40 s)
-COMPILE_NOTE = "first run only, about 20 s"
+#: what a first compile costs, said before this machine has timed one: the match loop of every built-in heuristic,
+#: 47-50 s on a shared 2-core machine (benchmarks/results.md, "A new user's first runs")
+COMPILE_NOTE = "first run only, under a minute"
 #: the same for anything that plays search rollouts (a kernel with ``pimc``, ``reader`` or ``ismcts``, the
 #: analyzer): its first compile also compiles the searches, the rollouts and every base policy
 #: (benchmarks/results.md, "Cold compile of the search players"; tests/docs/test_benchmark_tools.py checks the note)

@@ -100,7 +100,7 @@ def test_a_compile_is_said_on_a_terminal_and_off_it_and_logged(capsys, monkeypat
     monkeypatch.setattr(feedback, "_last_compile", lambda kind: None)  # no compile timed on this machine yet
     timed = []
     monkeypatch.setattr(feedback, "compiled", lambda kind, seconds: timed.append(kind))
-    notice = "compiling the match loop for random, first (first run only, about 20 s)\n"
+    notice = "compiling the match loop for random, first (first run only, under a minute)\n"
     with caplog.at_level("INFO", logger="bergen_sim"):
         runner.Engine(runner.Rules.make(players=2), ["random", "first"])
     assert capsys.readouterr().err == notice  # stderr is not a terminal under pytest

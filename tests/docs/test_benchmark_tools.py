@@ -473,3 +473,18 @@ def test_the_search_compile_table_gives_each_first_run_and_the_ratio_of_the_tree
     # the note a first compile of a search player is announced with: a minute or two, as measured
     waits = [row["new"]["wall_s"] for row in section["commands"].values()]
     assert 60 <= min(waits) and max(waits) <= 180 and "a minute or two" in feedback.SEARCH_COMPILE_NOTE
+
+
+def test_the_first_runs_table_shows_each_run_and_judges_the_goals_on_what_it_measured():
+    """benchmarks/first_runs.py's saved section as results.md shows it; a goal is met only below its limit."""
+    import json
+
+    first_runs = _load("first_runs")
+    section = json.loads((BENCHMARKS / "results.json").read_text())["first_runs"]
+    text = first_runs.report(section)
+    assert text in (BENCHMARKS / "results.md").read_text()
+    runs = section["runs"]
+    assert f"| Run it, total | {runs['run_it']['wall_s']:.1f} s | {runs['run_it']['cpu_s']:.1f} s |" in text
+    assert section["goals"] == first_runs.goals(section)
+    slower = {**section, "runs": {**runs, "second": {"wall_s": first_runs.GOAL_SECOND_S, "cpu_s": 1.0}}}
+    assert [goal["met"] for goal in first_runs.goals(slower)][0] is False

@@ -1,9 +1,9 @@
 """The shared match loops play exactly what the loops compiled for one mix of policies played.
 
 Every mix of built-in policies runs on one compiled match loop per tile-set
-width (:mod:`bergen_sim.runtime.kernel_build`), which dispatches to a seat's
-policy by its code and passes its settings and match-value table as
-arguments.  ``tests/data/kernel_outputs.json`` holds what the command line
+width (:mod:`bergen_sim.runtime.kernel_build`; a search player in the mix
+adds itself to it), which dispatches to a seat's policy by its code and
+passes its settings and match-value table as arguments.  ``tests/data/kernel_outputs.json`` holds what the command line
 printed for each configuration below when every mix compiled a loop of its
 own, with the settings and tables frozen into it; the shared loops must
 print the same bytes (simulate and compare ``--json``, and traces).
