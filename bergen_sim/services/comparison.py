@@ -569,7 +569,7 @@ def compare(
     """
     matches, seed = whole("matches", matches), whole("seed", seed)
     independent = flag("independent", independent)
-    names = tuple(check_policies(policy_names(policies)))
+    names = check_policies(policy_names(policies))
     check_range("matches (deal sets per pair)", matches, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
     check_seed(seed)
     rules = checked_rules(rules, players, partnerships, preset, settings)
@@ -595,7 +595,7 @@ def compare(
     rotations = rotation_patterns(rules)
     start = time.perf_counter()
     for a, b in pairs:  # compile or load the tournament's kernel (shared by all pairs) before timing the play
-        for job in rotation_jobs(rules, a, b, seed, field=names):
+        for job in rotation_jobs(rules, a, b, seed, field=tuple(names)):
             engine_for(job.rules, job.policies, job.kernel_policies)
     startup = time.perf_counter() - start
 
@@ -612,7 +612,7 @@ def compare(
                 chunk_size=chunk_size,
                 options=options,
                 advance=advance,
-                field=names,
+                field=tuple(names),
                 adjust=adjust,
                 luck_models=luck_models,
                 luck_playouts=luck_playouts,

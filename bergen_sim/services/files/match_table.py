@@ -50,6 +50,7 @@ class FrameSink:
     failure raises :class:`bergen_sim.services.files.output.OutputError` and discards the file.
 
     >>> import tempfile, pandas as pd
+    >>> from pathlib import Path
     >>> path = Path(tempfile.mkdtemp()) / "m.parquet"
     >>> with FrameSink(check_rows_path(path)) as sink:
     ...     sink.write(pd.DataFrame({"a": [1, 2]}))
