@@ -19,7 +19,7 @@ from tests.helpers import error_lines
     "args, named",
     [
         (["simulate", "--matches", "2", "--matches", "3"], "--matches"),
-        (["compare", "--policy", "greedy,random", "--policy", "expert,first", "--deals", "2"], "--policy"),
+        (["compare", "--policy", "greedy,random", "--deals", "2", "--deals", "3"], "--deals"),
         (["trace", "--matches", "1", "-o", "a.jsonl", "--out=b.jsonl"], "-o/--out"),
         (["simulate", "--partnerships", "--players", "4", "--partnerships"], "--partnerships"),
     ],

@@ -46,7 +46,7 @@ def test_compares_old_spellings_still_work_with_a_notice(capsys):
 def test_compare_needs_two_policies(capsys):
     assert main(["compare", "--policy", "random"]) == 2
     err = capsys.readouterr().err
-    assert "give at least two policies to compare: --policy A --policy B (or --policy A,B)" in err
+    assert "a tournament needs at least 2 policies, not 1" in err
     assert err.count("\n") == 1
 
 

@@ -75,8 +75,8 @@ def test_the_committed_reports_are_recognised():
 @pytest.mark.parametrize(
     "given, words",
     [
-        ("", ("--policy", "give at least one strategy")),
-        (" ", ("--policy", "give at least one strategy")),
+        ("", ("--policy", "give at least one policy")),
+        (" ", ("--policy", "give at least one policy")),
         ("greedy,", ("--policy", "empty name")),
         ("greedy,greedy", ("greedy is listed twice",)),
         ("greedy, greedy", ("greedy is listed twice",)),
@@ -98,7 +98,7 @@ def test_an_analysis_named_twice_is_refused(capsys, tmp_path):
 def test_the_python_face_checks_strategies_too():
     with pytest.raises(reporting.AnalysisError, match="listed twice"):
         reporting.check_strategies(["random", "random"])
-    with pytest.raises(reporting.AnalysisError, match="at least one strategy"):
+    with pytest.raises(reporting.AnalysisError, match="at least one policy"):
         reporting.check_strategies([])
     assert reporting.check_strategies(None) is None
     assert reporting.check_strategies(" random,expert") == ["random", "expert"]

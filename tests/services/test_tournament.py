@@ -228,12 +228,12 @@ def test_cli_table(capsys):
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["--policies", "random"], "at least 2 policies"),
-        (["--policies", "random,first,random"], "random listed more than once"),
-        (["--policies", "random,nosuch"], "unknown policy 'nosuch'"),
-        (["--policies", "random,,first"], "empty name"),
-        (["--policies", "random,first", "--matches", "0"], "0 is not in 1..10,000,000"),
-        (["--policies", "random,first", "--out", "r.xlsx"], ".csv, .parquet, .json"),
+        (["--policy", "random"], "at least 2 policies"),
+        (["--policy", "random,first,random"], "random listed more than once"),
+        (["--policy", "random,nosuch"], "unknown policy 'nosuch'"),
+        (["--policy", "random,,first"], "empty name"),
+        (["--policy", "random,first", "--deals", "0"], "0 is not in 1..10,000,000"),
+        (["--policy", "random,first", "--out", "r.xlsx"], ".csv, .parquet, .json"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, words, capsys, tmp_path, monkeypatch):

@@ -199,7 +199,7 @@ def default_strategies() -> tuple[str, ...]:
 
     Search policies (``pimc``, ``reader``, ``ismcts``: the built-ins whose
     kernels need a match-value table, ``kernel_arrays``) are thousands of
-    times slower per match; a report names them explicitly (``--strategies``)
+    times slower per match; a report names them explicitly (``--policy``)
     when it wants them.  (``expert`` has a setting, its lead rule, and plays
     with its default.)
     """
@@ -734,26 +734,26 @@ def check_clean_for_full_scale(
 
 
 def check_strategies(strategies: str | Sequence[str] | None) -> list[str] | None:
-    """The strategies asked for (``--strategies``, a comma-separated string or a list), checked before anything runs.
+    """The policies asked for (``--policy``, a comma-separated string or a list), checked before anything runs.
 
     None (not given) stays None (the default strategies); an empty list, an
     empty name, a name listed twice or an unknown policy is one error.
     """
     if strategies is None:
         return None
-    names = [name.strip() for name in policy_names(strategies, "--strategies")]  # a string or a list of str
+    names = [name.strip() for name in policy_names(strategies, "--policy")]  # a string or a list of str
     text = shown(",".join(names), 60)
     if not any(names):
-        raise AnalysisError("--strategies is empty: give at least one strategy, e.g. --strategies random,expert")
+        raise AnalysisError("--policy is empty: give at least one policy, e.g. --policy random,expert")
     if not all(names):
         raise AnalysisError(
-            f"--strategies {text}: empty name in the list; give at least one strategy, names "
+            f"--policy {text}: empty name in the list; give at least one policy, names "
             f"separated by commas, e.g. random,expert"
         )
     twice = [name for name in dict.fromkeys(names) if names.count(name) > 1]
     if twice:
         label = twice[0] if len(twice[0]) <= 40 and twice[0].isprintable() else shown(twice[0], 40)
-        raise AnalysisError(f"--strategies {text}: {label} is listed twice; list each strategy once")
+        raise AnalysisError(f"--policy {text}: {label} is listed twice; list each policy once")
     for name in names:
         resolve(name)  # PolicyError naming the available policies
     return names
