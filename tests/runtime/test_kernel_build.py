@@ -110,8 +110,8 @@ CONFIGS = {
 }
 #: compare --json runs (policies, matches); a round robin plays every pair's seatings on duplicate deals
 COMPARES = {
-    "compare expert,greedy,random": (["--policies", "expert,greedy,random"], 60, False),
-    "compare pimc,expert": (["--policies", "pimc:worlds=4,expert"], 2, True),
+    "compare expert,greedy,random": (["--policy", "expert,greedy,random"], 60, False),
+    "compare pimc,expert": (["--policy", "pimc:worlds=4,expert"], 2, True),
 }
 SEED = "5"
 
@@ -139,7 +139,7 @@ def _compare(name: str) -> dict[str, str]:
     args, matches, _ = COMPARES[name]
     return {
         "compare": _stable(
-            _run(["compare", *args, "--matches", str(matches), "--seed", SEED, "--json", "--quiet", "--workers", "1"])
+            _run(["compare", *args, "--deals", str(matches), "--seed", SEED, "--json", "--quiet", "--workers", "1"])
         )
     }
 
