@@ -12,6 +12,7 @@ from bergen_sim.cli.bounds import Bounded
 from bergen_sim.core import feedback
 from bergen_sim.core.limits import MAX_CHUNK_SIZE, MAX_WORKERS
 from bergen_sim.model.rules import PLAYER_COUNTS, PRESETS, SETTINGS, Rules, parse_settings
+from bergen_sim.services.arguments import policy_names
 from bergen_sim.services.execution.jobs import RunOptions
 from bergen_sim.services.execution.progress import on_terminal
 
@@ -55,7 +56,7 @@ def policy_names_given(values: Sequence[str]) -> list[str]:
     >>> policy_names_given(("random,greedy", "expert"))
     ['random', 'greedy', 'expert']
     """
-    return [name.strip() for value in values for name in value.split(",")]
+    return [name for value in values for name in policy_names(value)]
 
 
 def deprecated(old: str, new: str) -> None:
