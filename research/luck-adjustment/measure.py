@@ -41,13 +41,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import bootstrap
+from luck_study import add_pair_arguments, read_pair, sd_ratio_interval
 
 from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.core.stats import paired_interval
-from bergen_sim.model.rules import Rules
-from bergen_sim.runtime.registry import resolve
 from bergen_sim.services import luck
 from bergen_sim.services.comparison import check_luck_models, parse_luck_models, play_pair
 from bergen_sim.services.execution.jobs import RunOptions
@@ -67,32 +65,9 @@ def _half(values: np.ndarray) -> float:
 RATIO_RESAMPLES = 4000
 
 
-def _ratio_interval(raw: np.ndarray, adjusted: np.ndarray, seed: int) -> tuple[float, float]:
-    """95% interval of the half-width ratio: a BCa bootstrap over deal sets, each resampled with its raw and its
-    adjusted outcome together (the ratio of half-widths on the same deal sets is the ratio of standard
-    deviations).  The ratio is itself an estimate from these deal sets; this says how far it can be trusted.
-    """
-
-    def ratio(r, a, axis):
-        return a.std(axis=axis, ddof=1) / r.std(axis=axis, ddof=1)
-
-    interval = bootstrap(
-        (raw, adjusted),
-        ratio,
-        paired=True,
-        vectorized=True,
-        n_resamples=RATIO_RESAMPLES,
-        random_state=np.random.default_rng(seed),
-        method="BCa",
-    ).confidence_interval
-    return float(interval.low), float(interval.high)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--policies", required=True, help="A,B")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--partnerships", action="store_true")
+    add_pair_arguments(parser)
     parser.add_argument("--matches", type=int, default=2000, help="deal sets")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rollouts", type=int, default=luck.ROLLOUTS)
@@ -114,13 +89,8 @@ def main() -> None:
     parser.add_argument("--out", help="JSON file to merge the row into")
     args = parser.parse_args()
     try:  # a wrong pair, game, count or --out is one line and exit status 2 before any play
-        pair = args.policies.split(",")
-        if len(pair) != 2:
-            raise BergenError(f"--policies {args.policies!r}: give two policies, e.g. expert,greedy")
-        for name in pair:
-            resolve(name)
+        pair, rules = read_pair(args)
         models = check_luck_models(parse_luck_models(args.model, "--model", pair), pair, "luck")
-        rules = Rules.make(players=args.players, partnerships=args.partnerships)
         # fewer deal sets leave the adjustment out, and a ratio of 1 would measure nothing
         check_range("--matches", args.matches, luck.MIN_ADJUSTED_DEAL_SETS, MAX_DEAL_SETS)
         check_range("--rollouts", args.rollouts, 1, MAX_SAMPLES)
@@ -176,7 +146,7 @@ def main() -> None:
     ):
         difference = raw - adjusted
         t = difference.mean() / (difference.std(ddof=1) / np.sqrt(len(difference)))
-        low, high = _ratio_interval(raw, adjusted, args.seed)
+        low, high = sd_ratio_interval(raw, adjusted, args.seed, RATIO_RESAMPLES)
         record[name] = {
             "raw": float(raw.mean()),
             "raw_half": float(_half(raw)),

@@ -402,6 +402,23 @@ def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_pl
             ["--policies", "greedy,random", "--out", "{tmp}/bad.json"],
             "cannot read it as JSON",
         ),
+        ("research/luck-adjustment/replicate.py", ["--policies", "greedy", "--out", "{tmp}/r.json"], "give two policies"),
+        ("research/luck-adjustment/replicate.py", ["--policies", "a,b,c", "--out", "{tmp}/r.json"], "give two"),
+        (
+            "research/luck-adjustment/replicate.py",
+            ["--policies", "expert,greedy", "--runs", "2", "--out", "{tmp}/r.json"],
+            "--runs must be 3..10,000, not 2",
+        ),
+        (
+            "research/luck-adjustment/replicate.py",
+            ["--policies", "expert,pimc", "--truth", "{tmp}/no.parquet", "--out", "{tmp}/r.json"],
+            "no.parquet",
+        ),
+        (
+            "research/luck-adjustment/replicate.py",
+            ["--policies", "expert,greedy", "--out", "{tmp}/bad.json"],
+            "cannot read it as JSON",
+        ),
         ("research/imitation/measure.py", ["--searcher", "nosuch"], "unknown policy 'nosuch'"),
         ("research/imitation/measure.py", ["--matches", "3"], "--matches must be 4..100,000"),
         ("research/imitation/measure.py", ["--out", "{tmp}/bad.json"], "cannot read it as JSON"),
