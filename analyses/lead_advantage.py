@@ -39,7 +39,8 @@ MIN_SHARE = 0.02
 METHOD = (
     "Self-play: every seat uses the same strategy. A hand is *decided* when someone went out or a blocked "
     "hand had a settlement winner; hands cut short by the end of the match (the `cut_rate` column gives their "
-    "share) and blocked hands with a tie are not. The fair share of a seat is 1 / number of sides. Per-hand "
+    "share) and blocked hands with a tie are not. A hand cut short is *taken* by the side that scored its "
+    "last points, the match's winner; `leader_take_rate` counts decided and cut-short hands alike. The fair share of a seat is 1 / number of sides. Per-hand "
     "rates and means are ratios of per-match sums with intervals clustered by match. The two lead rules are "
     "played from the same seed, so match i meets the same deals under both: their difference is paired by "
     "match (delta method on the per-match differences). Family of comparisons: the lowest-minus-highest "
@@ -70,7 +71,12 @@ def collect(chunk, rules) -> dict[str, np.ndarray]:
     hands = chunk.hands
     led = hands["led_double"]
     decided = hands["winner"] >= 0
-    won = decided & (hs.leader_side(rows, rules) == hands["winner"])
+    leader_side = hs.leader_side(rows, rules)
+    won = decided & (leader_side == hands["winner"])
+    matches = chunk.matches
+    cut = hands["end"] == L.HandEnd.CUT
+    # a hand cut short is the last of its match: the side that scored its last points won the match
+    cut_by_leader = cut & (leader_side == matches["winner"][hands["match"] - int(matches["match"][0])])
     doubles = L.N_NUMBERS
     by_double = np.stack(
         [np.bincount(led, minlength=doubles), np.bincount(led, decided, doubles), np.bincount(led, won, doubles)]
@@ -83,9 +89,10 @@ def collect(chunk, rules) -> dict[str, np.ndarray]:
                 won,
                 decided,
                 np.ones_like(won),
-                hands["end"] == L.HandEnd.CUT,
+                cut,
                 one_hot & won[:, None],
                 one_hot & decided[:, None],
+                cut_by_leader,
             ]
         ).astype(np.int64),
         match,
@@ -97,7 +104,6 @@ def collect(chunk, rules) -> dict[str, np.ndarray]:
     sides = hs.from_leader(per_seat_side, leaders)
     seat_match = hs.match_sums(np.column_stack([seats, sides]), match)
 
-    matches = chunk.matches
     first_double = hands["led_double"][hands["hand"] == 1]  # one row per match, in match order
     first_won = hs.seat_side(matches["first_leader"], rules) == matches["winner"]
     by_first = np.stack([np.bincount(first_double, minlength=7), np.bincount(first_double, first_won, 7)])
@@ -106,7 +112,8 @@ def collect(chunk, rules) -> dict[str, np.ndarray]:
         "by_double": by_double.astype(np.int64),
         "first": by_first.astype(np.int64),
         "seat": cluster_sums(seat_match, n_hands),
-        "double": cluster_sums(per_match[:, 4 : 4 + doubles], per_match[:, 4 + doubles :]),
+        "double": cluster_sums(per_match[:, 4 : 4 + doubles], per_match[:, 4 + doubles : 4 + 2 * doubles]),
+        "cut_by_leader": PerMatch(per_match[:, -1]),
         "won": PerMatch(per_match[:, 0]),
         "decided": PerMatch(per_match[:, 1]),
         "hands": PerMatch(n_hands),
@@ -142,6 +149,9 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                         "fair_share": 1 / rules.sides,
                         "_win": cluster_sums(won, decided),
                         "_cut": cluster_sums(sums["cut"].values, sums["hands"].values),
+                        "cut_by_leader_hands": int(sums["cut_by_leader"].values.sum()),
+                        "_cut_by_leader": cluster_sums(sums["cut_by_leader"].values, sums["cut"].values),
+                        "_take": cluster_sums(won + sums["cut_by_leader"].values, decided + sums["cut"].values),
                     }
                 )
                 for k in range(rules.players):
@@ -177,6 +187,8 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     leader = pd.DataFrame(base)
     add_clustered(leader, "leader_win_rate", leader.pop("_win"))
     add_clustered(leader, "cut_rate", leader.pop("_cut"))
+    add_clustered(leader, "leader_take_rate", leader.pop("_take"))
+    add_clustered(leader, "cut_by_leader_rate", leader.pop("_cut_by_leader"))
     add_rate(leader, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
 
     seats = pd.DataFrame(seat_rows)
@@ -202,6 +214,25 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     return {"summary": summary, "leader": leader, "seat_points": seats, "by_led_double": doubles}
 
 
+#: the summary's columns given for the lowest-double lead only
+LOWEST_ONLY = [
+    "fair_share",
+    "decided_hands",
+    "matches",
+    "cut_rate",
+    "cut_rate_lo",
+    "cut_rate_hi",
+    "cut_hands",
+    "cut_by_leader_hands",
+    "cut_by_leader_rate",
+    "cut_by_leader_rate_lo",
+    "cut_by_leader_rate_hi",
+    "leader_take_rate",
+    "leader_take_rate_lo",
+    "leader_take_rate_hi",
+]
+
+
 def _summary(leader: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     """One row per table and strategy: both lead rules side by side and their paired difference."""
     keys = ["table", "strategy"]
@@ -212,15 +243,13 @@ def _summary(leader: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         picked = part[[f"{c}{s}" for c in columns for s in ("", "_lo", "_hi")]]
         parts.append(picked.rename(columns=lambda c, tag=tag: _tag(c, tag)))
     lowest = leader[leader["lead"] == LEADS[0]].set_index(keys)
-    summary = pd.concat(
-        [lowest[["fair_share", "decided_hands", "matches", "cut_rate", "cut_rate_lo", "cut_rate_hi"]], *parts], axis=1
-    ).reset_index()
+    summary = pd.concat([lowest[LOWEST_ONLY], *parts], axis=1).reset_index()
     gains = pairs.set_index(keys).reindex(pd.MultiIndex.from_frame(summary[keys]))
     for column, source in zip(columns, ("hand_gain", "match_gain")):
         values = np.array(gains[source].tolist(), dtype=float).reshape(-1, 3)
         for k, suffix in enumerate(("", "_lo", "_hi")):
             summary[f"{column}_gain{suffix}"] = values[:, k]
-    order = [*keys, "fair_share", "decided_hands", "matches", "cut_rate", "cut_rate_lo", "cut_rate_hi"]
+    order = [*keys, *LOWEST_ONLY]
     for column in columns:
         for suffix in ("lowest", "highest", "gain"):
             order += [f"{column}_{suffix}", f"{column}_{suffix}_lo", f"{column}_{suffix}_hi"]
@@ -316,7 +345,9 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 f"{phrase(row, 'leader_win_rate_lowest', row['decided_hands'], 'decided hands')} of decided "
                 f"hands under the lowest-double lead, {where} the fair share of {fair:.0%} "
                 f"({phrase(row, 'cut_rate')} of hands are cut short by the end of the match and are not "
-                f"decided). Leading the highest double instead gives "
+                f"decided; the leader's side ended {phrase(row, 'cut_by_leader_rate')} of them. "
+                f"Counting a hand cut short as taken by the side that ended the match, the leader's side takes "
+                f"{phrase(row, 'leader_take_rate')} of hands.) Leading the highest double instead gives "
                 f"{phrase(row, 'leader_win_rate_highest')}: the lowest-double lead gives {_lead_verdict(row)}."
             )
             match_where = versus(

@@ -22,7 +22,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from bergen_sim.core.i18n import N_, tr
+from bergen_sim.core.i18n import N_, num, tr
 from bergen_sim.core.stats import (
     add_clustered,
     add_difference,
@@ -291,12 +291,14 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         out.append(
             tr(
                 "2 players, {strategy} play: about {n} hands in 100 end blocked ({numbers}); on those same "
-                "blocked hands, German and pip-count settlement pick a different winner {differ} of the time."
+                "blocked hands, German and pip-count settlement pick a different winner {differ} of the time, "
+                "about {all} in 100 of all hands."
             ).format(
                 strategy=strategy,
                 n=round(100 * two["blocked_rate"]),
                 numbers=phrase(two, "blocked_rate", two["hands"], tr("hands")),
                 differ=phrase(same, "german_vs_pips_differ_rate"),
+                all=num(100 * two["blocked_rate"] * same["german_vs_pips_differ_rate"], ".0f"),
             )
         )
     if "strategy_change" in tables:
@@ -313,12 +315,22 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 for s in SETTLEMENTS
             )
         )
+        bound = max(
+            change["win_rate_german_minus_pips_adj_lo"].abs().max(),
+            change["win_rate_german_minus_pips_adj_hi"].abs().max(),
+        )
         out.append(
             tr(
-                "The best strategy against the field ({table}) is {best}; {moved} of {strategies} strategies do "
-                "clearly better or worse under German than under pip-count settlement (simultaneous "
-                "interval)."
-            ).format(table=table_name(TOURNAMENT_TABLE), best=best_text, moved=len(moved), strategies=len(change))
+                "The best strategy against the field ({table}) is {best}. German rather than pip-count settlement "
+                "changes a strategy's match win rate by at most {bound} percentage points (simultaneous interval); "
+                "{moved} of these {strategies} changes are clear."
+            ).format(
+                table=table_name(TOURNAMENT_TABLE),
+                best=best_text,
+                bound=num(100 * bound, ".2g"),
+                moved=len(moved),
+                strategies=len(change),
+            )
         )
     return out
 

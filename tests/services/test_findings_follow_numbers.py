@@ -9,6 +9,7 @@ played: the tables are read from ``reports/``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -89,3 +90,43 @@ def test_the_cut_headline_says_the_direction_of_on_minus_off():
     assert diff["ends_on_lead_rate_change"] == pytest.approx(on - off, abs=1e-12)
     sentence = next(s for s in module.key_findings(tables) if s.startswith("2 players, expert play"))
     assert f"cut on they do so {'less' if on < off else 'more'} often than with it off" in sentence
+
+
+def test_the_settlement_headline_gives_the_size_of_the_change_and_counts_the_clear_ones():
+    """The strategies' German-minus-pips changes are said with their largest simultaneous bound: a clear but tiny
+    change must not read as a large one, and the count of clear changes follows the intervals."""
+    module = reporting.load("settlement")
+    tables = _tables("settlement")
+    change = tables["strategy_change"]
+    column = "win_rate_german_minus_pips"
+
+    def headline(frame: pd.DataFrame) -> str:
+        said = module.key_findings({**tables, "strategy_change": frame})
+        return next(s for s in said if s.startswith("The best strategy against the field"))
+
+    bound = max(change[f"{column}_adj_lo"].abs().max(), change[f"{column}_adj_hi"].abs().max())
+    clear = int(((change[f"{column}_adj_lo"] > 0) | (change[f"{column}_adj_hi"] < 0)).sum())
+    assert f"by at most {100 * bound:.2g} percentage points" in headline(change)
+    assert f"{clear} of these {len(change)} changes are clear" in headline(change)
+    up = _clear(change, column, +1)  # every change +1 point, simultaneous interval +0.5 to +1.5
+    assert "by at most 1.5 percentage points" in headline(up)
+    assert f"{len(change)} of these {len(change)} changes are clear" in headline(up)
+    none = change.assign(**{f"{column}_adj_lo": -0.001, f"{column}_adj_hi": 0.001})
+    assert "by at most 0.1 percentage points" in headline(none)
+    assert f"0 of these {len(change)} changes are clear" in headline(none)
+
+
+def test_the_lead_findings_count_the_hands_cut_short_by_the_match_end():
+    """The leader's hand win rate leaves out hands cut short by the match end; the sentence says how many, how
+    many of them the leader's side ended, and the rate with them counted as taken by the side that ended them."""
+    module = reporting.load("lead_advantage")
+    tables = _tables("lead_advantage")
+    row = tables["summary"].iloc[0]
+    taken = (row["cut_by_leader_hands"] / row["cut_hands"], row["leader_take_rate"])
+    assert 0 < taken[0] < 1 and 0 < taken[1] < 1
+    sentence = next(s for s in module.findings(tables) if s.startswith(f"**{row['table']}** ({row['strategy']}"))
+    assert "cut short by the end of the match" in sentence
+    ended = re.search(r"the leader's side ended ([\d.]+)%", sentence)
+    takes = re.search(r"the leader's side takes ([\d.]+)%", sentence)
+    assert ended and abs(float(ended.group(1)) - 100 * row["cut_by_leader_rate"]) < 0.1, sentence
+    assert takes and abs(float(takes.group(1)) - 100 * row["leader_take_rate"]) < 0.1, sentence
