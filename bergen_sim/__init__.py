@@ -37,6 +37,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "report": ("bergen_sim.services.analysis.reporting", "report"),
     "analysis": ("bergen_sim.services.analysis.reporting", None),
     "Rules": ("bergen_sim.model.rules", "Rules"),
+    "Lead": ("bergen_sim.model.rules", "Lead"),
+    "Settlement": ("bergen_sim.model.rules", "Settlement"),
     "Game": ("bergen_sim.services.game", "Game"),
     "play_out": ("bergen_sim.services.game", "play_out"),
     "Move": ("bergen_sim.model.domain", "Move"),

@@ -10,7 +10,9 @@ than double-six), so ``Rules.make(players=3)`` is the standard 3-player game.
 >>> Rules.make(players=4, partnerships=True).hand_size
 5
 >>> Rules.make(players=2, preset="classic").lead
-'any-double'
+<Lead.ANY_DOUBLE: 'any-double'>
+>>> Rules.make(players=2, lead="highest-double").lead == Lead.HIGHEST_DOUBLE == "highest-double"
+True
 >>> Rules.make(players=6, domino_set="double-twelve").spinner
 True
 >>> Rules.make(players=6)
@@ -25,6 +27,7 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 from typing import Any, cast
 
@@ -34,6 +37,16 @@ from bergen_sim.core.errors import RuleError, shown
 from bergen_sim.core.i18n import num, tr, trn, trp, use
 from bergen_sim.core.limits import MAX_POINTS, MAX_TARGET, short_number, whole_number
 from bergen_sim.engine import layout as L
+
+#: The ``lead`` and ``settlement`` options by name.  Their members are the text the trace, the settings and the
+#: CLI use (a member equals its text, so ``rules.lead == "any-double"`` holds), built from the kernel's codes
+#: (:class:`bergen_sim.engine.layout.Lead`, ``Settlement``) so that each option is declared once.
+Lead = StrEnum("Lead", [(code.name, L.code_name(code)) for code in L.Lead], module=__name__)  # type: ignore[misc]
+Settlement = StrEnum(  # type: ignore[misc]
+    "Settlement", [(code.name, L.code_name(code)) for code in L.Settlement], module=__name__
+)
+Lead.__doc__ = "Which double leads a hand: the lowest (the rule book), the highest, or any double its holder picks."
+Settlement.__doc__ = "Who wins a blocked hand: German (fewest doubles, then pips), pip count, or American."
 
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
@@ -173,8 +186,8 @@ class Rules:
     partnerships: bool = False
     hand_size: int = 6
     target: int = 15
-    lead: str = "lowest-double"
-    settlement: str = "german"
+    lead: Lead | str = Lead("lowest-double")
+    settlement: Settlement | str = Settlement("german")
     blocked_points: int = 2
     out_points: int = 2
     boneyard_reserve: int = 2
@@ -219,18 +232,20 @@ class Rules:
                     most=num(MAX_TARGET, ","), value=short_number(self.target)
                 )
             )
-        if self.lead not in L.LEAD_NAMES:
+        if not isinstance(self.lead, str) or self.lead not in L.LEAD_NAMES:
             raise RuleError(
                 tr("lead must be one of {choices}, not {value}").format(
                     choices=", ".join(L.LEAD_NAMES), value=repr(self.lead)
                 )
             )
-        if self.settlement not in L.SETTLEMENT_NAMES:
+        if not isinstance(self.settlement, str) or self.settlement not in L.SETTLEMENT_NAMES:
             raise RuleError(
                 tr("settlement must be one of {choices}, not {value}").format(
                     choices=", ".join(L.SETTLEMENT_NAMES), value=repr(self.settlement)
                 )
             )
+        object.__setattr__(self, "lead", Lead(self.lead))
+        object.__setattr__(self, "settlement", Settlement(self.settlement))
         for name in ("blocked_points", "out_points", "boneyard_reserve"):
             if getattr(self, name) < 0:
                 raise RuleError(

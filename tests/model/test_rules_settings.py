@@ -420,3 +420,20 @@ def test_the_rules_command_summarises_the_rules_in_force(capsys, argv, english, 
         "indstillingen lead skal være en af lowest-double, highest-double, any-double, ikke 'first'"
         in capsys.readouterr().err
     )
+
+
+def test_lead_and_settlement_are_enums_equal_to_their_text_and_to_the_kernel_codes():
+    """The options are named once: the enums follow the kernel's codes, a member equals its text, and a rule set
+    built from either is the same rule set."""
+    from bergen_sim.engine import layout as L
+    from bergen_sim.model.rules import Lead, Settlement
+
+    assert [m.value for m in Lead] == list(L.LEAD_NAMES) and [m.value for m in Settlement] == list(L.SETTLEMENT_NAMES)
+    assert [m.name for m in Lead] == [c.name for c in L.Lead]
+    by_text = Rules.make(players=3, lead="any-double", settlement="pips")
+    by_enum = Rules.make(players=3, lead=Lead.ANY_DOUBLE, settlement=Settlement.PIPS)
+    assert by_text == by_enum and hash(by_text) == hash(by_enum)
+    assert by_text.lead is Lead.ANY_DOUBLE and by_text.lead == "any-double" and f"{by_text.settlement}" == "pips"
+    assert by_text.to_array()[L.R_LEAD] == L.Lead.ANY_DOUBLE
+    with pytest.raises(RuleError, match="lead must be one of lowest-double, highest-double, any-double, not 3"):
+        Rules(lead=3)
