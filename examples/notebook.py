@@ -27,8 +27,8 @@ run = bergen_sim.simulate(players=2, policies=["greedy", "random"], matches=MATC
 print(run)
 wins = run.summary["match_win_rate"][0]
 print(
-    f"greedy (seat 0) wins {100 * wins['rate']:.1f}% of matches, 95% interval "
-    f"[{100 * wins['ci95'][0]:.1f}, {100 * wins['ci95'][1]:.1f}]"
+    f"greedy (seat 0) wins {100 * wins['value']:.1f}% of matches, 95% interval "
+    f"[{100 * wins['low']:.1f}, {100 * wins['high']:.1f}]"
 )
 run.matches.head()
 
@@ -39,7 +39,7 @@ run.matches.head()
 # %%
 duel = bergen_sim.compare(players=2, policies="greedy,random", matches=MATCHES // 2, seed=1)
 print(duel)
-duel.standings[["rank", "policy", "win_rate", "win_rate_low", "win_rate_high"]]
+duel.standings[["rank", "policy", "win_rate", "win_rate_lo", "win_rate_hi"]]
 
 # %% [markdown]
 # ## Plot: match win rate against the field, and how long matches last
@@ -47,7 +47,7 @@ duel.standings[["rank", "policy", "win_rate", "win_rate_low", "win_rate_high"]]
 # %%
 figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.5))
 standings = duel.standings
-errors = [standings["win_rate"] - standings["win_rate_low"], standings["win_rate_high"] - standings["win_rate"]]
+errors = [standings["win_rate"] - standings["win_rate_lo"], standings["win_rate_hi"] - standings["win_rate"]]
 left.bar(standings["policy"], standings["win_rate"], yerr=errors, capsize=6, color=["tab:blue", "tab:gray"])
 left.axhline(0.5, color="black", linewidth=0.8, linestyle="--")
 left.set_ylabel("match win rate (95% interval)")

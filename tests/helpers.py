@@ -455,3 +455,23 @@ def english_left(text: str, allowed: Iterable[str] = ()) -> list[str]:
     for word in allowed:
         text = text.replace(word, "")
     return [word for word in ENGLISH_WORDS if word in text]
+
+
+def schema_validator(name: str):
+    """A validator of the JSON output ``name`` (``simulate``, ``compare``, ...) against its schema shipped in
+    ``bergen_sim/schemas``, the other schema files (the estimate's, the provenance's) registered for its ``$ref``."""
+    from importlib import resources
+
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    from bergen_sim.core.estimate import schema
+
+    folder = resources.files("bergen_sim").joinpath("schemas")
+    registry = Registry().with_resources(
+        (path.name, Resource.from_contents(json.loads(path.read_text())))
+        for path in folder.iterdir()
+        if path.name.endswith(".schema.json")
+    )
+    Draft202012Validator.check_schema(schema(name))
+    return Draft202012Validator(schema(name), registry=registry)

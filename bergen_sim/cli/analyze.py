@@ -32,6 +32,7 @@ from bergen_sim.search.position import (
     analyze,
 )
 from bergen_sim.search.rollout import BASE_POLICIES
+from bergen_sim.services.game_review import analysis_json
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
 #: what describes a position (and its rules): a game's decision brings its own
@@ -375,7 +376,7 @@ def command(
         Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed, player=player
     )
     if as_json:
-        print_json(result.to_dict())
+        print_json(analysis_json(result))
     else:
         results_console().print(analysis_table(result))
 
@@ -429,7 +430,7 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
     if as_json:
         print_json(
             {
-                **result.to_dict(),
+                **analysis_json(result),
                 "game": {
                     "file": str(game_file),
                     "match": match_index,

@@ -33,7 +33,7 @@ def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
     """Mean ± half-width (the t intervals are symmetric), or mean [low, high] where the interval was kept within
     what the figure can be (a win rate 0..100%) and is no longer symmetric; the file outputs keep low and high."""
     scale, unit, digits = (100, "%", 2) if percent else (1, "", 3)
-    mean, low, high = row[column], row[f"{column}_low"], row[f"{column}_high"]
+    mean, low, high = row[column], row[f"{column}_lo"], row[f"{column}_hi"]
     half = (high - low) / 2
     if half != half:  # NaN: one deal set has no spread to make an interval from
         return f"{scale * mean:.{digits}f}{unit} (no interval)"

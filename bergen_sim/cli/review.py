@@ -195,16 +195,16 @@ def _show(result, as_json: bool, out: str | None) -> None:
         N_("total loss"),
     ):
         summary.add_column(tr(name))
-    for s in (seat.to_dict() for seat in result.seats):
+    for seat in result.seats:
         summary.add_row(
-            str(s["seat"]),
-            Text(printable(s["name"], 80)),
-            str(s["decisions"]),
-            str(s["best"]),
-            str(s["errors"]),
-            str(s["blunders"]),
-            str(s["unclear"]),
-            points_text(s["total_loss"]),
+            str(seat.seat),
+            Text(printable(seat.name, 80)),
+            str(seat.decisions),
+            str(seat.best),
+            str(seat.errors),
+            str(seat.blunders),
+            str(seat.unclear),
+            points_text(seat.loss_estimate()),
         )
     console.print(summary)
     if out:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.table import Table
 from rich.text import Text
@@ -90,7 +88,7 @@ def command(experiment_file, example, show_example, out, allow_plugins, workers,
                 "played": len(done.played),
                 "reused": len(done.reused),
                 "files": [str(path) for path in done.files],
-                "results": json.loads(done.table.to_json(orient="records", double_precision=15)),
+                "results": experiment.results_json(plan, done.table),
             }
         )
     else:

@@ -17,14 +17,12 @@ from bergen_sim.services.files.output import OutputError
 from bergen_sim.services.simulation import simulate
 
 
-def _pct(record: dict) -> str:
-    lo, hi = record["ci95"]
-    return f"{100 * record['rate']:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
+def _pct(estimate: dict) -> str:
+    return f"{100 * estimate['value']:.2f}% [{100 * estimate['low']:.2f}, {100 * estimate['high']:.2f}]"
 
 
-def _mean(record: dict) -> str:
-    lo, hi = record["ci95"]
-    return f"{record['mean']:.4f} [{lo:.4f}, {hi:.4f}]"
+def _mean(estimate: dict) -> str:
+    return f"{estimate['value']:.4f} [{estimate['low']:.4f}, {estimate['high']:.4f}]"
 
 
 def summary_table(summary: dict) -> Table:

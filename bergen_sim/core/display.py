@@ -13,9 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 
-def ci(record: Mapping[str, Any], key: str = "rate", percent: bool = True) -> str:
-    """An estimate with its 95% interval, from a summary record (``rate``/``mean`` and ``ci95``)."""
-    lo, hi = record["ci95"]
+def ci(record: Mapping[str, Any], key: str = "value", percent: bool = True) -> str:
+    """An estimate with its 95% interval: an :class:`~bergen_sim.core.estimate.Estimate`'s JSON object, or (with
+    ``key="mean"``) a position analysis' move record, which keeps its bounds under ``ci95``."""
+    lo, hi = (record["low"], record["high"]) if "low" in record else record["ci95"]
     if percent:
         return f"{100 * record[key]:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
     return f"{record[key]:.3f} [{lo:.3f}, {hi:.3f}]"

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bergen_sim.core.estimate import Estimate
 from bergen_sim.core.i18n import num, percent_sign, tr
 
 if TYPE_CHECKING:  # pandas is only needed by callers that pass DataFrames
@@ -92,10 +93,14 @@ def mean_interval(total: float, total_sq: float, n: float, z: float = Z95) -> tu
     return (mean, mean - half, mean + half)
 
 
-def rate(successes: int, n: int) -> dict:
-    """A proportion as a JSON-ready record: rate, 95% interval and sample size."""
+def rate(successes: int, n: int, unit: str, n_unit: str = "matches") -> Estimate:
+    """A proportion of ``n`` independent units with its 95% Wilson interval.
+
+    >>> round(rate(50, 100, "share of matches won").low, 3)
+    0.404
+    """
     lo, hi = wilson_interval(successes, n)
-    return {"rate": successes / n if n else math.nan, "ci95": [lo, hi], "n": int(n)}
+    return Estimate(successes / n if n else math.nan, lo, hi, int(n), unit, n_unit)
 
 
 def t95(df: int) -> float:
@@ -109,30 +114,30 @@ def t95(df: int) -> float:
     return float(sps.t.ppf(0.975, df))
 
 
-def mean(total: float, total_sq: float, n: int) -> dict:
-    """A mean as a JSON-ready record: mean, 95% interval and sample size."""
+def mean(total: float, total_sq: float, n: int, unit: str, n_unit: str = "matches") -> Estimate:
+    """A mean over ``n`` independent units with its 95% normal interval."""
     m, lo, hi = mean_interval(total, total_sq, n)
-    return {"mean": m, "ci95": [lo, hi], "n": int(n)}
+    return Estimate(m, lo, hi, int(n), unit, n_unit)
 
 
-def per_match_ratio(sx, sy, sxx, syy, sxy, matches, key: str = "mean", high: float = math.inf) -> dict:
-    """A per-hand rate of a run as a JSON-ready record, its interval with the match as the unit.
+def per_match_ratio(sx, sy, sxx, syy, sxy, matches, unit: str, high: float = math.inf) -> Estimate:
+    """A per-hand rate of a run, its interval with the match as the unit.
 
     The arguments are the run's per-match sums (:func:`ratio_interval`).  The
     interval is clipped to the values the rate can take (``0 .. high``): a
     clipped interval covers whenever the unclipped one does, and a count per
     hand reported as [-0.01, 0.15] says something impossible.  ``n`` is the
-    number of hands (or decided hands) the rate is over, ``matches`` the
-    number of independent units.
+    number of matches, the independent units (the hands the rate is over are
+    counted in the run's summary).
 
-    >>> r = per_match_ratio(1, 40, 1, 400, 20, 4)
-    >>> r["mean"], r["ci95"][0], r["n"], r["matches"]
-    (0.025, 0.0, 40, 4)
+    >>> r = per_match_ratio(1, 40, 1, 400, 20, 4, "double-headers per hand")
+    >>> r.value, r.low, r.n, r.n_unit
+    (0.025, 0.0, 4, 'matches')
     """
     ratio, lo, hi = ratio_interval(sx, sy, sxx, syy, sxy, matches)
     if not math.isnan(lo):
         lo, hi = max(lo, 0.0), min(hi, high)
-    return {key: ratio, "ci95": [lo, hi], "n": int(sy), "matches": int(matches)}
+    return Estimate(ratio, lo, hi, int(matches), unit, "matches")
 
 
 def paired_interval(

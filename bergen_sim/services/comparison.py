@@ -58,6 +58,7 @@ from bergen_sim._version import __version__
 from bergen_sim.core import provenance
 from bergen_sim.core.display import html_card
 from bergen_sim.core.errors import BergenError
+from bergen_sim.core.estimate import nest
 from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.core.stats import paired_interval
 from bergen_sim.engine import layout as L
@@ -70,7 +71,14 @@ from bergen_sim.services.execution.jobs import Job, JobRun, RunOptions, engine_f
 from bergen_sim.services.execution.parallel import default_workers
 from bergen_sim.services.execution.progress import match_progress
 from bergen_sim.services.files.checkpoint import check_own_folder
-from bergen_sim.services.files.output import OutputFile, check_file, check_folder, open_output, raise_failures
+from bergen_sim.services.files.output import (
+    OutputFile,
+    check_file,
+    check_folder,
+    open_output,
+    raise_failures,
+    strict_json,
+)
 from bergen_sim.services.luck import (
     ADJUSTMENTS,
     DECISION_RUNS,
@@ -91,6 +99,14 @@ OUT_FORMATS = (".csv", ".parquet", ".json")
 FIELD = "field"
 #: two-sided significance level of the ``*_significant`` columns
 ALPHA = 0.05
+#: what each figure of a result row counts (its ``adjusted_`` twin counts the same), as its JSON estimate says
+_UNITS = {
+    "win_rate": "share of matches won",
+    "points_per_hand": "points per hand",
+    "opponent_points_per_hand": "opponent's points per hand",
+    "points_margin": "points per hand more than the opponent",
+}
+ESTIMATE_UNITS = {**_UNITS, **{f"adjusted_{name}": unit for name, unit in _UNITS.items()}}
 
 
 class CompareError(BergenError, ValueError):
@@ -355,19 +371,19 @@ def _figures(share: np.ndarray, points: np.ndarray, opponent_points: np.ndarray)
     diff = paired_interval(points - opponent_points)
     return {
         "win_rate": win["mean"],
-        "win_rate_low": win["ci95"][0],
-        "win_rate_high": win["ci95"][1],
+        "win_rate_lo": win["ci95"][0],
+        "win_rate_hi": win["ci95"][1],
         "win_p_value": win["p_value"],
         "win_significant": bool(win["p_value"] < ALPHA),
         "points_per_hand": own["mean"],
-        "points_per_hand_low": own["ci95"][0],
-        "points_per_hand_high": own["ci95"][1],
+        "points_per_hand_lo": own["ci95"][0],
+        "points_per_hand_hi": own["ci95"][1],
         "opponent_points_per_hand": other["mean"],
-        "opponent_points_per_hand_low": other["ci95"][0],
-        "opponent_points_per_hand_high": other["ci95"][1],
+        "opponent_points_per_hand_lo": other["ci95"][0],
+        "opponent_points_per_hand_hi": other["ci95"][1],
         "points_margin": diff["mean"],
-        "points_margin_low": diff["ci95"][0],
-        "points_margin_high": diff["ci95"][1],
+        "points_margin_lo": diff["ci95"][0],
+        "points_margin_hi": diff["ci95"][1],
         "points_p_value": diff["p_value"],
         "points_significant": bool(diff["p_value"] < ALPHA),
     }
@@ -423,8 +439,8 @@ def results_frame(names: Sequence[str], outcomes: Sequence[PairOutcomes]) -> pd.
 class TournamentResult:
     """A tournament's results: one row per (policy, opponent), ``opponent == "field"`` for the overall row.
 
-    Every rate and mean is over deal sets with a 95% interval (``*_low``,
-    ``*_high``); ``meta`` says what was played (rules, design, seed, sizes).
+    Every rate and mean is over deal sets with a 95% interval (``*_lo``,
+    ``*_hi``); ``meta`` says what was played (rules, design, seed, sizes).
     """
 
     results: pd.DataFrame
@@ -457,8 +473,8 @@ class TournamentResult:
 
     def _repr_html_(self) -> str:
         meta = self.meta
-        columns = ["rank", "policy", "win_rate", "win_rate_low", "win_rate_high", "points_margin", "win_p_value"]
-        pair_columns = ["policy", "opponent", "win_rate", "win_rate_low", "win_rate_high", "win_p_value"]
+        columns = ["rank", "policy", "win_rate", "win_rate_lo", "win_rate_hi", "points_margin", "win_p_value"]
+        pair_columns = ["policy", "opponent", "win_rate", "win_rate_lo", "win_rate_hi", "win_p_value"]
         return html_card(
             f"{meta['design']} round-robin of {', '.join(meta['policies'])}: {meta['matches']:,} matches, "
             f"seed {meta['seed']}",
@@ -470,12 +486,14 @@ class TournamentResult:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """One JSON-ready object: ``meta`` plus the ``pairs`` and ``standings`` records."""
-        return {
-            **self.meta,
-            "pairs": json.loads(self.pairs.to_json(orient="records")),
-            "standings": json.loads(self.standings.to_json(orient="records")),
-        }
+        """One JSON-ready object: ``meta`` plus the ``pairs`` and ``standings`` records, each figure with an
+        interval as one :class:`~bergen_sim.core.estimate.Estimate` object over the row's deal sets."""
+
+        def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+            rows = json.loads(frame.to_json(orient="records"))
+            return [nest(row, ESTIMATE_UNITS, row["deal_sets"], "deal sets") for row in rows]
+
+        return {**self.meta, "pairs": records(self.pairs), "standings": records(self.standings)}
 
     def write(self, path: str | os.PathLike | OutputFile) -> None:
         """Write the results to ``.csv``, ``.parquet`` (both: all rows) or ``.json`` (:meth:`to_json`), atomically.
@@ -497,7 +515,7 @@ class TournamentResult:
                 )
             elif target.suffix == ".json":
                 handle.write(
-                    (json.dumps({**self.to_json(), "provenance": provenance.record()}, indent=1) + "\n").encode()
+                    (strict_json({**self.to_json(), "provenance": provenance.record()}, indent=1) + "\n").encode()
                 )
             else:
                 handle.write(self.results.to_csv(index=False).encode())

@@ -26,7 +26,8 @@ changed (more matches, another setting) is played anew.  A cell interrupted
 midway resumes from its checkpoint (``OUT/checkpoints/CELL``).  At the end
 the rows of every cell form one results table, ``OUT/results.csv`` and
 ``OUT/results.parquet`` (provenance in its metadata), estimates as ``x``,
-``x_lo``, ``x_hi`` (95% intervals) with their sample sizes.
+``x_lo``, ``x_hi`` (95% intervals) with their sample sizes; ``bergen-sim run
+--json`` prints the rows with each estimate as one object (:func:`results_json`).
 
 Everything in the file is checked before anything is played, and anything
 unknown or wrong is refused in one line (:class:`ExperimentError`).
@@ -48,6 +49,7 @@ from typing import Any
 
 from bergen_sim.core import provenance
 from bergen_sim.core.errors import BergenError, shown
+from bergen_sim.core.estimate import nest
 from bergen_sim.core.limits import (
     MAX_CELLS,
     MAX_CHUNK_SIZE,
@@ -472,12 +474,12 @@ def _simulate_rows(
                 "seats": ",".join(seats[side::sides]),
                 "matches": s["matches"],
                 "match_wins": s["match_wins"][side],
-                "match_win_rate": win["rate"],
-                "match_win_rate_lo": win["ci95"][0],
-                "match_win_rate_hi": win["ci95"][1],
-                "hands_per_match": s["hands_per_match"]["mean"],
-                "hands_per_match_lo": s["hands_per_match"]["ci95"][0],
-                "hands_per_match_hi": s["hands_per_match"]["ci95"][1],
+                "match_win_rate": win["value"],
+                "match_win_rate_lo": win["low"],
+                "match_win_rate_hi": win["high"],
+                "hands_per_match": s["hands_per_match"]["value"],
+                "hands_per_match_lo": s["hands_per_match"]["low"],
+                "hands_per_match_hi": s["hands_per_match"]["high"],
                 "run_id": result.run_id,
             }
         )
@@ -513,15 +515,30 @@ def _compare_rows(
                 "rank": int(row["rank"]),
                 "matches": int(result.meta["matches"]),
                 "win_rate": float(row["win_rate"]),
-                "win_rate_lo": float(row["win_rate_low"]),
-                "win_rate_hi": float(row["win_rate_high"]),
+                "win_rate_lo": float(row["win_rate_lo"]),
+                "win_rate_hi": float(row["win_rate_hi"]),
                 "points_margin": float(row["points_margin"]),
-                "points_margin_lo": float(row["points_margin_low"]),
-                "points_margin_hi": float(row["points_margin_high"]),
+                "points_margin_lo": float(row["points_margin_lo"]),
+                "points_margin_hi": float(row["points_margin_hi"]),
                 "win_p_value": float(row["win_p_value"]),
             }
         )
     return rows, failed
+
+
+def results_json(experiment: Experiment, table: Any) -> list[dict[str, Any]]:
+    """The results rows as JSON objects, each ``x``, ``x_lo``, ``x_hi`` as one
+    :class:`~bergen_sim.core.estimate.Estimate` object: over the cell's matches (simulate) or its deal sets per
+    pair (compare)."""
+    from bergen_sim.services.comparison import ESTIMATE_UNITS
+    from bergen_sim.services.simulation import UNITS
+
+    rows = json.loads(table.to_json(orient="records", double_precision=15))
+    if experiment.kind == "simulate":
+        units = {name: UNITS[name] for name in ("match_win_rate", "hands_per_match")}
+        return [nest(row, units, row["matches"], "matches") for row in rows]
+    units = {name: ESTIMATE_UNITS[name] for name in ("win_rate", "points_margin")}
+    return [nest(row, units, experiment.matches, "deal sets") for row in rows]
 
 
 @dataclass

@@ -35,16 +35,25 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from bergen_sim.core.errors import BergenError, escaped, one_line, shown
+from bergen_sim.core.estimate import Estimate
 from bergen_sim.core.i18n import N_, interval, num, tr, use
 from bergen_sim.core.limits import MAX_SEED, MAX_WORLDS, MIN_WORLDS, check_range, check_seed, short_number
 from bergen_sim.core.stats import Z95
-from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, analyze, check_player
+from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, Analysis, analyze, check_player
 from bergen_sim.services.files.record import Action, WrittenGame, drive, each_decision
 
 DEFAULT_WORLDS = 20_000
 DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
 #: a decision's verdict (the value in JSON) as the text a player reads calls it
+#: what each figure of an analysed move counts, as its JSON estimate says
+MOVE_UNITS = {
+    "win": "match-win probability",
+    "points": "points this hand",
+    "win_behind_best": "match-win probability behind the best move",
+    "win_behind_best_held_out": "match-win probability behind the best move",
+}
+WIN, LOSS = MOVE_UNITS["win"], MOVE_UNITS["win_behind_best"]
 VERDICTS = {"best": N_("best"), "error": N_("error"), "blunder": N_("blunder"), "unclear": N_("unclear")}
 
 
@@ -61,9 +70,9 @@ class Decision:
     played: str
     best: str
     legal_moves: int
-    win_played: dict[str, Any]  # mean, ci95, n: the match-win probability after the move made
-    win_best: dict[str, Any]
-    loss: dict[str, Any]  # win_best - win_played, paired, on worlds that did not choose the best move
+    win_played: Estimate  # the match-win probability after the move made, over the decision's worlds
+    win_best: Estimate
+    loss: Estimate  # win_best - win_played, paired, on worlds that did not choose the best move
     verdict: str
     worlds: int
     stopped: str
@@ -83,8 +92,14 @@ class SeatSummary:
     total_loss: float = 0.0
     total_loss_var: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def loss_estimate(self) -> Estimate:
+        """The total loss of the seat's decisions with its 95% interval (the decisions' worlds are independent)."""
         half = Z95 * math.sqrt(self.total_loss_var)
+        return Estimate(
+            self.total_loss, self.total_loss - half, self.total_loss + half, self.decisions, LOSS, "decisions"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
         return {
             "seat": self.seat,
             "name": self.name,
@@ -93,11 +108,7 @@ class SeatSummary:
             "errors": self.errors,
             "blunders": self.blunders,
             "unclear": self.unclear,
-            "total_loss": {
-                "mean": self.total_loss,
-                "ci95": [self.total_loss - half, self.total_loss + half],
-                "n": self.decisions,
-            },
+            "total_loss": self.loss_estimate().to_json(),
             "loss_per_decision": self.total_loss / self.decisions if self.decisions else math.nan,
         }
 
@@ -112,11 +123,10 @@ class Review:
     settings: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready result (unit of every win and loss: match-win probability, 0..1)."""
+        """JSON-ready result, every win and loss an :class:`Estimate` object (match-win probability, 0..1)."""
         return {
             "rules": self.rules,
             "settings": self.settings,
-            "unit": "match-win probability (0..1)",
             "decisions": [asdict(d) for d in self.decisions],
             "seats": [s.to_dict() for s in self.seats],
         }
@@ -126,18 +136,30 @@ class Review:
         return f"Review({len(self.decisions)} decisions, {errors} errors)"
 
 
-def _verdict(record: dict[str, Any], is_best: bool, blunder: float) -> str:
-    lo = record["ci95"][0]
+def analysis_json(result: Analysis) -> dict[str, Any]:
+    """A position analysis as JSON (``analyze --json``), each move's figures as :class:`Estimate` objects over the
+    worlds sampled (the analysis' own move records keep ``mean`` and ``ci95``)."""
+    data = result.to_dict()
+    data["moves"] = [
+        {
+            key: Estimate.from_record(value, MOVE_UNITS[key], "worlds").to_json() if key in MOVE_UNITS else value
+            for key, value in move.items()
+        }
+        for move in data["moves"]
+    ]
+    return data
+
+
+def _verdict(loss: Estimate, is_best: bool, blunder: float) -> str:
     if is_best:
         return "best"
-    if lo > 0:
-        return "blunder" if record["mean"] >= blunder else "error"
+    if loss.low > 0:
+        return "blunder" if loss.value >= blunder else "error"
     return "unclear"
 
 
-def _se(record: dict[str, Any]) -> float:
-    lo, hi = record["ci95"]
-    return (hi - lo) / (2 * Z95) if hi > lo else 0.0
+def _se(loss: Estimate) -> float:
+    return (loss.high - loss.low) / (2 * Z95) if loss.high > loss.low else 0.0
 
 
 def decision_seed(seed: int, match: int, number: int) -> int:
@@ -222,7 +244,7 @@ def review(
             or made.get("mirror_of") == f"{best['tile']} {best['end']}"
             or (same["mean"] == 0 and same["ci95"][0] == same["ci95"][1] == 0)
         )
-        loss = same if is_best else made["win_behind_best_held_out"]
+        loss = Estimate.from_record(same if is_best else made["win_behind_best_held_out"], LOSS, "worlds")
         verdict = _verdict(loss, is_best, blunder)
         decision = Decision(
             match=index,
@@ -234,8 +256,8 @@ def review(
             played=f"{action.tile} {action.end}",
             best=f"{best['tile']} {best['end']}",
             legal_moves=len(moves),
-            win_played=made["win"],
-            win_best=best["win"],
+            win_played=Estimate.from_record(made["win"], WIN, "worlds"),
+            win_best=Estimate.from_record(best["win"], WIN, "worlds"),
             loss=loss,
             verdict=verdict,
             worlds=result.worlds,
@@ -248,7 +270,7 @@ def review(
         summary.errors += verdict in ("error", "blunder")
         summary.blunders += verdict == "blunder"
         summary.unclear += verdict == "unclear"
-        summary.total_loss += loss["mean"]
+        summary.total_loss += loss.value
         summary.total_loss_var += _se(loss) ** 2
         if progress is not None:
             progress(len(decisions))
@@ -304,9 +326,9 @@ def _draw_figure(plt, result: Review, path: str | Path | BinaryIO) -> str | Path
     fig, ax = plt.subplots(figsize=(8, 3.6))
     for summary in result.seats:
         xs = [k for k, d in enumerate(result.decisions, 1) if d.seat == summary.seat]
-        ys = [100 * d.win_played["mean"] for d in result.decisions if d.seat == summary.seat]
-        lo = [100 * d.win_played["ci95"][0] for d in result.decisions if d.seat == summary.seat]
-        hi = [100 * d.win_played["ci95"][1] for d in result.decisions if d.seat == summary.seat]
+        ys = [100 * d.win_played.value for d in result.decisions if d.seat == summary.seat]
+        lo = [100 * d.win_played.low for d in result.decisions if d.seat == summary.seat]
+        hi = [100 * d.win_played.high for d in result.decisions if d.seat == summary.seat]
         (line,) = ax.plot(
             xs,
             ys,
@@ -340,11 +362,11 @@ def _draw_figure(plt, result: Review, path: str | Path | BinaryIO) -> str | Path
     return path
 
 
-def points_text(record: dict[str, Any]) -> str:
+def points_text(estimate: Estimate) -> str:
     """A loss or a win in points of match-win probability with its 95% interval, as the language writes numbers:
     ``1.2 [0.4, 2.0]``, in Danish ``1,2 [0,4; 2,0]``."""
-    lo, hi = record["ci95"]
-    return f"{num(100 * record['mean'], '.1f')} {interval(num(100 * lo, '.1f'), num(100 * hi, '.1f'))}"
+    low, high = num(100 * estimate.low, ".1f"), num(100 * estimate.high, ".1f")
+    return f"{num(100 * estimate.value, '.1f')} {interval(low, high)}"
 
 
 def _engine_text(settings: dict[str, Any]) -> str:
@@ -404,11 +426,10 @@ def _markdown(result: Review, figure: str | None, source: str) -> str:
         + " |",
         "|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for summary in (seat.to_dict() for seat in result.seats):
+    for seat in result.seats:
         lines.append(
-            f"| {summary['seat']} | {plain(summary['name'])} | {summary['decisions']} | {summary['best']} | "
-            f"{summary['errors']} | {summary['blunders']} | {summary['unclear']} | "
-            f"{points_text(summary['total_loss'])} |"
+            f"| {seat.seat} | {plain(seat.name)} | {seat.decisions} | {seat.best} | "
+            f"{seat.errors} | {seat.blunders} | {seat.unclear} | {points_text(seat.loss_estimate())} |"
         )
     if figure:
         caption = tr("match-win probability through the game")

@@ -35,7 +35,8 @@ if TYPE_CHECKING:  # pandas is imported only when rows are asked for: a summary 
 
 @dataclass
 class SimulationResult:
-    """A run's summary (JSON-ready dict) and, when asked, its per-match rows."""
+    """A run's summary (JSON-ready dict; every estimate in it an :class:`~bergen_sim.core.estimate.Estimate`'s JSON
+    object) and, when asked, its per-match rows."""
 
     summary: dict[str, Any]
     matches: pd.DataFrame | None = None
@@ -52,7 +53,7 @@ class SimulationResult:
         )
 
     def __repr__(self) -> str:
-        wins = ", ".join(f"{100 * r['rate']:.1f}%" for r in self.summary["match_win_rate"])
+        wins = ", ".join(f"{100 * r['value']:.1f}%" for r in self.summary["match_win_rate"])
         rows = "" if self.matches is None else f"; rows: {len(self.matches):,}"
         return f"SimulationResult({self._headline()}; side match wins {wins}{rows})"
 
@@ -63,7 +64,7 @@ class SimulationResult:
             for side, record in enumerate(s["match_win_rate"])
         ]
         notes += [
-            f"hands per match: {ci(s['hands_per_match'], 'mean', percent=False)}",
+            f"hands per match: {ci(s['hands_per_match'], percent=False)}",
             f"leader's side wins a decided hand: {ci(s['leader_side_hand_win_rate'])}",
             "95% intervals in brackets; .summary has every count, .matches the rows (rows=True)",
         ]
@@ -77,6 +78,16 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+#: what each estimate of a summary counts, as its JSON object says
+UNITS = {
+    "match_win_rate": "share of matches won",
+    "leader_side_hand_win_rate": "share of decided hands won by the side that led",
+    "hands_per_match": "hands per match",
+    "double_headers_per_hand": "double-headers per hand",
+    "triple_headers_per_hand": "triple-headers per hand",
+}
+
+
 def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: int, elapsed: float) -> dict[str, Any]:
     """The summary of a run from its merged totals (layout ``S_*``)."""
     t = L.TOTALS.decode(totals, widths={"match_wins": rules.sides})
@@ -85,7 +96,7 @@ def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: i
         **{name: t[name] for name in L.TOTALS.names("count")},
         "points_by_source": {name.removeprefix("points_"): t[name] for name in L.TOTALS.names("points")},
         "match_wins": wins,
-        "match_win_rate": [stats.rate(w, matches) for w in wins],
+        "match_win_rate": [stats.rate(w, matches, UNITS["match_win_rate"]).to_json() for w in wins],
         "decided_hands": t["decided_hands"],
         "leader_side_hand_wins": t["leader_side_wins"],
         "leader_side_hand_win_rate": stats.per_match_ratio(
@@ -95,16 +106,28 @@ def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: i
             t["decided_hands_sq"],
             t["leader_side_wins_decided"],
             matches,
-            key="rate",
+            UNITS["leader_side_hand_win_rate"],
             high=1.0,
-        ),
-        "hands_per_match": stats.mean(hands, t["hands_sq"], matches),
+        ).to_json(),
+        "hands_per_match": stats.mean(hands, t["hands_sq"], matches, UNITS["hands_per_match"]).to_json(),
         "double_headers_per_hand": stats.per_match_ratio(
-            t["double_headers"], hands, t["double_headers_sq"], t["hands_sq"], t["double_headers_hands"], matches
-        ),
+            t["double_headers"],
+            hands,
+            t["double_headers_sq"],
+            t["hands_sq"],
+            t["double_headers_hands"],
+            matches,
+            UNITS["double_headers_per_hand"],
+        ).to_json(),
         "triple_headers_per_hand": stats.per_match_ratio(
-            t["triple_headers"], hands, t["triple_headers_sq"], t["hands_sq"], t["triple_headers_hands"], matches
-        ),
+            t["triple_headers"],
+            hands,
+            t["triple_headers_sq"],
+            t["hands_sq"],
+            t["triple_headers_hands"],
+            matches,
+            UNITS["triple_headers_per_hand"],
+        ).to_json(),
         "policy_calls": t["policy_calls"],
         "elapsed_s": elapsed,
         "matches_per_s": matches / elapsed if elapsed > 0 else None,

@@ -39,8 +39,8 @@ def _figures(result, a: str) -> dict:
     return {
         "win_rate": float(row["win_rate"]),
         "matches": int(row["matches"]),
-        "win_half": float(row["win_rate_high"] - row["win_rate_low"]) / 2,
-        "margin_half": float(row["points_margin_high"] - row["points_margin_low"]) / 2,
+        "win_half": float(row["win_rate_hi"] - row["win_rate_lo"]) / 2,
+        "margin_half": float(row["points_margin_hi"] - row["points_margin_lo"]) / 2,
     }
 
 

@@ -80,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         results["games"][title] = {"spinner": rules.spinner, **pair}
         print(
-            f"{title}: {RETUNED} wins {pair['win_rate']:.4f} [{pair['win_rate_low']:.4f}, "
-            f"{pair['win_rate_high']:.4f}] against expert",
+            f"{title}: {RETUNED} wins {pair['win_rate']:.4f} [{pair['win_rate_lo']:.4f}, "
+            f"{pair['win_rate_hi']:.4f}] against expert",
             flush=True,
         )
     Path(args.out).write_text(json.dumps(results, indent=2, default=str) + "\n")

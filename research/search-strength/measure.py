@@ -113,9 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             results["games"][title] = {"players": players, "partnerships": partnerships, "challengers": rows}
             out.write_text(json.dumps(results, indent=2, default=str) + "\n")
             print(
-                f"{title}: {challenger} wins {pair['win_rate']:.4f} [{pair['win_rate_low']:.4f}, "
-                f"{pair['win_rate_high']:.4f}], adjusted {pair['adjusted_win_rate']:.4f} "
-                f"[{pair['adjusted_win_rate_low']:.4f}, {pair['adjusted_win_rate_high']:.4f}] against "
+                f"{title}: {challenger} wins {pair['win_rate']:.4f} [{pair['win_rate_lo']:.4f}, "
+                f"{pair['win_rate_hi']:.4f}], adjusted {pair['adjusted_win_rate']:.4f} "
+                f"[{pair['adjusted_win_rate_lo']:.4f}, {pair['adjusted_win_rate_hi']:.4f}] against "
                 f"{OPPONENT} ({sets} deal sets, {pair['wall_seconds']} s)",
                 flush=True,
             )

@@ -83,8 +83,9 @@ def test_compare_shows_a_clipped_interval_as_its_bounds(capsys):
     assert main(["compare", "--policy", "greedy,random", "--deals", "3", "--workers", "1", "--json", "-q"]) == 0
     rows = json.loads(capsys.readouterr().out)
     for row in rows["pairs"]:
-        assert 0.0 <= row["win_rate_low"] <= row["win_rate"] <= row["win_rate_high"] <= 1.0
-        assert row["points_per_hand_low"] >= 0.0
+        win = row["win_rate"]
+        assert 0.0 <= win["low"] <= win["value"] <= win["high"] <= 1.0
+        assert row["points_per_hand"]["low"] >= 0.0
 
 
 def test_a_luck_adjustment_too_small_to_fit_says_so(capsys):

@@ -31,7 +31,7 @@ def test_c_loop_totals_equal_engine(exe, players, partnerships):
     )
     assert c_reference.agree(c_totals, result.summary) == []
     sides = 2 if partnerships or players == 2 else players
-    engine_wins = [round(result.summary["match_win_rate"][s]["rate"] * matches) for s in range(sides)]
+    engine_wins = [round(result.summary["match_win_rate"][s]["value"] * matches) for s in range(sides)]
     assert c_totals["wins"] == engine_wins
 
 

@@ -12,6 +12,7 @@ import pytest
 import bergen_sim
 from bergen_sim.cli import main
 from bergen_sim.services import experiment
+from tests.helpers import schema_validator
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,6 +31,17 @@ target = 8
 first = ["first"]
 random = "random"
 """
+
+
+def _flat(row: dict) -> dict:
+    """A JSON results row with each estimate object written as the table's ``x``, ``x_lo``, ``x_hi`` columns."""
+    flat = {}
+    for key, value in row.items():
+        if isinstance(value, dict):
+            flat.update({key: value["value"], f"{key}_lo": value["low"], f"{key}_hi": value["high"]})
+        else:
+            flat[key] = value
+    return flat
 
 
 def write(tmp_path: Path, text: str, name: str = "exp.toml") -> Path:
@@ -54,12 +66,17 @@ def test_a_batch_is_played_tabled_and_matches_direct_runs(capsys, tmp_path):
     assert data["cells"] == 8 and data["played"] == 8 and data["reused"] == 0  # 2 rule sets x 2 sizes x 2 sets x 1 seed
     table = pd.read_parquet(out / "results.parquet")
     assert len(table) == 2 * (2 + 3) * 2  # one row per side: 2 sides at size 2, 3 at size 3
-    pd.testing.assert_frame_equal(table, pd.DataFrame(data["results"]))
+    schema_validator("run").validate(data)
+    flat = pd.DataFrame([_flat(row) for row in data["results"]])  # each estimate object as x, x_lo, x_hi
+    pd.testing.assert_frame_equal(table, flat[table.columns])
+    assert (
+        data["results"][0]["match_win_rate"]["n"] == 60 and data["results"][0]["hands_per_match"]["n_unit"] == "matches"
+    )
     assert len(pd.read_csv(out / "results.csv")) == len(table)
     cell = table[(table["rule_set"] == "short") & (table["size"] == "3") & (table["policy_set"] == "random")]
     direct = bergen_sim.simulate(players=3, settings={"target": 8}, policies="random", matches=60, seed=4, workers=1)
     assert cell["match_wins"].tolist() == direct.summary["match_wins"]
-    assert cell["hands_per_match"].iloc[0] == pytest.approx(direct.summary["hands_per_match"]["mean"])
+    assert cell["hands_per_match"].iloc[0] == pytest.approx(direct.summary["hands_per_match"]["value"])
     meta = json.loads(pq.read_schema(out / "results.parquet").metadata[b"bergen_sim"])
     assert meta["cells"] == 8 and meta["provenance"]["command"].startswith("bergen-sim run")
     assert not (out / "checkpoints").exists()
@@ -113,10 +130,13 @@ def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
         capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "c"), "--workers", "1", "--json"
     )
     assert status == 0, err
+    schema_validator("run").validate(json.loads(stdout))
     rows = json.loads(stdout)["results"]
     direct = bergen_sim.compare(policies=["first", "random"], matches=12, workers=1).standings
     assert [r["policy"] for r in rows] == direct["policy"].tolist()
-    assert [r["win_rate"] for r in rows] == pytest.approx(direct["win_rate"].tolist())
+    assert [r["win_rate"]["value"] for r in rows] == pytest.approx(direct["win_rate"].tolist())
+    assert [r["win_rate"]["high"] for r in rows] == pytest.approx(direct["win_rate_hi"].tolist())
+    assert {(r["win_rate"]["n"], r["points_margin"]["n_unit"]) for r in rows} == {(12, "deal sets")}
     text = 'matches = 30\nrows = true\n[policies]\nduel = ["first", "random"]\n'
     status, stdout, err = run(
         capsys, "run", str(write(tmp_path, text, "rows.toml")), "--out", str(tmp_path / "r"), "--workers", "1", "--json"

@@ -28,7 +28,7 @@ from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.services.comparison import CompareError, compare
 from bergen_sim.services.execution.jobs import Job
 from bergen_sim.services.luck import DECISION_RUNS, cross_fitted, decider_rows, rollout_policies, traced_chunk
-from tests.helpers import assert_halts_soon, deal_keyed_hand, error_lines
+from tests.helpers import assert_halts_soon, deal_keyed_hand, error_lines, schema_validator
 
 #: few play-outs keep the tests quick; unbiasedness holds for any number
 FAST = dict(rollouts=2, deal_samples=4)
@@ -318,7 +318,7 @@ def test_compare_reports_adjusted_figures_beside_raw():
     raw = compare(policies=["first", "random"], matches=40, seed=3, workers=1).pairs.iloc[0]
     for name in ("win_rate", "points_per_hand", "opponent_points_per_hand", "points_margin"):
         assert row[name] == pytest.approx(raw[name])  # the raw figures are the same matches'
-        for suffix in ("", "_low", "_high"):
+        for suffix in ("", "_lo", "_hi"):
             assert np.isfinite(row[f"adjusted_{name}{suffix}"])
     assert {"adjusted_win_p_value", "adjusted_win_significant", "adjusted_points_p_value"} <= set(row.index)
     assert result.meta["adjust"] == "luck"
@@ -354,14 +354,10 @@ def test_cli_adjust_luck_json(capsys):
     assert main([*args, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["adjust"] == "luck"
+    schema_validator("compare").validate(data)
     pair = data["pairs"][0]
-    assert {
-        "adjusted_win_rate",
-        "adjusted_win_rate_low",
-        "adjusted_win_rate_high",
-        "adjusted_points_per_hand",
-        "adjusted_points_margin",
-    } <= set(pair)
+    assert {"adjusted_win_rate", "adjusted_points_per_hand", "adjusted_points_margin"} <= set(pair)
+    assert pair["adjusted_win_rate"]["n"] == 20 and pair["adjusted_win_rate"]["unit"] == "share of matches won"
     assert main(args) == 0
     assert "luck-adjusted" in capsys.readouterr().out
     assert main(["compare", "--policy", "first,random", "--adjust", "skill"]) == 2

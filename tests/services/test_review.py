@@ -16,7 +16,7 @@ from bergen_sim.model.reference import split_matches
 from bergen_sim.search.position import ENGINES
 from bergen_sim.services.files.record import RecordError, decision_view, drive, parse_record, read_games
 from bergen_sim.services.game_review import markdown, review
-from tests.helpers import english_left, error_lines
+from tests.helpers import english_left, error_lines, schema_validator
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
@@ -97,12 +97,12 @@ def test_review_finds_the_blunder_and_passes_the_forced_and_mirrored_moves():
     # decisions: Bob's 1-2 on either end of 1d|1d (mirror images), Ann's 3-5 L; the rest were forced
     assert [(d.seat, d.played) for d in result.decisions] == [(1, "1-2 R"), (0, "3-5 L")]
     bob, ann = result.decisions
-    assert bob.verdict == "best" and bob.loss["mean"] == 0
-    assert ann.best in ("3-4 L", "3-4 R") and ann.win_best["mean"] == 1.0  # the header wins the match at once
-    assert ann.verdict == "blunder" and ann.loss["ci95"][0] > 0.05
+    assert bob.verdict == "best" and bob.loss.value == 0
+    assert ann.best in ("3-4 L", "3-4 R") and ann.win_best.value == 1.0  # the header wins the match at once
+    assert ann.verdict == "blunder" and ann.loss.low > 0.05
     seats = {s.seat: s.to_dict() for s in result.seats}
     assert seats[0]["name"] == "Ann" and seats[0]["blunders"] == 1 and seats[0]["errors"] == 1
-    assert seats[1]["errors"] == 0 and seats[1]["total_loss"]["mean"] == 0
+    assert seats[1]["errors"] == 0 and seats[1]["total_loss"]["value"] == 0
     only_bob = review([parse_record(BLUNDER)], seats=[1], worlds=400, batch=200)
     assert [d.seat for d in only_bob.decisions] == [1]
 
@@ -114,10 +114,9 @@ def test_review_of_a_trace_judges_every_decision_of_more_than_one_move():
     drive(games[0], lambda game, action: chances.append(len(game.legal_moves())))
     assert len(result.decisions) == sum(1 for n in chances if n > 1) > 5
     for d in result.decisions:
-        lo, hi = d.loss["ci95"]
-        assert lo <= d.loss["mean"] <= hi and d.worlds <= 200
+        assert d.loss.low <= d.loss.value <= d.loss.high and d.worlds <= 200
         assert d.verdict in ("best", "error", "blunder", "unclear")
-        assert (d.verdict in ("error", "blunder")) == (lo > 0 and d.verdict != "best")
+        assert (d.verdict in ("error", "blunder")) == (d.loss.low > 0 and d.verdict != "best")
     assert sum(s.decisions for s in result.seats) == len(result.decisions)
 
 
@@ -169,7 +168,12 @@ def test_the_review_command_writes_json_a_report_and_a_figure(tmp_path, capsys):
     out = tmp_path / "review.md"
     assert main(["review", str(record), "--worlds", "300", "--json", "--out", str(out)]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["unit"] == "match-win probability (0..1)" and len(data["decisions"]) == 2
+    schema_validator("review").validate(data)
+    assert (
+        len(data["decisions"]) == 2
+        and data["decisions"][1]["loss"]["unit"] == "match-win probability behind the best move"
+    )
+    assert data["decisions"][1]["loss"]["n_unit"] == "worlds" and data["seats"][0]["total_loss"]["n"] == 1
     assert data["seats"][0]["blunders"] == 1
     text = out.read_text()
     assert "| 0 | Ann | 1 | 0 | 1 | 1 |" in text and "![match-win probability" in text
@@ -381,6 +385,7 @@ def test_analyze_a_decision_of_a_game_repeats_its_review_row(tmp_path, capsys):
     ]
     assert main([*args, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
+    schema_validator("analyze").validate(data)
     assert data["game"] == {
         "file": str(game),
         "match": 1,

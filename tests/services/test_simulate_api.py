@@ -41,11 +41,12 @@ def test_simulate_returns_summary_and_rows():
     assert (scores[range(300), frame["winner"]] >= 10).all()
     # every point is accounted for by its source
     assert scores.sum() == sum(summary["points_by_source"].values())
-    # the summary's intervals carry their sample sizes
-    assert summary["hands_per_match"]["n"] == 300
-    assert summary["leader_side_hand_win_rate"]["n"] == summary["decided_hands"]
-    lo, hi = summary["double_headers_per_hand"]["ci95"]
-    assert lo < summary["double_headers"] / summary["hands"] < hi
+    # the summary's intervals carry their sample sizes: the matches, the independent units, even of a rate per hand
+    assert summary["hands_per_match"]["n"] == 300 and summary["hands_per_match"]["n_unit"] == "matches"
+    assert summary["leader_side_hand_win_rate"]["n"] == 300
+    rate = summary["double_headers_per_hand"]
+    assert rate["low"] < summary["double_headers"] / summary["hands"] < rate["high"]
+    assert rate["unit"] == "double-headers per hand"
 
 
 def test_per_hand_rates_take_the_match_as_their_unit():
@@ -57,18 +58,20 @@ def test_per_hand_rates_take_the_match_as_their_unit():
     summary, frame = result.summary, result.matches
     for name, column in (("double_headers_per_hand", "double_headers"), ("triple_headers_per_hand", "triple_headers")):
         want = stats.clustered_ratio(stats.cluster_sums(frame[column], frame["hands"]))
-        record = summary[name]
-        assert record["matches"] == 400 and record["n"] == summary["hands"]
-        assert record["mean"] == pytest.approx(want[0]) and record["ci95"] == pytest.approx([max(want[1], 0), want[2]])
+        estimate = summary[name]
+        assert estimate["n"] == 400 and estimate["n_unit"] == "matches"
+        assert estimate["value"] == pytest.approx(want[0])
+        assert [estimate["low"], estimate["high"]] == pytest.approx([max(want[1], 0), want[2]])
     want = stats.clustered_ratio(stats.cluster_sums(frame["leader_side_wins"], frame["decided_hands"]))
-    assert summary["leader_side_hand_win_rate"]["ci95"] == pytest.approx(list(want[1:]))
+    leader = summary["leader_side_hand_win_rate"]
+    assert [leader["low"], leader["high"]] == pytest.approx(list(want[1:]))
     assert frame["decided_hands"].sum() == summary["decided_hands"]
     few = bergen_sim.simulate(
         players=8, preset="standard", settings={"domino_set": "double-nine"}, matches=3, seed=1, workers=1
     ).summary
     for name in ("double_headers_per_hand", "triple_headers_per_hand", "leader_side_hand_win_rate"):
-        assert few[name]["ci95"][0] >= 0.0
-    assert few["leader_side_hand_win_rate"]["ci95"][1] <= 1.0
+        assert few[name]["low"] >= 0.0
+    assert few["leader_side_hand_win_rate"]["high"] <= 1.0
 
 
 def test_rows_only_when_asked():

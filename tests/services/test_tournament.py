@@ -123,7 +123,7 @@ def test_the_field_is_the_per_deal_set_mean_over_opponents():
     field = frame[frame["opponent"] == FIELD].set_index("policy")
     expected_y = ((1 - share["x", "y"]) + share["y", "z"]) / 2
     assert field.loc["y", "win_rate"] == pytest.approx(expected_y.mean())
-    assert field.loc["y", "win_rate_high"] == pytest.approx(paired_interval(expected_y)["ci95"][1])
+    assert field.loc["y", "win_rate_hi"] == pytest.approx(paired_interval(expected_y)["ci95"][1])
     assert field.loc["y", "matches"] == 1200
     assert sorted(field["rank"]) == [1, 2, 3]
     assert field["win_rate"].idxmax() == field["rank"].idxmin()
@@ -143,15 +143,15 @@ def test_two_copies_of_one_policy_come_out_exactly_even_on_duplicate_deals(shape
     # so any slip in which seat or side is credited to which policy would show
     result = compare(policies=["random", ALIAS], matches=300, seed=4, **shape)
     for _, row in result.results.iterrows():
-        assert (row["win_rate_low"], row["win_rate"], row["win_rate_high"]) == (0.5, 0.5, 0.5)
+        assert (row["win_rate_lo"], row["win_rate"], row["win_rate_hi"]) == (0.5, 0.5, 0.5)
         assert row["points_margin"] == 0.0 and not row["win_significant"]
 
 
 def test_two_copies_of_one_policy_come_out_even_within_the_interval_on_independent_deals():
     row = compare(policies=["random", ALIAS], matches=2_000, seed=4, independent=True).pairs.iloc[0]
-    assert row["win_rate_low"] < 0.5 < row["win_rate_high"]
-    assert row["points_margin_low"] < 0 < row["points_margin_high"]
-    assert row["win_rate_high"] - row["win_rate_low"] > 0.01  # a real interval, not a degenerate one
+    assert row["win_rate_lo"] < 0.5 < row["win_rate_hi"]
+    assert row["points_margin_lo"] < 0 < row["points_margin_hi"]
+    assert row["win_rate_hi"] - row["win_rate_lo"] > 0.01  # a real interval, not a degenerate one
 
 
 def test_pair_results_match_a_recount_from_simulate():
@@ -164,7 +164,7 @@ def test_pair_results_match_a_recount_from_simulate():
     assert (row["deal_sets"], row["matches"], result.meta["matches"]) == (400, 800, 800)
     assert row["win_rate"] == pytest.approx(share.mean())
     assert row["points_per_hand"] == pytest.approx(points.mean())
-    assert row["win_rate_high"] == pytest.approx(paired_interval(share)["ci95"][1])
+    assert row["win_rate_hi"] == pytest.approx(paired_interval(share)["ci95"][1])
     standings = result.standings
     assert standings.loc[standings["policy"] == "first", "win_rate"].item() == pytest.approx(share.mean())
     assert result.meta["rotations"] == ["ab", "ba"] and result.meta["design"] == "duplicate"

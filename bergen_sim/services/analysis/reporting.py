@@ -332,8 +332,7 @@ class Context:
 
         Enough deal sets that every pair plays at least ``matches`` (default
         ``self.matches``) matches.  One row per (policy, opponent), ``opponent == "field"``
-        for each policy against all the others, intervals renamed to the
-        ``_lo`` / ``_hi`` convention.
+        for each policy against all the others, intervals as ``_lo`` / ``_hi`` columns.
         """
         names = list(strategies or self.strategies)
         deal_sets = math.ceil((matches or self.matches) / len(rotation_patterns(rules)))
@@ -365,8 +364,7 @@ class Context:
                 "elapsed_s": round(elapsed, 3),
             }
         )
-        table = result.results.rename(columns=lambda c: c.replace("_low", "_lo").replace("_high", "_hi"))
-        return table.drop(columns=["rank"])
+        return result.results.drop(columns=["rank"])
 
     def _record(self, run: dict[str, Any]) -> None:
         self.runs.append(run)
