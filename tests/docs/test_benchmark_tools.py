@@ -402,7 +402,11 @@ def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_pl
             ["--policies", "greedy,random", "--out", "{tmp}/bad.json"],
             "cannot read it as JSON",
         ),
-        ("research/luck-adjustment/replicate.py", ["--policies", "greedy", "--out", "{tmp}/r.json"], "give two policies"),
+        (
+            "research/luck-adjustment/replicate.py",
+            ["--policies", "greedy", "--out", "{tmp}/r.json"],
+            "give two policies",
+        ),
         ("research/luck-adjustment/replicate.py", ["--policies", "a,b,c", "--out", "{tmp}/r.json"], "give two"),
         (
             "research/luck-adjustment/replicate.py",
