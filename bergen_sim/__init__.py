@@ -37,6 +37,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "report": ("bergen_sim.services.analysis.reporting", "report"),
     "analysis": ("bergen_sim.services.analysis.reporting", None),
     "Rules": ("bergen_sim.model.rules", "Rules"),
+    "Estimate": ("bergen_sim.core.estimate", "Estimate"),
     "Lead": ("bergen_sim.model.rules", "Lead"),
     "Settlement": ("bergen_sim.model.rules", "Settlement"),
     "Game": ("bergen_sim.services.game", "Game"),
