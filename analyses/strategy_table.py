@@ -96,7 +96,9 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     for table in pd.unique(standings["table"]):
         part = standings[standings["table"] == table].sort_values("win_rate", ascending=False)
         top = part.iloc[0]
-        text = tr("{table}: {policy} is the strongest strategy").format(table=table_name(table), policy=top["policy"])
+        text = tr("{table}: {policy} ranks first against the field").format(
+            table=table_name(table), policy=top["policy"]
+        )
         for other in dict.fromkeys([part.iloc[1]["policy"], "random"]):
             if other == top["policy"] or other not in set(part["policy"]):
                 continue

@@ -140,7 +140,7 @@ def _reports(reports: Path) -> str:
         if len(set(tops.values())) == 1:
             facts.append(f"`{next(iter(tops.values()))}` tops the field in every table ({', '.join(tops)})")
         else:
-            facts.append("the strongest strategy is " + ", ".join(f"`{p}` with {t}" for t, p in tops.items()))
+            facts.append("the first against the field is " + ", ".join(f"`{p}` with {t}" for t, p in tops.items()))
     if facts:
         text += " A few of their findings: " + "; ".join(facts) + "."
     return text
