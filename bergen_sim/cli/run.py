@@ -50,7 +50,7 @@ def results_table(result, kind: str, title: str) -> Table:
     type=click.Path(file_okay=False),
     default=None,
     metavar="DIR",
-    help="Folder for the cells and the results table (default: the file's `out`, else experiment-out).",
+    help="Folder for the cells and the results table (default: the file's `out_dir`, else experiment-out).",
 )
 @click.option(
     "--allow-plugins",
