@@ -30,7 +30,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "SimulationResult": ("bergen_sim.services.simulation", "SimulationResult"),
     "compare": ("bergen_sim.services.comparison", "compare"),
     "TournamentResult": ("bergen_sim.services.comparison", "TournamentResult"),
-    "analyze": ("bergen_sim.search.position", "analyze"),
+    "analyze": ("bergen_sim.services.position", "analyze"),
     "Position": ("bergen_sim.search.position", "Position"),
     "Analysis": ("bergen_sim.search.position", "Analysis"),
     "run_analysis": ("bergen_sim.services.analysis.reporting", "run"),

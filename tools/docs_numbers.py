@@ -1188,8 +1188,8 @@ def _analyze_engine(root: Path) -> str:
     better = all(runs[name][1]["adjusted_win_rate_low"] > 0.5 for name in runs)
     return text + (
         "the tree search wins more, at the defaults' cost and at equal cost, so `analyze`, `review` and the hints "
-        "of `play` rank moves with it by default (`--player ismcts`), the other seats' replies steered as "
-        "`ismcts.STEERED` steers them (the time-limit study); `--player reader` gives the "
+        "of `play` rank moves with it by default (`--policy ismcts`), the other seats' replies steered as "
+        "`ismcts.STEERED` steers them (the time-limit study); `--policy reader` gives the "
         "former ranking, "
         f"in {flat['cpu_s_per_decision']['mean'] / tree['cpu_s_per_decision']['mean']:.2f} times the time per "
         "decision."

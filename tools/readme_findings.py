@@ -8,7 +8,7 @@ Each block sits between ``<!-- report-numbers:NAME:begin ... -->`` and
 and ``metadata.json`` files that ``bergen-sim report`` wrote into
 ``reports/``; ``tests/docs/test_readme_numbers.py`` fails when a block is not
 what :func:`render` makes of them.  After re-running the reports
-(``bergen-sim report all --out reports``) run this script and commit both.
+(``bergen-sim report all --out-dir reports``) run this script and commit both.
 A block whose report is missing says so instead of quoting a number.
 """
 
@@ -87,7 +87,7 @@ def _strategies(reports: Path) -> str:
 def _reports(reports: Path) -> str:
     metas = [json.loads(p.read_text()) for p in sorted(reports.glob("*/metadata.json"))]
     if not metas:
-        return "(No reports in `reports/` yet: run `bergen-sim report all --out reports`.)"
+        return "(No reports in `reports/` yet: run `bergen-sim report all --out-dir reports`.)"
     total = sum(m["total_matches"] for m in metas)
     minutes = sum(m["elapsed_s"] for m in metas) / 60
     sizes = sorted({m["matches_per_configuration"] for m in metas})

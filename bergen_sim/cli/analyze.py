@@ -16,6 +16,7 @@ from rich.table import Table
 from bergen_sim.cli.bounds import SEED, Bounded
 from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.cli.output import print_json, results_console
+from bergen_sim.cli.renamed import old_spelling
 from bergen_sim.core.errors import shown
 from bergen_sim.core.i18n import N_, interval, num, pct, tr, use
 from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits_only
@@ -29,10 +30,10 @@ from bergen_sim.search.position import (
     Analysis,
     Position,
     PositionError,
-    analyze,
 )
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.services.game_review import analysis_json
+from bergen_sim.services.position import analyze
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
 #: what describes a position (and its rules): a game's decision brings its own
@@ -233,6 +234,7 @@ def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
 
 
 @click.command("analyze")
+@old_spelling("--player", "--policy", "policy", "analyze", type=click.Choice(PLAYERS))
 @rule_options
 @click.option(
     "--game",
@@ -246,7 +248,7 @@ def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
     "match_index",
     type=Bounded(0, MOST_MATCH_INDEX),
     default=None,
-    help="With --game: the match, its index in the file from 0.  [default: 0]",
+    help="With --game: which match of the file: a match index from 0.  [default: 0]",
 )
 @click.option(
     "--decision",
@@ -260,7 +262,7 @@ def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
     type=click.Path(exists=True, dir_okay=False),
     help="JSON or TOML file with the position (keys as the options below, plus an optional rules table).",
 )
-@click.option("--seat", metavar="N", help="The deciding seat.  [default: 0]")
+@click.option("--seat", metavar="N", help="The deciding seat: a seat number from 0.  [default: 0]")
 @click.option("--hand", metavar="TILES", help="Its tiles, e.g. 2-5,5-5,0-1.")
 @click.option(
     "--ends",
@@ -282,11 +284,11 @@ def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
     help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.",
 )
 @click.option(
-    "--player",
+    "--policy",
     type=click.Choice(PLAYERS),
     default=DEFAULT_PLAYER,
     show_default=True,
-    help="Search whose evaluation ranks the moves (reader: pimc's rollouts on worlds weighted by the "
+    help="Search player whose evaluation ranks the moves (reader: pimc's rollouts on worlds weighted by the "
     "other seats' plays; ismcts: the tree search of the player that measured best against pimc, on the same worlds, every move "
     "in every world; see docs/policies.md).",
 )
@@ -295,7 +297,7 @@ def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
     type=click.Choice(BASE_POLICIES),
     default=DEFAULT_BASE,
     show_default=True,
-    help="Policy that plays every seat in the rollouts.",
+    help="Policy that plays every seat in the search's rollouts (the search's own setting, as in pimc:base=...).",
 )
 @click.option(
     "--worlds",
@@ -332,7 +334,7 @@ def command(
     boneyard,
     scores,
     voids,
-    player,
+    policy,
     base,
     worlds,
     batch,
@@ -347,7 +349,7 @@ def command(
     ctx = click.get_current_context()
     given_options = [name for name in ctx.params if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
     if game_file is not None or match_index is not None or decision is not None:
-        _game_decision(game_file, match_index, decision, given_options, player, base, worlds, batch, seed, as_json)
+        _game_decision(game_file, match_index, decision, given_options, policy, base, worlds, batch, seed, as_json)
         return
     data = _read_file(position_file) if position_file else {}
     given = {
@@ -373,7 +375,7 @@ def command(
     else:
         rules = rules_from(players, partnerships, preset, settings)
     result = analyze(
-        Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed, player=player
+        Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed, policy=policy
     )
     if as_json:
         print_json(analysis_json(result))
@@ -381,7 +383,7 @@ def command(
         results_console().print(analysis_table(result))
 
 
-def _game_decision(game_file, match_index, decision, given_options, player, base, worlds, batch, seed, as_json) -> None:
+def _game_decision(game_file, match_index, decision, given_options, policy, base, worlds, batch, seed, as_json) -> None:
     """``--game FILE --decision N``: analyze a decision of a played game from the deciding seat's whole view.
 
     The view holds the order of the hand's plays, so the search weighs its
@@ -423,7 +425,7 @@ def _game_decision(game_file, match_index, decision, given_options, player, base
         worlds=worlds,
         batch=batch,
         seed=decision_seed(seed, written.match, decision),
-        player=player,
+        policy=policy,
     )
     made = f"{action.tile} {action.end}"
     rank = next(m["rank"] for m in result.moves if f"{m['tile']} {m['end']}" == made)

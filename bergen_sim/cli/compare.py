@@ -11,8 +11,9 @@ from rich.console import JustifyMethod
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
-from bergen_sim.cli.options import deprecated, policy_names_given, rule_options, rules_from, run_options
+from bergen_sim.cli.options import policy_names_given, rule_options, rules_from, run_options
 from bergen_sim.cli.output import print_json, results_console
+from bergen_sim.cli.renamed import deprecated, old_spelling
 from bergen_sim.core.errors import one_line
 from bergen_sim.core.limits import MAX_DEAL_SETS
 from bergen_sim.services.comparison import (
@@ -134,6 +135,9 @@ def standings_table(result: TournamentResult) -> Table:
 
 
 @click.command("compare")
+@old_spelling(
+    "--matches", "--deals", "deals", "compare", " (it counted deal sets)", type=Bounded(1, MAX_DEAL_SETS), metavar="N"
+)
 @rule_options
 @click.option(
     "--policy",
@@ -150,11 +154,11 @@ def standings_table(result: TournamentResult) -> Table:
     help=f"Deal sets per pair (default {DEFAULT_DEALS:,}); each is played in every seat rotation, so a "
     "pair plays 2 to 6 matches per deal set.",
 )
-@click.option("--policies", "old_policies", hidden=True)  # the old spellings, for one release
-@click.option("--matches", "old_matches", type=Bounded(1, MAX_DEAL_SETS), default=None, hidden=True)
+@click.option("--policies", "old_policies", hidden=True)  # the old spelling, for one release
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option(
+    "-o",
     "--out",
     metavar="FILE",
     help=f"Write the results ({', '.join(OUT_FORMATS)}; - for CSV on standard "
@@ -201,7 +205,6 @@ def command(
     policy_values,
     deals,
     old_policies,
-    old_matches,
     seed,
     as_json,
     out,
@@ -216,9 +219,6 @@ def command(
     if old_policies is not None:
         deprecated("--policies A,B", "--policy A,B (or --policy A --policy B)")
         policy_values = (*policy_values, old_policies)
-    if old_matches is not None:
-        deprecated("compare --matches (it counted deal sets)", "--deals")
-        deals = old_matches if deals is None else deals
     matches = DEFAULT_DEALS if deals is None else deals
     policies = policy_names_given(policy_values)  # compare() refuses fewer than two, as for a notebook
     target = check_out_path(out) if out is not None else None  # refuse a bad file name before playing

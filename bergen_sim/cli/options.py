@@ -59,11 +59,6 @@ def policy_names_given(values: Sequence[str]) -> list[str]:
     return [name for value in values for name in policy_names(value)]
 
 
-def deprecated(old: str, new: str) -> None:
-    """The one-line notice of an old spelling that still works for this release (CHANGELOG.md lists them)."""
-    feedback.info(f"{old} is deprecated and goes in the next release: use {new}")
-
-
 def policy_option(command: Callable) -> Callable:
     """Add --policy (one for all seats, or one per seat in seat order; repeated or as a comma list)."""
     option = click.option(

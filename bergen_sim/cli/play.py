@@ -283,7 +283,7 @@ class Session:
         from rich.console import Console
 
         from bergen_sim.cli.analyze import analysis_table
-        from bergen_sim.search.position import analyze
+        from bergen_sim.services.position import analyze
 
         result = analyze(
             self.game.view(self.seat),
@@ -443,7 +443,7 @@ def _unused_path(seed: int) -> Path:
     type=Bounded(0, PLAYER_COUNTS[-1] - 1),
     default=0,
     show_default=True,
-    help="Your seat (seat 0 is dealt first).",
+    help="Your seat: a seat number from 0 (seat 0 is dealt first).",
 )
 @click.option(
     "--opponent",
@@ -463,13 +463,14 @@ def _unused_path(seed: int) -> Path:
     type=Bounded(0, MAX_MATCH_INDEX),
     default=0,
     show_default=True,
-    help="Match index within the seed (the deals of `bergen-sim trace --seed S` match M).",
+    help="Which match of the seed to deal: a match index from 0 (match M of `bergen-sim trace --seed S`).",
 )
 @click.option(
     "-o",
     "--out",
     type=click.Path(dir_okay=False, writable=True),
     default=None,
+    metavar="FILE",
     help="Trace file to write (default: bergen-play-SEED.jsonl, or -2, -3... when taken).",
 )
 @click.option(

@@ -8,8 +8,9 @@ import time
 import click
 
 from bergen_sim.cli.bounds import SEED, Bounded
-from bergen_sim.cli.options import deprecated, policy_names_given, run_options
+from bergen_sim.cli.options import policy_names_given, run_options
 from bergen_sim.cli.output import print_json
+from bergen_sim.cli.renamed import deprecated, old_spelling
 from bergen_sim.core import feedback
 from bergen_sim.core.errors import one_line
 from bergen_sim.core.limits import MAX_MATCHES
@@ -22,6 +23,7 @@ def _warn(text: str) -> None:
 
 
 @click.command("report")
+@old_spelling("--out", "--out-dir", "out_dir", "report", metavar="DIR")
 @click.argument("names", nargs=-1, metavar="[NAME ...|all]")
 @click.option(
     "--matches",
@@ -33,12 +35,12 @@ def _warn(text: str) -> None:
     "--quick",
     is_flag=True,
     help=f"Small and fast: {reporting.QUICK_MATCHES:,} matches per configuration and only the "
-    f"{', '.join(reporting.QUICK_STRATEGIES)} strategies.",
+    f"{', '.join(reporting.QUICK_STRATEGIES)} policies.",
 )
 @click.option(
-    "--out",
+    "--out-dir",
     metavar="DIR",
-    default="reports",
+    default=reporting.DEFAULT_OUT_DIR,
     show_default=True,
     help="Folder for the reports (an index README.md, NAME.md and NAME/ per analysis).",
 )
@@ -77,7 +79,7 @@ def command(
     names,
     matches,
     quick,
-    out,
+    out_dir,
     seed,
     policy_values,
     old_strategies,
@@ -109,7 +111,7 @@ def command(
     start = time.perf_counter()
     done = reporting.report(
         list(names),
-        out,
+        out_dir,
         quick=quick,
         matches=matches,
         seed=seed,

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
+from bergen_sim.cli.renamed import old_spelling
 from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS  # per decision, and per batch: review() refuses more
 
 DEFAULT_WORLDS = 20_000  # the same defaults as bergen_sim.services.game_review (kept here so --help imports no engine)
@@ -23,16 +24,21 @@ DEFAULT_PLAYER = "ismcts"
 
 
 @click.command("review")
+@old_spelling("--player", "--policy", "policy", "review", type=click.Choice(PLAYERS))
 @click.argument("game", type=click.Path(dir_okay=False))
 @click.option(
-    "--seat", "seats", type=Bounded(0, MOST_SEAT), multiple=True, help="Review only this seat's decisions. Repeatable."
+    "--seat",
+    "seats",
+    type=Bounded(0, MOST_SEAT),
+    multiple=True,
+    help="Review only the decisions of this seat: a seat number from 0. Repeatable.",
 )
 @click.option(
     "--match",
     "matches",
     type=Bounded(0, MOST_MATCH_INDEX),
     multiple=True,
-    help="Review only this match of a trace (its index in the file, from 0). Repeatable.",
+    help="Review only this match of the file: a match index from 0. Repeatable.",
 )
 @click.option(
     "--worlds",
@@ -49,18 +55,18 @@ DEFAULT_PLAYER = "ismcts"
     help="Worlds between checks whether the best move is separated.",
 )
 @click.option(
-    "--player",
+    "--policy",
     type=click.Choice(PLAYERS),
     default=DEFAULT_PLAYER,
     show_default=True,
-    help="Search whose evaluation ranks the moves, as in `bergen-sim analyze --player`.",
+    help="Search player whose evaluation ranks the moves, as in `bergen-sim analyze --policy`.",
 )
 @click.option(
     "--base",
     type=click.Choice(BASE_POLICIES),
     default="expert",
     show_default=True,
-    help="Policy that plays every seat in the rollouts.",
+    help="Policy that plays every seat in the search's rollouts (the search's own setting, as in pimc:base=...).",
 )
 @click.option(
     "--blunder",
@@ -72,9 +78,13 @@ DEFAULT_PLAYER = "ismcts"
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option(
-    "--out", type=click.Path(dir_okay=False), help="Also write a Markdown report here, with a figure (PNG) beside it."
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Also write a Markdown report here, with a figure (PNG) beside it.",
 )
-def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as_json, out):
+def command(game, seats, matches, worlds, batch, policy, base, blunder, seed, as_json, out):
     """Review a played game: for every decision, the move made, the best move and the loss.
 
     GAME is a bergen-trace file (JSON Lines, e.g. from `bergen-sim trace` or
@@ -107,7 +117,7 @@ def command(game, seats, matches, worlds, batch, player, base, blunder, seed, as
                     "give a report name whose .md and .png are other files"
                 )
     result = review(
-        games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder, player=player
+        games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder, policy=policy
     )
     failure = None
     if out is not None:

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from bergen_sim.cli.options import placement_options
 from bergen_sim.cli.output import print_json, results_console
+from bergen_sim.cli.renamed import old_spelling
 from bergen_sim.core import feedback
 from bergen_sim.core.errors import one_line
 from bergen_sim.services.execution.jobs import RunOptions
@@ -29,6 +30,7 @@ def results_table(result, kind: str, title: str) -> Table:
 
 
 @click.command("run")
+@old_spelling("--out", "--out-dir", "out_dir", "run", type=click.Path(file_okay=False), metavar="DIR")
 @click.argument("experiment_file", metavar="EXPERIMENT.toml", type=click.Path(dir_okay=False), required=False)
 @click.option(
     "--example",
@@ -42,10 +44,11 @@ def results_table(result, kind: str, title: str) -> Table:
     help="Print the example experiment file, to copy and edit: bergen-sim run --show-example > my.toml",
 )
 @click.option(
-    "--out",
+    "--out-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Folder for the cells and the results table (default: the file's `out`, else experiment-out).",
+    metavar="DIR",
+    help="Folder for the cells and the results table (default: the file's `out_dir`, else experiment-out).",
 )
 @click.option(
     "--allow-plugins",
@@ -55,7 +58,7 @@ def results_table(result, kind: str, title: str) -> Table:
 )
 @placement_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every row) instead of a table.")
-def command(experiment_file, example, show_example, out, allow_plugins, workers, scheduler, as_json):
+def command(experiment_file, example, show_example, out_dir, allow_plugins, workers, scheduler, as_json):
     """Play every cell of EXPERIMENT.toml (rule sets x sizes x policy sets x seeds) not already finished."""
     from bergen_sim.services import experiment
     from bergen_sim.services.files.output import OutputError
@@ -68,7 +71,7 @@ def command(experiment_file, example, show_example, out, allow_plugins, workers,
     if example:
         experiment_file = str(experiment.example_path())
 
-    plan = experiment.load(experiment_file, out, allow_plugins=allow_plugins)
+    plan = experiment.load(experiment_file, out_dir, allow_plugins=allow_plugins)
     RunOptions(workers=workers, scheduler=scheduler)  # refuse bad options before playing
     feedback.info(
         f"{experiment_file}: {len(plan.cells)} cells of {plan.matches:,} matches ({plan.kind}) into {plan.out}"

@@ -81,6 +81,7 @@ def _speed(per_s: float) -> str:
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option(
+    "-o",
     "--out",
     metavar="FILE",
     help="Write one row per match to FILE.parquet or FILE.csv (- for CSV on "

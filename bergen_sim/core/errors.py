@@ -4,6 +4,9 @@ The CLI prints ``str(error)`` and exits with status 2 for these; anything else
 is a bug and keeps its traceback.
 """
 
+import warnings
+from typing import Any
+
 
 class BergenError(Exception):
     """Base of every error caused by the user's input (a one-line message)."""
@@ -130,3 +133,22 @@ def reason_of(exc: BaseException) -> str:
     """
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     return next((ln for ln in lines if not ln.startswith("Failed in")), lines[0] if lines else "")
+
+
+def renamed_keyword(
+    new: str, value: Any, old: str, old_value: Any, error: type[BergenError] = BergenError, stacklevel: int = 3
+) -> Any:
+    """The value of keyword ``new``, or of ``old``, its name until this release, with a DeprecationWarning.
+
+    None means not given; ``new`` and ``old`` both given is refused (``error``), since one would be dropped.
+    The warning points at the caller of the function that calls this (``stacklevel`` one more per
+    function between them).
+    """
+    if old_value is None:
+        return value
+    warnings.warn(
+        f"{old}= is deprecated and goes in the next release: use {new}=", DeprecationWarning, stacklevel=stacklevel
+    )
+    if value is not None:
+        raise error(f"give {new}= ({old}= is its old name), not both")
+    return old_value

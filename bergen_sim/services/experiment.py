@@ -7,7 +7,7 @@ worked example in docs/experiments.md and examples/experiment.toml)::
     matches = 2000             # per cell (compare: deal sets per pair)
     sizes = [2, 3, "4 partnerships"]
     seeds = [0, 1]
-    out = "experiment-out"     # folder of the results (relative to the current directory)
+    out_dir = "experiment-out" # folder of the results (relative to the current directory)
     rows = false               # simulate: also keep each cell's per-match rows as Parquet
 
     [rules.standard]           # a named rule set: a preset and any rule settings
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bergen_sim.core import provenance
+from bergen_sim.core import feedback, provenance
 from bergen_sim.core.errors import BergenError, shown
 from bergen_sim.core.estimate import nest
 from bergen_sim.core.limits import (
@@ -71,7 +71,9 @@ SIZES: dict[str, tuple[int, bool]] = {
     **{str(n): (n, False) for n in range(2, 9)},
     **{f"{n} partnerships": (n, True) for n in (4, 6, 8)},
 }
-TOP_KEYS = {"kind", "matches", "sizes", "seeds", "out", "rows", "rules", "policies", "chunk_size"}
+TOP_KEYS = {"kind", "matches", "sizes", "seeds", "out_dir", "rows", "rules", "policies", "chunk_size"}
+#: old key -> its key now: read for this release, with a notice
+OLD_KEYS = {"out": "out_dir"}
 DEFAULT_OUT = "experiment-out"
 #: characters of a cell's readable name kept in its file names (its digest follows; a file name holds 255 bytes)
 MAX_READABLE = 120
@@ -213,8 +215,20 @@ def _once(source: str, key: str, values: list[Any], read: Callable[[Any], Any]) 
 def _out(source: str, out: Any) -> str:
     """An output folder name: text that is not blank (blank would mean the current folder)."""
     if not isinstance(out, str) or not out.strip():
-        raise _fail(source, f"out must be a folder name, not {shown(out)}")
+        raise _fail(source, f"out_dir must be a folder name, not {shown(out)}")
     return out
+
+
+def _renamed_keys(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with each old key (:data:`OLD_KEYS`) under its name now, and a one-line notice; both is refused."""
+    data = dict(data)
+    for old, new in OLD_KEYS.items():
+        if old in data:
+            if new in data:
+                raise _fail(source, f"{old} is the old name of {new}: give {new} alone")
+            feedback.info(f"{source}: {old} = is deprecated and goes in the next release: use {new} =")
+            data[new] = data.pop(old)
+    return data
 
 
 def parse(data: Mapping[str, Any], source: str = "experiment", allow_plugins: bool = False) -> Experiment:
@@ -229,6 +243,7 @@ def parse(data: Mapping[str, Any], source: str = "experiment", allow_plugins: bo
     from bergen_sim.runtime.registry import resolve  # the registry imports the engine: only when parsing
     from bergen_sim.services.comparison import check_policies
 
+    data = _renamed_keys(source, data)
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
         raise _fail(source, f"unknown key {shown(unknown[0])}; an experiment has {', '.join(sorted(TOP_KEYS))}")
@@ -262,7 +277,7 @@ def parse(data: Mapping[str, Any], source: str = "experiment", allow_plugins: bo
             check_chunks(matches, chunk_size, "chunk_size")
     except BergenError as exc:
         raise _fail(source, str(exc)) from None
-    out = _out(source, data.get("out", DEFAULT_OUT))
+    out = _out(source, data.get("out_dir", DEFAULT_OUT))
     rule_tables = _names(source, "rules", data.get("rules", {"standard": {}}))
     policy_values = _names(source, "policies", data.get("policies"))
     # counted from the factors before anything is expanded: a grid of millions would fill memory first
@@ -346,7 +361,7 @@ def example_text() -> str:
 
 
 def load(path: str | os.PathLike, out: str | os.PathLike | None = None, allow_plugins: bool = False) -> Experiment:
-    """Read and check an experiment file (``out`` overrides the file's output folder).
+    """Read and check an experiment file (``out``, a folder, overrides the file's ``out_dir``).
 
     ``allow_plugins`` lets a policy named ``package.module:function`` in the
     file be imported (its code runs); without it only built-ins and installed
@@ -354,10 +369,10 @@ def load(path: str | os.PathLike, out: str | os.PathLike | None = None, allow_pl
     """
     path = Path(path)
     experiment = parse(read_toml(path), str(path), allow_plugins)
-    if out is not None:  # --out '' is refused as out = "" is, not read as the current folder
+    if out is not None:  # --out-dir '' is refused as out_dir = "" is, not read as the current folder
         experiment.out = Path(_out(str(path), os.fspath(out)))
     # checked before the first cell plays: a folder that cannot be written would lose the cell after playing it
-    check_folder(str(experiment.out), "--out" if out is not None else f"{path}: out =")
+    check_folder(str(experiment.out), "--out-dir" if out is not None else f"{path}: out_dir =")
     return experiment
 
 

@@ -39,8 +39,9 @@ from bergen_sim.core.estimate import Estimate
 from bergen_sim.core.i18n import N_, interval, num, tr, use
 from bergen_sim.core.limits import MAX_SEED, MAX_WORLDS, MIN_WORLDS, check_range, check_seed, short_number
 from bergen_sim.core.stats import Z95
-from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_PLAYER, ENGINES, Analysis, analyze, check_player
+from bergen_sim.search.position import DEFAULT_BASE, ENGINES, Analysis
 from bergen_sim.services.files.record import Action, WrittenGame, drive, each_decision
+from bergen_sim.services.position import analyze, checked_policy
 
 DEFAULT_WORLDS = 20_000
 DEFAULT_BATCH = 1_000
@@ -183,12 +184,15 @@ def review(
     seed: int = 0,
     blunder: float = DEFAULT_BLUNDER,
     progress=None,
-    player: str = DEFAULT_PLAYER,
+    policy: str | None = None,
+    *,
+    player: str | None = None,
 ) -> Review:
     """Review every decision of ``games`` (of the ``seats`` given, default all); reproducible from ``seed``.
 
-    ``player`` names the search that ranks the moves, as in
-    :func:`~bergen_sim.search.position.analyze` (one of ``PLAYERS``).
+    ``policy`` names the search player whose evaluation ranks the moves, as in
+    :func:`~bergen_sim.services.position.analyze` (one of ``PLAYERS``, default ``ismcts``;
+    ``player=``, its old name, still works for this release); ``base`` the policy of its rollouts.
     ``progress(done_decisions)`` is called after each decision, if given.
     """
     if not games:
@@ -196,7 +200,7 @@ def review(
     check_seed(seed)  # 0..2**64-1, as every seed
     check_range("worlds", worlds, MIN_WORLDS, MAX_WORLDS)
     check_range("batch", batch, 1, MAX_WORLDS)
-    check_player(player)  # before the first decision, not at it
+    policy = checked_policy(policy, player)  # before the first decision, not at it
     if isinstance(blunder, bool) or not isinstance(blunder, (int, float)) or not 0 <= blunder <= 1:
         raise BergenError(f"blunder is a loss of match-win probability between 0 and 1, not {shown(blunder)}")
     rules = games[0].rules
@@ -233,7 +237,7 @@ def review(
             worlds=worlds,
             batch=min(batch, worlds),
             seed=decision_seed(seed, game.match, number),
-            player=player,
+            policy=policy,
         )
         ranked = result.moves
         best = ranked[0]
@@ -282,8 +286,8 @@ def review(
         "worlds": worlds,
         "batch": batch,
         "base": base,
-        "player": player,
-        "reading": ENGINES[player],
+        "player": policy,
+        "reading": ENGINES[policy],
         "seed": seed,
         "blunder": blunder,
         "seats": sorted(wanted),

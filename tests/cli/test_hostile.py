@@ -116,14 +116,14 @@ CASES = [
     (["compare", "--policy", "random,first", "--set", f"out_points={HUGE}"], ["out_points"]),
     (["compare", "--policy", "random"], ["at least 2"]),
     # report
-    (["report", "header_frequency", "--out", "/proc/rep"], ["virtual file system"]),
-    (["report", "header_frequency", "--out", "{tmp}/afile"], ["file"]),
-    (["report", "header_frequency", "--out", "{tmp}/afile/rep"], ["file"]),
-    (["report", "header_frequency", "--out", "-"], ["standard output"]),
-    (["report", "header_frequency", "--out", ""], ["empty"]),
+    (["report", "header_frequency", "--out-dir", "/proc/rep"], ["virtual file system"]),
+    (["report", "header_frequency", "--out-dir", "{tmp}/afile"], ["file"]),
+    (["report", "header_frequency", "--out-dir", "{tmp}/afile/rep"], ["file"]),
+    (["report", "header_frequency", "--out-dir", "-"], ["standard output"]),
+    (["report", "header_frequency", "--out-dir", ""], ["empty"]),
     (["report", "header_frequency", "--matches", str(10**12)], ["--matches"]),
     (["report", "header_frequency", "--seed", str(2**64)], ["--seed"]),
-    (["report", "no_such_analysis", "--out", "{tmp}/rep"], ["no_such_analysis"]),
+    (["report", "no_such_analysis", "--out-dir", "{tmp}/rep"], ["no_such_analysis"]),
     # analyze
     (["analyze", "--worlds", str(10**21)], ["--worlds", "1,000,000"]),
     (["analyze", "--batch", "0"], ["--batch"]),
@@ -175,7 +175,7 @@ CASES = [
     ),
     # names longer than the system allows (255 bytes a name): refused before anything runs
     (["simulate", "--matches", "2", "--checkpoint", "{tmp}/" + "a" * 300], ["--checkpoint", "File name too long"]),
-    (["report", "going_first", "--quick", "--out", "{tmp}/" + "a" * 300], ["--out", "File name too long"]),
+    (["report", "going_first", "--quick", "--out-dir", "{tmp}/" + "a" * 300], ["--out-dir", "File name too long"]),
     (["simulate", "--matches", "2", "--out", "{tmp}/" + "a" * 300 + ".csv"], ["--out", "File name too long"]),
 ]
 
@@ -452,7 +452,7 @@ BROKEN_ANALYSES = {
 def test_broken_analysis_is_one_line_naming_the_file(capsys, tmp_path, name):
     body, words = BROKEN_ANALYSES[name]
     _write_analysis(tmp_path, name, body)
-    status, out, err = run(capsys, "report", name, "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"))
+    status, out, err = run(capsys, "report", name, "--analyses-dir", str(tmp_path), "--out-dir", str(tmp_path / "rep"))
     assert status == 2 and "Traceback" not in err
     failed = [line for line in error_lines(err) if line.startswith(f"{name}: failed:")]
     assert len(failed) == 1 and f"{name}.py" in failed[0] and words in failed[0]
@@ -464,7 +464,9 @@ def test_report_all_goes_on_past_broken_analyses(capsys, tmp_path):
         _write_analysis(tmp_path, name, body)
     _write_analysis(tmp_path, "good", GOOD_ANALYSIS)
     names = sorted(BROKEN_ANALYSES) + ["good"]
-    status, out, err = run(capsys, "report", *names, "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"))
+    status, out, err = run(
+        capsys, "report", *names, "--analyses-dir", str(tmp_path), "--out-dir", str(tmp_path / "rep")
+    )
     assert status == 2
     assert (tmp_path / "rep" / "good.md").exists() and (tmp_path / "rep" / "README.md").exists()
     last = error_lines(err.strip())[-1]
@@ -472,13 +474,13 @@ def test_report_all_goes_on_past_broken_analyses(capsys, tmp_path):
     assert all(name in last for name in BROKEN_ANALYSES)
 
 
-@pytest.mark.parametrize("option", ["--out", "--analyses-dir"])
+@pytest.mark.parametrize("option", ["--out-dir", "--analyses-dir"])
 def test_report_refuses_a_folder_name_that_is_not_utf8(capsys, tmp_path, option):
     """A report quotes these names in its pages; before, the write failed half-way (a traceback, an empty page)."""
     bad = str(tmp_path / os.fsdecode(b"rep\xff"))
     if option == "--analyses-dir":
         os.mkdir(bad)
-    folders = {"--out": str(tmp_path / "rep"), option: bad}
+    folders = {"--out-dir": str(tmp_path / "rep"), option: bad}
     status, out, err = run(
         capsys,
         "report",
@@ -494,20 +496,20 @@ def test_report_refuses_a_folder_name_that_is_not_utf8(capsys, tmp_path, option)
     assert lines[0].endswith(
         ": the folder name is not UTF-8 text, and a report quotes it in its pages; use another name"
     )
-    assert os.listdir(tmp_path) == ([] if option == "--out" else [os.path.basename(bad)])
+    assert os.listdir(tmp_path) == ([] if option == "--out-dir" else [os.path.basename(bad)])
 
 
 def test_an_analysis_file_named_in_other_bytes_is_named_as_failed(capsys, tmp_path):
     name = os.fsdecode(b"g\xff")
     _write_analysis(tmp_path, name, GOOD_ANALYSIS)
-    status, out, err = run(capsys, "report", name, "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"))
+    status, out, err = run(capsys, "report", name, "--analyses-dir", str(tmp_path), "--out-dir", str(tmp_path / "rep"))
     assert status == 2 and "its file name is not UTF-8 text; rename it" in err and "Traceback" not in err
 
 
 def test_report_verbose_shows_the_traceback(capsys, tmp_path):
     _write_analysis(tmp_path, "raises", BROKEN_ANALYSES["raises"][0])
     status, out, err = run(
-        capsys, "report", "raises", "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"), "--verbose"
+        capsys, "report", "raises", "--analyses-dir", str(tmp_path), "--out-dir", str(tmp_path / "rep"), "--verbose"
     )
     assert status == 2 and "Traceback" in err and 'raise ValueError("boom")' in err
 
@@ -604,7 +606,7 @@ def test_a_new_checkpoint_is_not_made_among_other_files(capsys, tmp_path):
 def test_an_experiment_is_checked_whole_before_a_cell_plays(capsys, tmp_path, text, message):
     path = tmp_path / "e.toml"
     path.write_text(f'{text}\n[policies]\na = "random"\n')
-    status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "out"))
+    status, out, err = run(capsys, "run", str(path), "--out-dir", str(tmp_path / "out"))
     assert status == 2 and message in err and err.count("\n") == 1
     assert not (tmp_path / "out").exists()
 

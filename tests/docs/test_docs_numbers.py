@@ -163,7 +163,7 @@ def test_the_prose_around_the_measurements_fits_them():
     for doc in ("pimc.md", "review.md"):
         assert "about half the time" in " ".join((ROOT / "docs" / doc).read_text().split()), doc
     analyzer = " ".join((ROOT / "research/analyzer-engine/README.md").read_text().split())
-    assert "by default (`--player ismcts`)" in analyzer  # the analyze-engine block: the measurements support it
+    assert "by default (`--policy ismcts`)" in analyzer  # the analyze-engine block: the measurements support it
     strength = " ".join((ROOT / "research/search-strength/README.md").read_text().split())
     # "none is shown to reach the 55%", "ismcts with twice its iterations did no better than at its default"
     two = json.loads((ROOT / "research/search-strength/search_strength.json").read_text())["games"]["2 players"][

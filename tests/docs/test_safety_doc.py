@@ -31,7 +31,7 @@ def _written(value: int) -> str:
         ("`target`", 1, limits.MAX_TARGET),
         ("`out_points`, `blocked_points`", 0, limits.MAX_POINTS),
         ("`--matches` (simulate, report)", 1, limits.MAX_MATCHES),
-        ("`compare --matches` (deal sets per pair)", 1, limits.MAX_DEAL_SETS),
+        ("`compare --deals` (deal sets per pair)", 1, limits.MAX_DEAL_SETS),
         ("`trace --matches`", 1, limits.MAX_TRACE_MATCHES),
         ("`--chunk-size`", 1, limits.MAX_CHUNK_SIZE),
         ("`--workers`", 1, limits.MAX_WORKERS),

@@ -646,7 +646,7 @@ def test_the_cli_analyzes_with_the_tree_search(capsys):
         "200",
         "--base",
         "first",
-        "--player",
+        "--policy",
         "ismcts",
         "--json",
     ]

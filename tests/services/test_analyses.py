@@ -357,7 +357,7 @@ def test_report_command_writes_the_index_pages_tables_and_figures(tmp_path, caps
             "3",
             "--workers",
             "1",
-            "--out",
+            "--out-dir",
             str(out),
         ]
     )
@@ -398,7 +398,7 @@ def test_an_analysis_added_as_a_file_runs_without_touching_the_package(tmp_path)
                 "1",
                 "--analyses-dir",
                 str(folder),
-                "--out",
+                "--out-dir",
                 str(out),
             ]
         )

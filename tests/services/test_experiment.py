@@ -59,7 +59,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_a_batch_is_played_tabled_and_matches_direct_runs(capsys, tmp_path):
     out = tmp_path / "out"
     status, stdout, err = run(
-        capsys, "run", str(write(tmp_path, SIMULATE)), "--out", str(out), "--workers", "1", "--json"
+        capsys, "run", str(write(tmp_path, SIMULATE)), "--out-dir", str(out), "--workers", "1", "--json"
     )
     assert status == 0, err
     data = json.loads(stdout)
@@ -84,28 +84,28 @@ def test_a_batch_is_played_tabled_and_matches_direct_runs(capsys, tmp_path):
 
 def test_finished_cells_are_not_played_again(capsys, tmp_path):
     path, out = write(tmp_path, SIMULATE), tmp_path / "out"
-    assert run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--quiet")[0] == 0
+    assert run(capsys, "run", str(path), "--out-dir", str(out), "--workers", "1", "--quiet")[0] == 0
     first = pd.read_csv(out / "results.csv")
-    status, stdout, err = run(capsys, "run", str(path), "--out", str(out), "--workers", "1")
+    status, stdout, err = run(capsys, "run", str(path), "--out-dir", str(out), "--workers", "1")
     assert status == 0 and "8 cells (0 played, 8 reused)" in stdout and "playing" not in err
     pd.testing.assert_frame_equal(pd.read_csv(out / "results.csv"), first)
     # an interrupted batch lost one cell: only that one is played
     next((out / "cells").glob("short_3p_first_*.json")).unlink()
-    status, stdout, _ = run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--json")
+    status, stdout, _ = run(capsys, "run", str(path), "--out-dir", str(out), "--workers", "1", "--json")
     assert json.loads(stdout)["played"] == 1
     again = pd.read_csv(out / "results.csv")
     pd.testing.assert_frame_equal(again.drop(columns="run_id"), first.drop(columns="run_id"))  # same numbers
     assert (again["run_id"] != first["run_id"]).sum() == 3  # the 3 sides of the one cell played again
     # a changed description (more matches) is a different cell: played anew, never mixed with the old one
     write(tmp_path, SIMULATE.replace("matches = 60", "matches = 70"))
-    status, stdout, _ = run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--json")
+    status, stdout, _ = run(capsys, "run", str(path), "--out-dir", str(out), "--workers", "1", "--json")
     assert json.loads(stdout)["played"] == 8 and set(pd.read_csv(out / "results.csv")["matches"]) == {70}
 
 
 def test_an_interrupted_cell_resumes_after_the_chunk_size_changed(capsys, tmp_path):
     """chunk_size never changes results, so changing it in the file must not block the cell's checkpoint."""
     path, out = write(tmp_path, SIMULATE), tmp_path / "out"
-    assert run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--quiet")[0] == 0
+    assert run(capsys, "run", str(path), "--out-dir", str(out), "--workers", "1", "--quiet")[0] == 0
     first = pd.read_csv(out / "results.csv")
     # the state a batch killed inside one cell leaves: its cell file missing, its checkpoint holding some chunks
     batch = experiment.load(path, out)
@@ -117,7 +117,7 @@ def test_an_interrupted_cell_resumes_after_the_chunk_size_changed(capsys, tmp_pa
     chunks[-1].unlink()
     batch.cell_file(cell).unlink()
     write(tmp_path, SIMULATE.replace("chunk_size = 25", "chunk_size = 7"))
-    status, stdout, err = run(capsys, "run", str(path), "--out", str(out), "--workers", "1", "--json")
+    status, stdout, err = run(capsys, "run", str(path), "--out-dir", str(out), "--workers", "1", "--json")
     assert status == 0 and json.loads(stdout)["played"] == 1, err
     again = pd.read_csv(out / "results.csv")
     pd.testing.assert_frame_equal(again.drop(columns="run_id"), first.drop(columns="run_id"))
@@ -127,7 +127,7 @@ def test_an_interrupted_cell_resumes_after_the_chunk_size_changed(capsys, tmp_pa
 def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
     text = 'kind = "compare"\nmatches = 12\n[policies]\nduel = ["first", "random"]\n'
     status, stdout, err = run(
-        capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "c"), "--workers", "1", "--json"
+        capsys, "run", str(write(tmp_path, text)), "--out-dir", str(tmp_path / "c"), "--workers", "1", "--json"
     )
     assert status == 0, err
     schema_validator("run").validate(json.loads(stdout))
@@ -139,7 +139,14 @@ def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
     assert {(r["win_rate"]["n"], r["points_margin"]["n_unit"]) for r in rows} == {(12, "deal sets")}
     text = 'matches = 30\nrows = true\n[policies]\nduel = ["first", "random"]\n'
     status, stdout, err = run(
-        capsys, "run", str(write(tmp_path, text, "rows.toml")), "--out", str(tmp_path / "r"), "--workers", "1", "--json"
+        capsys,
+        "run",
+        str(write(tmp_path, text, "rows.toml")),
+        "--out-dir",
+        str(tmp_path / "r"),
+        "--workers",
+        "1",
+        "--json",
     )
     assert status == 0, err
     [rows_file] = (tmp_path / "r" / "rows").glob("*.parquet")
@@ -171,7 +178,7 @@ def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
     ],
 )
 def test_a_bad_file_is_refused_in_one_line_before_anything_is_played(capsys, tmp_path, text, message):
-    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
+    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out-dir", str(tmp_path / "o"))
     assert status == 2 and message in err and err.count("\n") == 1, err
     assert not (tmp_path / "o").exists()
 
@@ -183,7 +190,7 @@ def test_a_long_set_name_still_makes_file_names_that_fit(capsys, tmp_path):
         capsys,
         "run",
         str(write(tmp_path, f'matches = 2\n[policies]\n{name} = "first"\n')),
-        "--out",
+        "--out-dir",
         str(tmp_path / "o"),
     )
     assert status == 0, err
@@ -191,17 +198,17 @@ def test_a_long_set_name_still_makes_file_names_that_fit(capsys, tmp_path):
 
 
 def test_an_out_folder_that_cannot_be_written_is_refused_before_the_first_cell(capsys, tmp_path, monkeypatch):
-    """The file's own `out` is checked like --out: a file there would have cost the first cell after playing it."""
-    monkeypatch.chdir(tmp_path)  # the file's out is relative to the current directory
+    """The file's own `out_dir` is checked like --out-dir: a file there would have cost the first cell after playing it."""
+    monkeypatch.chdir(tmp_path)  # the file's out_dir is relative to the current directory
     (tmp_path / "taken").write_text("not a folder")
-    text = 'out = "taken"\nmatches = 5\n[policies]\na = "first"\n'
+    text = 'out_dir = "taken"\nmatches = 5\n[policies]\na = "first"\n'
     status, _, err = run(capsys, "run", str(write(tmp_path, text)))
-    assert status == 2 and err.count("\n") == 1 and ": out = taken: is a file, not a folder" in err, err
+    assert status == 2 and err.count("\n") == 1 and ": out_dir = taken: is a file, not a folder" in err, err
     status, _, err = run(
         capsys,
         "run",
         str(write(tmp_path, 'matches = 5\n[policies]\na = "first"\n')),
-        "--out",
+        "--out-dir",
         str(tmp_path / "taken" / "under"),
     )
     assert status == 2 and err.count("\n") == 1 and "taken, which is a file" in err, err
@@ -252,7 +259,7 @@ def test_a_module_named_in_the_file_is_not_imported_without_allow_plugins(capsys
     marker = tmp_path / "marker"
     (tmp_path / "evilmod.py").write_text(EVIL.format(marker=str(marker)))
     path = write(tmp_path, 'matches = 5\n[policies]\nevil = ["evilmod:choose"]\n')
-    status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "o"))
+    status, out, err = run(capsys, "run", str(path), "--out-dir", str(tmp_path / "o"))
     assert status == 2 and err.count("\n") == 1 and "--allow-plugins" in err and "evilmod:choose" in err, err
     assert not marker.exists() and "evilmod" not in __import__("sys").modules
     # the user allows it on the command line: then (and only then) the module is imported
@@ -266,7 +273,7 @@ def test_a_module_named_in_the_file_is_not_imported_without_allow_plugins(capsys
 )
 def test_a_standard_module_named_in_the_file_prints_nothing(capsys, tmp_path, text):
     """`this:x` would print the Zen of Python on import: refused before any import, one line only."""
-    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
+    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out-dir", str(tmp_path / "o"))
     assert status == 2 and out == "" and err.count("\n") == 1 and "Zen" not in err and "--allow-plugins" in err
 
 
@@ -285,7 +292,7 @@ def test_a_standard_module_named_in_the_file_prints_nothing(capsys, tmp_path, te
     ],
 )
 def test_hostile_toml_is_one_line(capsys, tmp_path, text, message):
-    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
+    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out-dir", str(tmp_path / "o"))
     assert status == 2 and message in err and err.count("\n") == 1, err
     assert "--chunk-size" not in err
 
@@ -302,7 +309,7 @@ def test_a_byte_order_mark_is_read(tmp_path):
 
 
 def test_a_folder_given_as_the_file_is_one_line(capsys, tmp_path):
-    status, _, err = run(capsys, "run", str(tmp_path), "--out", str(tmp_path / "o"))
+    status, _, err = run(capsys, "run", str(tmp_path), "--out-dir", str(tmp_path / "o"))
     assert status == 2 and err.count("\n") == 1, err
 
 
@@ -373,7 +380,7 @@ def test_a_batch_that_cannot_save_still_prints_what_it_played(capsys, tmp_path, 
 
     monkeypatch.setattr(Path, "write_text", full_disk)
     path = write(tmp_path, 'matches = 3\nseeds = [0, 1]\n[policies]\na = "first"\n')
-    status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "o"), "--json")
+    status, out, err = run(capsys, "run", str(path), "--out-dir", str(tmp_path / "o"), "--json")
     assert status == 2 and "No space left on device" in err and err.strip().count("\n") <= 2, err
     data = json.loads(out)
     assert data["played"] == 1 and len(data["results"]) == 2  # the played cell's rows; the second was not played
@@ -383,7 +390,7 @@ def test_names_from_the_file_are_printed_escaped(capsys, tmp_path, monkeypatch):
     """A set name holding a terminal's escape sequences is shown escaped in notices and the table."""
     monkeypatch.setattr(experiment, "_simulate_rows", fake_play)
     text = 'matches = 3\n[policies]\n"p\\u001b[2J\\u001b]0;pwned\\u0007" = "first"\n'
-    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out", str(tmp_path / "o\nx"))
+    status, out, err = run(capsys, "run", str(write(tmp_path, text)), "--out-dir", str(tmp_path / "o\nx"))
     assert status == 0, err
     assert "\x1b" not in out + err and "\x07" not in out + err and "\\x1b[2J" in err and "o\\nx" in out + err
 
@@ -403,7 +410,7 @@ def test_a_cell_whose_checkpoint_cannot_be_written_is_shown_not_saved(capsys, tm
 
     monkeypatch.setattr(experiment, "_simulate_rows", played_but_not_saved)
     path = write(tmp_path, 'matches = 3\nseeds = [0, 1]\n[policies]\na = "first"\n')
-    status, out, err = run(capsys, "run", str(path), "--out", str(tmp_path / "o"), "--json")
+    status, out, err = run(capsys, "run", str(path), "--out-dir", str(tmp_path / "o"), "--json")
     assert status == 2 and "File too large" in err and json.loads(out)["played"] == 1
     assert not list((tmp_path / "o" / "cells").glob("*.json"))
 
@@ -415,7 +422,7 @@ def test_the_shipped_example_is_reachable_without_the_source_tree(tmp_path, caps
     shipped = Path(__file__).resolve().parents[2] / "examples" / "experiment.toml"
     assert main(["run", "--show-example"]) == 0
     assert capsys.readouterr().out == shipped.read_text()
-    assert main(["run", "--example", "--out", str(tmp_path / "ex"), "--workers", "1", "--json"]) == 0
+    assert main(["run", "--example", "--out-dir", str(tmp_path / "ex"), "--workers", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["cells"] == 8
     assert main(["run"]) == 2 and "--example" in capsys.readouterr().err
     assert main(["run", str(shipped), "--example"]) == 2

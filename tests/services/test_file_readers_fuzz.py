@@ -281,7 +281,7 @@ duel = ["first", "pimc:worlds=8"]
 """
 
 
-KEYS = ["sizes", "seeds", "kind", "out", "x", '"\\u001b[2J"', "a.b.c"]
+KEYS = ["sizes", "seeds", "kind", "out_dir", "x", '"\\u001b[2J"', "a.b.c"]
 
 
 @st.composite

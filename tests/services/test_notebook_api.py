@@ -19,10 +19,10 @@ SMALL = dict(matches=40, seed=3, workers=1)
 
 def test_top_level_names_are_the_functions():
     importlib.import_module("bergen_sim.services.simulation")  # importing the submodule must not hide the function
-    importlib.import_module("bergen_sim.search.position")
-    from bergen_sim.search.position import analyze
+    importlib.import_module("bergen_sim.services.position")
     from bergen_sim.services.analysis.reporting import report, run
     from bergen_sim.services.comparison import compare
+    from bergen_sim.services.position import analyze
     from bergen_sim.services.simulation import simulate
 
     assert bergen_sim.simulate is simulate and bergen_sim.compare is compare and bergen_sim.analyze is analyze

@@ -63,7 +63,7 @@ def _report(capsys, folder: Path, *names: str) -> tuple[int, str]:
             *names,
             "--analyses-dir",
             str(folder),
-            "--out",
+            "--out-dir",
             str(folder / "rep"),
             "--quick",
             "--matches",
@@ -116,7 +116,7 @@ def test_a_full_scale_report_into_a_dirty_checkout_is_refused_before_anything_ru
     reporting.check_clean_for_full_scale(200_000, False, False, inside)  # nor a smaller one
     reporting.check_clean_for_full_scale(None, False, False, tmp_path.parent / "elsewhere")  # the user's own folder
     monkeypatch.setattr(reporting, "run", lambda *a, **k: pytest.fail("played before refusing"))
-    assert main(["report", "going_first", "--out", str(inside)]) == 2
+    assert main(["report", "going_first", "--out-dir", str(inside)]) == 2
     assert "uncommitted changes" in capsys.readouterr().err
     monkeypatch.setattr(provenance, "git_state", lambda: {"commit": "0123456789abcdef", "dirty": False})
     reporting.check_clean_for_full_scale(None, False, False, inside)

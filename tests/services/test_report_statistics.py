@@ -73,7 +73,7 @@ def test_a_policy_playing_another_weight_set_is_recorded_with_those_weights():
 @pytest.fixture(scope="module")
 def strategy_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
-    status = main(["report", "strategy_table", "--quick", "--matches", "100", "--workers", "1", "--out", str(out)])
+    status = main(["report", "strategy_table", "--quick", "--matches", "100", "--workers", "1", "--out-dir", str(out)])
     assert status == 0
     return out
 
@@ -101,7 +101,7 @@ def test_pages_and_index_open_with_key_findings(strategy_report):
 def test_the_tiny_header_frequency_report_runs(tmp_path):
     """A sample too small for the by-play figure once crashed the figure; now the panel says why it is empty."""
     status = main(
-        ["report", "header_frequency", "--quick", "--matches", "40", "--workers", "1", "--out", str(tmp_path)]
+        ["report", "header_frequency", "--quick", "--matches", "40", "--workers", "1", "--out-dir", str(tmp_path)]
     )
     assert status == 0
     assert (tmp_path / "header_frequency" / "figures" / "headers_by_play.png").exists()
@@ -140,7 +140,7 @@ def test_reports_of_a_single_match_still_write(tmp_path):
             "1",
             "--workers",
             "1",
-            "--out",
+            "--out-dir",
             str(tmp_path),
         ]
     )

@@ -540,18 +540,18 @@ def test_the_review_base_is_checked_before_the_game_is_read(tmp_path, capsys):
 
     assert review_cli.BASE_POLICIES == BASE_POLICIES
     assert (review_cli.PLAYERS, review_cli.DEFAULT_PLAYER) == (PLAYERS, DEFAULT_PLAYER)
-    for option, value, allowed in (("--base", "nosuch", "expert"), ("--player", "expert", "ismcts")):
+    for option, value, allowed in (("--base", "nosuch", "expert"), ("--policy", "expert", "ismcts")):
         assert main(["review", str(tmp_path / "missing.txt"), option, value]) == 2
         err = capsys.readouterr().err.strip()
         assert len(error_lines(err)) == 1 and option in err and allowed in err
 
 
 def test_review_by_the_tree_search_names_it_and_reviews_the_same_decisions(tmp_path, capsys):
-    """``--player`` picks the search that ranks the moves (the strongest player's tree search by default): the same
+    """``--policy`` picks the search that ranks the moves (the strongest player's tree search by default): the same
     decisions and moves made whichever ranks them, the engine named in the settings and the report; ``review()``
-    refuses an unknown player."""
+    refuses an unknown one."""
     games = read_games(GOLDEN / "2p-standard.jsonl")[:1]
-    by_reader = review(games, worlds=200, batch=200, seed=3, player="reader")
+    by_reader = review(games, worlds=200, batch=200, seed=3, policy="reader")
     by_tree = review(games, worlds=200, batch=200, seed=3)
     assert [(d.number, d.played) for d in by_tree.decisions] == [(d.number, d.played) for d in by_reader.decisions]
     assert by_tree.settings["player"] == "ismcts" and by_reader.settings["reading"] == "reader:model=expert:trust=20"
@@ -559,10 +559,10 @@ def test_review_by_the_tree_search_names_it_and_reviews_the_same_decisions(tmp_p
     assert by_tree.settings["reading"] == "ismcts:model=expert:trust=20:explore=3:prior=5"
     assert "the tree search of `ismcts:model=expert:trust=20:explore=3:prior=5`" in markdown(by_tree)
     assert "`pimc`'s search, on worlds uniform" in markdown(
-        review(games[:1], seats=[0], worlds=50, batch=50, player="pimc")
+        review(games[:1], seats=[0], worlds=50, batch=50, policy="pimc")
     )
-    with pytest.raises(BergenError, match="player must be one of reader, pimc, ismcts"):
-        review(games, player="expert")
+    with pytest.raises(BergenError, match="policy must be one of reader, pimc, ismcts"):
+        review(games, policy="expert")
 
 
 def test_review_tables_are_never_cut_in_a_pipe(capsys):

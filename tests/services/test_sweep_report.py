@@ -35,7 +35,7 @@ def test_a_users_file_is_not_written_over(capsys, tmp_path, own):
     out.mkdir()
     (out / own).write_text("my own readme\n")
     before = _tree(out)
-    line = _refused(capsys, ["going_first", "--out", str(out)], own, "did not write", "--out")
+    line = _refused(capsys, ["going_first", "--out-dir", str(out)], own, "did not write", "--out-dir")
     assert "new or empty folder" in line
     assert _tree(out) == before  # untouched, and nothing else written
 
@@ -45,21 +45,21 @@ def test_a_users_folder_named_like_the_analysis_is_not_written_into(capsys, tmp_
     (out / "going_first").mkdir(parents=True)
     (out / "going_first" / "notes.txt").write_text("mine\n")
     before = _tree(out)
-    _refused(capsys, ["going_first", "--out", str(out)], "going_first", "did not write")
+    _refused(capsys, ["going_first", "--out-dir", str(out)], "going_first", "did not write")
     assert _tree(out) == before
 
 
 def test_a_folder_is_refused_for_a_page(capsys, tmp_path):
     out = tmp_path / "rep"
     (out / "README.md").mkdir(parents=True)
-    _refused(capsys, ["going_first", "--out", str(out)], "README.md", "not a regular file")
+    _refused(capsys, ["going_first", "--out-dir", str(out)], "README.md", "not a regular file")
     assert [p.name for p in out.iterdir()] == ["README.md"]
 
 
 def test_its_own_reports_are_rewritten(capsys, tmp_path):
     out = tmp_path / "rep"
     for _ in range(2):  # the second run writes over the first one's files
-        assert main(["report", "going_first", *TINY, "--out", str(out), "-q"]) == 0
+        assert main(["report", "going_first", *TINY, "--out-dir", str(out), "-q"]) == 0
         assert capsys.readouterr().err == ""
     for page in ("README.md", "going_first.md"):
         assert (out / page).read_text().splitlines()[0] == reporting.MARKER
@@ -85,13 +85,13 @@ def test_the_committed_reports_are_recognised():
 )
 def test_strategies_are_checked_before_anything_runs(capsys, tmp_path, given, words):
     out = tmp_path / "rep"
-    _refused(capsys, ["going_first", "--out", str(out), "--policy", given], *words)
+    _refused(capsys, ["going_first", "--out-dir", str(out), "--policy", given], *words)
     assert not out.exists()
 
 
 def test_an_analysis_named_twice_is_refused(capsys, tmp_path):
     out = tmp_path / "rep"
-    _refused(capsys, ["going_first", "going_first", "--out", str(out)], "going_first is listed twice")
+    _refused(capsys, ["going_first", "going_first", "--out-dir", str(out)], "going_first is listed twice")
     assert not out.exists()
 
 
@@ -133,7 +133,7 @@ def test_a_link_in_place_of_a_report_folder_is_refused_and_its_target_gets_nothi
     elsewhere.mkdir()
     (tmp_path / "rep").mkdir()
     (tmp_path / "rep" / "good").symlink_to(elsewhere)
-    status = main(["report", "good", "--analyses-dir", str(tmp_path), "--out", str(tmp_path / "rep"), *TINY])
+    status = main(["report", "good", "--analyses-dir", str(tmp_path), "--out-dir", str(tmp_path / "rep"), *TINY])
     err = capsys.readouterr().err
     assert status == 2 and len(error_lines(err.strip())) == 1 and "good/ is a symbolic link" in err, err
     assert list(elsewhere.iterdir()) == []

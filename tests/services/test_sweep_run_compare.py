@@ -92,7 +92,7 @@ def test_check_own_folder_is_the_one_check(tmp_path):
             check_own_folder(tmp_path, rotations=rotations)
 
 
-# 2. run --out '' (and blank)
+# 2. run --out-dir '' (and blank)
 
 
 EXPERIMENT = 'matches = 2\nsizes = [2]\nseeds = [0]\n[policies]\na = "random"\n'
@@ -102,12 +102,12 @@ EXPERIMENT = 'matches = 2\nsizes = [2]\nseeds = [0]\n[policies]\na = "random"\n'
 def test_run_refuses_an_empty_out(tmp_path, capsys, monkeypatch, out):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "exp.toml").write_text(EXPERIMENT)
-    line = _refused(capsys, ["run", "exp.toml", "--out", out], "out must be a folder name")
-    assert line.endswith(f"exp.toml: out must be a folder name, not {out!r}")
+    line = _refused(capsys, ["run", "exp.toml", "--out-dir", out], "out_dir must be a folder name")
+    assert line.endswith(f"exp.toml: out_dir must be a folder name, not {out!r}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.toml"]
-    # the same message as out = "" in the file
-    (tmp_path / "exp.toml").write_text(f"out = {out!r}\n" + EXPERIMENT)
-    assert _refused(capsys, ["run", "exp.toml"], "out must be a folder name") == line
+    # the same message as out_dir = "" in the file
+    (tmp_path / "exp.toml").write_text(f"out_dir = {out!r}\n" + EXPERIMENT)
+    assert _refused(capsys, ["run", "exp.toml"], "out_dir must be a folder name") == line
 
 
 # 3. the grid: limited in cells, no repeated values

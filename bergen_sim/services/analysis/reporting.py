@@ -42,7 +42,6 @@ import re
 import shlex
 import shutil
 import time
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,7 +56,7 @@ import pyarrow.parquet as pq
 from bergen_sim._version import __version__
 from bergen_sim.core import provenance
 from bergen_sim.core.display import html_card
-from bergen_sim.core.errors import BergenError, shown
+from bergen_sim.core.errors import BergenError, renamed_keyword, shown
 from bergen_sim.core.i18n import N_, current, tr, use
 from bergen_sim.core.modules import module_from_file
 from bergen_sim.core.stats import is_proportion, number
@@ -76,6 +75,8 @@ from bergen_sim.services.files.output import is_text, write_file
 FULL_MATCHES = 1_000_000
 #: matches per configuration with ``--quick``
 QUICK_MATCHES = 2_000
+#: the folder :func:`report` writes in when none is given (``bergen-sim report --out-dir``'s default)
+DEFAULT_OUT_DIR = "reports"
 #: strategies of a ``--quick`` report: the baseline and the realistic player
 QUICK_STRATEGIES = ("random", "expert")
 #: the player configurations the analyses compare, by label
@@ -582,7 +583,7 @@ def _command(
     if analyses_dir is not None:
         words += ["--analyses-dir", os.fspath(analyses_dir)]
     if out is not None:
-        words += ["--out", os.fspath(out)]
+        words += ["--out-dir", os.fspath(out)]
     return shlex.join(words)
 
 
@@ -615,21 +616,9 @@ def run(
     >>> result = run("header_frequency", matches=200, quick=True)  # doctest: +SKIP
     >>> result.tables["per_hand"].head()  # doctest: +SKIP
     """
-    policies = _renamed_policies(policies, strategies)
+    policies = renamed_keyword("policies", policies, "strategies", strategies, AnalysisError)
     with use(lang):
         return _run(name, matches, seed, quick, policies, analyses_dir, chunk_size, options, log)
-
-
-def _renamed_policies(policies: Sequence[str] | None, strategies: Sequence[str] | None) -> Sequence[str] | None:
-    """``policies``, or the old keyword ``strategies`` with a DeprecationWarning (it goes in the next release)."""
-    if strategies is None:
-        return policies
-    warnings.warn(
-        "strategies= is deprecated and goes in the next release: use policies=", DeprecationWarning, stacklevel=3
-    )
-    if policies is not None:
-        raise AnalysisError("give policies= (strategies= is its old name), not both")
-    return strategies
 
 
 def _run(
@@ -827,7 +816,7 @@ def _call(module: ModuleType, name: str, function: str, argument: Any) -> Any:
 
 def report(
     names: str | Sequence[str] = "all",
-    out: str | os.PathLike = "reports",
+    out_dir: str | os.PathLike | None = None,
     *,
     quick: bool = False,
     matches: int | None = None,
@@ -842,8 +831,11 @@ def report(
     allow_dirty: bool = False,
     lang: str | None = None,
     strategies: Sequence[str] | None = None,
+    out: str | os.PathLike | None = None,
 ) -> Reports:
-    """Run analyses ``names`` (``"all"``, one name or a list) and write their reports under ``out``.
+    """Run analyses ``names`` (``"all"``, one name or a list) and write their reports in folder ``out_dir``.
+
+    ``out_dir`` defaults to :data:`DEFAULT_OUT_DIR` (``out=``, its old name, still works for this release).
 
     A full-scale run (:data:`FULL_MATCHES` per configuration or more) into
     the package's own git checkout while it has uncommitted changes is
@@ -860,11 +852,12 @@ def report(
     pages' headings and key findings (default: the language in force).  This
     is ``bergen-sim report``'s Python face.
     """
-    policies = _renamed_policies(policies, strategies)
+    policies = renamed_keyword("policies", policies, "strategies", strategies, AnalysisError)
+    out_dir = renamed_keyword("out_dir", out_dir, "out", out, AnalysisError)
     with use(lang):
         return _report(
             names,
-            out,
+            DEFAULT_OUT_DIR if out_dir is None else out_dir,
             quick,
             matches,
             seed,
@@ -912,14 +905,14 @@ def _report(
     chosen = list(known) if not wanted or "all" in wanted else wanted
     strategies = check_strategies(strategies)  # before anything runs
     if os.fspath(out) == STDOUT:
-        raise OutputError("--out -: a report is a folder of files, it cannot go to standard output")
-    for option, folder in (("--out", out), ("--analyses-dir", analyses_dir)):
+        raise OutputError("--out-dir -: a report is a folder of files, it cannot go to standard output")
+    for option, folder in (("--out-dir", out), ("--analyses-dir", analyses_dir)):
         if folder is not None and not is_text(os.fspath(folder)):
             raise OutputError(
                 f"{option} {shown(os.fspath(folder), 80)}: the folder name is not UTF-8 text, and a "
                 f"report quotes it in its pages; use another name"
             )
-    check_folder(out, "--out")  # before anything runs
+    check_folder(out, "--out-dir")  # before anything runs
     check_own_files(out, chosen)
     check_clean_for_full_scale(matches, quick, allow_dirty, out)
     results, pages, failed = [], [], {}
@@ -951,7 +944,7 @@ def _report(
             continue
         except OSError as exc:
             raise OutputError(
-                f"--out {out}: cannot write the report of {name} "
+                f"--out-dir {out}: cannot write the report of {name} "
                 f"({exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''})"
             ) from None
         say(f"{name}: wrote {page} ({result.meta['total_matches']:,} matches, {result.meta['elapsed_s']:,.0f} s)")
@@ -962,7 +955,7 @@ def _report(
         try:
             index = write_index(out, warn)
         except OSError as exc:
-            raise OutputError(f"--out {out}: cannot write the index ({exc.strerror or exc})") from None
+            raise OutputError(f"--out-dir {out}: cannot write the index ({exc.strerror or exc})") from None
     return Reports(index, results, pages, failed)
 
 
@@ -1159,16 +1152,17 @@ def check_own_files(out: str | os.PathLike, names: Sequence[str]) -> None:
         else:
             problem = "exists and bergen-sim report did not write it"
         raise OutputError(
-            f"--out {shown(os.fspath(out), 80)}: {where} {problem}; refusing to write over it: "
-            f"give --out a new or empty folder, or one holding only earlier reports"
+            f"--out-dir {shown(os.fspath(out), 80)}: {where} {problem}; refusing to write over it: "
+            f"give --out-dir a new or empty folder, or one holding only earlier reports"
         )
 
 
 def _command_with_out(command: str, out: Path) -> str:
     words = shlex.split(command)
-    if "--out" in words:
-        del words[words.index("--out") : words.index("--out") + 2]
-    return shlex.join(words + ["--out", os.fspath(out)])
+    for option in ("--out-dir", "--out"):  # --out: the old spelling, in the metadata of older reports
+        if option in words:
+            del words[words.index(option) : words.index(option) + 2]
+    return shlex.join(words + ["--out-dir", os.fspath(out)])
 
 
 # --- Markdown ---------------------------------------------------------------------------------
@@ -1435,8 +1429,8 @@ def markdown_command(text: str) -> str:
     """A command line as inline code, or (when it holds a backtick or ``<``, ``>``, ``&``, which a code span
     would show raw) as :func:`markdown_text`.
 
-    >>> print(markdown_command("bergen-sim report all --out reports"), markdown_command("a `b` <c>"))
-    `bergen-sim report all --out reports` a \\`b\\` &lt;c&gt;
+    >>> print(markdown_command("bergen-sim report all --out-dir reports"), markdown_command("a `b` <c>"))
+    `bergen-sim report all --out-dir reports` a \\`b\\` &lt;c&gt;
     """
     one_line = " ".join(str(text).split())
     return markdown_text(one_line) if re.search(r"[`<>&]", one_line) else f"`{one_line}`"

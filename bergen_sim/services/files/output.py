@@ -1,7 +1,7 @@
 """Output files and folders: checked before a run starts, written without destroying what a path points to.
 
 Every command that writes (``simulate --out``, ``trace -o``, ``compare --out``,
-``report --out``, ``--checkpoint``) goes through this module, so that:
+``report --out-dir``, ``--checkpoint``) goes through this module, so that:
 
 - a bad path is refused in one line *before* the first match is played (an
   empty name, a wrong extension, a missing folder, a path under a file, a
@@ -246,7 +246,7 @@ def check_file(
 
 
 def check_folder(given: str | os.PathLike, option: str) -> Path:
-    """Check an output folder (``--checkpoint``, ``report --out``) before anything runs.
+    """Check an output folder (``--checkpoint``, ``report --out-dir``) before anything runs.
 
     It may exist (then it must be a writable folder) or not (then its nearest
     existing parent must be a writable folder, outside /proc and /sys).
