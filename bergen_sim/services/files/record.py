@@ -397,7 +397,7 @@ def _bounded_lines(path: Path, handle) -> Iterator[str]:
 def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[int] | None):
     """The matches asked for (all: ``None``) of a trace whose first lines are ``head`` and the rest ``lines``:
     ``(index of the last match read, {match: game})``; stops after the last match asked for."""
-    from bergen_sim.model.reference import split_matches
+    from bergen_sim.services.files.trace import split_matches
 
     wanted = None if matches is None else set(matches)
     last = None if wanted is None else max(wanted, default=-1)
@@ -429,10 +429,10 @@ def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[i
             break
         if wanted is None or index in wanted or index < 0:
             events.append(event)
-    try:
-        kept = split_matches(events)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise RecordError(tr("{path}: not a bergen-trace file: {why}").format(path=path, why=exc)) from None
+    kept = list(split_matches(events))
+    if kept and kept[0][0]["type"] != "match":
+        why = "trace does not start with a match event"
+        raise RecordError(tr("{path}: not a bergen-trace file: {why}").format(path=path, why=why))
     if index < 0:
         raise RecordError(f"{path}: the trace holds no match")
     return index, {
