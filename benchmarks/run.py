@@ -166,11 +166,12 @@ def save(results: dict) -> None:
 def save_section(key: str, value: dict) -> None:
     """Replace one section (``SECTIONS``) of the saved results, keeping the rest.
 
-    The section keeps the ``provenance`` it was measured with (a rejudged one
-    its own), so a file of sections measured apart says where each came from.
+    A section measured now gets this run's ``provenance``; one that has the
+    key keeps it (a rejudged section: ``None`` when measured before records
+    were kept), so a file of sections measured apart says where each came from.
     """
     results = json.loads((HERE / "results.json").read_text())
-    results[key] = {**value, "provenance": value.get("provenance") or result_record()}
+    results[key] = value if "provenance" in value else {**value, "provenance": result_record()}
     save(results)
 
 

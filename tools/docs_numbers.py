@@ -1755,6 +1755,8 @@ def _written_by(record: dict) -> str:
 
 def _provenance(root: Path) -> str:
     files = sorted([*root.glob("research/*/*.json"), *root.glob("research/*/*/*.json")])
+    if not files:
+        return "(No result files in research/.)"
     rows, told = [], {"clean": 0, "dirty": 0, "mixed": 0, "no record": 0}
     for path in files:
         records, missing = _provenance_of(json.loads(path.read_text()))

@@ -531,6 +531,12 @@ def test_a_result_into_a_checkout_with_uncommitted_changes_is_refused_in_one_lin
     _refused(script, args, "has uncommitted changes: commit them first, or pass --allow-dirty", tmp_path, dirty=True)
 
 
+def test_allow_dirty_lets_a_script_past_the_check(tmp_path):
+    """--allow-dirty: the dirty checkout is no longer refused; the next check (one analyzer is no comparison) is."""
+    args = ["--allow-dirty", "--player", "ismcts", "--out", "{tmp}/r.json"]
+    _refused("research/analyzer-engine/measure.py", args, "give two --player values or more", tmp_path, dirty=True)
+
+
 def test_the_search_compile_table_gives_each_first_run_and_the_ratio_of_the_trees():
     """benchmarks/search_compile.py's saved section as results.md shows it, and as feedback's note describes it."""
     import json
