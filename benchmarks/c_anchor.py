@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bergen_sim.core.provenance import add_allow_dirty
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
 from bergen_sim.services.execution.jobs import engine_for
@@ -283,15 +284,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=at_least(1), default=DEFAULT_REPEATS)
     parser.add_argument("--old", metavar="COMMIT", type=anchor_at, help="also time the C loop of this commit")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
+    add_allow_dirty(parser)
     args = parser.parse_args(argv)
+    import run as bench  # noqa: E402  (run.py imports this file)
+
+    bench.check_saving(parser, not args.no_save, args.allow_dirty)
     if c_reference.compiler() is None:
         print("c_anchor.py: no C compiler (cc, gcc or clang) on PATH: nothing to measure", file=sys.stderr)
         return 2
     measured = section(args.seconds, args.repeats, args.old)
     print(report(measured))
     if not args.no_save:
-        import run as bench  # noqa: E402  (run.py imports this file)
-
         bench.save_section("c_loop", measured)
     return 0
 

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from startup_times import run_once  # benchmarks/ is a folder of scripts
 
+from bergen_sim.core.provenance import add_allow_dirty
+
 HERE = Path(__file__).resolve().parent
 FIRST = ["simulate", "--matches", "1000", "--seed", "1", "--json", "--quiet"]
 SECOND = [
@@ -134,8 +136,11 @@ def report(section: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-save", action="store_true", help="print only; leave results.json alone")
+    add_allow_dirty(parser)
     opts = parser.parse_args()
     import run as bench  # noqa: E402
+
+    bench.check_saving(parser, not opts.no_save, opts.allow_dirty)
 
     tree = HERE.parent
     section: dict = {"machine": bench.machine(), "load_average_before": bench.load_average()}

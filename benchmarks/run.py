@@ -50,13 +50,16 @@ import numpy as np
 import psutil
 
 from bergen_sim._version import __version__
+from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import MAX_WORKERS
+from bergen_sim.core.provenance import add_allow_dirty, check_clean, result_record
 from bergen_sim.engine import layout as L
 from bergen_sim.model import reference
 from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import BUILTINS
 from bergen_sim.services.execution.jobs import Job, RunOptions, default_chunk_size, engine_for, run_job
 from bergen_sim.services.execution.parallel import default_workers
+from bergen_sim.services.files.output import write_file, write_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import first_runs  # noqa: E402
@@ -154,17 +157,32 @@ def load_average() -> list[float]:
 def save(results: dict) -> None:
     """Write results.json and results.md (goals judged anew from the data), and the README's speed table."""
     results["goals"] = goals(results)
-    (HERE / "results.md").write_text(report(results))
-    (HERE / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_file(HERE / "results.md", report(results))
+    write_result(HERE / "results.json", results)
     readme_table.write()
     print(f"saved {HERE / 'results.md'} and {HERE / 'results.json'}", file=sys.stderr)
 
 
 def save_section(key: str, value: dict) -> None:
-    """Replace one section (``SECTIONS``) of the saved results, keeping the rest."""
+    """Replace one section (``SECTIONS``) of the saved results, keeping the rest.
+
+    A section measured now gets this run's ``provenance``; one that has the
+    key keeps it (a rejudged section: ``None`` when measured before records
+    were kept), so a file of sections measured apart says where each came from.
+    """
     results = json.loads((HERE / "results.json").read_text())
-    results[key] = value
+    results[key] = value if "provenance" in value else {**value, "provenance": result_record()}
     save(results)
+
+
+def check_saving(parser: argparse.ArgumentParser, save: bool, allow_dirty: bool) -> None:
+    """Refuse in one line, before anything is measured, to ``save`` into results.json while the checkout has
+    uncommitted changes unless ``allow_dirty`` (the benchmarks' ``--allow-dirty``)."""
+    if save:
+        try:
+            check_clean(HERE / "results.json", allow_dirty)
+        except BergenError as exc:
+            parser.error(str(exc))
 
 
 def commit_of(tree: Path = HERE) -> str:
@@ -476,6 +494,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="longer timings, 3 repeats (median)")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
+    add_allow_dirty(parser)
     parser.add_argument(
         "--workers",
         type=trees.at_least(1, MAX_WORKERS),
@@ -483,6 +502,7 @@ def main() -> None:
         help="'all cores' (default: every core)",
     )
     args = parser.parse_args()
+    check_saving(parser, not args.no_save, args.allow_dirty)
     budget, repeats = (6.0, 3) if args.full else (1.5, 1)
     results = {"full": args.full, "machine": machine(), "throughput": [], "notes": []}
     policies = [p for p in POLICIES if p in BUILTINS]

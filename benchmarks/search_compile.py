@@ -110,6 +110,8 @@ def main() -> int:
     opts = parser.parse_args()
     import run as bench  # noqa: E402
 
+    bench.check_saving(parser, not opts.no_save, opts.allow_dirty)
+
     trees, _ = chosen_trees(opts)
     section: dict = {
         "machine": bench.machine(),

@@ -24,22 +24,20 @@ tests/docs/test_docs_numbers.py checks the quotes.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import time
-from datetime import UTC, datetime
-from pathlib import Path
 
 from trees import at_least  # benchmarks/ is a folder of scripts
 
 from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import MAX_SEED, check_range
+from bergen_sim.core.provenance import add_allow_dirty, check_clean, result_record
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules, parse_settings
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.services.execution.jobs import engine_for
-from bergen_sim.services.files.output import merge_target
+from bergen_sim.services.files.output import merge_target, write_result
 
 
 def cost(rules: Rules, policy: str, matches: int, seed: int) -> dict:
@@ -71,6 +69,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule setting (repeatable)")
     parser.add_argument("--out", help="JSON file to merge the figures into")
+    add_allow_dirty(parser)
     args = parser.parse_args()
     try:  # a wrong game, policy, seed or --out is one line and exit status 2 before any play, not a traceback
         rules = Rules.make(players=args.players, partnerships=args.partnerships, **parse_settings(args.set))
@@ -78,6 +77,8 @@ def main() -> None:
             resolve(policy)
         check_range("seed", args.seed, 0, MAX_SEED - 1)  # the warm-up plays seed + 1
         saved = (merge_target(args.out, "--out", "runs", dict) if args.out else None) or {"runs": {}}
+        if args.out:
+            check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
     print(f"cores {os.cpu_count()}, {args.players} players{' in partnerships' if args.partnerships else ''}")
@@ -96,10 +97,10 @@ def main() -> None:
                 seed=args.seed,
                 cores=os.cpu_count(),
                 machine=platform.processor() or platform.machine(),
-                created=datetime.now(UTC).isoformat(timespec="seconds"),
+                provenance=result_record(),  # each run its own: the file keeps runs of earlier commands
             )
             saved["runs"][policy] = r
-            Path(args.out).write_text(json.dumps(saved, indent=2) + "\n")
+            write_result(args.out, saved, indent=2)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,11 @@ import sys
 import time
 from pathlib import Path
 
+from bergen_sim.core.provenance import add_allow_dirty
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
 from bergen_sim.services.execution.jobs import engine_for
+from bergen_sim.services.files.output import write_file, write_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from trees import at_least, duration  # noqa: E402  (benchmarks/ is a folder of scripts)
@@ -102,8 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=duration, default=2.0)
     parser.add_argument("--repeats", type=at_least(1), default=3)
     parser.add_argument("--no-save", action="store_true")
+    add_allow_dirty(parser)
     args = parser.parse_args(argv)
     import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts; run.py imports this one)
+
+    bench.check_saving(parser, not args.no_save, args.allow_dirty)
 
     results = {"machine": bench.machine(), "seconds": args.seconds, "repeats": args.repeats, "rows": [], "goals": []}
     for game, config in GAMES.items():
@@ -124,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     text = report(results)
     print(text)
     if not args.no_save:
-        (HERE / "sets.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
-        (HERE / "sets.md").write_text(text)
+        results = write_result(HERE / "sets.json", results, default=float)
+        write_file(HERE / "sets.md", text)
         bench.save_section("sets", json.loads(json.dumps(results, default=float)))
     return 0
 

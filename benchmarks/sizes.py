@@ -463,8 +463,11 @@ def main() -> int:
         parser.error(f"--min {opts.min:,} is above --max {opts.max:,}")
     import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts)
 
+    bench.check_saving(parser, not opts.no_save, opts.allow_dirty)
+
     if opts.rejudge:
         sweep = json.loads((bench.HERE / "results.json").read_text())["size_sweep"]
+        sweep.setdefault("provenance", None)  # measured by an earlier run: not this one's record
         sweep["rows"] = [add_paired(row) for row in sweep["rows"]]
         sweep["goals"] = goals(sweep["rows"])
         print(report(sweep))

@@ -207,6 +207,8 @@ def main() -> int:
     opts = parser.parse_args()
     import run as bench  # noqa: E402
 
+    bench.check_saving(parser, not opts.no_save, opts.allow_dirty)
+
     trees, caches = chosen_trees(opts)
     for name, tree in trees.items():
         for args in COMMANDS.values():  # compile caches and bytecode written once, outside the timing

@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bergen_sim.core.provenance import add_allow_dirty
+
 NEW = Path(__file__).resolve().parent.parent
 POLICIES = ("random", "expert")
 CLI = "import sys; from bergen_sim.cli import main; sys.exit(main())"
@@ -204,9 +206,10 @@ def bench_cache(tree_name: str) -> Path:
 
 
 def add_tree_options(parser: argparse.ArgumentParser) -> None:
-    """--old (a second tree, measured the same way, interleaved) and --no-save."""
+    """--old (a second tree, measured the same way, interleaved), --no-save and --allow-dirty."""
     parser.add_argument("--old", type=source_tree, help="another tree to measure the same way, interleaved")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
+    add_allow_dirty(parser)
 
 
 def chosen_trees(opts: argparse.Namespace) -> tuple[dict[str, Path], dict[str, Path]]:
@@ -254,6 +257,7 @@ def main() -> int:
     parser.add_argument(
         "--save", metavar="CHANGE", help="keep this run, described as CHANGE, under trees in benchmarks/results.json"
     )
+    add_allow_dirty(parser)
     parser.add_argument(
         "--keep-cache",
         action="store_true",
@@ -274,6 +278,10 @@ def main() -> int:
             resolve(name)
     except BergenError as exc:
         parser.error(str(exc))
+    if opts.save:
+        import run as bench  # noqa: E402  (benchmarks/ is a folder of scripts; run.py imports this one)
+
+        bench.check_saving(parser, True, opts.allow_dirty)
     with tempfile.TemporaryDirectory() as folder:
         caches = {name: bench_cache(f"trees-{name}") if opts.keep_cache else Path(folder) / name for name in trees}
         for cache in caches.values():

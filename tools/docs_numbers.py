@@ -102,6 +102,7 @@ BLOCKS = {
         "research/time-limit/steered_partnerships.json and research/search-cost/search_cost.json",
     ),
     "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
+    "provenance": ("research/README.md", "research/*/*.json and research/*/*/*.json"),
 }
 
 
@@ -1717,6 +1718,67 @@ def _more_players(root: Path, policy: str, games: tuple) -> str:
     )
 
 
+def _provenance_of(data: object) -> tuple[list[dict], int]:
+    """Every ``provenance`` record in a result file (the file's own and each merged run's), and how many runs
+    have none: runs beside one that has a record (a file that merges runs, e.g. rows written before provenance
+    was recorded, next to newer ones)."""
+    records: list[dict] = []
+    missing = 0
+
+    def walk(node: object) -> None:
+        nonlocal missing
+        if isinstance(node, dict):
+            if isinstance(node.get("provenance"), dict):
+                records.append(node["provenance"])
+            children = [v for k, v in node.items() if k != "provenance"]
+        elif isinstance(node, list):
+            children = node
+        else:
+            return
+        runs = [child for child in children if isinstance(child, dict)]
+        if any("provenance" in run for run in runs):
+            missing += sum("provenance" not in run for run in runs)
+        for child in children:
+            walk(child)
+
+    walk(data)
+    return records, missing
+
+
+def _written_by(record: dict) -> str:
+    """``0123456789ab``, clean (or dirty): the commit a record names and whether the tree had changes."""
+    git = record.get("git")
+    if not isinstance(git, dict) or not git.get("commit"):
+        return "no commit (an installed package)"
+    return f"`{git['commit'][:12]}`, {'dirty' if git.get('dirty') else 'clean'}"
+
+
+def _provenance(root: Path) -> str:
+    files = sorted([*root.glob("research/*/*.json"), *root.glob("research/*/*/*.json")])
+    if not files:
+        return "(No result files in research/.)"
+    rows, told = [], {"clean": 0, "dirty": 0, "mixed": 0, "no record": 0}
+    for path in files:
+        records, missing = _provenance_of(json.loads(path.read_text()))
+        seen = list(dict.fromkeys(_written_by(record) for record in records))
+        if missing:
+            seen.append(f"no record ({missing} run{'s' if missing > 1 else ''})")
+        kinds = {"dirty" if "dirty" in said else "clean" if "clean" in said else "no record" for said in seen}
+        told[kinds.pop() if len(kinds) == 1 else "mixed" if kinds else "no record"] += 1
+        rows.append(f"| `{path.relative_to(root / 'research').as_posix()}` | {'; '.join(seen) or 'no record'} |")
+    return "\n".join(
+        [
+            f"{len(files)} result files: {told['clean']} written from a clean tree, {told['dirty']} from a tree "
+            f"with uncommitted changes, {told['mixed']} mixing both or runs without a record, {told['no record']} "
+            "with no record (written before the commit was recorded).",
+            "",
+            "| result file | written by (commit, tree) |",
+            "|---|---|",
+            *rows,
+        ]
+    )
+
+
 RENDER = {
     "pimc-strength": _pimc_strength,
     "pimc-cost": _pimc_cost,
@@ -1748,6 +1810,7 @@ RENDER = {
     "prior-trials": _prior_trials,
     "prior-check": _prior_check,
     "hot-loop": _hot_loop,
+    "provenance": _provenance,
 }
 
 

@@ -30,10 +30,11 @@ import numpy as np
 from bergen_sim.cli import main as cli_main
 from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS, check_range, check_seed
+from bergen_sim.core.provenance import add_allow_dirty, check_clean
 from bergen_sim.core.stats import ratio_interval
 from bergen_sim.search.ismcts import STEERED
 from bergen_sim.search.position import ENGINES, PLAYERS, analyze
-from bergen_sim.services.files.output import check_file, write_file
+from bergen_sim.services.files.output import check_file, write_result
 from bergen_sim.services.files.record import each_decision, read_games
 from bergen_sim.services.game_review import DEFAULT_BATCH, DEFAULT_WORLDS, decision_seed
 
@@ -190,6 +191,7 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=DEFAULT_WORLDS)
     parser.add_argument("--batch", type=int, default=DEFAULT_BATCH)
     parser.add_argument("--out", help="JSON file to write (the summary is printed either way)")
+    add_allow_dirty(parser)
     args = parser.parse_args()
     players = list(dict.fromkeys(args.player or ["reader", "ismcts"]))
     try:
@@ -199,6 +201,7 @@ def main() -> None:
         check_range("--batch", args.batch, 1, MAX_WORLDS)
         if args.out:
             check_file(args.out, "--out", (".json",))  # refused before the games are played, not after
+            check_clean(args.out, args.allow_dirty)
         if len(players) < 2:
             raise BergenError("give two --player values or more: the tool compares analyzers")
     except BergenError as exc:
@@ -206,7 +209,7 @@ def main() -> None:
     result = measure(args.matches, args.seed, players, args.worlds, args.batch)
     result["command"] = "python research/analyzer-engine/measure.py " + " ".join(sys.argv[1:])
     if args.out:  # whole or not at all; the rows (every decision's rankings) go to the file only
-        write_file(Path(args.out), json.dumps(result, indent=1) + "\n")
+        result = write_result(args.out, result)
     print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=1))
 
 

@@ -41,6 +41,7 @@ from numba import njit
 
 from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import check_range, check_seed
+from bergen_sim.core.provenance import add_allow_dirty, check_clean
 from bergen_sim.core.stats import paired_interval
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.hand import scratch_buffers
@@ -166,6 +167,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261204)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", help="JSON file to write")
+    add_allow_dirty(parser)
     args = parser.parse_args()
     try:
         resolve(args.opponent)
@@ -175,6 +177,7 @@ def main() -> None:
         check_seed(args.seed)
         if args.out:
             merge_target(args.out, "--out", "clairvoyant", str)  # an unreadable or foreign file: refused before play
+            check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
     started = time.time()

@@ -16,13 +16,12 @@ on two cores.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from bergen_sim.core.provenance import add_allow_dirty, check_clean  # noqa: E402
 
 #: (label, players, partnerships, a, b)
 ROWS = (
@@ -49,12 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=20_000, help="deal sets per design, pair and seed")
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--out", default=str(Path(__file__).with_name("duplicate_gain.json")))
+    add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
     from bergen_sim import compare
     from bergen_sim.core.errors import BergenError
     from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed, whole_number
-    from bergen_sim.services.files.output import check_file
+    from bergen_sim.services.files.output import check_file, write_result
 
     try:  # one line and exit status 2 before any play: not a traceback, nor the figures lost at the last write
         check_range("--matches", args.matches, 1, MAX_DEAL_SETS)
@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         for seed in seeds:
             check_seed(seed)
         check_file(args.out, "--out", (".json",))
+        check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
     rows = []
@@ -114,13 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         rows.append(row)
         print(f"{label}: win ratio {row['win_ratio']:.3f}, margin ratio {row['margin_ratio']:.3f}", flush=True)
-    out = {
-        "deal_sets": args.matches,
-        "seeds": seeds,
-        "rows": rows,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-    Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
+    write_result(args.out, {"deal_sets": args.matches, "seeds": seeds, "rows": rows}, indent=2)
     print(f"wrote {args.out}")
     return 0
 

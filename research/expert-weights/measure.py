@@ -18,8 +18,8 @@ docs/policies.md quotes the table this script writes (``tools/docs_numbers.py``)
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
+
+from bergen_sim.core.provenance import add_allow_dirty, check_clean
 
 #: title -> the game's rules
 GAMES = {
@@ -47,17 +47,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
     parser.add_argument("--out", default="research/expert-weights/expert_weights.json")
+    add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
     from bergen_sim import compare
     from bergen_sim.core.errors import BergenError
     from bergen_sim.core.limits import MAX_DEAL_SETS, check_run
     from bergen_sim.model.rules import rules_for
-    from bergen_sim.services.files.output import check_file
+    from bergen_sim.services.files.output import check_file, write_result
 
     try:  # one line and exit status 2 before any play: not a traceback, nor the figures lost at the last write
         check_run(args.matches, MAX_DEAL_SETS, args.seed, args.workers)
         check_file(args.out, "--out", (".json",))
+        check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
 
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{pair['win_rate_hi']:.4f}] against expert",
             flush=True,
         )
-    Path(args.out).write_text(json.dumps(results, indent=2, default=str) + "\n")
+    write_result(args.out, results, indent=2, default=str)
     print(f"wrote {args.out}")
     return 0
 

@@ -44,6 +44,7 @@ from scipy import optimize, stats
 
 from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import check_range, check_seed
+from bergen_sim.core.provenance import add_allow_dirty, check_clean
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import STREAM_POLICY, seed_to_int, stream_state
 from bergen_sim.engine.tileset import no_tiles_for
@@ -148,6 +149,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=400)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", help="JSON file to write")
+    add_allow_dirty(parser)
     args = parser.parse_args()
     try:
         resolve(args.searcher)
@@ -155,6 +157,7 @@ def main() -> None:
         check_seed(args.seed)
         if args.out:
             merge_target(args.out, "--out", "searcher", str)  # an unreadable or foreign file: refused before play
+            check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
     started = time.time()

@@ -16,8 +16,8 @@ built-ins; docs/policies.md quotes the table this script writes.
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
+
+from bergen_sim.core.provenance import add_allow_dirty, check_clean
 
 POLICIES = ("expert:lead=lowest", "expert:lead=highest", "expert:lead=follow")
 GAMES = {
@@ -35,16 +35,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=20_000, help="deal sets per pair and game")
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--out", default="research/lead-choice/lead_choice.json")
+    add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
     from bergen_sim import compare
     from bergen_sim.core.errors import BergenError
     from bergen_sim.core.limits import MAX_DEAL_SETS, check_run
-    from bergen_sim.services.files.output import check_file
+    from bergen_sim.services.files.output import check_file, write_result
 
     try:  # one line and exit status 2 before any play: not a traceback, nor the figures lost at the last write
         check_run(args.matches, MAX_DEAL_SETS, args.seed, None)
         check_file(args.out, "--out", (".json",))
+        check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
 
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(title)
         print(result.standings.to_string())
-    Path(args.out).write_text(json.dumps(results, indent=2, default=str) + "\n")
+    write_result(args.out, results, indent=2, default=str)
     print(f"wrote {args.out}")
     return 0
 

@@ -35,21 +35,19 @@ docs/compare.md quotes research/luck-adjustment/luck_gain.json ("Measured gains"
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 from luck_study import add_pair_arguments, read_pair, sd_ratio_interval
 
 from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed
+from bergen_sim.core.provenance import add_allow_dirty, check_clean, result_record
 from bergen_sim.core.stats import paired_interval
 from bergen_sim.services import luck
 from bergen_sim.services.comparison import check_luck_models, parse_luck_models, play_pair
 from bergen_sim.services.execution.jobs import RunOptions
-from bergen_sim.services.files.output import merge_target
+from bergen_sim.services.files.output import merge_target, write_result
 
 #: most --rollouts and --deal-samples: hundreds of times the defaults, far beyond a useful run, and a count the
 #: compiled play-outs take (their int64; a 10**30 would be a traceback after the play)
@@ -87,6 +85,7 @@ def main() -> None:
     )
     parser.add_argument("--workers", type=int, default=1, help="threads (the figures do not depend on it)")
     parser.add_argument("--out", help="JSON file to merge the row into")
+    add_allow_dirty(parser)
     args = parser.parse_args()
     try:  # a wrong pair, game, count or --out is one line and exit status 2 before any play
         pair, rules = read_pair(args)
@@ -99,6 +98,8 @@ def main() -> None:
         check_seed(args.seed)
         check_range("--workers", args.workers, 1, 256)
         saved = (merge_target(args.out, "--out", "rows", list) or {"rows": []}) if args.out else None
+        if args.out:
+            check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
     a, b = pair
@@ -136,7 +137,7 @@ def main() -> None:
         "deal_samples": args.deal_samples,
         "decision_runs": args.decision_runs,
         "cpu_seconds": round(time.process_time() - cpu, 1),
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "provenance": result_record(),  # each row its own: the file keeps rows of earlier runs
     }
     if models:  # rows without the key are of each seat's own model (all rows before the option)
         record["models"] = models
@@ -182,7 +183,7 @@ def main() -> None:
             and (r.get("decision_runs", 0) == record["decision_runs"])
         )
         saved["rows"] = [r for r in saved["rows"] if not same(r)] + [record]
-        Path(args.out).write_text(json.dumps(saved, indent=2) + "\n")
+        write_result(args.out, saved, indent=2)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ import json
 import math
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -42,12 +41,12 @@ from scipy import stats
 
 from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed
-from bergen_sim.core.provenance import environment, record
+from bergen_sim.core.provenance import add_allow_dirty, check_clean, environment, record
 from bergen_sim.model.rules import Rules
 from bergen_sim.services import luck
 from bergen_sim.services.comparison import play_pair
 from bergen_sim.services.execution.jobs import RunOptions
-from bergen_sim.services.files.output import merge_target
+from bergen_sim.services.files.output import merge_target, write_result
 
 #: bootstrap resamples of the runs for the interval of the spread ratio
 RATIO_RESAMPLES = 10_000
@@ -137,6 +136,7 @@ def main() -> None:
     parser.add_argument("--truth", help="a strategy-table pairs.parquet holding the pair's million-match answer")
     parser.add_argument("--workers", type=int, default=1, help="threads per run (the figures do not depend on it)")
     parser.add_argument("--out", required=True, help="JSON file to merge the study into")
+    add_allow_dirty(parser)
     args = parser.parse_args()
     try:  # a wrong pair, game, count, answer or --out is one line and exit status 2 before any play
         pair, rules = read_pair(args)
@@ -146,6 +146,7 @@ def main() -> None:
         check_range("--workers", args.workers, 1, 256)
         truth = known_answer(args.truth, rules, *pair) if args.truth else None
         saved = merge_target(args.out, "--out", "studies", list) or {"studies": []}
+        check_clean(args.out, args.allow_dirty)
     except (BergenError, OSError) as exc:
         parser.error(str(exc))
     a, b = pair
@@ -195,9 +196,7 @@ def main() -> None:
         study["runs"].sort(key=lambda r: r["seed"])
         study["summary"] = summarize(study["runs"], truth, args.first_seed) if len(study["runs"]) >= 3 else None
         study["updated"] = datetime.now(UTC).isoformat(timespec="seconds")
-        tmp = Path(args.out).with_suffix(".tmp")
-        tmp.write_text(json.dumps(saved, indent=1, allow_nan=False) + "\n")
-        tmp.replace(args.out)
+        write_result(args.out, saved)
         print(f"{a} vs {b} seed {seed}: raw {100 * raw:.2f}  adjusted {100 * adjusted:.2f}", flush=True)
     if study.get("summary"):
         print(json.dumps(study["summary"], indent=1))

@@ -15,7 +15,6 @@ tests/docs/test_docs_numbers.py checks the quote.  A few minutes on one core.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 import time
@@ -26,6 +25,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from bergen_sim.core.provenance import add_allow_dirty, check_clean  # noqa: E402
 
 #: the games timed (players, set), each at its default target: exact tables, then exchangeable ones
 BUILDS = ((2, "double-six"), (3, "double-six"), (4, "double-six"), (6, "double-nine"), (8, "double-nine"))
@@ -38,6 +38,7 @@ OWN = (0, 10, 13, 14)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(Path(__file__).with_name("match_value.json")))
+    add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
     from bergen_sim.core.errors import BergenError
@@ -45,10 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     from bergen_sim.model.rules import Rules
     from bergen_sim.search import match_value as mv
     from bergen_sim.search.rollout import BASE_POLICIES
-    from bergen_sim.services.files.output import check_file
+    from bergen_sim.services.files.output import check_file, write_result
 
     try:  # checked before the minutes of building the tables, not when they are written
         check_file(args.out, "--out", (".json",))
+        check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
 
@@ -110,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         for own in OWN
         for other in SCORES
     ]
-    Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
+    write_result(args.out, out, indent=2)
     print(f"wrote {args.out}")
     return 0
 

@@ -17,9 +17,9 @@ the comparison is paired: the difference of side 0's match wins, with its
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from pathlib import Path
+
+from bergen_sim.core.provenance import add_allow_dirty, check_clean
 
 PARTNERS = ("random", "greedy")
 OPPONENT = "expert"
@@ -31,18 +31,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
     parser.add_argument("--out", default="research/partner-model/partner_model.json")
+    add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
     from bergen_sim.core.errors import BergenError
     from bergen_sim.core.limits import MAX_MATCHES, check_run
     from bergen_sim.core.stats import mean_interval
     from bergen_sim.model.rules import Rules
-    from bergen_sim.services.files.output import check_file
+    from bergen_sim.services.files.output import check_file, write_result
     from bergen_sim.services.simulation import simulate
 
     try:  # one line and exit status 2 before any play: not a traceback after the first partner's runs
         check_run(args.matches, MAX_MATCHES, args.seed, args.workers)
         check_file(args.out, "--out", (".json",))
+        check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
 
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             row[name] = {"mean": mean, "low": low, "high": high}
         row["seconds"] = seconds
         results["rows"].append(row)
-        Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
+        write_result(args.out, results)
         print(
             f"partner {partner}: side 0 wins {plain.mean():.4f} with pimc, {informed.mean():.4f} with "
             f"pimc:partner={partner}; difference {row['difference']['mean']:+.4f} "

@@ -26,11 +26,10 @@ resumes).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
-from pathlib import Path
 
+from bergen_sim.core.provenance import add_allow_dirty
 from bergen_sim.search.ismcts import STRONGEST
 from bergen_sim.services.luck import DECISION_RUNS
 
@@ -58,12 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261202)
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
     parser.add_argument("--out", default="research/search-strength/search_strength.json")
+    add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
     from bergen_sim import compare
     from bergen_sim.core.errors import BergenError
     from bergen_sim.core.limits import MAX_DEAL_SETS, MAX_WORKERS, check_range, check_seed
-    from bergen_sim.services.files.output import merge_target
+    from bergen_sim.core.provenance import check_clean, result_record
+    from bergen_sim.services.files.output import merge_target, write_result
 
     try:  # one line and exit status 2 before any play, not a traceback (nan, inf) or a silent 10 deal sets (0, -1)
         if not 0 < args.scale < math.inf or _sets(max(g[2] for g in GAMES.values()), args.scale) > MAX_DEAL_SETS:
@@ -75,9 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.workers is not None:
             check_range("--workers", args.workers, 1, MAX_WORKERS)
         earlier = merge_target(args.out, "--out", "games", dict)
+        check_clean(args.out, args.allow_dirty)
     except BergenError as exc:
         parser.error(str(exc))
-    out = Path(args.out)
     # resume: keep what an earlier run of the same seed measured at the same size
     # (and the same luck adjustment: files written before its decision terms have no luck_decision_runs)
     results = (
@@ -109,9 +110,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise RuntimeError(f"{title}: the pair lists {pair['policy']} first")
             pair["deal_sets"] = sets
             pair["wall_seconds"] = round(time.perf_counter() - start, 1)
+            pair["provenance"] = result_record()  # each row its own: a resumed file mixes runs
             rows[challenger] = pair
             results["games"][title] = {"players": players, "partnerships": partnerships, "challengers": rows}
-            out.write_text(json.dumps(results, indent=2, default=str) + "\n")
+            write_result(args.out, results, indent=2, default=str)
             print(
                 f"{title}: {challenger} wins {pair['win_rate']:.4f} [{pair['win_rate_lo']:.4f}, "
                 f"{pair['win_rate_hi']:.4f}], adjusted {pair['adjusted_win_rate']:.4f} "

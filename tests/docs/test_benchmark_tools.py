@@ -309,23 +309,41 @@ def test_a_goal_whose_interval_spans_it_is_reported_as_not_decided():
     )
 
 
-def _refused(script: str, args: list[str], says: str, tmp_path: Path | None = None) -> None:
+#: runs a script (argv[2], its arguments after it) as if argv[1] were the package's checkout, with uncommitted changes
+DIRTY_CHECKOUT = """
+import runpy, sys
+from pathlib import Path
+from bergen_sim.core import provenance
+root, script = Path(sys.argv[1]), sys.argv[2]
+provenance.source_root = lambda: root
+provenance.git_state = lambda: {"commit": "0123456789abcdef", "dirty": True}
+sys.argv = sys.argv[2:]
+sys.path.insert(0, str(Path(script).parent))
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+def _refused(script: str, args: list[str], says: str, tmp_path: Path | None = None, dirty: bool = False) -> None:
     """``script`` (under the project root) run with ``args`` ends with exit status 2 and one line that says ``says``,
     before any play; ``{tmp}`` in an argument is ``tmp_path``, which holds ``bad.json`` (not JSON) and
-    ``list.json`` (JSON, but not an object)."""
+    ``list.json`` (JSON, but not an object).  ``dirty``: run as if ``tmp_path`` were the package's checkout, with
+    uncommitted changes, and the benchmarks a copy in it (so a script that failed to refuse writes nothing here)."""
+    import shutil
     import subprocess
 
     if tmp_path is not None:
         (tmp_path / "bad.json").write_text("not json")
         (tmp_path / "list.json").write_text("[1, 2]")
         args = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS.parent / script), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    path = str(BENCHMARKS.parent / script)
+    command = [sys.executable, path]
+    if dirty:
+        assert tmp_path is not None
+        if script.startswith("benchmarks/"):
+            shutil.copytree(BENCHMARKS, tmp_path / "benchmarks")
+            path = str(tmp_path / script)
+        command = [sys.executable, "-c", DIRTY_CHECKOUT, str(tmp_path), path]
+    done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert says in error_lines(done.stderr.strip())[-1]
 
@@ -477,6 +495,46 @@ def test_the_developer_scripts_refuse_a_wrong_argument_in_one_line_before_any_pl
     """A wrong count, game, policy, tree or --out is exit status 2 and one line, never a traceback after minutes of
     play, a run of nothing, a docs rewrite for a misspelt --check, or figures lost when --out cannot be written."""
     _refused(script, args, says, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "script, args",
+    [
+        ("research/analyzer-engine/measure.py", ["--out", "{tmp}/r.json"]),
+        ("research/clairvoyance/measure.py", ["--out", "{tmp}/r.json"]),
+        ("research/duplicate-deals/measure.py", ["--out", "{tmp}/r.json"]),
+        ("research/expert-weights/measure.py", ["--out", "{tmp}/r.json"]),
+        ("research/imitation/measure.py", ["--out", "{tmp}/r.json"]),
+        ("research/lead-choice/measure.py", ["--out", "{tmp}/r.json"]),
+        ("research/luck-adjustment/measure.py", ["--policies", "greedy,random", "--out", "{tmp}/r.json"]),
+        ("research/luck-adjustment/replicate.py", ["--policies", "greedy,random", "--out", "{tmp}/r.json"]),
+        ("research/match-value/measure.py", ["--out", "{tmp}/r.json"]),
+        ("research/partner-model/measure.py", ["--out", "{tmp}/r.json"]),
+        ("research/search-strength/measure.py", ["--out", "{tmp}/r.json"]),
+        ("benchmarks/search_cost.py", ["--out", "{tmp}/r.json"]),
+        ("benchmarks/run.py", []),
+        ("benchmarks/sets.py", []),
+        ("benchmarks/c_anchor.py", []),
+        ("benchmarks/first_runs.py", []),
+        ("benchmarks/search_compile.py", []),
+        ("benchmarks/sizes.py", []),
+        ("benchmarks/startup_times.py", []),
+        ("benchmarks/trees.py", ["--old", str(BENCHMARKS.parent), "--save", "a change"]),
+    ],
+)
+def test_a_result_into_a_checkout_with_uncommitted_changes_is_refused_in_one_line_before_any_play(
+    script, args, tmp_path
+):
+    """Every script that writes a result file into the checkout refuses, before it plays or times anything, while
+    the checkout has uncommitted changes: its file would name a commit that did not make it (--allow-dirty runs
+    anyway, and the file's provenance says dirty)."""
+    _refused(script, args, "has uncommitted changes: commit them first, or pass --allow-dirty", tmp_path, dirty=True)
+
+
+def test_allow_dirty_lets_a_script_past_the_check(tmp_path):
+    """--allow-dirty: the dirty checkout is no longer refused; the next check (one analyzer is no comparison) is."""
+    args = ["--allow-dirty", "--player", "ismcts", "--out", "{tmp}/r.json"]
+    _refused("research/analyzer-engine/measure.py", args, "give two --player values or more", tmp_path, dirty=True)
 
 
 def test_the_search_compile_table_gives_each_first_run_and_the_ratio_of_the_trees():

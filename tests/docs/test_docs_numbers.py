@@ -476,3 +476,33 @@ def test_the_steered_check_says_what_its_interval_leaves_open(tree):
     assert "is not ruled out" in docs_numbers.render(tree)["prior-check"]
     _edit_json(tree / "research/time-limit/ismcts_prior_check.json", change(0.552))
     assert "is not ruled out" not in docs_numbers.render(tree)["prior-check"]
+
+
+def test_the_provenance_table_says_each_files_commit_and_tree_and_no_record_where_there_is_none(tmp_path):
+    """research/README.md's table of result files: the commit and tree of each, every run of a file that merges
+    runs, and "no record" for a file (or a run) written before provenance was recorded."""
+
+    def written(commit: str, dirty: bool) -> dict:
+        return {"version": "0.1.0", "git": {"commit": commit, "dirty": dirty}}
+
+    files = {
+        "old/result.json": {"rows": [{"x": 1}]},
+        "new/result.json": {"rows": [], "provenance": written("a" * 40, False)},
+        "new/trials/t.json": {"provenance": written("b" * 40, True)},
+        "merged/runs.json": {
+            "rows": [{"x": 1}, {"x": 2, "provenance": written("c" * 40, False)}, {"x": 3}],
+            "provenance": written("c" * 40, False),
+        },
+    }
+    for name, data in files.items():
+        (tmp_path / "research" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "research" / name).write_text(json.dumps(data))
+    block = docs_numbers.RENDER["provenance"](tmp_path)
+    assert block.startswith(
+        "4 result files: 1 written from a clean tree, 1 from a tree with uncommitted changes, 1 mixing both or runs "
+        "without a record, 1 with no record"
+    )
+    assert "| `old/result.json` | no record |" in block
+    assert f"| `new/result.json` | `{'a' * 12}`, clean |" in block
+    assert f"| `new/trials/t.json` | `{'b' * 12}`, dirty |" in block
+    assert f"| `merged/runs.json` | `{'c' * 12}`, clean; no record (2 runs) |" in block

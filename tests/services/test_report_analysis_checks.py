@@ -109,7 +109,9 @@ def test_a_full_scale_report_into_a_dirty_checkout_is_refused_before_anything_ru
     monkeypatch.setattr(provenance, "git_state", lambda: {"commit": "0123456789abcdef", "dirty": True})
     monkeypatch.setattr(provenance, "source_root", lambda: tmp_path)
     inside = tmp_path / "reports"
-    with pytest.raises(reporting.AnalysisError, match="uncommitted changes: commit them first, or pass --allow-dirty"):
+    with pytest.raises(
+        provenance.UncommittedChanges, match="uncommitted changes: commit them first, or pass --allow-dirty"
+    ):
         reporting.check_clean_for_full_scale(None, False, False, inside)
     reporting.check_clean_for_full_scale(None, False, True, inside)  # allowed
     reporting.check_clean_for_full_scale(None, True, False, inside)  # a quick report is no headline

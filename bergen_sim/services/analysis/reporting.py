@@ -704,20 +704,8 @@ def check_clean_for_full_scale(
     that made it; a report written anywhere else is the user's own.
     """
     full = not quick and (matches or FULL_MATCHES) >= FULL_MATCHES
-    if not full or allow_dirty:
-        return
-    root = provenance.source_root()
-    try:
-        inside = root is not None and Path(out).resolve().is_relative_to(root.resolve())
-    except OSError:
-        inside = False
-    state = provenance.git_state() if inside else None
-    if state is not None and state["dirty"]:
-        raise AnalysisError(
-            f"a full-scale report in this checkout records the commit that made it, and the "
-            f"checkout ({state['commit'][:12]}) has uncommitted changes: commit them first, or "
-            f"pass --allow-dirty (allow_dirty=True) to run anyway"
-        )
+    if full:
+        provenance.check_clean(out, allow_dirty, "a full-scale report", "--allow-dirty (allow_dirty=True)")
 
 
 def check_strategies(strategies: str | Sequence[str] | None) -> list[str] | None:

@@ -29,9 +29,8 @@ import re
 import shutil
 import stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC
 from pathlib import Path
 from typing import IO
 
@@ -373,17 +372,37 @@ def strict_json(data: object, **options) -> str:
     return json.dumps(finite(data), allow_nan=False, **options)
 
 
-def publish_record(record: dict, command: str, out: str | None) -> None:
-    """A measuring tool's result: ``record`` with the ``command`` that made it and the UTC time, as indented
-    JSON on standard output and, whole or not at all, in ``out`` (checked before the run, e.g. by
-    :func:`merge_target`), so a docs figure always names how to make it again."""
-    from datetime import datetime
+def write_result(
+    given: str | os.PathLike, result: dict, option: str = "--out", indent: int = 1, default: Callable | None = None
+) -> dict:
+    """Write a measuring tool's ``result`` as JSON to ``given``, with its ``provenance``, whole or not at all.
 
-    record = {**record, "command": command, "created": datetime.now(UTC).isoformat(timespec="seconds")}
-    text = json.dumps(record, indent=2) + "\n"
+    ``provenance`` is :func:`~bergen_sim.core.provenance.result_record` (commit,
+    clean tree, version, command line, UTC time, library versions, CPUs), so
+    the file says which code made it; the file is written beside and renamed
+    over ``given`` (see :func:`open_output`), so an interrupted write leaves
+    an earlier result whole.  Check ``given`` before the run (:func:`check_file`
+    or :func:`merge_target`, and :func:`~bergen_sim.core.provenance.check_clean`).
+    ``default`` converts what JSON cannot hold (as in :func:`json.dumps`).
+    Returns ``result`` with its ``provenance``.  Raises :class:`OutputError`.
+    """
+    from bergen_sim.core.provenance import result_record
+
+    result = {**result, "provenance": result_record()}
+    write_bytes(
+        check_file(given, option, (".json",)), (strict_json(result, indent=indent, default=default) + "\n").encode()
+    )
+    return result
+
+
+def publish_record(record: dict, command: str, out: str | None) -> None:
+    """A measuring tool's result: ``record`` with the ``command`` that made it, as indented JSON on standard
+    output and, with its provenance (:func:`write_result`), in ``out`` (checked before the run, e.g. by
+    :func:`merge_target`), so a docs figure always names how to make it again."""
+    record = {**record, "command": command}
     if out:
-        write_file(Path(out), text)
-    print(text, end="")
+        record = write_result(out, record, indent=2)
+    print(json.dumps(record, indent=2))
 
 
 def is_text(name: str) -> bool:
