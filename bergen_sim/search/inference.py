@@ -122,7 +122,7 @@ SCORE_UNIT = 1_000_000
 #: expert's score read through the seats' draws too
 MODELS = ("points", "expert", "history")
 MODEL_POINTS, MODEL_EXPERT, MODEL_HISTORY = range(len(MODELS))
-#: the reading of the other seats' plays measured strongest (research/imitation/README.md): expert's
+#: the reading of the other seats' plays that measured best (research/imitation/README.md): expert's
 #: model at trust 20 (in tenths), the same settings in ``ismcts.STRONGEST`` and ``reader.STRONGEST``; ``analyze``
 #: reads a game's plays with it
 READING: dict[str, Any] = {"model": "expert", "trust": 20}

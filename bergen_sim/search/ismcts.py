@@ -98,17 +98,17 @@ PARAMS = {
     ),
 }
 
-#: the strongest configuration measured against ``pimc`` (research/imitation/README.md):
+#: the configuration that measured best against ``pimc`` at the default budget (research/imitation/README.md):
 #: ``ismcts:model=expert:trust=20``
 STRONGEST = NAME + READING_SETTINGS
-#: the raced configuration within 5 ms per decision (the time issue 13 allows), the base of STEERED below: STRONGEST
+#: the raced configuration within 5 ms per decision (the time a player may take), the base of STEERED below: STRONGEST
 #: with a smaller exploration constant, the root moves raced on common worlds, and the iterations that fit; as strong as
 #: UCB1 at the root with the iterations that fit (2800), at less time per decision (research/time-limit/README.md, "Racing the
 #: root moves")
 TIME_LIMIT_SETTINGS = {"iterations": 4000, "explore": 3, "race": 1}
 AT_TIME_LIMIT = STRONGEST + "".join(f":{name}={value}" for name, value in TIME_LIMIT_SETTINGS.items())
-#: the strongest configuration measured against ``pimc`` within 5 ms per decision, the built-in that meets issue
-#: 13's goal: AT_TIME_LIMIT with the other seats' replies in the tree steered by the model of their play
+#: the configuration that measured best against ``pimc`` within 5 ms per decision: AT_TIME_LIMIT with the other
+#: seats' replies in the tree steered by the model of their play
 #: (``prior``), at the weight the exploratory runs chose and its check on fresh deals confirmed (research/time-limit/README.md,
 #: "Steering the other seats' replies"); ``analyze``'s tree search steers as it does
 STEERING_SETTINGS = {"prior": 5}

@@ -5,7 +5,7 @@ their double flags, the tiles on the table (optionally who played them), the
 other seats' hand counts, the boneyard size, the scores and any numbers a
 seat is known to be void in.  :func:`analyze` plays every legal move out in
 sampled worlds with the search code of a player (``player``): by default the
-tree search of the strongest one, ``ismcts.STEERED``'s raced root
+tree search of the one that measured best against ``pimc``, ``ismcts.STEERED``'s raced root
 without the race (:func:`bergen_sim.search.ismcts.evaluate_worlds`: each move
 walks its own subtree in every world), because that player wins more than
 ``reader`` at the same cost per decision (docs/policies.md); or the
