@@ -5,7 +5,8 @@ The public API (imported on first use, so ``import bergen_sim`` and
 
 - :func:`simulate` plays many matches and returns a summary (and per-match rows);
 - :func:`compare` plays a duplicate-deal round-robin of policies;
-- :func:`analyze` ranks the legal moves of a position (:class:`Position`);
+- :func:`analyze` ranks the legal moves of a position (:class:`Position`): an :class:`Analysis` whose
+  ``moves`` are :class:`RankedMove` s (a :class:`Move` with :class:`Estimate` figures), ``to_frame()`` a table;
 - :func:`run_analysis` runs one analysis of ``analyses/`` and returns its tables,
   :func:`report` runs analyses and writes their Markdown reports
   (:mod:`bergen_sim.services.analysis.reporting` is the whole analysis API);
@@ -33,6 +34,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "analyze": ("bergen_sim.services.position", "analyze"),
     "Position": ("bergen_sim.search.position", "Position"),
     "Analysis": ("bergen_sim.search.position", "Analysis"),
+    "RankedMove": ("bergen_sim.search.position", "RankedMove"),
     "run_analysis": ("bergen_sim.services.analysis.reporting", "run"),
     "report": ("bergen_sim.services.analysis.reporting", "report"),
     "analysis": ("bergen_sim.services.analysis.reporting", None),

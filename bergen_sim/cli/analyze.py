@@ -18,8 +18,10 @@ from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.cli.renamed import old_spelling
 from bergen_sim.core.errors import shown
+from bergen_sim.core.estimate import Estimate
 from bergen_sim.core.i18n import N_, interval, num, pct, tr, use
 from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits_only
+from bergen_sim.model.domain import Move
 from bergen_sim.model.rules import Rules, file_setting
 from bergen_sim.search.position import (
     DEFAULT_BASE,
@@ -32,7 +34,6 @@ from bergen_sim.search.position import (
     PositionError,
 )
 from bergen_sim.search.rollout import BASE_POLICIES
-from bergen_sim.services.game_review import analysis_json
 from bergen_sim.services.position import analyze
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
@@ -156,14 +157,13 @@ def _refuse_foreign_digits(value: Any, where: str) -> None:
             _refuse_foreign_digits(item, where)
 
 
-def _pct(record: dict) -> str:
-    lo, hi = record["ci95"]
-    return f"{pct(100 * record['mean'])} {interval(num(100 * lo, '.1f'), num(100 * hi, '.1f'))}"
+def _pct(estimate: Estimate) -> str:
+    low, high = num(100 * estimate.low, ".1f"), num(100 * estimate.high, ".1f")
+    return f"{pct(100 * estimate.value)} {interval(low, high)}"
 
 
-def _num(record: dict) -> str:
-    lo, hi = record["ci95"]
-    return f"{num(record['mean'], '.2f')} {interval(num(lo, '.2f'), num(hi, '.2f'))}"
+def _num(estimate: Estimate) -> str:
+    return f"{num(estimate.value, '.2f')} {interval(num(estimate.low, '.2f'), num(estimate.high, '.2f'))}"
 
 
 #: why sampling stopped (Analysis.stopped), as the table's title says it
@@ -174,11 +174,11 @@ STOPPED = {
 }
 
 
-def analysis_table(result: Analysis, menu: Mapping[str, int] | None = None, lang: str | None = None) -> Table:
+def analysis_table(result: Analysis, menu: Mapping[Move, int] | None = None, lang: str | None = None) -> Table:
     """The ranked moves as a table (95% intervals in brackets), its words in ``lang`` (default: the language in
     force, :mod:`bergen_sim.core.i18n`).
 
-    ``menu`` (``play``'s hints) maps a move's text to its number in a move menu: the table then starts with
+    ``menu`` (``play``'s hints) maps a move to its number in a move menu: the table then starts with
     that number, and a mirror twin the menu leaves out (the same move on an end that looks alike) is left out
     here too, the ranks counting only the moves listed.
     """
@@ -186,7 +186,7 @@ def analysis_table(result: Analysis, menu: Mapping[str, int] | None = None, lang
         return _analysis_table(result, menu)
 
 
-def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
+def _analysis_table(result: Analysis, menu: Mapping[Move, int] | None) -> Table:
     p = result.position
     ends = p.ends_text("|") + (
         "" if p.spinner is None else tr(" (spinner {double})").format(double=f"{p.spinner}-{p.spinner}")
@@ -215,20 +215,19 @@ def _analysis_table(result: Analysis, menu: Mapping[str, int] | None) -> Table:
     )
     for name, justify in ((("#", "right"),) if menu is not None else ()) + columns:
         table.add_column(name, justify=cast(JustifyMethod, justify))
-    listed = [move for move in result.moves if menu is None or f"{move['tile']} {move['end']}" in menu]
-    for rank, move in enumerate(listed, 1):
-        text = f"{move['tile']} {move['end']}"
-        behind = "" if rank == 1 else _pct(move["win_behind_best"])
-        name = text + (tr(" (mirror)") if move["mirror_of"] and menu is None else "")
-        number = () if menu is None else (str(menu[text]),)
+    listed = [ranked for ranked in result.moves if menu is None or ranked.move in menu]
+    for rank, ranked in enumerate(listed, 1):
+        behind = "" if rank == 1 else _pct(ranked.win_behind_best)
+        name = str(ranked.move) + (tr(" (mirror)") if ranked.mirror_of and menu is None else "")
+        number = () if menu is None else (str(menu[ranked.move]),)
         table.add_row(
             *number,
             str(rank),
             name,
-            move["ends_after"].replace(",", "|"),
-            _pct(move["win"]),
+            ranked.ends_after.replace(",", "|"),
+            _pct(ranked.win),
             behind,
-            _num(move["points"]),
+            _num(ranked.points),
         )
     return table
 
@@ -378,7 +377,7 @@ def command(
         Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed, policy=policy
     )
     if as_json:
-        print_json(analysis_json(result))
+        print_json(result.to_dict())
     else:
         results_console().print(analysis_table(result))
 
@@ -428,11 +427,11 @@ def _game_decision(game_file, match_index, decision, given_options, policy, base
         policy=policy,
     )
     made = f"{action.tile} {action.end}"
-    rank = next(m["rank"] for m in result.moves if f"{m['tile']} {m['end']}" == made)
+    rank = result.move(made).rank
     if as_json:
         print_json(
             {
-                **analysis_json(result),
+                **result.to_dict(),
                 "game": {
                     "file": str(game_file),
                     "match": match_index,

@@ -293,7 +293,7 @@ class Session:
             seed=self.game.seed,
         )
         text = io.StringIO()
-        numbers = {str(move): k for k, move in enumerate(menu, 1)}
+        numbers = {move: k for k, move in enumerate(menu, 1)}
         Console(file=text, width=120).print(analysis_table(result, numbers))
         return text.getvalue().rstrip().splitlines()
 

@@ -12,14 +12,19 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bergen_sim.core.estimate import Estimate
 
-def ci(record: Mapping[str, Any], key: str = "value", percent: bool = True) -> str:
-    """An estimate with its 95% interval: an :class:`~bergen_sim.core.estimate.Estimate`'s JSON object, or (with
-    ``key="mean"``) a position analysis' move record, which keeps its bounds under ``ci95``."""
-    lo, hi = (record["low"], record["high"]) if "low" in record else record["ci95"]
+
+def ci(estimate: Estimate, percent: bool = True) -> str:
+    """An estimate with its 95% interval, as a percentage (a probability or share) or a plain number.
+
+    >>> ci(Estimate(0.5, 0.4, 0.6, 100, "share of matches won", "matches"))
+    '50.0% [40.0, 60.0]'
+    """
+    value, lo, hi = estimate.value, estimate.low, estimate.high
     if percent:
-        return f"{100 * record[key]:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-    return f"{record[key]:.3f} [{lo:.3f}, {hi:.3f}]"
+        return f"{100 * value:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{value:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
 def html_card(title: str, notes: Sequence[str] = (), tables: Mapping[str, Any] | None = None) -> str:

@@ -66,16 +66,6 @@ class Estimate:
         """An estimate read back from its JSON object (``null`` bounds as NaN)."""
         return cls(data["value"], data["low"], data["high"], data["n"], data["unit"], data["n_unit"], data["level"])
 
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any], unit: str, n_unit: str) -> Estimate:
-        """An estimate from a position analysis' record (``{"mean", "ci95", "n"}``, :mod:`bergen_sim.search.position`).
-
-        >>> Estimate.from_record({"mean": 0.7, "ci95": [0.6, 0.8], "n": 40}, "match-win probability", "worlds").high
-        0.8
-        """
-        low, high = record["ci95"]
-        return cls(record["mean"], low, high, record["n"], unit, n_unit)
-
 
 def _number(value: Any) -> float:
     return math.nan if value is None else float(value)

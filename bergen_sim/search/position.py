@@ -44,14 +44,15 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bergen_sim.core import feedback, stats
 from bergen_sim.core.compile_cache import in_disk_cache
 from bergen_sim.core.display import ci, html_card
-from bergen_sim.core.errors import BergenError, shown
+from bergen_sim.core.errors import BergenError, MoveError, shown
+from bergen_sim.core.estimate import Estimate
 from bergen_sim.core.limits import (
     MAX_WORLDS,
     MIN_WORLDS,
@@ -68,7 +69,7 @@ from bergen_sim.engine.play_rules import hand_moves, other_half
 from bergen_sim.engine.tileset import compiled_set, no_tiles_for, store, store_split
 from bergen_sim.engine.view import view_start_match
 from bergen_sim.engine.worlds import prepare, world_count
-from bergen_sim.model.domain import Tile
+from bergen_sim.model.domain import Move, Tile
 from bergen_sim.model.rules import Rules
 from bergen_sim.search import ismcts, reader
 from bergen_sim.search.inference import MODELS, READING, evidence_buffer, play_evidence
@@ -76,8 +77,18 @@ from bergen_sim.search.match_value import table_for
 from bergen_sim.search.pimc import evaluate_worlds, world_batch
 from bergen_sim.search.rollout import BASE_POLICIES
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 DEFAULT_WORLDS = 100_000
 DEFAULT_BATCH = 1_000
+#: what each estimate of a ranked move counts (its ``unit``; every one is over the worlds sampled)
+MOVE_UNITS = {
+    "win": "match-win probability",
+    "points": "points this hand",
+    "win_behind_best": "match-win probability behind the best move",
+    "win_behind_best_held_out": "match-win probability behind the best move",
+}
 #: fewest worlds before the stopping rule may end an analysis: below this the normal interval of a paired mean
 #: is not to be trusted (a handful of worlds can agree by chance), and a tiny ``batch`` would look at it after
 #: every world; the default batch (1,000) first looks well past it
@@ -670,11 +681,47 @@ def _set_ends(view: np.ndarray, p: Position) -> None:
                 view[L.V_COUNTING] |= 1 << e
 
 
+@dataclass(frozen=True)
+class RankedMove:
+    """One legal move of an analysed position with its estimates over the worlds sampled (units: :data:`MOVE_UNITS`).
+
+    ``win`` is the match-win probability after the move; ``win_behind_best`` its paired difference to the best
+    move on the same worlds, and ``win_behind_best_held_out`` the same difference with the best move chosen on
+    other worlds than it is judged on (what ``review`` counts as a loss).  ``mirror_of`` is the same tile on the
+    twin end that looks alike (the same move seen in a mirror), if there is one.
+    """
+
+    rank: int
+    move: Move
+    ends_after: str
+    win: Estimate
+    points: Estimate
+    win_behind_best: Estimate
+    win_behind_best_held_out: Estimate
+    mirror_of: Move | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The move as ``analyze --json`` writes it: its tile and end as texts, each estimate as its JSON object."""
+        return {
+            "rank": self.rank,
+            "tile": str(self.move.tile),
+            "end": self.move.end.name,
+            "ends_after": self.ends_after,
+            **{name: getattr(self, name).to_json() for name in MOVE_UNITS},
+            "mirror_of": None if self.mirror_of is None else str(self.mirror_of),
+        }
+
+
 @dataclass
 class Analysis:
-    """Every legal move with its estimates, best first, and how the sampling went."""
+    """Every legal move with its estimates, best first (:class:`RankedMove`), and how the sampling went.
 
-    moves: list[dict[str, Any]]
+    ``moves[0].move`` is the best :class:`~bergen_sim.model.domain.Move` and ``moves[0].win`` its match-win
+    probability (an :class:`~bergen_sim.core.estimate.Estimate`); ``move("3-5 L")`` finds one move's estimates;
+    ``to_frame()`` is the ranking as a DataFrame and ``to_dict()`` the JSON ``analyze --json`` prints.
+    """
+
+    moves: list[RankedMove]
     worlds: int
     stopped: str  # "separated", "tie" or "budget"
     base: str
@@ -690,29 +737,53 @@ class Analysis:
     def __repr__(self) -> str:
         best = self.moves[0]
         return (
-            f"Analysis(seat {self.position.seat}, {len(self.moves)} legal moves, best {best['tile']} "
-            f"{best['end']} with {100 * best['win']['mean']:.1f}% match win; {self.worlds:,} worlds, {self.stopped})"
+            f"Analysis(seat {self.position.seat}, {len(self.moves)} legal moves, best {best.move} "
+            f"with {100 * best.win.value:.1f}% match win; {self.worlds:,} worlds, {self.stopped})"
         )
 
-    def _repr_html_(self) -> str:
+    def move(self, move: Move | str | tuple[Any, Any]) -> RankedMove:
+        """The ranked move ``move`` (a :class:`Move`, its text ``"3-5 L"`` or a ``(tile, end)`` pair).
+
+        :class:`~bergen_sim.core.errors.MoveError` if it is not one of the position's legal moves.
+        """
+        wanted = Move.of(move)
+        for ranked in self.moves:
+            if ranked.move == wanted:
+                return ranked
+        legal = ", ".join(str(m.move) for m in self.moves)
+        raise MoveError(f"{wanted} is not a legal move of this position; legal: {legal}")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The moves as a pandas DataFrame, best first: one row per move, each estimate as its value with a 95%
+        interval (``win``, ``win_lo``, ``win_hi``, ...), as the package's tables write estimates."""
         import pandas as pd
 
-        frame = pd.DataFrame(
-            [
-                {
-                    "rank": m["rank"],
-                    "move": f"{m['tile']} {m['end']}",
-                    "ends after": m["ends_after"],
-                    "match win": ci(m["win"], "mean"),
-                    "points this hand": ci(m["points"], "mean", False),
-                }
-                for m in self.moves
-            ]
+        rows = []
+        for m in self.moves:
+            row: dict[str, Any] = {"rank": m.rank, "move": str(m.move), "ends_after": m.ends_after}
+            for name in ("win", "points", "win_behind_best"):
+                estimate = getattr(m, name)
+                row.update({name: estimate.value, f"{name}_lo": estimate.low, f"{name}_hi": estimate.high})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def _repr_html_(self) -> str:
+        frame = self.to_frame()
+        shown_frame = frame[["rank", "move"]].assign(
+            **{
+                "ends after": frame["ends_after"],
+                "match win": [ci(m.win) for m in self.moves],
+                "points this hand": [ci(m.points, False) for m in self.moves],
+            }
         )
-        return html_card(repr(self), ["95% intervals in brackets; .to_dict() has every estimate"], {"moves": frame})
+        return html_card(
+            repr(self),
+            ["95% intervals in brackets; .to_frame() and .to_dict() have every estimate"],
+            {"moves": shown_frame},
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready result."""
+        """JSON-ready result (what ``analyze --json`` prints): each move's estimates as estimate objects."""
         p = self.position
         return {
             "position": {
@@ -737,7 +808,7 @@ class Analysis:
             "consistent_worlds": self.consistent_worlds,
             "plays_read": self.plays_read,
             "elapsed_s": self.elapsed_s,
-            "moves": self.moves,
+            "moves": [m.to_dict() for m in self.moves],
         }
 
 
@@ -1081,34 +1152,30 @@ def _summaries(
     leading: bool,
     spinner: bool | None,
     z: float,
-) -> list[dict[str, Any]]:
-    """One record per move, best first: win probability, expected points and the gap to the best."""
+) -> list[RankedMove]:
+    """One ranked move per legal move, best first: win probability, expected points and the gap to the best."""
     order = _ranking(values, points)
     best = order[0]
     out = []
     for rank, k in enumerate(order, 1):
         tile = int(move_tiles[k])
         end = int(move_ends[k])
-        diff = values[:, best] - values[:, k]
         out.append(
-            {
-                "rank": rank,
-                "tile": L.TILE_NAMES[tile],
-                "end": L.END_NAMES[end],
-                "ends_after": lead_ends(tile, spinner) if leading else ends_after(view, tile, end),
-                "win": _record(values[:, k], 0.0, 1.0),
-                "points": _record(points[:, k]),
-                "win_behind_best": _record(diff, -1.0, 1.0),
-                "win_behind_best_held_out": _held_out_behind_best(values, points, k, z),
-                "mirror_of": None
-                if mirror[k] < 0
-                else f"{L.TILE_NAMES[tile]} {L.END_NAMES[int(move_ends[mirror[k]])]}",
-            }
+            RankedMove(
+                rank=rank,
+                move=Move.from_kernel(tile, end),
+                ends_after=lead_ends(tile, spinner) if leading else ends_after(view, tile, end),
+                win=_estimate(values[:, k], "win", 0.0, 1.0),
+                points=_estimate(points[:, k], "points"),
+                win_behind_best=_estimate(values[:, best] - values[:, k], "win_behind_best", -1.0, 1.0),
+                win_behind_best_held_out=_held_out_behind_best(values, points, k, z),
+                mirror_of=None if mirror[k] < 0 else Move.from_kernel(tile, int(move_ends[mirror[k]])),
+            )
         )
     return out
 
 
-def _held_out_behind_best(values: np.ndarray, points: np.ndarray, k: int, z: float) -> dict[str, Any]:
+def _held_out_behind_best(values: np.ndarray, points: np.ndarray, k: int, z: float) -> Estimate:
     """Move k's match-win probability behind the best move: the best chosen on other worlds than it is judged on,
     and an interval as wide as the stopping rule's looks (``z``), so that it holds wherever the analysis stopped.
 
@@ -1127,14 +1194,17 @@ def _held_out_behind_best(values: np.ndarray, points: np.ndarray, k: int, z: flo
         if judged_values.shape[0] and halves[chooser][0].shape[0]:
             best = _ranking(*halves[chooser])[0]
             diffs.append(judged_values[:, best] - judged_values[:, k])
-    return _record(np.concatenate(diffs) if diffs else values[:, k] * 0.0, -1.0, 1.0, z)
+    sample = np.concatenate(diffs) if diffs else values[:, k] * 0.0
+    return _estimate(sample, "win_behind_best_held_out", -1.0, 1.0, z)
 
 
-def _record(sample: np.ndarray, low: float = -math.inf, high: float = math.inf, z: float = 0.0) -> dict[str, Any]:
-    """Mean of a move's per-world figures with a 95% interval: Student's t (a few worlds give a wide interval,
-    not a normal one), or ``z`` standard errors when it is the larger, kept within ``low .. high``, the values
-    the mean can take (a probability is not 103.5%)."""
+def _estimate(
+    sample: np.ndarray, figure: str, low: float = -math.inf, high: float = math.inf, z: float = 0.0
+) -> Estimate:
+    """Mean of a move's per-world ``figure`` (a key of :data:`MOVE_UNITS`) with a 95% interval: Student's t (a few
+    worlds give a wide interval, not a normal one), or ``z`` standard errors when it is the larger, kept within
+    ``low .. high``, the values the mean can take (a probability is not 103.5%)."""
     n = sample.shape[0]
     width = max(stats.t95(n - 1), z) if n > 1 else z
     m, lo, hi = stats.mean_interval(float(sample.sum()), float((sample * sample).sum()), n, width)
-    return {"mean": m, "ci95": [max(lo, low), min(hi, high)], "n": int(n)}
+    return Estimate(m, max(lo, low), min(hi, high), n, MOVE_UNITS[figure], "worlds")

@@ -39,22 +39,15 @@ from bergen_sim.core.estimate import Estimate
 from bergen_sim.core.i18n import N_, interval, num, tr, use
 from bergen_sim.core.limits import MAX_SEED, MAX_WORLDS, MIN_WORLDS, check_range, check_seed, short_number
 from bergen_sim.core.stats import Z95
-from bergen_sim.search.position import DEFAULT_BASE, ENGINES, Analysis
+from bergen_sim.search.position import DEFAULT_BASE, ENGINES, MOVE_UNITS
 from bergen_sim.services.files.record import Action, WrittenGame, drive, each_decision
 from bergen_sim.services.position import analyze, checked_policy
 
 DEFAULT_WORLDS = 20_000
 DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
+LOSS = MOVE_UNITS["win_behind_best"]
 #: a decision's verdict (the value in JSON) as the text a player reads calls it
-#: what each figure of an analysed move counts, as its JSON estimate says
-MOVE_UNITS = {
-    "win": "match-win probability",
-    "points": "points this hand",
-    "win_behind_best": "match-win probability behind the best move",
-    "win_behind_best_held_out": "match-win probability behind the best move",
-}
-WIN, LOSS = MOVE_UNITS["win"], MOVE_UNITS["win_behind_best"]
 VERDICTS = {"best": N_("best"), "error": N_("error"), "blunder": N_("blunder"), "unclear": N_("unclear")}
 
 
@@ -135,20 +128,6 @@ class Review:
     def __repr__(self) -> str:
         errors = sum(s.errors for s in self.seats)
         return f"Review({len(self.decisions)} decisions, {errors} errors)"
-
-
-def analysis_json(result: Analysis) -> dict[str, Any]:
-    """A position analysis as JSON (``analyze --json``), each move's figures as :class:`Estimate` objects over the
-    worlds sampled (the analysis' own move records keep ``mean`` and ``ci95``)."""
-    data = result.to_dict()
-    data["moves"] = [
-        {
-            key: Estimate.from_record(value, MOVE_UNITS[key], "worlds").to_json() if key in MOVE_UNITS else value
-            for key, value in move.items()
-        }
-        for move in data["moves"]
-    ]
-    return data
 
 
 def _verdict(loss: Estimate, is_best: bool, blunder: float) -> str:
@@ -239,16 +218,11 @@ def review(
             seed=decision_seed(seed, game.match, number),
             policy=policy,
         )
-        ranked = result.moves
-        best = ranked[0]
-        made = next(m for m in ranked if (m["tile"], m["end"]) == (action.tile, action.end))
-        same = made["win_behind_best"]
-        is_best = (
-            made is best
-            or made.get("mirror_of") == f"{best['tile']} {best['end']}"
-            or (same["mean"] == 0 and same["ci95"][0] == same["ci95"][1] == 0)
-        )
-        loss = Estimate.from_record(same if is_best else made["win_behind_best_held_out"], LOSS, "worlds")
+        best = result.moves[0]
+        made = result.move((action.tile, action.end))
+        same = made.win_behind_best
+        is_best = made is best or made.mirror_of == best.move or (same.value == 0 and same.low == same.high == 0)
+        loss = same if is_best else made.win_behind_best_held_out
         verdict = _verdict(loss, is_best, blunder)
         decision = Decision(
             match=index,
@@ -257,11 +231,11 @@ def review(
             seat=action.seat,
             side=rules.side_of(action.seat),
             scores=tuple(game.scores),
-            played=f"{action.tile} {action.end}",
-            best=f"{best['tile']} {best['end']}",
+            played=str(made.move),
+            best=str(best.move),
             legal_moves=len(moves),
-            win_played=Estimate.from_record(made["win"], WIN, "worlds"),
-            win_best=Estimate.from_record(best["win"], WIN, "worlds"),
+            win_played=made.win,
+            win_best=best.win,
             loss=loss,
             verdict=verdict,
             worlds=result.worlds,

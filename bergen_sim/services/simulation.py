@@ -20,6 +20,7 @@ import numpy as np
 from bergen_sim._version import __version__
 from bergen_sim.core import provenance, stats
 from bergen_sim.core.display import ci, html_card
+from bergen_sim.core.estimate import Estimate
 from bergen_sim.core.limits import MAX_MATCHES, check_range, check_seed
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
@@ -60,12 +61,12 @@ class SimulationResult:
     def _repr_html_(self) -> str:
         s = self.summary
         notes = [
-            f"side {side} wins {s['match_wins'][side]:,} matches: {ci(record)}"
+            f"side {side} wins {s['match_wins'][side]:,} matches: {ci(Estimate.from_json(record))}"
             for side, record in enumerate(s["match_win_rate"])
         ]
         notes += [
-            f"hands per match: {ci(s['hands_per_match'], percent=False)}",
-            f"leader's side wins a decided hand: {ci(s['leader_side_hand_win_rate'])}",
+            f"hands per match: {ci(Estimate.from_json(s['hands_per_match']), percent=False)}",
+            f"leader's side wins a decided hand: {ci(Estimate.from_json(s['leader_side_hand_win_rate']))}",
             "95% intervals in brackets; .summary has every count, .matches the rows (rows=True)",
         ]
         return html_card(self._headline(), notes)

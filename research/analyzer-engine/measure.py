@@ -41,21 +41,16 @@ from bergen_sim.services.game_review import DEFAULT_BATCH, DEFAULT_WORLDS, decis
 MAX_MATCHES = 10_000
 
 
-def _move(record: dict) -> str:
-    return f"{record['tile']} {record['end']}"
-
-
 def _compact(result) -> dict:
     """What the summary needs of one analysis: its cost, its best move (and that move's mirror) and each move's loss."""
     best = result.moves[0]
     return {
         "worlds": result.worlds,
         "stopped": result.stopped,
-        "best": _move(best),
-        "mirror_of": best.get("mirror_of"),
+        "best": str(best.move),
+        "mirror_of": None if best.mirror_of is None else str(best.mirror_of),
         "behind": {
-            _move(m): [round(m["win_behind_best"]["mean"], 5), round(m["win_behind_best"]["ci95"][0], 5)]
-            for m in result.moves
+            str(m.move): [round(m.win_behind_best.value, 5), round(m.win_behind_best.low, 5)] for m in result.moves
         },
     }
 

@@ -16,6 +16,7 @@ import pytest
 from bergen_sim.cli import main
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import from_words
+from bergen_sim.model.domain import Move, Tile
 from bergen_sim.model.rules import Rules
 from bergen_sim.search.position import Position, PositionError, analyze, line_problem, position_view
 
@@ -37,12 +38,48 @@ def test_an_immediate_match_winning_header_ranks_first():
     """At 14 of 15, 3-5 makes a header on either end (1 point after the cut) and ends the match."""
     result = analyze(Position.from_mapping(WINNING), TWO, **FAST)
     top = result.moves[:2]
-    assert {m["tile"] for m in top} == {"3-5"} and {m["end"] for m in top} == {"L", "R"}
+    assert {str(m.move) for m in top} == {"3-5 L", "3-5 R"}
     for move in top:
-        assert move["win"]["mean"] == 1.0 and move["win"]["ci95"] == [1.0, 1.0]
-        assert move["points"]["mean"] == 1.0
-    assert all(m["win"]["mean"] < 0.95 for m in result.moves[2:])
+        assert (move.win.value, move.win.low, move.win.high) == (1.0, 1.0, 1.0)
+        assert move.points.value == 1.0
+    assert all(m.win.value < 0.95 for m in result.moves[2:])
     assert result.stopped == "tie" and result.worlds == 200  # the two winners tie in every world
+
+
+def test_ranked_moves_are_moves_with_estimates_a_frame_and_the_json_of_analyze():
+    """Each ranked move is a Move with Estimate figures over the worlds; ``to_frame()`` has a row per move, the
+    HTML card shows it, ``move()`` finds a move however it is written, and ``to_dict()`` writes the JSON shape."""
+    from bergen_sim.core.errors import MoveError
+    from bergen_sim.search.position import MOVE_UNITS, RankedMove
+
+    result = analyze(Position.from_mapping({**WINNING, "scores": "9,11"}), TWO, seed=5, **FAST)
+    best = result.moves[0]
+    assert all(isinstance(m, RankedMove) and isinstance(m.move, Move) for m in result.moves)
+    assert [m.rank for m in result.moves] == list(range(1, len(result.moves) + 1))
+    for name, unit in MOVE_UNITS.items():
+        assert (getattr(best, name).unit, getattr(best, name).n_unit, getattr(best, name).n) == (
+            unit,
+            "worlds",
+            result.worlds,
+        )
+    assert result.move(best.move) is result.move(str(best.move)) is result.move((best.move.tile, best.move.end.name))
+    with pytest.raises(MoveError, match="^0-0 R is not a legal move of this position; legal: .*1-3 L"):
+        result.move("0-0 R")
+    frame = result.to_frame()
+    assert list(frame["move"]) == [str(m.move) for m in result.moves] and len(frame) == len(result.moves)
+    assert list(frame.columns[:3]) == ["rank", "move", "ends_after"]
+    last = result.moves[-1]
+    assert tuple(frame.iloc[-1][["win_behind_best", "win_behind_best_lo", "win_behind_best_hi"]]) == (
+        last.win_behind_best.value,
+        last.win_behind_best.low,
+        last.win_behind_best.high,
+    )
+    card = result._repr_html_()
+    assert f"<td>{best.move}</td>" in card and f"{100 * best.win.value:.1f}% [" in card
+    written = result.to_dict()["moves"][-1]
+    assert list(written) == ["rank", "tile", "end", "ends_after", *MOVE_UNITS, "mirror_of"]
+    assert (written["tile"], written["end"]) == (str(last.move.tile), last.move.end.name)
+    assert written["win"] == last.win.to_json() and written["mirror_of"] == (last.mirror_of and str(last.mirror_of))
 
 
 def test_a_few_worlds_give_no_verdict_and_intervals_stay_within_what_a_probability_can_be():
@@ -55,14 +92,14 @@ def test_a_few_worlds_give_no_verdict_and_intervals_stay_within_what_a_probabili
     position = Position.from_mapping({**WINNING, "scores": "9,11"})
     result = analyze(position, TWO, base="first", worlds=5000, batch=1)
     assert result.worlds >= MIN_VERDICT_WORLDS
-    assert all(m["win"]["ci95"][1] - m["win"]["ci95"][0] > 0 for m in result.moves if 0 < m["win"]["mean"] < 1)
+    assert all(m.win.high - m.win.low > 0 for m in result.moves if 0 < m.win.value < 1)
     small = analyze(position, TWO, base="first", worlds=5, batch=5)
     assert small.stopped == "budget" and small.worlds == 5
     for move in small.moves:
-        assert 0.0 <= move["win"]["ci95"][0] <= move["win"]["mean"] <= move["win"]["ci95"][1] <= 1.0
-        assert -1.0 <= move["win_behind_best"]["ci95"][0] and move["win_behind_best"]["ci95"][1] <= 1.0
-    wide = [m for m in small.moves if m["win"]["ci95"][1] - m["win"]["ci95"][0] > 0]
-    assert wide and all(m["win"]["ci95"][1] - m["win"]["ci95"][0] > 0.1 for m in wide)  # t with 4 df: wide
+        assert 0.0 <= move.win.low <= move.win.value <= move.win.high <= 1.0
+        assert -1.0 <= move.win_behind_best.low and move.win_behind_best.high <= 1.0
+    wide = [m for m in small.moves if m.win.high - m.win.low > 0]
+    assert wide and all(m.win.high - m.win.low > 0.1 for m in wide)  # t with 4 df: wide
     with pytest.raises(BergenError, match="worlds must be 2..1,000,000"):
         analyze(position, TWO, base="first", worlds=1)
 
@@ -264,9 +301,9 @@ def test_a_spinner_position_ranks_moves_on_every_open_arm():
     assert position.arms() == [(7, False), (2, False), (9, False), (4, True)]
     assert position.ends_text() == "7,2,9,*"
     result = analyze(position, NINE, **FAST)
-    moves = {(m["tile"], m["end"]): m["ends_after"] for m in result.moves}
+    moves = {str(m.move): m.ends_after for m in result.moves}
     # 0-4 fits only the empty D arm; 2-7 fits L and R; 1-9 fits U
-    assert moves == {("0-4", "D"): "7,2,9,0", ("2-7", "L"): "2,2,9,*", ("2-7", "R"): "7,7,9,*", ("1-9", "U"): "7,2,1,*"}
+    assert moves == {"0-4 D": "7,2,9,0", "2-7 L": "2,2,9,*", "2-7 R": "7,7,9,*", "1-9 U": "7,2,1,*"}
     assert result.to_dict()["position"]["spinner"] == 4
 
 
@@ -281,12 +318,11 @@ def test_empty_up_and_down_arms_are_mirror_images():
         "hand": "0-4,2-8,1-9,3-8,5-5",
     }
     result = analyze(Position.from_mapping(data), NINE, **FAST)
-    by_move = {(m["tile"], m["end"]): m for m in result.moves}
-    assert by_move["0-4", "U"]["mirror_of"] == "0-4 D" and by_move["0-4", "D"]["mirror_of"] == "0-4 U"
-    assert by_move["0-4", "U"]["ends_after"] == "7,2,0,*"
+    up, down = result.move("0-4 U"), result.move(("0-4", "D"))
+    assert up.mirror_of == Move("0-4", "D") and down.mirror_of == Move("0-4", "U")
+    assert up.ends_after == "7,2,0,*"
     # one move seen in a mirror has one value: the twins share every world's evaluation
-    assert by_move["0-4", "U"]["win"] == by_move["0-4", "D"]["win"]
-    assert by_move["0-4", "U"]["points"] == by_move["0-4", "D"]["points"]
+    assert up.win == down.win and up.points == down.points
 
 
 def test_twins_on_a_line_share_one_evaluation_so_review_sees_no_loss():
@@ -307,11 +343,10 @@ def test_twins_on_a_line_share_one_evaluation_so_review_sees_no_loss():
     )
     view, action = seen[0]
     result = analyze(view, games[0].rules, worlds=2000, batch=1000, seed=0)
-    by_move = {(m["tile"], m["end"]): m for m in result.moves}
-    assert by_move["0-2", "L"]["mirror_of"] == "0-2 R"
-    assert by_move["0-2", "L"]["win"] == by_move["0-2", "R"]["win"]
-    twin = result.moves[1]
-    assert twin["win_behind_best"] == {"mean": 0.0, "ci95": [0.0, 0.0], "n": result.worlds}
+    left = result.move("0-2 L")
+    assert left.mirror_of == Move("0-2", "R") and left.win == result.move("0-2 R").win
+    twin = result.moves[1].win_behind_best
+    assert (twin.value, twin.low, twin.high, twin.n) == (0.0, 0.0, 0.0, result.worlds)
 
 
 @pytest.mark.parametrize(
@@ -469,9 +504,8 @@ def test_a_double_twelve_spinner_position_of_a_real_game_is_analyzed():
         game.play(rng.choice(moves))
     position = game.view().position()
     result = analyze(position, twelve, **FAST)
-    ranked = {(m["tile"], m["end"]) for m in result.moves}
-    assert ranked == {(L.TILE_NAMES[t], "LRUD"[e]) for t, e in (m.kernel() for m in moves)}
-    assert all(0.0 <= m["win"]["mean"] <= 1.0 for m in result.moves)
+    assert {m.move for m in result.moves} == set(moves)  # the analysis ranks the game's own Moves
+    assert all(0.0 <= m.win.value <= 1.0 for m in result.moves)
     assert analyze(position, twelve, **FAST).to_dict()["moves"] == result.to_dict()["moves"]
 
 
@@ -497,12 +531,12 @@ def test_a_games_view_is_analyzed_with_the_other_seats_plays_read(monkeypatch):
                 as_position = analyze(view.position(), rules, worlds=300, batch=300, seed=1)
                 assert as_position.plays_read == 0 and 0 <= read.plays_read < view.array[L.V_PLAYS_N]  # not the lead
                 plays_read += read.plays_read
-                assert {(m["tile"], m["end"]) for m in read.moves} == {(m["tile"], m["end"]) for m in as_position.moves}
+                assert {m.move for m in read.moves} == {m.move for m in as_position.moves}
                 with monkeypatch.context() as patch:
                     patch.setattr(position_module, "READER_TRUST", 0.0)
                     unread = analyze(view, rules, worlds=300, batch=300, seed=1)
-                wins = {(m["tile"], m["end"]): m["win"]["mean"] for m in unread.moves}
-                read_differs += any(m["win"]["mean"] != wins[(m["tile"], m["end"])] for m in read.moves)
+                wins = {m.move: m.win.value for m in unread.moves}
+                read_differs += any(m.win.value != wins[m.move] for m in read.moves)
                 decisions += 1
             game.play(game.policy_move("greedy"))
     assert decisions >= 10 and read_differs >= 3 and plays_read >= decisions
@@ -522,17 +556,15 @@ def test_a_leader_choosing_its_double_is_analyzed_lead_by_lead():
     game = Game(classic, seed=1, match=1)
     assert game.choosing_lead and len(game.legal_moves()) == 3
     result = analyze(game.view(), classic, worlds=400, batch=200, seed=2)
-    assert result.leading and sorted((m["tile"], m["end"]) for m in result.moves) == [
-        (str(m.tile), "L") for m in game.legal_moves()
-    ]
-    assert {m["tile"]: m["ends_after"] for m in result.moves} == {"0-0": "0d,0d", "1-1": "1d,1d", "5-5": "5d,5d"}
-    assert all(m["points"]["ci95"][0] > 2 for m in result.moves)  # the lead's 2 points, then the hand's headers
+    assert result.leading and {m.move for m in result.moves} == {Move(m.tile, "L") for m in game.legal_moves()}
+    assert {str(m.move.tile): m.ends_after for m in result.moves} == {"0-0": "0d,0d", "1-1": "1d,1d", "5-5": "5d,5d"}
+    assert all(m.points.low > 2 for m in result.moves)  # the lead's 2 points, then the hand's headers
     data = result.to_dict()["position"]
     assert data["leading"] is True and data["ends"] is None and data["played"] == []
     view = game.view()
     view.array[L.V_SCORE + view.array[L.V_SIDE]] = 13  # the lead's 2 points reach the target of 15
     won = analyze(view, classic, worlds=200, batch=100, seed=2)
-    assert won.stopped == "tie" and all(m["win"]["mean"] == 1.0 and m["points"]["mean"] == 2.0 for m in won.moves)
+    assert won.stopped == "tie" and all(m.win.value == 1.0 and m.points.value == 2.0 for m in won.moves)
 
 
 def test_an_empty_table_is_a_lead_only_under_any_double():
@@ -596,9 +628,9 @@ def test_the_tree_search_ranks_moves_in_every_world_and_keeps_its_tree_small():
     from bergen_sim.services.game import Game
 
     result = analyze(Position.from_mapping(WINNING), TWO, player="ismcts", **FAST)
-    assert result.player == "ismcts" and {m["tile"] for m in result.moves[:2]} == {"3-5"}
-    assert all(m["win"]["mean"] == 1.0 for m in result.moves[:2]) and result.stopped == "tie"
-    assert [m["win"]["n"] for m in result.moves] == [result.worlds] * len(result.moves)
+    assert result.player == "ismcts" and {m.move.tile for m in result.moves[:2]} == {Tile(3, 5)}
+    assert all(m.win.value == 1.0 for m in result.moves[:2]) and result.stopped == "tie"
+    assert [m.win.n for m in result.moves] == [result.worlds] * len(result.moves)
     position = Position.from_mapping({**WINNING, "scores": "9,11"})
     again = [analyze(position, TWO, player="ismcts", seed=5, **FAST).to_dict() for _ in range(2)]
     for one in again:
@@ -616,7 +648,7 @@ def test_the_tree_search_ranks_moves_in_every_world_and_keeps_its_tree_small():
         full = analyze(position, TWO, player="ismcts", seed=5, **FAST)
     finally:
         position_module.ismcts.ANALYZER_NODES = small
-    assert [m["win"]["n"] for m in full.moves] == [full.worlds] * len(full.moves)
+    assert [m.win.n for m in full.moves] == [full.worlds] * len(full.moves)
     assert [m["win"] for m in full.to_dict()["moves"]] != [m["win"] for m in again[0]["moves"]]  # it stopped growing
     classic = Rules.make(players=2, preset="classic")
     lead = analyze(Game(classic, seed=1, match=1).view(), classic, player="ismcts", worlds=200, batch=100, seed=2)

@@ -91,7 +91,7 @@ def test_review_calls_an_equal_move_an_error_rarely_on_held_out_worlds():
         best = P._ranking(seen, seen)[0]
         if best == made:
             continue
-        held_out += P._held_out_behind_best(seen, seen, made, z)["ci95"][0] > 0
-        same_worlds += P._record(seen[:, best] - seen[:, made])["ci95"][0] > 0
+        held_out += P._held_out_behind_best(seen, seen, made, z).low > 0
+        same_worlds += P._estimate(seen[:, best] - seen[:, made], "win_behind_best").low > 0
     assert held_out / REPS <= 0.025 + SLACK
     assert same_worlds > held_out
