@@ -46,6 +46,7 @@ from bergen_sim.services.position import analyze, checked_policy
 DEFAULT_WORLDS = 20_000
 DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
+#: what a loss counts: a decision's and a seat's total, as the analysis' gap to the best move does
 LOSS = MOVE_UNITS["win_behind_best"]
 #: a decision's verdict (the value in JSON) as the text a player reads calls it
 VERDICTS = {"best": N_("best"), "error": N_("error"), "blunder": N_("blunder"), "unclear": N_("unclear")}
