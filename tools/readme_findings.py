@@ -117,7 +117,8 @@ def _reports(reports: Path) -> str:
             facts.append(
                 f"with {strategy} play the leader's side wins "
                 f"{phrase(row, 'leader_win_rate_lowest', row['decided_hands'], 'decided hands')} of decided "
-                f"2-player hands, and leading the lowest rather than the highest double {verdict} ({numbers})"
+                f"2-player hands ({phrase(row, 'leader_take_rate')} of all hands, counting a hand cut short by the "
+                f"match end as taken by the side that ended it), and leading the lowest rather than the highest double {verdict} ({numbers})"
             )
     paired = _table(reports, "settlement", "paired")
     if paired is not None:
