@@ -25,6 +25,7 @@ FAST_MODULES = frozenset(
         "test_estimate.py",
         "test_fill_numbers.py",
         "test_layers.py",
+        "test_luck_replication.py",
         "test_packaging.py",
         "test_readme_numbers.py",
         "test_reference_golden.py",
