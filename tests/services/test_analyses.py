@@ -367,7 +367,7 @@ def test_report_command_writes_the_index_pages_tables_and_figures(tmp_path, caps
         page = (out / f"{name}.md").read_text()
         assert f"]({name}.md)" in index
         assert "## Findings" in page and "## Method" in page and "95%" in page
-        assert f"`bergen-sim report {name} --quick --matches 200 --seed 3 --out {out}`" in page
+        assert f"`bergen-sim report {name} --quick --matches 200 --seed 3 --out-dir {out}`" in page
         for image in re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", page):
             assert (out / image).read_bytes()[:8] == PNG_SIGNATURE
             assert (out / image).with_suffix(".svg").exists()
