@@ -37,11 +37,11 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 from luck_study import add_pair_arguments, read_pair, sd_ratio_interval
-from scipy import stats
 
 from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.core.provenance import add_allow_dirty, check_clean, environment, record
+from bergen_sim.core.stats import paired_interval, wilson_interval
 from bergen_sim.model.rules import Rules
 from bergen_sim.services import luck
 from bergen_sim.services.comparison import play_pair
@@ -54,9 +54,8 @@ RATIO_RESAMPLES = 10_000
 
 def t_interval(values: np.ndarray) -> tuple[float, float, float]:
     """Mean and 95% Student-t interval: the interval ``compare`` gives over deal sets."""
-    mean = float(values.mean())
-    half = float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values)))
-    return mean, mean - half, mean + half
+    found = paired_interval(values)
+    return found["mean"], *found["ci95"]
 
 
 def known_answer(path: str, rules: Rules, a: str, b: str) -> dict[str, float]:
@@ -79,11 +78,6 @@ def known_answer(path: str, rules: Rules, a: str, b: str) -> dict[str, float]:
         "low": float(row["win_rate_lo"]),
         "high": float(row["win_rate_hi"]),
     }
-
-
-def wilson(hits: int, n: int) -> tuple[float, float]:
-    interval = stats.binomtest(hits, n).proportion_ci(method="wilson")
-    return float(interval.low), float(interval.high)
 
 
 def summarize(runs: list[dict], truth: dict | None, seed: int) -> dict:
@@ -113,7 +107,7 @@ def summarize(runs: list[dict], truth: dict | None, seed: int) -> dict:
             values = np.array([r[name] for r in runs])
             error, e_low, e_high = t_interval(values - truth["win_rate"])
             hits = sum(r[f"{name}_low"] <= truth["win_rate"] <= r[f"{name}_high"] for r in runs)
-            c_low, c_high = wilson(hits, len(runs))
+            c_low, c_high = wilson_interval(hits, len(runs))
             out[name] = {
                 "error": error,
                 "error_low": e_low,
