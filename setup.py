@@ -36,12 +36,12 @@ class BuildWithCatalogs(build_py):
             po.unlink()
 
 
-# the catalogs' folders are listed as packages only so that setuptools does not warn that they look like ones;
-# their files are the package data of bergen_sim (pyproject.toml)
-CATALOG_FOLDERS = find_namespace_packages(include=["bergen_sim.locale", "bergen_sim.locale.*"])
+# the data folders (catalogs, JSON Schemas) are listed as packages only so that setuptools does not warn that they
+# look like ones; their files are the package data of bergen_sim (pyproject.toml)
+DATA_FOLDERS = find_namespace_packages(include=["bergen_sim.locale", "bergen_sim.locale.*", "bergen_sim.schemas"])
 
 setup(
-    packages=find_packages(include=["bergen_sim", "bergen_sim.*"]) + CATALOG_FOLDERS + list(MAPPED),
+    packages=find_packages(include=["bergen_sim", "bergen_sim.*"]) + DATA_FOLDERS + list(MAPPED),
     package_dir=MAPPED,
     cmdclass={"build_py": BuildWithCatalogs},
 )
