@@ -220,7 +220,8 @@ def play(job: Job, matches: int, workers: int) -> tuple[float, float, np.ndarray
     """
     cpu, start = cpu_seconds(), time.perf_counter()
     totals = sum(
-        chunk.totals for chunk in run_job(job, matches, default_chunk_size(matches), RunOptions(workers=workers))
+        chunk.totals
+        for chunk in run_job(job, matches, RunOptions(workers=workers, chunk_size=default_chunk_size(matches)))
     )
     return time.perf_counter() - start, cpu_seconds() - cpu, totals
 

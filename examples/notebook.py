@@ -15,6 +15,7 @@ matplotlib.use("Agg")  # draw to files; in Jupyter, leave this out to see the fi
 import matplotlib.pyplot as plt
 
 import bergen_sim
+from bergen_sim import Rules
 
 MATCHES = 2_000  # small and quick; the intervals below narrow as this grows
 
@@ -23,7 +24,9 @@ MATCHES = 2_000  # small and quick; the intervals below narrow as this grows
 # `policies` is one name for every seat, or one per seat (a list, or names separated by commas).
 
 # %%
-run = bergen_sim.simulate(players=2, policies=["greedy", "random"], matches=MATCHES, seed=1, rows=True)
+run = bergen_sim.simulate(
+    rules=Rules.make(players=2), policies=["greedy", "random"], matches=MATCHES, seed=1, rows=True
+)
 print(run)
 wins = run.summary["match_win_rate"][0]
 print(
@@ -37,7 +40,7 @@ run.matches.head()
 # Both policies play the same deals from both seats, so luck of the deal cancels out.
 
 # %%
-duel = bergen_sim.compare(players=2, policies="greedy,random", matches=MATCHES // 2, seed=1)
+duel = bergen_sim.compare(rules=Rules.make(players=2), policies="greedy,random", deals=MATCHES // 2, seed=1)
 print(duel)
 duel.standings[["rank", "policy", "win_rate", "win_rate_lo", "win_rate_hi"]]
 

@@ -18,6 +18,7 @@ from bergen_sim.core.errors import one_line
 from bergen_sim.core.limits import MAX_DEAL_SETS
 from bergen_sim.services.comparison import (
     ADJUSTMENTS,
+    DEFAULT_DEALS,
     OUT_FORMATS,
     TournamentResult,
     check_out_path,
@@ -25,9 +26,6 @@ from bergen_sim.services.comparison import (
     parse_luck_models,
 )
 from bergen_sim.services.files.output import OutputError
-
-#: deal sets per pair when --deals is not given
-DEFAULT_DEALS = 10_000
 
 
 def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
@@ -213,13 +211,11 @@ def command(
     luck_models,
     luck_playouts,
     run,
-    chunk_size,
 ):
     """Round-robin of the policies given with --policy, with seat rotation on duplicate deals."""
     if old_policies is not None:
         deprecated("--policies A,B", "--policy A,B (or --policy A --policy B)")
         policy_values = (*policy_values, old_policies)
-    matches = DEFAULT_DEALS if deals is None else deals
     policies = policy_names_given(policy_values)  # compare() refuses fewer than two, as for a notebook
     target = check_out_path(out) if out is not None else None  # refuse a bad file name before playing
     to_stderr = bool(target and target.to_stdout)
@@ -229,10 +225,9 @@ def command(
         result = compare(
             rules=rules_from(players, partnerships, preset, settings),
             policies=policies,
-            matches=matches,
+            deals=deals,
             seed=seed,
             independent=independent,
-            chunk_size=chunk_size,
             options=run,
             adjust=adjust,
             luck_models=parse_luck_models(luck_models, names=policies),
@@ -248,9 +243,10 @@ def command(
         from bergen_sim.core import feedback
         from bergen_sim.services.luck import MIN_ADJUSTED_DEAL_SETS
 
-        if matches < MIN_ADJUSTED_DEAL_SETS:  # said, not left to the reader to notice equal columns
+        played = result.meta["deal_sets"]
+        if played < MIN_ADJUSTED_DEAL_SETS:  # said, not left to the reader to notice equal columns
             feedback.info(
-                f"--adjust luck: {matches:,} deal sets are too few to fit the adjustment (it needs "
+                f"--adjust luck: {played:,} deal sets are too few to fit the adjustment (it needs "
                 f"{MIN_ADJUSTED_DEAL_SETS:,}): the adjusted figures are the raw ones"
             )
     _show(result, as_json, to_stderr)  # shown first: a file that cannot be written loses nothing

@@ -123,8 +123,8 @@ def run_options(command: Callable | None = None, *, resumable: bool = True) -> C
     """Add --workers, --scheduler, --checkpoint and --chunk-size, collapsed into one ``run`` keyword.
 
     ``run`` is a :class:`bergen_sim.services.execution.jobs.RunOptions` (progress bar on when
-    stdout and stderr are terminals; a command printing JSON turns it off) and
-    ``chunk_size`` is passed on as given.  None of these options changes results.
+    stdout and stderr are terminals; a command printing JSON turns it off).  None of these options
+    changes results.
     ``@run_options(resumable=False)`` leaves out --checkpoint (a command that
     plays many different runs, like ``report``, has no single run to resume).
     """
@@ -150,12 +150,19 @@ def run_options(command: Callable | None = None, *, resumable: bool = True) -> C
         del options[2]
 
     @functools.wraps(command)
-    def wrapper(workers: int | None, scheduler: str | None, checkpoint: str | None = None, **kwargs: Any):
+    def wrapper(
+        workers: int | None,
+        scheduler: str | None,
+        chunk_size: int | None,
+        checkpoint: str | None = None,
+        **kwargs: Any,
+    ):
         run = RunOptions(
             workers=workers,
             scheduler=scheduler,
             checkpoint=checkpoint,
             progress=on_terminal() and feedback.progress_bar_allowed(),
+            chunk_size=chunk_size,
         )
         return command(run=run, **kwargs)
 

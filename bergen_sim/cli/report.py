@@ -88,7 +88,6 @@ def command(
     allow_dirty,
     as_json,
     run,
-    chunk_size,
 ):
     """Run the analyses NAME ... (or all) and write Markdown reports with tables, figures and findings.
 
@@ -117,7 +116,6 @@ def command(
         seed=seed,
         policies=picked,
         analyses_dir=analyses_dir,
-        chunk_size=chunk_size,
         options=run,
         log=feedback.info,
         warn=_warn,

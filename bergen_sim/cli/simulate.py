@@ -88,7 +88,7 @@ def _speed(per_s: float) -> str:
     "standard output; the summary then goes to standard error).",
 )
 @run_options
-def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, run, chunk_size):
+def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, run):
     """Play MATCHES matches and summarise them."""
     rows_to_stdout = out is not None and check_rows_path(out).to_stdout
     if as_json:
@@ -100,7 +100,6 @@ def command(players, partnerships, preset, settings, policies, matches, seed, as
             matches=matches,
             seed=seed,
             out=out,
-            chunk_size=chunk_size,
             options=run,
         )
     except OutputError as exc:  # the run finished but its file or checkpoint failed: show what was played

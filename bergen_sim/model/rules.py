@@ -97,6 +97,10 @@ RULE_KEYS_V1 = (
 
 def _check_players(players: Any, partnerships: Any) -> None:
     """Refuse a player count outside 2..8, and partnerships without 4, 6 or 8 players (one line each)."""
+    if not isinstance(partnerships, (bool, np.bool_)):  # "no" would be true
+        raise RuleError(
+            tr("{name} must be true or false, not {value}").format(name="partnerships", value=repr(partnerships))
+        )
     if players not in PLAYER_COUNTS:
         raise RuleError(tr("players must be 2..8, not {value}").format(value=shown(players)))
     if partnerships and players not in PARTNERSHIP_PLAYERS:
@@ -398,31 +402,6 @@ class Rules:
         vec[L.R_N_TILES] = self.n_tiles
         vec[L.R_SPINNER] = int(bool(self.spinner))
         return vec
-
-
-def rules_for(
-    rules: Rules | None = None,
-    *,
-    players: int = 2,
-    partnerships: bool = False,
-    preset: str = "standard",
-    settings: Mapping[str, Any] | None = None,
-) -> Rules:
-    """The rules a service function plays: a :class:`Rules` object, or the keyword settings that make one.
-
-    Every public entry point (``simulate``, ``compare``, ...) takes either form,
-    never both (a RuleError says so):
-
-    >>> rules_for(Rules.make(players=3)).players, rules_for(players=3).players
-    (3, 3)
-    """
-    if rules is None:
-        return Rules.make(players=players, partnerships=partnerships, preset=preset, **dict(settings or {}))
-    if not isinstance(rules, Rules):
-        raise RuleError(f"rules must be a bergen_sim.Rules (Rules.make(...)), not {type(rules).__name__}")
-    if (players, partnerships, preset, settings) != (2, False, "standard", None):
-        raise RuleError("give either rules=Rules.make(...) or players/partnerships/preset/settings, not both")
-    return rules
 
 
 def settlement_name(name: str) -> str:

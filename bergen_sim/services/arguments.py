@@ -9,11 +9,14 @@ these first; the range checks stay with the code that knows the ranges.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from bergen_sim.core.errors import BergenError, shown
 from bergen_sim.core.limits import integer
+from bergen_sim.model.rules import Rules
+from bergen_sim.services.execution.jobs import RunOptions
 
 
 class ArgumentError(BergenError, TypeError):
@@ -80,15 +83,67 @@ def optional_text(name: str, value: Any) -> str | None:
     raise ArgumentError(f"{name} must be a string, not the {_shown(value)}")
 
 
-def checked_rules(rules: Any, players: Any, partnerships: Any, preset: Any, settings: Any):
-    """The rules a service plays (:func:`bergen_sim.model.rules.rules_for`), the keyword forms' types checked first."""
-    from bergen_sim.model.rules import rules_for
+#: the rule keywords ``simulate`` and ``compare`` took until this release, in place of ``rules=``
+RULE_KEYWORDS = ("players", "partnerships", "preset", "settings")
+#: the run keywords they took in place of ``options=``
+RUN_KEYWORDS = ("workers", "scheduler", "checkpoint", "progress", "chunk_size")
 
-    if rules is None:
-        return rules_for(
-            players=whole("players", players),
-            partnerships=flag("partnerships", partnerships),
-            preset=preset,
-            settings=settings_mapping(settings),
+
+def _old_keywords(function: str, new: str, old: Mapping[str, Any], stacklevel: int) -> dict[str, Any]:
+    """The old keywords given (not None), with one DeprecationWarning naming them and their replacement."""
+    given = {name: value for name, value in old.items() if value is not None}
+    if given:
+        names = ", ".join(f"{name}=" for name in given)
+        warnings.warn(
+            f"{function}({names}) is deprecated and goes in the next release: use {new}",
+            DeprecationWarning,
+            stacklevel=stacklevel + 1,
         )
-    return rules_for(rules, players=players, partnerships=partnerships, preset=preset, settings=settings)
+    return given
+
+
+def rules_argument(function: str, rules: Any, old: Mapping[str, Any], stacklevel: int = 3) -> Rules:
+    """The rules ``function`` plays: ``rules`` (a :class:`Rules`; default the standard two-player game).
+
+    ``old`` holds the rule keywords (:data:`RULE_KEYWORDS`) it took until this release, None when not
+    given; they still make the rules, with a DeprecationWarning, and are refused beside ``rules``.
+    """
+    given = _old_keywords(function, "rules=Rules.make(...)", old, stacklevel)
+    if given:
+        if rules is not None:
+            raise ArgumentError(f"{function}: give rules=Rules.make(...) or the old rule keywords, not both")
+        return Rules.make(
+            players=whole("players", given.get("players", 2)),
+            partnerships=flag("partnerships", given.get("partnerships", False)),
+            preset=given.get("preset", "standard"),
+            **settings_mapping(given.get("settings")),
+        )
+    if rules is None:
+        return Rules.make()
+    if not isinstance(rules, Rules):
+        raise ArgumentError(f"rules must be a bergen_sim.Rules (Rules.make(...)), not the {_shown(rules)}")
+    return rules
+
+
+def options_argument(function: str, options: Any, old: Mapping[str, Any], stacklevel: int = 3) -> RunOptions:
+    """How ``function`` runs: ``options`` (a :class:`RunOptions`; default every core, no checkpoint).
+
+    ``old`` holds the run keywords (:data:`RUN_KEYWORDS`) it took until this release, None when not
+    given; they still make the options, with a DeprecationWarning, and are refused beside ``options``.
+    """
+    given = _old_keywords(function, "options=RunOptions(...)", old, stacklevel)
+    if given:
+        if options is not None:
+            raise ArgumentError(f"{function}: give options=RunOptions(...) or the old run keywords, not both")
+        return RunOptions(
+            workers=optional_whole("workers", given.get("workers")),
+            scheduler=optional_text("scheduler", given.get("scheduler")),
+            checkpoint=optional_text("checkpoint", given.get("checkpoint")),
+            progress=flag("progress", given.get("progress", False)),
+            chunk_size=optional_whole("chunk_size", given.get("chunk_size")),
+        )
+    if options is None:
+        return RunOptions()
+    if not isinstance(options, RunOptions):
+        raise ArgumentError(f"options must be a bergen_sim.RunOptions, not the {_shown(options)}")
+    return options

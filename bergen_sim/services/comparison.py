@@ -28,7 +28,7 @@ Design (see ``docs/compare.md``):
   control variates at every deal and draw, cross-fitted over the deal sets
   (:mod:`bergen_sim.services.luck`).
 
->>> result = compare(policies=["first", "random"], matches=50, seed=3)
+>>> result = compare(policies=["first", "random"], deals=50, seed=3)
 >>> result.pairs[["policy", "opponent", "deal_sets", "matches"]].values.tolist()
 [['first', 'random', 50, 100]]
 >>> sorted(result.standings["policy"])
@@ -57,7 +57,7 @@ import pyarrow.parquet as pq
 from bergen_sim._version import __version__
 from bergen_sim.core import provenance
 from bergen_sim.core.display import html_card
-from bergen_sim.core.errors import BergenError
+from bergen_sim.core.errors import BergenError, renamed_keyword
 from bergen_sim.core.estimate import nest
 from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.core.stats import paired_interval
@@ -66,8 +66,8 @@ from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.search.luck_controls import CONTROLS
 from bergen_sim.search.rollout import BASE_POLICIES
-from bergen_sim.services.arguments import checked_rules, flag, policy_names, whole
-from bergen_sim.services.execution.jobs import Job, JobRun, RunOptions, engine_for, options_for, run_job
+from bergen_sim.services.arguments import flag, options_argument, policy_names, rules_argument, whole
+from bergen_sim.services.execution.jobs import Job, JobRun, RunOptions, engine_for, run_job
 from bergen_sim.services.execution.parallel import default_workers
 from bergen_sim.services.execution.progress import match_progress
 from bergen_sim.services.files.checkpoint import check_own_folder
@@ -250,6 +250,10 @@ def check_luck_models(models: Mapping[str, str] | None, names: Sequence[str], ad
     return models
 
 
+#: deal sets per pair when a comparison is not told how many
+DEFAULT_DEALS = 10_000
+
+
 def play_pair(
     rules: Rules,
     a: str,
@@ -258,7 +262,6 @@ def play_pair(
     seed: int,
     *,
     independent: bool = False,
-    chunk_size: int | None = None,
     options: RunOptions | None = None,
     advance: Callable[[int], None] = lambda n: None,
     field: tuple[str, ...] = (),
@@ -293,7 +296,7 @@ def play_pair(
             run = TracedRun(
                 job,
                 deal_sets,
-                chunk_size or traced_chunk_size(deal_sets),
+                options.chunk_size or traced_chunk_size(deal_sets),
                 options.workers,
                 options.scheduler,
                 luck_models,
@@ -301,10 +304,7 @@ def play_pair(
             )
         else:
             run = run_job(
-                job,
-                deal_sets,
-                chunk_size,
-                dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job)),
+                job, deal_sets, dataclasses.replace(options, checkpoint=_checkpoint_folder(options.checkpoint, job))
             )
         for chunk in run:
             if controls is not None and isinstance(chunk, TracedChunk):
@@ -545,53 +545,68 @@ def check_policies(policies: Sequence[str], allowed_by: str | None = None) -> li
 
 
 def compare(
-    players: int = 2,
-    partnerships: bool = False,
-    preset: str = "standard",
-    settings: Mapping[str, Any] | None = None,
+    rules: Rules | None = None,
     policies: Sequence[str] = ("random", "first"),
-    matches: int = 10_000,
+    deals: int | None = None,
     seed: int = 0,
     *,
     independent: bool = False,
-    chunk_size: int | None = None,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    checkpoint: str | None = None,
-    progress: bool = False,
     adjust: str = "none",
     luck_models: Mapping[str, str] | None = None,
     luck_playouts: int | None = None,
-    rules: Rules | None = None,
     options: RunOptions | None = None,
+    matches: int | None = None,
+    players: int | None = None,
+    partnerships: bool | None = None,
+    preset: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    checkpoint: str | None = None,
+    progress: bool | None = None,
+    chunk_size: int | None = None,
 ) -> TournamentResult:
     """Play a round-robin of ``policies`` on duplicate deals and analyse it per pair and overall.
 
-    ``matches``: deal sets per pair (each played in every seat rotation).
-    ``independent``: give each rotation its own seed instead (no duplicate
-    deals), only to measure what the duplicates buy.  ``workers``,
-    ``scheduler``, ``checkpoint`` (a folder; one subfolder per rotation),
-    ``chunk_size`` and ``progress`` (one bar for the whole tournament) say how
-    the matches are run, never what they find: the same arguments and seed
-    always give the same result.  ``adjust="luck"`` adds luck-adjusted
-    figures (``adjusted_*`` columns; :mod:`bergen_sim.services.luck`); ``luck_models``
+    ``rules``: a :class:`Rules` (default the standard two-player game,
+    ``Rules.make()``).  ``deals``: deal sets per pair (default
+    :data:`DEFAULT_DEALS`), each played in every seat rotation, so a pair plays
+    2 to 6 matches per deal set.  ``independent``: give each rotation its own
+    seed instead (no duplicate deals), only to measure what the duplicates buy.
+    ``options`` (a :class:`RunOptions`: workers, a Dask scheduler, a
+    checkpoint folder with one subfolder per rotation, the chunk size, one
+    progress bar for the whole tournament) say how the matches are run, never
+    what they find: the same arguments and seed always give the same result.
+    ``adjust="luck"`` adds luck-adjusted figures (``adjusted_*`` columns;
+    :mod:`bergen_sim.services.luck`); ``luck_models``
     (``{"mypkg.mod:choose": "greedy"}``, ``{"pimc": "pimc:worlds=8"}``) has
     a built-in or a ``pimc`` search play a policy's seats in the
     adjustment's play-outs, for a plug-in or search the play-outs do not
     run by themselves (else played by ``expert``): a closer model narrows the
     adjusted interval, and any model leaves it unbiased; ``luck_playouts``
     sets the play-outs per evaluated position (default 32: more narrow the
-    adjusted interval further, at their cost).  ``rules`` (a
-    :class:`Rules`) and ``options`` (a :class:`RunOptions`) may replace the
-    rule keywords and the run keywords.
+    adjusted interval further, at their cost).
+
+    ``matches=`` (the old name of ``deals``: it counted deal sets), the rule
+    keywords (``players``, ``partnerships``, ``preset``, ``settings``) and
+    run keywords (``workers``, ``scheduler``, ``checkpoint``, ``progress``,
+    ``chunk_size``) of earlier releases still work for this one, with a
+    DeprecationWarning.
     """
-    matches, seed = whole("matches", matches), whole("seed", seed)
+    rules = rules_argument(
+        "compare", rules, dict(players=players, partnerships=partnerships, preset=preset, settings=settings)
+    )
+    options = options_argument(
+        "compare",
+        options,
+        dict(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress, chunk_size=chunk_size),
+    )
+    deals = renamed_keyword("deals", deals, "matches", matches, CompareError)
+    deals, seed = whole("deals", DEFAULT_DEALS if deals is None else deals), whole("seed", seed)
     independent = flag("independent", independent)
     names = check_policies(policy_names(policies))
-    check_range("matches (deal sets per pair)", matches, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
+    check_range("deals (deal sets per pair)", deals, 1, MAX_DEAL_SETS)  # memory: 40 bytes per deal set
     check_seed(seed)
-    rules = checked_rules(rules, players, partnerships, preset, settings)
-    options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     if adjust not in ADJUSTMENTS:
         raise CompareError(f"adjust: unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
     luck_models = check_luck_models(luck_models, names, adjust)
@@ -618,16 +633,15 @@ def compare(
     startup = time.perf_counter() - start
 
     start = time.perf_counter()
-    with match_progress(len(pairs) * len(rotations) * matches, 0, progress) as advance:
+    with match_progress(len(pairs) * len(rotations) * deals, 0, progress) as advance:
         outcomes = [
             play_pair(
                 rules,
                 a,
                 b,
-                matches,
+                deals,
                 seed,
                 independent=independent,
-                chunk_size=chunk_size,
                 options=options,
                 advance=advance,
                 field=tuple(names),
@@ -649,7 +663,7 @@ def compare(
             if adjust == "luck"
             else {}
         ),
-        "deal_sets": matches,
+        "deal_sets": deals,
         "rotations": ["".join("ab"[k] for k in pattern) for pattern in rotations],
         "matches": total,
         "hands": sum(out.hands for out in outcomes),

@@ -36,6 +36,7 @@ unknown or wrong is refused in one line (:class:`ExperimentError`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -45,7 +46,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bergen_sim.core import feedback, provenance
 from bergen_sim.core.errors import BergenError, shown
@@ -62,6 +63,10 @@ from bergen_sim.core.limits import (
     short_number,
 )
 from bergen_sim.services.files.output import OutputError, check_folder
+
+if TYPE_CHECKING:
+    from bergen_sim.model.rules import Rules
+    from bergen_sim.services.execution.jobs import RunOptions
 
 KINDS = ("simulate", "compare")
 #: the table sizes an experiment can name: players and partnerships
@@ -102,6 +107,13 @@ class Cell:
     @property
     def partnerships(self) -> bool:
         return SIZES[self.size][1]
+
+    def to_rules(self) -> Rules:
+        """The cell's rules: its size's table, its rule set's preset and settings."""
+        from bergen_sim.model.rules import Rules
+
+        settings = {k: v for k, v in self.rules.items() if k != "preset"}
+        return Rules.make(players=self.players, partnerships=self.partnerships, preset=self.rules["preset"], **settings)
 
     def describe(self, experiment: Experiment) -> dict[str, Any]:
         """Everything the cell's result depends on: a saved cell is reused only if this is unchanged."""
@@ -452,28 +464,20 @@ def _finished(play: Callable[[], Any]) -> tuple[Any, str]:
         return exc.result, str(exc)
 
 
-def _simulate_rows(
-    experiment: Experiment, cell: Cell, checkpoint: Path, options: Mapping[str, Any]
-) -> tuple[list[dict], str]:
+def _simulate_rows(experiment: Experiment, cell: Cell, options: RunOptions) -> tuple[list[dict], str]:
     from bergen_sim.services.simulation import simulate
 
     rows_file = experiment.out / "rows" / f"{cell.key(experiment)}.parquet" if experiment.rows else None
     if rows_file:
         rows_file.parent.mkdir(parents=True, exist_ok=True)
-    settings = {k: v for k, v in cell.rules.items() if k != "preset"}
     result, failed = _finished(
         lambda: simulate(
-            players=cell.players,
-            partnerships=cell.partnerships,
-            preset=cell.rules["preset"],
-            settings=settings,
-            policies=list(cell.policies),
-            matches=experiment.matches,
-            seed=cell.seed,
+            cell.to_rules(),
+            list(cell.policies),
+            experiment.matches,
+            cell.seed,
             out=None if rows_file is None else str(rows_file),
-            chunk_size=experiment.chunk_size,
-            checkpoint=str(checkpoint),
-            **options,
+            options=options,
         )
     )
     s = result.summary
@@ -501,25 +505,11 @@ def _simulate_rows(
     return rows, failed
 
 
-def _compare_rows(
-    experiment: Experiment, cell: Cell, checkpoint: Path, options: Mapping[str, Any]
-) -> tuple[list[dict], str]:
+def _compare_rows(experiment: Experiment, cell: Cell, options: RunOptions) -> tuple[list[dict], str]:
     from bergen_sim.services.comparison import compare
 
-    settings = {k: v for k, v in cell.rules.items() if k != "preset"}
     result, failed = _finished(
-        lambda: compare(
-            players=cell.players,
-            partnerships=cell.partnerships,
-            preset=cell.rules["preset"],
-            settings=settings,
-            policies=list(cell.policies),
-            matches=experiment.matches,
-            seed=cell.seed,
-            chunk_size=experiment.chunk_size,
-            checkpoint=str(checkpoint),
-            **options,
-        )
+        lambda: compare(cell.to_rules(), list(cell.policies), experiment.matches, cell.seed, options=options)
     )
     rows = []
     for _, row in result.standings.iterrows():
@@ -605,7 +595,9 @@ def run(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    options = {"workers": workers, "scheduler": scheduler, "progress": progress}
+    from bergen_sim.services.execution.jobs import RunOptions
+
+    where = RunOptions(workers=workers, scheduler=scheduler, progress=progress, chunk_size=experiment.chunk_size)
     play = _simulate_rows if experiment.kind == "simulate" else _compare_rows
     all_rows, played, reused, unsaved = [], [], [], ""
     saved = [saved_rows(experiment, cell) for cell in experiment.cells]  # every file checked before any cell plays
@@ -621,7 +613,7 @@ def run(
             again = f" again: its saved file {experiment.cell_file(cell)} is damaged ({damaged})" if damaged else ""
             log(f"[{number}/{len(experiment.cells)}] {name}: playing {experiment.matches:,} matches{again}")
         checkpoint = experiment.out / "checkpoints" / cell.key(experiment)
-        rows, unsaved = play(experiment, cell, checkpoint, options)
+        rows, unsaved = play(experiment, cell, dataclasses.replace(where, checkpoint=str(checkpoint)))
         played.append(name)
         all_rows.extend(rows)
         if unsaved:  # its rows or checkpoint could not be written: shown, not saved as done

@@ -1,6 +1,6 @@
 """``simulate``: play many matches and summarise them (the Python API behind the CLI).
 
->>> result = simulate(players=2, policies=["first"], matches=200, seed=7)
+>>> result = simulate(policies=["first"], matches=200, seed=7)
 >>> result.summary["matches"]
 200
 >>> sum(result.summary["match_wins"])
@@ -25,8 +25,8 @@ from bergen_sim.core.limits import MAX_MATCHES, check_range, check_seed
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.runner import seat_policy_names
-from bergen_sim.services.arguments import checked_rules, flag, optional_text, optional_whole, policy_names, whole
-from bergen_sim.services.execution.jobs import Job, RunOptions, engine_for, options_for, run_job
+from bergen_sim.services.arguments import flag, optional_text, options_argument, policy_names, rules_argument, whole
+from bergen_sim.services.execution.jobs import Job, RunOptions, engine_for, run_job
 from bergen_sim.services.files.match_table import FrameSink, check_rows_path, match_frame
 from bergen_sim.services.files.output import OutputError, check_folder, raise_failures
 
@@ -141,51 +141,58 @@ def summarize(totals: np.ndarray, rules: Rules, policies: Sequence[str], seed: i
 
 
 def simulate(
-    players: int = 2,
-    partnerships: bool = False,
-    preset: str = "standard",
-    settings: Mapping[str, Any] | None = None,
+    rules: Rules | None = None,
     policies: Sequence[str] = ("random",),
     matches: int = 10_000,
     seed: int = 0,
     *,
     rows: bool = False,
     out: str | None = None,
-    chunk_size: int | None = None,
+    options: RunOptions | None = None,
+    players: int | None = None,
+    partnerships: bool | None = None,
+    preset: str | None = None,
+    settings: Mapping[str, Any] | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     checkpoint: str | None = None,
-    progress: bool = False,
-    rules: Rules | None = None,
-    options: RunOptions | None = None,
+    progress: bool | None = None,
+    chunk_size: int | None = None,
 ) -> SimulationResult:
     """Play ``matches`` matches and summarise them.
 
-    ``policies``: one name for every seat or one per seat in seat order
-    (a list, or one string with names separated by commas).
+    ``rules``: a :class:`Rules` (default the standard two-player game,
+    ``Rules.make()``).  ``policies``: one name for every seat or one per
+    seat in seat order (a list, or one string with names separated by commas).
     ``rows``: also return the per-match rows as a DataFrame; ``out``: stream
     them to a ``.parquet`` or ``.csv`` file (checked before the run, written
     atomically; ``-`` is CSV on standard output, see :mod:`bergen_sim.services.files.output`).
     If writing ``out`` or the checkpoint fails, the run still plays to the end
     and then raises :class:`~bergen_sim.services.files.output.OutputError` with the finished
-    result as its ``result``.  ``workers`` (default: every
-    core), ``scheduler`` (``"local"`` or a Dask ``tcp://HOST:PORT``),
-    ``checkpoint`` (a folder that makes the run resumable), ``chunk_size`` and
-    ``progress`` say how the run is carried out, never what it finds: the
-    same arguments and seed always give the same result.  ``rules`` (a
-    :class:`Rules`) and ``options`` (a :class:`RunOptions`) may replace the
-    rule keywords and the run keywords.
+    result as its ``result``.  ``options`` (a :class:`RunOptions`: workers,
+    a Dask scheduler, a checkpoint folder that makes the run resumable, a
+    progress bar, the chunk size) say how the run is carried out, never what
+    it finds: the same arguments and seed always give the same result.
+
+    The rule keywords (``players``, ``partnerships``, ``preset``,
+    ``settings``) and run keywords (``workers``, ``scheduler``,
+    ``checkpoint``, ``progress``, ``chunk_size``) of earlier releases still
+    work for this one, with a DeprecationWarning.
     """
+    rules = rules_argument(
+        "simulate", rules, dict(players=players, partnerships=partnerships, preset=preset, settings=settings)
+    )
+    options = options_argument(
+        "simulate",
+        options,
+        dict(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress, chunk_size=chunk_size),
+    )
     matches, seed = whole("matches", matches), whole("seed", seed)
-    rows, progress = flag("rows", rows), flag("progress", progress)
+    rows = flag("rows", rows)
     policies = policy_names(policies)
-    chunk_size, workers = optional_whole("chunk_size", chunk_size), optional_whole("workers", workers)
-    out, scheduler = optional_text("out", out), optional_text("scheduler", scheduler)
-    checkpoint = optional_text("checkpoint", checkpoint)
+    out = optional_text("out", out)
     check_range("matches", matches, 1, MAX_MATCHES)
     check_seed(seed)
-    rules = checked_rules(rules, players, partnerships, preset, settings)
-    options = options_for(options, workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
     seat_names = tuple(seat_policy_names(policies, rules.players))
     target = check_rows_path(out) if out is not None else None  # a bad path fails before anything is played
     if options.checkpoint is not None:
@@ -200,7 +207,7 @@ def simulate(
         )
     }
     start = time.perf_counter()
-    run = run_job(job, matches, chunk_size, options)  # first: bad options and checkpoints fail before the kernel loads
+    run = run_job(job, matches, options)  # first: bad options and checkpoints fail before the kernel loads
     engine_for(rules, seat_names)  # compile or load the kernel before timing the play
     startup = time.perf_counter() - start
     start = time.perf_counter()

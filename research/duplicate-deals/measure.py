@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
-    from bergen_sim import compare
+    from bergen_sim import Rules, compare
     from bergen_sim.core.errors import BergenError
     from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed, whole_number
     from bergen_sim.services.files.output import check_file, write_result
@@ -72,14 +72,19 @@ def main(argv: list[str] | None = None) -> int:
         runs = []
         for seed in seeds:
             dup = _figures(
-                compare(players=players, partnerships=partnerships, policies=[a, b], matches=args.matches, seed=seed), a
+                compare(
+                    rules=Rules.make(players=players, partnerships=partnerships),
+                    policies=[a, b],
+                    deals=args.matches,
+                    seed=seed,
+                ),
+                a,
             )
             ind = _figures(
                 compare(
-                    players=players,
-                    partnerships=partnerships,
+                    rules=Rules.make(players=players, partnerships=partnerships),
                     policies=[a, b],
-                    matches=args.matches,
+                    deals=args.matches,
                     seed=seed,
                     independent=True,
                 ),

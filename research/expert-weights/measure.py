@@ -50,10 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
-    from bergen_sim import compare
+    from bergen_sim import Rules, RunOptions, compare
     from bergen_sim.core.errors import BergenError
     from bergen_sim.core.limits import MAX_DEAL_SETS, check_run
-    from bergen_sim.model.rules import rules_for
     from bergen_sim.services.files.output import check_file, write_result
 
     try:  # one line and exit status 2 before any play: not a traceback, nor the figures lost at the last write
@@ -65,21 +64,17 @@ def main(argv: list[str] | None = None) -> int:
 
     results = {"deal_sets_per_game": args.matches, "seed": args.seed, "games": {}}
     for title, game in GAMES.items():
+        rules = Rules.make(players=game["players"], partnerships=game.get("partnerships", False), **game["settings"])
         result = compare(
-            players=game["players"],
-            partnerships=game.get("partnerships", False),
-            settings=game["settings"],
+            rules=rules,
             policies=[RETUNED, "expert"],
-            matches=args.matches,
+            deals=args.matches,
             seed=args.seed,
-            workers=args.workers,
+            options=RunOptions(workers=args.workers),
         )
         pair = result.pairs.reset_index().to_dict(orient="records")[0]
         if pair["policy"] != RETUNED:
             raise RuntimeError(f"{title}: the pair lists {pair['policy']} first")
-        rules = rules_for(
-            players=game["players"], partnerships=game.get("partnerships", False), settings=game["settings"]
-        )
         results["games"][title] = {"spinner": rules.spinner, **pair}
         print(
             f"{title}: {RETUNED} wins {pair['win_rate']:.4f} [{pair['win_rate_lo']:.4f}, "

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
-    from bergen_sim import compare
+    from bergen_sim import Rules, compare
     from bergen_sim.core.errors import BergenError
     from bergen_sim.core.limits import MAX_DEAL_SETS, check_run
     from bergen_sim.services.files.output import check_file, write_result
@@ -53,11 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     results = {"matches_per_pair": args.matches, "seed": args.seed, "policies": list(POLICIES), "games": {}}
     for title, game in GAMES.items():
         result = compare(
-            players=game["players"],
-            preset=game["preset"],
-            settings=game["settings"],
+            rules=Rules.make(players=game["players"], preset=game["preset"], **game["settings"]),
             policies=list(POLICIES),
-            matches=args.matches,
+            deals=args.matches,
             seed=args.seed,
         )
         results["games"][title] = {

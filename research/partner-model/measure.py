@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from bergen_sim import RunOptions
 from bergen_sim.core.provenance import add_allow_dirty, check_clean
 
 PARTNERS = ("random", "greedy")
@@ -67,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
                 policies=[variant, OPPONENT, partner, OPPONENT],
                 matches=args.matches,
                 seed=args.seed,
-                workers=args.workers,
                 rows=True,
+                options=RunOptions(workers=args.workers),
             )
             wins[variant] = (run.matches.winner == 0).to_numpy().astype(float)
             seconds[variant] = round(time.perf_counter() - start, 1)

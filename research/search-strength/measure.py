@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     add_allow_dirty(parser)
     args = parser.parse_args(argv)
 
-    from bergen_sim import compare
+    from bergen_sim import Rules, RunOptions, compare
     from bergen_sim.core.errors import BergenError
     from bergen_sim.core.limits import MAX_DEAL_SETS, MAX_WORKERS, check_range, check_seed
     from bergen_sim.core.provenance import check_clean, result_record
@@ -97,13 +97,12 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             start = time.perf_counter()
             result = compare(
-                players=players,
-                partnerships=partnerships,
+                rules=Rules.make(players=players, partnerships=partnerships),
                 policies=[challenger, OPPONENT],
-                matches=sets,
+                deals=sets,
                 seed=args.seed,
-                workers=args.workers,
                 adjust="luck",
+                options=RunOptions(workers=args.workers),
             )
             pair = result.pairs.reset_index().to_dict(orient="records")[0]
             if pair["policy"] != challenger:

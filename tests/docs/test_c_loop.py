@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 import bergen_sim
+from bergen_sim import Rules, RunOptions
 
 _PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "c_reference.py"
 _SPEC = importlib.util.spec_from_file_location("c_reference", _PATH)
@@ -27,7 +28,11 @@ def test_c_loop_totals_equal_engine(exe, players, partnerships):
     matches, seed = 3000, 11
     c_totals = c_reference.run(exe, players, partnerships, matches, seed)
     result = bergen_sim.simulate(
-        players=players, partnerships=partnerships, policies=["random"], matches=matches, seed=seed, workers=1
+        rules=Rules.make(players=players, partnerships=partnerships),
+        policies=["random"],
+        matches=matches,
+        seed=seed,
+        options=RunOptions(workers=1),
     )
     assert c_reference.agree(c_totals, result.summary) == []
     sides = 2 if partnerships or players == 2 else players

@@ -22,9 +22,9 @@ import pytest
 
 PROBE = r"""
 import json, sys
-from bergen_sim.services.simulation import simulate
-simulate(players=2, matches=3, seed=1, workers=1)
-simulate(players=2, policies=["pimc:worlds=4", "expert"], matches=1, seed=1, workers=1)
+from bergen_sim import RunOptions, simulate
+simulate(matches=3, seed=1, options=RunOptions(workers=1))
+simulate(policies=["pimc:worlds=4", "expert"], matches=1, seed=1, options=RunOptions(workers=1))
 twice = {}
 for name, module in list(sys.modules.items()):
     if name.startswith("bergen_sim"):

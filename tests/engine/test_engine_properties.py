@@ -21,6 +21,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bergen_sim import RunOptions
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
 from bergen_sim.services.execution.jobs import engine_for
@@ -65,13 +66,11 @@ def test_traces_keep_the_invariants_and_add_up_to_the_untraced_run(rules, seed, 
 
     # the same seed untraced: totals (through simulate's summary), match rows and hand rows
     summary = simulate(
-        players=rules.players,
-        partnerships=rules.partnerships,
-        settings=_settings(rules),
+        rules=Rules.make(players=rules.players, partnerships=rules.partnerships, **_settings(rules)),
         policies=[policy],
         matches=matches,
         seed=seed,
-        workers=1,
+        options=RunOptions(workers=1),
     ).summary
     assert trace_summary(events, rules) == summary_counts(summary)
     chunk = engine.play(seed, 0, matches, hand_rows=True)
@@ -193,7 +192,11 @@ def _check_redeal_rate(players: int, hand_size: int, matches: int, seed: int) ->
     k = players * hand_size
     p = math.comb(21, k) / math.comb(28, k)
     s = simulate(
-        players=players, settings={"hand_size": hand_size}, matches=matches, seed=seed, policies=["random"], workers=1
+        rules=Rules.make(players=players, hand_size=hand_size),
+        matches=matches,
+        seed=seed,
+        policies=["random"],
+        options=RunOptions(workers=1),
     ).summary
     hands = s["hands"]
     expected = p / (1 - p)

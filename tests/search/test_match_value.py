@@ -14,6 +14,7 @@ from math import comb
 import numpy as np
 import pytest
 
+from bergen_sim import RunOptions
 from bergen_sim.core.errors import PolicyError
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
@@ -118,13 +119,12 @@ def test_many_sides_build_a_table_at_the_default_target(players, entries):
 def test_pimc_plays_a_many_player_double_nine_match_at_the_default_target(players):
     policies = ["pimc:worlds=4"] + ["expert"] * (players - 1)
     result = simulate(
-        players=players,
-        settings={"domino_set": "double-nine"},
+        rules=Rules.make(players=players, domino_set="double-nine"),
         policies=policies,
         matches=1,
         seed=3,
         rows=True,
-        workers=1,
+        options=RunOptions(workers=1),
     )
     scores = result.matches.filter(like="score").to_numpy()
     assert len(result.matches) == 1 and scores.shape == (1, players) and scores.max() >= 10

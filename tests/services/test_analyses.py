@@ -194,7 +194,7 @@ def test_lead_advantage_counts_agree_with_the_engine_totals(results):
     leader = results["lead_advantage"].tables["leader"]
     doubles = results["lead_advantage"].tables["by_led_double"]
     rules = Rules.make(players=3)
-    totals = sum(chunk.totals for chunk in run_job(Job(rules, ("random",) * 3, 5), MATCHES, None, ONE_WORKER))
+    totals = sum(chunk.totals for chunk in run_job(Job(rules, ("random",) * 3, 5), MATCHES, ONE_WORKER))
     row = leader[
         (leader["table"] == "3 players") & (leader["strategy"] == "random") & (leader["lead"] == "lowest-double")
     ].iloc[0]
@@ -221,7 +221,7 @@ def test_same_arguments_give_the_same_tables(results):
 def test_points_by_source_and_side_points_add_up_to_the_engine_totals(kwargs):
     rules = Rules.make(**kwargs)
     job = Job(rules, ("random",) * rules.players, 11, match_rows=True, hand_rows=True)
-    for chunk in run_job(job, 400, None, ONE_WORKER):
+    for chunk in run_job(job, 400, ONE_WORKER):
         rows = chunk.hand_rows
         sources = hand_stats.points_by_source(rows, rules).sum(axis=0)
         assert (
@@ -235,7 +235,7 @@ def test_points_by_source_and_side_points_add_up_to_the_engine_totals(kwargs):
 @pytest.mark.parametrize("settlement", L.SETTLEMENT_NAMES)
 def test_settling_three_ways_reproduces_the_engines_verdict(settlement):
     rules = Rules.make(players=3, settlement=settlement)
-    chunk = next(iter(run_job(Job(rules, ("random",) * 3, 2, hand_rows=True), 400, None, ONE_WORKER)))
+    chunk = next(iter(run_job(Job(rules, ("random",) * 3, 2, hand_rows=True), 400, ONE_WORKER)))
     blocked = chunk.hand_rows[chunk.hand_rows[:, L.H_END] == L.HAND_BLOCKED]
     assert len(blocked) > 20
     verdicts = hand_stats.settle_all_ways(blocked, rules)

@@ -33,12 +33,12 @@ def totals(chunks) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.fixture(scope="module")
 def uninterrupted():
-    return totals(run_job(JOB, MATCHES, CHUNK, RunOptions(workers=1)))
+    return totals(run_job(JOB, MATCHES, RunOptions(workers=1, chunk_size=CHUNK)))
 
 
 def stop_after(k: int, folder: Path, workers: int) -> None:
     """Play a checkpointed run and abandon it after k chunks (as a killed run would stop)."""
-    run = iter(run_job(JOB, MATCHES, CHUNK, RunOptions(workers=workers, checkpoint=str(folder))))
+    run = iter(run_job(JOB, MATCHES, RunOptions(workers=workers, checkpoint=str(folder), chunk_size=CHUNK)))
     for _ in range(k):
         next(run)
     run.close()
@@ -49,12 +49,12 @@ def test_resumed_run_equals_uninterrupted(tmp_path, uninterrupted, workers):
     stop_after(3, tmp_path, workers)
     saved = sorted(p.name for p in tmp_path.glob("chunk-*.npz"))
     assert 3 <= len(saved) < MATCHES // CHUNK
-    resumed = run_job(JOB, MATCHES, CHUNK, RunOptions(workers=workers, checkpoint=str(tmp_path)))
+    resumed = run_job(JOB, MATCHES, RunOptions(workers=workers, checkpoint=str(tmp_path), chunk_size=CHUNK))
     result = totals(resumed)
     assert resumed.resumed == CHUNK * len(saved)
     assert np.array_equal(result[0], uninterrupted[0])
     assert np.array_equal(result[1], uninterrupted[1])
-    again = run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+    again = run_job(JOB, MATCHES, RunOptions(checkpoint=str(tmp_path), chunk_size=CHUNK))
     assert again.resumed == MATCHES  # a finished checkpoint plays nothing
     assert np.array_equal(totals(again)[0], uninterrupted[0])
 
@@ -72,20 +72,20 @@ def test_checkpoint_of_other_arguments_is_refused(tmp_path, change, key):
     stop_after(1, tmp_path, 1)
     other = Job(**{**JOB.__dict__, **change})
     with pytest.raises(CheckpointError, match=f"made with other arguments \\({key}: "):
-        run_job(other, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+        run_job(other, MATCHES, RunOptions(checkpoint=str(tmp_path), chunk_size=CHUNK))
     with pytest.raises(CheckpointError, match="other arguments"):
-        run_job(JOB, MATCHES + 1, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+        run_job(JOB, MATCHES + 1, RunOptions(checkpoint=str(tmp_path), chunk_size=CHUNK))
 
 
 @pytest.mark.parametrize("chunk", [CHUNK + 1, 100, 2_000])
 def test_a_run_resumed_with_another_chunk_size_keeps_its_chunks_and_ends_the_same(tmp_path, uninterrupted, chunk):
     stop_after(3, tmp_path, 1)
     saved = sorted(p.name for p in tmp_path.glob("chunk-*.npz"))
-    run = run_job(JOB, MATCHES, chunk, RunOptions(workers=1, checkpoint=str(tmp_path)))
+    run = run_job(JOB, MATCHES, RunOptions(workers=1, checkpoint=str(tmp_path), chunk_size=chunk))
     result = totals(run)
     assert run.resumed == CHUNK * len(saved)  # nothing saved was played again
     assert np.array_equal(result[0], uninterrupted[0]) and np.array_equal(result[1], uninterrupted[1])
-    again = run_job(JOB, MATCHES, CHUNK - 1, RunOptions(checkpoint=str(tmp_path)))
+    again = run_job(JOB, MATCHES, RunOptions(checkpoint=str(tmp_path), chunk_size=CHUNK - 1))
     assert again.resumed == MATCHES and np.array_equal(totals(again)[0], uninterrupted[0])
 
 
@@ -105,7 +105,7 @@ def test_damaged_chunk_is_refused(tmp_path, damage):
     victim = sorted(tmp_path.glob("chunk-*.npz"))[1]
     damage(victim)
     with pytest.raises(CheckpointError, match=f"chunk {re.escape(str(victim))} is damaged .*delete that file"):
-        list(run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path))))
+        list(run_job(JOB, MATCHES, RunOptions(checkpoint=str(tmp_path), chunk_size=CHUNK)))
 
 
 def _replace_member(path: Path, name: str, shape: tuple[int, ...], data_bytes: int, method: int) -> None:
@@ -170,7 +170,7 @@ def test_a_chunk_that_would_expand_beyond_its_run_is_refused_before_it_takes_the
 def test_a_chunk_copied_over_another_is_refused_in_a_summary_run(tmp_path):
     """Without match rows only the chunk's own record of its first match tells two chunks of one size apart."""
     job = Job(Rules.make(players=2), ("random", "random"), seed=21, match_rows=False)
-    run = iter(run_job(job, 40, 10, RunOptions(workers=1, checkpoint=str(tmp_path))))
+    run = iter(run_job(job, 40, RunOptions(workers=1, checkpoint=str(tmp_path), chunk_size=10)))
     for _ in range(2):
         next(run)
     run.close()
@@ -180,7 +180,7 @@ def test_a_chunk_copied_over_another_is_refused_in_a_summary_run(tmp_path):
         CheckpointError,
         match=f"chunk {re.escape(str(second))} is damaged \\(it holds the chunk from match 0\\); delete that file",
     ):
-        list(run_job(job, 40, 10, RunOptions(workers=1, checkpoint=str(tmp_path))))
+        list(run_job(job, 40, RunOptions(workers=1, checkpoint=str(tmp_path), chunk_size=10)))
 
 
 def test_chunks_written_before_they_kept_their_first_match_still_resume(tmp_path, uninterrupted):
@@ -189,7 +189,7 @@ def test_chunks_written_before_they_kept_their_first_match_still_resume(tmp_path
         with np.load(path) as data:
             kept = {key: data[key] for key in data.files if key != "first"}
         np.savez(path, **kept)
-    resumed = totals(run_job(JOB, MATCHES, CHUNK, RunOptions(workers=1, checkpoint=str(tmp_path))))
+    resumed = totals(run_job(JOB, MATCHES, RunOptions(workers=1, checkpoint=str(tmp_path), chunk_size=CHUNK)))
     assert np.array_equal(resumed[0], uninterrupted[0]) and np.array_equal(resumed[1], uninterrupted[1])
 
 
@@ -197,10 +197,10 @@ def test_damaged_manifest_and_stray_files_are_refused(tmp_path):
     stop_after(1, tmp_path, 1)
     (tmp_path / "chunk-000000000007-5.npz").write_bytes(b"")
     with pytest.raises(CheckpointError, match="is not a chunk of this run"):
-        run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+        run_job(JOB, MATCHES, RunOptions(checkpoint=str(tmp_path), chunk_size=CHUNK))
     (tmp_path / "manifest.json").write_text('{"format": "bergen-sim-check')
     with pytest.raises(CheckpointError, match="damaged: cannot read manifest.json"):
-        run_job(JOB, MATCHES, CHUNK, RunOptions(checkpoint=str(tmp_path)))
+        run_job(JOB, MATCHES, RunOptions(checkpoint=str(tmp_path), chunk_size=CHUNK))
 
 
 def test_cli_refuses_other_arguments_in_one_line(tmp_path, capsys):
@@ -223,9 +223,9 @@ def test_resumed_parquet_equals_uninterrupted(tmp_path):
     folder = tmp_path / "ckpt"
     stop_after(3, folder, 2)
     out = tmp_path / "rows.parquet"
-    kwargs = dict(matches=MATCHES, seed=JOB.seed, chunk_size=CHUNK)
-    resumed = simulate(out=str(out), checkpoint=str(folder), **kwargs)
-    plain = simulate(rows=True, workers=1, **kwargs)
+    kwargs = dict(matches=MATCHES, seed=JOB.seed)
+    resumed = simulate(out=str(out), **kwargs, options=RunOptions(checkpoint=str(folder), chunk_size=CHUNK))
+    plain = simulate(rows=True, **kwargs, options=RunOptions(workers=1, chunk_size=CHUNK))
     assert resumed.summary["resumed_matches"] >= 3 * CHUNK
     assert {k: v for k, v in resumed.summary.items() if k not in HOW} == {
         k: v for k, v in plain.summary.items() if k not in HOW
@@ -273,9 +273,11 @@ def test_ctrl_c_keeps_chunks_says_how_to_resume_and_resume_matches(tmp_path):
     assert len(last) == 1 and "saved in" in last[0] and "run the same command again to resume" in last[0]
     assert 2 <= saved < 200
 
-    resumed = simulate(matches=200_000, seed=9, chunk_size=1_000, checkpoint=str(folder))  # the same arguments
+    resumed = simulate(
+        matches=200_000, seed=9, options=RunOptions(checkpoint=str(folder), chunk_size=1_000)
+    )  # the same arguments
     assert resumed.summary["resumed_matches"] == saved * 1_000
-    fresh = simulate(matches=200_000, seed=9, chunk_size=20_000)
+    fresh = simulate(matches=200_000, seed=9, options=RunOptions(chunk_size=20_000))
     assert {k: v for k, v in resumed.summary.items() if k not in HOW} == {
         k: v for k, v in fresh.summary.items() if k not in HOW
     }

@@ -12,6 +12,7 @@ import threading
 
 import pytest
 
+from bergen_sim import RunOptions
 from bergen_sim.cli import main
 from bergen_sim.core.errors import BergenError
 from bergen_sim.services.execution import parallel
@@ -21,7 +22,8 @@ from bergen_sim.services.simulation import simulate
 # installs the test-full extra and checks Dask imports before it runs these tests (`-m extras`)
 distributed = pytest.importorskip("distributed")
 
-ARGS = dict(players=2, matches=4_000, seed=17, chunk_size=500)
+ARGS = dict(matches=4_000, seed=17)
+CHUNK = 500
 HOW = {
     "elapsed_s",
     "matches_per_s",
@@ -40,7 +42,7 @@ def what(summary: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def local():
-    return simulate(rows=True, workers=1, **ARGS)
+    return simulate(rows=True, **ARGS, options=RunOptions(workers=1, chunk_size=CHUNK))
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +61,7 @@ def cluster():
 
 @pytest.mark.slow
 def test_existing_cluster_gives_the_local_result(cluster, local):
-    result = simulate(rows=True, scheduler=cluster.scheduler_address, **ARGS)
+    result = simulate(rows=True, **ARGS, options=RunOptions(scheduler=cluster.scheduler_address, chunk_size=CHUNK))
     assert what(result.summary) == what(local.summary)
     assert result.matches.equals(local.matches)
     assert result.summary["scheduler"] == cluster.scheduler_address
@@ -85,7 +87,9 @@ def test_cli_scheduler_local_gives_the_local_result(capsys, local):
         assert main(args) == 0
         summary = json.loads(capsys.readouterr().out)
         assert what(summary) == what(local.summary)
-        again = simulate(scheduler="local", workers=2, **ARGS)  # a later run reuses the same cluster
+        again = simulate(
+            **ARGS, options=RunOptions(workers=2, scheduler="local", chunk_size=CHUNK)
+        )  # a later run reuses the same cluster
         assert what(again.summary) == what(local.summary)
         assert [key for key in parallel._CLIENTS if key[0] == "local"] == [("local", 2)]
     finally:
@@ -96,7 +100,7 @@ def test_cli_scheduler_local_gives_the_local_result(capsys, local):
 def test_unreachable_scheduler_is_a_one_line_error(monkeypatch):
     monkeypatch.setattr("bergen_sim.services.execution.parallel.CONNECT_TIMEOUT", 1)
     with pytest.raises(BergenError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
-        simulate(matches=10, scheduler="tcp://127.0.0.1:9")
+        simulate(matches=10, options=RunOptions(scheduler="tcp://127.0.0.1:9"))
 
 
 @pytest.fixture
@@ -142,5 +146,5 @@ def test_a_service_that_is_not_dask_is_a_one_line_error(monkeypatch, not_dask, m
     monkeypatch.setattr("bergen_sim.services.execution.parallel.CONNECT_TIMEOUT", 1)
     monkeypatch.setattr("bergen_sim.services.execution.parallel.ANSWER_TIMEOUT", 1)
     with pytest.raises(BergenError) as caught:
-        simulate(matches=10, scheduler=not_dask(mode))
+        simulate(matches=10, options=RunOptions(scheduler=not_dask(mode)))
     assert says in str(caught.value) and "\n" not in str(caught.value)

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import bergen_sim
+from bergen_sim import Rules, RunOptions
 from bergen_sim.cli import main
 from bergen_sim.services import experiment
 from tests.helpers import schema_validator
@@ -74,7 +75,9 @@ def test_a_batch_is_played_tabled_and_matches_direct_runs(capsys, tmp_path):
     )
     assert len(pd.read_csv(out / "results.csv")) == len(table)
     cell = table[(table["rule_set"] == "short") & (table["size"] == "3") & (table["policy_set"] == "random")]
-    direct = bergen_sim.simulate(players=3, settings={"target": 8}, policies="random", matches=60, seed=4, workers=1)
+    direct = bergen_sim.simulate(
+        rules=Rules.make(players=3, target=8), policies="random", matches=60, seed=4, options=RunOptions(workers=1)
+    )
     assert cell["match_wins"].tolist() == direct.summary["match_wins"]
     assert cell["hands_per_match"].iloc[0] == pytest.approx(direct.summary["hands_per_match"]["value"])
     meta = json.loads(pq.read_schema(out / "results.parquet").metadata[b"bergen_sim"])
@@ -111,7 +114,9 @@ def test_an_interrupted_cell_resumes_after_the_chunk_size_changed(capsys, tmp_pa
     batch = experiment.load(path, out)
     cell = next(c for c in batch.cells if (c.rule_set, c.size, c.policy_set) == ("short", "3", "first"))
     checkpoint = out / "checkpoints" / cell.key(batch)
-    experiment._simulate_rows(batch, cell, checkpoint, {"workers": 1})
+    experiment._simulate_rows(
+        batch, cell, RunOptions(workers=1, checkpoint=str(checkpoint), chunk_size=batch.chunk_size)
+    )
     chunks = sorted(checkpoint.glob("chunk-*.npz"))
     assert len(chunks) == 3  # 60 matches in chunks of 25
     chunks[-1].unlink()
@@ -132,7 +137,7 @@ def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
     assert status == 0, err
     schema_validator("run").validate(json.loads(stdout))
     rows = json.loads(stdout)["results"]
-    direct = bergen_sim.compare(policies=["first", "random"], matches=12, workers=1).standings
+    direct = bergen_sim.compare(policies=["first", "random"], deals=12, options=RunOptions(workers=1)).standings
     assert [r["policy"] for r in rows] == direct["policy"].tolist()
     assert [r["win_rate"]["value"] for r in rows] == pytest.approx(direct["win_rate"].tolist())
     assert [r["win_rate"]["high"] for r in rows] == pytest.approx(direct["win_rate_hi"].tolist())
@@ -316,7 +321,7 @@ def test_a_folder_given_as_the_file_is_one_line(capsys, tmp_path):
 # --- reused cells are checked against themselves ----------------------------------------------------------------
 
 
-def fake_play(experiment_, cell, checkpoint, options):
+def fake_play(experiment_, cell, options):
     """Rows as a played simulate cell has them, without compiling anything (and no file failed)."""
     return [{**cell.label(), "side": side, "matches": experiment_.matches, "match_wins": 1} for side in range(2)], ""
 
@@ -405,8 +410,8 @@ def test_a_cell_whose_checkpoint_cannot_be_written_is_shown_not_saved(capsys, tm
     assert experiment._finished(lambda: (_ for _ in ()).throw(failure)) == ("the played result", str(failure))
     assert experiment._finished(lambda: 5) == (5, "")
 
-    def played_but_not_saved(experiment_, cell, checkpoint, options):
-        return fake_play(experiment_, cell, checkpoint, options)[0], str(failure)
+    def played_but_not_saved(experiment_, cell, options):
+        return fake_play(experiment_, cell, options)[0], str(failure)
 
     monkeypatch.setattr(experiment, "_simulate_rows", played_but_not_saved)
     path = write(tmp_path, 'matches = 3\nseeds = [0, 1]\n[policies]\na = "first"\n')

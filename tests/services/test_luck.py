@@ -18,6 +18,7 @@ import time
 import numpy as np
 import pytest
 
+from bergen_sim import RunOptions
 from bergen_sim.cli import main
 from bergen_sim.core.stats import paired_interval
 from bergen_sim.engine import layout as L
@@ -313,9 +314,9 @@ def test_the_play_outs_play_a_search_seat_as_pimc_does(search_worlds):
 
 
 def test_compare_reports_adjusted_figures_beside_raw():
-    result = compare(policies=["first", "random"], matches=40, seed=3, adjust="luck", workers=1)
+    result = compare(policies=["first", "random"], deals=40, seed=3, adjust="luck", options=RunOptions(workers=1))
     row = result.pairs.iloc[0]
-    raw = compare(policies=["first", "random"], matches=40, seed=3, workers=1).pairs.iloc[0]
+    raw = compare(policies=["first", "random"], deals=40, seed=3, options=RunOptions(workers=1)).pairs.iloc[0]
     for name in ("win_rate", "points_per_hand", "opponent_points_per_hand", "points_margin"):
         assert row[name] == pytest.approx(raw[name])  # the raw figures are the same matches'
         for suffix in ("", "_lo", "_hi"):
@@ -332,21 +333,21 @@ def test_compare_reports_adjusted_figures_beside_raw():
 
 def test_compare_refuses_bad_adjustments():
     with pytest.raises(CompareError, match="unknown adjustment"):
-        compare(policies=["first", "random"], matches=5, adjust="skill")
+        compare(policies=["first", "random"], deals=5, adjust="skill")
     with pytest.raises(CompareError, match="checkpoint"):
-        compare(policies=["first", "random"], matches=5, adjust="luck", checkpoint="somewhere")
+        compare(policies=["first", "random"], deals=5, adjust="luck", options=RunOptions(checkpoint="somewhere"))
     with pytest.raises(CompareError, match="give them with --adjust luck"):
-        compare(policies=["first", "random"], matches=5, luck_models={"first": "greedy"})
+        compare(policies=["first", "random"], deals=5, luck_models={"first": "greedy"})
     with pytest.raises(CompareError, match="not one of the compared policies"):
-        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"greedy": "expert"})
+        compare(policies=["first", "random"], deals=5, adjust="luck", luck_models={"greedy": "expert"})
     with pytest.raises(CompareError, match=r"the play-outs can play random, first, .* or pimc\[:worlds=N\]"):
-        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"first": "ismcts"})
+        compare(policies=["first", "random"], deals=5, adjust="luck", luck_models={"first": "ismcts"})
     with pytest.raises(CompareError, match="luck model first=pimc:worlds=0: .*worlds must be a whole number"):
-        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"first": "pimc:worlds=0"})
+        compare(policies=["first", "random"], deals=5, adjust="luck", luck_models={"first": "pimc:worlds=0"})
     with pytest.raises(CompareError, match="takes worlds and base, not partner"):
-        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models={"first": "pimc:partner=greedy"})
+        compare(policies=["first", "random"], deals=5, adjust="luck", luck_models={"first": "pimc:partner=greedy"})
     with pytest.raises(CompareError, match="give a mapping"):
-        compare(policies=["first", "random"], matches=5, adjust="luck", luck_models=["first=greedy"])
+        compare(policies=["first", "random"], deals=5, adjust="luck", luck_models=["first=greedy"])
 
 
 def test_cli_adjust_luck_json(capsys):
@@ -423,20 +424,24 @@ def test_controls_have_mean_zero_when_the_leader_chooses_its_double():
 
 def test_more_play_outs_change_the_controls_not_the_matches():
     """``luck_playouts`` reaches the play-outs: other adjusted figures on the very same raw ones."""
-    args = dict(policies=["first", "random"], matches=130, seed=6, adjust="luck", workers=1)
+    args = dict(policies=["first", "random"], deals=130, seed=6, adjust="luck", options=RunOptions(workers=1))
     few = compare(**args, luck_playouts=1).results
     more = compare(**args, luck_playouts=6).results
     assert few["win_rate"].tolist() == more["win_rate"].tolist()
     assert few["adjusted_win_rate"].tolist() != more["adjusted_win_rate"].tolist()
     with pytest.raises(CompareError, match="give them with --adjust luck"):
-        compare(policies=["first", "random"], matches=5, luck_playouts=4)
+        compare(policies=["first", "random"], deals=5, luck_playouts=4)
 
 
 def test_workers_and_chunks_do_not_change_adjusted_figures():
     """The traced chunks merge in match order: processes and chunk sizes never change a number."""
-    args = dict(policies=["first", "random"], matches=30, seed=4, adjust="luck")
-    one = compare(**args, workers=1).results.drop(columns="rank").select_dtypes("number")
-    two = compare(**args, workers=2, chunk_size=7).results.drop(columns="rank").select_dtypes("number")
+    args = dict(policies=["first", "random"], deals=30, seed=4, adjust="luck")
+    one = compare(**args, options=RunOptions(workers=1)).results.drop(columns="rank").select_dtypes("number")
+    two = (
+        compare(**args, options=RunOptions(workers=2, chunk_size=7))
+        .results.drop(columns="rank")
+        .select_dtypes("number")
+    )
     assert np.allclose(one.to_numpy(), two.to_numpy(), equal_nan=True)
 
 
@@ -503,14 +508,22 @@ def test_ctrl_c_stops_a_luck_adjusted_comparison_without_waiting_for_its_chunks(
     """Nothing of a traced run is kept, so Ctrl-C halts the running chunks after their match."""
     import bergen_sim.services.luck as luck
 
-    compare(policies=("expert", "greedy"), matches=2, seed=3, adjust="luck", workers=1)  # kernels loaded first
+    compare(
+        policies=("expert", "greedy"), deals=2, seed=3, adjust="luck", options=RunOptions(workers=1)
+    )  # kernels loaded first
     monkeypatch.setattr(luck, "ROLLOUTS", 512)  # chunks of minutes each
     monkeypatch.setattr(luck, "DEAL_SAMPLES", 128)
     sent: list[float] = []
     timer = threading.Timer(1.0, lambda: (sent.append(time.perf_counter()), os.kill(os.getpid(), signal.SIGINT)))
     timer.start()
     with pytest.raises(KeyboardInterrupt):
-        compare(policies=("expert", "greedy"), matches=1_000, seed=3, adjust="luck", workers=2, chunk_size=500)
+        compare(
+            policies=("expert", "greedy"),
+            deals=1_000,
+            seed=3,
+            adjust="luck",
+            options=RunOptions(workers=2, chunk_size=500),
+        )
     stopped = time.perf_counter()
     timer.join()
     assert stopped - sent[0] < 5

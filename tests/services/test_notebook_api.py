@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 import bergen_sim
+from bergen_sim import Rules, RunOptions
+from bergen_sim.core.errors import RuleError
 from bergen_sim.services.arguments import ArgumentError
 
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = dict(matches=40, seed=3, workers=1)
+SMALL = dict(matches=40, seed=3, options=RunOptions(workers=1))
 
 
 def test_top_level_names_are_the_functions():
@@ -38,17 +40,13 @@ def test_top_level_names_are_the_functions():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(players="2"), "players must be a whole number (an int), not the str '2'"),
-        (dict(players=2.0), "players must be a whole number (an int), not the float 2.0"),
         (dict(matches="100"), "matches must be a whole number"),
         (dict(seed=None), "seed must be a whole number"),
-        (dict(partnerships="yes"), "partnerships must be True or False"),
         (dict(policies=7), "policies must be a policy name or a list of them, not the int 7"),
         (dict(policies=["greedy", 1]), "policies must be policy names (strings), not the int 1"),
-        (dict(settings=[("target", 12)]), "settings must be a dict of rule settings"),
-        (dict(workers="2"), "workers must be a whole number"),
+        (dict(rules={"players": 3}), "rules must be a bergen_sim.Rules (Rules.make(...)), not the dict"),
+        (dict(options={"workers": 2}), "options must be a bergen_sim.RunOptions, not the dict"),
         (dict(out=3), "out must be a string"),
-        (dict(players="2" * 100_000), "players must be a whole number (an int), not the str '" + "2" * 36 + "..."),
         (
             dict(seed=[10**5000]),
             "seed must be a whole number (an int), not the list <holding a number too long to write out>",
@@ -61,21 +59,33 @@ def test_wrong_types_get_one_clear_sentence(kwargs, message):
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
-def test_compare_checks_types_too():
-    with pytest.raises(ArgumentError, match="players must be a whole number"):
-        bergen_sim.compare(players="3", policies=["first", "random"], matches=5, workers=1)
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(players="2"), "players must be 2..8, not '2'"),
+        (dict(players=2.0), "players must be a whole number, not 2.0"),
+        (dict(partnerships="yes"), "partnerships must be true or false, not 'yes'"),
+        (dict(players="2" * 100_000), "players must be 2..8, not '" + "2" * 36 + "..."),
+    ],
+)
+def test_rules_of_the_wrong_type_get_one_clear_sentence(kwargs, message):
+    with pytest.raises(RuleError) as caught:
+        Rules.make(**kwargs)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_a_policy_string_is_one_policy_for_all_seats_or_names_separated_by_commas():
-    assert bergen_sim.simulate(players=3, policies="first", **SMALL).summary["policies"] == ["first"] * 3
+    assert (
+        bergen_sim.simulate(rules=Rules.make(players=3), policies="first", **SMALL).summary["policies"] == ["first"] * 3
+    )
     assert bergen_sim.simulate(policies="first,random", **SMALL).summary["policies"] == ["first", "random"]
-    both = bergen_sim.compare(policies="first, random", matches=10, workers=1)
+    both = bergen_sim.compare(policies="first, random", deals=10, options=RunOptions(workers=1))
     assert both.meta["policies"] == ["first", "random"]
 
 
 def test_results_have_short_reprs_and_html_cards(tmp_path):
     run = bergen_sim.simulate(policies=["first", "random"], rows=True, **SMALL)
-    duel = bergen_sim.compare(policies=["first", "random"], matches=10, workers=1)
+    duel = bergen_sim.compare(policies=["first", "random"], deals=10, options=RunOptions(workers=1))
     position = bergen_sim.Position.from_mapping(
         {
             "seat": 0,

@@ -55,12 +55,12 @@ def what(summary: dict) -> dict:
 @pytest.fixture(scope="module")
 def reference():
     """One worker, one chunk: the plain sequential run."""
-    return simulate(matches=MATCHES, seed=11, rows=True, workers=1, chunk_size=MATCHES)
+    return simulate(matches=MATCHES, seed=11, rows=True, options=RunOptions(workers=1, chunk_size=MATCHES))
 
 
 @pytest.mark.parametrize("workers, chunk_size", [(1, 97), (2, 250), (2, None), (3, 1_000)])
 def test_workers_and_chunk_size_change_nothing(reference, workers, chunk_size):
-    result = simulate(matches=MATCHES, seed=11, rows=True, workers=workers, chunk_size=chunk_size)
+    result = simulate(matches=MATCHES, seed=11, rows=True, options=RunOptions(workers=workers, chunk_size=chunk_size))
     assert what(result.summary) == what(reference.summary)
     assert result.matches.equals(reference.matches)
     assert result.summary["workers"] == workers
@@ -73,7 +73,7 @@ def test_every_worker_is_a_thread_of_this_process_from_the_first_chunk():
     assert {pid for pid, _ in where} == {os.getpid()}
     assert all(name.startswith("bergen-sim-worker") for _, name in where)
     job = Job(Rules.make(players=2), ("random", "random"), seed=5)
-    run = run_job(job, 10_000, None, RunOptions(workers=2))
+    run = run_job(job, 10_000, RunOptions(workers=2))
     assert sum(c.counts["matches"] for c in run) == 10_000 and run.workers == 2
 
 
@@ -90,7 +90,7 @@ def test_a_halted_chunk_stops_after_its_match_and_an_unhalted_one_is_unchanged()
 def test_ctrl_c_stops_running_chunks_after_their_match_instead_of_waiting_for_them():
     """Without a checkpoint nothing running is worth finishing: Ctrl-C halts the threads' chunks."""
     job = Job(Rules.make(players=2), ("greedy", "random"), seed=5)
-    run = run_job(job, 4_000_000, 1_000_000, RunOptions(workers=2))  # chunks of seconds each
+    run = run_job(job, 4_000_000, RunOptions(workers=2, chunk_size=1_000_000))  # chunks of seconds each
     execution.engine_for(job.rules, job.policies)  # loaded before the clock starts
     sent: list[float] = []
     timer = threading.Timer(0.5, lambda: (sent.append(time.perf_counter()), os.kill(os.getpid(), signal.SIGINT)))
@@ -129,8 +129,8 @@ def test_a_chunk_plays_without_the_gil_and_concurrent_chunks_stay_exact():
 
 def test_hand_rows_and_totals_merge_in_match_order():
     job = Job(Rules.make(players=2), ("random", "random"), seed=5, match_rows=True, hand_rows=True)
-    one = list(run_job(job, 1_500, 1_500, RunOptions(workers=1)))
-    many = list(run_job(job, 1_500, 200, RunOptions(workers=2)))
+    one = list(run_job(job, 1_500, RunOptions(workers=1, chunk_size=1_500)))
+    many = list(run_job(job, 1_500, RunOptions(workers=2, chunk_size=200)))
     assert [c.first_match for c in many] == list(range(0, 1_500, 200))
     assert np.array_equal(sum(c.totals for c in many), one[0].totals)
     assert np.array_equal(np.concatenate([c.match_rows for c in many]), one[0].match_rows)
@@ -177,4 +177,4 @@ def test_bad_options_from_python():
     with pytest.raises(BergenError, match="workers must be 1..1,024"):
         RunOptions(workers=0)
     with pytest.raises(BergenError, match="tcp://HOST:PORT"):
-        simulate(matches=10, scheduler="nowhere")
+        simulate(matches=10, options=RunOptions(scheduler="nowhere"))

@@ -33,7 +33,7 @@ def test_keyed_deals_rebuild_every_deal_the_engine_played():
     assert attempts.max() >= 1, "some hand was redealt in these matches (the attempt matters)"
     rebuilt = hand_stats.keyed_deals(seed, keys[:, 0], keys[:, 1], attempts)
     assert (rebuilt == deals[:, L.T_DEAL : L.T_DEAL + L.N_TILES]).all()
-    chunk = next(iter(run_job(Job(rules, ("random", "random"), seed, hand_rows=True), 120, None, ONE_WORKER)))
+    chunk = next(iter(run_job(Job(rules, ("random", "random"), seed, hand_rows=True), 120, ONE_WORKER)))
     hands = chunk.hands
     last = {tuple(k): a for k, a in zip(keys.tolist(), attempts.tolist())}  # the attempt that was played
     assert [last[(m, h)] for m, h in zip(hands["match"].tolist(), hands["hand"].tolist())] == hands["redeals"].tolist()

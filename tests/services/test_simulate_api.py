@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import bergen_sim
+from bergen_sim import RunOptions
 from bergen_sim.core.errors import BergenError, PolicyError, RuleError
 from bergen_sim.model.rules import Rules
 
@@ -22,7 +23,9 @@ def results(summary: dict) -> dict:
 
 
 def test_simulate_returns_summary_and_rows():
-    result = bergen_sim.simulate(players=3, matches=300, seed=21, rows=True, workers=1)
+    result = bergen_sim.simulate(
+        rules=Rules.make(players=3), matches=300, seed=21, rows=True, options=RunOptions(workers=1)
+    )
     summary, frame = result.summary, result.matches
     assert isinstance(result, bergen_sim.SimulationResult)
     assert summary["matches"] == 300 and summary["seed"] == 21 and summary["policies"] == ["random"] * 3
@@ -54,7 +57,9 @@ def test_per_hand_rates_take_the_match_as_their_unit():
     match rows (not hands treated as independent), and a count per hand never gets a negative bound."""
     from bergen_sim.core import stats
 
-    result = bergen_sim.simulate(players=2, matches=400, seed=5, rows=True, workers=1)
+    result = bergen_sim.simulate(
+        rules=Rules.make(players=2), matches=400, seed=5, rows=True, options=RunOptions(workers=1)
+    )
     summary, frame = result.summary, result.matches
     for name, column in (("double_headers_per_hand", "double_headers"), ("triple_headers_per_hand", "triple_headers")):
         want = stats.clustered_ratio(stats.cluster_sums(frame[column], frame["hands"]))
@@ -67,7 +72,10 @@ def test_per_hand_rates_take_the_match_as_their_unit():
     assert [leader["low"], leader["high"]] == pytest.approx(list(want[1:]))
     assert frame["decided_hands"].sum() == summary["decided_hands"]
     few = bergen_sim.simulate(
-        players=8, preset="standard", settings={"domino_set": "double-nine"}, matches=3, seed=1, workers=1
+        rules=Rules.make(players=8, preset="standard", domino_set="double-nine"),
+        matches=3,
+        seed=1,
+        options=RunOptions(workers=1),
     ).summary
     for name in ("double_headers_per_hand", "triple_headers_per_hand", "leader_side_hand_win_rate"):
         assert few[name]["low"] >= 0.0
@@ -75,22 +83,26 @@ def test_per_hand_rates_take_the_match_as_their_unit():
 
 
 def test_rows_only_when_asked():
-    assert bergen_sim.simulate(matches=20, seed=1, workers=1).matches is None
+    assert bergen_sim.simulate(matches=20, seed=1, options=RunOptions(workers=1)).matches is None
 
 
 def test_same_seed_same_result_however_the_run_is_split():
-    kwargs = dict(players=4, partnerships=True, preset="classic", settings={"target": 12}, matches=700, seed=5)
-    one = bergen_sim.simulate(**kwargs, workers=1, rows=True)
-    again = bergen_sim.simulate(**kwargs, workers=1, rows=True, chunk_size=97)
+    kwargs = dict(rules=Rules.make(players=4, partnerships=True, preset="classic", target=12), matches=700, seed=5)
+    one = bergen_sim.simulate(**kwargs, rows=True, options=RunOptions(workers=1))
+    again = bergen_sim.simulate(**kwargs, rows=True, options=RunOptions(workers=1, chunk_size=97))
     assert results(one.summary) == results(again.summary)
     pd.testing.assert_frame_equal(one.matches, again.matches)
-    other = bergen_sim.simulate(**{**kwargs, "seed": 6}, workers=1)
+    other = bergen_sim.simulate(**{**kwargs, "seed": 6}, options=RunOptions(workers=1))
     assert results(other.summary) != results(one.summary)
 
 
 def test_policies_per_seat_and_settings():
     result = bergen_sim.simulate(
-        players=2, policies=["first"], settings={"hand_size": 4, "out_points": 3}, matches=50, seed=2, workers=1
+        rules=Rules.make(players=2, hand_size=4, out_points=3),
+        policies=["first"],
+        matches=50,
+        seed=2,
+        options=RunOptions(workers=1),
     )
     assert result.summary["policies"] == ["first", "first"]
     assert result.summary["rules"]["hand_size"] == 4 and result.summary["rules"]["out_points"] == 3
@@ -103,22 +115,25 @@ def test_policies_per_seat_and_settings():
         (dict(matches=0), BergenError, "matches"),
         (dict(policies=["nope"]), PolicyError, "nope"),
         (dict(policies=["random", "first", "random"]), PolicyError, "one per seat"),
-        (dict(players=3, partnerships=True), RuleError, "partnerships"),
-        (dict(preset="modern"), RuleError, "preset"),
-        (dict(settings={"jokers": True}), RuleError, "jokers"),
-        (dict(settings={"target": "15"}), RuleError, "target"),
-        (dict(settings={"boneyard_reserve": 3, "hand_size": 13}), RuleError, "boneyard_reserve"),
+        (dict(rules=lambda: Rules.make(players=3, partnerships=True)), RuleError, "partnerships"),
+        (dict(rules=lambda: Rules.make(preset="modern")), RuleError, "preset"),
+        (dict(rules=lambda: Rules.make(jokers=True)), RuleError, "jokers"),
+        (dict(rules=lambda: Rules.make(target="15")), RuleError, "target"),
+        (dict(rules=lambda: Rules.make(boneyard_reserve=3, hand_size=13)), RuleError, "boneyard_reserve"),
     ],
 )
 def test_bad_arguments_raise_one_line_errors(kwargs, error, text):
     with pytest.raises(error) as info:
-        bergen_sim.simulate(**{"matches": 10, **kwargs}, workers=1)
+        made = {key: value() if callable(value) else value for key, value in kwargs.items()}  # bad rules fail here
+        bergen_sim.simulate(**{"matches": 10, **made}, options=RunOptions(workers=1))
     assert text in str(info.value) and "\n" not in str(info.value)
 
 
 def test_out_writes_the_rows_it_returns(tmp_path):
     path = tmp_path / "m.parquet"
-    result = bergen_sim.simulate(matches=120, seed=8, rows=True, out=str(path), chunk_size=50, workers=1)
+    result = bergen_sim.simulate(
+        matches=120, seed=8, rows=True, out=str(path), options=RunOptions(workers=1, chunk_size=50)
+    )
     written = pd.read_parquet(path)
     assert set(written["run_id"]) == {result.run_id}  # the file's rows name the run that wrote them
     pd.testing.assert_frame_equal(written.drop(columns="run_id"), result.matches)
@@ -136,7 +151,9 @@ def test_a_run_failing_midway_leaves_no_parquet_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(simulate_module, "match_frame", failing)
     with pytest.raises(KeyboardInterrupt):
-        bergen_sim.simulate(matches=200, seed=8, out=str(tmp_path / "m.parquet"), chunk_size=50, workers=1)
+        bergen_sim.simulate(
+            matches=200, seed=8, out=str(tmp_path / "m.parquet"), options=RunOptions(workers=1, chunk_size=50)
+        )
     assert list(tmp_path.iterdir()) == []
 
 

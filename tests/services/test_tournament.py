@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bergen_sim import RunOptions
 from bergen_sim.cli import main
 from bergen_sim.core.errors import BergenError, PolicyError
 from bergen_sim.engine import layout as L
@@ -141,21 +142,21 @@ def test_the_field_is_the_per_deal_set_mean_over_opponents():
 def test_two_copies_of_one_policy_come_out_exactly_even_on_duplicate_deals(shape):
     # same deals and (seat-keyed) same random streams: the rotations replay the same matches,
     # so any slip in which seat or side is credited to which policy would show
-    result = compare(policies=["random", ALIAS], matches=300, seed=4, **shape)
+    result = compare(Rules.make(**shape), ["random", ALIAS], deals=300, seed=4)
     for _, row in result.results.iterrows():
         assert (row["win_rate_lo"], row["win_rate"], row["win_rate_hi"]) == (0.5, 0.5, 0.5)
         assert row["points_margin"] == 0.0 and not row["win_significant"]
 
 
 def test_two_copies_of_one_policy_come_out_even_within_the_interval_on_independent_deals():
-    row = compare(policies=["random", ALIAS], matches=2_000, seed=4, independent=True).pairs.iloc[0]
+    row = compare(policies=["random", ALIAS], deals=2_000, seed=4, independent=True).pairs.iloc[0]
     assert row["win_rate_lo"] < 0.5 < row["win_rate_hi"]
     assert row["points_margin_lo"] < 0 < row["points_margin_hi"]
     assert row["win_rate_hi"] - row["win_rate_lo"] > 0.01  # a real interval, not a degenerate one
 
 
 def test_pair_results_match_a_recount_from_simulate():
-    result = compare(policies=["first", "random"], matches=400, seed=9)
+    result = compare(policies=["first", "random"], deals=400, seed=9)
     row = result.pairs.iloc[0]
     ab = simulate(policies=["first", "random"], matches=400, seed=9, rows=True).matches
     ba = simulate(policies=["random", "first"], matches=400, seed=9, rows=True).matches
@@ -171,10 +172,10 @@ def test_pair_results_match_a_recount_from_simulate():
 
 
 def test_results_do_not_depend_on_workers_chunks_or_a_resumed_checkpoint(tmp_path):
-    args = dict(players=3, policies=["first", "random"], matches=600, seed=6)
-    plain = compare(**args, workers=1)
-    split = compare(**args, workers=2, chunk_size=150, checkpoint=str(tmp_path))
-    resumed = compare(**args, workers=2, chunk_size=150, checkpoint=str(tmp_path))
+    args = dict(rules=Rules.make(players=3), policies=["first", "random"], deals=600, seed=6)
+    plain = compare(**args, options=RunOptions(workers=1))
+    split = compare(**args, options=RunOptions(workers=2, checkpoint=str(tmp_path), chunk_size=150))
+    resumed = compare(**args, options=RunOptions(workers=2, checkpoint=str(tmp_path), chunk_size=150))
     assert resumed.meta["resumed_matches"] == resumed.meta["matches"] == 3600
     assert len(list(tmp_path.iterdir())) == 6  # one checkpoint folder per seat rotation
     pd.testing.assert_frame_equal(plain.results, split.results)
@@ -186,7 +187,7 @@ def test_results_do_not_depend_on_workers_chunks_or_a_resumed_checkpoint(tmp_pat
 
 @pytest.fixture(scope="module")
 def small_result():
-    return compare(players=3, policies=["random", "first"], matches=60, seed=1)
+    return compare(rules=Rules.make(players=3), policies=["random", "first"], deals=60, seed=1)
 
 
 def test_result_writes_csv_parquet_and_json(small_result, tmp_path):
@@ -246,11 +247,11 @@ def test_bad_input_is_one_line_and_exit_2(args, words, capsys, tmp_path, monkeyp
 
 def test_api_errors_are_bergen_errors():
     with pytest.raises(CompareError):
-        compare(policies=["random"], matches=10)
+        compare(policies=["random"], deals=10)
     with pytest.raises(PolicyError):
-        compare(policies=["random", "nosuch"], matches=10)
+        compare(policies=["random", "nosuch"], deals=10)
     with pytest.raises(BergenError, match="unknown file type"):
-        compare(policies=["random", "first"], matches=5).write("x.txt")
+        compare(policies=["random", "first"], deals=5).write("x.txt")
 
 
 def test_a_rotation_checkpoint_folder_name_fits_a_file_name_however_long_the_policy_names():

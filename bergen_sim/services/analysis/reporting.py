@@ -30,6 +30,7 @@ the index page of a report folder.  Nothing here knows any particular analysis.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import glob
 import importlib
@@ -65,7 +66,7 @@ from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import BUILTINS, resolve
 from bergen_sim.services.analysis import answers
 from bergen_sim.services.analysis import figures as figs
-from bergen_sim.services.arguments import policy_names
+from bergen_sim.services.arguments import options_argument, policy_names
 from bergen_sim.services.comparison import compare, rotation_patterns
 from bergen_sim.services.execution.jobs import Job, RunOptions, run_job
 from bergen_sim.services.execution.parallel import default_workers
@@ -279,7 +280,6 @@ class Context:
     seed: int = 0
     quick: bool = True
     strategies: tuple[str, ...] = QUICK_STRATEGIES
-    chunk_size: int | None = None
     options: RunOptions | None = None
     log: Callable[[str], None] | None = None
     runs: list[dict[str, Any]] = field(default_factory=list)
@@ -308,7 +308,7 @@ class Context:
         start = time.perf_counter()
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
         sums = None
-        for chunk in run_job(job, n, self.chunk_size, self.options):
+        for chunk in run_job(job, n, self.options):
             totals += chunk.totals
             if collect is not None:
                 sums = _add(sums, collect(chunk, rules))
@@ -337,20 +337,9 @@ class Context:
         """
         names = list(strategies or self.strategies)
         deal_sets = math.ceil((matches or self.matches) / len(rotation_patterns(rules)))
-        settings = {key: value for key, value in rules.to_dict().items() if key not in ("players", "partnerships")}
         start = time.perf_counter()
-        where = self.options or RunOptions()
-        result = compare(
-            players=rules.players,
-            partnerships=rules.partnerships,
-            settings=settings,
-            policies=names,
-            matches=deal_sets,
-            seed=self.seed,
-            chunk_size=self.chunk_size,
-            workers=where.workers,
-            scheduler=where.scheduler,
-        )
+        where = dataclasses.replace(self.options or RunOptions(), checkpoint=None, progress=False)
+        result = compare(rules, names, deal_sets, self.seed, options=where)
         elapsed = time.perf_counter() - start
         self._record(
             {
@@ -611,14 +600,16 @@ def run(
     compares (default every built-in, or :data:`QUICK_STRATEGIES` with
     ``quick``; ``strategies=``, its old name, still works for this release).
     Every configuration is played from the same ``seed``, so they meet the same
-    deals; the same arguments always give the same tables, whatever ``options`` (workers, Dask scheduler) say about where to play.
+    deals; the same arguments always give the same tables, whatever ``options`` (a :class:`RunOptions`: workers,
+    Dask scheduler, chunk size) say about where to play (``chunk_size=``, its old form, still works for this release).
 
     >>> result = run("header_frequency", matches=200, quick=True)  # doctest: +SKIP
     >>> result.tables["per_hand"].head()  # doctest: +SKIP
     """
     policies = renamed_keyword("policies", policies, "strategies", strategies, AnalysisError)
+    options = options_argument("run_analysis", options, {"chunk_size": chunk_size})
     with use(lang):
-        return _run(name, matches, seed, quick, policies, analyses_dir, chunk_size, options, log)
+        return _run(name, matches, seed, quick, policies, analyses_dir, options, log)
 
 
 def _run(
@@ -628,7 +619,6 @@ def _run(
     quick: bool,
     strategies: Sequence[str] | None,
     analyses_dir: str | os.PathLike | None,
-    chunk_size: int | None,
     options: RunOptions | None,
     log: Callable[[str], None] | None,
 ) -> AnalysisResult:
@@ -637,9 +627,7 @@ def _run(
     if matches < 1:
         raise AnalysisError(f"matches must be at least 1, not {matches}")
     chosen = tuple(check_strategies(strategies) or (QUICK_STRATEGIES if quick else default_strategies()))
-    ctx = Context(
-        matches=matches, seed=seed, quick=quick, strategies=chosen, chunk_size=chunk_size, options=options, log=log
-    )
+    ctx = Context(matches=matches, seed=seed, quick=quick, strategies=chosen, options=options, log=log)
     start = time.perf_counter()
     tables = _call(module, name, "run", ctx)
     if not isinstance(tables, Mapping) or not all(
@@ -823,7 +811,8 @@ def report(
 ) -> Reports:
     """Run analyses ``names`` (``"all"``, one name or a list) and write their reports in folder ``out_dir``.
 
-    ``out_dir`` defaults to :data:`DEFAULT_OUT_DIR` (``out=``, its old name, still works for this release).
+    ``out_dir`` defaults to :data:`DEFAULT_OUT_DIR` (``out=``, its old name, still works for this release);
+    ``options`` is a :class:`RunOptions` (``chunk_size=``, its old form, still works for this release).
 
     A full-scale run (:data:`FULL_MATCHES` per configuration or more) into
     the package's own git checkout while it has uncommitted changes is
@@ -842,6 +831,7 @@ def report(
     """
     policies = renamed_keyword("policies", policies, "strategies", strategies, AnalysisError)
     out_dir = renamed_keyword("out_dir", out_dir, "out", out, AnalysisError)
+    options = options_argument("report", options, {"chunk_size": chunk_size})
     with use(lang):
         return _report(
             names,
@@ -851,7 +841,6 @@ def report(
             seed,
             policies,
             analyses_dir,
-            chunk_size,
             options,
             log,
             warn,
@@ -868,7 +857,6 @@ def _report(
     seed: int,
     strategies: Sequence[str] | None,
     analyses_dir: str | os.PathLike | None,
-    chunk_size: int | None,
     options: RunOptions | None,
     log: Callable[[str], None] | None,
     warn: Callable[[str], None] | None,
@@ -914,7 +902,6 @@ def _report(
                 quick=quick,
                 policies=strategies,
                 analyses_dir=analyses_dir,
-                chunk_size=chunk_size,
                 options=options,
                 log=log,
             )

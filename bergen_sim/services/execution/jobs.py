@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from bergen_sim._version import __version__
-from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_MATCHES, MAX_WORKERS, check_chunks, check_range
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
@@ -70,38 +69,22 @@ class RunOptions:
     LocalCluster with ``scheduler="local"``; ``scheduler``: ``None``
     (this machine), ``"local"`` or a Dask address ``tcp://HOST:PORT``;
     ``checkpoint``: folder keeping finished chunks so the run can resume;
-    ``progress``: draw a progress bar.
+    ``progress``: draw a progress bar; ``chunk_size``: matches per chunk
+    (default :func:`default_chunk_size`).
     """
 
     workers: int | None = None
     scheduler: str | None = None
     checkpoint: str | None = None
     progress: bool = False
+    chunk_size: int | None = None
 
     def __post_init__(self) -> None:
         if self.workers is not None:
             check_range("workers", self.workers, 1, MAX_WORKERS)
+        if self.chunk_size is not None:
+            check_range("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE)
         check_scheduler(self.scheduler)
-
-
-def options_for(
-    options: RunOptions | None = None,
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    checkpoint: str | None = None,
-    progress: bool = False,
-) -> RunOptions:
-    """How a service function runs: a :class:`RunOptions`, or the keywords that make one (not both)."""
-    if options is None:
-        return RunOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress)
-    if not isinstance(options, RunOptions):
-        raise BergenError(
-            f"options must be a bergen_sim.services.execution.jobs.RunOptions, not {type(options).__name__}"
-        )
-    if (workers, scheduler, checkpoint, progress) != (None, None, None, False):
-        raise BergenError("give either options=RunOptions(...) or workers/scheduler/checkpoint/progress, not both")
-    return options
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -289,14 +272,12 @@ class JobRun:
     play; on a Dask cluster: its threads).
     """
 
-    def __init__(self, job: Job, matches: int, chunk_size: int | None = None, options: RunOptions | None = None):
+    def __init__(self, job: Job, matches: int, options: RunOptions | None = None):
         check_range("matches", matches, 0, MAX_MATCHES)
-        if chunk_size is not None:
-            check_range("chunk size", chunk_size, 1, MAX_CHUNK_SIZE)
         self.job, self.matches = job, matches
         self.options = options or RunOptions()
         self.workers = self.options.workers or default_workers()
-        size = max(1, chunk_size or default_chunk_size(matches))
+        size = max(1, self.options.chunk_size or default_chunk_size(matches))
         check_chunks(matches, size)
         self.store = None
         saved: set[tuple[int, int]] = set()
@@ -393,12 +374,12 @@ class JobRun:
         )
 
 
-def run_job(job: Job, matches: int, chunk_size: int | None = None, options: RunOptions | None = None) -> JobRun:
+def run_job(job: Job, matches: int, options: RunOptions | None = None) -> JobRun:
     """Play a job's matches, yielding chunks in match order.
 
     By default on every core of this machine; ``options`` chooses the
-    workers, a Dask scheduler, a checkpoint folder and a progress bar.  The
-    chunks (and so every total) are the same whatever the options and the
-    chunk size.
+    workers, a Dask scheduler, a checkpoint folder, a progress bar and the
+    chunk size.  The chunks (and so every total) are the same whatever the
+    options.
     """
-    return JobRun(job, matches, chunk_size, options)
+    return JobRun(job, matches, options)
