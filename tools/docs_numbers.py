@@ -37,14 +37,6 @@ from bergen_sim.search.reader import STRONGEST as READER_STRONGEST  # noqa: E402
 
 #: block name -> (doc, the files it is made from, for the marker)
 BLOCKS = {
-    "pimc-strength": ("docs/pimc.md", "reports/skill_vs_luck"),
-    "pimc-cost": ("docs/pimc.md", "research/search-cost/search_cost.json and benchmarks/results.json"),
-    "match-value": ("docs/pimc.md", "research/match-value/match_value.json"),
-    "analyze-example": ("docs/pimc.md", "docs/examples/analyze.txt"),
-    "heavy-first": ("docs/policies.md", "reports/strategy_table"),
-    "policies-strength": ("docs/policies.md", "reports/strategy_table"),
-    "policies-speed": ("docs/policies.md", "benchmarks/results.json"),
-    "search-cost": ("docs/policies.md", "research/search-cost/search_cost.json"),
     "expert-weights": ("research/expert-weights/README.md", "research/expert-weights/expert_weights.json"),
     "search-strength": ("research/search-strength/README.md", "research/search-strength/search_strength.json"),
     "ismcts-check": ("research/search-strength/README.md", "research/search-strength/ismcts_check.json"),
@@ -53,7 +45,6 @@ BLOCKS = {
         "research/search-strength/endgame_check.json, research/search-strength/endgame_head_to_head.json, "
         "research/search-strength/ismcts_check.json and research/search-cost/search_cost.json",
     ),
-    "partner-model": ("docs/pimc.md", "research/partner-model/partner_model.json"),
     "analyze-engine": (
         "research/analyzer-engine/README.md",
         "research/analyzer-engine/ismcts_reader.json, research/analyzer-engine/time_limit_reader.json, "
@@ -97,7 +88,6 @@ BLOCKS = {
         "research/time-limit/ismcts_prior_check.json, research/time-limit/steered_3_players.json, "
         "research/time-limit/steered_partnerships.json and research/search-cost/search_cost.json",
     ),
-    "hot-loop": ("docs/architecture.md", "benchmarks/results.json"),
     "provenance": ("research/README.md", "research/*/*.json and research/*/*/*.json"),
 }
 
@@ -1776,19 +1766,10 @@ def _provenance(root: Path) -> str:
 
 
 RENDER = {
-    "pimc-strength": _pimc_strength,
-    "pimc-cost": _pimc_cost,
-    "match-value": _match_value,
-    "analyze-example": lambda root: _example(root, "analyze"),
-    "heavy-first": _heavy_first,
-    "policies-strength": _policies_strength,
-    "policies-speed": _policies_speed,
-    "search-cost": _search_cost,
     "expert-weights": _expert_weights,
     "search-strength": _search_strength,
     "ismcts-check": _ismcts_check,
     "endgame-check": _endgame_check,
-    "partner-model": _partner_model,
     "analyze-engine": _analyze_engine,
     "imitation": _imitation,
     "search-saturation": _search_saturation,
@@ -1801,7 +1782,6 @@ RENDER = {
     "race-trials": _race_trials,
     "prior-trials": _prior_trials,
     "prior-check": _prior_check,
-    "hot-loop": _hot_loop,
     "provenance": _provenance,
 }
 
