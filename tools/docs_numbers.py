@@ -37,22 +37,11 @@ from bergen_sim.search.reader import STRONGEST as READER_STRONGEST  # noqa: E402
 
 #: block name -> (doc, the files it is made from, for the marker)
 BLOCKS = {
-    "expert-weights": ("research/expert-weights/README.md", "research/expert-weights/expert_weights.json"),
-    "search-strength": ("research/search-strength/README.md", "research/search-strength/search_strength.json"),
-    "ismcts-check": ("research/search-strength/README.md", "research/search-strength/ismcts_check.json"),
-    "endgame-check": (
-        "research/search-strength/README.md",
-        "research/search-strength/endgame_check.json, research/search-strength/endgame_head_to_head.json, "
-        "research/search-strength/ismcts_check.json and research/search-cost/search_cost.json",
-    ),
     "analyze-engine": (
         "research/analyzer-engine/README.md",
         "research/analyzer-engine/ismcts_reader.json, research/analyzer-engine/time_limit_reader.json, "
         "research/analyzer-engine/time_limit_reader_2048.json, research/search-cost/search_cost.json and research/analyzer-engine/analyzer_players.json",
     ),
-    "imitation": ("research/imitation/README.md", "research/imitation/imitation.json"),
-    "search-saturation": ("research/search-strength/README.md", "research/search-strength/ismcts_iterations.json"),
-    "clairvoyance": ("research/clairvoyance/README.md", "research/clairvoyance/clairvoyance.json"),
     "inference-model": (
         "research/imitation/README.md",
         "research/imitation/imitation_pimc.json, research/imitation/ismcts_model_check.json, "
@@ -1766,14 +1755,7 @@ def _provenance(root: Path) -> str:
 
 
 RENDER = {
-    "expert-weights": _expert_weights,
-    "search-strength": _search_strength,
-    "ismcts-check": _ismcts_check,
-    "endgame-check": _endgame_check,
     "analyze-engine": _analyze_engine,
-    "imitation": _imitation,
-    "search-saturation": _search_saturation,
-    "clairvoyance": _clairvoyance,
     "inference-model": _inference_model,
     "budget-check": _budget_check,
     "settled-stop": _settled_stop,
