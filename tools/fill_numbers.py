@@ -75,8 +75,9 @@ class _Points(string.Formatter):
 
 
 def pages(root: Path = ROOT) -> list[Path]:
-    """The pages that may hold marked numbers: the README, the user guide and the studies' notes."""
-    return [root / "README.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "research").glob("*/README.md"))]
+    """The pages that may hold marked numbers: the README, the user guide, the research index and the studies' notes."""
+    research = [root / "research" / "README.md", *sorted((root / "research").glob("*/README.md"))]
+    return [root / "README.md", *sorted((root / "docs").glob("*.md")), *research]
 
 
 def _load(root: Path, file: str) -> object:

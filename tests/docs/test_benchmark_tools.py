@@ -463,7 +463,6 @@ def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_pl
             "no such configuration",
         ),
         ("tools/doc_examples.py", ["nosuch"], "no example 'nosuch'; choose from compare, analyze"),
-        ("tools/docs_numbers.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
         ("benchmarks/readme_table.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
         ("benchmarks/run.py", ["--workers", "0", "--no-save"], "argument --workers: must be 1..1,024, not 0"),
         ("benchmarks/sets.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),
