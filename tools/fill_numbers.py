@@ -92,6 +92,15 @@ def _load(root: Path, file: str) -> object:
         raise MarkerError(f"{file}: cannot read it as {kind} ({reason})") from None
 
 
+def _data(root: Path, file: str, cache: dict | None) -> object:
+    """``file``'s contents, read once per fill (a page quotes one file many times)."""
+    if cache is None:
+        return _load(root, file)
+    if file not in cache:
+        cache[file] = _load(root, file)
+    return cache[file]
+
+
 def _select(data: object, file: str, path: str) -> object:
     try:
         found = jmespath.search(path, data)
@@ -112,7 +121,8 @@ def _format(found: object, fmt: str, where: str) -> str:
     values = found if "{" in fmt and isinstance(found, list) else [found]
     if not values or not all(_shown(v) for v in values):
         raise MarkerError(f"{where}: selects {found!r}, not a number or a sentence")
-    if fmt == "text" and not isinstance(found, str) or fmt != "text" and "{" not in fmt and isinstance(found, str):
+    quotes, spec = fmt == "text", "{" not in fmt and fmt != "text"  # a sentence as it is; one number's specification
+    if quotes and not isinstance(found, str) or spec and isinstance(found, str):
         raise MarkerError(f"{where}: selects {found!r}; 'text' quotes a sentence, a format specification a number")
     try:
         shown = _Points().format(template, *values)
@@ -125,10 +135,7 @@ def _format(found: object, fmt: str, where: str) -> str:
 
 def number(root: Path, file: str, path: str, fmt: str, cache: dict | None = None) -> str:
     """What ``path`` selects in ``file`` (under ``root``), formatted by ``fmt``."""
-    cache = {} if cache is None else cache
-    if file not in cache:
-        cache[file] = _load(root, file)
-    found = _select(cache[file], file, path)
+    found = _select(_data(root, file, cache), file, path)
     template = "{" in fmt
     if isinstance(found, list) and (not template or len(found) == 1 and isinstance(found[0], list)):
         if len(found) != 1:
@@ -139,10 +146,7 @@ def number(root: Path, file: str, path: str, fmt: str, cache: dict | None = None
 
 def rows(root: Path, file: str, path: str, row: str, cache: dict | None = None) -> str:
     """The Markdown rows of the list of rows ``path`` selects in ``file``, each formatted by the template ``row``."""
-    cache = {} if cache is None else cache
-    if file not in cache:
-        cache[file] = _load(root, file)
-    found = _select(cache[file], file, path)
+    found = _select(_data(root, file, cache), file, path)
     if not isinstance(found, list) or not found or not all(isinstance(r, list) for r in found):
         raise MarkerError(f"{file} :: {path}: selects {found!r}, not a list of rows (lists of values)")
     return "".join(_format(r, row, f"{file} :: {path}") + "\n" for r in found)
