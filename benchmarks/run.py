@@ -63,7 +63,6 @@ from bergen_sim.services.files.output import write_file, write_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import first_runs  # noqa: E402
-import readme_table  # noqa: E402
 import search_compile  # noqa: E402
 import sets  # noqa: E402
 import sizes  # noqa: E402
@@ -155,11 +154,15 @@ def load_average() -> list[float]:
 
 
 def save(results: dict) -> None:
-    """Write results.json and results.md (goals judged anew from the data), and the README's speed table."""
+    """Write results.json and results.md (goals judged anew from the data), and refill the pages' marked numbers
+    (docs/speed.md's table among them) from the new results."""
     results["goals"] = goals(results)
     write_file(HERE / "results.md", report(results))
     write_result(HERE / "results.json", results)
-    readme_table.write()
+    spec = importlib.util.spec_from_file_location("fill_numbers", HERE.parent / "tools" / "fill_numbers.py")
+    fill_numbers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fill_numbers)
+    fill_numbers.main([])
     print(f"saved {HERE / 'results.md'} and {HERE / 'results.json'}", file=sys.stderr)
 
 

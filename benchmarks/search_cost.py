@@ -17,8 +17,8 @@ Speed is measured here, never asserted in the tests.
 ``--out FILE.json`` also records each policy's figures in FILE (merged into
 what the file already holds, keyed by policy, so the policies can be timed in
 separate runs); docs/pimc.md and docs/policies.md quote research/search-cost/search_cost.json
-(the command is ``SEARCH_COST_COMMAND`` in tools/docs_numbers.py), and
-tests/docs/test_docs_numbers.py checks the quotes.
+(research/search-cost/README.md gives the command) as marked numbers, and
+tests/docs/test_fill_numbers.py checks them.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ The one-word kernels (double-six, double-nine) and the three-word kernels
 source (engine/tileset.py), so each set size pays its own first compile,
 which is reported too.  Writes benchmarks/sets.json and benchmarks/sets.md, and
 the same under ``sets`` in benchmarks/results.json (results.md and the
-README's speed table show it).
+docs/speed.md's speed table show it).
 Whether the double-six game got slower is measured by ``benchmarks/trees.py``
 (old and new tree interleaved in one run), not here.
 """

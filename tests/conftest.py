@@ -22,6 +22,7 @@ EXTRA_MODULES = frozenset({"distributed", "dask", "pyspiel", "gymnasium"})
 #: reference engine, traces, statistics, the docs' numbers, packaging), so they run in seconds on any cache
 FAST_MODULES = frozenset(
     {
+        "test_docs_numbers.py",
         "test_estimate.py",
         "test_fill_numbers.py",
         "test_layers.py",

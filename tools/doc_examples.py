@@ -5,8 +5,8 @@
 
 Each example's terminal output (120 columns, trailing spaces stripped) is
 written to ``docs/examples/NAME.txt``, first line ``$ COMMAND``; the doc
-shows the file's text in a code block and tests/docs/test_docs_numbers.py fails
-when the two differ.  Every example takes well under a minute with a warm
+includes the file in a code block (``--8<--``, the site's snippets), so the two
+cannot differ.  Every example takes well under a minute with a warm
 kernel cache (the first run of a new kernel compiles it, which the
 ``start-up`` figure of an example shows).
 """

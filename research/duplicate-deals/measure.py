@@ -9,7 +9,7 @@ are simply simulated apart).  It records the half-widths of the 95%
 intervals of the first policy's win rate and of the points-per-hand margin,
 their ratio (duplicate over independent) per seed, and the means over the
 seeds.  docs/compare.md quotes the file ("How much duplicate deals narrow
-the interval"); tests/docs/test_docs_numbers.py checks the quote.  About a minute
+the interval"); tests/docs/test_fill_numbers.py checks the quote.  About a minute
 on two cores.
 """
 

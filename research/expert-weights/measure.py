@@ -12,7 +12,7 @@ partnerships, double-six with the spinner) and in line games, and records
 the re-tuned set's match-win share.  Its result decided the default
 (the module note of ``bergen_sim/policies/expert.py``).
 
-docs/policies.md quotes the table this script writes (``tools/docs_numbers.py``).
+docs/policies.md quotes the table this script writes (as a marked table, ``tools/fill_numbers.py``).
 """
 
 from __future__ import annotations

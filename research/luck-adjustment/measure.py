@@ -29,7 +29,7 @@ cannot run (``pimc``, the searches, plug-ins, played by ``expert``).
 ``--out FILE.json`` also records the row in FILE (merged into what it
 already holds, one entry per pair, table, seed and settings);
 docs/compare.md quotes research/luck-adjustment/luck_gain.json ("Measured gains",
-"Unbiasedness") and tests/docs/test_docs_numbers.py checks the quotes.
+"Unbiasedness") as marked numbers: tests/docs/test_fill_numbers.py checks them.
 """
 
 from __future__ import annotations

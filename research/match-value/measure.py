@@ -9,7 +9,7 @@ module, exactly what ``pimc`` uses), timing each build after one tiny build
 has compiled the kernel (the time the first ``pimc`` run of a new rule set
 spends on it, before the table is cached), and writes the 2-player table's
 values at a few score pairs.  docs/pimc.md quotes the file;
-tests/docs/test_docs_numbers.py checks the quote.  A few minutes on one core.
+tests/docs/test_fill_numbers.py checks the quote.  A few minutes on one core.
 """
 
 from __future__ import annotations

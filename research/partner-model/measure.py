@@ -11,7 +11,7 @@ the partner really plays.  Both variants play the same matches (one seed:
 the same keyed deals, hand by hand), so the sampling unit is the match and
 the comparison is paired: the difference of side 0's match wins, with its
 95% interval (normal, over matches).  docs/pimc.md quotes the result
-(``tools/docs_numbers.py``, block ``partner-model``).
+(as marked numbers, ``tools/fill_numbers.py``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ two seats, so 50% is even there too; in partnerships each side is one policy.
 Issue 13 asks for a built-in at 55% or more against ``pimc`` in 2 players
 (interval above 50%) at no more than 5 ms per decision, and for how it does
 with 3 players and in partnerships; docs/policies.md quotes the table this
-script writes (``tools/docs_numbers.py``), beside the cost per decision of
+script writes (as marked numbers, ``tools/fill_numbers.py``), beside the cost per decision of
 research/search-cost/search_cost.json.  Each result is written as soon as it is measured, and
 a rerun with the same seed keeps those of the same size (an interrupted run
 resumes).

@@ -189,21 +189,6 @@ def test_table_settings_read_numbers_and_switches():
         trees.game_settings("players")
 
 
-def test_the_readme_row_says_how_many_runs_each_median_of_the_size_sweep_took():
-    readme_table = _load("readme_table")
-
-    def sweep(repeats, short_repeats, counts):
-        rows = [{"matches": m, "repeats": r} for m, r in counts]
-        return {"repeats": repeats, "short_repeats": short_repeats, "rows": rows}
-
-    assert (
-        readme_table._repeats(sweep(3, 9, [(10_000, 9), (300_000, 9), (1_000_000, 3)])) == "3 (9 up to 300,000 matches)"
-    )
-    assert readme_table._repeats(sweep(3, 3, [(10_000, 3), (1_000_000, 3)])) == "3"
-    assert readme_table._repeats({"repeats": 5, "rows": []}) == "5"  # a sweep saved before short repeats existed
-    assert readme_table._repeats(sweep(3, 9, [(10_000, 9), (30_000, 9)])) == "9"  # only short runs were measured
-
-
 sizes = _load("sizes")
 
 
@@ -463,9 +448,6 @@ def test_the_tuning_tool_refuses_a_wrong_game_or_panel_in_one_line_before_any_pl
             "no such configuration",
         ),
         ("tools/doc_examples.py", ["nosuch"], "no example 'nosuch'; choose from compare, analyze"),
-        ("tools/docs_numbers.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
-        ("tools/readme_findings.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
-        ("benchmarks/readme_table.py", ["--chek"], "unknown argument '--chek'; the only option is --check"),
         ("benchmarks/run.py", ["--workers", "0", "--no-save"], "argument --workers: must be 1..1,024, not 0"),
         ("benchmarks/sets.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),
         ("benchmarks/c_anchor.py", ["--repeats", "0", "--no-save"], "argument --repeats: must be 1 or more, not 0"),

@@ -49,10 +49,11 @@ def test_a_changed_file_changes_the_page(tmp_path):
     "path, fmt, says",
     [
         ("games.*.standings[].win_rate", ".2f", "selects 6 values"),
-        ("games.nosuch", ".2f", "selects None, not a number"),
+        ("games.nosuch", ".2f", "selects None, not a number or a sentence"),
         ("seed ==", ".2f", "not a JMESPath expression"),
-        ("seed", "x10 .2f", "after 'x100'"),
+        ("seed", "text", "'text' quotes a sentence"),
         ("seed", ".2q", "format '.2q'"),
+        ("[seed, seed]", "{:d} and {:d} and {:d}", "cannot show"),
     ],
 )
 def test_a_marker_that_selects_no_single_number_is_refused_in_one_line(path, fmt, says):
@@ -64,3 +65,42 @@ def test_a_marker_that_selects_no_single_number_is_refused_in_one_line(path, fmt
 def test_a_marker_naming_a_missing_file_says_so(tmp_path):
     with pytest.raises(fill_numbers.MarkerError, match="cannot read it as JSON"):
         fill_numbers.number(tmp_path, "no.json", "a", ".2f")
+
+
+@pytest.mark.parametrize(
+    "path, fmt, shown",
+    [
+        ("games.*.standings[].win_rate | [0]", ".2p", None),
+        ("[seed, seed]", "{:,d} and {:d}", None),
+    ],
+)
+def test_a_format_shows_points_and_templates(path, fmt, shown):
+    data = json.loads((ROOT / "research/lead-choice/lead_choice.json").read_text())
+    said = fill_numbers.number(ROOT, "research/lead-choice/lead_choice.json", path, fmt)
+    if fmt == ".2p":
+        import jmespath
+
+        assert said == f"{100 * jmespath.search(path, data):.2f}"
+    else:
+        assert said == f"{data['seed']:,d} and {data['seed']:d}"
+
+
+def test_a_parquet_table_reads_as_its_rows_and_text_quotes_a_sentence(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"policy": ["a", "b"], "win_rate": [0.25, 0.75]}), tmp_path / "t.parquet")
+    (tmp_path / "m.json").write_text(json.dumps({"key_findings": ["b wins 75 matches in 100."]}))
+    assert fill_numbers.number(tmp_path, "t.parquet", "[?policy=='b'].win_rate", ".1p") == "75.0"
+    assert fill_numbers.number(tmp_path, "m.json", "key_findings[0]", "text") == "b wins 75 matches in 100."
+    page = (
+        "<!-- table: t.parquet :: [].[policy, win_rate] :: | `{}` | {:.0%} | -->\n\n| policy | rate |\n|---|---|\n"
+        "| old | row |\n\n<!-- /table -->"
+    )
+    filled = fill_numbers.fill(page, tmp_path)
+    assert "| `a` | 25% |\n| `b` | 75% |\n\n<!-- /table -->" in filled and "old" not in filled
+    assert fill_numbers.fill(filled, tmp_path) == filled
+    with pytest.raises(fill_numbers.MarkerError, match="cannot read it as a Parquet table"):
+        fill_numbers.number(tmp_path, "m.parquet", "a", ".2f")
+    with pytest.raises(fill_numbers.MarkerError, match="not a list of rows"):
+        fill_numbers.rows(tmp_path, "t.parquet", "[0].win_rate", "| {} |")

@@ -1,4 +1,5 @@
-"""The generated numbers of the README and the docs agree with the files the code wrote."""
+"""The README's answers and the speed table of docs/speed.md are marked numbers of the files the code wrote, and
+the README's verdict words are what the package says of the same reports."""
 
 import importlib.util
 import json
@@ -6,86 +7,84 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-_SPEC = importlib.util.spec_from_file_location("readme_table", ROOT / "benchmarks" / "readme_table.py")
-readme_table = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(readme_table)
+_FILL_SPEC = importlib.util.spec_from_file_location("fill_numbers", ROOT / "tools" / "fill_numbers.py")
+fill_numbers = importlib.util.module_from_spec(_FILL_SPEC)
+_FILL_SPEC.loader.exec_module(fill_numbers)
+
+#: the README's verdicts on the three questions: each is said on the page only where the package's own answer to the
+#: same reports (bergen_sim.services.analysis.answers, which words them from the numbers' signs and intervals) says it
+VERDICTS = (
+    "Yes.",
+    "going first is worth about",
+    "nothing a player could notice",
+    "Rarely enough not to change a match",
+    "matches of no clearly different length",
+    "The best strategy is expert under either rule",
+)
 
 
-def test_speed_table_matches_benchmark_results():
+def test_the_speed_table_is_marked_from_the_benchmark_results():
+    """Every cell of docs/speed.md's speed table quotes benchmarks/results.json (test_fill_numbers.py checks them)."""
     page = (ROOT / "docs" / "speed.md").read_text()
+    table = page[page.index("| measure | result |") : page.index("peak memory of the main process")]
+    rows = [line for line in table.splitlines()[2:] if line.count("|") >= 3]
+    assert len(rows) >= 10
+    for line in rows:
+        assert "<!-- number: benchmarks/results.json :: " in line.split("|")[-2], line
+    assert "C loop" in table and "naive pure-Python engine" in table
+
+
+def test_a_changed_benchmark_result_changes_the_speed_table(tmp_path):
     results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
-    assert page == readme_table.expected_readme(page, results), (
-        "docs/speed.md's speed table is stale: run python benchmarks/readme_table.py"
-    )
+    results["python_baseline"]["2 players"]["ratio"] = 123.456
+    results["c_loop"]["rows"][1]["ratio"] = 0.123
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "results.json").write_text(json.dumps(results))
+    filled = fill_numbers.fill((ROOT / "docs" / "speed.md").read_text(), tmp_path)
+    assert "the compiled engine is 123x faster" in filled and "2 players, expert 0.12 (by CPU time" in filled
 
 
-def test_the_table_shows_what_the_results_say():
-    """A changed result changes the README (the check above is not vacuous)."""
-    results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
-    results["startup"]["warm"]["wall_s"] = 123.456
-    assert "123.46 s" in readme_table.render(results)
+def test_the_readme_answers_come_from_the_three_reports():
+    """Every number of the three answers is marked with the report table it comes from (the page test of
+    test_fill_numbers.py then checks each against its table)."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Three questions, answered") : readme.index("Each answer comes from one report")]
+    for analysis in ("lead_advantage", "header_frequency", "settlement"):
+        assert f"<!-- number: reports/{analysis}/tables/" in section, analysis
+    unmarked = re.sub(r"<!-- number: .*?<!-- /number -->", "", section, flags=re.S)
+    assert not re.search(r"\d+\.\d", unmarked), "a number of the answers is typed by hand"
 
 
-def test_the_table_gives_the_engines_share_of_the_c_anchor_measured_in_one_run():
-    """The C row states the ratios of benchmarks/c_anchor.py's run (never a ratio to a slower, older C loop)."""
-    results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
-    anchor = results["c_loop"]
-    assert [row["row"] for row in anchor["rows"]] == [
-        "2 players, random",
-        "2 players, expert",
-        "double-nine, 4 players, random",
-        "double-eighteen, 8 players, random",
-    ]
-    assert anchor["variants"][0]["variant"] == "anchor" and anchor["rows"][0]["same_totals_as_anchor"]
-    anchor["rows"][1]["ratio"] = 0.123
-    assert "2 players, expert 0.12 (by CPU time" in readme_table.render(results)
+def test_the_readme_s_verdicts_are_the_answers_of_the_same_reports():
+    from bergen_sim.services.analysis import answers
+
+    said = " ".join(answers.markdown(ROOT / "reports").split()).replace("(expert play)", "(`expert` play)")
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    for verdict in VERDICTS:
+        assert verdict in readme, verdict
+        assert verdict in said, f"the reports no longer say {verdict!r}: the README must say what they do"
 
 
-_FINDINGS_SPEC = importlib.util.spec_from_file_location("readme_findings", ROOT / "tools" / "readme_findings.py")
-readme_findings = importlib.util.module_from_spec(_FINDINGS_SPEC)
-_FINDINGS_SPEC.loader.exec_module(readme_findings)
-
-
-def test_report_numbers_match_the_reports():
-    for path in set(readme_findings.BLOCKS.values()):
-        text = path.read_text()
-        assert text == readme_findings.expected_text(text, path, ROOT / "reports"), (
-            f"{path.name}'s report numbers are stale: run python tools/readme_findings.py"
-        )
-
-
-def test_every_report_block_is_in_its_page():
-    for name, path in readme_findings.BLOCKS.items():
-        text = path.read_text()
-        assert text.index(readme_findings.begin(name)) < text.index(readme_findings.end(name))
-
-
-def test_the_report_numbers_follow_the_tables(tmp_path):
-    """A changed table changes the README (the check above is not vacuous); a missing report quotes nothing."""
+def test_a_changed_report_table_changes_the_readme(tmp_path):
     import shutil
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    reports = tmp_path / "reports"
-    shutil.copytree(ROOT / "reports" / "strategy_table", reports / "strategy_table")
-    path = reports / "strategy_table" / "tables" / "results.parquet"
+    shutil.copytree(ROOT / "reports", tmp_path / "reports")
+    path = tmp_path / "reports" / "lead_advantage" / "tables" / "summary.parquet"
     frame = pq.read_table(path).to_pandas()
-    row = frame.index[
-        (frame["table"] == "2 players") & (frame["policy"] == "expert") & (frame["opponent"] == "random")
-    ][0]
-    frame.loc[row, ["win_rate", "win_rate_lo", "win_rate_hi"]] = [0.1234, 0.1200, 0.1268]
+    row = frame.index[(frame["table"] == "2 players") & (frame["strategy"] == "expert")][0]
+    frame.loc[row, ["first_leader_match_win_rate_lowest", "matches"]] = [0.61234, 1234]
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
-    blocks = readme_findings.render(reports)
-    assert "12.34% [12.00, 12.68] against `random`" in blocks["strategies"]
-    assert "`expert` does not (12.34% [12.00, 12.68])" in blocks["strategies"]
-    assert "not yet in `reports/`" in blocks["search"]
+    filled = fill_numbers.fill((ROOT / "README.md").read_text(), tmp_path)
+    assert "-->61.23% [" in filled and "-->1,234<!-- /number --> matches" in filled
 
 
 def test_the_readme_quotes_no_pimc_or_compare_numbers_without_a_source():
-    """Numbers once typed by hand are gone from the README's own text (the generated blocks may quote them)."""
+    """Numbers once typed by hand are gone from the README's own text (its marked numbers may quote them)."""
     readme = re.sub(
-        r"<!-- (report-numbers|speed-table|answers)[^>]*begin.*?-->.*?<!-- [^>]*end -->",
+        r"<!-- (number|table)[^>]*-->.*?<!-- /?[^>]*-->",
         "",
         (ROOT / "README.md").read_text(),
         flags=re.S,
