@@ -320,7 +320,13 @@ VERDICTS = [
 ]
 
 
-@pytest.mark.parametrize("page, words, run, policy, opponent, holds", VERDICTS, ids=lambda v: str(v)[:40])
+# ids from the page, the run and the words only: a function's repr holds its address, which differs from one
+# xdist worker to the next and would make them collect different tests
+@pytest.mark.parametrize(
+    "page, words, run, policy, opponent, holds",
+    VERDICTS,
+    ids=[f"{Path(page).parent.name}-{Path(run).stem}-{words[:30]}" for page, words, run, *_ in VERDICTS],
+)
 def test_a_page_s_verdict_on_a_run_is_what_the_run_says(page, words, run, policy, opponent, holds):
     assert words in _page(page)
     assert holds(_pair(run, policy, opponent)), f"{run} no longer supports {words!r} in {page}"
