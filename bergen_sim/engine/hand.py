@@ -15,6 +15,11 @@ tile source to draw from, the boneyard's bounds and tracing (layout ``TURN``), t
 statistics (``H_*``), the run totals (``S_*``) and the trace.  A rollout gets
 scratch statistics and no trace (:func:`scratch_buffers`); the few extra
 additions cost nothing next to a policy's choice.
+
+When no policy of a run reads the view (``random``, ``first``), ``TURN_RULES_VIEW``
+asks the steps to keep only the view's slots the rules themselves read: the
+rest (played tiles, hand counts, voids, the logs) was most of the work of a
+random play, and nobody would read it.
 """
 
 from __future__ import annotations
@@ -44,7 +49,15 @@ from bergen_sim.engine.play_rules import (
 from bergen_sim.engine.recording import C_SIZE, record
 from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, has, is_empty, lowest, minus, union
-from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_void_moment
+from bergen_sim.engine.view import (
+    view_deal,
+    view_draw,
+    view_lay_lead,
+    view_move_end,
+    view_note_play,
+    view_start_hand,
+    view_void_moment,
+)
 
 #: :func:`advance` results that are not a number of legal moves
 HAND_OVER = -1  # the hand ended and the match goes on
@@ -219,10 +232,13 @@ def lead(rules, b, hand_no, tile):
     hrow[L.H_LED_DOUBLE] = number
     hrow[L.H_WINNER] = -1
     set_hand(b.hands, leader, minus(hand_of(b.hands, leader, b.no_tiles), bit(tile, b.no_tiles)))
-    boneyard = b.turn[L.TURN_BONE_STOP] - b.turn[L.TURN_BONE_START] + rules[L.R_RESERVE]
-    view_start_hand(
-        view, players, rules[L.R_HAND_SIZE], boneyard, hand_no, leader, number, rules[L.R_SPINNER], b.no_tiles
-    )
+    if b.turn[L.TURN_RULES_VIEW]:
+        view_lay_lead(view, hand_no, number, rules[L.R_SPINNER])
+    else:
+        boneyard = b.turn[L.TURN_BONE_STOP] - b.turn[L.TURN_BONE_START] + rules[L.R_RESERVE]
+        view_start_hand(
+            view, players, rules[L.R_HAND_SIZE], boneyard, hand_no, leader, number, rules[L.R_SPINNER], b.no_tiles
+        )
     side = side_of_seat(rules, leader)
     pts = cut_points(2, view[L.V_SCORE + side], rules[L.R_TARGET], rules[L.R_REDUCED])
     view[L.V_SCORE + side] += pts
@@ -262,6 +278,7 @@ def advance(rules, b, seat, pos):
     turn = b.turn
     hrow = b.hrow
     tracing = turn[L.TURN_TRACING]
+    policy_view = turn[L.TURN_RULES_VIEW] == 0
     passes = 0  # passes in a row: a play ends every run of passes, and advance starts after a play
     stop = turn[L.TURN_BONE_STOP]
     while True:
@@ -288,7 +305,8 @@ def advance(rules, b, seat, pos):
                 pos += 1
                 drawn += 1
                 hand = union(hand, bit(t, no_tiles))
-                view_draw(view, seat)
+                if policy_view:
+                    view_draw(view, seat)
                 if tracing:
                     _record(b, L.EV_DRAW, seat, t, 0, 0, -1, rules)
                 if has(ends, t):
@@ -296,7 +314,8 @@ def advance(rules, b, seat, pos):
                     break
             set_hand(hands, seat, hand)
             hrow[L.H_DRAWS] += drawn
-            view_void_moment(view, seat, drawn, drawn - 1 if not is_empty(playable) else drawn)
+            if policy_view:
+                view_void_moment(view, seat, drawn, drawn - 1 if not is_empty(playable) else drawn)
             if is_empty(playable):
                 hrow[L.H_PASSES] += 1
                 if tracing:
@@ -315,7 +334,9 @@ def play(rules, b, seat, tile, end):
     hrow = b.hrow
     set_hand(b.hands, seat, minus(hand_of(b.hands, seat, b.no_tiles), bit(tile, b.no_tiles)))
     is_double = L.TILE_IS_DOUBLE[slot(tile)]
-    view_play(view, seat, tile, end, other_half(tile, view[slot(L.V_END + end)]), is_double, b.no_tiles)
+    if not b.turn[L.TURN_RULES_VIEW]:  # view_play, of which a run whose policies read no view needs the ends only
+        view_note_play(view, seat, tile, end, b.no_tiles)
+    view_move_end(view, end, other_half(tile, view[slot(L.V_END + end)]), is_double)
     hrow[L.H_PLAYS] += 1
     value = ends_header(
         view[L.V_END : L.V_END + L.N_ENDS], view[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS], view[L.V_COUNTING]

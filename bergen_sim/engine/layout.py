@@ -586,6 +586,11 @@ TURN = Vector(
         Field("bone_stop", meaning="drawing stops at this position (the reserve stays)"),
         Field("match", meaning="match number, for trace rows"),
         Field("tracing", meaning="1 to append trace rows"),
+        Field(
+            "rules_view",
+            meaning="1 when no policy reads the view: the hand steps keep only the slots the rules read "
+            "(ends, counting, spinner, scores, hand number)",
+        ),
     ],
     title="turn state",
 )
@@ -791,7 +796,8 @@ TURN_BONE_START = 0
 TURN_BONE_STOP = 1
 TURN_MATCH = 2
 TURN_TRACING = 3
-TURN_SIZE = 4
+TURN_RULES_VIEW = 4
+TURN_SIZE = 5
 C_SCRIPT = 0
 C_TRACE = 1
 C_DEAL = 2

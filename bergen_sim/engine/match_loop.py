@@ -3,7 +3,8 @@
 :mod:`bergen_sim.runtime.kernel_build` writes this source into a generated
 module below a ``choose_move(policy_id, seat, view, move_tiles, move_ends,
 n_moves, rng, no_tiles, seat_params, rules, seat_tables)`` dispatcher that
-calls the kernel's policies directly.  The policies are therefore globals of
+calls the kernel's policies directly (and ``choose_lead``, and
+``reads_view(policy_id)``: whether that policy reads the view at all).  The policies are therefore globals of
 the compiled loop, not arguments, so Numba's disk cache serves every later
 run (an njit function passed as an argument misses the cache in every new
 process); which policy a seat plays, its settings and its match-value table
@@ -81,9 +82,10 @@ def _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, 
     err[L.E_SEAT] = seat
     err[L.E_POLICY] = seat_policy[seat]
     store(err, L.E_HAND, hand)  # the position, for the message if the policy raises
-    view[L.V_SEAT] = seat
-    view[L.V_SIDE] = seat_side(seat, rules[L.R_PARTNERSHIPS])
-    store(view, L.V_HAND, hand)
+    if not b.turn[L.TURN_RULES_VIEW]:
+        view[L.V_SEAT] = seat
+        view[L.V_SIDE] = seat_side(seat, rules[L.R_PARTNERSHIPS])
+        store(view, L.V_HAND, hand)
     b.totals[L.S_POLICY_CALLS] += 1
     if leading:
         k = choose_lead(  # noqa: F821 (defined by the generated module this source follows)
@@ -248,6 +250,10 @@ def _run(
     keep_matches = match_rows.shape[0] > 1 or n_matches == 1
     b = HandBuffers(view, hands, deal, turn, hrow, totals, trace, ctr, mt, me, no_tiles)
     turn[L.TURN_TRACING] = 1 if tracing else 0
+    turn[L.TURN_RULES_VIEW] = 1
+    for s in range(players):
+        if reads_view(seat_policy[s]):  # noqa: F821 (defined by the generated module)
+            turn[L.TURN_RULES_VIEW] = 0
     n_hand_rows = 0
     most_hands = sides * (target - 1) + 1  # every lead scores at least 1 point
 

@@ -115,6 +115,19 @@ def view_start_hand(view, players, hand_size, boneyard, hand_no, leader, number,
     are double ends; only L and R are open and count.
     """
     view_deal(view, players, hand_size, boneyard, hand_no, leader, no_tiles)
+    view_lay_lead(view, hand_no, number, spinner)
+    lead = bit(L.DOUBLE_TILE[number], no_tiles)
+    store(view, L.V_PLAYED, lead)
+    store_played_by(view, leader, lead)
+    view[L.V_HAND_COUNT + leader] = hand_size - 1
+    view_log_play(view, leader, L.DOUBLE_TILE[number], L.END_L)
+
+
+@njit(cache=True, inline="always")
+def view_lay_lead(view, hand_no, number, spinner):
+    """The slots the rules read after ``number-number`` was led (all that a run whose policies read no view keeps):
+    the hand number, and both ends (and, with the spinner, its two closed arms) showing the double."""
+    view[L.V_HAND_NO] = hand_no
     for e in range(L.N_ENDS):
         view[L.V_END + e] = number
         view[L.V_END_DOUBLE + e] = 1
@@ -122,11 +135,6 @@ def view_start_hand(view, players, hand_size, boneyard, hand_no, leader, number,
     view[L.V_OPEN_ENDS] = 2
     view[L.V_COUNTING] = (1 << L.END_L) | (1 << L.END_R)
     view[L.V_SPINNER] = number if spinner else -1
-    lead = bit(L.DOUBLE_TILE[number], no_tiles)
-    store(view, L.V_PLAYED, lead)
-    store_played_by(view, leader, lead)
-    view[L.V_HAND_COUNT + leader] = hand_size - 1
-    view_log_play(view, leader, L.DOUBLE_TILE[number], L.END_L)
 
 
 @njit(cache=True, inline="always")
@@ -149,12 +157,25 @@ def view_play(view, seat, tile, end, new_number, is_double, no_tiles):
     The end now counts for headers; with the spinner, U and D open the moment
     L and R both hold a tile (they count once a tile lies on them).
     """
+    view_note_play(view, seat, tile, end, no_tiles)
+    view_move_end(view, end, new_number, is_double)
+
+
+@njit(cache=True, inline="always")
+def view_note_play(view, seat, tile, end, no_tiles):
+    """The part of :func:`view_play` only policies read: the tiles played, by whom, hand counts and the play log."""
     t = bit(tile, no_tiles)
     store(view, L.V_PLAYED, union(load(view, L.V_PLAYED, no_tiles), t))
     store_played_by(view, seat, union(played_by(view, seat, no_tiles), t))
     view[slot(L.V_HAND_COUNT + seat)] -= 1
     view[L.V_PLAY_NO] += 1
     view_log_play(view, seat, tile, end)
+
+
+@njit(cache=True, inline="always")
+def view_move_end(view, end, new_number, is_double):
+    """The part of :func:`view_play` the rules read: ``end`` now shows ``new_number``, counts, and may open the
+    spinner's arms."""
     view[slot(L.V_END + end)] = new_number
     view[slot(L.V_END_DOUBLE + end)] = is_double
     view[slot(L.V_END_TILES + end)] += 1

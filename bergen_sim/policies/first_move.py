@@ -7,6 +7,8 @@ comparisons (the compiled engine against the reference engine).
 from bergen_sim.policies.base import policy_entry
 
 NAME = "first"
+#: it chooses from the legal moves alone, so a run of such policies keeps no view (engine/hand.py)
+READS_VIEW = False
 
 
 @policy_entry

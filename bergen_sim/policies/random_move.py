@@ -9,6 +9,8 @@ from bergen_sim.engine.keyed_random import below
 from bergen_sim.policies.base import policy_entry
 
 NAME = "random"
+#: it chooses from the legal moves alone, so a run of such policies keeps no view (engine/hand.py)
+READS_VIEW = False
 
 
 @policy_entry

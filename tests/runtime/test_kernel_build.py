@@ -205,6 +205,18 @@ def test_a_search_player_has_one_kernel_for_every_setting_and_plug_ins_get_their
     assert set(plugin.ENTRIES) == {("tests.plugins_probe", "record"), ("bergen_sim.policies.random_move", "choose")}
 
 
+def test_only_policies_that_declare_it_play_without_a_view():
+    kernel = load_kernel([resolve("tests.plugins_probe:record"), resolve("random")])
+    reads = {entry: kernel.reads_view.py_func(code) for code, entry in enumerate(kernel.ENTRIES)}
+    assert reads[("bergen_sim.policies.random_move", "choose")] is False
+    assert reads[("tests.plugins_probe", "record")] is True  # a plug-in is never assumed not to read it
+    built_ins = load_kernel([resolve("random")])
+    assert sorted(m for code, (m, _) in enumerate(built_ins.ENTRIES) if not built_ins.reads_view.py_func(code)) == [
+        "bergen_sim.policies.first_move",
+        "bergen_sim.policies.random_move",
+    ]
+
+
 @pytest.mark.parametrize("name", _params(CONFIGS))
 def test_simulate_and_trace_match_the_loops_compiled_per_mix(name):
     assert _simulate(name) == json.loads(FIXTURE.read_text())[name]
