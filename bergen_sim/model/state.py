@@ -261,7 +261,7 @@ class MatchState:
         """The seat to move draws ``tile`` (phase DRAW, after a deal without boneyard order)."""
         self._expect(Phase.DRAW)
         if not tile.in_set(self.rules.max_number) or tile in self.out_of_boneyard():
-            raise ValueError(f"{tile} cannot be drawn: it is not an undealt tile")
+            raise ValueError(f"{str(tile)!r} cannot be drawn: it is not an undealt tile")
         self._take(tile)
 
     def play(self, move: Move) -> None:

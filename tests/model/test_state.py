@@ -101,7 +101,7 @@ def test_steps_out_of_turn_or_off_the_rules_are_refused():
         state.deal([[Tile(1, 1), Tile(1, 7)], [Tile(2, 3), Tile(4, 4)]], None)
     state.deal([[Tile(1, 1), Tile(1, 2)], [Tile(2, 3), Tile(4, 4)]], None)  # the boneyard's order left open
     assert state.phase == Phase.DRAW and state.seat == 1
-    with pytest.raises(ValueError, match="1-2 cannot be drawn"):
+    with pytest.raises(ValueError, match="'1-2' cannot be drawn"):
         state.draw(Tile(1, 2))
     state.draw(Tile(0, 1))
     with pytest.raises(ValueError, match="illegal move 0-1 U; legal: 0-1 L, 0-1 R"):
