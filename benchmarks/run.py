@@ -13,8 +13,9 @@ What it measures (see docs/scaling.md for how to read it):
    of all processes are recorded too: on a shared machine wall-clock scaling
    measures the competition, while equal CPU seconds on 1 and N cores show
    that the work splits without overhead.
-2. The naive pure-Python baseline (``bergen_sim.model.reference`` with random deals
-   and random moves) on the same games, in the same run, and the ratio.
+2. The naive pure-Python baseline (``bergen_sim.model.state.MatchState``, the Python
+   game the step API runs on, with random deals and random moves) on the same games,
+   in the same run, and the ratio.
 3. Time to first result: ``bergen-sim simulate --matches 1000`` as a fresh
    process with an empty compile cache (cold) and again with the cache it
    filled (warm).
@@ -54,8 +55,9 @@ from bergen_sim.core.errors import BergenError
 from bergen_sim.core.limits import MAX_WORKERS
 from bergen_sim.core.provenance import add_allow_dirty, check_clean, result_record
 from bergen_sim.engine import layout as L
-from bergen_sim.model import reference
+from bergen_sim.model.domain import LeadEvent
 from bergen_sim.model.rules import Rules
+from bergen_sim.model.state import MatchState, play_match, shuffled_deals
 from bergen_sim.runtime.registry import BUILTINS
 from bergen_sim.services.execution.jobs import Job, RunOptions, default_chunk_size, engine_for, run_job
 from bergen_sim.services.execution.parallel import default_workers
@@ -262,17 +264,16 @@ def throughput(config: dict, policy: str, cores: int, budget: float, repeats: in
 
 
 def python_baseline(config: dict, budget: float) -> dict:
-    """The plain-Python reference engine, random deals and random moves, for about ``budget`` seconds."""
+    """The package's Python game, random deals and random moves, for about ``budget`` seconds."""
     rules = Rules.make(**config)
     rng = random.Random(2024)
-    deal = reference.random_deal_source(rng, rules.players, rules.hand_size)
-    choose = reference.random_choose(rng)
+    deal = shuffled_deals(rng, rules)
     matches = hands = 0
     start = time.perf_counter()
     while time.perf_counter() - start < budget:
-        events = reference.play_match_reference(rules.to_dict(), deal, choose)
+        state = play_match(MatchState(rules), deal, lambda s: rng.choice(s.moves))
         matches += 1
-        hands += sum(1 for e in events if e["type"] == "lead")
+        hands += sum(1 for e in state.events if isinstance(e, LeadEvent))
     seconds = time.perf_counter() - start
     return {
         "matches": matches,
@@ -390,7 +391,7 @@ def report(results: dict) -> str:
     lines += [f"\n{note}" for note in results["notes"]]
     lines += [
         "",
-        "## Naive pure-Python baseline (bergen_sim.model.reference, random deals and moves, one core)",
+        "## Naive pure-Python baseline (bergen_sim.model.state, random deals and moves, one core)",
         "",
         "| game | matches/s | hands/s | compiled random, 1 core | ratio |",
         "|---|---:|---:|---:|---:|",

@@ -19,7 +19,7 @@ if language_from_environment() != DEFAULT:
 EXTRA_MODULES = frozenset({"distributed", "dask", "pyspiel", "gymnasium"})
 
 #: the fast tier (`-m fast`): test modules whose tests compile no Numba kernel and start no process (the rules, the
-#: reference engine, traces, statistics, the docs' numbers, packaging), so they run in seconds on any cache
+#: Python game and its oracle, traces, statistics, the docs' numbers, packaging), so they run in seconds on any cache
 FAST_MODULES = frozenset(
     {
         "test_docs_numbers.py",
@@ -33,6 +33,7 @@ FAST_MODULES = frozenset(
         "test_reference_rules.py",
         "test_rules_settings.py",
         "test_safety_doc.py",
+        "test_state.py",
         "test_stats.py",
         "test_trace_versions.py",
     }

@@ -20,12 +20,14 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 from bergen_sim.engine import layout as L
-from bergen_sim.model.reference import play_match_reference, random_choose, random_deal_source, replay_reference
+from bergen_sim.engine.layout import DOMINO_SETS
 from bergen_sim.model.rules import Rules
 from bergen_sim.services.execution.jobs import engine_for
 from bergen_sim.services.files.trace import rows_to_events, split_matches
+from tests.oracle import play_match_reference, random_choose, random_deal_source, replay_reference
 
 #: the summary's integer counters that a trace determines
 COUNT_KEYS = (
@@ -301,7 +303,7 @@ def reference_matches(
 
     ``deals(match)`` gives match ``match``'s deal source ``(hand, attempt) ->
     (hands, boneyard)`` and ``choices(match)`` its ``choose(seat, hand, moves,
-    info)`` (see :func:`bergen_sim.model.reference.play_match_reference`); by default
+    info)`` (see :func:`tests.oracle.play_match_reference`); by default
     both are uniform random from ``random.Random`` seeded by ``(seed, match)``,
     so a match is the same whichever batch it is played in.
     """
@@ -475,3 +477,30 @@ def schema_validator(name: str):
     )
     Draft202012Validator.check_schema(schema(name))
     return Draft202012Validator(schema(name), registry=registry)
+
+
+@st.composite
+def rule_books(draw) -> Rules:
+    """Any rules the rule book allows: every set, spinner on or off, 2-8 players, partnerships, each lead and
+    settlement (hand sizes up to 7 and targets up to 12, so that a match is short)."""
+    domino_set = draw(st.sampled_from(list(DOMINO_SETS)))
+    players = draw(st.integers(2, 8))
+    partnerships = players in (4, 6, 8) and draw(st.booleans())
+    tiles = Rules(domino_set=domino_set).n_tiles
+    reserve = draw(st.integers(0, 3))
+    most = (tiles - reserve) // players
+    if most < 1:
+        reserve, most = 0, tiles // players
+    hand_size = draw(st.integers(1, min(most, 7)))
+    return Rules.make(
+        players=players,
+        partnerships=partnerships,
+        domino_set=domino_set,
+        spinner=draw(st.booleans()),
+        hand_size=hand_size,
+        boneyard_reserve=reserve,
+        target=draw(st.integers(1, 12)),
+        lead=draw(st.sampled_from(["lowest-double", "highest-double", "any-double"])),
+        settlement=draw(st.sampled_from(["german", "pips", "american"])),
+        reduced_headers=draw(st.booleans()),
+    )

@@ -2,7 +2,7 @@
 
 Importing this module registers the game.  A state wraps a
 :class:`bergen_sim.services.game.Game` made with ``chance=True``, so the rules are the
-reference engine's and the views are the compiled engine's.
+package's Python game (:mod:`bergen_sim.model.state`) and the views are the compiled engine's.
 
 Every rule set the engine plays is a game: any ``domino_set`` (double-six to
 double-eighteen), the spinner on or off, 2 to 8 players, partnerships with 4,
@@ -79,7 +79,19 @@ from bergen_sim.core.limits import integer
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import from_words, no_tiles_for
 from bergen_sim.engine.worlds import prepare, sample_world
+from bergen_sim.model.domain import (
+    BlockedEvent,
+    DealEvent,
+    DrawEvent,
+    LeadEvent,
+    OutEvent,
+    PassEvent,
+    PlayEvent,
+    Tile,
+    TraceEvent,
+)
 from bergen_sim.model.rules import SETTINGS, Rules, parse_setting
+from bergen_sim.model.state import Phase
 from bergen_sim.services.game import ENDS, Game, Move, end_count, n_actions
 
 SHORT_NAME = "bergen"
@@ -274,8 +286,8 @@ class BergenState(pyspiel.State):
         return [(t, 1.0 / len(tiles)) for t in tiles]
 
     def _boneyard(self) -> list[int]:
-        out = self.game._state.out_of_boneyard()
-        return [t for t in range(self.rules.n_tiles) if L.TILE_NAMES[t] not in out]
+        out = {tile.index for tile in self.game.state.out_of_boneyard()}
+        return [t for t in range(self.rules.n_tiles) if t not in out]
 
     def _check_chance_action(self, action) -> int:
         """``action`` if the dealer may take it now (a tile of :meth:`chance_outcomes`), else a one-line BergenError."""
@@ -312,11 +324,11 @@ class BergenState(pyspiel.State):
             self._dealt.append(int(action))
             if len(self._dealt) == self.rules.players * self.rules.hand_size:
                 k = self.rules.hand_size
-                names = [L.TILE_NAMES[t] for t in self._dealt]
+                tiles = [Tile.from_index(t) for t in self._dealt]
                 self._dealt = []
-                self.game.deal([names[s * k : (s + 1) * k] for s in range(self.rules.players)])
+                self.game.deal([tiles[s * k : (s + 1) * k] for s in range(self.rules.players)])
         elif self.game.chance_phase == "draw":
-            self.game.draw(L.TILE_NAMES[action])
+            self.game.draw(Tile.from_index(action))
         else:
             self.game.play(Move.from_action(action))
 
@@ -370,10 +382,11 @@ class BergenState(pyspiel.State):
         hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
         bone = np.zeros(L.MAX_TILES, dtype=np.int64)
         sample_world(view, spec, completions, rng, hands, bone, no_tiles)
-        state = sample.game._state
+        state = sample.game.state
         for seat in range(self.rules.players):
             if seat != player_id:
-                state.hands[seat] = L.mask_tiles(from_words(hands[seat * L.SET_WORDS : (seat + 1) * L.SET_WORDS]))
+                mask = from_words(hands[seat * L.SET_WORDS : (seat + 1) * L.SET_WORDS])
+                state.hands[seat] = [Tile.from_index(t) for t in range(self.rules.n_tiles) if mask >> t & 1]
         sample._resampled = True
         return sample
 
@@ -383,7 +396,7 @@ class BergenState(pyspiel.State):
         line = game.line_text()
         dealing = f" dealing {' '.join(L.TILE_NAMES[t] for t in self._dealt)}" if self._dealt else ""
         return (
-            f"hand {game.hand_number} phase {game._state.phase} seat {game._state.seat}; hands {hands}; "
+            f"hand {game.hand_number} phase {game.state.phase.value} seat {game.state.seat}; hands {hands}; "
             f"line {line}; boneyard {game.boneyard_count}; scores {list(game.scores)}{dealing}"
         )
 
@@ -454,8 +467,8 @@ class BergenObserver:
         if game.to_move is not None:
             d["to_move"][game.to_move] = 1
         d["scores"][:] = np.minimum(np.array(game.scores) / self.rules.target, 1.0)
-        if not any(e["type"] == "lead" for e in game._state.events):
-            d["hand"][[L.TILE_INDEX[t] for t in game.hand(player)]] = 1
+        if not any(isinstance(e, LeadEvent) for e in game.state.events):
+            d["hand"][[tile.index for tile in game.state.hands[player]]] = 1
             return  # nothing is on the table yet
         view = game.view(player)
         d["hand"][[L.TILE_INDEX[t] for t in view.hand]] = 1
@@ -473,48 +486,51 @@ class BergenObserver:
 
     def _set_this_hand(self, game: Game, player: int) -> None:
         d, n, tiles = self.dict, self.rules.players, self.rules.n_tiles
-        events = game._state.events
-        start = max(k for k, e in enumerate(events) if e["type"] == "deal")
+        events = game.state.events
+        start = max(k for k, e in enumerate(events) if isinstance(e, DealEvent))
         plays = 0
         for event in events[start:]:
-            if event["type"] == "deal":
-                d["dealt"][[L.TILE_INDEX[t] for t in event["hands"][player]]] = 1
-            elif event["type"] == "draw" and event["seat"] == player:
-                d["drawn"][L.TILE_INDEX[event["tile"]]] = 1
-            elif event["type"] == "play":
+            if isinstance(event, DealEvent):
+                d["dealt"][[tile.index for tile in event.hands[player]]] = 1
+            elif isinstance(event, DrawEvent) and event.seat == player:
+                d["drawn"][event.tile.index] = 1
+            elif isinstance(event, PlayEvent):
                 row = d["plays"][plays]
-                row[event["seat"]] = 1
-                row[n + L.TILE_INDEX[event["tile"]]] = 1
-                row[n + tiles + ENDS.index(event["end"])] = 1
+                row[event.seat] = 1
+                row[n + event.tile.index] = 1
+                row[n + tiles + int(event.end)] = 1
                 plays += 1
 
     def string_from(self, state: BergenState, player: int) -> str:
         if self.perfect_recall:
             # the events as the seat saw them, then what it holds now (a function of those events in a
             # played game; in a resampled world it keeps every seat's key true to that seat's tiles)
-            seen = "; ".join(_seen(e, player) for e in state.game._state.events[1:])
+            seen = "; ".join(_seen(e, player) for e in state.game.state.events[1:])
             return f"p{player}: {seen}; holds {' '.join(state.game.hand(player))}"
         game = state.game
         line = game.line_text()
         hand = " ".join(game.hand(player))
-        if state.game._state.phase in ("deal",) or not line:
+        if state.game.state.phase == Phase.DEAL or not line:
             return f"p{player}: hand {game.hand_number} {hand}; scores {list(game.scores)}"
         return f"p{player}: {game.view(player)!r} line {line} to move {game.to_move}"
 
 
-def _seen(event: dict, player: int) -> str:
+def _seen(event: TraceEvent, player: int) -> str:
     """One event as ``player`` saw it: other seats' dealt and drawn tiles stay face down."""
-    kind = event["type"]
-    if kind == "deal":
-        return f"deal {event['hand']}: {' '.join(event['hands'][player])}"
-    if kind == "draw":
-        return f"{event['seat']} draws {event['tile'] if event['seat'] == player else 'a tile'}"
-    if kind in ("lead", "play"):
-        return f"{event['seat']} {kind}s {event['tile']}{' ' + event['end'] if kind == 'play' else ''}"
-    if kind in ("pass", "out"):
-        return f"{event['seat']} {kind}"
-    if kind == "blocked":
-        return f"blocked {event['winner']}"
+    kind = event.TYPE.name.lower()
+    match event:
+        case DealEvent():
+            return f"deal {event.hand}: {' '.join(str(tile) for tile in event.hands[player])}"
+        case DrawEvent():
+            return f"{event.seat} draws {event.tile if event.seat == player else 'a tile'}"
+        case LeadEvent():
+            return f"{event.seat} leads {event.tile}"
+        case PlayEvent():
+            return f"{event.seat} plays {event.tile} {event.end.name}"
+        case PassEvent() | OutEvent():
+            return f"{event.seat} {kind}"
+        case BlockedEvent():
+            return f"blocked {event.winner}"
     return kind
 
 

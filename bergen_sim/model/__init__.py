@@ -1,1 +1,1 @@
-"""The game as Python values: ``Rules``, tiles, moves and events, and the reference engine built on them."""
+"""The game as Python values: ``Rules``, tiles, moves and events, and the match state they are stepped in."""

@@ -2,7 +2,7 @@
 
 The compiled engine works on tile indices and codes (:mod:`bergen_sim.engine.layout`);
 everything that reads or writes what people type or files hold (the trace
-format, the position analyzer, the reference engine, the tests) goes through
+format, the position analyzer, the Python game in :mod:`bergen_sim.model.state`) goes through
 these types, so ``"3-5"`` is parsed and printed by exactly one function.
 
 >>> Tile.parse("5-3"), str(Tile.parse("3-5")), Tile.parse("6-6").is_double
@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from bergen_sim.core.errors import MoveError, shown
 from bergen_sim.core.i18n import tr
 from bergen_sim.core.limits import ascii_digits, integer, short_number
-from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_INDEX, TILE_LO, End, Event, set_size
+from bergen_sim.engine.layout import MAX_NUMBER, TILE_HI, TILE_LO, End, Event, set_size
 
 #: the highest number on any tile (double-eighteen's); a tile's set is checked where the set is known
 HIGHEST = MAX_NUMBER
@@ -43,7 +43,7 @@ class Tile:
 
     Any tile up to double-eighteen is a Tile; whether it belongs to the set a
     game plays is :meth:`in_set` (checked where the set is known: trace
-    reading, the reference engine).
+    reading, the match state).
     """
 
     lo: int
@@ -66,12 +66,12 @@ class Tile:
 
     @classmethod
     def from_index(cls, index: int) -> Tile:
-        return cls(int(TILE_LO[index]), int(TILE_HI[index]))
+        return _TILES[index]
 
     @property
     def index(self) -> int:
         """The engine's tile index (by high half, then low half: every set is a prefix of the next)."""
-        return TILE_INDEX[str(self)]
+        return self.hi * (self.hi + 1) // 2 + self.lo
 
     def in_set(self, max_number: int) -> bool:
         """Whether this tile belongs to the double-``max_number`` set."""
@@ -106,6 +106,16 @@ class Tile:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+    def __copy__(self) -> Tile:
+        return self  # immutable: a copied game or event shares its tiles
+
+    def __deepcopy__(self, memo: dict) -> Tile:
+        return self
+
+
+#: every tile up to double-eighteen in index order, made once: tiles are values, so all users share them
+_TILES = tuple(Tile(int(lo), int(hi)) for lo, hi in zip(TILE_LO, TILE_HI))
 
 
 def tiles_of_set(max_number: int) -> list[Tile]:
@@ -206,6 +216,12 @@ class Move:
     def __repr__(self) -> str:
         return f"Move({str(self.tile)!r}, {self.end.name!r})"
 
+    def __copy__(self) -> Move:
+        return self  # immutable, as its tile and end are
+
+    def __deepcopy__(self, memo: dict) -> Move:
+        return self
+
 
 def _move_part(parse, text: Any):
     """A move's tile or end from its text; a :class:`MoveError` (one line) if it is not one."""
@@ -223,6 +239,8 @@ def _text(value: Any) -> Any:
         return value.name
     if isinstance(value, list):
         return [_text(v) for v in value]
+    if isinstance(value, dict):  # a match event's rules: a new object, as every list is
+        return {key: _text(v) for key, v in value.items()}
     return value
 
 
@@ -269,10 +287,13 @@ class MatchEvent(TraceEvent):
 @dataclass(frozen=True)
 class DealEvent(TraceEvent):
     TYPE: ClassVar[Event] = Event.DEAL
-    PARSERS: ClassVar[Mapping[str, Any]] = {"hands": lambda v: [_tiles(h) for h in v], "boneyard": _tiles}
+    PARSERS: ClassVar[Mapping[str, Any]] = {
+        "hands": lambda v: [_tiles(h) for h in v],
+        "boneyard": lambda v: None if v is None else _tiles(v),  # None: the order was decided draw by draw
+    }
     hand: int
     hands: list
-    boneyard: list
+    boneyard: list | None
 
 
 @dataclass(frozen=True)

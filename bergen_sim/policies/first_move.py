@@ -1,7 +1,7 @@
 """``first``: the lowest tile index, L before R.
 
 Deterministic and trivial, which makes it the policy of choice for exact
-comparisons (the compiled engine against the reference engine).
+comparisons (the compiled engine against the tests' oracle and the Python game).
 """
 
 from bergen_sim.policies.base import policy_entry

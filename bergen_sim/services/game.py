@@ -4,9 +4,9 @@
 :meth:`Game.legal_moves`, make one with :meth:`Game.play`, look at the match
 from one seat with :meth:`Game.view`, and read :attr:`Game.scores`,
 :attr:`Game.is_over` and :attr:`Game.events` (the match's ``bergen-trace/2``
-events).  The rules come from the reference engine's
-:class:`bergen_sim.model.reference.MatchState` (the one Python implementation of
-the rule book); this module adds what a caller needs around it:
+events).  The rules are the package's Python game,
+:class:`bergen_sim.model.state.MatchState` (typed tiles, moves and events; read it
+as :attr:`Game.state`); this module adds what a caller needs around it:
 
 * **the compiled engine's deals**: hand ``h`` of match ``i`` (redeal attempt
   ``r``) is shuffled from the keyed stream ``(seed, i, h, r)`` exactly as the
@@ -51,9 +51,20 @@ from bergen_sim.engine.keyed_random import STREAM_POLICY, keyed_deals, seed_to_i
 from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.engine.tileset import from_words, no_tiles_for, to_words
 from bergen_sim.engine.view import view_deal, view_draw, view_play, view_start_hand, view_start_match, view_void_moment
-from bergen_sim.model.domain import FORMAT_V2, FORMATS, Move
-from bergen_sim.model.reference import DEAL, DRAW, LEAD, PLAY, MatchState, halves
+from bergen_sim.model.domain import (
+    FORMAT_V2,
+    FORMATS,
+    DealEvent,
+    DrawEvent,
+    LeadEvent,
+    MatchEndEvent,
+    Move,
+    PassEvent,
+    PlayEvent,
+    Tile,
+)
 from bergen_sim.model.rules import Rules
+from bergen_sim.model.state import MatchState, Phase, by_index, deals_from_trace
 
 #: the ends a tile can be played on, by letter: L and R, and the spinner's U and D
 ENDS = L.END_NAMES
@@ -77,21 +88,26 @@ def end_count(rules: Rules) -> int:
     return len(ENDS) if rules.spinner else 2
 
 
-#: a deal source: ``(hand_number, attempt) -> (hands per seat, boneyard in draw order)``
-DealSource = Callable[[int, int], tuple[list[list[str]], list[str]]]
+#: a deal source: ``(hand_number, attempt) -> (hands per seat, boneyard in draw order)``, tiles as
+#: :class:`Tile` values or their names
+DealSource = Callable[[int, int], tuple[Sequence[Sequence[Tile | str]], Sequence[Tile | str]]]
 
 
-def keyed_deal(rules: Rules, seed: int, match: int, hand: int, attempt: int) -> tuple[list[list[str]], list[str]]:
+def keyed_deal(rules: Rules, seed: int, match: int, hand: int, attempt: int) -> tuple[list[list[Tile]], list[Tile]]:
     """The compiled engine's deal of ``hand`` in ``match`` (redeal ``attempt``): hands per seat, then the boneyard.
 
     >>> hands, boneyard = keyed_deal(Rules.make(players=2), seed=1, match=0, hand=1, attempt=0)
-    >>> len(hands[0]), len(boneyard)
-    (6, 16)
+    >>> len(hands[0]), len(boneyard), boneyard[0]
+    (6, 16, Tile(lo=1, hi=1))
     """
-    order = keyed_deals(seed, [match], [hand], [attempt], rules.n_tiles)[0]
-    names = [L.TILE_NAMES[t] for t in order.tolist()]
+    order = [Tile.from_index(t) for t in keyed_deals(seed, [match], [hand], [attempt], rules.n_tiles)[0].tolist()]
     k = rules.hand_size
-    return [names[s * k : (s + 1) * k] for s in range(rules.players)], names[rules.players * k :]
+    return [order[s * k : (s + 1) * k] for s in range(rules.players)], order[rules.players * k :]
+
+
+def _tile(tile: Tile | str) -> Tile:
+    """A tile given to the game as a :class:`Tile` or its name (``ValueError`` naming what a tile is)."""
+    return tile if isinstance(tile, Tile) else Tile.parse(tile)
 
 
 class View:
@@ -262,7 +278,7 @@ class Game:
 
     ``rules`` defaults to the standard 2-player game.  Deals are the compiled
     engine's keyed deals for ``seed`` and ``match`` unless ``deal_source``
-    gives them (e.g. :func:`bergen_sim.model.reference.deals_from_trace` to replay
+    gives them (e.g. :func:`bergen_sim.model.state.deals_from_trace` to replay
     a trace).  ``policies`` are only the names written in the trace's match
     event.  Hands are dealt by themselves: the game is always either over or
     waiting for the move of :attr:`to_move`, forced moves included.
@@ -298,7 +314,7 @@ class Game:
         self._chance = chance
         self._deal_source = deal_source
         # events in ``format``: version 2, or version 1 to re-create a version-1 file exactly
-        self._state = MatchState(self.rules.to_dict(), match_index=match, seed=seed, policies=names, format=format)
+        self._state = MatchState(self.rules, match_index=match, seed=seed, policies=names, format=format)
         seed64 = np.uint64(seed_to_int(seed))
         self._rngs = np.array(
             [
@@ -325,7 +341,7 @@ class Game:
         While :attr:`choosing_lead` (``lead = any-double``) they are the leader's
         doubles as ``Move(double, "L")``: playing one leads it.
         """
-        return [Move.of(move) for move in self._state.moves]
+        return list(self._state.moves)
 
     def legal_move(self, move: Move | str | tuple[str, str]) -> Move:
         """``move`` as a :class:`Move` if :attr:`to_move` may make it now; else :class:`MoveError` listing the legal ones.
@@ -339,7 +355,7 @@ class Game:
                 f"the dealer must act first: call {self.chance_phase}() (the game was made with chance=True)"
             )
         move = Move.of(move)
-        if (str(move.tile), move.end.name) not in self._state.moves:
+        if move not in self._state.moves:
             legal = ", ".join(str(m) for m in self.legal_moves())
             raise MoveError(
                 tr("{move} is not legal for seat {seat}; legal: {legal}").format(
@@ -350,29 +366,34 @@ class Game:
 
     def play(self, move: Move | str | tuple[str, str]) -> None:
         """Make a move (a :class:`Move`, its text or a ``(tile, end)`` pair) for :attr:`to_move`."""
-        move = self.legal_move(move)
-        if self._state.phase == LEAD:
-            self._state.lead(str(move.tile))
-        else:
-            self._state.play(str(move.tile), move.end.name)
+        self._state.play(self.legal_move(move))
         self._advance()
 
     @property
     def choosing_lead(self) -> bool:
         """Whether :attr:`to_move` must choose which double to lead (``lead = any-double``)."""
-        return self._state.phase == LEAD
+        return self._state.phase == Phase.LEAD
+
+    @property
+    def state(self) -> MatchState:
+        """The match as the model holds it: typed hands, moves and events (read it; step the game, not the state)."""
+        return self._state
 
     def _advance(self) -> None:
         """Deal every hand that needs dealing and fold the new events into the view."""
         while True:
             self._fold_events()
-            if self._state.phase != DEAL or self._chance:
+            if self._state.phase != Phase.DEAL or self._chance:
                 break
-            source = self._deal_source or (
-                lambda hand, attempt: keyed_deal(self.rules, self.seed, self.match, hand, attempt)
-            )
-            self._state.deal(*source(self._state.hand_number, self._state.attempt))
-        if self._state.phase == PLAY and self._drawn:
+            if self._deal_source is None:
+                hands, boneyard = keyed_deal(
+                    self.rules, self.seed, self.match, self._state.hand_number, self._state.attempt
+                )
+            else:
+                given, pile = self._deal_source(self._state.hand_number, self._state.attempt)
+                hands, boneyard = [[_tile(t) for t in hand] for hand in given], [_tile(t) for t in pile]
+            self._state.deal(hands, boneyard)
+        if self._state.phase == Phase.PLAY and self._drawn:
             # the seat drew until a tile fitted: everybody saw it had nothing for these ends
             view_void_moment(self._view, self._state.seat, self._drawn, self._drawn - 1)
             self._drawn = 0
@@ -381,9 +402,9 @@ class Game:
     def chance_phase(self) -> str | None:
         """With ``chance=True``: ``"deal"`` or ``"draw"`` when the dealer must act, else None."""
         phase = self._state.phase
-        return phase if phase in (DEAL, DRAW) else None
+        return phase.value if phase in (Phase.DEAL, Phase.DRAW) else None
 
-    def deal(self, hands: Sequence[Sequence[str]]) -> None:
+    def deal(self, hands: Sequence[Sequence[Tile | str]]) -> None:
         """Deal this hand's ``hands`` (``chance=True`` only); the boneyard's order stays open."""
         if not self._chance:
             raise BergenError("this game deals by itself (it was not made with chance=True)")
@@ -393,17 +414,17 @@ class Game:
         if not all(isinstance(h, Iterable) and not isinstance(h, str) for h in hands):
             raise MoveError(f"deal: give one list of tile names per seat ({self.rules.players}), not {shown(hands)}")
         try:
-            self._state.deal([list(h) for h in hands], None)
-        except (ValueError, TypeError) as exc:  # the reference engine's check of the deal
+            self._state.deal([[_tile(t) for t in h] for h in hands], None)
+        except (ValueError, TypeError) as exc:  # a name that is no tile, or the model's check of the deal
             raise MoveError(f"deal: {reason_of(exc)}") from None
         self._advance()
 
-    def draw(self, tile: str) -> None:
+    def draw(self, tile: Tile | str) -> None:
         """The seat that must draw draws ``tile`` (``chance=True`` only)."""
         if not self._chance:
             raise BergenError("this game draws by itself (it was not made with chance=True)")
         try:
-            self._state.draw(tile)
+            self._state.draw(_tile(tile))
         except (ValueError, TypeError) as exc:  # not the draw phase, or a tile that is not in the boneyard
             raise MoveError(f"draw: {reason_of(exc)}") from None
         self._advance()
@@ -411,46 +432,46 @@ class Game:
     @property
     def drawing_seat(self) -> int | None:
         """The seat that must draw in chance phase ``"draw"``."""
-        return self._state.seat if self._state.phase == DRAW else None
+        return self._state.seat if self._state.phase == Phase.DRAW else None
 
     def _fold_events(self) -> None:
         """Apply the public side of each new event to the match's view, as the compiled loop does."""
         view = self._view
-        players = self.rules.players
+        rules = self.rules
+        players = rules.players
         for event in self._state.events[self._seen :]:
-            kind = event["type"]
-            if kind == "deal":
-                self._dealt_hand = event["hand"]
+            if isinstance(event, DealEvent):
+                self._dealt_hand = event.hand
                 self._line = []  # a new deal: nothing on the table until the lead
                 self._arms = {"U": [], "D": []}
-            elif kind == "lead":
-                number = halves(event["tile"])[0]
+            elif isinstance(event, LeadEvent):
+                number = event.tile.lo
                 view_start_hand(
                     view,
                     players,
-                    self.rules.hand_size,
-                    self.rules.n_tiles - players * self.rules.hand_size,
+                    rules.hand_size,
+                    rules.n_tiles - players * rules.hand_size,
                     self._dealt_hand,
-                    event["seat"],
+                    event.seat,
                     number,
-                    int(bool(self.rules.spinner)),
+                    int(bool(rules.spinner)),
                     self._no_tiles,
                 )
                 self._line = [(number, number)]
                 self._drawn = 0
-            elif kind == "draw":
-                view_draw(view, event["seat"])
+            elif isinstance(event, DrawEvent):
+                view_draw(view, event.seat)
                 self._drawn += 1
-            elif kind == "pass":
-                view_void_moment(view, event["seat"], self._drawn, self._drawn)
+            elif isinstance(event, PassEvent):
+                view_void_moment(view, event.seat, self._drawn, self._drawn)
                 self._drawn = 0
-            elif kind == "play":
-                self._fold_play(event["seat"], event["tile"], event["end"])
-            if "score" in event and kind != "match_end":
-                view[L.V_SCORE : L.V_SCORE + len(event["score"])] = event["score"]
+            elif isinstance(event, PlayEvent):
+                self._fold_play(event.seat, event.move)
+            score = getattr(event, "score", None)
+            if score is not None and not isinstance(event, MatchEndEvent):
+                view[L.V_SCORE : L.V_SCORE + len(score)] = score
         self._seen = len(self._state.events)
-        if self._state.phase == LEAD:  # the leader chooses its double on the new deal's view, as in the kernel
-            rules = self.rules
+        if self._state.phase == Phase.LEAD:  # the leader chooses its double on the new deal's view, as in the kernel
             view_deal(
                 view,
                 players,
@@ -461,24 +482,24 @@ class Game:
                 self._no_tiles,
             )
 
-    def _fold_play(self, seat: int, tile: str, end: str) -> None:
-        a, b = halves(tile)
-        shown = int(self._view[L.V_END + ENDS.index(end)])
-        new = b if a == shown else a
-        view_play(self._view, seat, L.TILE_INDEX[tile], ENDS.index(end), new, int(a == b), self._no_tiles)
-        if end == "L":
+    def _fold_play(self, seat: int, move: Move) -> None:
+        tile, end = move.tile, int(move.end)
+        shown = int(self._view[L.V_END + end])
+        new = tile.other_half(shown)
+        view_play(self._view, seat, tile.index, end, new, int(tile.is_double), self._no_tiles)
+        if move.end.name == "L":
             self._line.insert(0, (new, shown))
-        elif end == "R":
+        elif move.end.name == "R":
             self._line.append((shown, new))
         else:
-            self._arms[end].append((shown, new))
+            self._arms[move.end.name].append((shown, new))
 
     # --- what the game shows ---------------------------------------------------
 
     @property
     def to_move(self) -> int | None:
         """The seat that must move now, or None once the match is over (or while the dealer must act)."""
-        return self._state.seat if self._state.phase in (PLAY, LEAD) else None
+        return self._state.seat if self._state.phase in (Phase.PLAY, Phase.LEAD) else None
 
     @property
     def is_over(self) -> bool:
@@ -492,14 +513,13 @@ class Game:
     @property
     def winner(self) -> int | None:
         """The side that reached the target, or None while the match goes on."""
-        if not self.is_over:
-            return None
-        return self._state.events[-1]["winner"]
+        end = self._state.events[-1]
+        return end.winner if isinstance(end, MatchEndEvent) else None
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        """The match so far as ``bergen-trace/2`` events (a copy)."""
-        return copy.deepcopy(self._state.events)
+        """The match so far as ``bergen-trace/2`` events (new objects; :attr:`state` holds them typed)."""
+        return self._state.trace()
 
     @property
     def hand_number(self) -> int:
@@ -532,7 +552,7 @@ class Game:
 
     def hand(self, seat: int) -> list[str]:
         """Seat ``seat``'s tiles in tile order (everything: for a viewer, not for a policy)."""
-        return sorted(self._state.hands[self._seat(seat)], key=L.TILE_INDEX.__getitem__)
+        return [str(tile) for tile in by_index(self._state.hands[self._seat(seat)])]
 
     def _seat(self, seat: object) -> int:
         """``seat`` if it is a seat of this game (a whole number 0..players-1; -1 is not the last), else BergenError."""
@@ -546,7 +566,7 @@ class Game:
         array = self._view.copy()
         array[L.V_SEAT] = seat
         array[L.V_SIDE] = self.rules.side_of(seat)
-        array[L.V_HAND : L.V_HAND + L.SET_WORDS] = to_words(L.tile_mask(self._state.hands[seat]))
+        array[L.V_HAND : L.V_HAND + L.SET_WORDS] = to_words(sum(1 << tile.index for tile in self._state.hands[seat]))
         return View(array)
 
     def _mover(self) -> int:
@@ -594,7 +614,11 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (its moves, draws and random streams go their own way)."""
-        return copy.deepcopy(self)
+        other = copy.copy(self)
+        other._state = self._state.clone()
+        other._rngs, other._view = self._rngs.copy(), self._view.copy()
+        other._line, other._arms = list(self._line), {end: list(tiles) for end, tiles in self._arms.items()}
+        return other
 
     def __repr__(self) -> str:
         state = "over" if self.is_over else f"seat {self.to_move} to move"
@@ -625,8 +649,6 @@ def replay(events: Iterable[dict[str, Any]]) -> Game:
     The recorded deals, plays and (with ``lead = any-double``) lead choices go in; every other event comes out of the
     rules, so ``replay(m).events == m`` exactly when the recording is a valid match.
     """
-    from bergen_sim.model.reference import deals_from_trace
-
     events = list(events)
     head = events[0]
     game = Game(

@@ -4,7 +4,7 @@ A layer is a folder of ``bergen_sim/``; bottom to top (docs/architecture.md has 
 
 core       errors, bounds of every setting, statistics, compile cache, notices, result cards, provenance
 engine     the compiled core: layout, rules as compiled functions, match loop, keyed randomness, worlds
-model      the Python side of the game: ``Rules``, tiles/moves/events, the reference engine
+model      the Python side of the game: ``Rules``, tiles/moves/events, the match state (the Python game)
 policies   the built-in heuristic policies
 search     rollouts, match values, the search players' evaluations, the position analyzer
 runtime    policy names -> compiled kernels (registry, kernel builder, ``Engine``)

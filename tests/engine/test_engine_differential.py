@@ -22,11 +22,11 @@ import numpy as np
 import pytest
 
 from bergen_sim.engine import layout as L
-from bergen_sim.model.reference import deals_from_trace, play_match_reference, random_choose, random_deal_source
 from bergen_sim.model.rules import SETTINGS, Rules
 from bergen_sim.services.execution.jobs import engine_for
 from bergen_sim.services.files.trace import generate, split_matches
 from tests.helpers import walk_match
+from tests.oracle import deals_from_trace, play_match_reference, random_choose, random_deal_source
 
 RULE_SETS = {
     "2p-standard": dict(players=2),

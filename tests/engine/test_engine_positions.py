@@ -19,9 +19,9 @@ import pytest
 from bergen_sim.core.errors import TraceError
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.play_rules import hand_moves
-from bergen_sim.model.reference import deals_from_trace, moves_from_trace, play_match_reference
 from bergen_sim.model.rules import Rules
 from tests.helpers import compiled_events, deal, line_view, walk_match
+from tests.oracle import deals_from_trace, moves_from_trace, play_match_reference
 
 ZEROS = ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6"]
 

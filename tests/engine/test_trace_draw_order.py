@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from bergen_sim.cli import main
-from bergen_sim.model.reference import split_matches
 from bergen_sim.services.files.record import RecordError, drive, parse_record, read_games
+from bergen_sim.services.files.trace import split_matches
 from tests.helpers import error_lines
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -91,7 +91,7 @@ def test_a_deleted_draw_is_refused_by_review_in_one_line(greedy_trace, tmp_path,
 
 
 def test_two_draws_swapped_are_refused(tmp_path):
-    events = split_matches(_events(GOLDEN / "2p-standard.jsonl"))[0]
+    events = next(split_matches(_events(GOLDEN / "2p-standard.jsonl")))
     k = _two_draws(events)
     events[k], events[k + 1] = events[k + 1], events[k]
     (written,) = read_games(_write(tmp_path / "swapped.jsonl", events))
@@ -109,7 +109,7 @@ def test_two_draws_swapped_are_refused(tmp_path):
 @pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.glob("*.jsonl")))
 def test_a_deleted_draw_is_refused_in_every_golden_file(tmp_path, name):
     """Both versions: a bergen-trace/1 deal lists its boneyard in draw order as a bergen-trace/2 deal does."""
-    first_match = split_matches(_events(GOLDEN / name))[0]
+    first_match = next(split_matches(_events(GOLDEN / name)))
     bad, message = _deleted_draw(first_match)
     (written,) = read_games(_write(tmp_path / name, bad))
     with pytest.raises(RecordError, match=re.escape(message)):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bergen_sim.engine.layout import DOMINO_SETS
-from bergen_sim.model.reference import (
+from tests.oracle import (
     TILES,
     canonical_rules,
     deals_from_trace,
@@ -158,7 +158,7 @@ def test_match_event_rules_in_canonical_key_order():
 
 
 def test_settlements_and_ties():
-    from bergen_sim.model.reference import settle_blocked
+    from tests.oracle import settle_blocked
 
     base = dict(players=3, partnerships=False)
     hands = [["1-1"], ["0-6"], ["2-3"]]  # doubles 1,0,0; pips 2,6,5

@@ -1,4 +1,4 @@
-"""The reference engine on the rules of the second rule book: sets, the spinner, any-double, 2-8 players.
+"""The oracle (tests/oracle.py) on the rules of the second rule book: sets, the spinner, any-double, 2-8 players.
 
 Hand-built positions pin each new rule (RULES.md "The spinner", "Headers",
 "The lead"); property tests play random matches of every set and check them
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from bergen_sim.core.errors import RuleError
 from bergen_sim.engine.layout import DOMINO_SETS
-from bergen_sim.model.reference import DEAL, LEAD, PLAY, MatchState, opening_seat, random_deal_source, tile_names
 from bergen_sim.model.rules import Rules
-from tests.helpers import assert_reference_agrees, reference_matches, walk_match
+from tests.helpers import assert_reference_agrees, reference_matches, rule_books, walk_match
+from tests.oracle import DEAL, LEAD, PLAY, MatchState, opening_seat, random_deal_source, tile_names
 
 
 def rules_dict(**settings) -> dict:
@@ -198,33 +198,8 @@ def test_version_one_describes_only_double_six_without_the_spinner():
 
 
 # --- properties across sets -----------------------------------------------------------------------------
-@st.composite
-def _rules(draw) -> Rules:
-    domino_set = draw(st.sampled_from(list(DOMINO_SETS)))
-    players = draw(st.integers(2, 8))
-    partnerships = players in (4, 6, 8) and draw(st.booleans())
-    tiles = Rules(domino_set=domino_set).n_tiles
-    reserve = draw(st.integers(0, 3))
-    most = (tiles - reserve) // players
-    if most < 1:
-        reserve, most = 0, tiles // players
-    hand_size = draw(st.integers(1, min(most, 7)))
-    return Rules.make(
-        players=players,
-        partnerships=partnerships,
-        domino_set=domino_set,
-        spinner=draw(st.booleans()),
-        hand_size=hand_size,
-        boneyard_reserve=reserve,
-        target=draw(st.integers(1, 12)),
-        lead=draw(st.sampled_from(["lowest-double", "highest-double", "any-double"])),
-        settlement=draw(st.sampled_from(["german", "pips", "american"])),
-        reduced_headers=draw(st.booleans()),
-    )
-
-
 @settings(max_examples=60, deadline=None)
-@given(_rules(), st.integers(0, 2**32))
+@given(rule_books(), st.integers(0, 2**32))
 def test_random_matches_keep_every_invariant(rules, seed):
     """Tiles conserved, scores never fall, the match ends exactly at the target, no draw below the reserve,
     legal plays on open ends, headers over the counting ends (walk_match reads every event independently)."""
@@ -273,6 +248,6 @@ def test_rule_errors_are_one_line():
 
 
 def test_the_reference_writes_the_rules_objects_keys_in_the_formats_order():
-    from bergen_sim.model.reference import RULE_KEYS, RULE_KEYS_V1
+    from tests.oracle import RULE_KEYS, RULE_KEYS_V1
 
     assert RULE_KEYS == tuple(Rules().to_dict()) and RULE_KEYS_V1 == tuple(Rules().to_dict(1))

@@ -16,12 +16,12 @@ import pytest
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.tileset import NARROW_TILES, from_words, to_words
-from bergen_sim.model.reference import deals_from_trace, legal_moves
 from bergen_sim.model.rules import Rules
 from bergen_sim.policies import base, defensive, doubles_first, expert, greedy, heavy_first
 from bergen_sim.runtime.runner import Engine
 from bergen_sim.services.files.trace import read_jsonl, rows_to_events, split_matches
 from bergen_sim.services.game import Game
+from tests.oracle import deals_from_trace, legal_moves
 
 PROBE = "tests.plugins_probe:record"
 SHEDDERS = ["greedy", "defensive", "doubles-first", "heavy-first"]

@@ -21,13 +21,13 @@ from bergen_sim.engine.hand import play
 from bergen_sim.engine.play_rules import set_hand
 from bergen_sim.engine.tileset import no_tiles_for
 from bergen_sim.engine.view import used_slots
-from bergen_sim.model.reference import tile_names
 from bergen_sim.model.rules import Rules
 from bergen_sim.search.endgame import OVER_BUDGET, restore, solve, solve_decision, stack_for
 from bergen_sim.search.match_value import _normalized, win_probability
 from bergen_sim.search.pimc import load_world
 from bergen_sim.search.reader import world_buffers
 from bergen_sim.services.game import Game
+from tests.oracle import tile_names
 
 #: games with two sides, where the solver is exact: the standard game, the spinner, partnerships
 GAMES = {

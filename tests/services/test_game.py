@@ -22,14 +22,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bergen_sim.core.errors
-import bergen_sim.model.reference
 import bergen_sim.services.game
+import tests.oracle
 from bergen_sim.engine import layout as L
-from bergen_sim.model.reference import legal_moves, split_matches
 from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.runner import Engine
-from bergen_sim.services.files.trace import generate, read_jsonl, rows_to_events
+from bergen_sim.services.files.trace import generate, read_jsonl, rows_to_events, split_matches
 from bergen_sim.services.game import Game, Move, MoveError, keyed_deal, play_out, replay
+from tests.oracle import legal_moves
 
 GOLDEN = sorted((Path(__file__).resolve().parents[1] / "golden").glob("*.jsonl"))
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ RULE_SETS = {
 
 
 def test_doctests():
-    for module in (bergen_sim.services.game, bergen_sim.model.reference):
+    for module in (bergen_sim.services.game, tests.oracle):
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0, module.__name__
 
@@ -166,7 +166,7 @@ def test_hostile_arguments_to_a_game_are_one_clear_error(make, message):
 
 def _check_invariants(game: Game) -> None:
     rules = game.rules
-    state = game._state
+    state = game.state
     held = [t for s in range(rules.players) for t in game.hand(s)]
     assert len(held) + len(game.line) + game.boneyard_count == L.N_TILES
     view = game.view()
@@ -181,13 +181,13 @@ def _check_invariants(game: Game) -> None:
             t for t in game.hand(seat) if t.split("-")[0] == t.split("-")[1]
         ]
         return
-    assert view.ends == (game.line[0][0], game.line[-1][1]) == (state.left, state.right)
+    assert view.ends == (game.line[0][0], game.line[-1][1]) == (state.ends[L.End.L], state.ends[L.End.R])
     assert sorted(view.played, key=L.TILE_INDEX.get) == sorted(
         (f"{min(a, b)}-{max(a, b)}" for a, b in game.line), key=L.TILE_INDEX.get
     )
     moves = [(m.tile, m.end.name) for m in game.legal_moves()]
     # after drawing, only the drawn tile (the last one taken) is offered
-    offered = [state.hands[seat][-1]] if state.drawn else game.hand(seat)
+    offered = [str(state.hands[seat][-1])] if state.drawn else game.hand(seat)
     assert moves == legal_moves(offered, *view.ends) and moves
     for s, void in enumerate(view.voids):  # a void is sound: the seat holds no tile showing it
         if s == seat and state.drawn:
@@ -249,7 +249,7 @@ def test_a_game_dealt_by_its_caller_plays_the_same_match():
     boneyard: list[str] = []
     while not game.is_over:
         if game.chance_phase == "deal":
-            hands, boneyard = keyed_deal(rules, 8, 0, game.hand_number, game._state.attempt)
+            hands, boneyard = keyed_deal(rules, 8, 0, game.hand_number, game.state.attempt)
             game.deal(hands)
         elif game.chance_phase == "draw":
             game.draw(boneyard.pop(0))

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bergen_sim.model.reference import deals_from_trace
 from bergen_sim.model.rules import Rules
+from bergen_sim.model.state import deals_from_trace
 from bergen_sim.services.files.trace import read_jsonl, split_matches
 from bergen_sim.services.game import Game, Move, MoveError, replay
 

@@ -77,6 +77,7 @@ def _first(events, kind):
         ),
         ("2p-double-nine", lambda ev: _first(ev, "deal")["boneyard"].pop(), "is not the double-nine set (55 tiles)"),
         ("6p-double-twelve", lambda ev: _first(ev, "deal")["hands"].pop(), "a deal gives 6 hands of 5 tiles"),
+        ("2p-double-nine", lambda ev: _first(ev, "deal").update(boneyard=None), "the deal's boneyard is null"),
         ("2p-double-nine", lambda ev: _first(ev, "match_end").update(winner=2), "winner must be a side 0..1"),
         ("2p-double-nine", lambda ev: _first(ev, "play").pop("end"), "play event lacks end"),
     ],

@@ -54,7 +54,7 @@ from typing import Any
 from bergen_sim.core.errors import BergenError, cut, shown
 from bergen_sim.core.i18n import num, tr
 from bergen_sim.core.limits import MAX_MATCH_INDEX, MAX_SEED, ascii_digits, foreign_digit, is_whole, whole_number
-from bergen_sim.model.domain import FORMAT_V2, FORMATS
+from bergen_sim.model.domain import FORMAT_V2, FORMATS, LeadEvent, PassEvent, Tile, tiles_of_set
 from bergen_sim.model.rules import Rules, parse_setting
 
 HEADER = "bergen-record 1"
@@ -538,8 +538,6 @@ class _DrawOrder:
 
 def _tile_name(text: str) -> str | None:
     """A tile as the engine writes it (``2-1`` -> ``1-2``); None for text that is no tile."""
-    from bergen_sim.model.domain import Tile
-
     try:
         return str(Tile.parse(text))
     except ValueError:
@@ -642,12 +640,13 @@ def _apply(game, action: Action, checked: int, before_play) -> int:
         if before_play is not None:
             before_play(game, action)
         game.play(move)
-        return len(game.events)
+        return len(game.state.events)
     else:  # a stated lead or pass: it must be among the events since the last check
-        events = game.events
+        stated = PassEvent if action.kind == "pass" else LeadEvent
+        events = game.state.events
         for k in range(checked, len(events)):
             e = events[k]
-            if e["type"] == action.kind and e["seat"] == seat and (action.kind == "pass" or e["tile"] == action.tile):
+            if isinstance(e, stated) and e.seat == seat and (isinstance(e, PassEvent) or e.tile == action.tile):
                 return k + 1
         what = f"lead {action.tile}" if action.kind == "lead" else "pass"
         raise RecordError(f"{where}: seat {seat} did not {what} here")
@@ -656,9 +655,7 @@ def _apply(game, action: Action, checked: int, before_play) -> int:
 
 def _check_deal(rules: Rules, hands: tuple[tuple[str, ...], ...], where: str) -> None:
     """A deal gives every seat ``hand_size`` different tiles of the set."""
-    from bergen_sim.model.reference import tile_names
-
-    tiles = set(tile_names(rules.max_number))
+    tiles = {str(tile) for tile in tiles_of_set(rules.max_number)}
     if len(hands) != rules.players:
         raise RecordError(f"{where}: a deal gives {rules.players} hands separated by '|', not {len(hands)}")
     seen: set[str] = set()

@@ -6,7 +6,7 @@ and replayed, and a replay writes each match in its recording's version, so a
 valid file of either version comes back identical.
 
 The events come from the same compiled engine that runs batch simulations
-(its trace buffer), never from the reference engine.  Replaying a recorded
+(its trace buffer), never from the Python game of :mod:`bergen_sim.model.state`.  Replaying a recorded
 trace feeds its deals and plays back into the kernel and returns the events
 the kernel produces, which must equal the recorded ones.
 """
@@ -213,6 +213,8 @@ def _event_problem(item: TraceEvent, rules: Rules, ends: Sequence[str]) -> str |
     if isinstance(item, DealEvent):
         if len(item.hands) != rules.players or any(len(h) != rules.hand_size for h in item.hands):
             return f"a deal gives {rules.players} hands of {rules.hand_size} tiles"
+        if item.boneyard is None:
+            return "the deal's boneyard is null; a trace lists the boneyard, in draw order"
         if sorted(t.index for t in tiles) != list(range(rules.n_tiles)):
             return f"the deal is not the {rules.domino_set} set ({rules.n_tiles} tiles), each tile once"
     return None
@@ -244,7 +246,7 @@ def replay_match(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rules, parsed = check_match(events)
     head = events[0]
     deals = [
-        [t.index for hand in e.hands for t in hand] + [t.index for t in e.boneyard]
+        [t.index for hand in e.hands for t in hand] + [t.index for t in e.boneyard or ()]  # listed: check_match
         for e in parsed
         if isinstance(e, DealEvent)
     ]

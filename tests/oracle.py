@@ -1,23 +1,22 @@
-"""Reference engine for Bergen: plain Python, written to be read, not to be fast.
+"""The independent oracle: Bergen in plain Python, written to be read, not to be fast.
 
-This module is the executable form of the project's rule book (RULES.md).
-Every rule is applied in one obvious place, in the order the rule book states
-it, and every event is written in ``bergen-trace/2`` form (or, replaying a
-version-1 file, ``bergen-trace/1``) with the same key order as the golden
-traces.  Faster engines are checked against this one (and both against the
-golden traces), so clarity wins over speed everywhere here.
+This is the test suite's executable form of the rule book (RULES.md), kept apart from the product on
+purpose: the package's own Python game (:mod:`bergen_sim.model.state`, typed tiles, moves and events)
+and the compiled engine are both checked against it event for event (and all of them against the
+golden traces), so a rule read wrongly in one place shows up as a difference.  It works on tile
+*names* and the traces' dict events, shares no rule with either engine (only the tile names and
+their index order, by high half then low half, so that every set is a prefix of the next and moves
+are listed in the same order), and every rule is applied in one obvious place, in the order the rule
+book states it; every event is written in ``bergen-trace/2`` form (or, replaying a version-1 file,
+``bergen-trace/1``) with the same key order as the golden traces.
 
 It plays every game the rule book names: the five sets (double-six to
 double-eighteen), the spinner (the led double's four arms L, R, U and D), the
 three lead rules (lowest, highest and any double), 2 to 8 players and
-partnerships of 4, 6 or 8.  It shares no rule with the compiled engine: only
-the tile names and their index order (by high half, then low half, so that
-every set is a prefix of the next and moves are listed in the same order).
+partnerships of 4, 6 or 8.
 
 The rules live in :class:`MatchState`, a match stepped one deal, lead choice,
-draw or move at a time; :func:`play_match_reference` drives it in a loop, and
-the step API (:mod:`bergen_sim.services.game`) drives it move by move, so Python has
-one implementation of the rules.
+draw or move at a time; :func:`play_match_reference` drives it in a loop.
 
 The engine itself is deterministic: all randomness lives in the two callables
 it is given, ``deal_source`` (which tiles each seat gets, and the boneyard's
@@ -44,9 +43,11 @@ import random
 from collections.abc import Callable, Iterable
 
 from bergen_sim.engine.layout import DOMINO_SETS, MAX_NUMBER
-from bergen_sim.model.domain import FORMAT_V1, FORMAT_V2, FORMATS, Tile
 from bergen_sim.model.rules import RULE_KEYS_V1
 
+FORMAT_V1 = "bergen-trace/1"
+FORMAT_V2 = "bergen-trace/2"
+FORMATS = (FORMAT_V1, FORMAT_V2)
 FORMAT = FORMAT_V2
 
 # The keys of a trace's ``rules`` object, in the order the format writes them (version 1: the last ten).
@@ -67,11 +68,11 @@ TILES: list[str] = tile_names(6)
 TILE_INDEX: dict[str, int] = {t: i for i, t in enumerate(tile_names(MAX_NUMBER))}
 
 
-@functools.cache  # the reference engine's speed is a benchmark baseline: parse each name once
+@functools.cache  # parse each name once: the oracle plays thousands of matches per test run
 def halves(tile: str) -> tuple[int, int]:
-    """``"3-5"`` -> ``(3, 5)`` (parsed by :class:`bergen_sim.model.domain.Tile`, the one parser of tile names)."""
-    parsed = Tile.parse(tile)
-    return parsed.lo, parsed.hi
+    """``"3-5"`` -> ``(3, 5)``: the oracle reads only names it wrote or a test gave, so no checks beyond int()."""
+    a, b = tile.split("-")
+    return min(int(a), int(b)), max(int(a), int(b))
 
 
 def is_double(tile: str) -> bool:
@@ -216,9 +217,7 @@ OVER = "over"  # a side reached the target
 class MatchState:
     """One match in progress, stepped one deal, lead choice, draw or move at a time.
 
-    This is the rule book's one implementation in Python: the reference loop
-    (:func:`play_match_reference`) and the step API (:mod:`bergen_sim.services.game`)
-    both drive it.  After every step the state runs on by itself through
+    The oracle's state machine, driven by :func:`play_match_reference`.  After every step the state runs on by itself through
     everything that needs no decision (a forced lead, draws from a known
     boneyard, passes, going out, blocked settlements, the next hand) and stops
     at the next step that needs input, named by :attr:`phase`:
