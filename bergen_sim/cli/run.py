@@ -73,9 +73,7 @@ def command(experiment_file, example, show_example, out_dir, allow_plugins, work
 
     plan = experiment.load(experiment_file, out_dir, allow_plugins=allow_plugins)
     RunOptions(workers=workers, scheduler=scheduler)  # refuse bad options before playing
-    feedback.info(
-        f"{experiment_file}: {len(plan.cells)} cells of {plan.matches:,} matches ({plan.kind}) into {plan.out}"
-    )
+    feedback.info(f"{experiment_file}: {len(plan.cells)} cells of {plan.size_text} ({plan.kind}) into {plan.out}")
     done = experiment.run(
         plan,
         workers=workers,
@@ -97,7 +95,7 @@ def command(experiment_file, example, show_example, out_dir, allow_plugins, work
     else:
         title = (
             f"{plan.kind}: {len(plan.cells)} cells ({len(done.played)} played, {len(done.reused)} reused), "
-            f"{plan.matches:,} matches per cell{' (deal sets per pair)' if plan.kind == 'compare' else ''}"
+            f"{plan.size_text} in each cell"
         )
         if not done.table.empty:
             results_console().print(results_table(done, plan.kind, title))

@@ -4,7 +4,7 @@ An experiment is a TOML file (``bergen-sim run FILE``; documented with a
 worked example in docs/experiments.md and examples/experiment.toml)::
 
     kind = "simulate"          # or "compare": a duplicate-deal round-robin of each policy set
-    matches = 2000             # per cell (compare: deal sets per pair)
+    matches = 2000             # per cell (a compare's size is deals = N, deal sets per pair)
     sizes = [2, 3, "4 partnerships"]
     seeds = [0, 1]
     out_dir = "experiment-out" # folder of the results (relative to the current directory)
@@ -76,7 +76,7 @@ SIZES: dict[str, tuple[int, bool]] = {
     **{str(n): (n, False) for n in range(2, 9)},
     **{f"{n} partnerships": (n, True) for n in (4, 6, 8)},
 }
-TOP_KEYS = {"kind", "matches", "sizes", "seeds", "out_dir", "rows", "rules", "policies", "chunk_size"}
+TOP_KEYS = {"kind", "matches", "deals", "sizes", "seeds", "out_dir", "rows", "rules", "policies", "chunk_size"}
 #: old key -> its key now: read for this release, with a notice
 OLD_KEYS = {"out": "out_dir"}
 DEFAULT_OUT = "experiment-out"
@@ -145,12 +145,18 @@ class Experiment:
     """A parsed, checked experiment file."""
 
     kind: str
+    #: a cell's size: matches (simulate) or deal sets per pair (compare)
     matches: int
     cells: list[Cell]
     out: Path
     rows: bool = False
     chunk_size: int | None = None
     source: str = ""
+
+    @property
+    def size_text(self) -> str:
+        """A cell's size in words: ``2,000 matches`` or ``500 deal sets per pair``."""
+        return f"{self.matches:,} {'deal sets per pair' if self.kind == 'compare' else 'matches'}"
 
     def cell_file(self, cell: Cell) -> Path:
         return self.out / "cells" / f"{cell.key(self)}.json"
@@ -243,6 +249,26 @@ def _renamed_keys(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _size(source: str, kind: str, data: Mapping[str, Any]) -> tuple[str, Any]:
+    """The key that sizes a cell and its value: ``matches`` for simulate, ``deals`` (deal sets per pair) for compare.
+
+    A compare's ``matches``, which counted deal sets, still works for this release with a one-line notice.
+    """
+    if kind == "simulate":
+        if "deals" in data:
+            raise _fail(source, "deals = sizes a compare; a simulate cell plays matches = N matches")
+        return "matches", data.get("matches", 10_000)
+    if "matches" in data:
+        if "deals" in data:
+            raise _fail(source, "matches is the old name of a compare's deals: give deals alone")
+        feedback.info(
+            f"{source}: matches = in a compare (it counted deal sets) is deprecated and goes in the next release: "
+            f"use deals ="
+        )
+        return "matches", data["matches"]
+    return "deals", data.get("deals", 10_000)
+
+
 def parse(data: Mapping[str, Any], source: str = "experiment", allow_plugins: bool = False) -> Experiment:
     """An :class:`Experiment` from a parsed TOML mapping, every value checked (rules and policies included).
 
@@ -262,7 +288,8 @@ def parse(data: Mapping[str, Any], source: str = "experiment", allow_plugins: bo
     kind = data.get("kind", "simulate")
     if not isinstance(kind, str) or kind not in KINDS:
         raise _fail(source, f"kind must be {' or '.join(repr(k) for k in KINDS)}, not {shown(kind)}")
-    matches = _whole(source, "matches", data.get("matches", 10_000), 1)
+    size_key, size = _size(source, kind, data)
+    matches = _whole(source, size_key, size, 1)
     chunk_size = data.get("chunk_size")
     if chunk_size is not None:
         chunk_size = _whole(source, "chunk_size", chunk_size, 1)
@@ -283,7 +310,7 @@ def parse(data: Mapping[str, Any], source: str = "experiment", allow_plugins: bo
     try:
         for seed in seeds:
             check_seed(seed)
-        check_range("matches", matches, 1, MAX_MATCHES if kind == "simulate" else MAX_DEAL_SETS)
+        check_range(size_key, matches, 1, MAX_MATCHES if kind == "simulate" else MAX_DEAL_SETS)
         if chunk_size is not None:
             check_range("chunk_size", chunk_size, 1, MAX_CHUNK_SIZE)
             check_chunks(matches, chunk_size, "chunk_size")
@@ -611,7 +638,7 @@ def run(
             continue
         if log:
             again = f" again: its saved file {experiment.cell_file(cell)} is damaged ({damaged})" if damaged else ""
-            log(f"[{number}/{len(experiment.cells)}] {name}: playing {experiment.matches:,} matches{again}")
+            log(f"[{number}/{len(experiment.cells)}] {name}: playing {experiment.size_text}{again}")
         checkpoint = experiment.out / "checkpoints" / cell.key(experiment)
         rows, unsaved = play(experiment, cell, dataclasses.replace(where, checkpoint=str(checkpoint)))
         played.append(name)

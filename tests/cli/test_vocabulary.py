@@ -152,6 +152,29 @@ def test_an_experiment_files_old_out_key_still_works(capsys, tmp_path):
     assert "out is the old name of out_dir: give out_dir alone" in _refused(capsys, "run", str(both))
 
 
+def test_a_compare_experiment_is_sized_in_deals_and_its_old_matches_still_works(capsys, tmp_path):
+    duel = '[policies]\nduel = ["first", "random"]\n'
+    new = tmp_path / "new.toml"
+    new.write_text(f'kind = "compare"\ndeals = 6\nout_dir = "{tmp_path / "n"}"\n{duel}')
+    assert main(["run", str(new), "--workers", "1", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["results"][0]["win_rate"]["n"] == 6 and NOTICE not in err
+    old = tmp_path / "old.toml"
+    old.write_text(f'kind = "compare"\nmatches = 6\nout_dir = "{tmp_path / "o"}"\n{duel}')
+    assert main(["run", str(old), "--workers", "1", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["results"][0]["win_rate"]["n"] == 6
+    assert f"old.toml: matches = in a compare (it counted deal sets) {NOTICE} deals =" in err
+    both = tmp_path / "both.toml"
+    both.write_text(f'kind = "compare"\nmatches = 6\ndeals = 6\n{duel}')
+    assert "matches is the old name of a compare's deals: give deals alone" in _refused(capsys, "run", str(both))
+    simulate = tmp_path / "simulate.toml"
+    simulate.write_text('deals = 6\n[policies]\na = "random"\n')
+    assert "deals = sizes a compare; a simulate cell plays matches = N matches" in _refused(
+        capsys, "run", str(simulate)
+    )
+
+
 def test_report_python_face_takes_out_dir_and_warns_on_out(tmp_path):
     (tmp_path / "good.py").write_text(GOOD.format(rows=1))
     with pytest.warns(DeprecationWarning, match="out= is deprecated and goes in the next release: use out_dir="):

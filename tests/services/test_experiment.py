@@ -130,7 +130,7 @@ def test_an_interrupted_cell_resumes_after_the_chunk_size_changed(capsys, tmp_pa
 
 
 def test_a_compare_batch_and_kept_rows(capsys, tmp_path):
-    text = 'kind = "compare"\nmatches = 12\n[policies]\nduel = ["first", "random"]\n'
+    text = 'kind = "compare"\ndeals = 12\n[policies]\nduel = ["first", "random"]\n'
     status, stdout, err = run(
         capsys, "run", str(write(tmp_path, text)), "--out-dir", str(tmp_path / "c"), "--workers", "1", "--json"
     )
