@@ -66,7 +66,16 @@ from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.search.luck_controls import CONTROLS
 from bergen_sim.search.rollout import BASE_POLICIES
-from bergen_sim.services.arguments import flag, options_argument, policy_names, rules_argument, whole
+from bergen_sim.services.arguments import (
+    RULE_KEYWORDS,
+    RUN_KEYWORDS,
+    flag,
+    old_keywords,
+    options_argument,
+    policy_names,
+    rules_argument,
+    whole,
+)
 from bergen_sim.services.execution.jobs import Job, JobRun, RunOptions, engine_for, run_job
 from bergen_sim.services.execution.parallel import default_workers
 from bergen_sim.services.execution.progress import match_progress
@@ -555,16 +564,7 @@ def compare(
     luck_models: Mapping[str, str] | None = None,
     luck_playouts: int | None = None,
     options: RunOptions | None = None,
-    matches: int | None = None,
-    players: int | None = None,
-    partnerships: bool | None = None,
-    preset: str | None = None,
-    settings: Mapping[str, Any] | None = None,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    checkpoint: str | None = None,
-    progress: bool | None = None,
-    chunk_size: int | None = None,
+    **deprecated: Any,
 ) -> TournamentResult:
     """Play a round-robin of ``policies`` on duplicate deals and analyse it per pair and overall.
 
@@ -593,15 +593,10 @@ def compare(
     ``chunk_size``) of earlier releases still work for this one, with a
     DeprecationWarning.
     """
-    rules = rules_argument(
-        "compare", rules, dict(players=players, partnerships=partnerships, preset=preset, settings=settings)
-    )
-    options = options_argument(
-        "compare",
-        options,
-        dict(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress, chunk_size=chunk_size),
-    )
-    deals = renamed_keyword("deals", deals, "matches", matches, CompareError)
+    old_rules, old_run, old_deals = old_keywords("compare", deprecated, RULE_KEYWORDS, RUN_KEYWORDS, ("matches",))
+    rules = rules_argument("compare", rules, old_rules)
+    options = options_argument("compare", options, old_run)
+    deals = renamed_keyword("deals", deals, "matches", old_deals["matches"], CompareError)
     deals, seed = whole("deals", DEFAULT_DEALS if deals is None else deals), whole("seed", seed)
     independent = flag("independent", independent)
     names = check_policies(policy_names(policies))
