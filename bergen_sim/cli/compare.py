@@ -244,7 +244,7 @@ def command(
             luck_playouts=luck.luck_playouts,
         )
     except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
-        if exc.result is not None:
+        if isinstance(exc.result, TournamentResult):  # what compare() attaches
             _show(exc.result, as_json, to_stderr)
             if target:
                 exc.result.write(target)
