@@ -33,6 +33,7 @@ FAST_MODULES = frozenset(
         "test_reference_rules.py",
         "test_rules_settings.py",
         "test_safety_doc.py",
+        "test_signatures.py",
         "test_state.py",
         "test_stats.py",
         "test_trace_versions.py",

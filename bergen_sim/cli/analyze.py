@@ -2,38 +2,36 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import click
 from click.core import ParameterSource
 from rich.console import JustifyMethod
 from rich.table import Table
 
-from bergen_sim.cli.bounds import SEED, Bounded
+from bergen_sim.cli.bounds import Bounded
+from bergen_sim.cli.groups import SearchOptions, option_group, search_options
 from bergen_sim.cli.options import rule_options, rules_from
 from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.cli.renamed import old_spelling
 from bergen_sim.core.errors import shown
 from bergen_sim.core.estimate import Estimate
 from bergen_sim.core.i18n import N_, interval, num, pct, tr, use
-from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS, ascii_digits_only
+from bergen_sim.core.limits import ascii_digits_only
 from bergen_sim.model.domain import Move
 from bergen_sim.model.rules import Rules, file_setting
 from bergen_sim.search.position import (
-    DEFAULT_BASE,
-    DEFAULT_BATCH,
-    DEFAULT_PLAYER,
     DEFAULT_WORLDS,
     PLAYERS,
     Analysis,
     Position,
     PositionError,
 )
-from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.services.position import analyze
 
 _RULE_OPTIONS = ("players", "partnerships", "preset", "settings")
@@ -54,6 +52,14 @@ _POSITION_OPTIONS = _RULE_OPTIONS + (
 _OPTION_NAMES = {"position_file": "position", "voids": "void", "settings": "set"}
 MOST_MATCH_INDEX = 10**12  # as review's --match: far beyond any file
 MOST_DECISION = 10**6  # far beyond any match's decisions
+
+
+class GameDecision(NamedTuple):
+    """--game, --match and --decision: a decision of a played game (all None when the position is given)."""
+
+    game_file: str | None
+    match_index: int | None
+    decision: int | None
 
 
 def _read_file(path: str) -> dict[str, Any]:
@@ -235,111 +241,79 @@ def _analysis_table(result: Analysis, menu: Mapping[Move, int] | None) -> Table:
 @click.command("analyze")
 @old_spelling("--player", "--policy", "policy", "analyze", type=click.Choice(PLAYERS))
 @rule_options
-@click.option(
-    "--game",
-    "game_file",
-    type=click.Path(dir_okay=False),
-    help="A played game (a bergen-trace file or a game record, as `bergen-sim review` reads): analyze "
-    "its decision --decision, from what the deciding seat knew, its plays read.",
+@option_group(
+    "game",
+    [
+        click.option(
+            "--game",
+            "game_file",
+            type=click.Path(dir_okay=False),
+            help="A played game (a bergen-trace file or a game record, as `bergen-sim review` reads): analyze "
+            "its decision --decision, from what the deciding seat knew, its plays read.",
+        ),
+        click.option(
+            "--match",
+            "match_index",
+            type=Bounded(0, MOST_MATCH_INDEX),
+            default=None,
+            help="With --game: which match of the file: a match index from 0.  [default: 0]",
+        ),
+        click.option(
+            "--decision",
+            type=Bounded(1, MOST_DECISION),
+            default=None,
+            help="With --game: the decision's number in its match (the # column of `bergen-sim review`).",
+        ),
+    ],
+    GameDecision,
 )
-@click.option(
-    "--match",
-    "match_index",
-    type=Bounded(0, MOST_MATCH_INDEX),
-    default=None,
-    help="With --game: which match of the file: a match index from 0.  [default: 0]",
+@option_group(
+    "position",
+    [
+        click.option(
+            "--position",
+            "position_file",
+            type=click.Path(exists=True, dir_okay=False),
+            help="JSON or TOML file with the position (keys as the options below, plus an optional rules table).",
+        ),
+        click.option("--seat", metavar="N", help="The deciding seat: a seat number from 0.  [default: 0]"),
+        click.option("--hand", metavar="TILES", help="Its tiles, e.g. 2-5,5-5,0-1."),
+        click.option(
+            "--ends",
+            metavar="L,R[,U,D]",
+            help="Left and right end numbers; d marks a double end, e.g. 3d,5.  With the spinner on: "
+            "L,R,U,D, * for an arm with no tile, e.g. 3,5d,*,*.",
+        ),
+        click.option("--spinner", metavar="N", help="With the spinner on: the led double's number (or N-N)."),
+        click.option("--played", metavar="TILES", help="Every tile on the table, the led double included."),
+        click.option(
+            "--played-by", multiple=True, metavar="SEAT:TILES", help="Tiles a seat played (optional). Repeatable."
+        ),
+        click.option(
+            "--counts", metavar="N,N,...", help="Tiles in each seat's hand, in seat order (own seat included)."
+        ),
+        click.option("--boneyard", metavar="N", help="Tiles left in the boneyard."),
+        click.option("--scores", metavar="N,N,...", help="Side scores, in side order."),
+        click.option(
+            "--void",
+            "voids",
+            multiple=True,
+            metavar="SEAT:NUMBERS",
+            help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.",
+        ),
+    ],
+    dict,
 )
-@click.option(
-    "--decision",
-    type=Bounded(1, MOST_DECISION),
-    default=None,
-    help="With --game: the decision's number in its match (the # column of `bergen-sim review`).",
+@search_options(
+    policy_help="Search player whose evaluation ranks the moves (reader: pimc's rollouts on worlds weighted by the "
+    "other seats' plays; ismcts: the tree search of the player that measured best against pimc, on the same worlds, "
+    "every move in every world; see docs/policies.md).",
+    worlds_default=DEFAULT_WORLDS,
+    worlds_help="Most worlds to sample (the budget).",
+    seed_help="Seed of the sampled worlds (0..2^64-1).",
 )
-@click.option(
-    "--position",
-    "position_file",
-    type=click.Path(exists=True, dir_okay=False),
-    help="JSON or TOML file with the position (keys as the options below, plus an optional rules table).",
-)
-@click.option("--seat", metavar="N", help="The deciding seat: a seat number from 0.  [default: 0]")
-@click.option("--hand", metavar="TILES", help="Its tiles, e.g. 2-5,5-5,0-1.")
-@click.option(
-    "--ends",
-    metavar="L,R[,U,D]",
-    help="Left and right end numbers; d marks a double end, e.g. 3d,5.  With the spinner on: "
-    "L,R,U,D, * for an arm with no tile, e.g. 3,5d,*,*.",
-)
-@click.option("--spinner", metavar="N", help="With the spinner on: the led double's number (or N-N).")
-@click.option("--played", metavar="TILES", help="Every tile on the table, the led double included.")
-@click.option("--played-by", multiple=True, metavar="SEAT:TILES", help="Tiles a seat played (optional). Repeatable.")
-@click.option("--counts", metavar="N,N,...", help="Tiles in each seat's hand, in seat order (own seat included).")
-@click.option("--boneyard", metavar="N", help="Tiles left in the boneyard.")
-@click.option("--scores", metavar="N,N,...", help="Side scores, in side order.")
-@click.option(
-    "--void",
-    "voids",
-    multiple=True,
-    metavar="SEAT:NUMBERS",
-    help="Numbers a seat surely holds none of (it drew or passed on them). Repeatable.",
-)
-@click.option(
-    "--policy",
-    type=click.Choice(PLAYERS),
-    default=DEFAULT_PLAYER,
-    show_default=True,
-    help="Search player whose evaluation ranks the moves (reader: pimc's rollouts on worlds weighted by the "
-    "other seats' plays; ismcts: the tree search of the player that measured best against pimc, on the same worlds, every move "
-    "in every world; see docs/policies.md).",
-)
-@click.option(
-    "--base",
-    type=click.Choice(BASE_POLICIES),
-    default=DEFAULT_BASE,
-    show_default=True,
-    help="Policy that plays every seat in the search's rollouts (the search's own setting, as in pimc:base=...).",
-)
-@click.option(
-    "--worlds",
-    type=Bounded(MIN_WORLDS, MAX_WORLDS),
-    default=DEFAULT_WORLDS,
-    show_default=True,
-    help="Most worlds to sample (the budget).",
-)
-@click.option(
-    "--batch",
-    type=Bounded(1, MAX_WORLDS),
-    default=DEFAULT_BATCH,
-    show_default=True,
-    help="Worlds between checks whether the best move is separated.",
-)
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the sampled worlds (0..2^64-1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def command(
-    players,
-    partnerships,
-    preset,
-    settings,
-    game_file,
-    match_index,
-    decision,
-    position_file,
-    seat,
-    hand,
-    ends,
-    spinner,
-    played,
-    played_by,
-    counts,
-    boneyard,
-    scores,
-    voids,
-    policy,
-    base,
-    worlds,
-    batch,
-    seed,
-    as_json,
-):
+def command(players, partnerships, preset, settings, game: GameDecision, position: dict[str, Any], search, as_json):
     """Rank every legal move of a position by its estimated match-win probability.
 
     The position is described by the options below or a --position file, or
@@ -347,23 +321,14 @@ def command(
     """
     ctx = click.get_current_context()
     given_options = [name for name in ctx.params if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
-    if game_file is not None or match_index is not None or decision is not None:
-        _game_decision(game_file, match_index, decision, given_options, policy, base, worlds, batch, seed, as_json)
+    if game != GameDecision(None, None, None):
+        _game_decision(game, given_options, search, as_json)
         return
+    position_file = position.pop("position_file")
     data = _read_file(position_file) if position_file else {}
-    given = {
-        "seat": seat,
-        "hand": hand,
-        "ends": ends,
-        "spinner": spinner,
-        "played": played,
-        "counts": counts,
-        "boneyard": boneyard,
-        "scores": scores,
-        "played_by": _seat_items(played_by, "--played-by") or None,
-        "voids": _seat_items(voids, "--void") or None,
-    }
-    data.update({key: value for key, value in given.items() if value is not None})
+    position["played_by"] = _seat_items(position["played_by"], "--played-by") or None
+    position["voids"] = _seat_items(position["voids"], "--void") or None
+    data.update({key: value for key, value in position.items() if value is not None})
     for key, value in data.items():
         _refuse_foreign_digits(value, key)
     from_options = [name for name in _RULE_OPTIONS if name in given_options]
@@ -373,16 +338,14 @@ def command(
         rules = _rules_from_file(data["rules"])
     else:
         rules = rules_from(players, partnerships, preset, settings)
-    result = analyze(
-        Position.from_mapping(data), rules, base=base, worlds=worlds, batch=batch, seed=seed, policy=policy
-    )
+    result = analyze(Position.from_mapping(data), rules, **search.keywords())
     if as_json:
         print_json(result.to_dict())
     else:
         results_console().print(analysis_table(result))
 
 
-def _game_decision(game_file, match_index, decision, given_options, policy, base, worlds, batch, seed, as_json) -> None:
+def _game_decision(game: GameDecision, given_options: list[str], search: SearchOptions, as_json: bool) -> None:
     """``--game FILE --decision N``: analyze a decision of a played game from the deciding seat's whole view.
 
     The view holds the order of the hand's plays, so the search weighs its
@@ -390,6 +353,7 @@ def _game_decision(game_file, match_index, decision, given_options, policy, base
     review's for that decision (:func:`bergen_sim.services.game_review.decision_seed`), so
     with review's ``--worlds`` and ``--seed`` the figures repeat its row.
     """
+    game_file, match_index, decision = game
     if game_file is None:
         raise PositionError(
             f"--{'decision' if decision is not None else 'match'} picks a decision of a played "
@@ -420,11 +384,7 @@ def _game_decision(game_file, match_index, decision, given_options, policy, base
     result = analyze(
         view,
         written.rules,
-        base=base,
-        worlds=worlds,
-        batch=batch,
-        seed=decision_seed(seed, written.match, decision),
-        policy=policy,
+        **dataclasses.replace(search, seed=decision_seed(search.seed, written.match, decision)).keywords(),
     )
     made = f"{action.tile} {action.end}"
     rank = result.move(made).rank
@@ -438,7 +398,7 @@ def _game_decision(game_file, match_index, decision, given_options, policy, base
                     "decision": decision,
                     "played": made,
                     "played_rank": rank,
-                    "review_seed": seed,
+                    "review_seed": search.seed,
                 },
             }
         )
@@ -456,6 +416,6 @@ def _game_decision(game_file, match_index, decision, given_options, policy, base
             move=made,
             rank=rank,
             moves=len(result.moves),
-            seed=seed,
+            seed=search.seed,
         )
     )

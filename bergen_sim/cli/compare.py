@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import cast
+from typing import NamedTuple, cast
 
 import click
 import pandas as pd
@@ -11,7 +11,8 @@ from rich.console import JustifyMethod
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
-from bergen_sim.cli.options import policy_names_given, rule_options, rules_from, run_options
+from bergen_sim.cli.groups import option_group
+from bergen_sim.cli.options import policy_names_given, run_options, with_rules
 from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.cli.renamed import deprecated, old_spelling
 from bergen_sim.core.errors import one_line
@@ -26,6 +27,14 @@ from bergen_sim.services.comparison import (
     parse_luck_models,
 )
 from bergen_sim.services.files.output import OutputError
+
+
+class LuckOptions(NamedTuple):
+    """--adjust, --luck-model and --luck-playouts: whether and how the luck of the deals is adjusted for."""
+
+    adjust: str
+    luck_models: tuple[str, ...]
+    luck_playouts: int | None
 
 
 def _interval(row: pd.Series, column: str, percent: bool = False) -> str:
@@ -136,7 +145,7 @@ def standings_table(result: TournamentResult) -> Table:
 @old_spelling(
     "--matches", "--deals", "deals", "compare", " (it counted deal sets)", type=Bounded(1, MAX_DEAL_SETS), metavar="N"
 )
-@rule_options
+@with_rules
 @click.option(
     "--policy",
     "policy_values",
@@ -168,38 +177,41 @@ def standings_table(result: TournamentResult) -> Table:
     is_flag=True,
     help="Give each rotation its own seed (no duplicate deals); for measuring what duplicates buy.",
 )
-@click.option(
-    "--adjust",
-    type=click.Choice(ADJUSTMENTS),
-    default="none",
-    show_default=True,
-    help="luck: add luck-adjusted win rates and points (control variates at every deal and draw: "
-    "narrower intervals, but thousands of hand play-outs per match; see docs/compare.md).",
-)
-@click.option(
-    "--luck-model",
-    "luck_models",
-    multiple=True,
-    metavar="NAME=MODEL",
-    help="With --adjust luck: play policy NAME's seats by MODEL in the adjustment's play-outs: a "
-    "built-in heuristic, or pimc[:worlds=N] (a search in every play-out: slower, closer to a "
-    "search player). A plug-in or search is otherwise played there by expert; a closer model "
-    "narrows the interval, none biases it. Repeatable.",
-)
-@click.option(
-    "--luck-playouts",
-    "luck_playouts",
-    type=int,
-    metavar="N",
-    help="With --adjust luck: play-outs per evaluated position (default 32; more narrow the adjusted "
-    "interval further, at their cost).",
+@option_group(
+    "luck",
+    [
+        click.option(
+            "--adjust",
+            type=click.Choice(ADJUSTMENTS),
+            default="none",
+            show_default=True,
+            help="luck: add luck-adjusted win rates and points (control variates at every deal and draw: "
+            "narrower intervals, but thousands of hand play-outs per match; see docs/compare.md).",
+        ),
+        click.option(
+            "--luck-model",
+            "luck_models",
+            multiple=True,
+            metavar="NAME=MODEL",
+            help="With --adjust luck: play policy NAME's seats by MODEL in the adjustment's play-outs: a "
+            "built-in heuristic, or pimc[:worlds=N] (a search in every play-out: slower, closer to a "
+            "search player). A plug-in or search is otherwise played there by expert; a closer model "
+            "narrows the interval, none biases it. Repeatable.",
+        ),
+        click.option(
+            "--luck-playouts",
+            "luck_playouts",
+            type=int,
+            metavar="N",
+            help="With --adjust luck: play-outs per evaluated position (default 32; more narrow the adjusted "
+            "interval further, at their cost).",
+        ),
+    ],
+    LuckOptions,
 )
 @run_options
 def command(
-    players,
-    partnerships,
-    preset,
-    settings,
+    rules,
     policy_values,
     deals,
     old_policies,
@@ -207,9 +219,7 @@ def command(
     as_json,
     out,
     independent,
-    adjust,
-    luck_models,
-    luck_playouts,
+    luck: LuckOptions,
     run,
 ):
     """Round-robin of the policies given with --policy, with seat rotation on duplicate deals."""
@@ -223,23 +233,23 @@ def command(
         run = dataclasses.replace(run, progress=False)
     try:
         result = compare(
-            rules=rules_from(players, partnerships, preset, settings),
+            rules=rules,
             policies=policies,
             deals=deals,
             seed=seed,
             independent=independent,
             options=run,
-            adjust=adjust,
-            luck_models=parse_luck_models(luck_models, names=policies),
-            luck_playouts=luck_playouts,
+            adjust=luck.adjust,
+            luck_models=parse_luck_models(luck.luck_models, names=policies),
+            luck_playouts=luck.luck_playouts,
         )
     except OutputError as exc:  # finished, but the checkpoint failed: show the results before the error
-        if exc.result is not None:
+        if isinstance(exc.result, TournamentResult):  # what compare() attaches
             _show(exc.result, as_json, to_stderr)
             if target:
                 exc.result.write(target)
         raise
-    if adjust == "luck":
+    if luck.adjust == "luck":
         from bergen_sim.core import feedback
         from bergen_sim.services.luck import MIN_ADJUSTED_DEAL_SETS
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import Any
 
 import click
 
 from bergen_sim.cli.bounds import SEED, Bounded
+from bergen_sim.cli.groups import option_group
 from bergen_sim.cli.options import policy_names_given, run_options
 from bergen_sim.cli.output import print_json
 from bergen_sim.cli.renamed import deprecated, old_spelling
@@ -15,6 +17,17 @@ from bergen_sim.core import feedback
 from bergen_sim.core.errors import one_line
 from bergen_sim.core.limits import MAX_MATCHES
 from bergen_sim.services.analysis import reporting
+
+
+def _plan(
+    matches: int | None, quick: bool, seed: int, policy_values: tuple[str, ...], old_strategies: str | None
+) -> dict[str, Any]:
+    """What every analysis plays (--matches, --quick, --seed, --policy), as ``report()``'s keywords."""
+    if old_strategies is not None:
+        deprecated("report --strategies A,B", "--policy A,B")
+        policy_values = (*policy_values, old_strategies)
+    picked = policy_names_given(policy_values) if policy_values else None  # '' is refused, not the default
+    return {"matches": matches, "quick": quick, "seed": seed, "policies": picked}
 
 
 def _warn(text: str) -> None:
@@ -25,17 +38,35 @@ def _warn(text: str) -> None:
 @click.command("report")
 @old_spelling("--out", "--out-dir", "out_dir", "report", metavar="DIR")
 @click.argument("names", nargs=-1, metavar="[NAME ...|all]")
-@click.option(
-    "--matches",
-    type=Bounded(1, MAX_MATCHES),
-    default=None,
-    help=f"Matches per configuration (default {reporting.FULL_MATCHES:,}; {reporting.QUICK_MATCHES:,} with --quick).",
-)
-@click.option(
-    "--quick",
-    is_flag=True,
-    help=f"Small and fast: {reporting.QUICK_MATCHES:,} matches per configuration and only the "
-    f"{', '.join(reporting.QUICK_STRATEGIES)} policies.",
+@option_group(
+    "plan",
+    [
+        click.option(
+            "--matches",
+            type=Bounded(1, MAX_MATCHES),
+            default=None,
+            help=f"Matches per configuration (default {reporting.FULL_MATCHES:,}; {reporting.QUICK_MATCHES:,} with --quick).",
+        ),
+        click.option(
+            "--quick",
+            is_flag=True,
+            help=f"Small and fast: {reporting.QUICK_MATCHES:,} matches per configuration and only the "
+            f"{', '.join(reporting.QUICK_STRATEGIES)} policies.",
+        ),
+        click.option(
+            "--seed", type=SEED, default=0, show_default=True, help="Seed of every configuration (0..2^64-1)."
+        ),
+        click.option(
+            "--policy",
+            "policy_values",
+            multiple=True,
+            metavar="NAME[,NAME...]",
+            help="Policies to compare, repeated or as a comma list (default: every built-in heuristic; the "
+            "quick subset with --quick).",
+        ),
+        click.option("--strategies", "old_strategies", default=None, hidden=True),  # the old spelling, for one release
+    ],
+    _plan,
 )
 @click.option(
     "--out-dir",
@@ -44,16 +75,6 @@ def _warn(text: str) -> None:
     show_default=True,
     help="Folder for the reports (an index README.md, NAME.md and NAME/ per analysis).",
 )
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of every configuration (0..2^64-1).")
-@click.option(
-    "--policy",
-    "policy_values",
-    multiple=True,
-    metavar="NAME[,NAME...]",
-    help="Policies to compare, repeated or as a comma list (default: every built-in heuristic; the "
-    "quick subset with --quick).",
-)
-@click.option("--strategies", "old_strategies", default=None, hidden=True)  # the old spelling, for one release
 @click.option(
     "--analyses-dir",
     type=click.Path(file_okay=False),
@@ -77,12 +98,8 @@ def _warn(text: str) -> None:
 @run_options(resumable=False)
 def command(
     names,
-    matches,
-    quick,
+    plan,
     out_dir,
-    seed,
-    policy_values,
-    old_strategies,
     analyses_dir,
     list_only,
     allow_dirty,
@@ -102,19 +119,12 @@ def command(
         for name, path in ({} if as_json else known).items():
             click.echo(one_line(f"{name}  ({path})"))
         return
-    if old_strategies is not None:
-        deprecated("report --strategies A,B", "--policy A,B")
-        policy_values = (*policy_values, old_strategies)
-    picked = policy_names_given(policy_values) if policy_values else None  # '' is refused, not the default
     run = dataclasses.replace(run, progress=False)  # one log line per analysis instead of a bar per run
     start = time.perf_counter()
     done = reporting.report(
         list(names),
         out_dir,
-        quick=quick,
-        matches=matches,
-        seed=seed,
-        policies=picked,
+        **plan,
         analyses_dir=analyses_dir,
         options=run,
         log=feedback.info,

@@ -7,20 +7,14 @@ from pathlib import Path
 
 import click
 
-from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
+from bergen_sim.cli.bounds import SEED_HELP, Bounded
+from bergen_sim.cli.groups import PLAYERS, search_options
 from bergen_sim.cli.renamed import old_spelling
-from bergen_sim.core.limits import MAX_WORLDS, MIN_WORLDS  # per decision, and per batch: review() refuses more
 
 DEFAULT_WORLDS = 20_000  # the same defaults as bergen_sim.services.game_review (kept here so --help imports no engine)
-DEFAULT_BATCH = 1_000
 DEFAULT_BLUNDER = 0.05
 MOST_SEAT = 7  # rules.PLAYER_COUNTS[-1] - 1 (not imported: the rules load NumPy and the engine's layout)
 MOST_MATCH_INDEX = 10**12  # far beyond any file (a match takes about 10 kB)
-#: search.rollout.BASE_POLICIES (not imported, as above; tests/services/test_review.py checks they agree)
-BASE_POLICIES = ("random", "first", "greedy", "defensive", "doubles-first", "heavy-first", "expert")
-#: search.position.PLAYERS and DEFAULT_PLAYER (not imported, as above; tests/services/test_review.py checks they agree)
-PLAYERS = ("reader", "pimc", "ismcts")
-DEFAULT_PLAYER = "ismcts"
 
 
 @click.command("review")
@@ -40,33 +34,11 @@ DEFAULT_PLAYER = "ismcts"
     multiple=True,
     help="Review only this match of the file: a match index from 0. Repeatable.",
 )
-@click.option(
-    "--worlds",
-    type=Bounded(MIN_WORLDS, MAX_WORLDS),
-    default=DEFAULT_WORLDS,
-    show_default=True,
-    help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).",
-)
-@click.option(
-    "--batch",
-    type=Bounded(1, MAX_WORLDS),
-    default=DEFAULT_BATCH,
-    show_default=True,
-    help="Worlds between checks whether the best move is separated.",
-)
-@click.option(
-    "--policy",
-    type=click.Choice(PLAYERS),
-    default=DEFAULT_PLAYER,
-    show_default=True,
-    help="Search player whose evaluation ranks the moves, as in `bergen-sim analyze --policy`.",
-)
-@click.option(
-    "--base",
-    type=click.Choice(BASE_POLICIES),
-    default="expert",
-    show_default=True,
-    help="Policy that plays every seat in the search's rollouts (the search's own setting, as in pimc:base=...).",
+@search_options(
+    policy_help="Search player whose evaluation ranks the moves, as in `bergen-sim analyze --policy`.",
+    worlds_default=DEFAULT_WORLDS,
+    worlds_help="Most sampled worlds per decision (sampling stops earlier once the best move is separated).",
+    seed_help=SEED_HELP,
 )
 @click.option(
     "--blunder",
@@ -75,7 +47,6 @@ DEFAULT_PLAYER = "ismcts"
     show_default=True,
     help="An error losing at least this much match-win probability is a blunder.",
 )
-@click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option(
     "-o",
@@ -84,7 +55,7 @@ DEFAULT_PLAYER = "ismcts"
     metavar="FILE",
     help="Also write a Markdown report here, with a figure (PNG) beside it.",
 )
-def command(game, seats, matches, worlds, batch, policy, base, blunder, seed, as_json, out):
+def command(game, seats, matches, search, blunder, as_json, out):
     """Review a played game: for every decision, the move made, the best move and the loss.
 
     GAME is a bergen-trace file (JSON Lines, e.g. from `bergen-sim trace` or
@@ -116,9 +87,7 @@ def command(game, seats, matches, worlds, batch, policy, base, blunder, seed, as
                     f"--out {out}: it would write {written.name} over the game being reviewed; "
                     "give a report name whose .md and .png are other files"
                 )
-    result = review(
-        games, seats=seats or None, worlds=worlds, batch=batch, base=base, seed=seed, blunder=blunder, policy=policy
-    )
+    result = review(games, seats=seats or None, blunder=blunder, **search.keywords())
     failure = None
     if out is not None:
         try:  # each file is complete or not written at all (bergen_sim.services.files.output)

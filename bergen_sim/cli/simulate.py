@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from bergen_sim.cli.bounds import SEED, SEED_HELP, Bounded
-from bergen_sim.cli.options import policy_option, rule_options, rules_from, run_options
+from bergen_sim.cli.options import policy_option, run_options, with_rules
 from bergen_sim.cli.output import print_json, results_console
 from bergen_sim.core.errors import one_line
 from bergen_sim.core.limits import MAX_MATCHES
@@ -75,7 +75,7 @@ def _speed(per_s: float) -> str:
 
 
 @click.command("simulate")
-@rule_options
+@with_rules
 @policy_option
 @click.option("--matches", type=Bounded(1, MAX_MATCHES), default=10_000, show_default=True, help="Matches to play.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=SEED_HELP)
@@ -88,14 +88,14 @@ def _speed(per_s: float) -> str:
     "standard output; the summary then goes to standard error).",
 )
 @run_options
-def command(players, partnerships, preset, settings, policies, matches, seed, as_json, out, run):
+def command(rules, policies, matches, seed, as_json, out, run):
     """Play MATCHES matches and summarise them."""
     rows_to_stdout = out is not None and check_rows_path(out).to_stdout
     if as_json:
         run = dataclasses.replace(run, progress=False)
     try:
         result = simulate(
-            rules=rules_from(players, partnerships, preset, settings),
+            rules=rules,
             policies=policies,
             matches=matches,
             seed=seed,

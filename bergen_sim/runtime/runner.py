@@ -13,6 +13,7 @@ import importlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -33,6 +34,20 @@ _NO_ROWS = np.zeros((0, 2), dtype=np.int64)
 _NO_DEALS = np.zeros((0, L.MAX_TILES), dtype=np.int64)
 _NO_TRACE = np.zeros((0, L.T_WIDTH), dtype=np.int64)
 _NO_HANDS = np.zeros((0, L.H_WIDTH), dtype=np.int64)
+
+
+class Replay(NamedTuple):
+    """What one kernel call replays and records: recorded deals and plays (none: keyed deals, the policies'
+    choices) and, when ``tracing``, the trace buffer it fills."""
+
+    deals: np.ndarray = _NO_DEALS
+    script: np.ndarray = _NO_ROWS
+    trace: np.ndarray = _NO_TRACE
+    tracing: bool = False
+
+
+#: keyed deals played by the policies, nothing traced
+KEYED = Replay()
 
 
 def halt_flag() -> np.ndarray:
@@ -191,14 +206,14 @@ class Engine:
         seats = [self.refs[distinct.index(name)] for name in self.policy_names]
         self.seat_policy, self._seat_params, self._seat_tables = seat_arguments(self._kernel.ENTRIES, seats, rules)
         names = ", ".join(dict.fromkeys([*self.policy_names, *distinct]))  # seat order first
-        first_call = self._call_args(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)[0]
+        first_call = self._call_args(0, 0, 0, KEYED, _NO_HANDS)[0]
         cached = in_disk_cache(self._kernel.run_matches, first_call)
         kind = compile_kind(self.refs)
         if cached is False:
             feedback.compiling(f"the match loop for {names}", kind)
         feedback.detail(f"kernel {self._kernel.__file__} for policies {names}")
         # a zero-match call compiles the kernel, or loads it from Numba's disk cache, now
-        load = functools.partial(self._call, 0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)
+        load = functools.partial(self._call, 0, 0, 0, KEYED, _NO_HANDS)
         try:
             if cached:
                 _load_cached(load)
@@ -218,9 +233,7 @@ class Engine:
                 f"the kernel for policies {names} does not compile (Numba): {reason_of(exc.__context__ or exc)}"
             ) from None
 
-    def _call_args(
-        self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True, halt=None
-    ):
+    def _call_args(self, seed, first_match, n_matches, replay: Replay, hand_rows, match_rows=True, halt=None):
         """The kernel's arguments for one call, and the totals, match rows and error slots it fills."""
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
         rows = np.zeros((n_matches if match_rows else 1, L.M_WIDTH), dtype=np.int64)
@@ -235,16 +248,25 @@ class Engine:
             key,
             first,
             count,
-            tracing,
-            RunBuffers(deals, script, trace, totals, rows, hand_rows, err, halt_flag() if halt is None else halt),
+            replay.tracing,
+            RunBuffers(
+                replay.deals,
+                replay.script,
+                replay.trace,
+                totals,
+                rows,
+                hand_rows,
+                err,
+                halt_flag() if halt is None else halt,
+            ),
             self._no_tiles,
         )
         return args, totals, rows, err
 
-    def _call(self, seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows=True, halt=None):
+    def _call(self, seed, first_match, n_matches, replay: Replay, hand_rows, match_rows=True, halt=None):
         """One kernel call; returns (matches played, totals, match rows, hand rows used, trace rows used)."""
         args, totals, match_rows, err = self._call_args(
-            seed, first_match, n_matches, deals, script, trace, tracing, hand_rows, match_rows, halt
+            seed, first_match, n_matches, replay, hand_rows, match_rows, halt
         )
         try:
             played, n_hands, n_trace = self._kernel.run_matches(*args)
@@ -303,7 +325,7 @@ class Engine:
             size = min(todo * per_match, max(per_match, 1 << 16)) if hand_rows else 0
             hands_buf = np.zeros((size, L.H_WIDTH), dtype=np.int64)
             played, part, rows, n_hands, _ = self._call(
-                seed, first_match + done, todo, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, hands_buf, match_rows, halt
+                seed, first_match + done, todo, KEYED, hands_buf, match_rows, halt
             )
             if halt is not None and halt[0] != 0 and done + played < n_matches:
                 raise Halted.after(first_match, n_matches, done + played)
@@ -329,7 +351,7 @@ class Engine:
         while True:
             trace = np.zeros((capacity, L.T_WIDTH), dtype=np.int64)
             played, *_, used = self._call(
-                seed, first_match, n_matches, deals, script, trace, True, _NO_HANDS, halt=halt
+                seed, first_match, n_matches, Replay(deals, script, trace, tracing=True), _NO_HANDS, halt=halt
             )
             if halt is not None and halt[0] != 0 and played < n_matches:
                 raise Halted.after(first_match, n_matches, played)

@@ -10,7 +10,7 @@ these first; the range checks stay with the code that knows the ranges.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bergen_sim.core.errors import BergenError, shown
@@ -87,6 +87,19 @@ def optional_text(name: str, value: Any) -> str | None:
 RULE_KEYWORDS = ("players", "partnerships", "preset", "settings")
 #: the run keywords they took in place of ``options=``
 RUN_KEYWORDS = ("workers", "scheduler", "checkpoint", "progress", "chunk_size")
+
+
+def old_keywords(function: str, given: Mapping[str, Any], *groups: Sequence[str]) -> list[dict[str, Any]]:
+    """The deprecated keywords ``function`` takes as ``**deprecated``, one mapping per group of names
+    (each name None when not given), for :func:`rules_argument` and :func:`options_argument`.
+
+    A name in no group is refused as Python refuses an unknown keyword argument.
+    """
+    known = {name for group in groups for name in group}
+    for name in given:
+        if name not in known:
+            raise TypeError(f"{function}() got an unexpected keyword argument {name!r}")
+    return [{name: given.get(name) for name in group} for group in groups]
 
 
 def _old_keywords(function: str, new: str, old: Mapping[str, Any], stacklevel: int) -> dict[str, Any]:

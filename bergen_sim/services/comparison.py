@@ -66,7 +66,16 @@ from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.search.luck_controls import CONTROLS
 from bergen_sim.search.rollout import BASE_POLICIES
-from bergen_sim.services.arguments import flag, options_argument, policy_names, rules_argument, whole
+from bergen_sim.services.arguments import (
+    RULE_KEYWORDS,
+    RUN_KEYWORDS,
+    flag,
+    old_keywords,
+    options_argument,
+    policy_names,
+    rules_argument,
+    whole,
+)
 from bergen_sim.services.execution.jobs import Job, JobRun, RunOptions, engine_for, run_job
 from bergen_sim.services.execution.parallel import default_workers
 from bergen_sim.services.execution.progress import match_progress
@@ -254,6 +263,16 @@ def check_luck_models(models: Mapping[str, str] | None, names: Sequence[str], ad
 DEFAULT_DEALS = 10_000
 
 
+@dataclass(frozen=True)
+class LuckAdjustment:
+    """How :func:`play_pair` adjusts for luck (:mod:`bergen_sim.services.luck`): ``models`` maps a policy to the
+    model its seats are played by in the play-outs; ``playouts`` per evaluated position (default
+    ``bergen_sim.services.luck.ROLLOUTS``)."""
+
+    models: Mapping[str, str] | None = None
+    playouts: int | None = None
+
+
 def play_pair(
     rules: Rules,
     a: str,
@@ -265,9 +284,7 @@ def play_pair(
     options: RunOptions | None = None,
     advance: Callable[[int], None] = lambda n: None,
     field: tuple[str, ...] = (),
-    adjust: str = "none",
-    luck_models: Mapping[str, str] | None = None,
-    luck_playouts: int | None = None,
+    luck: LuckAdjustment | None = None,
 ) -> PairOutcomes:
     """Play every rotation of (a, b) on ``deal_sets`` match indices and reduce them per deal set.
 
@@ -275,10 +292,8 @@ def play_pair(
     baseline that shows what duplicate deals buy.  ``options`` say how to run
     (workers, scheduler; its checkpoint folder gets one subfolder per
     rotation); ``advance(n)`` is called as matches finish; ``field`` as in
-    :func:`rotation_jobs`.  ``adjust="luck"`` plays traced matches and adds
-    the luck-adjusted outcomes (:mod:`bergen_sim.services.luck`), whose play-outs play
-    a policy named in ``luck_models`` by the model it maps to, ``luck_playouts`` play-outs per position
-    (default ``bergen_sim.services.luck.ROLLOUTS``).
+    :func:`rotation_jobs`.  ``luck`` (a :class:`LuckAdjustment`) plays traced matches and adds
+    the luck-adjusted outcomes (:mod:`bergen_sim.services.luck`).
     """
     options = options or RunOptions()
     jobs = rotation_jobs(rules, a, b, seed, independent=independent, field=field)
@@ -288,19 +303,19 @@ def play_pair(
     side_hands = np.zeros((2, deal_sets))
     resumed = hands = 0
     failures: list[str] = []
-    controls = np.zeros((2, deal_sets, CONTROLS)) if adjust == "luck" else None
+    controls = np.zeros((2, deal_sets, CONTROLS)) if luck is not None else None
     for job in jobs:
         side_policy = np.array([int(job.policies[s] == b) for s in side_seat])  # 0: a, 1: b, per side
         run: TracedRun | JobRun
-        if controls is not None:
+        if luck is not None:
             run = TracedRun(
                 job,
                 deal_sets,
                 options.chunk_size or traced_chunk_size(deal_sets),
                 options.workers,
                 options.scheduler,
-                luck_models,
-                luck_playouts,
+                luck.models,
+                luck.playouts,
             )
         else:
             run = run_job(
@@ -555,16 +570,7 @@ def compare(
     luck_models: Mapping[str, str] | None = None,
     luck_playouts: int | None = None,
     options: RunOptions | None = None,
-    matches: int | None = None,
-    players: int | None = None,
-    partnerships: bool | None = None,
-    preset: str | None = None,
-    settings: Mapping[str, Any] | None = None,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    checkpoint: str | None = None,
-    progress: bool | None = None,
-    chunk_size: int | None = None,
+    **deprecated: Any,
 ) -> TournamentResult:
     """Play a round-robin of ``policies`` on duplicate deals and analyse it per pair and overall.
 
@@ -593,15 +599,10 @@ def compare(
     ``chunk_size``) of earlier releases still work for this one, with a
     DeprecationWarning.
     """
-    rules = rules_argument(
-        "compare", rules, dict(players=players, partnerships=partnerships, preset=preset, settings=settings)
-    )
-    options = options_argument(
-        "compare",
-        options,
-        dict(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress, chunk_size=chunk_size),
-    )
-    deals = renamed_keyword("deals", deals, "matches", matches, CompareError)
+    old_rules, old_run, old_deals = old_keywords("compare", deprecated, RULE_KEYWORDS, RUN_KEYWORDS, ("matches",))
+    rules = rules_argument("compare", rules, old_rules)
+    options = options_argument("compare", options, old_run)
+    deals = renamed_keyword("deals", deals, "matches", old_deals["matches"], CompareError)
     deals, seed = whole("deals", DEFAULT_DEALS if deals is None else deals), whole("seed", seed)
     independent = flag("independent", independent)
     names = check_policies(policy_names(policies))
@@ -645,9 +646,7 @@ def compare(
                 options=options,
                 advance=advance,
                 field=tuple(names),
-                adjust=adjust,
-                luck_models=luck_models,
-                luck_playouts=luck_playouts,
+                luck=LuckAdjustment(luck_models, luck_playouts) if adjust == "luck" else None,
             )
             for a, b in pairs
         ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,17 @@ from bergen_sim.core.limits import MAX_MATCHES, check_range, check_seed
 from bergen_sim.engine import layout as L
 from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.runner import seat_policy_names
-from bergen_sim.services.arguments import flag, optional_text, options_argument, policy_names, rules_argument, whole
+from bergen_sim.services.arguments import (
+    RULE_KEYWORDS,
+    RUN_KEYWORDS,
+    flag,
+    old_keywords,
+    optional_text,
+    options_argument,
+    policy_names,
+    rules_argument,
+    whole,
+)
 from bergen_sim.services.execution.jobs import Job, RunOptions, engine_for, run_job
 from bergen_sim.services.files.match_table import FrameSink, check_rows_path, match_frame
 from bergen_sim.services.files.output import OutputError, check_folder, raise_failures
@@ -149,15 +159,7 @@ def simulate(
     rows: bool = False,
     out: str | None = None,
     options: RunOptions | None = None,
-    players: int | None = None,
-    partnerships: bool | None = None,
-    preset: str | None = None,
-    settings: Mapping[str, Any] | None = None,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    checkpoint: str | None = None,
-    progress: bool | None = None,
-    chunk_size: int | None = None,
+    **deprecated: Any,
 ) -> SimulationResult:
     """Play ``matches`` matches and summarise them.
 
@@ -179,14 +181,9 @@ def simulate(
     ``checkpoint``, ``progress``, ``chunk_size``) of earlier releases still
     work for this one, with a DeprecationWarning.
     """
-    rules = rules_argument(
-        "simulate", rules, dict(players=players, partnerships=partnerships, preset=preset, settings=settings)
-    )
-    options = options_argument(
-        "simulate",
-        options,
-        dict(workers=workers, scheduler=scheduler, checkpoint=checkpoint, progress=progress, chunk_size=chunk_size),
-    )
+    old_rules, old_run = old_keywords("simulate", deprecated, RULE_KEYWORDS, RUN_KEYWORDS)
+    rules = rules_argument("simulate", rules, old_rules)
+    options = options_argument("simulate", options, old_run)
     matches, seed = whole("matches", matches), whole("seed", seed)
     rows = flag("rows", rows)
     policies = policy_names(policies)

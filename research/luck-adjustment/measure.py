@@ -6,7 +6,7 @@ Run from the project root::
     python research/luck-adjustment/measure.py --policies greedy,random --matches 4000 --seed 21 --rollouts 4 --deal-samples 8
 
 It plays the pair as ``compare`` does (every seat rotation on duplicate
-deals, :func:`bergen_sim.services.comparison.play_pair` with ``adjust="luck"``) and
+deals, :func:`bergen_sim.services.comparison.play_pair` with ``luck=LuckAdjustment(...)``) and
 prints one Markdown row: per figure (the first policy's win rate, in
 percent, and the points margin per hand) the raw and the adjusted mean with
 their 95% half-widths, the ratio of the half-widths with a 95% bootstrap
@@ -45,7 +45,7 @@ from bergen_sim.core.limits import MAX_DEAL_SETS, check_range, check_seed
 from bergen_sim.core.provenance import add_allow_dirty, check_clean, result_record
 from bergen_sim.core.stats import paired_interval
 from bergen_sim.services import luck
-from bergen_sim.services.comparison import check_luck_models, parse_luck_models, play_pair
+from bergen_sim.services.comparison import LuckAdjustment, check_luck_models, parse_luck_models, play_pair
 from bergen_sim.services.execution.jobs import RunOptions
 from bergen_sim.services.files.output import merge_target, write_result
 
@@ -114,9 +114,7 @@ def main() -> None:
         args.seed,
         options=RunOptions(workers=args.workers),
         field=(a, b),
-        adjust="luck",
-        luck_models=models,
-        luck_playouts=args.rollouts,
+        luck=LuckAdjustment(models, args.rollouts),
     )
     share, points, opponent_points = out.adjusted
     cells = [

@@ -44,7 +44,7 @@ from bergen_sim.core.provenance import add_allow_dirty, check_clean, environment
 from bergen_sim.core.stats import paired_interval, wilson_interval
 from bergen_sim.model.rules import Rules
 from bergen_sim.services import luck
-from bergen_sim.services.comparison import play_pair
+from bergen_sim.services.comparison import LuckAdjustment, play_pair
 from bergen_sim.services.execution.jobs import RunOptions
 from bergen_sim.services.files.output import merge_target, write_result
 
@@ -168,7 +168,14 @@ def main() -> None:
             continue
         cpu = time.process_time()
         out = play_pair(
-            rules, a, b, args.deal_sets, seed, options=RunOptions(workers=args.workers), field=(a, b), adjust="luck"
+            rules,
+            a,
+            b,
+            args.deal_sets,
+            seed,
+            options=RunOptions(workers=args.workers),
+            field=(a, b),
+            luck=LuckAdjustment(),
         )
         raw, raw_low, raw_high = t_interval(out.win_share)
         adjusted, adjusted_low, adjusted_high = t_interval(out.adjusted[0])

@@ -26,7 +26,7 @@ from bergen_sim.core.compile_cache import in_disk_cache
 from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.kernel_build import load_kernel, searches
 from bergen_sim.runtime.registry import BUILTINS, resolve
-from bergen_sim.runtime.runner import _NO_DEALS, _NO_HANDS, _NO_ROWS, _NO_TRACE, Engine
+from bergen_sim.runtime.runner import _NO_HANDS, KEYED, Engine
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "kernel_outputs.json"
 
@@ -180,7 +180,7 @@ def test_every_mix_of_built_ins_and_table_size_shares_one_kernel():
     first = Engine(Rules.make(players=2), ["random"])
     second = Engine(four, ["expert:lead=lowest", "greedy", "defensive", "expert:weights=spinner"])
     assert second._kernel is first._kernel
-    call = second._call_args(0, 0, 0, _NO_DEALS, _NO_ROWS, _NO_TRACE, False, _NO_HANDS)[0]
+    call = second._call_args(0, 0, 0, KEYED, _NO_HANDS)[0]
     assert in_disk_cache(second._kernel.run_matches, call)  # compiled for the first: nothing more to compile
     assert second.seat_policy.tolist() == [
         second._kernel.ENTRIES.index(("bergen_sim.policies." + m, "choose"))

@@ -534,12 +534,16 @@ def test_a_match_asked_twice_is_reviewed_once(capsys):
 
 
 def test_the_review_base_is_checked_before_the_game_is_read(tmp_path, capsys):
-    from bergen_sim.cli import review as review_cli
-    from bergen_sim.search.position import DEFAULT_PLAYER, PLAYERS
+    from bergen_sim.cli import groups
+    from bergen_sim.search.position import DEFAULT_BASE, DEFAULT_BATCH, DEFAULT_PLAYER, PLAYERS
     from bergen_sim.search.rollout import BASE_POLICIES
 
-    assert review_cli.BASE_POLICIES == BASE_POLICIES
-    assert (review_cli.PLAYERS, review_cli.DEFAULT_PLAYER) == (PLAYERS, DEFAULT_PLAYER)
+    assert (groups.BASE_POLICIES, groups.DEFAULT_BASE, groups.DEFAULT_BATCH) == (
+        BASE_POLICIES,
+        DEFAULT_BASE,
+        DEFAULT_BATCH,
+    )
+    assert (groups.PLAYERS, groups.DEFAULT_PLAYER) == (PLAYERS, DEFAULT_PLAYER)
     for option, value, allowed in (("--base", "nosuch", "expert"), ("--policy", "expert", "ismcts")):
         assert main(["review", str(tmp_path / "missing.txt"), option, value]) == 2
         err = capsys.readouterr().err.strip()

@@ -62,6 +62,14 @@ def test_the_rule_and_run_keywords_of_the_last_release_still_work_with_a_warning
         bergen_sim.simulate(players=9)
 
 
+@pytest.mark.parametrize("function", [bergen_sim.simulate, compare])
+def test_a_keyword_neither_current_nor_deprecated_is_refused_as_python_refuses_it(function):
+    """The deprecated keywords arrive as ``**deprecated``: any other name is the TypeError Python raises."""
+    with pytest.raises(TypeError) as caught:
+        function(matchs=5)
+    assert str(caught.value) == f"{function.__name__}() got an unexpected keyword argument 'matchs'"
+
+
 def test_report_takes_the_shared_run_options():
     """``report`` wires --workers/--scheduler/--chunk-size with the same decorator as simulate and compare."""
     helps = {name: CliRunner().invoke(cli, [name, "--help"]).output for name in ("simulate", "compare", "report")}

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -66,7 +66,7 @@ from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import BUILTINS, resolve
 from bergen_sim.services.analysis import answers
 from bergen_sim.services.analysis import figures as figs
-from bergen_sim.services.arguments import options_argument, policy_names
+from bergen_sim.services.arguments import old_keywords, options_argument, policy_names
 from bergen_sim.services.comparison import compare, rotation_patterns
 from bergen_sim.services.execution.jobs import Job, RunOptions, run_job
 from bergen_sim.services.execution.parallel import default_workers
@@ -583,12 +583,11 @@ def run(
     quick: bool = False,
     policies: Sequence[str] | None = None,
     analyses_dir: str | os.PathLike | None = None,
-    chunk_size: int | None = None,
+    *,
     options: RunOptions | None = None,
     log: Callable[[str], None] | None = None,
     lang: str | None = None,
-    *,
-    strategies: Sequence[str] | None = None,
+    **deprecated: Any,
 ) -> AnalysisResult:
     """Run analysis ``name`` and return its tables, findings and figures.
 
@@ -606,6 +605,7 @@ def run(
     >>> result = run("header_frequency", matches=200, quick=True)  # doctest: +SKIP
     >>> result.tables["per_hand"].head()  # doctest: +SKIP
     """
+    (strategies, chunk_size) = old_keywords("run_analysis", deprecated, ("strategies", "chunk_size"))[0].values()
     policies = renamed_keyword("policies", policies, "strategies", strategies, AnalysisError)
     options = options_argument("run_analysis", options, {"chunk_size": chunk_size})
     with use(lang):
@@ -799,15 +799,13 @@ def report(
     seed: int = 0,
     policies: Sequence[str] | None = None,
     analyses_dir: str | os.PathLike | None = None,
-    chunk_size: int | None = None,
     options: RunOptions | None = None,
     log: Callable[[str], None] | None = None,
     warn: Callable[[str], None] | None = None,
     tracebacks: bool = False,
     allow_dirty: bool = False,
     lang: str | None = None,
-    strategies: Sequence[str] | None = None,
-    out: str | os.PathLike | None = None,
+    **deprecated: Any,
 ) -> Reports:
     """Run analyses ``names`` (``"all"``, one name or a list) and write their reports in folder ``out_dir``.
 
@@ -829,36 +827,31 @@ def report(
     pages' headings and key findings (default: the language in force).  This
     is ``bergen-sim report``'s Python face.
     """
+    strategies, out, chunk_size = old_keywords("report", deprecated, ("strategies", "out", "chunk_size"))[0].values()
     policies = renamed_keyword("policies", policies, "strategies", strategies, AnalysisError)
     out_dir = renamed_keyword("out_dir", out_dir, "out", out, AnalysisError)
     options = options_argument("report", options, {"chunk_size": chunk_size})
+    plan = _Plan(matches, seed, quick, policies, analyses_dir, options, log)
     with use(lang):
-        return _report(
-            names,
-            DEFAULT_OUT_DIR if out_dir is None else out_dir,
-            quick,
-            matches,
-            seed,
-            policies,
-            analyses_dir,
-            options,
-            log,
-            warn,
-            tracebacks,
-            allow_dirty,
-        )
+        return _report(names, DEFAULT_OUT_DIR if out_dir is None else out_dir, plan, warn, tracebacks, allow_dirty)
+
+
+class _Plan(NamedTuple):
+    """What :func:`report` runs every analysis with: :func:`run`'s arguments but its name."""
+
+    matches: int | None
+    seed: int
+    quick: bool
+    policies: Sequence[str] | None
+    analyses_dir: str | os.PathLike | None
+    options: RunOptions | None
+    log: Callable[[str], None] | None
 
 
 def _report(
     names: str | Sequence[str],
     out: str | os.PathLike,
-    quick: bool,
-    matches: int | None,
-    seed: int,
-    strategies: Sequence[str] | None,
-    analyses_dir: str | os.PathLike | None,
-    options: RunOptions | None,
-    log: Callable[[str], None] | None,
+    plan: _Plan,
     warn: Callable[[str], None] | None,
     tracebacks: bool,
     allow_dirty: bool,
@@ -868,9 +861,9 @@ def _report(
 
     from bergen_sim.services.files.output import STDOUT, OutputError, check_folder
 
-    say = log or (lambda text: None)
+    say = plan.log or (lambda text: None)
     warn = warn or (lambda text: warnings.warn(text, stacklevel=3))
-    known = discover(analyses_dir)
+    known = discover(plan.analyses_dir)
     wanted = [names] if isinstance(names, str) else list(names)
     for name in wanted:
         if name != "all" and name not in known:
@@ -879,10 +872,10 @@ def _report(
     if twice:
         raise AnalysisError(f"analysis {twice[0]} is listed twice; name each analysis once (or all)")
     chosen = list(known) if not wanted or "all" in wanted else wanted
-    strategies = check_strategies(strategies)  # before anything runs
+    plan = plan._replace(policies=check_strategies(plan.policies))  # before anything runs
     if os.fspath(out) == STDOUT:
         raise OutputError("--out-dir -: a report is a folder of files, it cannot go to standard output")
-    for option, folder in (("--out-dir", out), ("--analyses-dir", analyses_dir)):
+    for option, folder in (("--out-dir", out), ("--analyses-dir", plan.analyses_dir)):
         if folder is not None and not is_text(os.fspath(folder)):
             raise OutputError(
                 f"{option} {shown(os.fspath(folder), 80)}: the folder name is not UTF-8 text, and a "
@@ -890,21 +883,12 @@ def _report(
             )
     check_folder(out, "--out-dir")  # before anything runs
     check_own_files(out, chosen)
-    check_clean_for_full_scale(matches, quick, allow_dirty, out)
+    check_clean_for_full_scale(plan.matches, plan.quick, allow_dirty, out)
     results, pages, failed = [], [], {}
     for name in chosen:
         say(f"{name}: running")
         try:
-            result = run(
-                name,
-                matches=matches,
-                seed=seed,
-                quick=quick,
-                policies=strategies,
-                analyses_dir=analyses_dir,
-                options=options,
-                log=log,
-            )
+            result = run(name, **plan._asdict())
         except AnalysisError as exc:  # a broken analysis: say so, go on with the others
             failed[name] = str(exc)
             warn(f"{name}: failed: {exc}")
