@@ -4,6 +4,7 @@ The CLI prints ``str(error)`` and exits with status 2 for these; anything else
 is a bug and keeps its traceback.
 """
 
+import json
 import warnings
 from typing import Any
 
@@ -96,6 +97,14 @@ def shown(value: object, width: int = 40) -> str:
             return huge_number(value)
         return "<holding a number too long to write out>"
     return cut(text, width)
+
+
+def as_json(value: Any) -> str:
+    """A JSON value as a file writes it (``null``, ``"１２"``), cut for a one-line message."""
+    try:
+        return cut(json.dumps(value, ensure_ascii=False), 40)
+    except (TypeError, ValueError, RecursionError):
+        return shown(value)
 
 
 def huge_number(value: int) -> str:

@@ -17,7 +17,7 @@ import pytest
 
 from bergen_sim.core.errors import TraceError
 from bergen_sim.model.rules import Rules
-from bergen_sim.services.files.trace import read_jsonl, replay_match, split_matches
+from bergen_sim.services.files.trace import read_matches, replay_match
 from tests.helpers import walk_match
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -27,12 +27,12 @@ FILES = sorted(GOLDEN.glob("*.jsonl"))
 
 def test_eighteen_rule_sets_of_twelve_matches():
     assert len(FILES) == 18  # 9 of bergen-trace/1, 9 of bergen-trace/2
-    assert all(len(list(split_matches(read_jsonl(path)))) == 12 for path in FILES)
+    assert all(len(list(read_matches(path))) == 12 for path in FILES)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_golden_file_replays_exactly(path):
-    for recorded in split_matches(read_jsonl(path)):
+    for recorded in (match.recorded for match in read_matches(path)):
         produced = replay_match(recorded)
         for k, (got, want) in enumerate(zip(produced, recorded)):
             assert json.dumps(got) == json.dumps(want), f"match {recorded[0]['match']} event {k} differs"
@@ -41,7 +41,7 @@ def test_golden_file_replays_exactly(path):
 
 
 def test_replay_refuses_an_illegal_recorded_play():
-    recorded = next(split_matches(read_jsonl(FILES[0])))
+    recorded = next(read_matches(FILES[0])).recorded
     tampered = [dict(e) for e in recorded]
     play = next(e for e in tampered if e["type"] == "play")
     play["end"] = "L" if play["end"] == "R" else "R"  # the same tile on the other end
@@ -51,7 +51,7 @@ def test_replay_refuses_an_illegal_recorded_play():
 
 
 def test_replay_refuses_a_trace_cut_short():
-    recorded = next(split_matches(read_jsonl(FILES[0])))
+    recorded = next(read_matches(FILES[0])).recorded
     plays = [k for k, e in enumerate(recorded) if e["type"] == "play"]
     with pytest.raises(TraceError, match="ran out"):
         replay_match(recorded[: plays[-1]])

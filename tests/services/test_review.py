@@ -14,7 +14,7 @@ from bergen_sim.core.errors import BergenError
 from bergen_sim.engine import layout as L
 from bergen_sim.search.position import ENGINES
 from bergen_sim.services.files.record import RecordError, decision_view, drive, parse_record, read_games
-from bergen_sim.services.files.trace import split_matches
+from bergen_sim.services.files.trace import read_matches
 from bergen_sim.services.game_review import markdown, review
 from tests.helpers import english_left, error_lines, schema_validator
 
@@ -46,7 +46,7 @@ def test_every_golden_match_read_as_a_written_game_replays_event_for_event():
     """Deals, draws and plays go in; the rules give back every lead, pass, point, settlement and match end."""
     count = 0
     for path in sorted(GOLDEN.glob("*.jsonl")):
-        recorded = split_matches(json.loads(line) for line in path.read_text().splitlines() if line.strip())
+        recorded = (match.recorded for match in read_matches(path))
         for written, events in zip(read_games(path), recorded):
             assert _without_boneyard(drive(written).events) == _without_boneyard(events), path.name
             count += 1
@@ -457,8 +457,7 @@ def test_the_choice_of_the_double_to_lead_is_reviewed_under_any_double(capsys):
 
 def test_a_version_1_trace_of_version_2_rules_is_one_line_and_exit_2(tmp_path, capsys):
     """A file labelled bergen-trace/1 whose rules only version 2 holds (double-nine): refused, not a traceback."""
-    events = [json.loads(line) for line in (GOLDEN / "2p-double-nine.jsonl").read_text().splitlines() if line.strip()]
-    match = next(split_matches(events))
+    match = next(read_matches(GOLDEN / "2p-double-nine.jsonl")).recorded
     match[0] = {**match[0], "format": "bergen-trace/1"}
     path = tmp_path / "game.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in match))
@@ -470,8 +469,7 @@ def test_a_version_1_trace_of_version_2_rules_is_one_line_and_exit_2(tmp_path, c
 
 def test_a_trace_cut_short_is_reviewed_up_to_where_it_stops(tmp_path, capsys):
     """A match whose last events are missing (a game still being played) is read: its replay only goes further."""
-    events = [json.loads(line) for line in (GOLDEN / "2p-standard.jsonl").read_text().splitlines() if line.strip()]
-    match = next(split_matches(events))
+    match = next(read_matches(GOLDEN / "2p-standard.jsonl")).recorded
     cut = next(k for k, e in enumerate(match) if e["type"] in ("out", "blocked"))  # the first hand, to its last play
     path = tmp_path / "game.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in match[:cut]))
@@ -493,8 +491,7 @@ def test_any_player_name_is_drawn_and_written_as_text(tmp_path, capsys, name):
 
 def test_a_traced_policy_name_that_is_not_utf8_is_drawn_and_written(tmp_path, capsys):
     """JSON can hold a lone surrogate ("\\udcff"): it is shown escaped, never a crash of the figure or the file."""
-    events = [json.loads(line) for line in (GOLDEN / "2p-standard.jsonl").read_text().splitlines() if line.strip()]
-    match = next(split_matches(events))
+    match = next(read_matches(GOLDEN / "2p-standard.jsonl")).recorded
     match[0] = {**match[0], "policies": ["\udcff", "b"]}
     path = tmp_path / "game.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in match))

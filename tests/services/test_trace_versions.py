@@ -10,13 +10,13 @@ import pytest
 from bergen_sim.core.errors import TraceError
 from bergen_sim.model.domain import MatchEvent, PlayEvent
 from bergen_sim.model.rules import Rules
-from bergen_sim.services.files.trace import FORMAT, check_match, read_jsonl, split_matches
+from bergen_sim.services.files.trace import FORMAT, check_match, read_matches
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
 def first_match(name: str) -> list[dict]:
-    return next(split_matches(read_jsonl(GOLDEN / f"{name}.jsonl")))
+    return next(read_matches(GOLDEN / f"{name}.jsonl")).recorded
 
 
 def test_writers_write_version_2():
@@ -25,8 +25,8 @@ def test_writers_write_version_2():
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.jsonl")), ids=lambda p: p.stem)
 def test_every_golden_match_is_a_valid_file_of_its_version(path):
-    for events in split_matches(read_jsonl(path)):
-        rules, parsed = check_match(events)
+    for match in read_matches(path):
+        events, rules, parsed = match.recorded, match.rules, match.events
         assert isinstance(parsed[0], MatchEvent) and len(parsed) == len(events)
         assert [e.to_dict() for e in parsed] == events  # parsing and writing back is exact
         if events[0]["format"] == "bergen-trace/1":

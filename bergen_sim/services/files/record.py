@@ -45,17 +45,19 @@ For example::
 from __future__ import annotations
 
 import itertools
-import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bergen_sim.core.errors import BergenError, cut, shown
-from bergen_sim.core.i18n import num, tr
+from bergen_sim.core.errors import BergenError, TraceError, as_json, cut, shown
+from bergen_sim.core.i18n import tr
 from bergen_sim.core.limits import MAX_MATCH_INDEX, MAX_SEED, ascii_digits, foreign_digit, is_whole, whole_number
 from bergen_sim.model.domain import FORMAT_V2, FORMATS, LeadEvent, PassEvent, Tile, tiles_of_set
 from bergen_sim.model.rules import Rules, parse_setting
+
+if TYPE_CHECKING:
+    from bergen_sim.services.files.trace import TraceMatch
 
 HEADER = "bergen-record 1"
 
@@ -208,17 +210,18 @@ def _seat_action(seat: int, words: list[str], where: str) -> Action:
     )
 
 
-def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
-    """One traced match (its ``match`` event first) as a written game: its deals, draws and plays.
+def actions_from_trace(traced: TraceMatch) -> WrittenGame:
+    """One traced match (as :func:`bergen_sim.services.files.trace.read_matches` reads it) as a written game:
+    its deals, draws and plays.
 
-    The match is first checked as its version may hold it
-    (:func:`bergen_sim.services.files.trace.check_match`: a known format whose rules object
+    The match event's fields and the fields of the events a review replays
+    are checked first (in a review's words), then the match as its version
+    may hold it (:attr:`TraceMatch.events`: a known format whose rules object
     has that version's keys, every event of a known type and shape, tiles of
     the set, ends of the layout); what the rules compute (leads, points,
     scores, the end) is checked when the game is driven (:func:`drive`).
     """
-    from bergen_sim.services.files.trace import check_match
-
+    events = traced.recorded
     head = events[0]
     if "rules" not in head:
         raise RecordError(
@@ -245,11 +248,11 @@ def actions_from_trace(events: list[dict[str, Any]]) -> WrittenGame:
     match = _head_whole(head, "match", MAX_MATCH_INDEX, "0..2^62")
     policies = head.get("policies", [])
     if not isinstance(policies, list) or not all(isinstance(p, str) for p in policies):
-        raise RecordError(f"event 1: the match event's 'policies' must be a list of names, not {_as_json(policies)}")
+        raise RecordError(f"event 1: the match event's 'policies' must be a list of names, not {as_json(policies)}")
     version = head.get("format", FORMAT_V2)
     if version not in FORMATS:
         raise RecordError(f"event 1: format must be one of {', '.join(FORMATS)}, not {shown(str(version))}")
-    check_match(events)
+    traced.events  # noqa: B018 - the format's checks, which raise TraceError naming the line
     return WrittenGame(
         rules, actions, seed=seed, match=match, policies=policies, source="trace", format=version, recorded=events
     )
@@ -261,17 +264,9 @@ def _head_whole(head: dict[str, Any], key: str, high: int, allowed: str) -> int:
     if not is_whole(value) or not 0 <= value <= high:
         raise RecordError(
             f"event 1: the match event's {key!r} must be a whole number {allowed} (a JSON number, "
-            f"not text or a fraction), not {_as_json(value)}"
+            f"not text or a fraction), not {as_json(value)}"
         )
     return value
-
-
-def _as_json(value: Any) -> str:
-    """A JSON value as the file writes it (``null``, ``"１２"``), cut for a one-line message."""
-    try:
-        return cut(json.dumps(value, ensure_ascii=False), 40)
-    except (TypeError, ValueError, RecursionError):
-        return shown(value)
 
 
 #: what each traced event a review reads must hold
@@ -342,10 +337,13 @@ def read_games(path: str | Path, matches: Sequence[int] | None = None) -> list[W
     several times its size on disk, and ``bergen-sim trace`` writes files of
     any size).  A record holds one game, match 0.
     """
+    from bergen_sim.services.files.trace import bounded_lines, read_matches
+
     path = Path(path)
+    games: dict[int, WrittenGame] = {}
     try:
         with path.open(encoding="utf-8-sig") as handle:  # a byte-order mark (Windows editors) is not text
-            lines = _bounded_lines(path, handle)
+            lines = bounded_lines(path, handle)
             head = ""
             for line in lines:  # the first line with text says which format the file is in
                 head += line
@@ -359,86 +357,27 @@ def read_games(path: str | Path, matches: Sequence[int] | None = None) -> list[W
                     ).format(path=path)
                 )
             if head.lstrip().startswith("{"):
-                index, games = _read_trace(path, lines, head, matches)
+                wanted = None if matches is None else set(matches)
+                for match in read_matches(itertools.chain(head.splitlines(keepends=True), lines), path):
+                    index = match.index
+                    if wanted is None or index in wanted:
+                        games[index] = replace(actions_from_trace(match), index=index)
+                    if wanted is not None and index >= max(wanted, default=-1):
+                        break  # every match asked for is read: the rest of the file is not
             else:
                 index, games = 0, {0: parse_record(head + "".join(lines))}
     except UnicodeDecodeError:
         raise RecordError(tr("{path}: not a text file (UTF-8)").format(path=path)) from None
     except OSError as exc:
         raise RecordError(tr("{path}: cannot read it: {why}").format(path=path, why=exc.strerror or exc)) from None
+    except TraceError as exc:  # a line that is not an event, or a match its version cannot hold
+        raise RecordError(str(exc)) from None
     missing = [m for m in (matches if matches is not None else ()) if m not in games]
     if missing:
         raise MatchOutOfRange(
             tr("match {match}: {path} holds matches 0..{last}").format(match=missing[0], path=path, last=index)
         )
     return [games[m] for m in (matches if matches is not None else sorted(games))]
-
-
-#: longest line of a trace or a record: an event is a few hundred characters (a deal of the largest set a few
-#: thousand), so a longer line is not one, and is refused before it is held or parsed whole
-MAX_LINE_CHARS = 100_000
-
-
-def _bounded_lines(path: Path, handle) -> Iterator[str]:
-    """The lines of an open text file, each refused (one line) once it is longer than MAX_LINE_CHARS."""
-    for k in itertools.count(1):
-        line = handle.readline(MAX_LINE_CHARS + 1)
-        if not line:
-            return
-        if len(line) > MAX_LINE_CHARS:
-            raise RecordError(
-                tr("{path}: line {line} is longer than {most} characters; no event or record line is that long").format(
-                    path=path, line=k, most=num(MAX_LINE_CHARS, ",")
-                )
-            )
-        yield line
-
-
-def _read_trace(path: Path, lines: Iterable[str], head: str, matches: Sequence[int] | None):
-    """The matches asked for (all: ``None``) of a trace whose first lines are ``head`` and the rest ``lines``:
-    ``(index of the last match read, {match: game})``; stops after the last match asked for."""
-    from bergen_sim.services.files.trace import split_matches
-
-    wanted = None if matches is None else set(matches)
-    last = None if wanted is None else max(wanted, default=-1)
-    events = []
-    index = -1  # the match the events read belong to
-    for k, line in enumerate(itertools.chain(head.splitlines(), lines), 1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError as exc:  # not JSON, or a number too long for Python to read
-            why = getattr(exc, "msg", None) or "it holds a number of more than 4,300 digits"
-            raise RecordError(tr("{path}: line {line} is not JSON: {why}").format(path=path, line=k, why=why)) from None
-        except RecursionError:
-            raise RecordError(f"{path}: line {k} is not JSON that can be read: nested too deep") from None
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            what = (
-                "an object without a 'type' naming its event"
-                if isinstance(event, dict)
-                else f"{_as_json(event)}, not a JSON object with a 'type'"
-            )
-            raise RecordError(
-                f"{path}: line {k} is {what}; a bergen-trace file holds one event object per "
-                "line, each with a 'type', the first a match event"
-            )
-        index += event["type"] == "match"
-        if last is not None and index > last:  # every match asked for is read: the rest of the file is not
-            index -= 1
-            break
-        if wanted is None or index in wanted or index < 0:
-            events.append(event)
-    kept = list(split_matches(events))
-    if kept and kept[0][0]["type"] != "match":
-        why = "trace does not start with a match event"
-        raise RecordError(tr("{path}: not a bergen-trace file: {why}").format(path=path, why=why))
-    if index < 0:
-        raise RecordError(f"{path}: the trace holds no match")
-    return index, {
-        m: replace(actions_from_trace(events), index=m)
-        for m, events in zip(sorted(wanted) if wanted is not None else range(len(kept)), kept)
-    }
 
 
 def drive(written: WrittenGame, before_play: Callable[[Any, Action], None] | None = None):
@@ -552,14 +491,14 @@ def _check_replay(replayed: list[dict[str, Any]], recorded: list[dict[str, Any]]
         if mine != theirs:
             key = next((key for key in (*mine, *theirs) if mine.get(key) != theirs.get(key)), "type")
             raise RecordError(
-                f"event {k} of match {recorded[0].get('match', 0)} (a {_as_json(theirs.get('type'))} "
-                f"event): the file has {key} {_as_json(theirs.get(key))}, but the rules give "
-                f"{_as_json(mine.get(key))} for the game's deals, draws and plays"
+                f"event {k} of match {recorded[0].get('match', 0)} (a {as_json(theirs.get('type'))} "
+                f"event): the file has {key} {as_json(theirs.get(key))}, but the rules give "
+                f"{as_json(mine.get(key))} for the game's deals, draws and plays"
             )
     if len(recorded) > len(replayed):
         raise RecordError(
             f"event {len(replayed) + 1} of match {recorded[0].get('match', 0)}: "
-            f"{_as_json(recorded[len(replayed)])} follows the end of the game the rules give"
+            f"{as_json(recorded[len(replayed)])} follows the end of the game the rules give"
         )
 
 

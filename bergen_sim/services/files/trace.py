@@ -13,14 +13,18 @@ the kernel produces, which must equal the recorded ones.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import IO, Any, cast
 
 import numpy as np
 
-from bergen_sim.core.errors import RuleError, TraceError
+from bergen_sim.core.errors import RuleError, TraceError, as_json
+from bergen_sim.core.i18n import num, tr
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.play_rules import LEAD_CHOICE
 from bergen_sim.model.domain import (
@@ -133,17 +137,135 @@ def write_jsonl(events: Iterable[dict[str, Any]], path: str | os.PathLike | Outp
     return count
 
 
+#: longest line of a trace or a record: an event is a few hundred characters (a deal of the largest set a few
+#: thousand), so a longer line is not one, and is refused before it is held or parsed whole
+MAX_LINE_CHARS = 100_000
+
+
+def bounded_lines(name: str | os.PathLike, handle: IO[str]) -> Iterator[str]:
+    """The lines of an open text file, each refused (one line) once it is longer than MAX_LINE_CHARS."""
+    for k in itertools.count(1):
+        line = handle.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE_CHARS:
+            raise TraceError(
+                tr("{path}: line {line} is longer than {most} characters; no event or record line is that long").format(
+                    path=name, line=k, most=num(MAX_LINE_CHARS, ",")
+                )
+            )
+        yield line
+
+
+@dataclass
+class TraceMatch:
+    """One match of a trace file as read: the events as written, where they are, and (checked) typed.
+
+    :attr:`rules` and :attr:`events` check the match as its version may hold
+    it (:func:`check_match`) when first asked for, so a reader that skips a
+    match never pays for its check, and a consumer with checks of its own (a
+    review's) can run them on :attr:`recorded` first.
+    """
+
+    #: where the match is in the file (from 0): what ``--match`` names
+    index: int
+    #: the events as the file holds them (JSON objects, the ``match`` event first)
+    recorded: list[dict[str, Any]]
+    #: the line of each event in the file (from 1), for messages
+    lines: list[int]
+    #: the file's name, for messages
+    name: str = "<trace>"
+
+    @cached_property
+    def _checked(self) -> tuple[Rules, list[TraceEvent]]:
+        return check_match(self.recorded, lambda k: f"{self.name}: line {self.lines[k]}: ")
+
+    @property
+    def rules(self) -> Rules:
+        return self._checked[0]
+
+    @property
+    def events(self) -> list[TraceEvent]:
+        """The match's events as the dataclasses of :mod:`bergen_sim.model.domain`, in order."""
+        return self._checked[1]
+
+
+def read_matches(
+    source: str | os.PathLike | Iterable[str], name: str | os.PathLike | None = None
+) -> Iterator[TraceMatch]:
+    """The matches of a ``bergen-trace`` file (a path, or its lines), one at a time as they are read.
+
+    A line at a time: a match is yielded when the next one starts, so a file
+    of any size costs the memory of one match, and a reader that stops early
+    reads no further.  A line that is not one JSON event object raises
+    TraceError naming the file and the line; so does a first event that is
+    not a ``match`` event.  A path is read as UTF-8 (a byte-order mark at the
+    start is skipped) with lines of at most MAX_LINE_CHARS.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, encoding="utf-8-sig") as handle:
+            yield from read_matches(bounded_lines(source, handle), source if name is None else name)
+        return
+    shown_name = str(name) if name is not None else "<trace>"
+    index = -1
+    for index, group in enumerate(split_matches(_numbered_events(source, shown_name), lambda pair: pair[1]["type"])):
+        yield TraceMatch(index, [event for _, event in group], [k for k, _ in group], shown_name)
+    if index < 0:
+        raise TraceError(f"{shown_name}: the trace holds no match")
+
+
+def _numbered_events(lines: Iterable[str], name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, event)`` for each line with text, the first a ``match`` event (TraceError otherwise)."""
+    first = True
+    for k, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        event = _line_event(line, name, k)
+        if first and event["type"] != "match":
+            why = "trace does not start with a match event"
+            raise TraceError(tr("{path}: not a bergen-trace file: {why}").format(path=name, why=why))
+        first = False
+        yield k, event
+
+
+def _line_event(line: str, name: str, k: int) -> dict[str, Any]:
+    """Line ``k`` of a trace as its event object (one line of TraceError when it is not one)."""
+    try:
+        event = json.loads(line)
+    except ValueError as exc:  # not JSON, or a number too long for Python to read
+        why = getattr(exc, "msg", None) or "it holds a number of more than 4,300 digits"
+        raise TraceError(tr("{path}: line {line} is not JSON: {why}").format(path=name, line=k, why=why)) from None
+    except RecursionError:
+        raise TraceError(f"{name}: line {k} is not JSON that can be read: nested too deep") from None
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        what = (
+            "an object without a 'type' naming its event"
+            if isinstance(event, dict)
+            else f"{as_json(event)}, not a JSON object with a 'type'"
+        )
+        raise TraceError(
+            f"{name}: line {k} is {what}; a bergen-trace file holds one event object per "
+            "line, each with a 'type', the first a match event"
+        )
+    return event
+
+
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """Read a trace file's events (UTF-8; a byte-order mark at the start is skipped)."""
-    with open(path, encoding="utf-8-sig") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """A trace file's events, all in memory (for small files; :func:`read_matches` streams)."""
+    return [event for match in read_matches(path) for event in match.recorded]
 
 
-def split_matches(events: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    """Group a trace's events by match (each group starts with its ``match`` event)."""
-    current: list[dict[str, Any]] = []
+def split_matches(
+    events: Iterable[Any], type_of: Callable[[Any], Any] = lambda event: event.get("type")
+) -> Iterator[list[Any]]:
+    """Group events by match as they come (each group starts with its ``match`` event).
+
+    ``type_of(item)`` is an item's event type, for items that carry an event (:func:`read_matches` groups
+    ``(line, event)`` pairs).
+    """
+    current: list[Any] = []
     for event in events:
-        if event.get("type") == "match" and current:
+        if type_of(event) == "match" and current:
             yield current
             current = []
         current.append(event)
@@ -151,7 +273,9 @@ def split_matches(events: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, A
         yield current
 
 
-def check_match(events: list[dict[str, Any]]) -> tuple[Rules, list[TraceEvent]]:
+def check_match(
+    events: list[dict[str, Any]], place: Callable[[int], str] = lambda k: ""
+) -> tuple[Rules, list[TraceEvent]]:
     """Check one recorded match's events as a file of its version may hold them; returns its rules and events.
 
     The first event is a ``match`` event of a known version whose rules
@@ -159,11 +283,12 @@ def check_match(events: list[dict[str, Any]]) -> tuple[Rules, list[TraceEvent]]:
     to the match's set; ends are L or R (and U or D only with the spinner);
     seats count up to the players, scores have one entry per side, and every
     deal deals the whole set.  Whether the events follow the rules is the
-    replay's business.  Raises TraceError naming the event.
+    replay's business.  Raises TraceError naming the event, after
+    ``place(k)`` (where event ``k``, from 0, is in its file: e.g. ``f: line 9: ``).
     """
     head = events[0] if events else {}
     if not isinstance(head, dict) or head.get("type") != "match" or head.get("format") not in FORMATS:
-        raise TraceError(f"a match must start with a match event of format {' or '.join(FORMATS)}")
+        raise TraceError(f"{place(0)}a match must start with a match event of format {' or '.join(FORMATS)}")
     rules_object = head.get("rules")
     try:
         rules = Rules.from_trace(rules_object)
@@ -173,11 +298,11 @@ def check_match(events: list[dict[str, Any]]) -> tuple[Rules, list[TraceEvent]]:
                 f"{', '.join(rules.to_dict(format_version(head['format'])))} in that order"
             )
     except RuleError as exc:
-        raise TraceError(f"match {head.get('match')}: {exc}") from None
+        raise TraceError(f"{place(0)}match {head.get('match')}: {exc}") from None
     ends = L.END_NAMES if rules.spinner else L.END_NAMES[:2]
     parsed = []
     for k, event in enumerate(events):
-        where = f"match {head.get('match')} event {k + 1}"
+        where = f"{place(k)}match {head.get('match')} event {k + 1}"
         try:
             if not isinstance(event, dict):
                 raise ValueError(f"an event is a JSON object, not {event!r}")
