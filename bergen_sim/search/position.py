@@ -106,10 +106,14 @@ READER_TRUST = READING["trust"] / 10.0
 READER_MODEL = MODELS.index(READING["model"])
 #: the tree search of ``player="ismcts"``: the exploration of ``ismcts.STEERED`` (whose reading is the one
 #: above; in tenths there) and the default expansion, which it keeps
-ISMCTS_EXPLORE = ismcts.TIME_LIMIT_SETTINGS["explore"] / 10.0
-ISMCTS_EXPAND = ismcts.PARAMS["expand"].default
 #: and its steering of the other seats' replies, ``ismcts.STEERED``'s (in hundredths there)
-ISMCTS_PRIOR = ismcts.STEERING_SETTINGS["prior"] / 100.0
+ISMCTS_WALKS = ismcts.Walks(
+    ismcts.TIME_LIMIT_SETTINGS["explore"] / 10.0,
+    np.int64(ismcts.PARAMS["expand"].default),
+    READER_TRUST,
+    np.int64(READER_MODEL),
+    ismcts.STEERING_SETTINGS["prior"] / 100.0,
+)
 #: each player's evaluation named as the policy whose search and reading it is (reports and ``--json`` say which
 #: one ranked the moves): ``pimc`` reads no plays (uniform worlds; a game's view tells it who led)
 ENGINES = {
@@ -914,9 +918,7 @@ def analyze(
         player = "reader"  # the tree's walk plays moves, not leads: the reader ranks the doubles to lead
     engine = {"reader": reader.evaluate_worlds, "pimc": evaluate_worlds, "ismcts": ismcts.evaluate_worlds}[player]
     if player == "ismcts":
-        nodes, node_stats = ismcts.analyzer_tree(worlds, n)
-        n_nodes = np.int64(1)
-        explore, expand = ISMCTS_EXPLORE, np.int64(ISMCTS_EXPAND)
+        tree = ismcts.analyzer_tree(worlds, n)
     compiling = in_disk_cache(engine) is False
     if compiling:
         feedback.compiling("the position analyzer's rollouts", "rollouts")
@@ -946,28 +948,17 @@ def analyze(
                 READER_MODEL,
             )
         elif player == "ismcts":
-            consistent, n_nodes = ismcts.evaluate_worlds(
+            consistent = ismcts.evaluate_worlds(
                 rules_vec,
                 view,
-                move_tiles,
-                move_ends,
-                n,
-                key,
-                np.int64(done),
-                np.int64(count),
-                READER_TRUST,
-                base_code,
+                ismcts.Moves(move_tiles, move_ends, np.int64(n)),
+                world_batch(key, done, count, base_code, 1),
+                ISMCTS_WALKS,
                 table,
                 values[done : done + count],
                 points[done : done + count],
                 no_tiles,
-                READER_MODEL,
-                explore,
-                expand,
-                nodes,
-                node_stats,
-                n_nodes,
-                ISMCTS_PRIOR,
+                tree,
             )
         else:  # a game's view says who led, evidence about the doubles (engine/worlds.py); a described one does not
             consistent = evaluate_worlds(

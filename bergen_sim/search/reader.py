@@ -35,6 +35,8 @@ cost per decision are measured in research/search-strength/README.md (``research
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -115,15 +117,27 @@ def world_buffers(no_tiles):
     )
 
 
+class Reading(NamedTuple):
+    """The worlds of one decision as :func:`draw_world` deals them: the deals the view allows, and the evidence of
+    the other seats' plays that weighs them (compiled code receives them as one argument)."""
+
+    spec: np.ndarray  # W_*: the deals that break no void (bergen_sim.engine.worlds.prepare)
+    completions: np.ndarray  # their counts by state (prepare)
+    evidence: np.ndarray  # rows of evidence of the other seats' plays (inference.play_evidence) ...
+    rows: int  # ... and how many of them hold it
+    trust: float  # a world loses exp(-trust) per point of the model's score its plays passed up
+    model: int  # the model of their play (an index into inference.MODELS)
+    no_tiles: object  # the game's empty tile set (its width)
+
+
 @njit(cache=True)
-def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model=MODEL_POINTS):
+def draw_world(view, reading, key, w, hands, bone):
     """Fill ``hands``/``bone`` with world ``w`` of the decision ``key``; returns the boneyard size.
 
     Candidates come from the keyed streams ``(key, w, 0, j)``, ``j = 0, 1,
     ...``; candidate ``j`` is kept with probability equal to the likelihood of
     the other seats' plays in it (rejection sampling from the posterior),
-    scored from the decision's evidence (``rows`` rows of ``evidence``, from
-    :func:`bergen_sim.search.inference.play_evidence`).
+    scored from the decision's evidence (``reading``, a :class:`Reading`).
     After ``MAX_TRIES`` candidates the last one is kept whatever its
     likelihood.  World ``w`` is thus a pure function of ``(key, w)``, like
     pimc's, whatever batches it is drawn in.
@@ -132,8 +146,10 @@ def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bo
     n_bone = 0
     for j in range(MAX_TRIES):
         rng[0] = stream_state(key, w, 0, j)
-        n_bone = sample_world(view, spec, completions, rng, hands, bone, no_tiles)
-        loglik = world_log_likelihood(evidence, rows, hands, trust, no_tiles, model)
+        n_bone = sample_world(view, reading.spec, reading.completions, rng, hands, bone, reading.no_tiles)
+        loglik = world_log_likelihood(
+            reading.evidence, reading.rows, hands, reading.trust, reading.no_tiles, reading.model
+        )
         if loglik >= 0.0 or below(rng, 1 << 30) * _UNIT < np.exp(loglik):
             break
     return n_bone
@@ -168,13 +184,15 @@ def evaluate_worlds(
     if consistent == 0.0:
         return consistent
     hands, bone, evidence, line, b = world_buffers(no_tiles)
-    rows = play_evidence(view, evidence, line, no_tiles, model)
+    reading = Reading(
+        spec, completions, evidence, play_evidence(view, evidence, line, no_tiles, model), trust, model, no_tiles
+    )
     roll_rng = np.zeros(1, dtype=np.uint64)
     every_seat = borrow(EVERY_SEAT)  # base plays every seat
     used = used_slots(view)
     for i in range(count):
         w = first + i
-        n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
+        n_bone = draw_world(view, reading, key, w, hands, bone)
         roll_start = stream_state(key, w, 1, 0)
         for k in range(n_moves):
             values[i, k], points[i, k] = play_move_out(
