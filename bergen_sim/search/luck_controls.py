@@ -75,16 +75,44 @@ from bergen_sim.search import pimc
 from bergen_sim.search.match_value import win_probability
 from bergen_sim.search.rollout import base_choose, base_move, turn_view
 
-#: the controls of a side, in ``controls[..., c]`` order
+#: the controls of a side, in ``controls[..., c]`` order (float64; the module docstring defines them)
+CONTROL = L.Vector(
+    "C",
+    [
+        L.Field("table", meaning="the match-win table value at the scores"),
+        L.Field("win", meaning="the mean over play-outs of the table value where the hand ends"),
+        L.Field("points", meaning="the mean over the same play-outs of the side's points in the hand"),
+    ],
+    size_name="CONTROLS",
+    title="luck controls of a side",
+)
+#: a row of ``deciders`` (one per seat): how to run the seat's own policy again at its decisions
+DECIDER = L.Vector(
+    "D",
+    [
+        L.Field(
+            "code",
+            meaning="the code of a built-in (BASE_POLICIES) or of pimc's base; -1: the policy cannot be run here, "
+            "its decisions get no term",
+        ),
+        L.Field("worlds", meaning="pimc's worlds (0: the built-in decides)"),
+        L.Field("partner", meaning="pimc's partner setting"),
+    ],
+    size_name="DECIDER_WIDTH",
+    title="decider",
+)
+#: the layouts this module declares (tools/generate_constants.py writes their constants below)
+LAYOUTS = (CONTROL, DECIDER)
+# --- generated from the declarations above by tools/generate_constants.py; do not edit ---
 C_TABLE = 0
 C_WIN = 1
 C_POINTS = 2
 CONTROLS = 3
-#: columns of ``deciders`` (one row per seat): how to run the seat's own policy again at its decisions: the
-#: code of a built-in (``BASE_POLICIES``) or of ``pimc``'s base (-1: the policy cannot be run here, its
-#: decisions get no term), ``pimc``'s worlds (0: the built-in decides) and its partner setting
-D_CODE, D_WORLDS, D_PARTNER = 0, 1, 2
+D_CODE = 0
+D_WORLDS = 1
+D_PARTNER = 2
 DECIDER_WIDTH = 3
+# --- end of generated constants ---
 #: stream number (the last word of ``stream_state``) of a decision's first run; runs are numbered on from it,
 #: above every play-out stream of the event (those stay below 2**40)
 _RUN_STREAM = 1 << 40
