@@ -62,7 +62,7 @@ from bergen_sim.policies.expert import WEIGHTS, move_score
 from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
 from bergen_sim.search.inference import MODELS, READING_SETTINGS, play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
-from bergen_sim.search.pimc import load_world
+from bergen_sim.search.pimc import Moves, load_world
 from bergen_sim.search.reader import BATCH, Reading, draw_world, leader, world_buffers
 from bergen_sim.search.reader import race as race_moves
 from bergen_sim.search.rollout import BASE_POLICIES, play_out, turn_view
@@ -213,29 +213,21 @@ class Walks(NamedTuple):
     """How the walks down a tree choose and grow (compiled code receives them as one argument)."""
 
     explore: float  # the UCB1 constant (values are match-win probabilities)
-    expand: int  # visits a node needs before the moves after it are searched
+    expand: np.int64  # visits a node needs before the moves after it are searched
     trust: float  # a world loses exp(-trust) per point of the model's score its plays passed up
-    model: int  # the model of the other seats' play (an index into inference.MODELS)
+    model: np.int64  # the model of the other seats' play (an index into inference.MODELS)
     prior: float  # 0, or how much the other seats' moves are steered toward the model's odds of them
 
 
 class TreeSearch(NamedTuple):
     """The settings of one :func:`search` (compiled code receives them as one argument)."""
 
-    iterations: int  # walks at most, each in a world of its own (a raced root: each root move's walk in a world)
+    iterations: np.int64  # walks at most, each in a world of its own (a raced root: each root move's walk in a world)
     walks: Walks
-    base: int  # the rollout policy's code (its index in BASE_POLICIES)
-    leaves: int  # 0, or the node budget of an exact solve at a rollout's end with nothing left to draw
+    base: np.int64  # the rollout policy's code (its index in BASE_POLICIES)
+    leaves: np.int64  # 0, or the node budget of an exact solve at a rollout's end with nothing left to draw
     settled_stop: bool  # stop once no budget could change the move
     race: bool  # race the root moves on common worlds instead of UCB1
-
-
-class Moves(NamedTuple):
-    """The legal moves of the decision, as the engine lists them (engine/layout.py, "Moves")."""
-
-    tiles: np.ndarray
-    ends: np.ndarray
-    n: int
 
 
 class Tree(NamedTuple):
@@ -258,8 +250,8 @@ class Playing(NamedTuple):
     roll_rng: np.ndarray  # the play-out's random stream
     stack: tuple  # the exact solve's search stack (endgame.stack_buffers; empty without ``leaves``)
     budget: np.ndarray  # the solve's nodes left
-    base: int  # the rollout policy's code (its index in BASE_POLICIES)
-    leaves: int  # 0, or the solve's node budget
+    base: np.int64  # the rollout policy's code (its index in BASE_POLICIES)
+    leaves: np.int64  # 0, or the solve's node budget
 
 
 @njit(cache=True, inline="always")
@@ -459,46 +451,49 @@ _NO_EXPAND = 1 << 62
 
 
 class AnalyzerTree(NamedTuple):
-    """The tree :func:`evaluate_worlds` keeps from one batch of worlds to the next (:func:`analyzer_tree`)."""
+    """The analyzer's tree search (:func:`evaluate_worlds`): its walks, and the tree it keeps from one batch of
+    worlds to the next (:func:`analyzer_tree`)."""
 
+    walks: Walks
     nodes: np.ndarray
     stats: np.ndarray
     used: np.ndarray  # (1,): rows of ``nodes`` in use (1: the decision alone)
 
 
-def analyzer_tree(worlds: int, n_moves: int) -> AnalyzerTree:
-    """The tree of :func:`evaluate_worlds` for up to ``worlds`` worlds of ``n_moves`` root moves."""
+def analyzer_tree(walks: Walks, worlds: int, n_moves: int) -> AnalyzerTree:
+    """The tree search of :func:`evaluate_worlds` for up to ``worlds`` worlds of ``n_moves`` root moves."""
     rows = min(worlds * n_moves, ANALYZER_NODES) + 1
-    return AnalyzerTree(
-        np.zeros((rows, N_INT), dtype=np.int64), np.zeros((rows, N_FLOAT), dtype=np.float64), np.ones(1, dtype=np.int64)
-    )
+    nodes = np.zeros((rows, N_INT), dtype=np.int64)
+    return AnalyzerTree(walks, nodes, np.zeros((rows, N_FLOAT), dtype=np.float64), np.ones(1, dtype=np.int64))
 
 
 @njit(cache=True)
-def evaluate_worlds(rules, view, moves, batch, walks, table, values, points, no_tiles, tree):
+def evaluate_worlds(rules, view, moves, batch, table, values, points, no_tiles, search):
     """Every root move in the worlds of ``batch`` (rows ``0 .. batch.worlds - 1`` of ``values``/``points``).
 
     The analyzer's entry point (:func:`bergen_sim.search.position.analyze`
     with ``player="ismcts"``): the raced root's walks without the race, so
     every move meets every world with the same play-out stream and has a
-    value per world, the analyzer's paired unit; ``walks`` (a :class:`Walks`)
-    explore and steer the other seats' replies as the player's settings do.
-    The tree (an :class:`AnalyzerTree`) carries over from one call to the
-    next; once it is full the walks play on from its frontier.  Returns the
+    value per world, the analyzer's paired unit.  ``search`` (an
+    :class:`AnalyzerTree`) holds the walks, which explore and steer the other
+    seats' replies as the player's settings do, and the tree, which carries
+    over from one call to the next; once it is full the walks play on from
+    its frontier.  Returns the
     number of consistent deals (0: none, nothing is written).
     """
+    walks = search.walks
     reading, consistent, hands, bone, b = reading_for(view, rules, batch.use_lead, walks.trust, walks.model, no_tiles)
     if consistent == 0.0:
         return consistent
     playing = _playing(rules, table, hands, bone, b, stack_buffers(0), batch.base, np.int64(0))
     path = np.zeros(L.MAX_TILES + 2, dtype=np.int64)  # a walk's depth: at most the plays left in the hand
-    walk_tree = Tree(tree.nodes, tree.stats, path, np.zeros(b.move_tiles.shape[0], dtype=np.float64))
+    walk_tree = Tree(search.nodes, search.stats, path, np.zeros(b.move_tiles.shape[0], dtype=np.float64))
     used = used_slots(view)
-    n_nodes = tree.used[0]
+    n_nodes = search.used[0]
     if n_nodes == 1:
-        tree.nodes[0, N_CHILD] = -1
-        tree.nodes[0, N_MOVER] = -1
-    capacity = tree.nodes.shape[0]
+        search.nodes[0, N_CHILD] = -1
+        search.nodes[0, N_MOVER] = -1
+    capacity = search.nodes.shape[0]
     for i in range(batch.worlds):
         w = batch.first + i
         n_bone = draw_world(view, reading, batch.key, w, hands, bone)
@@ -508,7 +503,7 @@ def evaluate_worlds(rules, view, moves, batch, walks, table, values, points, no_
             load_world(rules, view, used, b, hands, bone, n_bone)
             playing.roll_rng[0] = roll_start
             n_nodes, values[i, k], points[i, k] = _iterate(view, moves, k, walks, grow, walk_tree, playing, n_nodes)
-    tree.used[0] = n_nodes
+    search.used[0] = n_nodes
     return consistent
 
 

@@ -57,7 +57,7 @@ from bergen_sim.search.inference import (
     world_log_likelihood,
 )
 from bergen_sim.search.match_value import table_for
-from bergen_sim.search.pimc import load_world
+from bergen_sim.search.pimc import load_world, world_batch
 from bergen_sim.search.position import Position, position_view
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.services.execution.jobs import engine_for
@@ -186,13 +186,9 @@ def _decide(view, rules, worlds=64, trust=1.0, key=7):
     points = np.zeros((worlds, n))
     move, used = reader.decide(
         view,
-        tiles,
-        ends,
-        n,
-        np.uint64(key),
-        np.int64(worlds),
-        trust,
-        FIRST,
+        ismcts.Moves(tiles, ends, np.int64(n)),
+        world_batch(key, 0, worlds, FIRST, 1),
+        reader.ReadingModel(trust, np.int64(MODEL_POINTS)),
         rules.to_array(),
         table_for(rules, "first"),
         values,
