@@ -323,7 +323,9 @@ def _borrowed_tree(t):
 
 @njit(cache=True, inline="always")
 def _borrowed_playing(p):
-    """``p`` with the arrays of the hand it plays borrowed (engine/bits.py says why)."""
+    """``p`` with every array borrowed (engine/bits.py says why): the struct is copied into every inlined walk,
+    and an array with a reference count would be counted at each copy."""
+    stack = p.stack
     return Playing(
         borrow(p.rules),
         borrow(p.table),
@@ -331,8 +333,8 @@ def _borrowed_playing(p):
         borrow(p.bone),
         borrowed(p.b),
         borrow(p.roll_rng),
-        p.stack,
-        p.budget,
+        (borrow(stack[0]), borrow(stack[1]), borrow(stack[2]), borrow(stack[3]), borrow(stack[4]), borrow(stack[5])),
+        borrow(p.budget),
         p.base,
         p.leaves,
     )
