@@ -61,6 +61,8 @@ problem's count, an upper bound.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -313,15 +315,13 @@ def _programme(spec, max_cells, max_work, no_tiles):
     if need + spec[W_BONEYARD] != count(unseen):
         return completions  # the counts cannot be met: no world
     completions[n_classes * states + 0] = 1.0
-    rem, x, top, split = _scratch()
+    walk = _scratch()
     for k in range(n_classes - 1, -1, -1):
         size = count(_class_tiles(spec, k, no_tiles))
         cls = spec[W_CLASS_SEATS + k]
         for r in range(states):
-            _decode(spec, r, rem)
-            completions[k * states + r] = _class_total(
-                spec, completions, k + 1, states, r, rem, cls, size, -1.0, x, top, split
-            )
+            _decode(spec, r, walk.rem)
+            completions[k * states + r] = _class_total(spec, completions, k + 1, states, r, cls, size, -1.0, walk)
     return completions
 
 
@@ -384,10 +384,19 @@ def _relax(spec, unseen, group_allowed, max_cells, max_work, no_tiles):
     _set_classes(spec, unseen, group_allowed, max_cells, max_work, no_tiles)
 
 
+class Splits(NamedTuple):
+    """The per-group work arrays of a walk over the splits of a tile class (:func:`_class_total`)."""
+
+    rem: np.ndarray  # the groups' remaining counts (the state being filled)
+    x: np.ndarray  # the split being walked
+    top: np.ndarray  # its bounds
+    split: np.ndarray  # the split picked
+
+
 @njit(cache=True, inline="always")
 def _scratch():
-    """Per-group work arrays: remaining counts, the split being walked, its bounds, the split picked."""
-    return (
+    """A :class:`Splits` of zeros."""
+    return Splits(
         np.zeros(MAX_OTHERS, dtype=np.int64),
         np.zeros(MAX_OTHERS, dtype=np.int64),
         np.zeros(MAX_OTHERS, dtype=np.int64),
@@ -486,8 +495,9 @@ def _decode(spec, r, rem):
 
 
 @njit(cache=True)
-def _class_total(spec, completions, next_k, states, r, rem, cls, size, pick, x, top, split):
-    """Sum, over the ways to split a class of ``size`` tiles among the allowed groups
+def _class_total(spec, completions, next_k, states, r, cls, size, pick, walk):
+    """Sum, over the ways to split a class of ``size`` tiles among the allowed groups (``walk.rem`` tiles left to
+    each; ``walk`` a :class:`Splits`)
     and the boneyard, of multinomial(size; split) x completions of the rest.
 
     The multinomial is a product of binomials (group 0 chooses from the
@@ -497,6 +507,7 @@ def _class_total(spec, completions, next_k, states, r, rem, cls, size, pick, x, 
     exceeds ``pick`` and leaves it in ``split``: a split drawn with probability
     proportional to its weight when ``pick`` is uniform below the full sum.
     """
+    rem, x, top, split = walk
     n_groups = spec[W_GROUPS]
     for g in range(n_groups):
         x[g] = 0
@@ -577,9 +588,9 @@ def sample_world(view, spec, completions, rng, hands, bone, no_tiles):
     set_hand(hands, view[L.V_SEAT], load(view, L.V_HAND, no_tiles))
     tiles = np.zeros(L.MAX_TILES, dtype=np.int64)
     group_tiles = np.zeros(MAX_OTHERS * WORDS, dtype=np.int64)
-    rem, x, top, split = _scratch()
+    walk = _scratch()
     for _ in range(MAX_PROPOSALS):
-        n_bone = _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, top, split, no_tiles)
+        n_bone = _propose(spec, completions, rng, hands, bone, tiles, group_tiles, walk, no_tiles)
         if spec[W_EXACT] or _respects_seats(spec, hands, no_tiles):
             return n_bone
     # no proposal kept: the exact programme after all, whatever its size (slow, but finite and exact)
@@ -592,10 +603,7 @@ def sample_world(view, spec, completions, rng, hands, bone, no_tiles):
         bone,
         tiles,
         group_tiles,
-        rem,
-        x,
-        top,
-        split,
+        walk,
         no_tiles,
     )
 
@@ -610,7 +618,7 @@ def _respects_seats(spec, hands, no_tiles):
 
 
 @njit(cache=True)
-def _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, top, split, no_tiles):
+def _propose(spec, completions, rng, hands, bone, tiles, group_tiles, walk, no_tiles):
     """One draw, uniform over the deals to the groups: each class split by the
     programme's weights, its tiles in a uniform order cut into that split,
     then each group's tiles dealt to its seats and the boneyard shuffled.
@@ -624,20 +632,20 @@ def _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, to
         r += spec[W_GROUP_CAP + g] * spec[W_RADIX + g]
     n_bone = 0
     for k in range(spec[W_CLASSES]):
-        _decode(spec, r, rem)
+        _decode(spec, r, walk.rem)
         cls = spec[W_CLASS_SEATS + k]
         size = _tile_list(_class_tiles(spec, k, no_tiles), tiles)
         total = completions[k * states + r]
-        _class_total(spec, completions, k + 1, states, r, rem, cls, size, _uniform(rng) * total, x, top, split)
+        _class_total(spec, completions, k + 1, states, r, cls, size, _uniform(rng) * total, walk)
         shuffle(rng, tiles, size)
         at = 0
         for g in range(n_groups):
             mask = load(group_tiles, g * WORDS, no_tiles)
-            for _ in range(split[g]):
+            for _ in range(walk.split[g]):
                 mask = union(mask, bit(tiles[at], no_tiles))
                 at += 1
             store(group_tiles, g * WORDS, mask)
-            r -= split[g] * spec[W_RADIX + g]
+            r -= walk.split[g] * spec[W_RADIX + g]
         while at < size:
             bone[n_bone] = tiles[at]
             n_bone += 1

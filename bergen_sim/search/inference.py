@@ -83,39 +83,105 @@ from bergen_sim.policies.expert import WEIGHTS, move_features
 
 __all__ = ["EVIDENCE_WIDTH", "drew_since", "evidence_buffer", "play_evidence", "replay_start", "world_log_likelihood"]
 
-#: columns of one row of evidence (:func:`play_evidence`): the seat, the header value of its actual play,
-#: the best header it surely could have made (with tiles it put down from then on), then two tile sets
-#: (``SET_WORDS`` slots each): the tiles that would have made a triple-header, and a double-header
-EV_SEAT, EV_VALUE, EV_KNOWN, EV_THREE = 0, 1, 2, 3
-EV_TWO = EV_THREE + L.SET_WORDS
-#: for the ``expert`` model: the tiles the seat put down from the play on (the play's own among them), which
-#: candidate is the play made, how many candidates, then the candidates (``PAIR_WIDTH`` columns each)
-EV_LATER = EV_TWO + L.SET_WORDS
-EV_ACTUAL = EV_LATER + L.SET_WORDS
-EV_PAIRS = EV_ACTUAL + 1
-EV_PAIR0 = EV_PAIRS + 1
-#: a candidate move (a tile not yet on the table that fits an end, on that end): the tile, the tile that would
-#: answer it with a header (the one showing both new ends), expert's score without the world-dependent terms and its threat term (both
-#: in SCORE_UNITs), then the tiles that fit the ends after it (for ``follow``)
-P_TILE, P_ANSWER, P_STATIC, P_THREAT, P_FIT = 0, 1, 2, 3, 4
-PAIR_WIDTH = P_FIT + L.SET_WORDS
 #: most candidates of a play: every tile showing either end's number, on each end
 MAX_PAIRS = 2 * (L.MAX_NUMBER + 1)
-#: for the ``history`` model, a row of a seat that drew after the play: how many of its draws since (at most
-#: ``MAX_EPISODES``), the tiles it drew last in a draw and put down at once (surely drawn), then per draw: how
-#: many drawn tiles it kept, the tiles showing an open end's number then (a kept tile shows none), and the tiles
-#: it put down after that draw (a kept tile is one of them or still in its hand)
-EV_EPISODES = EV_PAIR0 + MAX_PAIRS * PAIR_WIDTH
-EV_FINAL = EV_EPISODES + 1
-EV_EPISODE0 = EV_FINAL + L.SET_WORDS
-E_KEPT, E_SHOWS = 0, 1
-E_AFTER = E_SHOWS + L.SET_WORDS
-EPISODE_WIDTH = E_AFTER + L.SET_WORDS
 #: draws since a play that the ``history`` model reads through (a row with more is skipped)
 MAX_EPISODES = 4
+#: a candidate move of a play (a tile not yet on the table that fits an end, on that end), for the ``expert``
+#: model; scores in SCORE_UNITs
+PAIR = L.Vector(
+    "P",
+    [
+        L.Field("tile"),
+        L.Field("answer", meaning="the tile that would answer it with a header (the one showing both new ends)"),
+        L.Field("static", meaning="expert's score of the move without the world-dependent terms"),
+        L.Field("threat", meaning="expert's threat term"),
+        L.Field("fit", L.SET_WORDS, "the tiles that fit the ends after it (for follow)", per="word"),
+    ],
+    size_name="PAIR_WIDTH",
+    title="candidate move",
+)
+#: a draw of a seat after its play, for the ``history`` model
+EPISODE = L.Vector(
+    "E",
+    [
+        L.Field("kept", meaning="how many drawn tiles it kept"),
+        L.Field(
+            "shows", L.SET_WORDS, "the tiles showing an open end's number then (a kept tile shows none)", per="word"
+        ),
+        L.Field(
+            "after",
+            L.SET_WORDS,
+            "the tiles it put down after that draw (a kept tile is one of them or still in its hand)",
+            per="word",
+        ),
+    ],
+    size_name="EPISODE_WIDTH",
+    title="draw episode",
+)
+#: one row of evidence (:func:`play_evidence`): a play of another seat
+EVIDENCE = L.Vector(
+    "EV",
+    [
+        L.Field("seat"),
+        L.Field("value", meaning="the header value of its actual play"),
+        L.Field("known", meaning="the best header it surely could have made (with tiles it put down from then on)"),
+        L.Field("three", L.SET_WORDS, "the tiles that would have made a triple-header", per="word"),
+        L.Field("two", L.SET_WORDS, "the tiles that would have made a double-header", per="word"),
+        L.Field(
+            "later",
+            L.SET_WORDS,
+            "expert model: the tiles it put down from the play on (the play's own among them)",
+            per="word",
+        ),
+        L.Field("actual", meaning="expert model: which candidate is the play made"),
+        L.Field("pairs", meaning="expert model: how many candidates"),
+        L.Field(
+            "pair0", MAX_PAIRS * PAIR.size, "expert model: the candidates (PAIR_WIDTH slots each)", per="candidate"
+        ),
+        L.Field("episodes", meaning="history model, a seat that drew after the play: how many of its draws since"),
+        L.Field(
+            "final",
+            L.SET_WORDS,
+            "history model: the tiles it drew last in a draw and put down at once (surely drawn)",
+            per="word",
+        ),
+        L.Field(
+            "episode0", MAX_EPISODES * EPISODE.size, "history model: per draw (EPISODE_WIDTH slots each)", per="draw"
+        ),
+    ],
+    size_name="EVIDENCE_WIDTH",
+    title="evidence row",
+)
+#: the layouts this module declares (tools/generate_constants.py writes their constants below)
+LAYOUTS = (PAIR, EPISODE, EVIDENCE)
+# --- generated from the declarations above by tools/generate_constants.py; do not edit ---
+P_TILE = 0
+P_ANSWER = 1
+P_STATIC = 2
+P_THREAT = 3
+P_FIT = 4
+PAIR_WIDTH = 7
+E_KEPT = 0
+E_SHOWS = 1
+E_AFTER = 4
+EPISODE_WIDTH = 7
+EV_SEAT = 0
+EV_VALUE = 1
+EV_KNOWN = 2
+EV_THREE = 3
+EV_TWO = 6
+EV_LATER = 9
+EV_ACTUAL = 12
+EV_PAIRS = 13
+EV_PAIR0 = 14
+EV_EPISODES = 280
+EV_FINAL = 281
+EV_EPISODE0 = 284
+EVIDENCE_WIDTH = 312
+# --- end of generated constants ---
 #: guesses of which tiles a seat drew (``_held_then``) tried before the numbers shown at the draws are ignored
 GUESS_TRIES = 4
-EVIDENCE_WIDTH = EV_EPISODE0 + MAX_EPISODES * EPISODE_WIDTH
 #: scores are stored as whole millionths of a point in the int64 rows
 SCORE_UNIT = 1_000_000
 #: the models of the other seats' play (the searchers' ``model`` setting): header points only, expert's score, or

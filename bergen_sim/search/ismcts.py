@@ -36,22 +36,34 @@ best of the values tried.  Racing the root moves (``race=1``) and steering the o
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow
-from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, advance, begin_turns, borrowed, play, side_count, side_of_seat
+from bergen_sim.engine.hand import (
+    HAND_OVER,
+    MATCH_OVER,
+    HandBuffers,
+    advance,
+    begin_turns,
+    borrowed,
+    play,
+    side_count,
+    side_of_seat,
+)
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.view import unseen_tiles, used_slots
 from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by, own_hand
 from bergen_sim.policies.expert import WEIGHTS, move_score
 from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
-from bergen_sim.search.inference import MODEL_POINTS, MODELS, READING_SETTINGS, play_evidence
+from bergen_sim.search.inference import MODELS, READING_SETTINGS, play_evidence
 from bergen_sim.search.match_value import table_for, win_probability
-from bergen_sim.search.pimc import load_world
-from bergen_sim.search.reader import BATCH, draw_world, leader, world_buffers
+from bergen_sim.search.pimc import Moves, load_world
+from bergen_sim.search.reader import BATCH, Reading, draw_world, leader, world_buffers
 from bergen_sim.search.reader import race as race_moves
 from bergen_sim.search.rollout import BASE_POLICIES, play_out, turn_view
 
@@ -120,12 +132,44 @@ def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarra
     return rules.to_array(), table_for(rules, BASE_POLICIES[params[4]])
 
 
-#: columns of the int64 node table
-N_TILE, N_END, N_MOVER, N_CHILD, N_SIBLING = 0, 1, 2, 3, 4
+#: the int64 node table: a row per node of the tree, row 0 the decision itself
+NODE = L.Vector(
+    "N",
+    [
+        L.Field("tile", meaning="the move that leads to the node: its tile ..."),
+        L.Field("end", meaning="... and its end"),
+        L.Field("mover", meaning="the seat that made the move (-1: the decision)"),
+        L.Field("child", meaning="the node's first child (-1: none)"),
+        L.Field("sibling", meaning="the next child of the node's parent (-1: none)"),
+    ],
+    size_name="N_INT",
+    title="tree node",
+)
+#: the float64 node table, row for row with the int64 one
+NODE_STATS = L.Vector(
+    "N",
+    [
+        L.Field("visits", meaning="walks through the node"),
+        L.Field("value", meaning="their values summed (the mover's side's match-win probability)"),
+        L.Field("avail", meaning="walks in which the node's move was legal (UCB1's availability count)"),
+    ],
+    size_name="N_FLOAT",
+    title="tree node statistics",
+)
+#: the layouts this module declares (tools/generate_constants.py writes their constants below)
+LAYOUTS = (NODE, NODE_STATS)
+# --- generated from the declarations above by tools/generate_constants.py; do not edit ---
+N_TILE = 0
+N_END = 1
+N_MOVER = 2
+N_CHILD = 3
+N_SIBLING = 4
 N_INT = 5
-#: columns of the float node table
-N_VISITS, N_VALUE, N_AVAIL = 0, 1, 2
+N_VISITS = 0
+N_VALUE = 1
+N_AVAIL = 2
 N_FLOAT = 3
+# --- end of generated constants ---
 
 
 @njit(cache=True, inline="always")
@@ -165,40 +209,90 @@ def _model_odds(b, seat, n, trust, out):
         out[j] /= total
 
 
+class Walks(NamedTuple):
+    """How the walks down a tree choose and grow (compiled code receives them as one argument)."""
+
+    explore: float  # the UCB1 constant (values are match-win probabilities)
+    expand: np.int64  # visits a node needs before the moves after it are searched
+    trust: float  # a world loses exp(-trust) per point of the model's score its plays passed up
+    model: np.int64  # the model of the other seats' play (an index into inference.MODELS)
+    prior: float  # 0, or how much the other seats' moves are steered toward the model's odds of them
+
+
+class TreeSearch(NamedTuple):
+    """The settings of one :func:`search` (compiled code receives them as one argument)."""
+
+    iterations: np.int64  # walks at most, each in a world of its own (a raced root: each root move's walk in a world)
+    walks: Walks
+    base: np.int64  # the rollout policy's code (its index in BASE_POLICIES)
+    leaves: np.int64  # 0, or the node budget of an exact solve at a rollout's end with nothing left to draw
+    settled_stop: bool  # stop once no budget could change the move
+    race: bool  # race the root moves on common worlds instead of UCB1
+
+
+class Tree(NamedTuple):
+    """The tree a search grows and the scratch arrays of its walks."""
+
+    nodes: np.ndarray  # (rows, N_INT): the moves, row 0 the decision itself
+    stats: np.ndarray  # (rows, N_FLOAT): visits, summed values, availability
+    path: np.ndarray  # the nodes of the current walk, from the root
+    odds: np.ndarray  # the model's odds of the moves at a steered turn (Walks.prior)
+
+
+class Playing(NamedTuple):
+    """What a walk plays its world on, and how it plays the hand out from the tree's frontier."""
+
+    rules: np.ndarray
+    table: np.ndarray  # the match-value table the hand's end is valued by
+    hands: np.ndarray  # the world dealt (reader.draw_world), loaded into ``b`` before each walk
+    bone: np.ndarray
+    b: HandBuffers  # the world a walk plays in
+    roll_rng: np.ndarray  # the play-out's random stream
+    stack: tuple  # the exact solve's search stack (endgame.stack_buffers; empty without ``leaves``)
+    budget: np.ndarray  # the solve's nodes left
+    base: np.int64  # the rollout policy's code (its index in BASE_POLICIES)
+    leaves: np.int64  # 0, or the solve's node budget
+
+
 @njit(cache=True, inline="always")
-def _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves):
+def _playing(rules, table, hands, bone, b, stack, base, leaves):
+    """A :class:`Playing` on these buffers, with a fresh play-out stream and solve budget."""
+    return Playing(
+        rules, table, hands, bone, b, np.zeros(1, dtype=np.uint64), stack, np.zeros(1, dtype=np.int64), base, leaves
+    )
+
+
+@njit(cache=True, inline="always")
+def _play_out(p, seat):
     """Play the hand out from ``seat``'s play: side 0's solved value (``leaves`` > 0), else -1 (read the world)."""
-    if leaves > 0:
-        return play_out_solved(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
-    play_out(rules, b, seat, base, roll_rng)
+    if p.leaves > 0:
+        return play_out_solved(p.rules, p.b, seat, p.base, p.roll_rng, p.table, p.stack, p.budget, p.leaves)
+    play_out(p.rules, p.b, seat, p.base, p.roll_rng)
     return -1.0
 
 
 @njit(cache=True)
-def search(
-    view,
-    move_tiles,
-    move_ends,
-    n_moves,
-    key,
-    iterations,
-    explore,
-    expand,
-    trust,
-    base,
-    rules,
-    table,
-    nodes,
-    stats,
-    no_tiles,
-    leaves=0,
-    model=MODEL_POINTS,
-    settled_stop=True,
-    race=False,
-    prior=0.0,
-):
-    """Grow the tree for at most ``iterations`` worlds; returns the index of the root move to play.
+def reading_for(view, rules, use_lead, trust, model, no_tiles):
+    """The worlds of the decision in ``view`` (``use_lead``: as engine/worlds.py's :func:`prepare`) (a :class:`~bergen_sim.search.reader.Reading`), the number of deals
+    consistent with it, and the buffers a world is dealt into and played on: ``(reading, consistent, hands,
+    bone, b)``."""
+    spec, completions = prepare(view, rules, use_lead, no_tiles)
+    hands, bone, evidence, line, b = world_buffers(no_tiles)
+    rows = play_evidence(view, evidence, line, no_tiles, model)
+    return (
+        Reading(spec, completions, evidence, rows, trust, model, no_tiles),
+        world_count(spec, completions),
+        hands,
+        bone,
+        b,
+    )
 
+
+@njit(cache=True)
+def search(view, moves, key, settings, rules, table, nodes, stats, no_tiles):
+    """Grow the tree for at most ``settings.iterations`` worlds; returns the index of the root move to play.
+
+    ``moves`` is a :class:`Moves`, ``settings`` a :class:`TreeSearch`.
     ``nodes`` (``iterations + 1`` rows of ``N_INT``) and ``stats`` (of
     ``N_FLOAT``) receive the tree; row 0 is the decision itself.  With
     ``settled_stop`` the search ends as soon as the most visited root move
@@ -209,50 +303,40 @@ def search(
     iterations run.  With ``race`` the root moves race on common worlds
     instead (:func:`_grow`).
     """
-    spec, completions = prepare(view, rules, USE_LEAD, no_tiles)
-    if world_count(spec, completions) == 0.0:
+    walks = settings.walks
+    reading, consistent, hands, bone, b = reading_for(view, rules, USE_LEAD, walks.trust, walks.model, no_tiles)
+    if consistent == 0.0:
         return 0  # no world fits the view (cannot happen for a real one): any move is as good
-    hands, bone, evidence, line, b = world_buffers(no_tiles)
-    rows = play_evidence(view, evidence, line, no_tiles, model)
-    roll_rng = np.zeros(1, dtype=np.uint64)
-    path = np.zeros(iterations + 2, dtype=np.int64)
-    solve_leaves = leaves if side_count(rules) == 2 else 0
+    solve_leaves = settings.leaves if side_count(rules) == 2 else np.int64(0)
     stack = stack_for(view, rules) if solve_leaves > 0 else stack_buffers(0)  # a few hundred kB: only when used
-    budget = np.zeros(1, dtype=np.int64)
-    odds = np.zeros(b.move_tiles.shape[0], dtype=np.float64)
-    return _grow(
-        view,
-        move_tiles,
-        move_ends,
-        n_moves,
-        key,
-        iterations,
-        explore,
-        expand,
-        trust,
-        base,
-        rules,
-        table,
-        nodes,
-        stats,
-        spec,
-        completions,
-        hands,
-        bone,
-        evidence,
-        rows,
-        b,
-        roll_rng,
-        path,
-        no_tiles,
-        stack,
-        budget,
-        solve_leaves,
-        model,
-        settled_stop,
-        race,
-        prior,
-        odds,
+    playing = _playing(rules, table, hands, bone, b, stack, settings.base, solve_leaves)
+    path = np.zeros(settings.iterations + 2, dtype=np.int64)
+    tree = Tree(nodes, stats, path, np.zeros(b.move_tiles.shape[0], dtype=np.float64))
+    return _grow(view, moves, key, settings, tree, reading, playing)
+
+
+@njit(cache=True, inline="always")
+def _borrowed_tree(t):
+    """``t`` with every array borrowed (engine/bits.py says why)."""
+    return Tree(borrow(t.nodes), borrow(t.stats), borrow(t.path), borrow(t.odds))
+
+
+@njit(cache=True, inline="always")
+def _borrowed_playing(p):
+    """``p`` with every array borrowed (engine/bits.py says why): the struct is copied into every inlined walk,
+    and an array with a reference count would be counted at each copy."""
+    stack = p.stack
+    return Playing(
+        borrow(p.rules),
+        borrow(p.table),
+        borrow(p.hands),
+        borrow(p.bone),
+        borrowed(p.b),
+        borrow(p.roll_rng),
+        (borrow(stack[0]), borrow(stack[1]), borrow(stack[2]), borrow(stack[3]), borrow(stack[4]), borrow(stack[5])),
+        borrow(p.budget),
+        p.base,
+        p.leaves,
     )
 
 
@@ -274,40 +358,7 @@ def _settled(nodes, stats, remaining):
 
 
 @njit(cache=True)
-def _grow(
-    view,
-    move_tiles,
-    move_ends,
-    n_moves,
-    key,
-    iterations,
-    explore,
-    expand,
-    trust,
-    base,
-    rules,
-    table,
-    nodes,
-    stats,
-    spec,
-    completions,
-    hands,
-    bone,
-    evidence,
-    rows,
-    b,
-    roll_rng,
-    path,
-    no_tiles,
-    stack,
-    budget,
-    leaves,
-    model,
-    settled_stop,
-    race,
-    prior,
-    odds,
-):
+def _grow(view, moves, key, settings, tree, reading, playing):
     """The body of :func:`search`, on borrowed views of its arrays, which :func:`search` owns
     (engine/hand.py, :func:`~bergen_sim.engine.hand.borrowed`, says why).
 
@@ -328,27 +379,25 @@ def _grow(
       within the budget of ``iterations`` walks; with fewer walks than root
       moves not one world could, and UCB1 spends them instead.
     """
-    view, move_tiles, move_ends, rules, table, nodes, stats = (
-        borrow(view),
-        borrow(move_tiles),
-        borrow(move_ends),
-        borrow(rules),
-        borrow(table),
-        borrow(nodes),
-        borrow(stats),
+    view = borrow(view)
+    moves = Moves(borrow(moves.tiles), borrow(moves.ends), moves.n)
+    tree, playing = _borrowed_tree(tree), _borrowed_playing(playing)
+    reading = Reading(
+        borrow(reading.spec),
+        borrow(reading.completions),
+        borrow(reading.evidence),
+        reading.rows,
+        reading.trust,
+        reading.model,
+        reading.no_tiles,
     )
-    spec, completions, hands, bone, evidence = (
-        borrow(spec),
-        borrow(completions),
-        borrow(hands),
-        borrow(bone),
-        borrow(evidence),
-    )
-    b, roll_rng, path, odds = borrowed(b), borrow(roll_rng), borrow(path), borrow(odds)
+    nodes, stats, b = tree.nodes, tree.stats, playing.b
+    n_moves, iterations = moves.n, settings.iterations
     used = used_slots(view)
     nodes[0, N_CHILD] = -1
     nodes[0, N_MOVER] = -1
-    race = race and n_moves <= iterations  # fewer walks than root moves: no world could meet them all; UCB1 uses them
+    # fewer walks than root moves: no world could meet them all; UCB1 uses them
+    race = settings.race and n_moves <= iterations
     worlds = max(iterations // 2, 1) if race else 1  # the race's books: a row per world, a column per root move
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
@@ -364,38 +413,17 @@ def _grow(
     while True:
         w = n_worlds if race else walks
         if deal:
-            n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
+            n_bone = draw_world(view, reading, key, w, playing.hands, playing.bone)
             roll_start = stream_state(key, w, 1, 0)
             deal = not race
-        load_world(rules, view, used, b, hands, bone, n_bone)
-        roll_rng[0] = roll_start
+        load_world(playing.rules, view, used, b, playing.hands, playing.bone, n_bone)
+        playing.roll_rng[0] = roll_start
         n_nodes, value, gained = _iterate(
-            view,
-            move_tiles,
-            move_ends,
-            n_moves,
-            forced,
-            explore,
-            expand,
-            base,
-            rules,
-            table,
-            nodes,
-            stats,
-            b,
-            roll_rng,
-            path,
-            stack,
-            budget,
-            leaves,
-            n_nodes,
-            prior,
-            trust,
-            odds,
+            view, moves, forced, settings.walks, settings.walks.expand, tree, playing, n_nodes
         )
         walks += 1
         if not race:
-            if walks == iterations or (settled_stop and _settled(nodes, stats, iterations - walks)):
+            if walks == iterations or (settings.settled_stop and _settled(nodes, stats, iterations - walks)):
                 break
             continue
         values[w, forced] = value
@@ -414,7 +442,7 @@ def _grow(
         deal = True
     if race:
         return leader(values, points, n_worlds, active, n_moves)
-    return _most_visited(nodes, stats, move_tiles, move_ends, n_moves)
+    return _most_visited(nodes, stats, moves)
 
 
 #: most tree nodes the analyzer's engine keeps (:func:`evaluate_worlds`; 64 bytes each): past it the walks stop
@@ -424,97 +452,61 @@ ANALYZER_NODES = 1 << 18
 _NO_EXPAND = 1 << 62
 
 
-def analyzer_tree(worlds: int, n_moves: int) -> tuple[np.ndarray, np.ndarray]:
-    """The node tables of :func:`evaluate_worlds` for up to ``worlds`` worlds of ``n_moves`` root moves."""
+class AnalyzerTree(NamedTuple):
+    """The analyzer's tree search (:func:`evaluate_worlds`): its walks, and the tree it keeps from one batch of
+    worlds to the next (:func:`analyzer_tree`)."""
+
+    walks: Walks
+    nodes: np.ndarray
+    stats: np.ndarray
+    used: np.ndarray  # (1,): rows of ``nodes`` in use (1: the decision alone)
+
+
+def analyzer_tree(walks: Walks, worlds: int, n_moves: int) -> AnalyzerTree:
+    """The tree search of :func:`evaluate_worlds` for up to ``worlds`` worlds of ``n_moves`` root moves."""
     rows = min(worlds * n_moves, ANALYZER_NODES) + 1
-    return np.zeros((rows, N_INT), dtype=np.int64), np.zeros((rows, N_FLOAT), dtype=np.float64)
+    nodes = np.zeros((rows, N_INT), dtype=np.int64)
+    return AnalyzerTree(walks, nodes, np.zeros((rows, N_FLOAT), dtype=np.float64), np.ones(1, dtype=np.int64))
 
 
 @njit(cache=True)
-def evaluate_worlds(
-    rules,
-    view,
-    move_tiles,
-    move_ends,
-    n_moves,
-    key,
-    first,
-    count,
-    trust,
-    base,
-    table,
-    values,
-    points,
-    no_tiles,
-    model,
-    explore,
-    expand,
-    nodes,
-    stats,
-    n_nodes,
-    prior=0.0,
-):
-    """Every root move in worlds ``first .. first + count - 1`` (rows ``0 .. count - 1`` of ``values``/``points``).
+def evaluate_worlds(rules, view, moves, batch, table, values, points, no_tiles, search):
+    """Every root move in the worlds of ``batch`` (rows ``0 .. batch.worlds - 1`` of ``values``/``points``).
 
     The analyzer's entry point (:func:`bergen_sim.search.position.analyze`
     with ``player="ismcts"``): the raced root's walks without the race, so
     every move meets every world with the same play-out stream and has a
-    value per world, the analyzer's paired unit; ``prior`` steers the other
-    seats' replies as the player's setting does (a match-win probability).  The tree (``nodes``,
-    ``stats`` from :func:`analyzer_tree`, ``n_nodes`` rows used, 1 at the
-    start) carries over from one call to the next; once it is full the walks
-    play on from its frontier.  Returns ``(consistent deals, rows used)``;
-    no consistent deal (0): nothing is written.
+    value per world, the analyzer's paired unit.  ``search`` (an
+    :class:`AnalyzerTree`) holds the walks, which explore and steer the other
+    seats' replies as the player's settings do, and the tree, which carries
+    over from one call to the next; once it is full the walks play on from
+    its frontier.  Returns the
+    number of consistent deals (0: none, nothing is written).
     """
-    spec, completions = prepare(view, rules, USE_LEAD, no_tiles)
-    consistent = world_count(spec, completions)
+    walks = search.walks
+    reading, consistent, hands, bone, b = reading_for(view, rules, batch.use_lead, walks.trust, walks.model, no_tiles)
     if consistent == 0.0:
-        return consistent, n_nodes
-    hands, bone, evidence, line, b = world_buffers(no_tiles)
-    rows = play_evidence(view, evidence, line, no_tiles, model)
-    roll_rng = np.zeros(1, dtype=np.uint64)
+        return consistent
+    playing = _playing(rules, table, hands, bone, b, stack_buffers(0), batch.base, np.int64(0))
     path = np.zeros(L.MAX_TILES + 2, dtype=np.int64)  # a walk's depth: at most the plays left in the hand
-    stack = stack_buffers(0)
-    budget = np.zeros(1, dtype=np.int64)
-    odds = np.zeros(b.move_tiles.shape[0], dtype=np.float64)
+    walk_tree = Tree(search.nodes, search.stats, path, np.zeros(b.move_tiles.shape[0], dtype=np.float64))
     used = used_slots(view)
+    n_nodes = search.used[0]
     if n_nodes == 1:
-        nodes[0, N_CHILD] = -1
-        nodes[0, N_MOVER] = -1
-    capacity = nodes.shape[0]
-    for i in range(count):
-        w = first + i
-        n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
-        roll_start = stream_state(key, w, 1, 0)
-        grow = expand if n_nodes + n_moves <= capacity else _NO_EXPAND  # a walk adds at most one node
-        for k in range(n_moves):
+        search.nodes[0, N_CHILD] = -1
+        search.nodes[0, N_MOVER] = -1
+    capacity = search.nodes.shape[0]
+    for i in range(batch.worlds):
+        w = batch.first + i
+        n_bone = draw_world(view, reading, batch.key, w, hands, bone)
+        roll_start = stream_state(batch.key, w, 1, 0)
+        grow = walks.expand if n_nodes + moves.n <= capacity else _NO_EXPAND  # a walk adds at most one node
+        for k in range(moves.n):
             load_world(rules, view, used, b, hands, bone, n_bone)
-            roll_rng[0] = roll_start
-            n_nodes, values[i, k], points[i, k] = _iterate(
-                view,
-                move_tiles,
-                move_ends,
-                n_moves,
-                k,
-                explore,
-                grow,
-                base,
-                rules,
-                table,
-                nodes,
-                stats,
-                b,
-                roll_rng,
-                path,
-                stack,
-                budget,
-                0,
-                n_nodes,
-                prior,
-                trust,
-                odds,
-            )
-    return consistent, n_nodes
+            playing.roll_rng[0] = roll_start
+            n_nodes, values[i, k], points[i, k] = _iterate(view, moves, k, walks, grow, walk_tree, playing, n_nodes)
+    search.used[0] = n_nodes
+    return consistent
 
 
 @njit(cache=True, inline="always")
@@ -527,13 +519,13 @@ def _next_racer(active, after, n_moves):
 
 
 @njit(cache=True)
-def _most_visited(nodes, stats, move_tiles, move_ends, n_moves):
+def _most_visited(nodes, stats, moves):
     """The root move visited most (ties: higher mean, then the first listed)."""
     best = 0
     best_visits = -1.0
     best_mean = -1.0
-    for k in range(n_moves):
-        c = _child(nodes, 0, move_tiles[k], move_ends[k])
+    for k in range(moves.n):
+        c = _child(nodes, 0, moves.tiles[k], moves.ends[k])
         if c < 0:
             continue
         visits = stats[c, N_VISITS]
@@ -546,30 +538,7 @@ def _most_visited(nodes, stats, move_tiles, move_ends, n_moves):
 
 
 @njit(cache=True, inline="always")
-def _iterate(
-    view,
-    move_tiles,
-    move_ends,
-    n_moves,
-    forced,
-    explore,
-    expand,
-    base,
-    rules,
-    table,
-    nodes,
-    stats,
-    b,
-    roll_rng,
-    path,
-    stack,
-    budget,
-    leaves,
-    n_nodes,
-    prior,
-    trust,
-    odds,
-):
+def _iterate(view, moves, forced, walks, expand, tree, playing, n_nodes):
     """One walk down the tree in the world loaded in ``b``, a play-out and the credit along the path.
 
     From the decision (row 0) each turn takes an untried move of this world
@@ -578,6 +547,10 @@ def _iterate(
     taken at the decision instead.  Returns ``(nodes used, the deciding
     side's value, the points it scored from the decision on)``.
     """
+    nodes, stats, path, odds = tree
+    rules, b, table = playing.rules, playing.b, playing.table
+    move_tiles, move_ends, n_moves = moves
+    explore, prior, trust = walks.explore, walks.prior, walks.trust
     me = view[L.V_SEAT]
     world = b.policy_view
     pos = 0
@@ -619,7 +592,7 @@ def _iterate(
             depth += 1
             if not play(rules, b, seat, nodes[c, N_TILE], nodes[c, N_END]):
                 begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])
-                leaf0 = _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
+                leaf0 = _play_out(playing, seat)
             break
         if best < 0:
             biased = prior > 0.0 and seat != me
@@ -642,7 +615,7 @@ def _iterate(
             break
         if stats[best, N_VISITS] < expand:
             begin_turns(b, pos, b.turn[L.TURN_BONE_STOP])  # too few visits to search its moves yet
-            leaf0 = _play_out(rules, b, seat, base, roll_rng, table, stack, budget, leaves)
+            leaf0 = _play_out(playing, seat)
             break
         n, seat, pos = advance(rules, b, seat, pos)
         if n == HAND_OVER or n == MATCH_OVER:
@@ -689,28 +662,10 @@ def choose(
     model, settle, race)."""
     tree = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
-    return search(
-        view,
-        move_tiles,
-        move_ends,
-        n_moves,
-        next_u64(rng),
-        iterations,
-        explore / 10.0,
-        expand,
-        trust / 10.0,
-        base,
-        rules,
-        table,
-        tree,
-        stats,
-        no_tiles,
-        leaves,
-        model,
-        settle == 1,
-        race == 1,
-        prior / 100.0,
-    )
+    walks = Walks(explore / 10.0, expand, trust / 10.0, model, prior / 100.0)
+    settings = TreeSearch(iterations, walks, base, leaves, settle == 1, race == 1)
+    moves = Moves(move_tiles, move_ends, n_moves)
+    return search(view, moves, next_u64(rng), settings, rules, table, tree, stats, no_tiles)
 
 
 @njit(cache=True)

@@ -49,6 +49,8 @@ coefficients later put on it; the play-outs' noise only costs precision.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -75,16 +77,44 @@ from bergen_sim.search import pimc
 from bergen_sim.search.match_value import win_probability
 from bergen_sim.search.rollout import base_choose, base_move, turn_view
 
-#: the controls of a side, in ``controls[..., c]`` order
+#: the controls of a side, in ``controls[..., c]`` order (float64; the module docstring defines them)
+CONTROL = L.Vector(
+    "C",
+    [
+        L.Field("table", meaning="the match-win table value at the scores"),
+        L.Field("win", meaning="the mean over play-outs of the table value where the hand ends"),
+        L.Field("points", meaning="the mean over the same play-outs of the side's points in the hand"),
+    ],
+    size_name="CONTROLS",
+    title="luck controls of a side",
+)
+#: a row of ``deciders`` (one per seat): how to run the seat's own policy again at its decisions
+DECIDER = L.Vector(
+    "D",
+    [
+        L.Field(
+            "code",
+            meaning="the code of a built-in (BASE_POLICIES) or of pimc's base; -1: the policy cannot be run here, "
+            "its decisions get no term",
+        ),
+        L.Field("worlds", meaning="pimc's worlds (0: the built-in decides)"),
+        L.Field("partner", meaning="pimc's partner setting"),
+    ],
+    size_name="DECIDER_WIDTH",
+    title="decider",
+)
+#: the layouts this module declares (tools/generate_constants.py writes their constants below)
+LAYOUTS = (CONTROL, DECIDER)
+# --- generated from the declarations above by tools/generate_constants.py; do not edit ---
 C_TABLE = 0
 C_WIN = 1
 C_POINTS = 2
 CONTROLS = 3
-#: columns of ``deciders`` (one row per seat): how to run the seat's own policy again at its decisions: the
-#: code of a built-in (``BASE_POLICIES``) or of ``pimc``'s base (-1: the policy cannot be run here, its
-#: decisions get no term), ``pimc``'s worlds (0: the built-in decides) and its partner setting
-D_CODE, D_WORLDS, D_PARTNER = 0, 1, 2
+D_CODE = 0
+D_WORLDS = 1
+D_PARTNER = 2
 DECIDER_WIDTH = 3
+# --- end of generated constants ---
 #: stream number (the last word of ``stream_state``) of a decision's first run; runs are numbered on from it,
 #: above every play-out stream of the event (those stay below 2**40)
 _RUN_STREAM = 1 << 40
@@ -94,6 +124,31 @@ SAMPLE_KEY = 0x6C75636B  # "luck"
 _HAND_STRIDE = 4096
 #: numbers passed to compiled callees as int64s, not literals (each literal would compile its own copy)
 _0, _ONE, _NONE = np.int64(0), np.int64(1), np.int64(-1)
+
+
+class Valuation(NamedTuple):
+    """How the positions of a replay are valued (``psi``): the models of the players the play-outs use and the
+    buffers they play on (compiled code receives them as one argument)."""
+
+    rules: np.ndarray
+    table: np.ndarray  # the match-value table
+    seat_bases: np.ndarray  # seat s plays the built-in with code seat_bases[s] ...
+    search_worlds: np.ndarray  # ... or, where search_worlds[s] > 0, pimc with that many worlds
+    rollouts: np.int64  # play-outs per position
+    work_view: np.ndarray  # the play-outs' view ...
+    work_hands: np.ndarray  # ... and hands
+    rng: np.ndarray  # their random stream
+    no_tiles: object  # the game's empty tile set (its width)
+
+
+class Position(NamedTuple):
+    """A full position of the replay: every hand known, the boneyard's tiles unordered."""
+
+    policy_view: np.ndarray  # the position's view (a field named ``view`` is taken by Numba)
+    hands: np.ndarray
+    bone: np.ndarray  # the boneyard's tiles, ``n_bone`` of them, in no particular order
+    n_bone: np.int64
+    hand_points: np.ndarray  # each side's points in the hand so far
 
 
 @njit(cache=True)
@@ -143,29 +198,9 @@ def _play_out(rules, b, seat, seat_bases, search_worlds, table, rng):
 
 
 @njit(cache=True)
-def _evaluate(
-    rules,
-    table,
-    view,
-    hands,
-    bone,
-    n_bone,
-    exclude,
-    seat,
-    seat_bases,
-    search_worlds,
-    rollouts,
-    key,
-    hand_points,
-    work_view,
-    work_hands,
-    rng,
-    out,
-    no_tiles,
-    move_tile,
-    move_end,
-):
-    """``psi`` of a full position for every side into ``out[j, :]`` (``seat`` has just moved).
+def _evaluate(valuation, position, exclude, seat, key, out, move_tile, move_end):
+    """``psi`` of a full position (a :class:`Position`) for every side into ``out[j, :]`` (``seat`` has just
+    moved), valued as ``valuation`` (a :class:`Valuation`) says.
 
     ``bone[:n_bone]`` holds the boneyard's tiles and ``exclude`` (when not
     -1); each play-out shuffles them from the stream keyed ``key`` and drops
@@ -176,21 +211,21 @@ def _evaluate(
     ``view``): the moves of a decision, evaluated with the same key, meet the
     same boneyards and random numbers too.
     """
-    rules, table, view, hands, bone, seat_bases, search_worlds, key, hand_points, work_view, work_hands, rng, out = (
-        borrow(rules),
-        borrow(table),
-        borrow(view),
-        borrow(hands),
-        borrow(bone),
-        borrow(seat_bases),
-        borrow(search_worlds),
-        borrow(key),
-        borrow(hand_points),
-        borrow(work_view),
-        borrow(work_hands),
-        borrow(rng),
-        borrow(out),
+    rules, table, seat_bases, search_worlds = (
+        borrow(valuation.rules),
+        borrow(valuation.table),
+        borrow(valuation.seat_bases),
+        borrow(valuation.search_worlds),
     )
+    work_view, work_hands, rng = borrow(valuation.work_view), borrow(valuation.work_hands), borrow(valuation.rng)
+    view, hands, bone, hand_points = (
+        borrow(position.policy_view),
+        borrow(position.hands),
+        borrow(position.bone),
+        borrow(position.hand_points),
+    )
+    key, out = borrow(key), borrow(out)
+    rollouts, n_bone, no_tiles = valuation.rollouts, position.n_bone, valuation.no_tiles
     sides = side_count(rules)
     for j in range(sides):
         out[j, C_TABLE] = win_probability(table, rules, view, j)
@@ -228,39 +263,18 @@ def _evaluate(
 
 
 @njit(cache=True)
-def _decision(
-    rules,
-    table,
-    view,
-    hands,
-    bone,
-    n_bone,
-    seat,
-    tile,
-    end,
-    deciders,
-    runs,
-    seat_bases,
-    search_worlds,
-    rollouts,
-    key,
-    hand_points,
-    work_view,
-    work_hands,
-    roll_rng,
-    psi,
-    controls,
-    no_tiles,
-):
-    """Add the terms of ``seat``'s decision (it played ``tile`` on ``end`` in ``view``) to ``controls[j, c]``.
+def _decision(valuation, position, seat, tile, end, deciders, runs, key, psi, controls):
+    """Add the terms of ``seat``'s decision (it played ``tile`` on ``end`` in ``position``) to ``controls[j, c]``.
 
     ``runs`` runs of the seat's own policy (``deciders``' row) on the view it decided on, each from a stream
     keyed by the event and the run, estimate its distribution over the moves; the term is ``psi`` after the
     move made minus that distribution's mean of ``psi`` (the module docstring says why its expectation is 0).
     Returns 0, or -1 when the move made is not among the legal ones (not a trace of the engine's).
     """
+    rules, table, no_tiles = valuation.rules, valuation.table, valuation.no_tiles
+    view, hands, bone = position.policy_view, position.hands, position.bone
     code = deciders[seat, D_CODE]
-    if code < 0 or runs == 0 or rollouts == 0:
+    if code < 0 or runs == 0 or valuation.rollouts == 0:
         return 0
     decide_view = view.copy()  # the runs' policies see (and may scribble on) a copy, never the replayed view
     b = scratch_buffers(decide_view, hands.copy(), bone, no_tiles)
@@ -301,28 +315,7 @@ def _decision(
         weight = (1.0 if i == made else 0.0) - picks[i] / runs
         if weight == 0.0:
             continue
-        _evaluate(
-            rules,
-            table,
-            view,
-            hands,
-            bone,
-            n_bone,
-            _NONE,
-            seat,
-            seat_bases,
-            search_worlds,
-            rollouts,
-            key,
-            hand_points,
-            work_view,
-            work_hands,
-            roll_rng,
-            psi,
-            no_tiles,
-            b.move_tiles[i],
-            b.move_ends[i],
-        )
+        _evaluate(valuation, position, _NONE, seat, key, psi, b.move_tiles[i], b.move_ends[i])
         for j in range(sides):
             for c in range(CONTROLS):
                 controls[j, c] += weight * psi[j, c]
@@ -330,14 +323,16 @@ def _decision(
 
 
 @njit(cache=True)
-def _deal(rules, deal, shift, hand_no, hands, hand_points, view, bone, rotated, led, no_tiles):
+def _deal(rules, deal, shift, hand_no, position, rotated, led, no_tiles):
     """Deal ``deal`` with seat ``s``'s hand given to seat ``s + shift``, and lead: the double ``led``
     when it is among the leader's choices (the actual deal), else the leader's lowest (a sampled deal).
 
-    Fills the hands (the led double removed), the boneyard's tiles, the
-    points of the hand so far and the view's hand part and scores; returns
-    the leader, or -1 when no hand holds a double.
+    Fills ``position`` (a :class:`Position`): the hands (the led double
+    removed), the boneyard's tiles, the points of the hand so far and the
+    view's hand part and scores; returns the leader, or -1 when no hand
+    holds a double.
     """
+    view, hands, bone, hand_points = position.policy_view, position.hands, position.bone, position.hand_points
     players = rules[L.R_PLAYERS]
     size = rules[L.R_HAND_SIZE]
     rotated[:] = deal
@@ -430,6 +425,10 @@ def luck_controls(
     rng = np.zeros(1, dtype=np.uint64)
     roll_rng = np.zeros(1, dtype=np.uint64)
     key = np.zeros(4, dtype=np.uint64)
+    valuation = Valuation(rules, table, seat_bases, search_worlds, rollouts, work_view, work_hands, roll_rng, no_tiles)
+    one_rollout = Valuation(rules, table, seat_bases, search_worlds, _ONE, work_view, work_hands, roll_rng, no_tiles)
+    dealt_alt = Position(alt_view, alt_hands, bone, n_tiles - dealt, alt_points)  # a deal sampled or valued
+    dealt_actual = Position(view, hands, bone, n_tiles - dealt, hand_points)  # the deal replayed
     m = -1
     played = no_tiles
     event = 0
@@ -468,62 +467,18 @@ def luck_controls(
                         break
                 for shift in range(players):
                     alt_view[:] = view
-                    leader = _deal(
-                        rules, sample, shift, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE, no_tiles
-                    )
+                    leader = _deal(rules, sample, shift, hand_no, dealt_alt, rotated, _NONE, no_tiles)
                     key[3] = (n_sample * players + shift + 1) << 20  # each its own play-out stream
-                    _evaluate(
-                        rules,
-                        table,
-                        alt_view,
-                        alt_hands,
-                        bone,
-                        n_tiles - dealt,
-                        _NONE,
-                        leader,
-                        seat_bases,
-                        search_worlds,
-                        _ONE,
-                        key,
-                        alt_points,
-                        work_view,
-                        work_hands,
-                        roll_rng,
-                        psi,
-                        no_tiles,
-                        _NONE,
-                        _NONE,
-                    )
+                    _evaluate(one_rollout, dealt_alt, _NONE, leader, key, psi, _NONE, _NONE)
                     expected[:sides] += psi[:sides]
             # the actual deal valued by the same function of the deal as the samples (its leader leading
             # the lowest double it holds): under any-double the double actually led is the leader's
             # decision, skill rather than luck, and valuing it here would bias the control
             key[3] = 0
             alt_view[:] = view
-            leader = _deal(rules, deal, _0, hand_no, alt_hands, alt_points, alt_view, bone, rotated, _NONE, no_tiles)
-            _evaluate(
-                rules,
-                table,
-                alt_view,
-                alt_hands,
-                bone,
-                n_tiles - dealt,
-                _NONE,
-                leader,
-                seat_bases,
-                search_worlds,
-                rollouts,
-                key,
-                alt_points,
-                work_view,
-                work_hands,
-                roll_rng,
-                actual,
-                no_tiles,
-                _NONE,
-                _NONE,
-            )
-            _deal(rules, deal, _0, hand_no, hands, hand_points, view, bone, rotated, row[L.T_TILE], no_tiles)
+            leader = _deal(rules, deal, _0, hand_no, dealt_alt, rotated, _NONE, no_tiles)
+            _evaluate(valuation, dealt_alt, _NONE, leader, key, actual, _NONE, _NONE)
+            _deal(rules, deal, _0, hand_no, dealt_actual, rotated, row[L.T_TILE], no_tiles)
             weight = 1.0 / (deal_samples * players)
             for j in range(sides):
                 for c in range(CONTROLS):
@@ -549,28 +504,8 @@ def luck_controls(
             drawn_at = -1
             for a in range(options):
                 set_hand(hands, seat, union(mine, bit(tiles[a], no_tiles)))
-                _evaluate(
-                    rules,
-                    table,
-                    alt_view,
-                    hands,
-                    tiles,
-                    options,
-                    tiles[a],
-                    before,
-                    seat_bases,
-                    search_worlds,
-                    rollouts,
-                    key,
-                    hand_points,
-                    work_view,
-                    work_hands,
-                    roll_rng,
-                    per_tile[a],
-                    no_tiles,
-                    _NONE,
-                    _NONE,
-                )
+                drawn = Position(alt_view, hands, tiles, options, hand_points)
+                _evaluate(valuation, drawn, tiles[a], before, key, per_tile[a], _NONE, _NONE)
                 if tiles[a] == tile:
                     drawn_at = a
             if drawn_at < 0:
@@ -597,28 +532,16 @@ def luck_controls(
                 n_bone = _mask_tiles(minus(first_tiles(n_tiles, no_tiles), union(held, played)), tiles)
                 if (
                     _decision(
-                        rules,
-                        table,
-                        view,
-                        hands,
-                        tiles,
-                        n_bone,
+                        valuation,
+                        Position(view, hands, tiles, n_bone, hand_points),
                         seat,
                         tile,
                         row[L.T_END],
                         deciders,
                         decision_runs,
-                        seat_bases,
-                        search_worlds,
-                        rollouts,
                         key,
-                        hand_points,
-                        work_view,
-                        work_hands,
-                        roll_rng,
                         psi,
                         controls[m],
-                        no_tiles,
                     )
                     < 0
                 ):

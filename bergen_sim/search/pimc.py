@@ -29,7 +29,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow
-from bergen_sim.engine.hand import begin_turns, borrowed, lead, play, scratch_buffers, side_of_seat
+from bergen_sim.engine.hand import HandBuffers, begin_turns, borrowed, lead, play, scratch_buffers, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by
@@ -74,6 +74,38 @@ def world_batch(key: Any, first: Any, count: Any, base: Any, use_lead: Any, part
     )
 
 
+class Moves(NamedTuple):
+    """The legal moves of a decision, as the engine lists them (engine/layout.py, "Moves")."""
+
+    tiles: np.ndarray
+    ends: np.ndarray
+    n: np.int64
+
+
+class World(NamedTuple):
+    """One world of a decision, as :func:`load_world` sets it up: the view's first ``used`` slots, hidden hands
+    ``hands0`` and boneyard ``bone0[:n_bone]``, played on the scratch buffers ``b``."""
+
+    rules: np.ndarray
+    policy_view: np.ndarray  # the decision's view (a field named ``view`` is taken by Numba)
+    used: np.int64
+    b: HandBuffers
+    hands0: np.ndarray
+    bone0: np.ndarray
+    n_bone: np.int64
+
+
+class Rollout(NamedTuple):
+    """How the rest of a hand is played out and valued: seat ``s`` by ``seat_bases[s]`` when given, else by
+    ``base``, from the random stream ``roll_start`` (common random numbers), valued by ``table``."""
+
+    base: np.int64
+    seat_bases: np.ndarray
+    roll_start: np.uint64
+    roll_rng: np.ndarray
+    table: np.ndarray
+
+
 @njit(cache=True)
 def seat_bases_for(rules, seat, base, partner):
     """The rollout policy of every seat: ``partner`` for ``seat``'s partners in partnerships, ``base`` for the rest
@@ -90,8 +122,8 @@ def seat_bases_for(rules, seat, base, partner):
 
 
 @njit(cache=True)
-def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points, no_tiles):
-    """Play every legal move out in the worlds of ``batch`` (a :class:`WorldBatch`).
+def evaluate_worlds(rules, view, moves, batch, table, values, points, no_tiles, search):
+    """Play every legal move (a :class:`Moves`) out in the worlds of ``batch`` (a :class:`WorldBatch`).
 
     World ``w`` and the rollout stream it uses are pure functions of
     ``(key, w)``: every move meets the same worlds and the same randomness,
@@ -101,6 +133,9 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
     the points its side scored from the move to the end of the hand.
     Returns the number of consistent worlds (0: the view admits none and
     nothing was written).  ``no_tiles`` is the game's empty set (its width).
+    ``search`` is None: pimc has no settings beyond the batch's (the
+    analyzer calls ``reader``'s and ``ismcts``'s evaluation the same way,
+    with theirs).
     """
     key, first, count, base = batch.key, batch.first, batch.worlds, batch.base
     spec, completions = prepare(view, rules, batch.use_lead, no_tiles)
@@ -114,33 +149,17 @@ def evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, v
     bone0 = np.zeros(L.MAX_TILES, dtype=np.int64)
     hands = np.zeros(L.MAX_SEATS * L.SET_WORDS, dtype=np.int64)
     bone = np.zeros(L.MAX_TILES, dtype=np.int64)
-    world = np.zeros(L.V_SIZE, dtype=np.int64)
-    b = scratch_buffers(world, hands, bone, no_tiles)
+    b = scratch_buffers(np.zeros(L.V_SIZE, dtype=np.int64), hands, bone, no_tiles)
     world_rng = np.zeros(1, dtype=np.uint64)
     roll_rng = np.zeros(1, dtype=np.uint64)
     for i in range(count):
         w = first + i
         world_rng[0] = stream_state(key, w, 0, 0)
         n_bone = sample_world(view, spec, completions, world_rng, hands0, bone0, no_tiles)
-        roll_start = stream_state(key, w, 1, 0)
-        for k in range(n_moves):
-            values[i, k], points[i, k] = play_move_out(
-                rules,
-                view,
-                used,
-                b,
-                hands0,
-                bone0,
-                n_bone,
-                seat,
-                move_tiles[k],
-                move_ends[k],
-                base,
-                seat_bases,
-                roll_start,
-                roll_rng,
-                table,
-            )
+        dealt = World(rules, view, used, b, hands0, bone0, n_bone)
+        rollout = Rollout(base, seat_bases, stream_state(key, w, 1, 0), roll_rng, table)
+        for k in range(moves.n):
+            values[i, k], points[i, k] = play_move_out(dealt, rollout, seat, moves.tiles[k], moves.ends[k])
     return worlds
 
 
@@ -154,34 +173,29 @@ def load_world(rules, view, used, b, hands0, bone0, n_bone):
 
 
 @njit(cache=True)
-def play_move_out(
-    rules, view, used, b, hands0, bone0, n_bone, seat, tile, end, base, seat_bases, roll_start, roll_rng, table
-):
-    """Play one move, then the rest of the hand with ``base`` (or seat ``s`` with ``seat_bases[s]``, when given)
-    in one world; (win chance, points).
+def play_move_out(world, rollout, seat, tile, end):
+    """Play one move, then the rest of the hand as ``rollout`` (a :class:`Rollout`) says, in ``world`` (a
+    :class:`World`); (win chance, points).
 
-    The world is the view's first ``used`` slots with hidden hands ``hands0``
-    and boneyard ``bone0[:n_bone]``; it is copied into the scratch buffers
-    ``b`` first, so the caller's world stays intact for the next move.  The
-    rollout stream restarts from ``roll_start`` (common random numbers).
-    Returns the deciding side's match-win probability at the end of the hand
-    and the points it scored from the move on.  In a view with nothing on the
-    table (a leader choosing its double under ``any-double``) the move is the
-    lead of the double ``tile``, which scores as the engine's lead does.
+    The world is copied into its scratch buffers ``b`` first, so the
+    caller's world stays intact for the next move.  The rollout stream
+    restarts from ``roll_start`` (common random numbers).  Returns the
+    deciding side's match-win probability at the end of the hand and the
+    points it scored from the move on.  In a view with nothing on the table
+    (a leader choosing its double under ``any-double``) the move is the lead
+    of the double ``tile``, which scores as the engine's lead does.
     """
-    rules, view, hands0, bone0, roll_rng, table = (
-        borrow(rules),
-        borrow(view),
-        borrow(hands0),
-        borrow(bone0),
-        borrow(roll_rng),
-        borrow(table),
+    rules, view, hands0, bone0 = (
+        borrow(world.rules),
+        borrow(world.policy_view),
+        borrow(world.hands0),
+        borrow(world.bone0),
     )
-    seat_bases = borrow(seat_bases)
-    b = borrowed(b)
-    world = b.policy_view
-    load_world(rules, view, used, b, hands0, bone0, n_bone)
-    roll_rng[0] = roll_start
+    roll_rng, table, seat_bases = borrow(rollout.roll_rng), borrow(rollout.table), borrow(rollout.seat_bases)
+    b = borrowed(world.b)
+    played = b.policy_view
+    load_world(rules, view, world.used, b, hands0, bone0, world.n_bone)
+    roll_rng[0] = rollout.roll_start
     side = view[L.V_SIDE]
     if view[L.V_OPEN_ENDS] == 0:  # nothing on the table (view_deal): the seat leads the double ``tile``
         b.hrow[L.H_LEADER] = seat
@@ -189,8 +203,8 @@ def play_move_out(
     else:
         over = play(rules, b, seat, tile, end)
     if not over:
-        play_out_by_seat(rules, b, seat, base, seat_bases, roll_rng)
-    return win_probability(table, rules, world, side), np.float64(world[L.V_SCORE + side] - view[L.V_SCORE + side])
+        play_out_by_seat(rules, b, seat, rollout.base, seat_bases, roll_rng)
+    return win_probability(table, rules, played, side), np.float64(played[L.V_SCORE + side] - view[L.V_SCORE + side])
 
 
 @njit(cache=True)
@@ -201,7 +215,7 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, pa
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     # typed arguments, not literals, so the analyzer's calls share this compiled specialization
     batch = WorldBatch(key, np.int64(0), np.int64(worlds), np.int64(base), np.int64(1), np.int64(partner - 1))
-    evaluate_worlds(rules, view, move_tiles, move_ends, n_moves, batch, table, values, points, no_tiles)
+    evaluate_worlds(rules, view, Moves(move_tiles, move_ends, n_moves), batch, table, values, points, no_tiles, None)
     return best_total(values, points, n_moves)
 
 

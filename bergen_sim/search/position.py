@@ -74,7 +74,7 @@ from bergen_sim.model.rules import Rules
 from bergen_sim.search import ismcts, reader
 from bergen_sim.search.inference import MODELS, READING, evidence_buffer, play_evidence
 from bergen_sim.search.match_value import table_for
-from bergen_sim.search.pimc import evaluate_worlds, world_batch
+from bergen_sim.search.pimc import Moves, evaluate_worlds, world_batch
 from bergen_sim.search.rollout import BASE_POLICIES
 
 if TYPE_CHECKING:
@@ -110,6 +110,9 @@ ISMCTS_EXPLORE = ismcts.TIME_LIMIT_SETTINGS["explore"] / 10.0
 ISMCTS_EXPAND = ismcts.PARAMS["expand"].default
 #: and its steering of the other seats' replies, ``ismcts.STEERED``'s (in hundredths there)
 ISMCTS_PRIOR = ismcts.STEERING_SETTINGS["prior"] / 100.0
+#: each player's evaluation of the worlds; all take one set of arguments (pimc.evaluate_worlds describes them),
+#: the last the player's own settings: ``reader``'s reading, ``ismcts``'s walks and tree, none for ``pimc``
+EVALUATIONS = {"reader": reader.evaluate_worlds, "pimc": evaluate_worlds, "ismcts": ismcts.evaluate_worlds}
 #: each player's evaluation named as the policy whose search and reading it is (reports and ``--json`` say which
 #: one ranked the moves): ``pimc`` reads no plays (uniform worlds; a game's view tells it who led)
 ENGINES = {
@@ -119,6 +122,11 @@ ENGINES = {
     + f":explore={ismcts.TIME_LIMIT_SETTINGS['explore']}"
     + f":prior={ismcts.STEERING_SETTINGS['prior']}",
 }
+
+
+def analysis_walks() -> ismcts.Walks:
+    """The walks of the analyzer's tree search: its exploration, expansion and steering, and the reader's reading."""
+    return ismcts.Walks(ISMCTS_EXPLORE, np.int64(ISMCTS_EXPAND), READER_TRUST, np.int64(READER_MODEL), ISMCTS_PRIOR)
 
 
 class PositionError(BergenError, ValueError):
@@ -912,11 +920,16 @@ def analyze(
     z = z_separation(n, len(looks))
     if player == "ismcts" and leading:
         player = "reader"  # the tree's walk plays moves, not leads: the reader ranks the doubles to lead
-    engine = {"reader": reader.evaluate_worlds, "pimc": evaluate_worlds, "ismcts": ismcts.evaluate_worlds}[player]
+    engine = EVALUATIONS[player]
+    search: object = None  # pimc's: none
     if player == "ismcts":
-        nodes, node_stats = ismcts.analyzer_tree(worlds, n)
-        n_nodes = np.int64(1)
-        explore, expand = ISMCTS_EXPLORE, np.int64(ISMCTS_EXPAND)
+        search = ismcts.analyzer_tree(analysis_walks(), worlds, n)
+    elif player == "reader":
+        search = reader.ReadingModel(READER_TRUST, np.int64(READER_MODEL))
+    # the reader's and the tree's worlds read the lead as the players do; pimc's only in a game's view, which
+    # says who led (evidence about the doubles, engine/worlds.py); a described position does not
+    use_lead = 1 if player != "pimc" else int(seen is not None)
+    legal = Moves(move_tiles, move_ends, np.int64(n))
     compiling = in_disk_cache(engine) is False
     if compiling:
         feedback.compiling("the position analyzer's rollouts", "rollouts")
@@ -927,61 +940,17 @@ def analyze(
     consistent = 0.0
     while done < worlds:
         count = min(batch, worlds - done)
-        if player == "reader":
-            consistent = reader.evaluate_worlds(
-                rules_vec,
-                view,
-                move_tiles,
-                move_ends,
-                n,
-                key,
-                np.int64(done),
-                np.int64(count),
-                READER_TRUST,
-                base_code,
-                table,
-                values[done : done + count],
-                points[done : done + count],
-                no_tiles,
-                READER_MODEL,
-            )
-        elif player == "ismcts":
-            consistent, n_nodes = ismcts.evaluate_worlds(
-                rules_vec,
-                view,
-                move_tiles,
-                move_ends,
-                n,
-                key,
-                np.int64(done),
-                np.int64(count),
-                READER_TRUST,
-                base_code,
-                table,
-                values[done : done + count],
-                points[done : done + count],
-                no_tiles,
-                READER_MODEL,
-                explore,
-                expand,
-                nodes,
-                node_stats,
-                n_nodes,
-                ISMCTS_PRIOR,
-            )
-        else:  # a game's view says who led, evidence about the doubles (engine/worlds.py); a described one does not
-            consistent = evaluate_worlds(
-                rules_vec,
-                view,
-                move_tiles,
-                move_ends,
-                n,
-                world_batch(key, done, count, base_code, int(seen is not None)),
-                table,
-                values[done : done + count],
-                points[done : done + count],
-                no_tiles,
-            )
+        consistent = engine(
+            rules_vec,
+            view,
+            legal,
+            world_batch(key, done, count, base_code, use_lead),
+            table,
+            values[done : done + count],
+            points[done : done + count],
+            no_tiles,
+            search,
+        )
         _copy_twins(values[done : done + count], points[done : done + count], mirror)
         done += count
         if compiling:  # a first batch of up to 1,000 worlds plays in well under a second: its time is the compile's

@@ -35,6 +35,8 @@ cost per decision are measured in research/search-strength/README.md (``research
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -46,7 +48,6 @@ from bergen_sim.engine.view import used_slots
 from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
 from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by
 from bergen_sim.search.inference import (
-    MODEL_POINTS,
     MODELS,
     READING_SETTINGS,
     evidence_buffer,
@@ -54,7 +55,7 @@ from bergen_sim.search.inference import (
     world_log_likelihood,
 )
 from bergen_sim.search.match_value import table_for
-from bergen_sim.search.pimc import play_move_out
+from bergen_sim.search.pimc import Moves, Rollout, World, WorldBatch, play_move_out
 from bergen_sim.search.rollout import BASE_POLICIES, EVERY_SEAT
 
 NAME = "reader"
@@ -115,15 +116,27 @@ def world_buffers(no_tiles):
     )
 
 
+class Reading(NamedTuple):
+    """The worlds of one decision as :func:`draw_world` deals them: the deals the view allows, and the evidence of
+    the other seats' plays that weighs them (compiled code receives them as one argument)."""
+
+    spec: np.ndarray  # W_*: the deals that break no void (bergen_sim.engine.worlds.prepare)
+    completions: np.ndarray  # their counts by state (prepare)
+    evidence: np.ndarray  # rows of evidence of the other seats' plays (inference.play_evidence) ...
+    rows: np.int64  # ... and how many of them hold it
+    trust: float  # a world loses exp(-trust) per point of the model's score its plays passed up
+    model: np.int64  # the model of their play (an index into inference.MODELS)
+    no_tiles: object  # the game's empty tile set (its width)
+
+
 @njit(cache=True)
-def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model=MODEL_POINTS):
+def draw_world(view, reading, key, w, hands, bone):
     """Fill ``hands``/``bone`` with world ``w`` of the decision ``key``; returns the boneyard size.
 
     Candidates come from the keyed streams ``(key, w, 0, j)``, ``j = 0, 1,
     ...``; candidate ``j`` is kept with probability equal to the likelihood of
     the other seats' plays in it (rejection sampling from the posterior),
-    scored from the decision's evidence (``rows`` rows of ``evidence``, from
-    :func:`bergen_sim.search.inference.play_evidence`).
+    scored from the decision's evidence (``reading``, a :class:`Reading`).
     After ``MAX_TRIES`` candidates the last one is kept whatever its
     likelihood.  World ``w`` is thus a pure function of ``(key, w)``, like
     pimc's, whatever batches it is drawn in.
@@ -132,68 +145,47 @@ def draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bo
     n_bone = 0
     for j in range(MAX_TRIES):
         rng[0] = stream_state(key, w, 0, j)
-        n_bone = sample_world(view, spec, completions, rng, hands, bone, no_tiles)
-        loglik = world_log_likelihood(evidence, rows, hands, trust, no_tiles, model)
+        n_bone = sample_world(view, reading.spec, reading.completions, rng, hands, bone, reading.no_tiles)
+        loglik = world_log_likelihood(
+            reading.evidence, reading.rows, hands, reading.trust, reading.no_tiles, reading.model
+        )
         if loglik >= 0.0 or below(rng, 1 << 30) * _UNIT < np.exp(loglik):
             break
     return n_bone
 
 
+class ReadingModel(NamedTuple):
+    """How the reader reads the other seats' plays (compiled code receives it as one argument)."""
+
+    trust: float  # a world loses exp(-trust) per point of the model's score its plays passed up
+    model: np.int64  # the model of their play (an index into inference.MODELS)
+
+
 @njit(cache=True)
-def evaluate_worlds(
-    rules,
-    view,
-    move_tiles,
-    move_ends,
-    n_moves,
-    key,
-    first,
-    count,
-    trust,
-    base,
-    table,
-    values,
-    points,
-    no_tiles,
-    model=MODEL_POINTS,
-):
-    """Every move in worlds ``first .. first + count - 1`` (rows ``0 .. count - 1`` of ``values``/``points``).
+def evaluate_worlds(rules, view, moves, batch, table, values, points, no_tiles, search):
+    """Every move in the worlds of ``batch`` (rows ``0 .. batch.worlds - 1`` of ``values``/``points``).
 
     The analyzer's entry point: like :func:`bergen_sim.search.pimc.evaluate_worlds`
-    with the reader's worlds.  Returns the number of consistent deals of the
-    unseen tiles (0: none, nothing written).
+    with the reader's worlds, read as ``search`` (a :class:`ReadingModel`)
+    says.  Returns the number of consistent deals of the unseen tiles (0:
+    none, nothing written).
     """
-    spec, completions = prepare(view, rules, USE_LEAD, no_tiles)
+    spec, completions = prepare(view, rules, batch.use_lead, no_tiles)
     consistent = world_count(spec, completions)
     if consistent == 0.0:
         return consistent
     hands, bone, evidence, line, b = world_buffers(no_tiles)
-    rows = play_evidence(view, evidence, line, no_tiles, model)
+    rows = play_evidence(view, evidence, line, no_tiles, search.model)
+    reading = Reading(spec, completions, evidence, rows, search.trust, search.model, no_tiles)
     roll_rng = np.zeros(1, dtype=np.uint64)
     every_seat = borrow(EVERY_SEAT)  # base plays every seat
     used = used_slots(view)
-    for i in range(count):
-        w = first + i
-        n_bone = draw_world(view, spec, completions, key, w, trust, evidence, rows, hands, bone, no_tiles, model)
-        roll_start = stream_state(key, w, 1, 0)
-        for k in range(n_moves):
-            values[i, k], points[i, k] = play_move_out(
-                rules,
-                view,
-                used,
-                b,
-                hands,
-                bone,
-                n_bone,
-                view[L.V_SEAT],
-                move_tiles[k],
-                move_ends[k],
-                base,
-                every_seat,
-                roll_start,
-                roll_rng,
-                table,
-            )
+    for i in range(batch.worlds):
+        w = batch.first + i
+        world = World(rules, view, used, b, hands, bone, draw_world(view, reading, batch.key, w, hands, bone))
+        rollout = Rollout(batch.base, every_seat, stream_state(batch.key, w, 1, 0), roll_rng, table)
+        for k in range(moves.n):
+            values[i, k], points[i, k] = play_move_out(world, rollout, view[L.V_SEAT], moves.tiles[k], moves.ends[k])
     return consistent
 
 
@@ -238,27 +230,16 @@ def race(values, points, n_worlds, active, n_moves):
 
 
 @njit(cache=True)
-def decide(
-    view,
-    move_tiles,
-    move_ends,
-    n_moves,
-    key,
-    worlds,
-    trust,
-    base,
-    rules,
-    table,
-    values,
-    points,
-    no_tiles,
-    model=MODEL_POINTS,
-):
+def decide(view, moves, budget, search, rules, table, values, points, no_tiles):
     """The reader's move for a view; ``values``/``points`` (``worlds x n_moves``) receive what was played.
 
-    Returns ``(move, worlds used)``; rows past the worlds used, and the
-    columns of moves dropped early, are left as they were.
+    ``budget`` (a :class:`~bergen_sim.search.pimc.WorldBatch`) gives the
+    decision's key, the most worlds, the rollout policy and how the lead is
+    read; ``search`` (a :class:`ReadingModel`) how the other seats' plays are
+    read.  Returns ``(move, worlds used)``; rows past the worlds used, and
+    the columns of moves dropped early, are left as they were.
     """
+    n_moves, worlds = moves.n, budget.worlds
     active = np.ones(n_moves, dtype=np.bool_)
     racing = np.zeros(n_moves, dtype=np.int64)  # indices of the moves still in the race
     race_tiles = np.zeros(n_moves, dtype=np.int64)
@@ -272,29 +253,12 @@ def decide(
         for k in range(n_moves):
             if active[k]:
                 racing[n_racing] = k
-                race_tiles[n_racing] = move_tiles[k]
-                race_ends[n_racing] = move_ends[k]
+                race_tiles[n_racing] = moves.tiles[k]
+                race_ends[n_racing] = moves.ends[k]
                 n_racing += 1
-        if (
-            evaluate_worlds(
-                rules,
-                view,
-                race_tiles,
-                race_ends,
-                n_racing,
-                key,
-                n_worlds,
-                count,
-                trust,
-                base,
-                table,
-                batch_values,
-                batch_points,
-                no_tiles,
-                model,
-            )
-            == 0.0
-        ):
+        batch = WorldBatch(budget.key, n_worlds, count, budget.base, budget.use_lead, budget.partner)
+        race_moves = Moves(race_tiles, race_ends, n_racing)
+        if evaluate_worlds(rules, view, race_moves, batch, table, batch_values, batch_points, no_tiles, search) == 0.0:
             return 0, 0  # no world fits the view (cannot happen for a real one): any move is as good
         for i in range(count):
             for j in range(n_racing):
@@ -311,21 +275,10 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, b
     """pimc on worlds weighted by the other seats' plays, racing the moves (settings: worlds, trust, base, model)."""
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
+    budget = WorldBatch(next_u64(rng), np.int64(0), worlds, base, USE_LEAD, np.int64(-1))
+    search = ReadingModel(trust / 10.0, model)
     move, _ = decide(
-        view,
-        move_tiles,
-        move_ends,
-        n_moves,
-        next_u64(rng),
-        worlds,
-        trust / 10.0,
-        base,
-        rules,
-        table,
-        values,
-        points,
-        no_tiles,
-        model,
+        view, Moves(move_tiles, move_ends, n_moves), budget, search, rules, table, values, points, no_tiles
     )
     return move
 

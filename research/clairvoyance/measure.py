@@ -51,7 +51,7 @@ from bergen_sim.engine.view import used_slots
 from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import resolve
 from bergen_sim.search.match_value import table_for
-from bergen_sim.search.pimc import best_total, play_move_out
+from bergen_sim.search.pimc import Rollout, World, best_total, play_move_out
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.services.files.output import merge_target, publish_record
 from bergen_sim.services.game import Game
@@ -88,25 +88,10 @@ def clairvoyant_choose(
         world_rng[0] = stream_state(key, w, 0, 0)
         order[:n_bone] = bone_tiles[:n_bone]
         shuffle(world_rng, order, n_bone)
-        roll_start = stream_state(key, w, 1, 0)
+        world = World(rules, view, used, b, hands0, order, n_bone)
+        rollout = Rollout(base, every_seat, stream_state(key, w, 1, 0), roll_rng, table)
         for k in range(n_moves):
-            values[w, k], points[w, k] = play_move_out(
-                rules,
-                view,
-                used,
-                b,
-                hands0,
-                order,
-                n_bone,
-                seat,
-                move_tiles[k],
-                move_ends[k],
-                base,
-                every_seat,
-                roll_start,
-                roll_rng,
-                table,
-            )
+            values[w, k], points[w, k] = play_move_out(world, rollout, seat, move_tiles[k], move_ends[k])
     return best_total(values, points, n_moves)
 
 

@@ -7,10 +7,14 @@ import inspect
 import pytest
 
 from bergen_sim.engine import layout, worlds
+from bergen_sim.search import inference, ismcts, luck_controls
 
+#: the search modules that declare int64 layouts of their own (rows of evidence, tree nodes, deciders)
+SEARCH_LAYOUTS = (inference, ismcts, luck_controls)
 BLOCKS = [
     (layout, layout.generated_constants(layout.VECTORS, layout.CODE_ALIASES)),
     (worlds, layout.generated_constants([worlds.WORLD_SPEC])),
+    *((module, layout.generated_constants(module.LAYOUTS)) for module in SEARCH_LAYOUTS),
 ]
 
 
@@ -27,6 +31,10 @@ def test_every_offset_is_a_plain_module_attribute() -> None:
             assert getattr(layout, name) == value
     for name, value in worlds.WORLD_SPEC.constants().items():
         assert getattr(worlds, name) == value
+    for module in SEARCH_LAYOUTS:
+        for vector in module.LAYOUTS:
+            for name, value in vector.constants().items():
+                assert getattr(module, name) == value
     assert layout.EV_PLAY is layout.Event.PLAY and layout.END_L is layout.End.L
 
 

@@ -569,8 +569,7 @@ def _proposal_kept(spec, completions, rng, hands, bone, no_tiles):
     """Draw one relaxed proposal and tell whether the fallback would keep it."""
     tiles = np.zeros(L.MAX_TILES, dtype=np.int64)
     group_tiles = np.zeros(worlds_module.MAX_OTHERS * L.SET_WORDS, dtype=np.int64)
-    rem, x, top, split = _scratch()
-    _propose(spec, completions, rng, hands, bone, tiles, group_tiles, rem, x, top, split, no_tiles)
+    _propose(spec, completions, rng, hands, bone, tiles, group_tiles, _scratch(), no_tiles)
     return _respects_seats(spec, hands, no_tiles)
 
 

@@ -636,7 +636,7 @@ def test_the_tree_search_ranks_moves_in_every_world_and_keeps_its_tree_small():
     for one in again:
         one.pop("elapsed_s")
     assert again[0] == again[1]
-    nodes, _ = ismcts.analyzer_tree(10**6, 12)
+    nodes = ismcts.analyzer_tree(position_module.analysis_walks(), 10**6, 12).nodes
     assert len(nodes) == ismcts.ANALYZER_NODES + 1  # 64 bytes a node: the tree of a million worlds stays small
     from pathlib import Path
 

@@ -142,14 +142,13 @@ def test_every_move_meets_the_same_worlds():
         pimc.evaluate_worlds(
             rules_vec,
             view,
-            mt,
-            me,
-            n + 1,
+            pimc.Moves(mt, me, n + 1),
             pimc.world_batch(key, first, count, base, 1),
             table,
             values,
             points,
             np.int64(0),
+            None,
         )
         return values, points
 

@@ -46,6 +46,7 @@ from bergen_sim.search.inference import (
     EVIDENCE_WIDTH,
     MODEL_EXPERT,
     MODEL_HISTORY,
+    MODEL_POINTS,
     _draws_since,
     _header_after,
     _held_then,
@@ -56,7 +57,7 @@ from bergen_sim.search.inference import (
     world_log_likelihood,
 )
 from bergen_sim.search.match_value import table_for
-from bergen_sim.search.pimc import load_world
+from bergen_sim.search.pimc import load_world, world_batch
 from bergen_sim.search.position import Position, position_view
 from bergen_sim.search.rollout import BASE_POLICIES
 from bergen_sim.services.execution.jobs import engine_for
@@ -185,13 +186,9 @@ def _decide(view, rules, worlds=64, trust=1.0, key=7):
     points = np.zeros((worlds, n))
     move, used = reader.decide(
         view,
-        tiles,
-        ends,
-        n,
-        np.uint64(key),
-        np.int64(worlds),
-        trust,
-        FIRST,
+        ismcts.Moves(tiles, ends, np.int64(n)),
+        world_batch(key, 0, worlds, FIRST, 1),
+        reader.ReadingModel(trust, np.int64(MODEL_POINTS)),
         rules.to_array(),
         table_for(rules, "first"),
         values,
@@ -226,27 +223,18 @@ def _search(view, rules, iterations=200, key=7, expand=1, leaves=0, settled_stop
     tiles, ends, n = _moves(view)
     nodes = np.zeros((iterations + 1, ismcts.N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, ismcts.N_FLOAT))
+    walks = ismcts.Walks(0.5, np.int64(expand), 1.0, np.int64(model), prior)
+    settings = ismcts.TreeSearch(np.int64(iterations), walks, FIRST, np.int64(leaves), settled_stop, race)
     move = ismcts.search(
         view,
-        tiles,
-        ends,
-        n,
+        ismcts.Moves(tiles, ends, np.int64(n)),
         np.uint64(key),
-        np.int64(iterations),
-        0.5,
-        np.int64(expand),
-        1.0,
-        FIRST,
+        settings,
         rules.to_array(),
         table_for(rules, "first"),
         nodes,
         stats,
         NARROW,
-        np.int64(leaves),
-        np.int64(model),
-        settled_stop,
-        race,
-        prior,
     )
     return tiles, move, nodes, stats
 
@@ -479,7 +467,8 @@ def test_worlds_follow_the_evidence_on_real_views():
             for trust in (0.0, 3.0):
                 evidence = evidence_buffer()
                 rows = play_evidence(view, evidence, scratch[2], NARROW)
-                reader.draw_world(view, spec, completions, np.uint64(i), w, trust, evidence, rows, hands, bone, NARROW)
+                reading = reader.Reading(spec, completions, evidence, rows, trust, MODEL_POINTS, NARROW)
+                reader.draw_world(view, reading, np.uint64(i), w, hands, bone)
                 assert hands[view[L.V_SEAT] * L.SET_WORDS] == view[L.V_HAND]
                 assert not (hands[(1 - view[L.V_SEAT]) * L.SET_WORDS] & (view[L.V_PLAYED] | view[L.V_HAND]))
                 loglik = play_log_likelihood(view, hands, 1.0, *scratch, NARROW)
