@@ -83,9 +83,9 @@ def optional_text(name: str, value: Any) -> str | None:
     raise ArgumentError(f"{name} must be a string, not the {_shown(value)}")
 
 
-#: the rule keywords ``simulate`` and ``compare`` took until this release, in place of ``rules=``
+#: the deprecated rule keywords of ``simulate`` and ``compare``, which ``rules=`` replaces (CHANGELOG.md)
 RULE_KEYWORDS = ("players", "partnerships", "preset", "settings")
-#: the run keywords they took in place of ``options=``
+#: their deprecated run keywords, which ``options=`` replaces
 RUN_KEYWORDS = ("workers", "scheduler", "checkpoint", "progress", "chunk_size")
 
 
@@ -102,7 +102,7 @@ def old_keywords(function: str, given: Mapping[str, Any], *groups: Sequence[str]
     return [{name: given.get(name) for name in group} for group in groups]
 
 
-def _old_keywords(function: str, new: str, old: Mapping[str, Any], stacklevel: int) -> dict[str, Any]:
+def _given_with_warning(function: str, new: str, old: Mapping[str, Any], stacklevel: int) -> dict[str, Any]:
     """The old keywords given (not None), with one DeprecationWarning naming them and their replacement."""
     given = {name: value for name, value in old.items() if value is not None}
     if given:
@@ -118,10 +118,9 @@ def _old_keywords(function: str, new: str, old: Mapping[str, Any], stacklevel: i
 def rules_argument(function: str, rules: Any, old: Mapping[str, Any], stacklevel: int = 3) -> Rules:
     """The rules ``function`` plays: ``rules`` (a :class:`Rules`; default the standard two-player game).
 
-    ``old`` holds the rule keywords (:data:`RULE_KEYWORDS`) it took until this release, None when not
-    given; they still make the rules, with a DeprecationWarning, and are refused beside ``rules``.
+    ``old`` holds the deprecated rule keywords (:data:`RULE_KEYWORDS`), None when not given; they still make the rules, with a DeprecationWarning, and are refused beside ``rules``.
     """
-    given = _old_keywords(function, "rules=Rules.make(...)", old, stacklevel)
+    given = _given_with_warning(function, "rules=Rules.make(...)", old, stacklevel)
     if given:
         if rules is not None:
             raise ArgumentError(f"{function}: give rules=Rules.make(...) or the old rule keywords, not both")
@@ -141,10 +140,9 @@ def rules_argument(function: str, rules: Any, old: Mapping[str, Any], stacklevel
 def options_argument(function: str, options: Any, old: Mapping[str, Any], stacklevel: int = 3) -> RunOptions:
     """How ``function`` runs: ``options`` (a :class:`RunOptions`; default every core, no checkpoint).
 
-    ``old`` holds the run keywords (:data:`RUN_KEYWORDS`) it took until this release, None when not
-    given; they still make the options, with a DeprecationWarning, and are refused beside ``options``.
+    ``old`` holds the deprecated run keywords (:data:`RUN_KEYWORDS`), None when not given; they still make the options, with a DeprecationWarning, and are refused beside ``options``.
     """
-    given = _old_keywords(function, "options=RunOptions(...)", old, stacklevel)
+    given = _given_with_warning(function, "options=RunOptions(...)", old, stacklevel)
     if given:
         if options is not None:
             raise ArgumentError(f"{function}: give options=RunOptions(...) or the old run keywords, not both")
