@@ -5,7 +5,7 @@ and then the other side plays first on the open layout.  How much does the
 leading side gain per hand, and how much of that is the led double's own
 points (the *lead points*) rather than what follows (the *tempo*: being a tile
 ahead, seeing the other side's first reply)?  Measured with 2 players and 4 in
-partnerships (two sides), for every strategy in self-play.
+partnerships (two sides), for every policy in self-play.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from bergen_sim.core.i18n import N_, tr
 from bergen_sim.core.stats import add_clustered, add_family, cluster_column, cluster_sums, judged, phrase
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, panels
-from bergen_sim.services.analysis.reporting import headline_strategies, table_name
+from bergen_sim.services.analysis.reporting import headline_policies, table_name
 
 TITLE = N_("The value of going first: lead points and tempo")
 TWO_SIDED = ("2 players", "4 partnerships")
@@ -28,7 +28,7 @@ METHOD = (
     "are what the led double itself scored (2, or less under the near-target cut), and the *tempo* is the edge "
     "without the lead points. Each is a mean per hand: a ratio of per-match sums over hands per match, with a "
     "delta-method interval clustered by match. Family of comparisons: the edge and the tempo against zero for "
-    "every table and strategy (the lead points are positive by the rules), given simultaneous 95% intervals (Bonferroni over the family)."
+    "every table and policy (the lead points are positive by the rules), given simultaneous 95% intervals (Bonferroni over the family)."
 )
 SHOW = {"per_hand": "The leading side's edge per hand, split into lead points and tempo (points per hand)."}
 
@@ -48,16 +48,16 @@ def collect(chunk, rules) -> dict:
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
-    """Play each two-sided table with every strategy and tabulate the edge and its parts."""
+    """Play each two-sided table with every policy and tabulate the edge and its parts."""
     rows = []
     for table in TWO_SIDED:
-        for strategy in ctx.strategies:
-            played = ctx.play(ctx.rules(table), strategy, collect, hand_rows=True)
+        for policy in ctx.policies:
+            played = ctx.play(ctx.rules(table), policy, collect, hand_rows=True)
             sums = played.sums["parts"]
             rows.append(
                 {
                     "table": table,
-                    "strategy": strategy,
+                    "policy": policy,
                     "matches": played.matches,
                     "hands": int(played.counts["hands"]),
                     **{f"_{part}": cluster_column(sums, k) for k, part in enumerate(PARTS)},
@@ -74,9 +74,9 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The leader's edge in plain words."""
     frame = tables["per_hand"]
     out = []
-    for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
+    for policy in headline_policies(list(pd.unique(frame["policy"]))):
         for table in TWO_SIDED:
-            part = frame[(frame["table"] == table) & (frame["strategy"] == strategy)]
+            part = frame[(frame["table"] == table) & (frame["policy"] == policy)]
             if part.empty:
                 continue
             row = part.iloc[0]
@@ -90,12 +90,12 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             )
             out.append(
                 tr(
-                    "{table}, {strategy} play: the side that leads a hand outscores the other by {edge} points "
+                    "{table}, {policy} play: the side that leads a hand outscores the other by {edge} points "
                     "in that hand; the led double itself is {lead} points of it and the tempo after it "
                     "{verdict} ({numbers})."
                 ).format(
                     table=table_name(table),
-                    strategy=strategy,
+                    policy=policy,
                     edge=phrase(row, "edge_per_hand"),
                     lead=phrase(row, "lead_points_per_hand"),
                     verdict=verdict,
@@ -106,7 +106,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """Every strategy's split, with the tempo judged on its simultaneous interval."""
+    """Every policy's split, with the tempo judged on its simultaneous interval."""
     frame = tables["per_hand"]
     out = []
     for table in pd.unique(frame["table"]):
@@ -122,7 +122,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             )
             share = row["lead_points_per_hand"] / row["edge_per_hand"] if row["edge_per_hand"] else float("nan")
             parts.append(
-                f"{row['strategy']}: edge {phrase(row, 'edge_per_hand', row['hands'], 'hands')} points per "
+                f"{row['policy']}: edge {phrase(row, 'edge_per_hand', row['hands'], 'hands')} points per "
                 f"hand, of which lead points {phrase(row, 'lead_points_per_hand')} ({share:.0%} of the "
                 f"edge) and tempo {verdict} ({numbers})"
             )
@@ -131,19 +131,19 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
-    """The edge and its two parts per strategy, each with its interval."""
+    """The edge and its two parts per policy, each with its interval."""
     frame = tables["per_hand"]
     long = []
     for part in PARTS:
         columns = {f"{part}_per_hand{s}": f"points_per_hand{s}" for s in ("", "_lo", "_hi", "_adj_lo", "_adj_hi")}
         present = {k: v for k, v in columns.items() if k in frame}
-        long.append(frame[["table", "strategy", *present]].rename(columns=present).assign(part=part.replace("_", " ")))
+        long.append(frame[["table", "policy", *present]].rename(columns=present).assign(part=part.replace("_", " ")))
     long = pd.concat(long, ignore_index=True)
     fig, axes = panels(len(TWO_SIDED), width=5.5)
     for ax, table in zip(axes, TWO_SIDED):
-        differences(ax, long[long["table"] == table], "strategy", "points_per_hand", group="part")
+        differences(ax, long[long["table"] == table], "policy", "points_per_hand", group="part")
         ax.set_title(table)
-        ax.set_xlabel("strategy (self-play)")
+        ax.set_xlabel("policy (self-play)")
         ax.set_ylabel("leading side minus other side (points per hand)")
     return [
         Chart(

@@ -3,7 +3,7 @@
 A header scores when, after a play, both open ends show the same number: a
 double-header (2 points) or, when one of them is a double end, a
 triple-header (3 points).  This analysis counts double- and triple-headers
-per hand and per play, by player count, strategy (self-play) and the point in
+per hand and per play, by player count, policy (self-play) and the point in
 the hand (the play number: the first play after the lead is play 1), and
 splits all points scored into the lead, headers, going out and blocked hands.
 """
@@ -18,7 +18,7 @@ from bergen_sim.core.stats import add_clustered, add_rate, cluster_column, clust
 from bergen_sim.engine.layout import MAX_PLAY_NO
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, empty_note, finish, grouped, lines, panels, stacked_shares
-from bergen_sim.services.analysis.reporting import TABLES, headline_strategies, reference_strategy
+from bergen_sim.services.analysis.reporting import TABLES, headline_policies, reference_policy
 
 TITLE = N_("Header frequency and where the points come from")
 KINDS = ("double", "triple")
@@ -31,16 +31,16 @@ METHOD = (
     "p over hands that reached play p, with Wilson intervals over hands (one play p per hand; the engine keeps "
     "these counts only as totals, so they are not clustered by match). Shares of points are ratios of sums "
     "over matches. No difference is tested here (the report describes rates, it does not compare them), so no "
-    "family needs controlling; 'most' and 'fewest' are said of strategies only when their intervals do not "
+    "family needs controlling; 'most' and 'fewest' are said of policies only when their intervals do not "
     "overlap."
 )
 SHOW = {
     "per_hand": "Headers per hand (means) and per play (rates), and plays per hand.",
     "point_sources": "Share of all points scored that came from the lead, headers, going out and blocked hands.",
     "by_play": (
-        "Header rate by play number (the first eight plays after the lead), reference strategy.",
+        "Header rate by play number (the first eight plays after the lead), reference policy.",
         lambda frame: frame[
-            (frame["strategy"] == reference_strategy(list(pd.unique(frame["strategy"])))) & (frame["play_number"] <= 8)
+            (frame["policy"] == reference_policy(list(pd.unique(frame["policy"])))) & (frame["play_number"] <= 8)
         ],
     ),
 }
@@ -60,14 +60,14 @@ def collect(chunk, rules) -> dict:
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
-    """Play every table x strategy under the standard rules and tabulate."""
+    """Play every table x policy under the standard rules and tabulate."""
     per_hand, by_play, sources = [], [], []
     for table in TABLES:
-        for strategy in ctx.strategies:
+        for policy in ctx.policies:
             rules = ctx.rules(table)
-            played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
+            played = ctx.play(rules, policy, collect, hand_rows=True, match_rows=True)
             t = played.counts
-            key = {"table": table, "strategy": strategy}
+            key = {"table": table, "policy": policy}
             per_hand.append(
                 {
                     **key,
@@ -112,19 +112,19 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The few findings a player reads first."""
     hands, sources = tables["per_hand"], tables["point_sources"]
     out = []
-    for strategy in headline_strategies(list(pd.unique(hands["strategy"]))):
-        row = hands[(hands["table"] == "2 players") & (hands["strategy"] == strategy)]
-        src = sources[(sources["table"] == "2 players") & (sources["strategy"] == strategy)]
+    for policy in headline_policies(list(pd.unique(hands["policy"]))):
+        row = hands[(hands["table"] == "2 players") & (hands["policy"] == policy)]
+        src = sources[(sources["table"] == "2 players") & (sources["policy"] == policy)]
         if row.empty or src.empty:
             continue
         row, src = row.iloc[0], src.iloc[0]
         out.append(
             tr(
-                "2 players, {strategy} play: a hand has on average {headers} headers (double or triple), "
+                "2 players, {policy} play: a hand has on average {headers} headers (double or triple), "
                 "about one in every {plays} plays; {header_share} of all points come from headers and "
                 "{lead_share} from leading a double."
             ).format(
-                strategy=strategy,
+                policy=policy,
                 headers=phrase(row, "headers_per_hand"),
                 plays=num(1 / row["header_rate_per_play"], ".0f"),
                 header_share=phrase(src, "header_share"),
@@ -137,10 +137,10 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the tables."""
     hands, plays, sources = tables["per_hand"], tables["by_play"], tables["point_sources"]
-    ref = reference_strategy(list(pd.unique(hands["strategy"])))
+    ref = reference_policy(list(pd.unique(hands["policy"])))
     out = []
     for table in pd.unique(hands["table"]):
-        row = hands[(hands["table"] == table) & (hands["strategy"] == ref)].iloc[0]
+        row = hands[(hands["table"] == table) & (hands["policy"] == ref)].iloc[0]
         text = (
             f"**{table}** ({ref} play): a hand has {phrase(row, 'double_headers_per_hand', row['hands'], 'hands')} "
             f"double-headers and {phrase(row, 'triple_headers_per_hand')} triple-headers; "
@@ -153,22 +153,21 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             others = part.drop(index=most.name)
             rest = part.drop(index=least.name)
             top = (
-                f"{most['strategy']} makes the most headers per hand"
+                f"{most['policy']} makes the most headers per hand"
                 if (most["headers_per_hand_lo"] > others["headers_per_hand_hi"]).all()
-                else f"{most['strategy']} makes the most headers per hand "
+                else f"{most['policy']} makes the most headers per hand "
                 f"of those played, though its interval overlaps another's"
             )
             bottom = (
-                f"{least['strategy']} the fewest"
+                f"{least['policy']} the fewest"
                 if (least["headers_per_hand_hi"] < rest["headers_per_hand_lo"]).all()
-                else f"{least['strategy']} the fewest (its interval "
-                f"overlaps another's, so the order is not established)"
+                else f"{least['policy']} the fewest (its interval overlaps another's, so the order is not established)"
             )
             text += (
-                f" Of the strategies, {top} ({phrase(most, 'headers_per_hand', most['hands'], 'hands')}) and "
+                f" Of the policies, {top} ({phrase(most, 'headers_per_hand', most['hands'], 'hands')}) and "
                 f"{bottom} ({phrase(least, 'headers_per_hand', least['hands'], 'hands')})."
             )
-        curve = plays[(plays["table"] == table) & (plays["strategy"] == ref) & (plays["hands_reaching"] >= MIN_HANDS)]
+        curve = plays[(plays["table"] == table) & (plays["policy"] == ref) & (plays["hands_reaching"] >= MIN_HANDS)]
         if len(curve):
             peak = curve.loc[curve["header_rate"].idxmax()]
             text += (
@@ -178,7 +177,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             )
         out.append(text)
     for table in pd.unique(sources["table"]):
-        row = sources[(sources["table"] == table) & (sources["strategy"] == ref)].iloc[0]
+        row = sources[(sources["table"] == table) & (sources["policy"] == ref)].iloc[0]
         ranked = sorted(hs.SOURCES, key=lambda s: -row[f"{s}_share"])
         out.append(
             f"{table} ({ref}): of {int(row['points']):,} points over {int(row['matches']):,} matches, "
@@ -198,7 +197,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     charts = []
     fig, axes = panels(2, width=5.5)
     for ax, kind in zip(axes, KINDS):
-        grouped(ax, hands, "table", "strategy", f"{kind}_headers_per_hand", categories=list(TABLES), bars=True)
+        grouped(ax, hands, "table", "policy", f"{kind}_headers_per_hand", categories=list(TABLES), bars=True)
         ax.set_title(f"{kind}-headers per hand")
         ax.set_xlabel("table")
         ax.set_ylabel(f"{kind}-headers per hand (mean)")
@@ -207,11 +206,11 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             "headers_per_hand",
             finish(
                 fig,
-                "Double- and triple-headers per hand, by table and strategy",
+                "Double- and triple-headers per hand, by table and policy",
                 legend_from=axes[0],
-                legend_title="strategy (self-play)",
+                legend_title="policy (self-play)",
             ),
-            "Mean double- and triple-headers per hand by table and strategy",
+            "Mean double- and triple-headers per hand by table and policy",
         )
     )
     fig, axes = panels(2 * len(TABLES))
@@ -220,7 +219,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             part = plays[(plays["table"] == table) & (plays["hands_reaching"] >= MIN_HANDS)]
             if part.empty:
                 empty_note(ax, f"no play number reached by {MIN_HANDS} hands")
-            lines(ax, part, "play_number", f"{kind}_header_rate", group="strategy")
+            lines(ax, part, "play_number", f"{kind}_header_rate", group="policy")
             ax.set_title(f"{table}: {kind}-headers", fontsize=10)
             ax.set_xlabel("play number after the lead")
             ax.set_ylabel(f"P({kind}-header on this play)")
@@ -231,7 +230,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 fig,
                 "Header rate by play number (hands that reached that play)",
                 legend_from=axes[0],
-                legend_title="strategy (self-play)",
+                legend_title="policy (self-play)",
             ),
             "Probability that a play makes a double- or triple-header, by play number after the lead",
         )
@@ -239,15 +238,15 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
         part = sources[sources["table"] == table]
-        stacked_shares(ax, part, "strategy", [f"{s}_share" for s in hs.SOURCES], [_source_words(s) for s in hs.SOURCES])
+        stacked_shares(ax, part, "policy", [f"{s}_share" for s in hs.SOURCES], [_source_words(s) for s in hs.SOURCES])
         ax.set_title(table)
         ax.set_ylabel("share of all points")
-        ax.set_xlabel("strategy (self-play)")
+        ax.set_xlabel("policy (self-play)")
     charts.append(
         Chart(
             "point_sources",
             finish(fig, "Where the points come from", legend_from=axes[0], legend_title="source of points"),
-            "Share of all points from the lead, headers, going out and blocked hands, by table and strategy",
+            "Share of all points from the lead, headers, going out and blocked hands, by table and policy",
         )
     )
     return charts

@@ -7,7 +7,7 @@ double-eighteen, with the spinner on and off where both are played, this
 analysis measures in self-play how often headers come (per hand), how many
 hands a match lasts, how often a hand ends blocked, how often the leader's
 side wins the hands someone wins (against the fair share) and how often the
-first hand's leader wins the match; it ranks the strategies on each table
+first hand's leader wins the match; it ranks the policies on each table
 size on duplicate deals; and, where any double may lead, it measures what
 the leader's choice is worth: ``expert`` leading by its rule (the double
 whose number the rest of its hand shows most often) against ``expert``
@@ -33,7 +33,7 @@ from bergen_sim.core.stats import (
 from bergen_sim.model.rules import Rules
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels
-from bergen_sim.services.analysis.reporting import PerMatch, headline_strategies, table_name
+from bergen_sim.services.analysis.reporting import PerMatch, headline_policies, table_name
 
 TITLE = N_("Larger sets, the spinner and up to eight players")
 #: label -> (players, partnerships, preset, settings)
@@ -65,7 +65,7 @@ LEAD_GAMES: dict[str, tuple[int, bool, str, dict]] = {
     ),
 }
 LEAD_POLICIES = ("expert", "expert:lead=lowest", "expert:lead=highest")
-#: tables on which the strategies are ranked (duplicate deals)
+#: tables on which the policies are ranked (duplicate deals)
 RANKING_GAMES = (
     "double-six, 4 players",
     "double-nine, 4 players",
@@ -87,15 +87,15 @@ METHOD = (
     "spinner's effect is spinner on minus spinner off on the same set and table, both played from the same "
     "seed so that match i starts from the same deal; the difference is paired by match (delta method on the "
     "per-match differences). Family of comparisons: every spinner difference (three measures, two sets, each "
-    "strategy) and every lead-choice difference from 50%, given simultaneous 95% intervals (Bonferroni over the family). Strategy "
+    "policy) and every lead-choice difference from 50%, given simultaneous 95% intervals (Bonferroni over the family). Policy "
     "rankings and lead choices come from duplicate-deal round-robins (seats rotated), whose per-pair win rates "
     "carry 95% intervals over deal sets."
 )
 SHOW = {
-    "games": "Per game and strategy (self-play): headers, blocked hands, match length and the leader's edge.",
+    "games": "Per game and policy (self-play): headers, blocked hands, match length and the leader's edge.",
     "spinner_effect": "Spinner on minus off, same set and table, paired by match.",
     "lead_choice": "Leading by expert's rule against leading the lowest or the highest double (any-double lead).",
-    "ranking": "Each strategy's match win rate against the field on duplicate deals, per table.",
+    "ranking": "Each policy's match win rate against the field on duplicate deals, per table.",
 }
 
 
@@ -130,14 +130,14 @@ def collect(chunk, rules) -> dict:
 
 
 def _self_play(ctx) -> tuple[pd.DataFrame, pd.DataFrame]:
-    strategies = headline_strategies(list(ctx.strategies)) or list(ctx.strategies)[:1]
+    policies = headline_policies(list(ctx.policies)) or list(ctx.policies)[:1]
     rows, paired = [], {}
     for label, game in GAMES.items():
         rules = rules_for(game)
-        for strategy in strategies:
-            played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
+        for policy in policies:
+            played = ctx.play(rules, policy, collect, hand_rows=True, match_rows=True)
             s = played.sums
-            paired[label, strategy] = s["paired"].values
+            paired[label, policy] = s["paired"].values
             rows.append(
                 {
                     "game": label,
@@ -145,7 +145,7 @@ def _self_play(ctx) -> tuple[pd.DataFrame, pd.DataFrame]:
                     "spinner": rules.spinner,
                     "players": rules.players,
                     "partnerships": rules.partnerships,
-                    "strategy": strategy,
+                    "policy": policy,
                     "matches": played.matches,
                     "hands": int(played.counts["hands"]),
                     "hands_sq": s["hands_sq"],
@@ -174,15 +174,15 @@ def _self_play(ctx) -> tuple[pd.DataFrame, pd.DataFrame]:
     add_rate(games, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
     effects = []
     for on, off in SPINNER_PAIRS:
-        for strategy in strategies:
-            a, b = paired[on, strategy], paired[off, strategy]
+        for policy in policies:
+            a, b = paired[on, policy], paired[off, policy]
             n = min(len(a), len(b))
             a, b = a[:n], b[:n]
             ones = np.ones(n)
             row = {
                 "set": GAMES[on][3].get("domino_set", "double-six"),
                 "players": GAMES[on][0],
-                "strategy": strategy,
+                "policy": policy,
                 "matches": n,
             }
             for name, (xa, ya, xb, yb) in {
@@ -216,8 +216,8 @@ def _lead_choice(ctx) -> pd.DataFrame:
 
 
 def _ranking(ctx) -> pd.DataFrame:
-    """Rank :data:`RANKED` per table; ``--quick`` ranks only its own strategies (fewer pairs to play)."""
-    ranked = [p for p in RANKED if p in ctx.strategies] if ctx.quick else list(RANKED)
+    """Rank :data:`RANKED` per table; ``--quick`` ranks only its own policies (fewer pairs to play)."""
+    ranked = [p for p in RANKED if p in ctx.policies] if ctx.quick else list(RANKED)
     frames = []
     for label in RANKING_GAMES:
         table = ctx.tournament(rules_for(GAMES[label]), ranked)
@@ -227,7 +227,7 @@ def _ranking(ctx) -> pd.DataFrame:
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
-    """Self-play every game, pair the spinner on and off, rank the strategies, measure the lead choice."""
+    """Self-play every game, pair the spinner on and off, rank the policies, measure the lead choice."""
     games, effects = _self_play(ctx)
     lead = _lead_choice(ctx)
     columns = [(effects, f"{name}_change") for name in MEASURES]
@@ -239,7 +239,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The spinner's effect on headers, and the lead choice, in plain words."""
     out = []
     effects = tables["spinner_effect"]
-    for _, row in effects[effects["strategy"] == "expert"].iterrows():
+    for _, row in effects[effects["policy"] == "expert"].iterrows():
         verdict, numbers = judged(
             row,
             "headers_per_hand_change",
@@ -291,7 +291,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     out = []
     for _, row in games.iterrows():
         out.append(
-            f"**{row['game']}**, {row['strategy']}: {phrase(row, 'headers_per_hand', row['hands'], 'hands')} "
+            f"**{row['game']}**, {row['policy']}: {phrase(row, 'headers_per_hand', row['hands'], 'hands')} "
             f"headers per hand; {phrase(row, 'blocked_rate')} of hands end blocked; "
             f"{phrase(row, 'hands_per_match', row['matches'], 'matches')} hands per match; the leader's side "
             f"wins {phrase(row, 'leader_side_hand_win_rate')} of the decided hands (fair share "
@@ -305,9 +305,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             verdict, numbers = judged(row, f"{name}_change", unit)
             parts.append(f"{name.replace('_', ' ')}: {verdict} ({numbers})")
         out.append(
-            f"Spinner on minus off, {row['set']}, {row['players']} players, {row['strategy']}: "
-            + "; ".join(parts)
-            + "."
+            f"Spinner on minus off, {row['set']}, {row['players']} players, {row['policy']}: " + "; ".join(parts) + "."
         )
     for game, part in tables["ranking"].groupby("game", sort=False):
         order = part.sort_values("win_rate", ascending=False)
@@ -326,7 +324,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     """Headers per hand by game; the spinner's effect with its interval; the lead choice's edge."""
     games = tables["games"]
     fig, axes = panels(1, width=9.0)
-    grouped(axes[0], games, "game", "strategy", "headers_per_hand")
+    grouped(axes[0], games, "game", "policy", "headers_per_hand")
     axes[0].tick_params(axis="x", labelrotation=35)
     axes[0].set_xlabel("game")
     axes[0].set_ylabel("headers per hand (double and triple)")
@@ -337,15 +335,15 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 fig,
                 "Headers per hand by set, spinner and table",
                 legend_from=axes[0],
-                legend_title="strategy (self-play)",
+                legend_title="policy (self-play)",
                 note="Bars: 95% intervals clustered by match.",
             ),
-            "Headers per hand in every game, by strategy, with intervals",
+            "Headers per hand in every game, by policy, with intervals",
         )
     ]
     effects = tables["spinner_effect"].assign(label=lambda f: f["set"] + ", " + f["players"].astype(str) + " players")
     fig, axes = panels(1, width=7.0)
-    differences(axes[0], effects, "label", "headers_per_hand_change", group="strategy")
+    differences(axes[0], effects, "label", "headers_per_hand_change", group="policy")
     axes[0].set_xlabel("set and table")
     axes[0].set_ylabel("spinner on minus off (headers per hand)")
     charts.append(
@@ -355,7 +353,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 fig,
                 "What the spinner changes: headers per hand",
                 legend_from=axes[0],
-                legend_title="strategy",
+                legend_title="policy",
                 note="Thick bars: 95% intervals (paired by match); thin bars: simultaneous; dashed: no change.",
             ),
             "Spinner on minus off in headers per hand, with paired intervals",

@@ -2,7 +2,7 @@
 
 In every hand the holder of the lowest double must lead it, scoring 2 points at
 once and leaving the layout open on both sides.  This analysis measures, for
-2, 3 and 4 players and 4 in partnerships and for each strategy in self-play,
+2, 3 and 4 players and 4 in partnerships and for each policy in self-play,
 how often the leader's side wins the hand (among hands someone wins, by going
 out or by a blocked hand), the points per hand of each seat counted from the
 leader, and the match win rate of the first hand's leader; all of it again
@@ -30,14 +30,14 @@ from bergen_sim.core.stats import (
 from bergen_sim.engine import layout as L
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, lines, panels, reference_line
-from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy, table_name
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_policies, reference_policy, table_name
 
 TITLE = N_("Lowest-double lead advantage")
 LEADS = ("lowest-double", "highest-double")
 #: a led double is compared in the findings only if it led at least this share of the decided hands
 MIN_SHARE = 0.02
 METHOD = (
-    "Self-play: every seat uses the same strategy. A hand is *decided* when someone went out or a blocked "
+    "Self-play: every seat uses the same policy. A hand is *decided* when someone went out or a blocked "
     "hand had a settlement winner; hands cut short by the end of the match (the `cut_rate` column gives their "
     "share) and blocked hands with a tie are not. A hand cut short is *taken* by the side that scored its "
     "last points, the match's winner; `leader_take_rate` counts decided and cut-short hands alike. The fair share of a seat is 1 / number of sides. Per-hand "
@@ -45,7 +45,7 @@ METHOD = (
     "played from the same seed, so match i meets the same deals under both: their difference is paired by "
     "match (delta method on the per-match differences). Family of comparisons: the lowest-minus-highest "
     "difference of the hand win rate and of the first leader's match win rate, and each of the two rates (lowest-"
-    "double lead) against the fair share (the `_advantage` columns), for every table and strategy, given "
+    "double lead) against the fair share (the `_advantage` columns), for every table and policy, given "
     "simultaneous 95% intervals together (Bonferroni over the family); 'above' or 'below the fair share' is said only when the simultaneous "
     "interval excludes it."
 )
@@ -123,18 +123,18 @@ def collect(chunk, rules) -> dict[str, np.ndarray]:
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
-    """Play every table x strategy x lead rule and tabulate."""
+    """Play every table x policy x lead rule and tabulate."""
     base, seat_rows, double_rows, pairs = [], [], [], []
     for table in TABLES:
-        for strategy in ctx.strategies:
+        for policy in ctx.policies:
             per_lead = {}
             for lead in LEADS:
                 rules = ctx.rules(table, lead=lead)
-                played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
+                played = ctx.play(rules, policy, collect, hand_rows=True, match_rows=True)
                 sums = played.sums
                 per_lead[lead] = sums
                 by_double, first = sums["by_double"], sums["first"]
-                key = {"table": table, "strategy": strategy, "lead": lead}
+                key = {"table": table, "policy": policy, "lead": lead}
                 hands = int(by_double[0].sum())
                 won, decided = sums["won"].values, sums["decided"].values
                 base.append(
@@ -183,7 +183,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
             )
             ones = np.ones(len(low["first_won"].values))
             match_gain = paired_ratio_difference(low["first_won"].values, ones, high["first_won"].values, ones)
-            pairs.append({"table": table, "strategy": strategy, "hand_gain": hand_gain, "match_gain": match_gain})
+            pairs.append({"table": table, "policy": policy, "hand_gain": hand_gain, "match_gain": match_gain})
     leader = pd.DataFrame(base)
     add_clustered(leader, "leader_win_rate", leader.pop("_win"))
     add_clustered(leader, "cut_rate", leader.pop("_cut"))
@@ -234,8 +234,8 @@ LOWEST_ONLY = [
 
 
 def _summary(leader: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
-    """One row per table and strategy: both lead rules side by side and their paired difference."""
-    keys = ["table", "strategy"]
+    """One row per table and policy: both lead rules side by side and their paired difference."""
+    keys = ["table", "policy"]
     columns = ["leader_win_rate", "first_leader_match_win_rate"]
     parts = []
     for lead, tag in zip(LEADS, ("lowest", "highest")):
@@ -274,20 +274,20 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The few findings a player reads first: the first leader's edge, and whether the lead rule matters."""
     summary = tables["summary"]
     out = []
-    for strategy in headline_strategies(list(pd.unique(summary["strategy"]))):
+    for policy in headline_policies(list(pd.unique(summary["policy"]))):
         for table in ("2 players", "4 partnerships"):
-            rows = summary[(summary["table"] == table) & (summary["strategy"] == strategy)]
+            rows = summary[(summary["table"] == table) & (summary["policy"] == policy)]
             if rows.empty:
                 continue
             row = rows.iloc[0]
             rate = row["first_leader_match_win_rate_lowest"]
             out.append(
                 tr(
-                    "{table}, {strategy} play: the side that leads the first hand wins about {n} matches in "
+                    "{table}, {policy} play: the side that leads the first hand wins about {n} matches in "
                     "100 ({numbers}; fair share {fair})."
                 ).format(
                     table=table_name(table),
-                    strategy=strategy,
+                    policy=policy,
                     n=round(100 * rate),
                     numbers=phrase(row, "first_leader_match_win_rate_lowest", row["matches"], tr("matches")),
                     fair=num(row["fair_share"], ".0%"),
@@ -295,32 +295,30 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             )
             if table != "2 players":
                 continue
-            part = summary[summary["strategy"] == strategy]
+            part = summary[summary["policy"] == policy]
             clear = part[(part["leader_win_rate_gain_adj_lo"] > 0) | (part["leader_win_rate_gain_adj_hi"] < 0)]
             ends = np.abs(part[["leader_win_rate_gain_adj_lo", "leader_win_rate_gain_adj_hi"]].to_numpy())
             bound = float(ends[np.isfinite(ends)].max()) if np.isfinite(ends).any() else None
             if bound is None:
                 out.append(
-                    tr("{strategy} play: too few matches to judge whether the lead rule matters.").format(
-                        strategy=strategy
-                    )
+                    tr("{policy} play: too few matches to judge whether the lead rule matters.").format(policy=policy)
                 )
             elif clear.empty:
                 out.append(
                     tr(
-                        "{strategy} play: whether the lowest or the highest double leads makes no clear "
+                        "{policy} play: whether the lowest or the highest double leads makes no clear "
                         "difference to the leader's hand win rate at any table; the data rule out differences "
                         "larger than {bound} percentage points (simultaneous interval)."
-                    ).format(strategy=strategy, bound=num(100 * bound, ".2f"))
+                    ).format(policy=policy, bound=num(100 * bound, ".2f"))
                 )
             else:
                 out.append(
                     tr(
-                        "{strategy} play: the lead rule changes the leader's hand win rate clearly at {clear} "
+                        "{policy} play: the lead rule changes the leader's hand win rate clearly at {clear} "
                         "of {tables} tables ({names}), by at most {bound} percentage points (simultaneous "
                         "interval)."
                     ).format(
-                        strategy=strategy,
+                        policy=policy,
                         clear=len(clear),
                         tables=len(part),
                         names=", ".join(table_name(t) for t in clear["table"]),
@@ -333,11 +331,11 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the tables."""
     summary, doubles, seats = tables["summary"], tables["by_led_double"], tables["seat_points"]
-    strategies = list(pd.unique(summary["strategy"]))
+    policies = list(pd.unique(summary["policy"]))
     out = []
-    for ref in headline_strategies(strategies):
+    for ref in headline_policies(policies):
         for table in pd.unique(summary["table"]):
-            row = summary[(summary["table"] == table) & (summary["strategy"] == ref)].iloc[0]
+            row = summary[(summary["table"] == table) & (summary["policy"] == ref)].iloc[0]
             fair = row["fair_share"]
             where = versus(row["leader_win_rate_advantage_adj_lo"], row["leader_win_rate_advantage_adj_hi"], 0.0)
             text = (
@@ -365,15 +363,15 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     gains = summary["leader_win_rate_gain_adj_lo"] > 0
     losses = summary["leader_win_rate_gain_adj_hi"] < 0
     out.append(
-        f"Across all {len(summary)} table-strategy combinations (simultaneous intervals over the report's family of {family} "
+        f"Across all {len(summary)} table-policy combinations (simultaneous intervals over the report's family of {family} "
         f"comparisons), the lowest-double lead gives the leader's side a clearly higher hand win "
         f"rate than the highest-double lead in {int(gains.sum())}{_which(summary[gains])}, a clearly lower "
         f"one in {int(losses.sum())}{_which(summary[losses])}, and no clear difference in "
         f"{int(len(summary) - gains.sum() - losses.sum())}."
     )
-    ref = reference_strategy(strategies)
+    ref = reference_policy(policies)
     table = next(iter(pd.unique(doubles["table"])))
-    part = doubles[(doubles["table"] == table) & (doubles["strategy"] == ref) & (doubles["lead"] == LEADS[0])]
+    part = doubles[(doubles["table"] == table) & (doubles["policy"] == ref) & (doubles["lead"] == LEADS[0])]
     part = part[part["decided_hands"] >= MIN_SHARE * part["decided_hands"].sum()]
     if len(part) > 1:
         top = part.loc[part["leader_win_rate"].idxmax()]
@@ -387,7 +385,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             f"{'' if separated else '; the two intervals overlap, so the ordering is not established'}."
         )
     for table in pd.unique(seats["table"]):
-        part = seats[(seats["table"] == table) & (seats["strategy"] == ref) & (seats["lead"] == LEADS[0])]
+        part = seats[(seats["table"] == table) & (seats["policy"] == ref) & (seats["lead"] == LEADS[0])]
         best = part.loc[part["side_points_per_hand"].idxmax()]
         worst = part.loc[part["side_points_per_hand"].idxmin()]
         out.append(
@@ -400,10 +398,10 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def _which(rows: pd.DataFrame, most: int = 8) -> str:
-    """`` (2 players greedy, ...)`` naming a few table-strategy combinations."""
+    """`` (2 players greedy, ...)`` naming a few table-policy combinations."""
     if rows.empty or len(rows) > most:
         return ""
-    return " (" + ", ".join(f"{t} {s}" for t, s in zip(rows["table"], rows["strategy"])) + ")"
+    return " (" + ", ".join(f"{t} {s}" for t, s in zip(rows["table"], rows["policy"])) + ")"
 
 
 def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
@@ -416,9 +414,9 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     ):
         fig, axes = panels(len(TABLES))
         for ax, table in zip(axes, TABLES):
-            differences(ax, summary[summary["table"] == table], "strategy", value)
+            differences(ax, summary[summary["table"] == table], "policy", value)
             ax.set_title(table)
-            ax.set_xlabel("strategy (self-play)")
+            ax.set_xlabel("policy (self-play)")
             ax.set_ylabel("lowest minus highest lead (pp)")
         charts.append(
             Chart(
@@ -440,7 +438,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 (doubles["table"] == table) & (doubles["lead"] == lead) & (doubles["decided_hands"] > 0)
             ].copy()
             part["double"] = part["led_double"].str[0].astype(int)
-            lines(ax, part, "double", "leader_win_rate", group="strategy")
+            lines(ax, part, "double", "leader_win_rate", group="policy")
             reference_line(ax, 1 / _sides(table))
             ax.set_title(f"{table}, {lead} lead", fontsize=10)
             ax.set_xlabel("double led (n-n)")
@@ -452,15 +450,15 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 fig,
                 "Leader's side hand win rate by the double led",
                 legend_from=axes[0],
-                legend_title="strategy (self-play)",
+                legend_title="policy (self-play)",
             ),
-            "Leader's side hand win rate by the double that was led, per table, lead rule and strategy",
+            "Leader's side hand win rate by the double that was led, per table, lead rule and policy",
         )
     )
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
         part = seats[(seats["table"] == table) & (seats["lead"] == LEADS[0])]
-        grouped(ax, part, "seat_from_leader", "strategy", "side_points_per_hand", bars=True)
+        grouped(ax, part, "seat_from_leader", "policy", "side_points_per_hand", bars=True)
         ax.set_title(table)
         ax.set_xlabel("seat counted from the leader (0 = leader)")
         ax.set_ylabel("side points per hand")
@@ -471,9 +469,9 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 fig,
                 "Points per hand by seat counted from the leader (lowest-double lead)",
                 legend_from=axes[0],
-                legend_title="strategy (self-play)",
+                legend_title="policy (self-play)",
             ),
-            "Points per hand each seat's side scores, by seat counted from the leader, per table and strategy",
+            "Points per hand each seat's side scores, by seat counted from the leader, per table and policy",
         )
     )
     return charts

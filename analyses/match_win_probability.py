@@ -16,7 +16,7 @@ import pandas as pd
 from bergen_sim.core.i18n import N_, tr, trn
 from bergen_sim.core.stats import add_clustered, group_cluster_sums, phrase
 from bergen_sim.services.analysis.figures import Chart, finish, panels
-from bergen_sim.services.analysis.reporting import headline_strategies, table_name
+from bergen_sim.services.analysis.reporting import headline_policies, table_name
 
 TITLE = N_("Match-win probability from every score (comeback odds)")
 #: tables with two sides, where "my score, your score" says everything
@@ -56,12 +56,12 @@ def collect(chunk, rules) -> dict:
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
-    """Play each two-sided table with the headline strategies and tabulate every score cell."""
+    """Play each two-sided table with the headline policies and tabulate every score cell."""
     rows = []
     for table in TWO_SIDED:
-        for strategy in headline_strategies(ctx.strategies):
+        for policy in headline_policies(ctx.policies):
             rules = ctx.rules(table)
-            played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
+            played = ctx.play(rules, policy, collect, hand_rows=True, match_rows=True)
             target = rules.target
             for cell in range(target * target):
                 sums = {k: v[cell] for k, v in played.sums.items()}
@@ -70,7 +70,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 rows.append(
                     {
                         "table": table,
-                        "strategy": strategy,
+                        "policy": policy,
                         "own_score": cell // target,
                         "other_score": cell % target,
                         "target": target,
@@ -85,10 +85,10 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     return {"by_score": frame}
 
 
-def _cell(frame: pd.DataFrame, table: str, strategy: str, own: int, other: int):
+def _cell(frame: pd.DataFrame, table: str, policy: str, own: int, other: int):
     part = frame[
         (frame["table"] == table)
-        & (frame["strategy"] == strategy)
+        & (frame["policy"] == policy)
         & (frame["own_score"] == own)
         & (frame["other_score"] == other)
         & (frame["matches_reaching"] >= MIN_MATCHES)
@@ -105,11 +105,11 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Comeback odds in words: from 0 points against up to 10, and leading 10-5."""
     frame = tables["by_score"]
     out = []
-    for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
+    for policy in headline_policies(list(pd.unique(frame["policy"]))):
         for table in TWO_SIDED:
             down = frame[
                 (frame["table"] == table)
-                & (frame["strategy"] == strategy)
+                & (frame["policy"] == policy)
                 & (frame["own_score"] == 0)
                 & (frame["other_score"].between(1, 10))
                 & (frame["matches_reaching"] >= MIN_MATCHES)
@@ -118,16 +118,16 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 continue
             behind = down.loc[down["other_score"].idxmax()]
             text = tr(
-                "{table}, {strategy} play: a side that is {score}-0 down at the start of a hand still wins "
+                "{table}, {policy} play: a side that is {score}-0 down at the start of a hand still wins "
                 "{wins} ({numbers})"
             ).format(
                 table=table_name(table),
-                strategy=strategy,
+                policy=policy,
                 score=int(behind["other_score"]),
                 wins=_in_100(behind["match_win_rate"]),
                 numbers=phrase(behind, "match_win_rate", behind["matches_reaching"], tr("matches")),
             )
-            ahead = _cell(frame, table, strategy, 10, 5)
+            ahead = _cell(frame, table, policy, 10, 5)
             if ahead is not None:
                 text += tr("; one leading 10-5 wins {wins} ({numbers})").format(
                     wins=_in_100(ahead["match_win_rate"]),
@@ -141,22 +141,22 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the table."""
     frame = tables["by_score"]
     out = []
-    for strategy in pd.unique(frame["strategy"]):
+    for policy in pd.unique(frame["policy"]):
         for table in pd.unique(frame["table"]):
             part = frame[
-                (frame["table"] == table) & (frame["strategy"] == strategy) & (frame["matches_reaching"] >= MIN_MATCHES)
+                (frame["table"] == table) & (frame["policy"] == policy) & (frame["matches_reaching"] >= MIN_MATCHES)
             ]
             if part.empty:
                 continue
             parts = []
             for own, other in ((2, 0), (0, 2), (10, 5), (5, 10), (0, 10), (14, 12), (12, 14)):
-                row = _cell(frame, table, strategy, own, other)
+                row = _cell(frame, table, policy, own, other)
                 if row is not None:
                     parts.append(f"{own}-{other}: {phrase(row, 'match_win_rate', row['matches_reaching'], 'matches')}")
             lead = part[part["own_score"] > part["other_score"]]
             comeback = part[(part["own_score"] < part["other_score"]) & (part["match_win_rate_lo"] > 0.5)]
             text = (
-                f"**{table}** ({strategy} play): the chance of winning the match from the start of a hand, own "
+                f"**{table}** ({policy} play): the chance of winning the match from the start of a hand, own "
                 f"score first: " + "; ".join(parts) + "."
             )
             if len(lead):
@@ -170,17 +170,17 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
-    """Heat maps of the match-win probability, one per table and strategy."""
+    """Heat maps of the match-win probability, one per table and policy."""
     frame = tables["by_score"]
     combos = [
         (t, s)
-        for s in pd.unique(frame["strategy"])
+        for s in pd.unique(frame["policy"])
         for t in pd.unique(frame["table"])
-        if len(frame[(frame["table"] == t) & (frame["strategy"] == s)])
+        if len(frame[(frame["table"] == t) & (frame["policy"] == s)])
     ]
     fig, axes = panels(len(combos), width=5.0, height=4.6, columns=2)
-    for ax, (table, strategy) in zip(axes, combos):
-        part = frame[(frame["table"] == table) & (frame["strategy"] == strategy)]
+    for ax, (table, policy) in zip(axes, combos):
+        part = frame[(frame["table"] == table) & (frame["policy"] == policy)]
         target = int(part["target"].iloc[0])
         grid = np.full((target, target), np.nan)
         shown = part[part["matches_reaching"] >= MIN_MATCHES]
@@ -197,7 +197,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                     fontsize=6,
                     color="white" if abs(rate - 0.5) > 0.3 else "black",
                 )
-        ax.set_title(f"{table}, {strategy} play", fontsize=10)
+        ax.set_title(f"{table}, {policy} play", fontsize=10)
         ax.set_xlabel("opponent's score at the start of the hand")
         ax.set_ylabel("own score at the start of the hand")
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="match win probability")
@@ -214,17 +214,17 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         )
     ]
     fig, axes = panels(len(combos), width=4.6, height=3.6, columns=2)
-    for ax, (table, strategy) in zip(axes, combos):
+    for ax, (table, policy) in zip(axes, combos):
         part = frame[
             (frame["table"] == table)
-            & (frame["strategy"] == strategy)
+            & (frame["policy"] == policy)
             & (frame["matches_reaching"] >= MIN_MATCHES)
             & (frame["own_score"] == 0)
         ].sort_values("other_score")
         ax.plot(part["other_score"], part["match_win_rate"], marker="o", markersize=3)
         ax.fill_between(part["other_score"], part["match_win_rate_lo"], part["match_win_rate_hi"], alpha=0.25)
         ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
-        ax.set_title(f"{table}, {strategy} play", fontsize=10)
+        ax.set_title(f"{table}, {policy} play", fontsize=10)
         ax.set_xlabel("opponent's score (own score 0)")
         ax.set_ylabel("match win probability")
         ax.set_ylim(0, 1)

@@ -20,7 +20,7 @@ from bergen_sim.core.stats import add_family, add_mean, add_rate, judged, paired
 from bergen_sim.engine.layout import HandEnd
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels
-from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_policies
 
 TITLE = N_("The near-target cut, and matches that end on the lead")
 SETTINGS = {"cut on": True, "cut off": False}
@@ -34,7 +34,7 @@ METHOD = (
     "reached the target); *on a header* when it is cut short later in the hand. Both settings are played from "
     "the same seed, so every difference is paired by match (per-match differences, normal interval). Rates of "
     "matches: Wilson intervals; hands per match: normal intervals. Family of comparisons: every measure's "
-    "on-minus-off difference for every table and strategy, given simultaneous 95% intervals (Bonferroni over the family)."
+    "on-minus-off difference for every table and policy, given simultaneous 95% intervals (Bonferroni over the family)."
 )
 SHOW = {
     "summary": "Per setting: match length, the first leader's match win rate and how matches end.",
@@ -59,14 +59,14 @@ def collect(chunk, rules) -> dict:
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
-    """Every table x strategy with the cut on and off; paired differences."""
+    """Every table x policy with the cut on and off; paired differences."""
     summary, effects = [], []
     for table in TABLES:
-        for strategy in ctx.strategies:
+        for policy in ctx.policies:
             per_setting = {}
             for label, reduced in SETTINGS.items():
                 rules = ctx.rules(table, reduced_headers=reduced)
-                sums = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True).sums
+                sums = ctx.play(rules, policy, collect, hand_rows=True, match_rows=True).sums
                 values = {
                     "hands_per_match": sums["hands"].values,
                     "first_leader_match_win_rate": sums["first_won"].values,
@@ -76,7 +76,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 hands = values["hands_per_match"]
                 row = {
                     "table": table,
-                    "strategy": strategy,
+                    "policy": policy,
                     "setting": label,
                     "matches": len(hands),
                     "hands": int(hands.sum()),
@@ -86,7 +86,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                 row.update({f"ends_on_{e}": int(values[f"ends_on_{e}_rate"].sum()) for e in ENDINGS})
                 summary.append(row)
             on, off = per_setting["cut on"], per_setting["cut off"]
-            effect = {"table": table, "strategy": strategy, "matches": len(on["hands_per_match"])}
+            effect = {"table": table, "policy": policy, "matches": len(on["hands_per_match"])}
             ones = np.ones(len(on["hands_per_match"]))
             for measure in MEASURES:
                 d = paired_ratio_difference(on[measure], ones, off[measure], ones)
@@ -111,9 +111,9 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """How often a match ends on the lead, and what the cut changes, in plain words."""
     frame, change = tables["summary"], tables["cut_effect"]
     out = []
-    for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
-        row = frame[(frame["table"] == "2 players") & (frame["strategy"] == strategy) & (frame["setting"] == "cut on")]
-        diff = change[(change["table"] == "2 players") & (change["strategy"] == strategy)]
+    for policy in headline_policies(list(pd.unique(frame["policy"]))):
+        row = frame[(frame["table"] == "2 players") & (frame["policy"] == policy) & (frame["setting"] == "cut on")]
+        diff = change[(change["table"] == "2 players") & (change["policy"] == policy)]
         if row.empty:
             continue
         row, diff = row.iloc[0], diff.iloc[0]
@@ -126,11 +126,11 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         )
         out.append(
             tr(
-                "2 players, {strategy} play: about {n} matches in 100 end the moment a hand's leader leads its "
+                "2 players, {policy} play: about {n} matches in 100 end the moment a hand's leader leads its "
                 "double ({numbers}); with the near-target cut on they do so {verdict} than with it off (cut on "
                 "minus off: {difference})."
             ).format(
-                strategy=strategy,
+                policy=policy,
                 n=round(100 * row["ends_on_lead_rate"]),
                 numbers=phrase(row, "ends_on_lead_rate", row["matches"], tr("matches")),
                 verdict=verdict,
@@ -141,15 +141,13 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """Per table (headline strategies): how matches end, and each measure's paired change."""
+    """Per table (headline policies): how matches end, and each measure's paired change."""
     frame, change = tables["summary"], tables["cut_effect"]
     out = []
-    for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
+    for policy in headline_policies(list(pd.unique(frame["policy"]))):
         for table in pd.unique(frame["table"]):
-            on = frame[
-                (frame["table"] == table) & (frame["strategy"] == strategy) & (frame["setting"] == "cut on")
-            ].iloc[0]
-            diff = change[(change["table"] == table) & (change["strategy"] == strategy)].iloc[0]
+            on = frame[(frame["table"] == table) & (frame["policy"] == policy) & (frame["setting"] == "cut on")].iloc[0]
+            diff = change[(change["table"] == table) & (change["policy"] == policy)].iloc[0]
             ends = ", ".join(
                 f"{phrase(on, f'ends_on_{e}_rate')} {words}"
                 for e, words in zip(
@@ -173,7 +171,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 )
                 effects.append(f"{words} {verdict} ({numbers})")
             out.append(
-                f"**{table}** ({strategy} play, {int(on['matches']):,} matches per setting): with the cut on, "
+                f"**{table}** ({policy} play, {int(on['matches']):,} matches per setting): with the cut on, "
                 f"matches end {ends}. Cut on minus cut off: " + "; ".join(effects) + "."
             )
     return out
@@ -187,14 +185,14 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         part = frame[(frame["table"] == table) & (frame["setting"] == "cut on")]
         long = pd.concat(
             [
-                part[["strategy", f"ends_on_{e}_rate", f"ends_on_{e}_rate_lo", f"ends_on_{e}_rate_hi"]]
-                .set_axis(["strategy", "end_rate", "end_rate_lo", "end_rate_hi"], axis=1)
+                part[["policy", f"ends_on_{e}_rate", f"ends_on_{e}_rate_lo", f"ends_on_{e}_rate_hi"]]
+                .set_axis(["policy", "end_rate", "end_rate_lo", "end_rate_hi"], axis=1)
                 .assign(ending=e)
                 for e in ENDINGS
             ],
             ignore_index=True,
         )
-        grouped(ax, long, "ending", "strategy", "end_rate", categories=list(ENDINGS), bars=True)
+        grouped(ax, long, "ending", "policy", "end_rate", categories=list(ENDINGS), bars=True)
         ax.set_title(table)
         ax.set_xlabel("how the match ended")
         ax.set_ylabel("share of matches")
@@ -205,7 +203,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 fig,
                 "How matches end (standard rules, cut on)",
                 legend_from=axes[0],
-                legend_title="strategy (self-play)",
+                legend_title="policy (self-play)",
             ),
             "Share of matches ending on the lead, on a header in play, by going out or by a blocked hand",
         )
@@ -214,14 +212,14 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     for measure in MEASURES[1:]:
         columns = {f"{measure}_change{s}": f"rate_change{s}" for s in ("", "_lo", "_hi", "_adj_lo", "_adj_hi")}
         long.append(
-            change[["table", "strategy", *columns]]
+            change[["table", "policy", *columns]]
             .rename(columns=columns)
             .assign(measure=measure.replace("_rate", "").replace("_", " "))
         )
     long = pd.concat(long, ignore_index=True)
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
-        differences(ax, long[long["table"] == table], "measure", "rate_change", group="strategy")
+        differences(ax, long[long["table"] == table], "measure", "rate_change", group="policy")
         ax.set_title(table)
         ax.set_xlabel("")
         ax.set_ylabel("cut on minus cut off (pp)")
@@ -232,7 +230,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 fig,
                 "What the near-target cut changes (paired by match)",
                 legend_from=axes[0],
-                legend_title="strategy (self-play)",
+                legend_title="policy (self-play)",
                 note="Thick bars: 95% intervals; thin bars: simultaneous intervals; dashed: no change.",
             ),
             "Cut on minus cut off for the first leader's match win rate and each way a match ends, "

@@ -4,14 +4,14 @@ When every seat passes in a row the hand is blocked and a settlement picks
 the side that scores: ``german`` (fewest doubles, then fewest pips), ``pips``
 (fewest pips) or ``american`` (a side without doubles beats every side with
 one; then fewest pips, non-double pips if every side holds a double).  This
-analysis measures how often hands block, by player count, strategy and
+analysis measures how often hands block, by player count, policy and
 ``boneyard_reserve`` (2: the last two tiles are never drawn; 0: the boneyard
 may be drawn dry); settles the *same* blocked end states all three ways to
 see how often the rules name a different winner; plays whole matches under
 each settlement from the same seeds (match length, the first leader's match
 win rate, the share of points from blocked hands); and runs a duplicate-deal
-tournament of the strategies under each settlement with 2 players, to see
-whether the best strategy changes and whether shedding doubles pays more
+tournament of the policies under each settlement with 2 players, to see
+whether the best policy changes and whether shedding doubles pays more
 under German rules.
 """
 
@@ -39,7 +39,7 @@ from bergen_sim.engine.layout import HandEnd
 from bergen_sim.model.rules import settlement_name
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels
-from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy, table_name
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_policies, reference_policy, table_name
 
 TITLE = N_("Blocked-hand settlement: German vs pip count (and American)")
 SETTLEMENTS = hs.SETTLEMENTS  # german, pips, american
@@ -47,7 +47,7 @@ RESERVES = (2, 0)
 PAIRS = list(itertools.combinations(range(len(SETTLEMENTS)), 2))
 #: the tournament's table
 TOURNAMENT_TABLE = "2 players"
-#: strategies built to shed what a settlement counts, and the baselines the findings compare them with
+#: policies built to shed what a settlement counts, and the baselines the findings compare them with
 SHEDDERS = ("doubles-first", "heavy-first")
 BASELINES = ("random", "greedy")
 METHOD = (
@@ -55,12 +55,12 @@ METHOD = (
     "reserve: every blocked end state (doubles, pips and non-double pips left per side) is settled by the "
     "engine's own settlement function under all three rules, so the comparison is paired: the same positions, "
     "three verdicts. Whole-match results are self-play under each settlement from the same seed (the same "
-    "deals). The tournament plays every pair of strategies on duplicate deals (each deal in both seat "
+    "deals). The tournament plays every pair of policies on duplicate deals (each deal in both seat "
     "orders) under each settlement; its intervals are Student-t over deal sets. Per-hand rates (blocked hands, "
     "disagreements among blocked hands) are ratios of per-match sums, clustered by match. Family of comparisons: "
     "reserve 0 against reserve 2 (blocked rate), each other settlement against German (hands per match), and "
     "German against the others in the tournaments (win rates against the field, and of the shedding "
-    "strategies against the baselines), for every table and strategy, given simultaneous 95% intervals "
+    "policies against the baselines), for every table and policy, given simultaneous 95% intervals "
     "(Bonferroni over the family). The reserve and settlement differences of whole matches are paired by match "
     "(match i meets the same deal under both: per-match hands and blocked hands compared match by match); the "
     "tournament differences combine two intervals over deal sets (Newcombe), conservative since the deals are "
@@ -74,7 +74,7 @@ SHOW = {
         "boneyard_reserve == 2",
     ),
     "matches": "Whole matches under each settlement (same seeds): match length, blocked hands, first leader's match win rate, share of points from blocked hands.",
-    "strategy_change": "Each strategy's match win rate against the field of the others (2 players, duplicate deals) under each settlement, and the change from pips (or american) to german.",
+    "policy_change": "Each policy's match win rate against the field of the others (2 players, duplicate deals) under each settlement, and the change from pips (or american) to german.",
 }
 
 
@@ -108,13 +108,13 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     """Blocking by reserve, the paired settlement, whole matches per settlement and the tournaments."""
     blocking, paired, matches, per_match = [], [], [], {}
     for table in TABLES:
-        for strategy in ctx.strategies:
-            key = {"table": table, "strategy": strategy}
+        for policy in ctx.policies:
+            key = {"table": table, "policy": policy}
             for settlement, reserve in [("german", 0), *((s, 2) for s in SETTLEMENTS)]:
                 rules = ctx.rules(table, settlement=settlement, boneyard_reserve=reserve)
-                played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
+                played = ctx.play(rules, policy, collect, hand_rows=True, match_rows=True)
                 t, sums = played.counts, played.sums
-                per_match[table, strategy, settlement, reserve] = sums["per_match"].values
+                per_match[table, policy, settlement, reserve] = sums["per_match"].values
                 if settlement == "german":
                     blocking.append(
                         {
@@ -170,7 +170,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
 
     tournaments = []
     for settlement in SETTLEMENTS:
-        if len(ctx.strategies) > 1:
+        if len(ctx.policies) > 1:
             table = ctx.tournament(ctx.rules(TOURNAMENT_TABLE, settlement=settlement))
             tournaments.append(table.assign(settlement=settlement))
     tables = {"blocking": block, "paired": pair, "matches": match}
@@ -179,9 +179,9 @@ def run(ctx) -> dict[str, pd.DataFrame]:
         tour = pd.concat(tournaments, ignore_index=True)
         tour = tour[["settlement", *[c for c in tour.columns if c != "settlement"]]]
         tables["tournament"] = tour
-        tables["strategy_change"] = _strategy_change(tour)
+        tables["policy_change"] = _policy_change(tour)
         tables["shedding"] = _shedding(tour)
-        family += [(tables["strategy_change"], f"win_rate_german_minus_{other}") for other in SETTLEMENTS[1:]]
+        family += [(tables["policy_change"], f"win_rate_german_minus_{other}") for other in SETTLEMENTS[1:]]
         family += [(tables["shedding"], "win_rate_german_minus_pips")]
     add_family(family)
     return tables
@@ -210,10 +210,10 @@ def _hands_change(values: np.ndarray, baseline: np.ndarray) -> tuple[float, floa
 
 
 def _reserve_change(block: pd.DataFrame, per_match: dict) -> pd.DataFrame:
-    """Add ``blocked_rate_change`` (reserve 0 minus reserve 2, same table and strategy, paired by match) on the
+    """Add ``blocked_rate_change`` (reserve 0 minus reserve 2, same table and policy, paired by match) on the
     reserve-0 rows."""
     rows = [
-        (i, per_match[r.table, r.strategy, "german", 0], per_match[r.table, r.strategy, "german", 2])
+        (i, per_match[r.table, r.policy, "german", 0], per_match[r.table, r.policy, "german", 2])
         for i, r in block.iterrows()
         if r.boneyard_reserve == 0
     ]
@@ -222,10 +222,10 @@ def _reserve_change(block: pd.DataFrame, per_match: dict) -> pd.DataFrame:
 
 
 def _versus_german(match: pd.DataFrame, per_match: dict) -> pd.DataFrame:
-    """Add ``hands_per_match_change`` (this settlement minus German, same table and strategy, paired by match) on
+    """Add ``hands_per_match_change`` (this settlement minus German, same table and policy, paired by match) on
     non-German rows."""
     rows = [
-        (i, per_match[r.table, r.strategy, r.settlement, 2], per_match[r.table, r.strategy, "german", 2])
+        (i, per_match[r.table, r.policy, r.settlement, 2], per_match[r.table, r.policy, "german", 2])
         for i, r in match.iterrows()
         if r.settlement != "german"
     ]
@@ -234,7 +234,7 @@ def _versus_german(match: pd.DataFrame, per_match: dict) -> pd.DataFrame:
 
 
 def _shedding(tour: pd.DataFrame) -> pd.DataFrame:
-    """The shedding strategies against the baselines: win rate under each settlement, German minus pips."""
+    """The shedding policies against the baselines: win rate under each settlement, German minus pips."""
     rows = []
     pairs = tour[tour["policy"].isin(SHEDDERS) & tour["opponent"].isin(BASELINES)]
     for (policy, opponent), part in pairs.groupby(["policy", "opponent"], sort=False):
@@ -254,8 +254,8 @@ def _shedding(tour: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _strategy_change(tour: pd.DataFrame) -> pd.DataFrame:
-    """Per strategy: win rate against the field under each settlement, the rank, and german minus the others."""
+def _policy_change(tour: pd.DataFrame) -> pd.DataFrame:
+    """Per policy: win rate against the field under each settlement, the rank, and german minus the others."""
     field = tour[tour["opponent"] == "field"]
     wide = None
     for settlement in SETTLEMENTS:
@@ -280,29 +280,27 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The few findings a player reads first."""
     block, pair = tables["blocking"], tables["paired"]
     out = []
-    for strategy in headline_strategies(list(pd.unique(block["strategy"]))):
-        two = block[
-            (block["table"] == "2 players") & (block["strategy"] == strategy) & (block["boneyard_reserve"] == 2)
-        ]
-        same = pair[(pair["table"] == "2 players") & (pair["strategy"] == strategy) & (pair["boneyard_reserve"] == 2)]
+    for policy in headline_policies(list(pd.unique(block["policy"]))):
+        two = block[(block["table"] == "2 players") & (block["policy"] == policy) & (block["boneyard_reserve"] == 2)]
+        same = pair[(pair["table"] == "2 players") & (pair["policy"] == policy) & (pair["boneyard_reserve"] == 2)]
         if two.empty or same.empty:
             continue
         two, same = two.iloc[0], same.iloc[0]
         out.append(
             tr(
-                "2 players, {strategy} play: about {n} hands in 100 end blocked ({numbers}); on those same "
+                "2 players, {policy} play: about {n} hands in 100 end blocked ({numbers}); on those same "
                 "blocked hands, German and pip-count settlement pick a different winner {differ} of the time, "
                 "about {all} in 100 of all hands."
             ).format(
-                strategy=strategy,
+                policy=policy,
                 n=round(100 * two["blocked_rate"]),
                 numbers=phrase(two, "blocked_rate", two["hands"], tr("hands")),
                 differ=phrase(same, "german_vs_pips_differ_rate"),
                 all=num(100 * two["blocked_rate"] * same["german_vs_pips_differ_rate"], ".0f"),
             )
         )
-    if "strategy_change" in tables:
-        change = tables["strategy_change"]
+    if "policy_change" in tables:
+        change = tables["policy_change"]
         best = {s: change.loc[change[f"win_rate_{s}"].idxmax(), "policy"] for s in SETTLEMENTS}
         moved = change[
             (change["win_rate_german_minus_pips_adj_lo"] > 0) | (change["win_rate_german_minus_pips_adj_hi"] < 0)
@@ -321,15 +319,15 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         )
         out.append(
             tr(
-                "The best strategy against the field ({table}) is {best}. German rather than pip-count settlement "
-                "changes a strategy's match win rate by at most {bound} percentage points (simultaneous interval); "
-                "{moved} of these {strategies} changes are clear."
+                "The best policy against the field ({table}) is {best}. German rather than pip-count settlement "
+                "changes a policy's match win rate by at most {bound} percentage points (simultaneous interval); "
+                "{moved} of these {policies} changes are clear."
             ).format(
                 table=table_name(TOURNAMENT_TABLE),
                 best=best_text,
                 bound=num(100 * bound, ".2g"),
                 moved=len(moved),
-                strategies=len(change),
+                policies=len(change),
             )
         )
     return out
@@ -338,10 +336,10 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the tables."""
     block, pair, match = tables["blocking"], tables["paired"], tables["matches"]
-    ref = reference_strategy(list(pd.unique(block["strategy"])))
+    ref = reference_policy(list(pd.unique(block["policy"])))
     out = []
     for table in pd.unique(block["table"]):
-        rows = block[(block["table"] == table) & (block["strategy"] == ref)].set_index("boneyard_reserve")
+        rows = block[(block["table"] == table) & (block["policy"] == ref)].set_index("boneyard_reserve")
         two, zero = rows.loc[2], rows.loc[0]
         direction, numbers = judged(zero, "blocked_rate_change", larger="more", smaller="fewer", same="about as many")
         spread = block[(block["table"] == table) & (block["boneyard_reserve"] == 2)]
@@ -353,12 +351,12 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
         if len(spread) > 1:
             hi, lo = spread.loc[spread["blocked_rate"].idxmax()], spread.loc[spread["blocked_rate"].idxmin()]
             text += (
-                f" By strategy (reserve 2) it ranges from {phrase(lo, 'blocked_rate')} ({lo['strategy']}) to "
-                f"{phrase(hi, 'blocked_rate')} ({hi['strategy']})."
+                f" By policy (reserve 2) it ranges from {phrase(lo, 'blocked_rate')} ({lo['policy']}) to "
+                f"{phrase(hi, 'blocked_rate')} ({hi['policy']})."
             )
         out.append(text)
     for table in pd.unique(pair["table"]):
-        row = pair[(pair["table"] == table) & (pair["strategy"] == ref) & (pair["boneyard_reserve"] == 2)].iloc[0]
+        row = pair[(pair["table"] == table) & (pair["policy"] == ref) & (pair["boneyard_reserve"] == 2)].iloc[0]
         out.append(
             f"{table} ({ref}, reserve 2): on the same {int(row['blocked_hands']):,} blocked end states, German and "
             f"pip-count settlement name a different winner in {phrase(row, 'german_vs_pips_differ_rate')}, German and "
@@ -368,7 +366,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             f"and {phrase(row, 'american_no_winner_rate')} under American rules."
         )
     for table in pd.unique(match["table"]):
-        rows = match[(match["table"] == table) & (match["strategy"] == ref)].set_index("settlement")
+        rows = match[(match["table"] == table) & (match["policy"] == ref)].set_index("settlement")
         german = rows.loc["german"]
         parts = []
         for other in SETTLEMENTS[1:]:
@@ -391,8 +389,8 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             )
             + "."
         )
-    if "strategy_change" in tables:
-        out += _tournament_findings(tables["strategy_change"], tables["shedding"])
+    if "policy_change" in tables:
+        out += _tournament_findings(tables["policy_change"], tables["shedding"])
     return out
 
 
@@ -402,12 +400,12 @@ def _tournament_findings(change: pd.DataFrame, shedding: pd.DataFrame) -> list[s
     names = {s: row["policy"] for s, row in best.items()}
     same = len(set(names.values())) == 1
     out.append(
-        f"Tournament ({TOURNAMENT_TABLE}, duplicate deals): the best strategy against the field is "
+        f"Tournament ({TOURNAMENT_TABLE}, duplicate deals): the best policy against the field is "
         + ", ".join(
             f"{names[s]} under {s} ({phrase(best[s], f'win_rate_{s}', best[s][f'matches_{s}'], 'matches')})"
             for s in SETTLEMENTS
         )
-        + (": the best strategy does not change." if same else ": the best strategy changes with the settlement.")
+        + (": the best policy does not change." if same else ": the best policy changes with the settlement.")
     )
     moved = change.loc[change["win_rate_german_minus_pips"].abs().idxmax()]
     word, numbers = judged(
@@ -418,7 +416,7 @@ def _tournament_findings(change: pd.DataFrame, shedding: pd.DataFrame) -> list[s
         same="does neither clearly better nor clearly worse",
     )
     out.append(
-        f"The strategy whose result moves most between German and pip-count settlement is {moved['policy']}: "
+        f"The policy whose result moves most between German and pip-count settlement is {moved['policy']}: "
         f"it {word} under German rules ({numbers}, in match win rate against the field)."
     )
     for _, row in shedding.iterrows():
@@ -439,15 +437,15 @@ def _tournament_findings(change: pd.DataFrame, shedding: pd.DataFrame) -> list[s
 
 
 def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
-    """Blocking by reserve; paired disagreement; match length by settlement; strategies by settlement."""
+    """Blocking by reserve; paired disagreement; match length by settlement; policies by settlement."""
     block, pair, match = tables["blocking"], tables["paired"], tables["matches"]
     charts = []
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
         part = block[block["table"] == table].assign(reserve=lambda f: "reserve " + f["boneyard_reserve"].astype(str))
-        grouped(ax, part, "strategy", "reserve", "blocked_rate", bars=True)
+        grouped(ax, part, "policy", "reserve", "blocked_rate", bars=True)
         ax.set_title(table)
-        ax.set_xlabel("strategy (self-play)")
+        ax.set_xlabel("policy (self-play)")
         ax.set_ylabel("share of hands blocked")
     charts.append(
         Chart(
@@ -458,7 +456,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 legend_from=axes[0],
                 legend_title="boneyard reserve",
             ),
-            "Share of hands that end blocked, by table, strategy and boneyard reserve",
+            "Share of hands that end blocked, by table, policy and boneyard reserve",
         )
     )
     long = []
@@ -468,7 +466,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             long.append(
                 {
                     "table": row["table"],
-                    "strategy": row["strategy"],
+                    "policy": row["policy"],
                     "pair": f"{SETTLEMENTS[a]} vs {SETTLEMENTS[b]}",
                     "differ_rate": row[name],
                     "differ_rate_lo": row[f"{name}_lo"],
@@ -478,9 +476,9 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     long = pd.DataFrame(long)
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
-        grouped(ax, long[long["table"] == table], "strategy", "pair", "differ_rate", bars=True)
+        grouped(ax, long[long["table"] == table], "policy", "pair", "differ_rate", bars=True)
         ax.set_title(table)
-        ax.set_xlabel("strategy (self-play)")
+        ax.set_xlabel("policy (self-play)")
         ax.set_ylabel("blocked hands with a different winner")
     charts.append(
         Chart(
@@ -496,9 +494,9 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     )
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
-        grouped(ax, match[match["table"] == table], "strategy", "settlement", "hands_per_match", groups=SETTLEMENTS)
+        grouped(ax, match[match["table"] == table], "policy", "settlement", "hands_per_match", groups=SETTLEMENTS)
         ax.set_title(table)
-        ax.set_xlabel("strategy (self-play)")
+        ax.set_xlabel("policy (self-play)")
         ax.set_ylabel("hands per match")
     charts.append(
         Chart(
@@ -506,16 +504,16 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             finish(
                 fig, "Match length under each settlement (same deals)", legend_from=axes[0], legend_title="settlement"
             ),
-            "Mean hands per match under each settlement, by table and strategy",
+            "Mean hands per match under each settlement, by table and policy",
         )
     )
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
         differences(
-            ax, block[(block["table"] == table) & (block["boneyard_reserve"] == 0)], "strategy", "blocked_rate_change"
+            ax, block[(block["table"] == table) & (block["boneyard_reserve"] == 0)], "policy", "blocked_rate_change"
         )
         ax.set_title(table)
-        ax.set_xlabel("strategy (self-play)")
+        ax.set_xlabel("policy (self-play)")
         ax.set_ylabel("reserve 0 minus reserve 2 (pp)")
     charts.append(
         Chart(
@@ -529,8 +527,8 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             "Blocked hands with reserve 0 minus reserve 2, percentage points, with 95% and simultaneous intervals",
         )
     )
-    if "strategy_change" in tables:
-        change = tables["strategy_change"]
+    if "policy_change" in tables:
+        change = tables["policy_change"]
         long = pd.concat(
             [
                 change[["policy", *(f"win_rate_german_minus_{o}{x}" for x in ("", "_lo", "_hi", "_adj_lo", "_adj_hi"))]]
@@ -542,11 +540,11 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         )
         fig, axes = panels(1, width=8, height=4)
         differences(axes[0], long, "policy", "win_rate_change", group="comparison")
-        axes[0].set_xlabel("strategy")
+        axes[0].set_xlabel("policy")
         axes[0].set_ylabel("change in win rate against the field (pp)")
         charts.append(
             Chart(
-                "strategy_change",
+                "policy_change",
                 finish(
                     fig,
                     f"German minus other settlements ({TOURNAMENT_TABLE})",
@@ -554,7 +552,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                     legend_title="comparison",
                     note="Thick bars: 95% intervals; thin bars: simultaneous intervals; dashed: no change.",
                 ),
-                "Each strategy's match win rate against the field under German minus pips (or American) "
+                "Each policy's match win rate against the field under German minus pips (or American) "
                 "settlement, percentage points",
             )
         )
@@ -563,18 +561,18 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         fig, axes = panels(1, width=7, height=4)
         grouped(axes[0], field, "policy", "settlement", "win_rate", groups=SETTLEMENTS)
         axes[0].axhline(0.5, color="grey", linestyle="--", linewidth=1)
-        axes[0].set_xlabel("strategy")
+        axes[0].set_xlabel("policy")
         axes[0].set_ylabel("match win rate against the field")
         charts.append(
             Chart(
-                "strategies_by_settlement",
+                "policies_by_settlement",
                 finish(
                     fig,
-                    f"Strategies against the field under each settlement ({TOURNAMENT_TABLE})",
+                    f"Policies against the field under each settlement ({TOURNAMENT_TABLE})",
                     legend_from=axes[0],
                     legend_title="settlement",
                 ),
-                "Each strategy's match win rate against all the others on duplicate deals, per settlement",
+                "Each policy's match win rate against all the others on duplicate deals, per settlement",
             )
         )
     return charts

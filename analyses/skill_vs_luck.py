@@ -48,7 +48,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
         search = SEARCH in (strong, weak)
         matches = min(ctx.matches, SEARCH_MATCHES_QUICK if ctx.quick else SEARCH_MATCHES) if search else None
         for target in SEARCH_TARGETS_QUICK if search and ctx.quick else TARGETS:
-            result = ctx.tournament(ctx.rules(TABLE, target=target), strategies=[strong, weak], matches=matches)
+            result = ctx.tournament(ctx.rules(TABLE, target=target), policies=[strong, weak], matches=matches)
             row = result[(result["policy"] == strong) & (result["opponent"] == weak)]
             parts.append(row.assign(target=target, pairing=f"{strong} vs {weak}"))
     frame = pd.concat(parts, ignore_index=True)

@@ -26,7 +26,7 @@ from bergen_sim.core.stats import (
 from bergen_sim.engine import layout as L
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, finish, grouped, panels, reference_line
-from bergen_sim.services.analysis.reporting import headline_strategies
+from bergen_sim.services.analysis.reporting import headline_policies
 
 TITLE = N_("Which starting hands win")
 TABLES_HERE = ("2 players", "4 partnerships")
@@ -51,7 +51,7 @@ METHOD = (
     f"holding at least {MIN_SHARE:.0%} of the hands; chosen by value, not by result), a difference of the two "
     "ratios with the match as the unit and their covariance within a match counted (the two values are often "
     "seats of the same hands: when one wins the other loses, which widens the interval), "
-    "given simultaneous 95% intervals as one family over every feature, table and strategy (Bonferroni)."
+    "given simultaneous 95% intervals as one family over every feature, table and policy (Bonferroni)."
 )
 SHOW = {
     "by_feature": (
@@ -109,13 +109,13 @@ def collect_with(seed: int):
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
-    """Play the two-sided tables with the headline strategies and tabulate every feature."""
+    """Play the two-sided tables with the headline policies and tabulate every feature."""
     rows, contrasts, cross_sums = [], [], {}
     for table in TABLES_HERE:
-        for strategy in headline_strategies(ctx.strategies):
+        for policy in headline_policies(ctx.policies):
             rules = ctx.rules(table)
-            played = ctx.play(rules, strategy, collect_with(ctx.seed), hand_rows=True)
-            cross_sums[table, strategy] = played.sums
+            played = ctx.play(rules, policy, collect_with(ctx.seed), hand_rows=True)
+            cross_sums[table, policy] = played.sums
             seat_hands = int(played.counts["hands"]) * rules.players
             for name, sums in played.sums.items():
                 for value in range(FEATURES[name][1]):
@@ -126,7 +126,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                     rows.append(
                         {
                             "table": table,
-                            "strategy": strategy,
+                            "policy": policy,
                             "feature": name,
                             "value": _value_label(name, value),
                             "order": value,
@@ -140,16 +140,16 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     frame = pd.DataFrame(rows)
     add_clustered(frame, "hand_win_rate", frame.pop("_win"))
     add_clustered(frame, "side_points_per_hand", frame.pop("_points"))
-    for (table, strategy, feature), part in frame.groupby(["table", "strategy", "feature"], sort=False):
+    for (table, policy, feature), part in frame.groupby(["table", "policy", "feature"], sort=False):
         part = part[part["share_of_hands"] >= MIN_SHARE].sort_values("order")
         if len(part) < 2:
             continue
         low, high = part.iloc[0], part.iloc[-1]
-        record = {"table": table, "strategy": strategy, "feature": feature, "low": low["value"], "high": high["value"]}
+        record = {"table": table, "policy": policy, "feature": feature, "low": low["value"], "high": high["value"]}
         for name, cross in (("hand_win_rate", "win_cross"), ("side_points_per_hand", "points_cross")):
             for tag, row in (("low", low), ("high", high)):
                 record.update({f"{name}_{tag}{s}": row[f"{name}{s}"] for s in ("", "_lo", "_hi")})
-            d = group_difference(cross_sums[table, strategy][feature][cross], int(high["order"]), int(low["order"]))
+            d = group_difference(cross_sums[table, policy][feature][cross], int(high["order"]), int(low["order"]))
             record.update(dict(zip((f"{name}_difference{s}" for s in ("", "_lo", "_hi")), d)))
         contrasts.append(record)
     contrast = pd.DataFrame(contrasts)
@@ -169,10 +169,10 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The starting-hand features that matter most, in plain words."""
     frame = tables["by_feature"]
     out = []
-    for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
+    for policy in headline_policies(list(pd.unique(frame["policy"]))):
         part = frame[
             (frame["table"] == "2 players")
-            & (frame["strategy"] == strategy)
+            & (frame["policy"] == policy)
             & (frame["share_of_hands"] >= MIN_SHARE)
             & np.isfinite(frame["hand_win_rate"])
         ]
@@ -180,7 +180,7 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             continue
         doubles = part[part["feature"] == "doubles_held"].sort_values("order")
         lowest = part[(part["feature"] == "holds_lowest_double") & (part["value"] == "yes")]
-        text = tr("2 players, {strategy} play: ").format(strategy=strategy)
+        text = tr("2 players, {policy} play: ").format(policy=policy)
         decided = tr("decided hands")
         if len(doubles) >= 2:
             none, most = doubles.iloc[0], doubles.iloc[-1]
@@ -208,7 +208,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Each feature's contrast, judged on its simultaneous interval."""
     contrast = tables["contrasts"]
     out = []
-    for (table, strategy), part in contrast.groupby(["table", "strategy"], sort=False):
+    for (table, policy), part in contrast.groupby(["table", "policy"], sort=False):
         parts = []
         for _, row in part.iterrows():
             verdict, numbers = judged(
@@ -220,7 +220,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 f"{numbers}; side points per hand {phrase(row, 'side_points_per_hand_high')} against "
                 f"{phrase(row, 'side_points_per_hand_low')})"
             )
-        out.append(f"**{table}** ({strategy} play), the hand's side wins the decided hand: " + "; ".join(parts) + ".")
+        out.append(f"**{table}** ({policy} play), the hand's side wins the decided hand: " + "; ".join(parts) + ".")
     return out
 
 
@@ -236,7 +236,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         fig, axes = panels(len(FEATURES) * len(TABLES_HERE), columns=len(FEATURES))
         for ax, (table, feature) in zip(axes, [(t, f) for t in TABLES_HERE for f in FEATURES]):
             part = frame[(frame["table"] == table) & (frame["feature"] == feature)].sort_values("order")
-            grouped(ax, part, "value", "strategy", value, categories=list(pd.unique(part["value"])))
+            grouped(ax, part, "value", "policy", value, categories=list(pd.unique(part["value"])))
             if value == "hand_win_rate":
                 reference_line(ax, 0.5)
             ax.set_title(f"{table}", fontsize=10)
@@ -246,7 +246,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
             Chart(
                 value,
                 finish(
-                    fig, f"Starting hands: {label} by feature", legend_from=axes[0], legend_title="strategy (self-play)"
+                    fig, f"Starting hands: {label} by feature", legend_from=axes[0], legend_title="policy (self-play)"
                 ),
                 f"The {label} by doubles held, pips, holding the lowest double and suits covered",
             )

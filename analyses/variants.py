@@ -4,7 +4,7 @@ Against the standard game: ``out_points = 5`` (going out pays 5 instead of 2),
 ``boneyard_reserve = 0`` (the boneyard may be drawn dry) and the ``classic``
 preset (highest-double lead, 1 point for going out or a blocked hand, pip
 count settlement, no reserve, no near-target cut).  For each player count and
-strategy (self-play), from the same seeds: how long matches last, how much
+policy (self-play), from the same seeds: how long matches last, how much
 the seating matters (the first hand's leader's match win rate, and each
 seat's), and where the points come from.
 """
@@ -27,7 +27,7 @@ from bergen_sim.core.stats import (
 )
 from bergen_sim.services.analysis import hand_stats as hs
 from bergen_sim.services.analysis.figures import Chart, differences, finish, grouped, panels, stacked_shares
-from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_strategies, reference_strategy
+from bergen_sim.services.analysis.reporting import TABLES, PerMatch, headline_policies, reference_policy
 
 TITLE = N_("Rule variants against the standard game")
 #: label -> (preset, settings)
@@ -45,11 +45,11 @@ METHOD = (
     "by match (delta method over the per-match influences). The blocked rate is a ratio of per-match sums, clustered by match. Family of "
     "comparisons: every measure of the versus_standard table (match length in hands per match, first leader's "
     "match win rate, blocked rate and the four point shares, in percentage points) for every variant, table "
-    "and strategy, given simultaneous 95% intervals (Bonferroni over the family)."
+    "and policy, given simultaneous 95% intervals (Bonferroni over the family)."
 )
 SHOW = {
     "summary": "Match length, first leader's match win rate, blocked hands and point sources per variant.",
-    "versus_standard": "Each variant minus the standard game (same table and strategy).",
+    "versus_standard": "Each variant minus the standard game (same table and policy).",
 }
 _MEASURES = ("hands_per_match", "first_leader_match_win_rate", "blocked_rate", *(f"{s}_share" for s in hs.SOURCES))
 
@@ -83,16 +83,16 @@ _RATIOS = {
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
-    """Play every table x strategy x variant and tabulate."""
+    """Play every table x policy x variant and tabulate."""
     summary, seats, change = [], [], []
     for table in TABLES:
-        for strategy in ctx.strategies:
+        for policy in ctx.policies:
             per_match = {}
             for variant, (preset, settings) in VARIANTS.items():
                 rules = ctx.rules(table, preset=preset, **settings)
-                played = ctx.play(rules, strategy, collect, hand_rows=True, match_rows=True)
+                played = ctx.play(rules, policy, collect, hand_rows=True, match_rows=True)
                 t = played.counts
-                key = {"table": table, "strategy": strategy, "variant": variant}
+                key = {"table": table, "policy": policy, "variant": variant}
                 per_match[variant] = played.sums["per_match"].values
                 summary.append(
                     {
@@ -117,7 +117,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
                             "fair_share": 1 / rules.sides,
                         }
                     )
-            change.extend(_versus_standard(table, strategy, per_match))
+            change.extend(_versus_standard(table, policy, per_match))
     frame = pd.DataFrame(summary)
     add_mean(frame, "hands_per_match", "hands", "hands_sq", "matches")
     add_rate(frame, "first_leader_match_win_rate", "first_leader_match_wins", "matches")
@@ -130,7 +130,7 @@ def run(ctx) -> dict[str, pd.DataFrame]:
     return {"summary": frame, "seats": seat, "versus_standard": versus}
 
 
-def _versus_standard(table: str, strategy: str, per_match: dict[str, np.ndarray]) -> list[dict]:
+def _versus_standard(table: str, policy: str, per_match: dict[str, np.ndarray]) -> list[dict]:
     """Each variant's measures minus the standard game's, paired by match (the same deals)."""
     base = per_match["standard"]
     ones = np.ones(len(base))
@@ -138,7 +138,7 @@ def _versus_standard(table: str, strategy: str, per_match: dict[str, np.ndarray]
     for variant, values in per_match.items():
         if variant == "standard":
             continue
-        row = {"table": table, "strategy": strategy, "variant": variant, "matches": len(values)}
+        row = {"table": table, "policy": policy, "variant": variant, "matches": len(values)}
         for measure, (top, bottom) in _RATIOS.items():
             d = paired_ratio_difference(
                 values[:, top],
@@ -155,9 +155,9 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The few findings a player reads first."""
     frame, change = tables["summary"], tables["versus_standard"]
     out = []
-    for strategy in headline_strategies(list(pd.unique(frame["strategy"]))):
-        rows = frame[(frame["table"] == "2 players") & (frame["strategy"] == strategy)].set_index("variant")
-        diffs = change[(change["table"] == "2 players") & (change["strategy"] == strategy)].set_index("variant")
+    for policy in headline_policies(list(pd.unique(frame["policy"]))):
+        rows = frame[(frame["table"] == "2 players") & (frame["policy"] == policy)].set_index("variant")
+        diffs = change[(change["table"] == "2 players") & (change["policy"] == policy)].set_index("variant")
         if rows.empty:
             continue
         parts = []
@@ -176,8 +176,8 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
                 )
             )
         out.append(
-            tr("2 players, {strategy} play: a standard match lasts {hands} hands; {variants}.").format(
-                strategy=strategy, hands=phrase(rows.loc["standard"], "hands_per_match"), variants="; ".join(parts)
+            tr("2 players, {policy} play: a standard match lasts {hands} hands; {variants}.").format(
+                policy=policy, hands=phrase(rows.loc["standard"], "hands_per_match"), variants="; ".join(parts)
             )
         )
     return out
@@ -186,11 +186,11 @@ def key_findings(tables: dict[str, pd.DataFrame]) -> list[str]:
 def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Plain-language findings from the tables."""
     frame, change = tables["summary"], tables["versus_standard"]
-    ref = reference_strategy(list(pd.unique(frame["strategy"])))
+    ref = reference_policy(list(pd.unique(frame["policy"])))
     out = []
     for table in pd.unique(frame["table"]):
-        rows = frame[(frame["table"] == table) & (frame["strategy"] == ref)].set_index("variant")
-        diffs = change[(change["table"] == table) & (change["strategy"] == ref)].set_index("variant")
+        rows = frame[(frame["table"] == table) & (frame["policy"] == ref)].set_index("variant")
+        diffs = change[(change["table"] == table) & (change["policy"] == ref)].set_index("variant")
         standard = rows.loc["standard"]
         parts = []
         for variant in list(VARIANTS)[1:]:
@@ -240,11 +240,11 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         fig, axes = panels(len(TABLES))
         for ax, table in zip(axes, TABLES):
             part = frame[frame["table"] == table]
-            grouped(ax, part, "strategy", "variant", value, groups=list(VARIANTS))
+            grouped(ax, part, "policy", "variant", value, groups=list(VARIANTS))
             if value == "first_leader_match_win_rate":
                 ax.axhline(float(part["fair_share"].iloc[0]), color="grey", linestyle="--", linewidth=1)
             ax.set_title(table)
-            ax.set_xlabel("strategy (self-play)")
+            ax.set_xlabel("policy (self-play)")
             ax.set_ylabel(label)
         charts.append(
             Chart(
@@ -252,7 +252,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                 finish(
                     fig, f"{label[0].upper()}{label[1:]}, by rule variant", legend_from=axes[0], legend_title="variant"
                 ),
-                f"{label[0].upper()}{label[1:]} under each rule variant, by table and strategy"
+                f"{label[0].upper()}{label[1:]} under each rule variant, by table and policy"
                 + ("; dashed: fair share" if value != "hands_per_match" else ""),
             )
         )
@@ -263,7 +263,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     ):
         fig, axes = panels(len(TABLES))
         for ax, table in zip(axes, TABLES):
-            differences(ax, change[change["table"] == table], "variant", value, group="strategy")
+            differences(ax, change[change["table"] == table], "variant", value, group="policy")
             ax.set_title(table)
             ax.set_xlabel("variant")
             ax.set_ylabel(f"variant minus standard: {label}")
@@ -274,17 +274,17 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
                     fig,
                     f"Each variant minus the standard game: {label}",
                     legend_from=axes[0],
-                    legend_title="strategy (self-play)",
+                    legend_title="policy (self-play)",
                     note="Thick bars: 95% intervals; thin bars: simultaneous intervals over the "
                     "family of variant comparisons; dashed: no difference.",
                 ),
                 f"Change from the standard game in {label}, with 95% and simultaneous intervals",
             )
         )
-    ref = reference_strategy(list(pd.unique(frame["strategy"])))
+    ref = reference_policy(list(pd.unique(frame["policy"])))
     fig, axes = panels(len(TABLES))
     for ax, table in zip(axes, TABLES):
-        part = frame[(frame["table"] == table) & (frame["strategy"] == ref)]
+        part = frame[(frame["table"] == table) & (frame["policy"] == ref)]
         stacked_shares(ax, part, "variant", [f"{s}_share" for s in hs.SOURCES], [_source_words(s) for s in hs.SOURCES])
         ax.set_title(table)
         ax.set_ylabel("share of all points")

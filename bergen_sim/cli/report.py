@@ -51,7 +51,7 @@ def _warn(text: str) -> None:
             "--quick",
             is_flag=True,
             help=f"Small and fast: {reporting.QUICK_MATCHES:,} matches per configuration and only the "
-            f"{', '.join(reporting.QUICK_STRATEGIES)} policies.",
+            f"{', '.join(reporting.QUICK_POLICIES)} policies.",
         ),
         click.option(
             "--seed", type=SEED, default=0, show_default=True, help="Seed of every configuration (0..2^64-1)."
@@ -120,9 +120,11 @@ def command(
             click.echo(one_line(f"{name}  ({path})"))
         return
     run = dataclasses.replace(run, progress=False)  # one log line per analysis instead of a bar per run
+    for old in (name for name in names if name in reporting.RENAMED_ANALYSES):
+        deprecated(f"report {old}", f"report {reporting.RENAMED_ANALYSES[old]}")
     start = time.perf_counter()
     done = reporting.report(
-        list(names),
+        [reporting.RENAMED_ANALYSES.get(name, name) for name in names],
         out_dir,
         **plan,
         analyses_dir=analyses_dir,

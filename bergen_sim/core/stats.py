@@ -14,7 +14,7 @@ Every reported rate or mean carries its sample size and a 95% interval:
   variance implies (:func:`clustered_proportion`), which keeps its coverage
   in small and extreme cells;
 - paired comparisons (two rule sets played on the same keyed deals, the same
-  end states settled two ways, strategies on duplicate deals): the interval
+  end states settled two ways, policies on duplicate deals): the interval
   of the mean per-unit difference (:func:`paired_ratio_difference`,
   :func:`paired_interval`), which uses the pairing instead of treating the two
   sides as independent;

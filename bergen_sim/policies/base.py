@@ -1,4 +1,4 @@
-"""Compiled features of a move that the built-in strategies share.
+"""Compiled features of a move that the built-in policies share.
 
 A policy is an ``@njit`` function ``choose(view, move_tiles, move_ends,
 n_moves, rng, no_tiles) -> int`` that returns the index ``k < n_moves`` of
@@ -7,10 +7,10 @@ the legal move ``(move_tiles[k], move_ends[k])`` it makes, and
 returns which of the listed doubles it leads under ``lead = any-double`` (see
 docs/policies.md for the view, layout ``V_*`` in
 :mod:`bergen_sim.engine.layout`; ``no_tiles`` is the empty tile set of the
-game's width, :mod:`bergen_sim.engine.tileset`).  The strategies differ only
+game's width, :mod:`bergen_sim.engine.tileset`).  The policies differ only
 in how they rank moves; what a move *does* (the ends it leaves, its points,
 the chance that the next seat answers with a header) is computed here once,
-from the view alone, so every strategy measures it the same way and a rule
+from the view alone, so every policy measures it the same way and a rule
 lives only in :mod:`bergen_sim.engine.play_rules`.
 
 Everything is scalar and allocation-free: policies run in the hot loop, once
@@ -277,7 +277,7 @@ def lead_by(view, move_tiles, n_moves, rule, no_tiles):
     return best
 
 
-# --- lexicographic rankings of the simple strategies --------------------------
+# --- lexicographic rankings of the simple policies --------------------------
 #: more points, then a double, then more pips (greedy; defensive's tie-break)
 RANK_GREEDY = 0
 #: keeps a tile for the new ends, then more pips, then a double, then more points (heavy-first)

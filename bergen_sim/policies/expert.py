@@ -1,6 +1,6 @@
 """``expert``: a weighted sum of the shared move features, weights tuned by simulation.
 
-Idea: each simple strategy is right about one thing (points now, the answer
+Idea: each simple policy is right about one thing (points now, the answer
 it allows, doubles for a blocked hand, keeping playable tiles), so
 score every move by all of them at once and play the best score.
 

@@ -1,7 +1,7 @@
 """``random``: uniform over the legal (tile, end) pairs.
 
 A tile that fits both ends counts twice, even when both give the same layout,
-so this is the plain "pick a listed move" baseline every strategy is measured
+so this is the plain "pick a listed move" baseline every policy is measured
 against.
 """
 

@@ -3,7 +3,7 @@
 Run from the project root::
 
     python research/luck-adjustment/replicate.py --policies expert,greedy --runs 100 --deal-sets 500 \
-        --truth reports/strategy_table/tables/pairs.parquet --out research/luck-adjustment/replicate.json
+        --truth reports/policy_table/tables/pairs.parquet --out research/luck-adjustment/replicate.json
     python research/luck-adjustment/replicate.py --policies pimc,expert --runs 30 --deal-sets 300 \
         --out research/luck-adjustment/replicate.json
 
@@ -18,7 +18,7 @@ rate with their 95% intervals (the Student-t interval over deal sets that
   a bootstrap interval over runs;
 * the mean of adjusted - raw has expectation exactly 0 (the controls have
   mean 0), so its t statistic is the pre-declared test of a shift;
-* with ``--truth`` (a strategy-table ``pairs`` table of a million matches),
+* with ``--truth`` (a policy-table ``pairs`` table of a million matches),
   the mean error of each estimate and the share of runs whose interval holds
   the answer (coverage, with a Wilson interval over runs).
 
@@ -59,13 +59,13 @@ def t_interval(values: np.ndarray) -> tuple[float, float, float]:
 
 
 def known_answer(path: str, rules: Rules, a: str, b: str) -> dict[str, float]:
-    """The pair's win rate in a strategy-table ``pairs`` table, with its interval."""
+    """The pair's win rate in a policy-table ``pairs`` table, with its interval."""
     try:
         table = pd.read_parquet(
             path, columns=["table", "policy", "opponent", "matches", "win_rate", "win_rate_lo", "win_rate_hi"]
         )
     except (OSError, ValueError, KeyError) as exc:  # not a file, not Parquet, or not a pairs table
-        raise BergenError(f"--truth {path}: cannot read it as a strategy-table pairs.parquet ({exc})") from None
+        raise BergenError(f"--truth {path}: cannot read it as a policy-table pairs.parquet ({exc})") from None
     name = f"{rules.players} {'partnerships' if rules.partnerships else 'players'}"
     row = table[(table["table"] == name) & (table["policy"] == a) & (table["opponent"] == b)]
     if row.empty:
@@ -127,7 +127,7 @@ def main() -> None:
     parser.add_argument("--deal-sets", type=int, default=500, help="deal sets per run")
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--first-seed", type=int, default=1000, help="runs play seeds first-seed, first-seed+1, ...")
-    parser.add_argument("--truth", help="a strategy-table pairs.parquet holding the pair's million-match answer")
+    parser.add_argument("--truth", help="a policy-table pairs.parquet holding the pair's million-match answer")
     parser.add_argument("--workers", type=int, default=1, help="threads per run (the figures do not depend on it)")
     parser.add_argument("--out", required=True, help="JSON file to merge the study into")
     add_allow_dirty(parser)

@@ -184,6 +184,39 @@ def test_report_python_face_takes_out_dir_and_warns_on_out(tmp_path):
         bergen_sim.report("good", tmp_path / "r", out=tmp_path / "s", analyses_dir=tmp_path)
 
 
+
+def test_a_renamed_report_still_runs_by_its_old_name_and_replaces_its_old_folder(capsys, tmp_path, monkeypatch):
+    """As strategy_table became policy_table: the old name runs the new analysis with a notice, and the old
+    report in the folder is removed, so the index lists one report."""
+    old_code, new_code = tmp_path / "old", tmp_path / "new"
+    old_code.mkdir(), new_code.mkdir()
+    (old_code / "old_good.py").write_text(GOOD.format(rows=1))
+    (new_code / "good.py").write_text(GOOD.format(rows=1))
+    argv = ["--quick", "--workers", "1", "--out-dir", str(tmp_path / "rep")]
+    assert main(["report", "old_good", "--analyses-dir", str(old_code), *argv]) == 0
+    assert (tmp_path / "rep" / "old_good.md").is_file()
+    monkeypatch.setitem(reporting.RENAMED_ANALYSES, "old_good", "good")
+    capsys.readouterr()
+    assert main(["report", "old_good", "--analyses-dir", str(new_code), *argv]) == 0
+    assert f"report old_good {NOTICE} report good" in capsys.readouterr().err
+    assert sorted(path.name for path in (tmp_path / "rep").iterdir()) == ["README.md", "good", "good.md"]
+    index = (tmp_path / "rep" / "README.md").read_text()
+    assert "(good.md)" in index and "old_good" not in index
+    with pytest.warns(DeprecationWarning, match="analysis old_good is deprecated .*: use good"):
+        assert reporting.run("old_good", quick=True, analyses_dir=new_code).name == "good"
+
+
+def test_the_index_reads_a_report_written_with_strategies(tmp_path):
+    """A report folder from before the rename (metadata.json says "strategies") stays in the index."""
+    (tmp_path / "good.py").write_text(GOOD.format(rows=1))
+    bergen_sim.report("good", tmp_path / "rep", analyses_dir=tmp_path, quick=True)
+    sidecar = tmp_path / "rep" / "good" / "metadata.json"
+    meta = json.loads(sidecar.read_text())
+    meta["strategies"] = meta.pop("policies")
+    sidecar.write_text(json.dumps(meta))
+    reporting.write_index(tmp_path / "rep", warn=pytest.fail)
+    assert "(good.md)" in (tmp_path / "rep" / "README.md").read_text()
+
 # --- --policy names the search player of analyze and review; their old --player still works ---------------
 
 

@@ -31,7 +31,7 @@ def test_analyses_are_found_through_the_package_from_any_folder(tmp_path, monkey
     shipped = Path(str(importlib.resources.files("bergen_sim.analyses")))
     assert analysis.PROJECT_ANALYSES == shipped
     found = analysis.discover()
-    assert {"lead_advantage", "header_frequency", "settlement", "strategy_table", "variants"} <= set(found)
+    assert {"lead_advantage", "header_frequency", "settlement", "policy_table", "variants"} <= set(found)
     assert all(path.parent == shipped for path in found.values())
     assert "__init__" not in found
 

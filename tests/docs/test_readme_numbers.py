@@ -19,7 +19,7 @@ VERDICTS = (
     "nothing a player could notice",
     "Rarely enough not to change a match",
     "matches of no clearly different length",
-    "The best strategy is expert under either rule",
+    "The best policy is expert under either rule",
 )
 
 
@@ -74,7 +74,7 @@ def test_a_changed_report_table_changes_the_readme(tmp_path):
     shutil.copytree(ROOT / "reports", tmp_path / "reports")
     path = tmp_path / "reports" / "lead_advantage" / "tables" / "summary.parquet"
     frame = pq.read_table(path).to_pandas()
-    row = frame.index[(frame["table"] == "2 players") & (frame["strategy"] == "expert")][0]
+    row = frame.index[(frame["table"] == "2 players") & (frame["policy"] == "expert")][0]
     frame.loc[row, ["first_leader_match_win_rate_lowest", "matches"]] = [0.61234, 1234]
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
     filled = fill_numbers.fill((ROOT / "README.md").read_text(), tmp_path)

@@ -35,7 +35,7 @@ REQUIRED = {
     "lead_advantage": {
         "summary": [
             "table",
-            "strategy",
+            "policy",
             "fair_share",
             "decided_hands",
             "matches",
@@ -75,9 +75,9 @@ REQUIRED = {
         ],
         "matches": ["settlement", "matches", "hands_per_match_lo", "first_leader_match_win_rate", "blocked_share_hi"],
         "tournament": ["settlement", "policy", "opponent", "matches", "win_rate", "win_rate_lo", "win_rate_hi"],
-        "strategy_change": ["policy", "win_rate_german", "rank_pips", "win_rate_german_minus_pips_lo"],
+        "policy_change": ["policy", "win_rate_german", "rank_pips", "win_rate_german_minus_pips_lo"],
     },
-    "strategy_table": {
+    "policy_table": {
         "standings": [
             "table",
             "rank",
@@ -91,10 +91,10 @@ REQUIRED = {
         "pairs": ["table", "policy", "opponent", "win_rate_hi"],
     },
     "going_first": {
-        "per_hand": ["table", "strategy", "hands", "edge_per_hand_lo", "lead_points_per_hand", "tempo_per_hand_adj_hi"],
+        "per_hand": ["table", "policy", "hands", "edge_per_hand_lo", "lead_points_per_hand", "tempo_per_hand_adj_hi"],
     },
     "match_win_probability": {
-        "by_score": ["table", "strategy", "own_score", "other_score", "matches_reaching", "match_win_rate_lo"],
+        "by_score": ["table", "policy", "own_score", "other_score", "matches_reaching", "match_win_rate_lo"],
     },
     "near_target_cut": {
         "summary": ["setting", "matches", "hands_per_match", "ends_on_lead_rate", "ends_on_blocked_rate_hi"],
@@ -167,7 +167,7 @@ def test_analysis_runs_end_to_end_with_the_columns_its_report_needs(results, nam
 
 def test_findings_are_written_from_the_numbers(results):
     summary = results["lead_advantage"].tables["summary"]
-    row = summary[(summary["table"] == "2 players") & (summary["strategy"] == "random")].iloc[0]
+    row = summary[(summary["table"] == "2 players") & (summary["policy"] == "random")].iloc[0]
     text = next(t for t in results["lead_advantage"].findings if t.startswith("**2 players** (random play)"))
     found = re.search(r"wins ([\d.]+)% \(95% CI ([\d.]+)–([\d.]+)%, n = ([\d,]+) decided hands\)", text)
     value, lo, hi = (float(found.group(k)) / 100 for k in (1, 2, 3))
@@ -196,12 +196,12 @@ def test_lead_advantage_counts_agree_with_the_engine_totals(results):
     rules = Rules.make(players=3)
     totals = sum(chunk.totals for chunk in run_job(Job(rules, ("random",) * 3, 5), MATCHES, ONE_WORKER))
     row = leader[
-        (leader["table"] == "3 players") & (leader["strategy"] == "random") & (leader["lead"] == "lowest-double")
+        (leader["table"] == "3 players") & (leader["policy"] == "random") & (leader["lead"] == "lowest-double")
     ].iloc[0]
     assert row["leader_wins"] == totals[L.S_LEADER_SIDE_WINS]
     assert row["decided_hands"] == totals[L.S_DECIDED_HANDS]
     part = doubles[
-        (doubles["table"] == "3 players") & (doubles["strategy"] == "random") & (doubles["lead"] == "lowest-double")
+        (doubles["table"] == "3 players") & (doubles["policy"] == "random") & (doubles["lead"] == "lowest-double")
     ]
     assert part["hands"].sum() == totals[L.S_HANDS]
 
@@ -424,7 +424,7 @@ def test_larger_games_runs_every_set_and_table_with_intervals():
     assert (games["headers_per_hand_lo"] <= games["headers_per_hand"]).all()
     effects = result.tables["spinner_effect"]
     assert {"headers_per_hand_change_adj_lo", "blocked_rate_change_hi", "hands_per_match_change"} <= set(effects)
-    # --quick ranks only its own strategies (random, expert) of the ranked three, on each of the four tables
+    # --quick ranks only its own policies (random, expert) of the ranked three, on each of the four tables
     assert len(result.tables["lead_choice"]) == 2 * 2 and len(result.tables["ranking"]) == 4 * 2
     assert result.meta["key_findings"] and result.figures()
 

@@ -77,5 +77,5 @@ def test_the_lead_rule_bound_grows_with_the_lead_rule_differences(tmp_path):
     ],
 )
 def test_settlement_says_it_changes_nothing_only_while_the_numbers_say_so(tmp_path, edit, still_unchanged):
-    text = answers.settlement(_copy(tmp_path, "settlement", edit, "strategy_change"))
+    text = answers.settlement(_copy(tmp_path, "settlement", edit, "policy_change"))
     assert text.startswith("Rarely enough not to change a match.") == still_unchanged

@@ -84,25 +84,25 @@ def test_the_cut_headline_says_the_direction_of_on_minus_off():
     module = reporting.load("near_target_cut")
     tables = _tables("near_target_cut")
     summary, change = tables["summary"], tables["cut_effect"]
-    two = summary[(summary["table"] == "2 players") & (summary["strategy"] == "expert")].set_index("setting")
+    two = summary[(summary["table"] == "2 players") & (summary["policy"] == "expert")].set_index("setting")
     on, off = two.loc["cut on", "ends_on_lead_rate"], two.loc["cut off", "ends_on_lead_rate"]
-    diff = change[(change["table"] == "2 players") & (change["strategy"] == "expert")].iloc[0]
+    diff = change[(change["table"] == "2 players") & (change["policy"] == "expert")].iloc[0]
     assert diff["ends_on_lead_rate_change"] == pytest.approx(on - off, abs=1e-12)
     sentence = next(s for s in module.key_findings(tables) if s.startswith("2 players, expert play"))
     assert f"cut on they do so {'less' if on < off else 'more'} often than with it off" in sentence
 
 
 def test_the_settlement_headline_gives_the_size_of_the_change_and_counts_the_clear_ones():
-    """The strategies' German-minus-pips changes are said with their largest simultaneous bound: a clear but tiny
+    """The policies' German-minus-pips changes are said with their largest simultaneous bound: a clear but tiny
     change must not read as a large one, and the count of clear changes follows the intervals."""
     module = reporting.load("settlement")
     tables = _tables("settlement")
-    change = tables["strategy_change"]
+    change = tables["policy_change"]
     column = "win_rate_german_minus_pips"
 
     def headline(frame: pd.DataFrame) -> str:
-        said = module.key_findings({**tables, "strategy_change": frame})
-        return next(s for s in said if s.startswith("The best strategy against the field"))
+        said = module.key_findings({**tables, "policy_change": frame})
+        return next(s for s in said if s.startswith("The best policy against the field"))
 
     bound = max(change[f"{column}_adj_lo"].abs().max(), change[f"{column}_adj_hi"].abs().max())
     clear = int(((change[f"{column}_adj_lo"] > 0) | (change[f"{column}_adj_hi"] < 0)).sum())
@@ -122,10 +122,10 @@ def test_the_lead_findings_count_the_hands_cut_short_by_the_match_end():
     module = reporting.load("lead_advantage")
     tables = _tables("lead_advantage")
     summary = tables["summary"]
-    row = summary[summary["strategy"] == "expert"].iloc[0]  # the findings speak of the headline strategies
+    row = summary[summary["policy"] == "expert"].iloc[0]  # the findings speak of the headline policies
     taken = (row["cut_by_leader_hands"] / row["cut_hands"], row["leader_take_rate"])
     assert 0 < taken[0] < 1 and 0 < taken[1] < 1
-    sentence = next(s for s in module.findings(tables) if s.startswith(f"**{row['table']}** ({row['strategy']}"))
+    sentence = next(s for s in module.findings(tables) if s.startswith(f"**{row['table']}** ({row['policy']}"))
     assert "cut short by the end of the match" in sentence
     ended = re.search(r"the leader's side ended ([\d.]+)%", sentence)
     takes = re.search(r"the leader's side takes ([\d.]+)%", sentence)

@@ -19,12 +19,12 @@ from bergen_sim.services.execution.jobs import RunOptions
 
 SLICE = Path(__file__).resolve().parents[1] / "data" / "quick_report_slice.json"
 #: the analysis, its size and seed, and the tables kept in the slice
-ANALYSIS, MATCHES, SEED, STRATEGIES = "going_first", 300, 7, ["random", "expert"]
+ANALYSIS, MATCHES, SEED, POLICIES = "going_first", 300, 7, ["random", "expert"]
 
 
 def _slice() -> dict:
     result = reporting.run(
-        ANALYSIS, matches=MATCHES, seed=SEED, quick=True, policies=STRATEGIES, options=RunOptions(workers=1)
+        ANALYSIS, matches=MATCHES, seed=SEED, quick=True, policies=POLICIES, options=RunOptions(workers=1)
     )
     return {
         name: json.loads(frame.to_json(orient="split", double_precision=15))
@@ -36,7 +36,7 @@ def write_slice() -> None:
     SLICE.parent.mkdir(exist_ok=True)
     SLICE.write_text(
         json.dumps(
-            {"analysis": ANALYSIS, "matches": MATCHES, "seed": SEED, "strategies": STRATEGIES, "tables": _slice()},
+            {"analysis": ANALYSIS, "matches": MATCHES, "seed": SEED, "policies": POLICIES, "tables": _slice()},
             indent=1,
         )
         + "\n"
@@ -45,10 +45,10 @@ def write_slice() -> None:
 
 def test_a_quick_report_reproduces_the_committed_slice_exactly():
     committed = json.loads(SLICE.read_text())
-    assert (committed["analysis"], committed["matches"], committed["seed"], committed["strategies"]) == (
+    assert (committed["analysis"], committed["matches"], committed["seed"], committed["policies"]) == (
         ANALYSIS,
         MATCHES,
         SEED,
-        STRATEGIES,
+        POLICIES,
     )
     assert _slice() == committed["tables"]

@@ -1,6 +1,6 @@
 """Reports whose numbers a careful reader can trust: paired runs, provenance, key findings, units, new analyses.
 
-Small runs with the quick strategies (``random`` and ``expert``, one shared
+Small runs with the quick policies (``random`` and ``expert``, one shared
 kernel); the search player's analysis is the one slow test.
 """
 
@@ -71,15 +71,15 @@ def test_a_policy_playing_another_weight_set_is_recorded_with_those_weights():
 
 
 @pytest.fixture(scope="module")
-def strategy_report(tmp_path_factory):
+def policy_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
-    status = main(["report", "strategy_table", "--quick", "--matches", "100", "--workers", "1", "--out-dir", str(out)])
+    status = main(["report", "policy_table", "--quick", "--matches", "100", "--workers", "1", "--out-dir", str(out)])
     assert status == 0
     return out
 
 
-def test_report_metadata_carries_provenance_weights_and_true_totals(strategy_report):
-    meta = json.loads((strategy_report / "strategy_table" / "metadata.json").read_text())
+def test_report_metadata_carries_provenance_weights_and_true_totals(policy_report):
+    meta = json.loads((policy_report / "policy_table" / "metadata.json").read_text())
     assert meta["total_hands"] == sum(r["hands"] for r in meta["runs"]) > meta["total_matches"]
     versions = meta["environment"]["versions"]
     assert all(versions[k] for k in ("python", "numpy", "numba", "pandas"))
@@ -89,11 +89,11 @@ def test_report_metadata_carries_provenance_weights_and_true_totals(strategy_rep
     assert git is None or (len(git["commit"]) == 40 and isinstance(git["dirty"], bool))
 
 
-def test_pages_and_index_open_with_key_findings(strategy_report):
-    page = (strategy_report / "strategy_table.md").read_text()
+def test_pages_and_index_open_with_key_findings(policy_report):
+    page = (policy_report / "policy_table.md").read_text()
     assert page.index("## Key findings") < page.index("## Findings") < page.index("## Method")
     assert "**Multiple comparisons:**" in page and "**Provenance:**" in page
-    index = (strategy_report / "README.md").read_text()
+    index = (policy_report / "README.md").read_text()
     assert index.index("## Key findings") < index.index("## [")
     assert "±" not in page  # no half-width labels: intervals are written out
 

@@ -83,7 +83,7 @@ def test_the_committed_reports_are_recognised():
         ("nosuch", ("unknown policy 'nosuch'", "available:")),
     ],
 )
-def test_strategies_are_checked_before_anything_runs(capsys, tmp_path, given, words):
+def test_policies_are_checked_before_anything_runs(capsys, tmp_path, given, words):
     out = tmp_path / "rep"
     _refused(capsys, ["going_first", "--out-dir", str(out), "--policy", given], *words)
     assert not out.exists()
@@ -95,13 +95,13 @@ def test_an_analysis_named_twice_is_refused(capsys, tmp_path):
     assert not out.exists()
 
 
-def test_the_python_face_checks_strategies_too():
+def test_the_python_face_checks_policies_too():
     with pytest.raises(reporting.AnalysisError, match="listed twice"):
-        reporting.check_strategies(["random", "random"])
+        reporting.check_policies(["random", "random"])
     with pytest.raises(reporting.AnalysisError, match="at least one policy"):
-        reporting.check_strategies([])
-    assert reporting.check_strategies(None) is None
-    assert reporting.check_strategies(" random,expert") == ["random", "expert"]
+        reporting.check_policies([])
+    assert reporting.check_policies(None) is None
+    assert reporting.check_policies(" random,expert") == ["random", "expert"]
 
 
 # --- the folder a report writes: whole or not at all, never through a link; the index reads sidecars as data ---

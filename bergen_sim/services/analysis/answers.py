@@ -22,9 +22,9 @@ import pandas as pd
 from bergen_sim.core.stats import number, versus
 
 #: the table and play the answers speak of first
-TABLE, STRATEGY = "2 players", "expert"
-#: the plays whose lead-rule differences bound "which double leads" (the reports' headline strategies)
-LEAD_RULE_STRATEGIES = ("expert", "random")
+TABLE, POLICY = "2 players", "expert"
+#: the plays whose lead-rule differences bound "which double leads" (the reports' headline policies)
+LEAD_RULE_POLICIES = ("expert", "random")
 #: a change in a hand-win chance below this (one hand in 100) is called one no player could notice: telling it
 #: apart at the table takes tens of thousands of hands
 NOTICEABLE = 0.01
@@ -67,21 +67,21 @@ def _missing(analysis: str) -> str:
 def going_first(reports: Path) -> str:
     """The value of leading the first hand, and the largest effect the lead rule could have."""
     summary = _table(reports, "lead_advantage", "summary")
-    row = None if summary is None else _row(summary, table=TABLE, strategy=STRATEGY)
+    row = None if summary is None else _row(summary, table=TABLE, policy=POLICY)
     if summary is None or row is None:
         return _missing("lead_advantage")
     edge = "first_leader_match_win_rate_advantage"
     where = versus(row[f"{edge}_lo"], row[f"{edge}_hi"], 0.0, "is worth", "costs", "makes no clear difference:")
     size = f" about {_points(abs(row[edge]))} points of match share" if where != "makes no clear difference:" else ""
     text = (
-        f"Yes. In {TABLE.split()[0]}-player matches between good players ({STRATEGY} play), the side that "
+        f"Yes. In {TABLE.split()[0]}-player matches between good players ({POLICY} play), the side that "
         f"leads the first hand wins about {round(100 * row['first_leader_match_win_rate_lowest'])} matches in "
         f"100 ({_shown(row, 'first_leader_match_win_rate_lowest')} of {int(row['matches']):,} matches, against "
         f"a fair share of {row['fair_share']:.0%}): going first {where}{size}."
     )
     if where != "is worth":
         text = text.replace("Yes. ", "")
-    gains = summary[summary["strategy"].isin(LEAD_RULE_STRATEGIES)]
+    gains = summary[summary["policy"].isin(LEAD_RULE_POLICIES)]
     ends = gains[["leader_win_rate_gain_adj_lo", "leader_win_rate_gain_adj_hi"]].to_numpy(float)
     ends = ends[np.isfinite(ends).all(axis=1)]
     if len(ends):
@@ -91,7 +91,7 @@ def going_first(reports: Path) -> str:
         text += (
             f" Which double leads (the lowest, as the rules say, or the highest) moves the leader's chance of "
             f"winning the hand by at most {100 * bound:.2f} points in 100 at any table with "
-            f"{' or '.join(LEAD_RULE_STRATEGIES)} play (simultaneous 95% intervals over {family} comparisons; "
+            f"{' or '.join(LEAD_RULE_POLICIES)} play (simultaneous 95% intervals over {family} comparisons; "
             + (
                 "no table shows a clear difference"
                 if clear == 0
@@ -107,8 +107,8 @@ def headers(reports: Path) -> str:
     """How many headers a hand has, and the share of points from each source."""
     per_hand = _table(reports, "header_frequency", "per_hand")
     sources = _table(reports, "header_frequency", "point_sources")
-    hand = None if per_hand is None else _row(per_hand, table=TABLE, strategy=STRATEGY)
-    src = None if sources is None else _row(sources, table=TABLE, strategy=STRATEGY)
+    hand = None if per_hand is None else _row(per_hand, table=TABLE, policy=POLICY)
+    src = None if sources is None else _row(sources, table=TABLE, policy=POLICY)
     if hand is None or src is None:
         return _missing("header_frequency")
     shares = {name: src[f"{name}_share"] for name in ("header", "lead", "out", "blocked")}
@@ -116,7 +116,7 @@ def headers(reports: Path) -> str:
     words = {"header": "headers", "lead": "leading a double", "out": "going out", "blocked": "blocked hands"}
     return (
         f"About one play in {1 / hand['header_rate_per_play']:.0f} makes a header: a hand of "
-        f"{TABLE.split()[0]}-player {STRATEGY} play has {_shown(hand, 'headers_per_hand')} of them "
+        f"{TABLE.split()[0]}-player {POLICY} play has {_shown(hand, 'headers_per_hand')} of them "
         f"({int(hand['hands']):,} hands). Points come most from {words[order[0]]} "
         f"({_shown(src, order[0] + '_share')}), then {words[order[1]]} ({_shown(src, order[1] + '_share')}), "
         f"{words[order[2]]} ({_shown(src, order[2] + '_share')}) and {words[order[3]]} "
@@ -125,15 +125,15 @@ def headers(reports: Path) -> str:
 
 
 def settlement(reports: Path) -> str:
-    """How often the two settlements disagree, and what that does to whole matches and to the strategies."""
+    """How often the two settlements disagree, and what that does to whole matches and to the policies."""
     blocking = _table(reports, "settlement", "blocking")
     paired = _table(reports, "settlement", "paired")
     matches = _table(reports, "settlement", "matches")
-    block = None if blocking is None else _row(blocking, table=TABLE, strategy=STRATEGY, boneyard_reserve=2)
-    pair = None if paired is None else _row(paired, table=TABLE, strategy=STRATEGY, boneyard_reserve=2)
-    pips = None if matches is None else _row(matches, table=TABLE, strategy=STRATEGY, settlement="pips")
-    strategies = _table(reports, "settlement", "strategy_change")
-    if block is None or pair is None or pips is None or strategies is None or not len(strategies):
+    block = None if blocking is None else _row(blocking, table=TABLE, policy=POLICY, boneyard_reserve=2)
+    pair = None if paired is None else _row(paired, table=TABLE, policy=POLICY, boneyard_reserve=2)
+    pips = None if matches is None else _row(matches, table=TABLE, policy=POLICY, settlement="pips")
+    policies = _table(reports, "settlement", "policy_change")
+    if block is None or pair is None or pips is None or policies is None or not len(policies):
         return _missing("settlement")
     overall = pair["german_vs_pips_differ_rate"] * block["blocked_rate"]
     text = (
@@ -146,15 +146,15 @@ def settlement(reports: Path) -> str:
     lo, hi = pips[f"{change}_adj_lo"], pips[f"{change}_adj_hi"]
     length = versus(lo, hi, 0.0, "longer matches", "shorter matches", "matches of no clearly different length")
     text += (
-        f" Settled by pip count, 2-player {STRATEGY} play has {length} ({pips[change]:+.4f} hands per match, "
+        f" Settled by pip count, 2-player {POLICY} play has {length} ({pips[change]:+.4f} hands per match, "
         f"simultaneous 95% CI {lo:+.4f} to {hi:+.4f})."
     )
-    best = {s: strategies.loc[strategies[f"win_rate_{s}"].idxmax(), "policy"] for s in ("german", "pips")}
-    moved = float(strategies["win_rate_german_minus_pips"].abs().max())
+    best = {s: policies.loc[policies[f"win_rate_{s}"].idxmax(), "policy"] for s in ("german", "pips")}
+    moved = float(policies["win_rate_german_minus_pips"].abs().max())
     same = best["german"] == best["pips"]
     rule = "either rule" if same else f"German rules and {best['pips']} under the pip count"
     text += (
-        f" The best strategy is {best['german']} under {rule}, and no strategy's win rate against the "
+        f" The best policy is {best['german']} under {rule}, and no policy's win rate against the "
         f"others moves by more than {_points(moved)} points in 100 between the two."
     )
     unchanged = same and length.startswith("matches of no") and moved < NOTICEABLE

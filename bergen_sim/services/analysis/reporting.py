@@ -43,6 +43,7 @@ import re
 import shlex
 import shutil
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,8 +79,8 @@ FULL_MATCHES = 1_000_000
 QUICK_MATCHES = 2_000
 #: the folder :func:`report` writes in when none is given (``bergen-sim report --out-dir``'s default)
 DEFAULT_OUT_DIR = "reports"
-#: strategies of a ``--quick`` report: the baseline and the realistic player
-QUICK_STRATEGIES = ("random", "expert")
+#: policies of a ``--quick`` report: the baseline and the realistic player
+QUICK_POLICIES = ("random", "expert")
 #: the player configurations the analyses compare, by label
 #: (the labels are data, the same in every language; a report's text names a table with :func:`table_name`)
 TABLES: dict[str, tuple[int, bool]] = {
@@ -149,6 +150,23 @@ def discover(extra: str | os.PathLike | None = None) -> dict[str, Path]:
     return names
 
 
+#: analyses renamed in this release, old name -> new: the old name still works, with a notice, until the next
+RENAMED_ANALYSES = {"strategy_table": "policy_table"}
+
+
+def current_name(name: str, stacklevel: int = 3) -> str:
+    """``name``, or the name that replaced it (:data:`RENAMED_ANALYSES`) with a DeprecationWarning."""
+    new = RENAMED_ANALYSES.get(name)
+    if new is None:
+        return name
+    warnings.warn(
+        f"analysis {name} is deprecated and goes in the next release: use {new}",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+    return new
+
+
 def load(name: str, extra: str | os.PathLike | None = None) -> ModuleType:
     """Import the analysis module ``name`` (checked to define TITLE, run and findings)."""
     known = discover(extra)
@@ -178,26 +196,26 @@ def table_name(label: str) -> str:
     return tr(label)
 
 
-def reference_strategy(strategies: Sequence[str]) -> str:
-    """The strategy findings quote first: ``random`` (the common baseline) when present."""
-    return "random" if "random" in strategies else strategies[0]
+def reference_policy(policies: Sequence[str]) -> str:
+    """The policy findings quote first: ``random`` (the common baseline) when present."""
+    return "random" if "random" in policies else policies[0]
 
 
 #: the realistic player every headline quotes when it was played, before the random baseline
-REALISTIC_STRATEGY = "expert"
+REALISTIC_POLICY = "expert"
 
 
-def headline_strategies(strategies: Sequence[str]) -> list[str]:
-    """The strategies headline findings quote: ``expert`` (realistic play) and ``random`` (the baseline), if played.
+def headline_policies(policies: Sequence[str]) -> list[str]:
+    """The policies headline findings quote: ``expert`` (realistic play) and ``random`` (the baseline), if played.
 
-    Falls back to the first strategy when neither was played.
+    Falls back to the first policy when neither was played.
     """
-    chosen = [s for s in (REALISTIC_STRATEGY, "random") if s in strategies]
-    return chosen or [strategies[0]]
+    chosen = [s for s in (REALISTIC_POLICY, "random") if s in policies]
+    return chosen or [policies[0]]
 
 
-def default_strategies() -> tuple[str, ...]:
-    """Every built-in policy that does not search, found at run time (so new strategies appear in the reports).
+def default_policies() -> tuple[str, ...]:
+    """Every built-in policy that does not search, found at run time (so new policies appear in the reports).
 
     Search policies (``pimc``, ``reader``, ``ismcts``: the built-ins whose
     kernels need a match-value table, ``kernel_arrays``) are thousands of
@@ -268,7 +286,7 @@ class Played:
 
 @dataclass
 class Context:
-    """What an analysis may use: sizes, seed, strategies and the means to play.
+    """What an analysis may use: sizes, seed, policies and the means to play.
 
     ``play`` runs one configuration chunk by chunk; the ``collect`` function
     reduces each chunk to sums (arrays, DataFrames, or dicts of them) that are
@@ -279,7 +297,7 @@ class Context:
     matches: int = QUICK_MATCHES
     seed: int = 0
     quick: bool = True
-    strategies: tuple[str, ...] = QUICK_STRATEGIES
+    policies: tuple[str, ...] = QUICK_POLICIES
     options: RunOptions | None = None
     log: Callable[[str], None] | None = None
     runs: list[dict[str, Any]] = field(default_factory=list)
@@ -302,8 +320,8 @@ class Context:
         """Play ``matches`` (default ``self.matches``) with one policy for all seats or one per seat."""
         seats = (policies,) * rules.players if isinstance(policies, str) else tuple(policies)
         n = matches or self.matches
-        # one kernel holds every strategy of the report, so all its runs share one compile
-        kernel = tuple(sorted(set(self.strategies) | set(seats)))
+        # one kernel holds every policy of the report, so all its runs share one compile
+        kernel = tuple(sorted(set(self.policies) | set(seats)))
         job = Job(rules, seats, self.seed, match_rows=match_rows, hand_rows=hand_rows, kernel_policies=kernel)
         start = time.perf_counter()
         totals = np.zeros(L.S_SIZE, dtype=np.int64)
@@ -327,15 +345,15 @@ class Context:
         return Played(rules, seats, n, totals, sums)
 
     def tournament(
-        self, rules: Rules, strategies: Sequence[str] | None = None, matches: int | None = None
+        self, rules: Rules, policies: Sequence[str] | None = None, matches: int | None = None
     ) -> pd.DataFrame:
-        """A duplicate-deal round-robin of ``strategies`` (default: all of the context's) under ``rules``.
+        """A duplicate-deal round-robin of ``policies`` (default: all of the context's) under ``rules``.
 
         Enough deal sets that every pair plays at least ``matches`` (default
         ``self.matches``) matches.  One row per (policy, opponent), ``opponent == "field"``
         for each policy against all the others, intervals as ``_lo`` / ``_hi`` columns.
         """
-        names = list(strategies or self.strategies)
+        names = list(policies or self.policies)
         deal_sets = math.ceil((matches or self.matches) / len(rotation_patterns(rules)))
         start = time.perf_counter()
         where = dataclasses.replace(self.options or RunOptions(), checkpoint=None, progress=False)
@@ -556,7 +574,7 @@ def _command(
     matches: int,
     seed: int,
     quick: bool,
-    strategies: Sequence[str],
+    policies: Sequence[str],
     analyses_dir: str | os.PathLike | None,
     out: str | os.PathLike | None = None,
 ) -> str:
@@ -567,8 +585,8 @@ def _command(
     if not quick or matches != QUICK_MATCHES:
         words += ["--matches", str(matches)]
     words += ["--seed", str(seed)]
-    if tuple(strategies) != (QUICK_STRATEGIES if quick else default_strategies()):
-        words += ["--policy", ",".join(strategies)]
+    if tuple(policies) != (QUICK_POLICIES if quick else default_policies()):
+        words += ["--policy", ",".join(policies)]
     if analyses_dir is not None:
         words += ["--analyses-dir", os.fspath(analyses_dir)]
     if out is not None:
@@ -596,7 +614,7 @@ def run(
 
     ``matches``: matches per configuration (default :data:`FULL_MATCHES`, or
     :data:`QUICK_MATCHES` with ``quick``); ``policies``: the policies it
-    compares (default every built-in, or :data:`QUICK_STRATEGIES` with
+    compares (default every built-in, or :data:`QUICK_POLICIES` with
     ``quick``; ``strategies=``, its old name, still works for this release).
     Every configuration is played from the same ``seed``, so they meet the same
     deals; the same arguments always give the same tables, whatever ``options`` (a :class:`RunOptions`: workers,
@@ -608,6 +626,7 @@ def run(
     (strategies, chunk_size) = old_keywords("run_analysis", deprecated, ("strategies", "chunk_size"))[0].values()
     policies = renamed_keyword("policies", policies, "strategies", strategies, AnalysisError)
     options = options_argument("run_analysis", options, {"chunk_size": chunk_size})
+    name = current_name(name)
     with use(lang):
         return _run(name, matches, seed, quick, policies, analyses_dir, options, log)
 
@@ -617,7 +636,7 @@ def _run(
     matches: int | None,
     seed: int,
     quick: bool,
-    strategies: Sequence[str] | None,
+    policies: Sequence[str] | None,
     analyses_dir: str | os.PathLike | None,
     options: RunOptions | None,
     log: Callable[[str], None] | None,
@@ -626,8 +645,8 @@ def _run(
     matches = matches or (QUICK_MATCHES if quick else FULL_MATCHES)
     if matches < 1:
         raise AnalysisError(f"matches must be at least 1, not {matches}")
-    chosen = tuple(check_strategies(strategies) or (QUICK_STRATEGIES if quick else default_strategies()))
-    ctx = Context(matches=matches, seed=seed, quick=quick, strategies=chosen, options=options, log=log)
+    chosen = tuple(check_policies(policies) or (QUICK_POLICIES if quick else default_policies()))
+    ctx = Context(matches=matches, seed=seed, quick=quick, policies=chosen, options=options, log=log)
     start = time.perf_counter()
     tables = _call(module, name, "run", ctx)
     if not isinstance(tables, Mapping) or not all(
@@ -650,7 +669,7 @@ def _run(
         "seeds": sorted({r["seed"] for r in ctx.runs}),
         "matches_per_configuration": matches,
         "quick": quick,
-        "strategies": list(chosen),
+        "policies": list(chosen),
         "configurations": len(ctx.runs),
         "total_matches": sum(r["matches"] for r in ctx.runs),
         "total_hands": sum(r.get("hands", 0) for r in ctx.runs),
@@ -696,15 +715,15 @@ def check_clean_for_full_scale(
         provenance.check_clean(out, allow_dirty, "a full-scale report", "--allow-dirty (allow_dirty=True)")
 
 
-def check_strategies(strategies: str | Sequence[str] | None) -> list[str] | None:
+def check_policies(policies: str | Sequence[str] | None) -> list[str] | None:
     """The policies asked for (``--policy``, a comma-separated string or a list), checked before anything runs.
 
-    None (not given) stays None (the default strategies); an empty list, an
+    None (not given) stays None (the default policies); an empty list, an
     empty name, a name listed twice or an unknown policy is one error.
     """
-    if strategies is None:
+    if policies is None:
         return None
-    names = [name.strip() for name in policy_names(strategies, "--policy")]  # a string or a list of str
+    names = [name.strip() for name in policy_names(policies, "--policy")]  # a string or a list of str
     text = shown(",".join(names), 60)
     if not any(names):
         raise AnalysisError("--policy is empty: give at least one policy, e.g. --policy random,expert")
@@ -857,14 +876,13 @@ def _report(
     allow_dirty: bool,
 ) -> Reports:
     import traceback
-    import warnings
 
     from bergen_sim.services.files.output import STDOUT, OutputError, check_folder
 
     say = plan.log or (lambda text: None)
     warn = warn or (lambda text: warnings.warn(text, stacklevel=3))
     known = discover(plan.analyses_dir)
-    wanted = [names] if isinstance(names, str) else list(names)
+    wanted = [current_name(name, stacklevel=4) for name in ([names] if isinstance(names, str) else names)]
     for name in wanted:
         if name != "all" and name not in known:
             raise AnalysisError(f"unknown analysis {name!r}; available: {', '.join(known) or 'none'}, or all")
@@ -872,7 +890,7 @@ def _report(
     if twice:
         raise AnalysisError(f"analysis {twice[0]} is listed twice; name each analysis once (or all)")
     chosen = list(known) if not wanted or "all" in wanted else wanted
-    plan = plan._replace(policies=check_strategies(plan.policies))  # before anything runs
+    plan = plan._replace(policies=check_policies(plan.policies))  # before anything runs
     if os.fspath(out) == STDOUT:
         raise OutputError("--out-dir -: a report is a folder of files, it cannot go to standard output")
     for option, folder in (("--out-dir", out), ("--analyses-dir", plan.analyses_dir)):
@@ -979,7 +997,22 @@ def save(result: AnalysisResult, out: str | os.PathLike) -> Path:
         _close_figures(charts)
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    _remove_renamed(out, result.name)
     return page
+
+
+def _remove_renamed(out: Path, name: str) -> None:
+    """Remove the report ``name`` replaces (:data:`RENAMED_ANALYSES`) from ``out``, if ``bergen-sim report`` wrote it,
+    so the index does not list one report under two names."""
+    for old in (old for old, new in RENAMED_ANALYSES.items() if new == name):
+        if (out / old).is_dir() and not (out / old).is_symlink() and _own_folder(out / old):
+            shutil.rmtree(out / old)
+        if (
+            (out / f"{old}.md").is_file()
+            and not (out / f"{old}.md").is_symlink()
+            and _own_page(out / f"{old}.md", False)
+        ):
+            (out / f"{old}.md").unlink()
 
 
 #: the ends of the names of a report's staging folder and of the folder it replaces, while :func:`save` swaps
@@ -1190,7 +1223,7 @@ def _method(result: AnalysisResult) -> list[str]:
         "how the work was split."
     )
     lines.append(
-        f"- **Strategies:** {', '.join(meta['strategies'])}"
+        f"- **Policies:** {', '.join(meta['policies'])}"
         f"{' (the --quick subset)' if meta['quick'] else ' (every built-in policy)'}."
     )
     lines.append(
@@ -1331,7 +1364,7 @@ _INDEX_FIELDS: dict[str, Callable[[Any], bool]] = {
     "elapsed_s": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
     "seed": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "quick": lambda v: isinstance(v, bool),
-    "strategies": lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
+    "policies": lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
     "command": lambda v: isinstance(v, str),
 }
 
@@ -1345,7 +1378,7 @@ def sidecar_problem(meta: Mapping[str, Any]) -> str | None:
     kinds = {
         "findings": "a list of texts",
         "key_findings": "a list of texts",
-        "strategies": "a list of texts",
+        "policies": "a list of texts",
         "total_matches": "a whole number",
         "matches_per_configuration": "a whole number",
         "seed": "a whole number",
@@ -1421,6 +1454,8 @@ def write_index(out: str | os.PathLike, warn: Callable[[str], None] | None = Non
         meta = _own_sidecar(path)
         if meta is None:
             continue
+        if "strategies" in meta and "policies" not in meta:  # a report written before the rename reads the same
+            meta["policies"] = meta.pop("strategies")
         problem = sidecar_problem(meta)
         if problem is None:
             metas.append(meta)
@@ -1440,7 +1475,7 @@ def write_index(out: str | os.PathLike, warn: Callable[[str], None] | None = Non
             "computed and gives the command that reproduces it.",
             "",
         ]
-        same = {(m["matches_per_configuration"], m["seed"], m["quick"], tuple(m["strategies"])) for m in metas}
+        same = {(m["matches_per_configuration"], m["seed"], m["quick"], tuple(m["policies"])) for m in metas}
         regenerate = _regenerate_all(metas[0]["command"])
         if len(same) == 1 and regenerate:
             lines += [f"Regenerate them all: {markdown_command(regenerate)}", ""]

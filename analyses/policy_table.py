@@ -1,9 +1,9 @@
-"""Which strategy wins? Every built-in against every other on duplicate deals.
+"""Which policy wins? Every built-in against every other on duplicate deals.
 
-A round-robin tournament of the strategies with 2 players, 3 players and 4 in
+A round-robin tournament of the policies with 2 players, 3 players and 4 in
 partnerships.  Each pair meets on the same deals in every seat rotation, so
 the luck of the tiles falls on both alike and cancels in their difference.
-For every strategy: its match win rate and points per hand against the field
+For every policy: its match win rate and points per hand against the field
 of all the others, and head to head against each one, with 95% intervals.
 """
 
@@ -17,37 +17,37 @@ from bergen_sim.core.stats import add_family, judged, phrase
 from bergen_sim.services.analysis.figures import Chart, finish, panels, points
 from bergen_sim.services.analysis.reporting import AnalysisError, table_name
 
-TITLE = N_("Strategy table: every built-in strategy against every other")
+TITLE = N_("Policy table: every built-in policy against every other")
 #: tables of the tournaments (label -> (players, partnerships), a subset of analysis.TABLES)
 TOURNAMENT_TABLES = ("2 players", "3 players", "4 partnerships")
 METHOD = (
-    "Round-robin on duplicate deals (bergen_sim.services.comparison): every pair of strategies plays the same deal sets, "
+    "Round-robin on duplicate deals (bergen_sim.services.comparison): every pair of policies plays the same deal sets, "
     "each deal in every seat rotation (2 players and partnerships: the two policies swap sides; 3 players: each "
     "policy alone in each seat against two copies of the other, and the other way round), so a policy's fair "
     "share is 50% in every table. Win rate = share of a deal set's matches won by a side the policy plays; "
     "intervals are Student-t over deal sets, which accounts for the pairing. Against the field = the mean over "
-    "its opponents. Family of comparisons: every head-to-head pair and every strategy against the field, in all "
+    "its opponents. Family of comparisons: every head-to-head pair and every policy against the field, in all "
     "tables, each tested against an even 50% (the `win_rate_advantage` columns: win rate minus 50%, in "
-    "percentage points), given simultaneous 95% intervals (Bonferroni over the family); a strategy is said to beat another "
+    "percentage points), given simultaneous 95% intervals (Bonferroni over the family); a policy is said to beat another "
     "only when its simultaneous interval excludes 50%."
 )
 SHOW = {
-    "standings": "Each strategy against the field of all the others, best first.",
-    "pairs": "Head to head, from the first-listed strategy's side.",
+    "standings": "Each policy against the field of all the others, best first.",
+    "pairs": "Head to head, from the first-listed policy's side.",
 }
 
 
 def run(ctx) -> dict[str, pd.DataFrame]:
     """One tournament per table."""
-    if len(ctx.strategies) < 2:
-        raise AnalysisError(f"the strategy table needs at least two strategies, not {len(ctx.strategies)}")
+    if len(ctx.policies) < 2:
+        raise AnalysisError(f"the policy table needs at least two policies, not {len(ctx.policies)}")
     parts = [ctx.tournament(ctx.rules(table)).assign(table=table) for table in TOURNAMENT_TABLES]
     results = pd.concat(parts, ignore_index=True)
     results = results[["table", *[c for c in results.columns if c != "table"]]]
     field = results[results["opponent"] == "field"].copy()
     field["rank"] = field.groupby("table")["win_rate"].rank(ascending=False, method="min").astype(int)
     standings = field.drop(columns="opponent").sort_values(["table", "rank", "policy"]).reset_index(drop=True)
-    order = {name: i for i, name in enumerate(ctx.strategies)}
+    order = {name: i for i, name in enumerate(ctx.policies)}
     head = results[results["opponent"] != "field"]
     pairs = head[head["policy"].map(order) < head["opponent"].map(order)].reset_index(drop=True)
     standings = standings[
@@ -149,7 +149,7 @@ def findings(tables: dict[str, pd.DataFrame]) -> list[str]:
             sides = [_from_side(*_head_to_head(tables["pairs"], table, p, "random")) for p in others]
             clear = [row for row in sides if row["win_rate_advantage_adj_lo"] > 0]
             text += (
-                f" {len(clear)} of the {len(others)} other strategies beat random with the simultaneous "
+                f" {len(clear)} of the {len(others)} other policies beat random with the simultaneous "
                 f"interval of their win rate above 50%."
             )
         out.append(text)
@@ -168,8 +168,8 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
     charts = [
         Chart(
             "standings",
-            finish(fig, "Strategies against the field (duplicate deals; dashed: even)"),
-            "Each strategy's match win rate against all the others, per table",
+            finish(fig, "Policies against the field (duplicate deals; dashed: even)"),
+            "Each policy's match win rate against all the others, per table",
         )
     ]
     names = list(pd.unique(standings.sort_values(["table", "rank"])["policy"]))
@@ -202,17 +202,17 @@ def figures(tables: dict[str, pd.DataFrame]) -> list[Chart]:
         ax.set_yticks(range(len(names)), names, fontsize=8)
         ax.set_title(table)
         ax.set_xlabel("opponent")
-        ax.set_ylabel("strategy")
+        ax.set_ylabel("policy")
     charts.append(
         Chart(
             "head_to_head",
             finish(
                 fig,
-                "Head to head: row strategy's match win rate (%) against column",
-                note="Cells: the row strategy's match win rate in %; blue above 50%, red below; "
+                "Head to head: row policy's match win rate (%) against column",
+                note="Cells: the row policy's match win rate in %; blue above 50%, red below; "
                 "(even): not told apart from 50% (simultaneous interval over all pairs).",
             ),
-            "Head-to-head match win rate of each strategy (row) against each other (column), per table",
+            "Head-to-head match win rate of each policy (row) against each other (column), per table",
         )
     )
     return charts
