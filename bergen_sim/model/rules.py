@@ -38,15 +38,30 @@ from bergen_sim.core.i18n import num, tr, trn, trp, use
 from bergen_sim.core.limits import MAX_POINTS, MAX_TARGET, short_number, whole_number
 from bergen_sim.engine import layout as L
 
-#: The ``lead`` and ``settlement`` options by name.  Their members are the text the trace, the settings and the
-#: CLI use (a member equals its text, so ``rules.lead == "any-double"`` holds), built from the kernel's codes
-#: (:class:`bergen_sim.engine.layout.Lead`, ``Settlement``) so that each option is declared once.
-Lead = StrEnum("Lead", [(code.name, L.code_name(code)) for code in L.Lead], module=__name__)  # type: ignore[misc]
-Settlement = StrEnum(  # type: ignore[misc]
-    "Settlement", [(code.name, L.code_name(code)) for code in L.Settlement], module=__name__
-)
-Lead.__doc__ = "Which double leads a hand: the lowest (the rule book), the highest, or any double its holder picks."
-Settlement.__doc__ = "Who wins a blocked hand: German (fewest doubles, then pips), pip count, or American."
+
+class Lead(StrEnum):
+    """Which double leads a hand: the lowest (the rule book), the highest, or any double its holder picks.
+
+    A member equals its text in the trace, the settings and the CLI (``rules.lead == "any-double"`` holds); the
+    text comes from the kernel's code (:class:`bergen_sim.engine.layout.Lead`), and a test checks the members
+    and the codes match one to one.
+    """
+
+    LOWEST_DOUBLE = L.code_name(L.Lead.LOWEST_DOUBLE)
+    HIGHEST_DOUBLE = L.code_name(L.Lead.HIGHEST_DOUBLE)
+    ANY_DOUBLE = L.code_name(L.Lead.ANY_DOUBLE)
+
+
+class Settlement(StrEnum):
+    """Who wins a blocked hand: German (fewest doubles, then pips), pip count, or American.
+
+    Its texts come from the kernel's codes (:class:`bergen_sim.engine.layout.Settlement`), as :class:`Lead`'s do.
+    """
+
+    GERMAN = L.code_name(L.Settlement.GERMAN)
+    PIPS = L.code_name(L.Settlement.PIPS)
+    AMERICAN = L.code_name(L.Settlement.AMERICAN)
+
 
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},

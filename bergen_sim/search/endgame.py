@@ -27,7 +27,7 @@ Used by ``ismcts:leaves=N`` (off by default): its play-outs end in a solve
 of at most ``N`` nodes once nothing can be drawn; its strength and cost are
 measured in research/search-strength/README.md.
 ``tests/search/test_endgame.py`` checks every value against plain minimax over the
-reference engine.
+Python game (:class:`bergen_sim.Game`, which shares no rule code with the compiled engine).
 """
 
 from __future__ import annotations

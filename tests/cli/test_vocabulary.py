@@ -184,7 +184,6 @@ def test_report_python_face_takes_out_dir_and_warns_on_out(tmp_path):
         bergen_sim.report("good", tmp_path / "r", out=tmp_path / "s", analyses_dir=tmp_path)
 
 
-
 def test_a_renamed_report_still_runs_by_its_old_name_and_replaces_its_old_folder(capsys, tmp_path, monkeypatch):
     """As strategy_table became policy_table: the old name runs the new analysis with a notice, and the old
     report in the folder is removed, so the index lists one report."""
@@ -216,6 +215,7 @@ def test_the_index_reads_a_report_written_with_strategies(tmp_path):
     sidecar.write_text(json.dumps(meta))
     reporting.write_index(tmp_path / "rep", warn=pytest.fail)
     assert "(good.md)" in (tmp_path / "rep" / "README.md").read_text()
+
 
 # --- --policy names the search player of analyze and review; their old --player still works ---------------
 

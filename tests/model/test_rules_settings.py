@@ -430,6 +430,7 @@ def test_lead_and_settlement_are_enums_equal_to_their_text_and_to_the_kernel_cod
 
     assert [m.value for m in Lead] == list(L.LEAD_NAMES) and [m.value for m in Settlement] == list(L.SETTLEMENT_NAMES)
     assert [m.name for m in Lead] == [c.name for c in L.Lead]
+    assert [m.name for m in Settlement] == [c.name for c in L.Settlement]
     by_text = Rules.make(players=3, lead="any-double", settlement="pips")
     by_enum = Rules.make(players=3, lead=Lead.ANY_DOUBLE, settlement=Settlement.PIPS)
     assert by_text == by_enum and hash(by_text) == hash(by_enum)

@@ -1,10 +1,10 @@
-"""The end-game solver (bergen_sim/search/endgame.py) against plain minimax over the reference engine.
+"""The end-game solver (bergen_sim/search/endgame.py) against plain minimax over the Python game.
 
 Once nothing can be drawn a dealt world has no chance left, so the value of
 every move is the minimax of the match-win probability at the end of the
 hand.  Here that value is computed a second, independent way: by trying
-every line of play on clones of the step API's game (the reference engine,
-which shares no rule with the compiled one), with the same (random)
+every line of play on clones of the step API's game (the Python game,
+which shares no rule code with the compiled one), with the same (random)
 match-value table at the leaves.  The compiled alpha-beta search must give
 the same value for every legal move, in positions reached by random play.
 """
@@ -54,7 +54,7 @@ def _leaf(rules: Rules, table: np.ndarray, scores, side: int) -> float:
 
 
 def move_values(game: Game, rules: Rules, table: np.ndarray, side: int) -> list[float]:
-    """The minimax value for ``side`` of each legal move, on clones of the reference game."""
+    """The minimax value for ``side`` of each legal move, on clones of the Python game."""
     values = []
     for move in game.legal_moves():
         child = game.clone()
@@ -64,7 +64,7 @@ def move_values(game: Game, rules: Rules, table: np.ndarray, side: int) -> list[
 
 
 def minimax(game: Game, rules: Rules, table: np.ndarray, side: int) -> float:
-    """Best play by both sides to the end of the hand, on clones of the reference game."""
+    """Best play by both sides to the end of the hand, on clones of the Python game."""
     if game.is_over or game.chance_phase == "deal":
         return _leaf(rules, table, game.scores, side)
     assert game.chance_phase is None, "nothing may be drawn once the boneyard is down to the reserve"
