@@ -12,13 +12,24 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "bergen_sim"
 MOST_PARAMETERS = 10
-#: folders whose compiled kernels are still being given parameter objects: drop an entry
-#: once its folder passes, and the test then holds it there
-EXCLUDED_FOLDERS = ("search", "engine")
-#: functions that still take more, as "path:function" below bergen_sim/, each with the reason it is left
+#: functions that still take more, as "path:function" below bergen_sim/, each group with the reason it is left;
+#: an entry that complies fails test_every_allowance_is_still_needed, so it is removed and then held to the rule
 NOT_YET = {
     # the notebook face of `bergen-sim report`, one keyword per option; grouping them changes public API
     "services/analysis/reporting.py:report",
+    # the search players' entry points follow the policy calling convention (the compiled dispatcher passes
+    # each setting separately); they get parameter objects when that convention does
+    "search/ismcts.py:choose",
+    "search/ismcts.py:choose_lead",
+    "search/pimc.py:choose",
+    "search/pimc.py:choose_lead",
+    "search/reader.py:choose",
+    "search/reader.py:choose_lead",
+    "search/luck_controls.py:luck_controls",
+    # the match loop's kernels and its trace recorder, compiled with the loop
+    "engine/match_loop.py:_run",
+    "engine/match_loop.py:_choose",
+    "engine/recording.py:record",
 }
 
 
@@ -37,8 +48,6 @@ def _over_the_limit() -> dict[str, int]:
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(PACKAGE)
-        if relative.parts[0] in EXCLUDED_FOLDERS:
-            continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 count = _parameters(node)
