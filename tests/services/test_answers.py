@@ -34,6 +34,13 @@ def test_a_missing_report_is_named_with_the_command_that_makes_it(tmp_path):
     assert "`bergen-sim report settlement`" in answers.settlement(tmp_path)
 
 
+def test_a_report_written_before_the_rename_counts_as_missing(tmp_path):
+    """Tables that still say ``strategy`` (an older version's report) give no answer rather than an error."""
+    old = _copy(tmp_path, "lead_advantage", lambda frame: frame.rename(columns={"policy": "strategy"}), "summary")
+    assert answers.going_first(old).startswith(answers.MISSING)
+    assert answers.plain_answers(old, missing=False) == {}
+
+
 def _flip_first_leader(frame: pd.DataFrame) -> pd.DataFrame:
     """The first leader's share mirrored about the fair share: going first now costs what it was worth."""
     out = frame.copy()

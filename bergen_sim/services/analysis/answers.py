@@ -41,6 +41,10 @@ def _table(reports: Path, analysis: str, table: str) -> pd.DataFrame | None:
 
 
 def _row(frame: pd.DataFrame, **where) -> pd.Series | None:
+    """The first row matching ``where``, or None: none matches, or the table lacks a column (a report an older
+    version wrote, whose answer is then missing as if the report were)."""
+    if not set(where) <= set(frame.columns):
+        return None
     mask = np.ones(len(frame), dtype=bool)
     for column, value in where.items():
         mask &= (frame[column] == value).to_numpy()

@@ -1072,6 +1072,8 @@ def _own_sidecar(path: Path) -> dict[str, Any] | None:
         return None
     needed = ("analysis", "title", "version", "question", "findings", "total_matches", "elapsed_s", "command")
     if isinstance(meta, dict) and meta.get("analysis") == path.parent.name and all(k in meta for k in needed):
+        if "strategies" in meta and "policies" not in meta:  # written before the rename: read as it is now
+            meta["policies"] = meta.pop("strategies")
         return meta
     return None
 
@@ -1454,8 +1456,6 @@ def write_index(out: str | os.PathLike, warn: Callable[[str], None] | None = Non
         meta = _own_sidecar(path)
         if meta is None:
             continue
-        if "strategies" in meta and "policies" not in meta:  # a report written before the rename reads the same
-            meta["policies"] = meta.pop("strategies")
         problem = sidecar_problem(meta)
         if problem is None:
             metas.append(meta)
