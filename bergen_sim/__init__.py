@@ -13,7 +13,8 @@ The public API (imported on first use, so ``import bergen_sim`` and
 - :class:`Rules` is one rule set (``Rules.make(players=3, preset="classic")``), the ``rules=`` every
   function takes; :class:`RunOptions` says how a run is carried out (workers, a Dask scheduler, a
   checkpoint folder, a progress bar, the chunk size), the ``options=`` of ``simulate``, ``compare``
-  and ``run_analysis``, and never what it finds;
+  and ``run_analysis``, and never what it finds; :class:`ReportOptions` adds what only ``report``
+  has (progress lines, where failures are told, ``allow_dirty``);
 - :class:`Game` is one match you step through (``Game(seed=1)``, ``game.legal_moves()``,
   ``game.play(move)``), :class:`Move` and :class:`Tile` its moves and tiles with a text
   round trip, and :func:`play_out` plays the rest of it with built-in policies;
@@ -43,6 +44,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "analysis": ("bergen_sim.services.analysis.reporting", None),
     "Rules": ("bergen_sim.model.rules", "Rules"),
     "RunOptions": ("bergen_sim.services.execution.jobs", "RunOptions"),
+    "ReportOptions": ("bergen_sim.services.analysis.reporting", "ReportOptions"),
     "Estimate": ("bergen_sim.core.estimate", "Estimate"),
     "Lead": ("bergen_sim.model.rules", "Lead"),
     "Settlement": ("bergen_sim.model.rules", "Settlement"),

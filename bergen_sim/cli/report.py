@@ -128,11 +128,13 @@ def command(
         out_dir,
         **plan,
         analyses_dir=analyses_dir,
-        options=run,
-        log=feedback.info,
-        warn=_warn,
-        tracebacks=feedback.level() >= feedback.VERBOSE,
-        allow_dirty=allow_dirty,
+        options=reporting.ReportOptions.of(
+            run,
+            log=feedback.info,
+            warn=_warn,
+            tracebacks=feedback.level() >= feedback.VERBOSE,
+            allow_dirty=allow_dirty,
+        ),
     )
     if as_json:
         print_json(

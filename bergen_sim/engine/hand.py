@@ -46,7 +46,7 @@ from bergen_sim.engine.play_rules import (
     settle_blocked,
     side_holdings,
 )
-from bergen_sim.engine.recording import C_SIZE, record
+from bergen_sim.engine.recording import C_SIZE, Head, record
 from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, has, is_empty, lowest, minus, union
 from bergen_sim.engine.view import (
@@ -142,10 +142,8 @@ def side_count(rules):
 @njit(cache=True, inline="always")
 def _record(b, ev, seat, tile, end, points, winner, rules):
     # int64 casts: one compiled record() for every call (recording.record says why)
-    record(
-        b.trace,
-        b.ctr,
-        ev,
+    head = Head(
+        np.int64(ev),
         b.turn[L.TURN_MATCH],
         b.policy_view[L.V_HAND_NO],
         np.int64(seat),
@@ -153,9 +151,8 @@ def _record(b, ev, seat, tile, end, points, winner, rules):
         np.int64(end),
         np.int64(points),
         np.int64(winner),
-        b.policy_view[L.V_SCORE : L.V_SCORE + L.MAX_SEATS],
-        side_count(rules),
     )
+    record(b.trace, b.ctr, head, b.policy_view[L.V_SCORE : L.V_SCORE + L.MAX_SEATS], side_count(rules))
 
 
 @njit(cache=True, inline="always")

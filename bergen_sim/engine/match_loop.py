@@ -26,7 +26,8 @@ from bergen_sim.engine.bits import borrow, read_shared
 from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, REDEAL, HandBuffers, advance, deal_hand, lead, play
 from bergen_sim.engine.keyed_random import STREAM_POLICY, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import hand_of
-from bergen_sim.engine.recording import C_DEAL, C_SCRIPT, C_SIZE, C_TRACE, record, record_deal
+from bergen_sim.engine.recording import C_DEAL, C_SCRIPT, C_SIZE, C_TRACE, Head, record, record_deal
+from bergen_sim.engine.run_buffers import Seats
 from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import store
 from bergen_sim.engine.view import view_start_match
@@ -35,6 +36,7 @@ from bergen_sim.engine.view import view_start_match
 #: (a literal ``0`` or ``-1`` is a type of its own: recording.record says why this matters)
 _0 = np.int64(0)
 _NONE = np.int64(-1)
+_EV_MATCH, _EV_REDEAL, _EV_MATCH_END = np.int64(L.EV_MATCH), np.int64(L.EV_REDEAL), np.int64(L.EV_MATCH_END)
 
 
 @njit(cache=True, inline="always")
@@ -58,12 +60,13 @@ def _fail(err, code, choice, n_moves, hand, view):
 
 
 @njit(cache=True, inline="always")
-def _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, seat, n, leading):
+def _choose(rules, seats, b, seat, n, leading):
     """Index of the move ``seat`` makes among its ``n`` legal ones, or -1 after an error.
 
-    ``leading``: the moves are the doubles the seat may lead (``any-double``);
-    its policy is asked even when it holds one, as RULES.md says.
+    ``seats``: a :class:`~bergen_sim.engine.run_buffers.Seats`.  ``leading``: the moves are the doubles the seat
+    may lead (``any-double``); its policy is asked even when it holds one, as RULES.md says.
     """
+    script, err, rngs = seats.script, seats.err, seats.rngs
     view = b.policy_view
     hand = hand_of(b.hands, seat, b.no_tiles)
     mt = b.move_tiles
@@ -80,7 +83,7 @@ def _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, 
     if n == 1 and not leading:
         return 0
     err[L.E_SEAT] = seat
-    err[L.E_POLICY] = seat_policy[seat]
+    err[L.E_POLICY] = seats.policy[seat]
     store(err, L.E_HAND, hand)  # the position, for the message if the policy raises
     if not b.turn[L.TURN_RULES_VIEW]:
         view[L.V_SEAT] = seat
@@ -89,7 +92,7 @@ def _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, 
     b.totals[L.S_POLICY_CALLS] += 1
     if leading:
         k = choose_lead(  # noqa: F821 (defined by the generated module this source follows)
-            seat_policy[seat],
+            seats.policy[seat],
             seat,
             view,
             mt,
@@ -97,13 +100,13 @@ def _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, 
             n,
             rngs[seat : seat + 1],
             b.no_tiles,
-            seat_params,
+            seats.params,
             rules,
-            seat_tables,
+            seats.tables,
         )
     else:
         k = choose_move(  # noqa: F821
-            seat_policy[seat],
+            seats.policy[seat],
             seat,
             view,
             mt,
@@ -111,9 +114,9 @@ def _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, 
             n,
             rngs[seat : seat + 1],
             b.no_tiles,
-            seat_params,
+            seats.params,
             rules,
-            seat_tables,
+            seats.tables,
         )  # (bound by kernel_build)
     if k < 0 or k >= n:
         return _fail(err, L.ERR_ILLEGAL_CHOICE, k, n, hand, view)
@@ -121,7 +124,7 @@ def _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, 
 
 
 @njit(cache=True, inline="always")
-def _play_turns(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b):
+def _play_turns(rules, seats, b):
     """Play a led hand to its end (engine/hand.py), the run's policies choosing.
 
     Returns 1 if the match ended in this hand, 0 if not, -1 after an error.
@@ -134,7 +137,7 @@ def _play_turns(rules, seat_policy, seat_params, seat_tables, rngs, script, err,
             return 0
         if n == MATCH_OVER:
             return 1
-        k = _choose(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b, seat, n, False)
+        k = _choose(rules, seats, b, seat, n, False)
         if k < 0:
             return -1
         if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
@@ -173,20 +176,8 @@ def run_matches(rules, seat_policy, seat_params, seat_tables, seed, first_match,
     owned = np.zeros(_SCRATCH_SIZE, dtype=np.int64)
     owned_rng = np.zeros(L.MAX_SEATS + 1, dtype=np.uint64)
     # the owners stay alive in this frame while _run uses borrowed views of them
-    return _run(
-        rules,
-        seat_policy,
-        seat_params,
-        seat_tables,
-        seed,
-        first_match,
-        n_matches,
-        tracing,
-        buffers,
-        owned,
-        owned_rng,
-        no_tiles,
-    )
+    seating = (seat_policy, seat_params, seat_tables)
+    return _run(rules, seating, seed, first_match, n_matches, tracing, buffers, owned, owned_rng, no_tiles)
 
 
 _HANDS_SIZE = L.MAX_SEATS * L.SET_WORDS
@@ -194,21 +185,9 @@ _SCRATCH_SIZE = _HANDS_SIZE + L.V_SIZE + L.MAX_TILES + L.H_WIDTH + 2 * L.MAX_MOV
 
 
 @njit(cache=True)
-def _run(
-    rules,
-    seat_policy,
-    seat_params,
-    seat_tables,
-    seed,
-    first_match,
-    n_matches,
-    tracing,
-    buffers,
-    owned,
-    owned_rng,
-    no_tiles,
-):
-    """The body of :func:`run_matches`, on borrowed views of every array (see bits.borrow)."""
+def _run(rules, seating, seed, first_match, n_matches, tracing, buffers, owned, owned_rng, no_tiles):
+    """The body of :func:`run_matches`, on borrowed views of every array (see bits.borrow); ``seating`` holds its
+    ``seat_policy``, ``seat_params`` and ``seat_tables``."""
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
     target = rules[L.R_TARGET]
@@ -235,9 +214,9 @@ def _run(
     rngs = rng_all[0 : L.MAX_SEATS]
     deal_rng = rng_all[L.MAX_SEATS : L.MAX_SEATS + 1]
     rules = borrow(rules)
-    seat_policy = borrow(seat_policy)
-    seat_params = borrow(seat_params)
-    seat_tables = borrow(seat_tables)
+    seat_policy = borrow(seating[0])
+    seat_params = borrow(seating[1])
+    seat_tables = borrow(seating[2])
     given_deals = borrow(buffers.given_deals)
     script = borrow(buffers.script)
     trace = borrow(buffers.trace)
@@ -249,6 +228,7 @@ def _run(
     keep_hands = hand_rows.shape[0] > 0
     keep_matches = match_rows.shape[0] > 1 or n_matches == 1
     b = HandBuffers(view, hands, deal, turn, hrow, totals, trace, ctr, mt, me, no_tiles)
+    seats = Seats(seat_policy, seat_params, seat_tables, rngs, script, err)
     turn[L.TURN_TRACING] = 1 if tracing else 0
     turn[L.TURN_RULES_VIEW] = 1
     for s in range(players):
@@ -271,7 +251,7 @@ def _run(
         mrow[:] = 0
         mrow[L.M_MATCH] = match
         if tracing:
-            record(trace, ctr, L.EV_MATCH, match, _0, _0, _0, _0, _0, _NONE, scores, sides)
+            record(trace, ctr, Head(_EV_MATCH, match, _0, _0, _0, _0, _0, _NONE), scores, sides)
         hand_no = _0
         over = 0
         while over == 0:
@@ -299,28 +279,16 @@ def _run(
                 if options != REDEAL:
                     k = 0
                     if any_double:
-                        k = _choose(
-                            rules,
-                            seat_policy,
-                            seat_params,
-                            seat_tables,
-                            rngs,
-                            script,
-                            err,
-                            b,
-                            hrow[L.H_LEADER],
-                            options,
-                            True,
-                        )
+                        k = _choose(rules, seats, b, hrow[L.H_LEADER], options, True)
                         if k < 0:
                             return -1, n_hand_rows, ctr[C_TRACE]
                     over = lead(rules, b, hand_no, mt[k])
                     break
                 attempt += 1
                 if tracing:
-                    record(trace, ctr, L.EV_REDEAL, match, hand_no, _0, _0, _0, _0, _NONE, scores, sides)
+                    record(trace, ctr, Head(_EV_REDEAL, match, hand_no, _0, _0, _0, _0, _NONE), scores, sides)
             if over == 0:
-                over = _play_turns(rules, seat_policy, seat_params, seat_tables, rngs, script, err, b)
+                over = _play_turns(rules, seats, b)
             if over < 0:
                 return -1, n_hand_rows, ctr[C_TRACE]
             _count_hand(hrow, sides, totals, mrow, partners)
@@ -334,7 +302,7 @@ def _run(
             if scores[side] >= target:
                 winner = side
         if tracing:
-            record(trace, ctr, L.EV_MATCH_END, match, hand_no, _0, _0, _0, _0, winner, scores, sides)
+            record(trace, ctr, Head(_EV_MATCH_END, match, hand_no, _0, _0, _0, _0, winner), scores, sides)
         totals[L.S_MATCHES] += 1
         totals[L.S_MATCH_WINS + winner] += 1
         mrow[L.M_WINNER] = winner

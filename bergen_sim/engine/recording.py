@@ -7,6 +7,9 @@ caller can see the buffer was too small and run again with a larger one.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
 from numba import njit
 
 from bergen_sim.engine import layout as L
@@ -17,15 +20,27 @@ C_DEAL = L.C_DEAL
 C_SIZE = L.C_SIZE
 
 
-@njit(cache=True)
-def record(trace, ctr, ev, match, hand, seat, tile, end, points, winner, scores, sides):
-    """Append one event row.
+class Head(NamedTuple):
+    """The event fields of a trace row, ``T_TYPE`` to ``T_WINNER`` (every one an ``int64``)."""
 
-    Callers pass every number as an ``int64`` (``np.int64(0)``, not ``0``):
-    Numba compiles a function once per combination of argument types, and a
-    literal such as ``0`` or ``-1`` is a type of its own, so the ten call
-    sites with their different constants compiled ten copies of this
-    function (a tenth of a cold compile of the match loop, measured).
+    ev: np.int64  # the event type, EV_*
+    match: np.int64
+    hand: np.int64
+    seat: np.int64
+    tile: np.int64
+    end: np.int64
+    points: np.int64
+    winner: np.int64
+
+
+@njit(cache=True)
+def record(trace, ctr, head, scores, sides):
+    """Append one event row: ``head`` (a :class:`Head`) and the scores of the ``sides`` sides.
+
+    Callers build ``head`` from ``int64`` numbers only (``np.int64(0)``, not
+    ``0``): Numba compiles a function once per combination of argument types,
+    and a literal such as ``0`` or ``-1`` is a type of its own, so call sites
+    with different constants would each compile a copy of this function.
     """
     i = ctr[C_TRACE]
     ctr[C_TRACE] = i + 1
@@ -33,14 +48,14 @@ def record(trace, ctr, ev, match, hand, seat, tile, end, points, winner, scores,
         return
     row = trace[i]
     row[:] = 0
-    row[L.T_TYPE] = ev
-    row[L.T_MATCH] = match
-    row[L.T_HAND] = hand
-    row[L.T_SEAT] = seat
-    row[L.T_TILE] = tile
-    row[L.T_END] = end
-    row[L.T_POINTS] = points
-    row[L.T_WINNER] = winner
+    row[L.T_TYPE] = head.ev
+    row[L.T_MATCH] = head.match
+    row[L.T_HAND] = head.hand
+    row[L.T_SEAT] = head.seat
+    row[L.T_TILE] = head.tile
+    row[L.T_END] = head.end
+    row[L.T_POINTS] = head.points
+    row[L.T_WINNER] = head.winner
     for side in range(sides):
         row[L.T_SCORE + side] = scores[side]
 

@@ -20,3 +20,14 @@ class RunBuffers(NamedTuple):
     #: (1,): another thread sets it non-zero to have the call return after the match it is playing (Ctrl-C
     #: of a run whose chunks play in threads, bergen_sim.services.execution.parallel); read with engine.bits.read_shared
     halt: np.ndarray
+
+
+class Seats(NamedTuple):
+    """Who decides at each seat and with what, as the match loop's deciding code receives it (one argument)."""
+
+    policy: np.ndarray  # (seats,): each seat's policy code, its index in the kernel's ENTRIES
+    params: np.ndarray  # (seats, K): each seat's settings
+    tables: np.ndarray  # (seats, N): each seat's match-value table
+    rngs: np.ndarray  # (MAX_SEATS,): each seat's policy stream
+    script: np.ndarray  # RunBuffers.script: plays to replay instead of asking the policies
+    err: np.ndarray  # RunBuffers.err: where a failed decision is described

@@ -156,10 +156,11 @@ def _dispatcher_source(policies: Sequence[PolicyRef]) -> str:
             module = importlib.import_module(ref.module)
             if getattr(module, "READS_VIEW", True):
                 readers.append(i)
-            # its settings from the seat's row, in PARAMS order, then (search) the rules and the seat's table
-            args = "".join(f", seat_params[seat, {j}]" for j in range(len(getattr(module, "PARAMS", {}))))
             if hasattr(module, "kernel_arrays"):
-                args += ", rules, seat_tables[seat]"
+                # a search player: its settings as the seat's row (PARAMS order), the rules and the seat's table
+                args = ", seat_params[seat], rules, seat_tables[seat]"
+            else:  # a heuristic with settings (expert) takes them one by one, in PARAMS order, as rollouts call it
+                args = "".join(f", seat_params[seat, {j}]" for j in range(len(getattr(module, "PARAMS", {}))))
             lines.append(f"from {ref.module} import choose_lead as _lead_{i}")
             moves.append(f"_policy_{i}(view, move_tiles, move_ends, n_moves, rng, no_tiles{args})")
             leads.append(f"_lead_{i}(view, move_tiles, move_ends, n_moves, rng, no_tiles{args})")

@@ -127,9 +127,16 @@ STEERING_SETTINGS = {"prior": 5}
 STEERED = AT_TIME_LIMIT + "".join(f":{name}={value}" for name, value in STEERING_SETTINGS.items())
 
 
+#: where each setting sits in the row of settings the kernel passes (``settings``: int64 codes, PARAMS order)
+_ITERATIONS, _EXPLORE, _EXPAND, _TRUST, _BASE, _LEAVES, _MODEL, _SETTLE, _RACE, _PRIOR = (
+    list(PARAMS).index(name)
+    for name in ("iterations", "explore", "expand", "trust", "base", "leaves", "model", "settle", "race", "prior")
+)
+
+
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
-    return rules.to_array(), table_for(rules, BASE_POLICIES[params[4]])
+    return rules.to_array(), table_for(rules, BASE_POLICIES[params[_BASE]])
 
 
 #: the int64 node table: a row per node of the tree, row 0 the decision itself
@@ -638,56 +645,26 @@ def _iterate(view, moves, forced, walks, expand, tree, playing, n_nodes):
 
 
 @njit(cache=True)
-def choose(
-    view,
-    move_tiles,
-    move_ends,
-    n_moves,
-    rng,
-    no_tiles,
-    iterations,
-    explore,
-    expand,
-    trust,
-    base,
-    leaves,
-    model,
-    settle,
-    race,
-    prior,
-    rules,
-    table,
-):
-    """Information-set MCTS over the rest of the hand (settings: iterations, explore, expand, trust, base, leaves,
-    model, settle, race)."""
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, settings, rules, table):
+    """Information-set MCTS over the rest of the hand (``settings``: the seat's row of settings, PARAMS order)."""
+    iterations = settings[_ITERATIONS]
     tree = np.zeros((iterations + 1, N_INT), dtype=np.int64)
     stats = np.zeros((iterations + 1, N_FLOAT), dtype=np.float64)
-    walks = Walks(explore / 10.0, expand, trust / 10.0, model, prior / 100.0)
-    settings = TreeSearch(iterations, walks, base, leaves, settle == 1, race == 1)
+    walks = Walks(
+        settings[_EXPLORE] / 10.0,
+        settings[_EXPAND],
+        settings[_TRUST] / 10.0,
+        settings[_MODEL],
+        settings[_PRIOR] / 100.0,
+    )
+    tree_search = TreeSearch(
+        iterations, walks, settings[_BASE], settings[_LEAVES], settings[_SETTLE] == 1, settings[_RACE] == 1
+    )
     moves = Moves(move_tiles, move_ends, n_moves)
-    return search(view, moves, next_u64(rng), settings, rules, table, tree, stats, no_tiles)
+    return search(view, moves, next_u64(rng), tree_search, rules, table, tree, stats, no_tiles)
 
 
 @njit(cache=True)
-def choose_lead(
-    view,
-    move_tiles,
-    move_ends,
-    n_moves,
-    rng,
-    no_tiles,
-    iterations,
-    explore,
-    expand,
-    trust,
-    base,
-    leaves,
-    model,
-    settle,
-    race,
-    prior,
-    rules,
-    table,
-):
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, settings, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

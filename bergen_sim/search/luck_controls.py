@@ -141,6 +141,22 @@ class Valuation(NamedTuple):
     no_tiles: object  # the game's empty tile set (its width)
 
 
+class Replay(NamedTuple):
+    """How :func:`luck_controls` values the chance events of a trace (compiled code receives it as one argument;
+    the numbers are int64 and the seed a uint64, so every caller shares one compiled specialization)."""
+
+    rules: np.ndarray
+    table: np.ndarray  # the match-value table
+    sample_seed: np.uint64  # keys the sampled deals' and the play-outs' streams (never the match's)
+    deal_samples: np.int64  # sampled deals per dealt hand, each used in every rotation of its hands
+    rollouts: np.int64  # play-outs per evaluated position
+    seat_bases: np.ndarray  # per seat, the code of the built-in that plays it in the play-outs ...
+    search_worlds: np.ndarray  # ... or, where above 0, the worlds of the pimc search that does
+    deciders: np.ndarray  # (MAX_SEATS, DECIDER_WIDTH): how to run each seat's own policy again (D_*)
+    decision_runs: np.int64  # runs of it at each of its decisions (0: no decision terms)
+    no_tiles: object  # the game's empty tile set (its width)
+
+
 class Position(NamedTuple):
     """A full position of the replay: every hand known, the boneyard's tiles unordered."""
 
@@ -185,9 +201,7 @@ def _play_out(rules, b, seat, seat_bases, search_worlds, table, rng):
                 n,
                 rng,
                 b.no_tiles,
-                search_worlds[seat],
-                seat_bases[seat],
-                _0,
+                pimc.settings_row(search_worlds[seat], seat_bases[seat], _0),
                 rules,
                 table,
             )
@@ -299,9 +313,7 @@ def _decision(valuation, position, seat, tile, end, deciders, runs, key, psi, co
                 n,
                 rng,
                 no_tiles,
-                deciders[seat, D_WORLDS],
-                code,
-                deciders[seat, D_PARTNER],
+                pimc.settings_row(deciders[seat, D_WORLDS], code, deciders[seat, D_PARTNER]),
                 rules,
                 table,
             )
@@ -367,38 +379,24 @@ def _mask_tiles(mask, out):
 
 
 @njit(cache=True, nogil=True)  # a run's threads replay their chunks at once (bergen_sim.services.execution.parallel)
-def luck_controls(
-    rules,
-    table,
-    trace,
-    sample_seed,
-    deal_samples,
-    rollouts,
-    seat_bases,
-    search_worlds,
-    deciders,
-    decision_runs,
-    controls,
-    match_rows,
-    no_tiles,
-    halt,
-):
+def luck_controls(replay, trace, controls, match_rows, halt):
     """Replay trace rows of whole matches; per match, every side's luck controls and its result.
 
+    ``replay`` (a :class:`Replay`) says how the chance events are valued.
     ``controls`` (matches, MAX_SEATS, CONTROLS) receives the sums over
     the match's chance events; ``match_rows`` (matches, M_WIDTH) the match
-    index, winner, scores and hands (layout ``M_*``).  ``rollouts``: hand
-    play-outs per evaluated position (seat ``s`` playing the built-in with
-    code ``seat_bases[s]``); the possible tiles of a draw share their
-    play-outs' random numbers, so their differences are not drowned in noise,
-    and so do the moves of a decision.  ``deciders`` (MAX_SEATS,
-    DECIDER_WIDTH): how to run each seat's own policy again (``D_*``),
-    ``decision_runs`` times at each of its decisions (0: no decision terms).
-    ``no_tiles`` is the game's empty set (its width).  ``halt`` is the run's
-    stop flag (``bergen_sim.runtime.runner.halt_flag``), read before every
-    match as the match loop reads it: once another thread sets it, the replay
-    returns before the next match.  Returns the number of matches read.
+    index, winner, scores and hands (layout ``M_*``).  The possible tiles
+    of a draw share their play-outs' random numbers, so their differences
+    are not drowned in noise, and so do the moves of a decision.  ``halt``
+    is the run's stop flag (``bergen_sim.runtime.runner.halt_flag``), read
+    before every match as the match loop reads it: once another thread sets
+    it, the replay returns before the next match.  Returns the number of
+    matches read.
     """
+    rules, table, no_tiles = replay.rules, replay.table, replay.no_tiles
+    sample_seed, deal_samples, rollouts = replay.sample_seed, replay.deal_samples, replay.rollouts
+    seat_bases, search_worlds = replay.seat_bases, replay.search_worlds
+    deciders, decision_runs = replay.deciders, replay.decision_runs
     players = rules[L.R_PLAYERS]
     partners = rules[L.R_PARTNERSHIPS]
     sides = side_total(players, partners)

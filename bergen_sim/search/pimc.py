@@ -51,9 +51,14 @@ PARAMS = {
 }
 
 
+#: where each setting sits in the row of settings the kernel passes (``settings``: int64 codes, PARAMS order)
+_WORLDS, _BASE, _PARTNER = (list(PARAMS).index(name) for name in ("worlds", "base", "partner"))
+_SETTINGS = len(PARAMS)
+
+
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
-    return rules.to_array(), table_for(rules, BASE_POLICIES[params[1]])
+    return rules.to_array(), table_for(rules, BASE_POLICIES[params[_BASE]])
 
 
 class WorldBatch(NamedTuple):
@@ -208,8 +213,10 @@ def play_move_out(world, rollout, seat, tile, end):
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, partner, rules, table):
-    """The move with the best mean match-win probability over ``worlds`` sampled worlds."""
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, settings, rules, table):
+    """The move with the best mean match-win probability over ``worlds`` sampled worlds (``settings``: the seat's
+    row of settings, PARAMS order)."""
+    worlds, base, partner = settings[_WORLDS], settings[_BASE], settings[_PARTNER]
     key = next_u64(rng)
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
@@ -217,6 +224,16 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, pa
     batch = WorldBatch(key, np.int64(0), np.int64(worlds), np.int64(base), np.int64(1), np.int64(partner - 1))
     evaluate_worlds(rules, view, Moves(move_tiles, move_ends, n_moves), batch, table, values, points, no_tiles, None)
     return best_total(values, points, n_moves)
+
+
+@njit(cache=True)
+def settings_row(worlds, base, partner):
+    """The row of settings :func:`choose` reads, for callers that run pimc themselves (int64 codes)."""
+    row = np.zeros(_SETTINGS, dtype=np.int64)
+    row[_WORLDS] = worlds
+    row[_BASE] = base
+    row[_PARTNER] = partner
+    return row
 
 
 @njit(cache=True)
@@ -237,6 +254,6 @@ def best_total(values, points, n_moves):
 
 
 @njit(cache=True)
-def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, base, partner, rules, table):
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, settings, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_*)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

@@ -83,9 +83,13 @@ PARAMS = {
 STRONGEST = NAME + READING_SETTINGS
 
 
+#: where each setting sits in the row of settings the kernel passes (``settings``: int64 codes, PARAMS order)
+_WORLDS, _TRUST, _BASE, _MODEL = (list(PARAMS).index(name) for name in ("worlds", "trust", "base", "model"))
+
+
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Constant arrays the kernel passes after the settings: the rules vector and the match-value table."""
-    return rules.to_array(), table_for(rules, BASE_POLICIES[params[2]])
+    return rules.to_array(), table_for(rules, BASE_POLICIES[params[_BASE]])
 
 
 #: worlds added to the race at a time
@@ -271,8 +275,10 @@ def decide(view, moves, budget, search, rules, table, values, points, no_tiles):
 
 
 @njit(cache=True)
-def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, base, model, rules, table):
-    """pimc on worlds weighted by the other seats' plays, racing the moves (settings: worlds, trust, base, model)."""
+def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, settings, rules, table):
+    """pimc on worlds weighted by the other seats' plays, racing the moves (``settings``: the seat's row of
+    settings, PARAMS order: worlds, trust, base, model)."""
+    worlds, trust, base, model = settings[_WORLDS], settings[_TRUST], settings[_BASE], settings[_MODEL]
     values = np.zeros((worlds, n_moves), dtype=np.float64)
     points = np.zeros((worlds, n_moves), dtype=np.float64)
     budget = WorldBatch(next_u64(rng), np.int64(0), worlds, base, USE_LEAD, np.int64(-1))
@@ -284,6 +290,6 @@ def choose(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, b
 
 
 @njit(cache=True)
-def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, worlds, trust, base, model, rules, table):
+def choose_lead(view, move_tiles, move_ends, n_moves, rng, no_tiles, settings, rules, table):
     """The double to lead under ``any-double``: the rule ``expert`` leads by (base.LEAD_FOLLOW)."""
     return lead_by(view, move_tiles, n_moves, LEAD_FOLLOW, no_tiles)

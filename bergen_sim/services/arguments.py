@@ -102,7 +102,7 @@ def old_keywords(function: str, given: Mapping[str, Any], *groups: Sequence[str]
     return [{name: given.get(name) for name in group} for group in groups]
 
 
-def _given_with_warning(function: str, new: str, old: Mapping[str, Any], stacklevel: int) -> dict[str, Any]:
+def given_with_warning(function: str, new: str, old: Mapping[str, Any], stacklevel: int) -> dict[str, Any]:
     """The old keywords given (not None), with one DeprecationWarning naming them and their replacement."""
     given = {name: value for name, value in old.items() if value is not None}
     if given:
@@ -120,7 +120,7 @@ def rules_argument(function: str, rules: Any, old: Mapping[str, Any], stacklevel
 
     ``old`` holds the deprecated rule keywords (:data:`RULE_KEYWORDS`), None when not given; they still make the rules, with a DeprecationWarning, and are refused beside ``rules``.
     """
-    given = _given_with_warning(function, "rules=Rules.make(...)", old, stacklevel)
+    given = given_with_warning(function, "rules=Rules.make(...)", old, stacklevel)
     if given:
         if rules is not None:
             raise ArgumentError(f"{function}: give rules=Rules.make(...) or the old rule keywords, not both")
@@ -142,7 +142,7 @@ def options_argument(function: str, options: Any, old: Mapping[str, Any], stackl
 
     ``old`` holds the deprecated run keywords (:data:`RUN_KEYWORDS`), None when not given; they still make the options, with a DeprecationWarning, and are refused beside ``options``.
     """
-    given = _given_with_warning(function, "options=RunOptions(...)", old, stacklevel)
+    given = given_with_warning(function, "options=RunOptions(...)", old, stacklevel)
     if given:
         if options is not None:
             raise ArgumentError(f"{function}: give options=RunOptions(...) or the old run keywords, not both")

@@ -65,6 +65,7 @@ from bergen_sim.search.luck_controls import (
     D_WORLDS,
     DECIDER_WIDTH,
     SAMPLE_KEY,
+    Replay,
     luck_controls,
 )
 from bergen_sim.search.match_value import table_for
@@ -229,30 +230,24 @@ def traced_chunk(
     decision_runs = DECISION_RUNS if decision_runs is None else decision_runs
     rules = job.rules
     engine = engine_for(rules, job.policies, job.kernel_policies)
-    table = table_for(rules, TABLE_BASE)
-    no_tiles = no_tiles_for(rules.n_tiles)
     rows = np.zeros((n_matches, L.M_WIDTH), dtype=np.int64)
     controls = np.zeros((n_matches, L.MAX_SEATS, CONTROLS), dtype=np.float64)
-    sample_seed = np.uint64((job.seed ^ SAMPLE_KEY) % (1 << 64))
+    replay = Replay(
+        rules.to_array(),
+        table_for(rules, TABLE_BASE),
+        np.uint64((job.seed ^ SAMPLE_KEY) % (1 << 64)),
+        np.int64(deal_samples),
+        np.int64(rollouts),
+        *rollout_policies(engine.policy_names, models),
+        decider_rows(engine.policy_names),
+        np.int64(decision_runs),
+        no_tiles_for(rules.n_tiles),
+    )
     flag = halt_flag() if halt is None else halt
     for start in range(0, n_matches, TRACE_BATCH):
         count = min(TRACE_BATCH, n_matches - start)
         trace = engine.trace_rows(job.seed, first_match + start, count, halt=halt)
-        read = luck_controls(
-            rules.to_array(),
-            table,
-            trace,
-            sample_seed,
-            np.int64(deal_samples),
-            np.int64(rollouts),
-            *rollout_policies(engine.policy_names, models),
-            decider_rows(engine.policy_names),
-            np.int64(decision_runs),
-            controls[start : start + count],
-            rows[start : start + count],
-            no_tiles,
-            flag,
-        )
+        read = luck_controls(replay, trace, controls[start : start + count], rows[start : start + count], flag)
         if read != count and flag[0] != 0:
             raise Halted.after(first_match, n_matches, start + read)
         if read != count:  # the kernel's own trace always replays; anything else is a bug here

@@ -8,7 +8,8 @@ Run from the project root::
         --out research/luck-adjustment/replicate.json
 
 Each run plays the pair as ``compare --adjust luck`` does (every seat
-rotation on duplicate deals, the adjustment at its defaults) on its own seed,
+rotation on duplicate deals, the adjustment at its defaults, or with
+``--playouts`` play-outs per evaluated position) on its own seed,
 ``--first-seed`` upwards, and records the first policy's raw and adjusted win
 rate with their 95% intervals (the Student-t interval over deal sets that
 ``compare`` prints).  The runs are independent, so across them:
@@ -129,6 +130,9 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=1000, help="runs play seeds first-seed, first-seed+1, ...")
     parser.add_argument("--truth", help="a policy-table pairs.parquet holding the pair's million-match answer")
     parser.add_argument("--workers", type=int, default=1, help="threads per run (the figures do not depend on it)")
+    parser.add_argument(
+        "--playouts", type=int, help="play-outs per evaluated position (compare --luck-playouts; default: compare's)"
+    )
     parser.add_argument("--out", required=True, help="JSON file to merge the study into")
     add_allow_dirty(parser)
     args = parser.parse_args()
@@ -138,6 +142,8 @@ def main() -> None:
         check_range("--runs", args.runs, 3, 10_000)
         check_seed(args.first_seed)
         check_range("--workers", args.workers, 1, 256)
+        playouts = luck.ROLLOUTS if args.playouts is None else args.playouts
+        check_range("--playouts", playouts, 1, luck.MAX_PLAYOUTS)
         truth = known_answer(args.truth, rules, *pair) if args.truth else None
         saved = merge_target(args.out, "--out", "studies", list) or {"studies": []}
         check_clean(args.out, args.allow_dirty)
@@ -150,13 +156,13 @@ def main() -> None:
         "partnerships": args.partnerships,
         "deal_sets": args.deal_sets,
         "first_seed": args.first_seed,
+        "rollouts": playouts,
     }
     study = next((s for s in saved["studies"] if {k: s.get(k) for k in key} == key), None)
     if study is None:
         study = {**key, "runs": []}
         saved["studies"].append(study)
     study.update(
-        rollouts=luck.ROLLOUTS,
         deal_samples=luck.DEAL_SAMPLES,
         decision_runs=luck.DECISION_RUNS,
         truth=truth,
@@ -175,7 +181,7 @@ def main() -> None:
             seed,
             options=RunOptions(workers=args.workers),
             field=(a, b),
-            luck=LuckAdjustment(),
+            luck=LuckAdjustment(playouts=playouts),
         )
         raw, raw_low, raw_high = t_interval(out.win_share)
         adjusted, adjusted_low, adjusted_high = t_interval(out.adjusted[0])

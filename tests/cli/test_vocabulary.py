@@ -184,6 +184,26 @@ def test_report_python_face_takes_out_dir_and_warns_on_out(tmp_path):
         bergen_sim.report("good", tmp_path / "r", out=tmp_path / "s", analyses_dir=tmp_path)
 
 
+def test_report_says_how_it_talks_to_you_in_report_options_and_the_old_keywords_still_work(tmp_path):
+    """log, warn, tracebacks and allow_dirty are fields of ReportOptions (report() keeps to ten parameters); the
+    keywords of the last release still work for this release with a DeprecationWarning, never beside them."""
+    (tmp_path / "good.py").write_text(GOOD.format(rows=1))
+    (tmp_path / "bad.py").write_text(
+        "TITLE = 'Bad'\ndef run(ctx):\n    raise ValueError('broken on purpose')\ndef findings(t):\n    return []\n"
+    )
+    said, told = [], []
+    options = bergen_sim.ReportOptions(workers=1, log=said.append, warn=told.append)
+    done = bergen_sim.report(["good", "bad"], tmp_path / "r", analyses_dir=tmp_path, quick=True, options=options)
+    assert list(done.failed) == ["bad"] and [line.split(":")[0] for line in said] == ["good", "good", "bad"]
+    assert told and told[0].startswith("bad: failed:") and "broken on purpose" in told[0]
+    old = []
+    with pytest.warns(DeprecationWarning, match=r"report\(warn=\) is deprecated .*: use options=ReportOptions"):
+        done = bergen_sim.report(["bad"], tmp_path / "s", analyses_dir=tmp_path, quick=True, warn=old.append)
+    assert list(done.failed) == ["bad"] and old and old[0].startswith("bad: failed:")
+    with pytest.warns(DeprecationWarning), pytest.raises(BergenError, match="ReportOptions.* or the old keywords"):
+        bergen_sim.report("good", tmp_path / "t", analyses_dir=tmp_path, options=options, log=print)
+
+
 def test_a_renamed_report_still_runs_by_its_old_name_and_replaces_its_old_folder(capsys, tmp_path, monkeypatch):
     """As strategy_table became policy_table: the old name runs the new analysis with a notice, and the old
     report in the folder is removed, so the index lists one report."""

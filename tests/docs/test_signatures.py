@@ -14,23 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "bergen_sim"
 MOST_PARAMETERS = 10
 #: functions that still take more, as "path:function" below bergen_sim/, each group with the reason it is left;
 #: an entry that complies fails test_every_allowance_is_still_needed, so it is removed and then held to the rule
-NOT_YET = {
-    # the notebook face of `bergen-sim report`, one keyword per option; grouping them changes public API
-    "services/analysis/reporting.py:report",
-    # the search players' entry points follow the policy calling convention (the compiled dispatcher passes
-    # each setting separately); they get parameter objects when that convention does
-    "search/ismcts.py:choose",
-    "search/ismcts.py:choose_lead",
-    "search/pimc.py:choose",
-    "search/pimc.py:choose_lead",
-    "search/reader.py:choose",
-    "search/reader.py:choose_lead",
-    "search/luck_controls.py:luck_controls",
-    # the match loop's kernels and its trace recorder, compiled with the loop
-    "engine/match_loop.py:_run",
-    "engine/match_loop.py:_choose",
-    "engine/recording.py:record",
-}
+NOT_YET: set[str] = set()
 
 
 def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> int:

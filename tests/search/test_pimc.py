@@ -118,7 +118,7 @@ def test_pimc_returns_a_legal_index_on_real_views():
         if n < 2:
             continue
         rng[0] = stream_state(np.uint64(1), i, 0, 0)
-        k = pimc.choose(view, mt, me, n, rng, np.int64(0), *(np.int64(p) for p in ref.params), rules_vec, table)
+        k = pimc.choose(view, mt, me, n, rng, np.int64(0), np.array(ref.params, dtype=np.int64), rules_vec, table)
         assert 0 <= k < n
         calls += 1
     assert calls > 20
@@ -208,10 +208,7 @@ def test_settings_are_parsed_and_passed_to_one_shared_kernel():
     one, two = resolve("pimc:worlds=8:base=first"), resolve("pimc:worlds=9:base=first")
     # one kernel for every setting (and every built-in): the settings are the seat's row of seat_params
     assert _dispatcher_source(kernel_policies([one])) == _dispatcher_source(kernel_policies([two, resolve("greedy")]))
-    assert (
-        "seat_params[seat, 0], seat_params[seat, 1], seat_params[seat, 2], rules, seat_tables[seat])"
-        in _dispatcher_source(kernel_policies([one]))
-    )
+    assert "no_tiles, seat_params[seat], rules, seat_tables[seat])" in _dispatcher_source(kernel_policies([one]))
     entries = [policy_key(ref) for ref in kernel_policies([one])]
     codes, params, tables = seat_arguments(entries, [one, resolve("greedy")], TWO)
     assert codes.tolist() == [entries.index(policy_key(one)), entries.index(policy_key(resolve("greedy")))]

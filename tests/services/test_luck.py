@@ -297,9 +297,7 @@ def test_the_play_outs_play_a_search_seat_as_pimc_does(search_worlds):
                     n,
                     replay_rng,
                     replay.no_tiles,
-                    worlds[seat],
-                    bases[seat],
-                    np.int64(0),
+                    pimc.settings_row(worlds[seat], bases[seat], np.int64(0)),
                     rv,
                     table,
                 )
@@ -449,7 +447,7 @@ def test_the_deal_s_control_does_not_depend_on_which_double_the_leader_chose():
     """Under any-double the double led is the leader's decision, not luck: a hand cut right after its lead,
     replayed once with the double actually led and once with another double of the leader's hand, gives
     the same controls (the deal is valued the same way as its sampled alternatives)."""
-    from bergen_sim.search.luck_controls import CONTROLS, luck_controls
+    from bergen_sim.search.luck_controls import CONTROLS, Replay, luck_controls
     from bergen_sim.search.match_value import table_for
     from bergen_sim.services.execution.jobs import engine_for
 
@@ -472,21 +470,18 @@ def test_the_deal_s_control_does_not_depend_on_which_double_the_leader_chose():
             rows = np.vstack([start, end])
             rows[2, L.T_TILE] = tile
             out = np.zeros((1, L.MAX_SEATS, CONTROLS))
-            read = luck_controls(
+            replay = Replay(
                 rules.to_array(),
                 table,
-                rows,
                 np.uint64(9),
                 np.int64(4),
                 np.int64(2),
                 *rollout_policies(["expert", "expert"]),
                 decider_rows(["expert", "expert"]),
                 np.int64(DECISION_RUNS),
-                out,
-                np.zeros((1, L.M_WIDTH), np.int64),
                 np.int64(0),
-                halt_flag(),
             )
+            read = luck_controls(replay, rows, out, np.zeros((1, L.M_WIDTH), np.int64), halt_flag())
             assert read == 1
             controls.append(out)
         assert np.array_equal(controls[0], controls[1])

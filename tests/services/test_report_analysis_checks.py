@@ -100,7 +100,14 @@ def test_the_other_analyses_still_run(capsys, tmp_path):
 def test_keyboard_interrupt_in_an_analysis_still_stops_the_command(tmp_path):
     (tmp_path / "stop.py").write_text(HEAD + "def run(ctx):\n    raise KeyboardInterrupt\n" + FINDINGS)
     with pytest.raises(KeyboardInterrupt):
-        reporting.report("stop", tmp_path / "rep", quick=True, matches=20, analyses_dir=tmp_path, warn=lambda t: None)
+        reporting.report(
+            "stop",
+            tmp_path / "rep",
+            quick=True,
+            matches=20,
+            analyses_dir=tmp_path,
+            options=reporting.ReportOptions(warn=lambda t: None),
+        )
 
 
 def test_a_full_scale_report_into_a_dirty_checkout_is_refused_before_anything_runs(monkeypatch, tmp_path, capsys):

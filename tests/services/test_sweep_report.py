@@ -122,7 +122,7 @@ def _good_report(folder: Path, rows: int = 1, name: str = "good", **kwargs):
         quick=True,
         matches=20,
         analyses_dir=folder,
-        warn=kwargs.pop("warn", lambda text: None),
+        options=reporting.ReportOptions(warn=kwargs.pop("warn", lambda text: None)),
         **kwargs,
     )
 

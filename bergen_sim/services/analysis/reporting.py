@@ -67,7 +67,13 @@ from bergen_sim.model.rules import Rules
 from bergen_sim.runtime.registry import BUILTINS, resolve
 from bergen_sim.services.analysis import answers
 from bergen_sim.services.analysis import figures as figs
-from bergen_sim.services.arguments import old_keywords, options_argument, policy_names
+from bergen_sim.services.arguments import (
+    ArgumentError,
+    given_with_warning,
+    old_keywords,
+    options_argument,
+    policy_names,
+)
 from bergen_sim.services.comparison import compare, rotation_patterns
 from bergen_sim.services.execution.jobs import Job, RunOptions, run_job
 from bergen_sim.services.execution.parallel import default_workers
@@ -712,7 +718,9 @@ def check_clean_for_full_scale(
     """
     full = not quick and (matches or FULL_MATCHES) >= FULL_MATCHES
     if full:
-        provenance.check_clean(out, allow_dirty, "a full-scale report", "--allow-dirty (allow_dirty=True)")
+        provenance.check_clean(
+            out, allow_dirty, "a full-scale report", "--allow-dirty (options=ReportOptions(allow_dirty=True))"
+        )
 
 
 def check_policies(policies: str | Sequence[str] | None) -> list[str] | None:
@@ -809,6 +817,37 @@ def _call(module: ModuleType, name: str, function: str, argument: Any) -> Any:
         raise AnalysisError(f"analysis {name!r} ({module.__file__}): {function}() raised {_one_line(exc)}") from exc
 
 
+@dataclass(frozen=True)
+class ReportOptions(RunOptions):
+    """How to run a report: the :class:`RunOptions` of its runs, and how the report talks to you.  None of these
+    changes the results.
+
+    ``log`` receives a progress line as each analysis starts and ends (default: none); ``warn`` the one line
+    that names an analysis that failed, and the index's notes (default: a Python warning); with
+    ``tracebacks`` the failure's traceback follows its line.  ``allow_dirty`` lets a full-scale run
+    (:data:`FULL_MATCHES` per configuration or more) write into the package's own git checkout while it has
+    uncommitted changes, which is refused otherwise: its reports would name a commit that did not make them.
+    """
+
+    log: Callable[[str], None] | None = None
+    warn: Callable[[str], None] | None = None
+    tracebacks: bool = False
+    allow_dirty: bool = False
+
+    @classmethod
+    def of(cls, run: RunOptions, **report: Any) -> ReportOptions:
+        """These report settings over the run options ``run``."""
+        return cls(**{part.name: getattr(run, part.name) for part in dataclasses.fields(RunOptions)}, **report)
+
+    def run_options(self) -> RunOptions:
+        """The options of the report's runs alone."""
+        return RunOptions(**{part.name: getattr(self, part.name) for part in dataclasses.fields(RunOptions)})
+
+
+#: ``report``'s keywords of the last release that are now fields of :class:`ReportOptions`
+_REPORT_KEYWORDS = ("log", "warn", "tracebacks", "allow_dirty")
+
+
 def report(
     names: str | Sequence[str] = "all",
     out_dir: str | os.PathLike | None = None,
@@ -819,17 +858,16 @@ def report(
     policies: Sequence[str] | None = None,
     analyses_dir: str | os.PathLike | None = None,
     options: RunOptions | None = None,
-    log: Callable[[str], None] | None = None,
-    warn: Callable[[str], None] | None = None,
-    tracebacks: bool = False,
-    allow_dirty: bool = False,
     lang: str | None = None,
     **deprecated: Any,
 ) -> Reports:
     """Run analyses ``names`` (``"all"``, one name or a list) and write their reports in folder ``out_dir``.
 
-    ``out_dir`` defaults to :data:`DEFAULT_OUT_DIR` (``out=``, its old name, still works for this release);
-    ``options`` is a :class:`RunOptions` (``chunk_size=``, its old form, still works for this release).
+    ``out_dir`` defaults to :data:`DEFAULT_OUT_DIR`.  ``options``: how to run, a :class:`RunOptions`, or a
+    :class:`ReportOptions`, which adds progress lines (``log``), where failures are told (``warn``,
+    ``tracebacks``) and ``allow_dirty``.  Deprecated, working for this release with a DeprecationWarning:
+    ``out=`` (``out_dir``), ``strategies=`` (``policies``), ``chunk_size=`` (a field of the options), and
+    ``log=``, ``warn=``, ``tracebacks=``, ``allow_dirty=`` (fields of :class:`ReportOptions`).
 
     A full-scale run (:data:`FULL_MATCHES` per configuration or more) into
     the package's own git checkout while it has uncommitted changes is
@@ -837,22 +875,29 @@ def report(
     not make them.
 
     Each analysis is :func:`run` with these arguments and :func:`save`-d, then
-    the folder's index page is rewritten; ``log`` receives progress lines.
-    An analysis that fails (cannot be imported, raises, returns the wrong
-    type) is named on one line (given to ``warn``, by default a Python
-    warning; with ``tracebacks`` its traceback follows) and the others still
-    run: :attr:`Reports.failed` lists them.  A report that cannot be written raises
+    the folder's index page is rewritten.  An analysis that fails (cannot be
+    imported, raises, returns the wrong type) is named on one line and the
+    others still run: :attr:`Reports.failed` lists them.  A report that
+    cannot be written raises
     :class:`~bergen_sim.services.files.output.OutputError`.  ``lang``: the language of the
     pages' headings and key findings (default: the language in force).  This
     is ``bergen-sim report``'s Python face.
     """
-    strategies, out, chunk_size = old_keywords("report", deprecated, ("strategies", "out", "chunk_size"))[0].values()
-    policies = renamed_keyword("policies", policies, "strategies", strategies, AnalysisError)
-    out_dir = renamed_keyword("out_dir", out_dir, "out", out, AnalysisError)
-    options = options_argument("report", options, {"chunk_size": chunk_size})
-    plan = _Plan(matches, seed, quick, policies, analyses_dir, options, log)
+    renamed, run_old, report_old = old_keywords(
+        "report", deprecated, ("strategies", "out"), ("chunk_size",), _REPORT_KEYWORDS
+    )
+    policies = renamed_keyword("policies", policies, "strategies", renamed["strategies"], AnalysisError)
+    out_dir = renamed_keyword("out_dir", out_dir, "out", renamed["out"], AnalysisError)
+    run_options = options_argument("report", options, run_old)
+    given = given_with_warning("report", "options=ReportOptions(...)", report_old, stacklevel=2)
+    if given and isinstance(options, ReportOptions):
+        raise ArgumentError(
+            "report: give options=ReportOptions(...) or the old keywords log, warn, tracebacks and allow_dirty, not both"
+        )
+    settings = run_options if isinstance(run_options, ReportOptions) else ReportOptions.of(run_options, **given)
+    plan = _Plan(matches, seed, quick, policies, analyses_dir, settings.run_options(), settings.log)
     with use(lang):
-        return _report(names, DEFAULT_OUT_DIR if out_dir is None else out_dir, plan, warn, tracebacks, allow_dirty)
+        return _report(names, DEFAULT_OUT_DIR if out_dir is None else out_dir, plan, settings)
 
 
 class _Plan(NamedTuple):
@@ -867,20 +912,14 @@ class _Plan(NamedTuple):
     log: Callable[[str], None] | None
 
 
-def _report(
-    names: str | Sequence[str],
-    out: str | os.PathLike,
-    plan: _Plan,
-    warn: Callable[[str], None] | None,
-    tracebacks: bool,
-    allow_dirty: bool,
-) -> Reports:
+def _report(names: str | Sequence[str], out: str | os.PathLike, plan: _Plan, settings: ReportOptions) -> Reports:
     import traceback
 
     from bergen_sim.services.files.output import STDOUT, OutputError, check_folder
 
     say = plan.log or (lambda text: None)
-    warn = warn or (lambda text: warnings.warn(text, stacklevel=3))
+    warn = settings.warn or (lambda text: warnings.warn(text, stacklevel=3))
+    tracebacks, allow_dirty = settings.tracebacks, settings.allow_dirty
     known = discover(plan.analyses_dir)
     wanted = [current_name(name, stacklevel=4) for name in ([names] if isinstance(names, str) else names)]
     for name in wanted:
