@@ -61,3 +61,31 @@ def test_the_search_pair_misses_the_goal_and_the_declared_test_finds_no_shift():
     for name in KNOWN.values():
         shift = _summary(name)["shift"]
         assert shift["low"] < 0 < shift["high"]
+
+
+def _more_playouts_verdict(summary: dict) -> str:
+    """What the page must say of the study with four times the play-outs, from its interval alone."""
+    if summary["sd_ratio_high"] < GOAL_RATIO:
+        return "with 2 players its whole interval lies below 0.40 at 128 play-outs, so a 60% cut is shown there"
+    if summary["sd_ratio_low"] > GOAL_RATIO:
+        return "with 2 players its whole interval lies above 0.40 at 128 play-outs, so a 60% cut is not reached there"
+    return "with 2 players its interval still reaches above 0.40 at 128 play-outs, so a 60% cut is not shown there"
+
+
+def test_more_playouts_cut_more_and_the_page_says_what_the_interval_shows():
+    """Four times the play-outs on the first runs' seeds: the cut is larger than at the default, the adjusted
+    estimate stays right on average and covers, and the goal's verdict is the one its interval gives."""
+    page = " ".join(PAGE.read_text().split())
+    more, default = _summary("replicate_expert_greedy_2_playouts.json"), _summary(KNOWN["2 players"])
+    assert "The cut is larger" in page and more["sd_ratio"] < default["sd_ratio"]
+    assert _more_playouts_verdict(more) in page
+    figures = more["adjusted"]
+    assert figures["error_low"] < 0 < figures["error_high"]
+    assert figures["coverage_low"] <= 0.95 <= figures["coverage_high"]
+
+
+def test_the_more_playouts_verdict_turns_with_its_interval():
+    """The verdict follows the interval: moved below 0.40 it says shown, above it says not reached."""
+    assert "is shown there" in _more_playouts_verdict({"sd_ratio_low": 0.2, "sd_ratio_high": 0.35})
+    assert "not reached" in _more_playouts_verdict({"sd_ratio_low": 0.45, "sd_ratio_high": 0.6})
+    assert "not shown" in _more_playouts_verdict({"sd_ratio_low": 0.3, "sd_ratio_high": 0.45})
