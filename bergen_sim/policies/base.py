@@ -63,6 +63,12 @@ class Setting(NamedTuple):
     meaning: str
 
 
+def positions(params: dict[str, Setting], *names: str) -> tuple[int, ...]:
+    """Where the named settings sit in a seat's row of settings (``params``' order), for compiled code reading it."""
+    order = list(params)
+    return tuple(order.index(name) for name in names)
+
+
 @njit(cache=True, inline="always")
 def is_double(tile):
     """1 for a double, 0 otherwise."""

@@ -57,7 +57,7 @@ from bergen_sim.engine.hand import (
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.view import unseen_tiles, used_slots
 from bergen_sim.engine.worlds import USE_LEAD, prepare, world_count
-from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by, own_hand
+from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by, own_hand, positions
 from bergen_sim.policies.expert import WEIGHTS, move_score
 from bergen_sim.search.endgame import play_out_solved, stack_buffers, stack_for
 from bergen_sim.search.inference import MODELS, READING_SETTINGS, play_evidence
@@ -128,9 +128,8 @@ STEERED = AT_TIME_LIMIT + "".join(f":{name}={value}" for name, value in STEERING
 
 
 #: where each setting sits in the row of settings the kernel passes (``settings``: int64 codes, PARAMS order)
-_ITERATIONS, _EXPLORE, _EXPAND, _TRUST, _BASE, _LEAVES, _MODEL, _SETTLE, _RACE, _PRIOR = (
-    list(PARAMS).index(name)
-    for name in ("iterations", "explore", "expand", "trust", "base", "leaves", "model", "settle", "race", "prior")
+_ITERATIONS, _EXPLORE, _EXPAND, _TRUST, _BASE, _LEAVES, _MODEL, _SETTLE, _RACE, _PRIOR = positions(
+    PARAMS, "iterations", "explore", "expand", "trust", "base", "leaves", "model", "settle", "race", "prior"
 )
 
 

@@ -303,6 +303,7 @@ def _decision(valuation, position, seat, tile, end, deciders, runs, key, psi, co
         return 0
     picks = np.zeros(n, dtype=np.float64)
     rng = np.zeros(1, dtype=np.uint64)
+    search_settings = pimc.settings_row(deciders[seat, D_WORLDS], code, deciders[seat, D_PARTNER])
     for k in range(runs):
         rng[0] = stream_state(key[0], key[1], key[2], np.uint64(_RUN_STREAM + k))
         if deciders[seat, D_WORLDS] > 0:
@@ -313,7 +314,7 @@ def _decision(valuation, position, seat, tile, end, deciders, runs, key, psi, co
                 n,
                 rng,
                 no_tiles,
-                pimc.settings_row(deciders[seat, D_WORLDS], code, deciders[seat, D_PARTNER]),
+                search_settings,
                 rules,
                 table,
             )

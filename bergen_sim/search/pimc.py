@@ -32,7 +32,7 @@ from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import HandBuffers, begin_turns, borrowed, lead, play, scratch_buffers, side_of_seat
 from bergen_sim.engine.keyed_random import next_u64, stream_state
 from bergen_sim.engine.worlds import prepare, sample_world, world_count
-from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by
+from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by, positions
 from bergen_sim.search.match_value import table_for, win_probability
 from bergen_sim.search.rollout import BASE_POLICIES, play_out_by_seat
 
@@ -52,7 +52,7 @@ PARAMS = {
 
 
 #: where each setting sits in the row of settings the kernel passes (``settings``: int64 codes, PARAMS order)
-_WORLDS, _BASE, _PARTNER = (list(PARAMS).index(name) for name in ("worlds", "base", "partner"))
+_WORLDS, _BASE, _PARTNER = positions(PARAMS, "worlds", "base", "partner")
 _SETTINGS = len(PARAMS)
 
 

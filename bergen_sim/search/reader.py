@@ -46,7 +46,7 @@ from bergen_sim.engine.hand import scratch_buffers
 from bergen_sim.engine.keyed_random import below, next_u64, stream_state
 from bergen_sim.engine.view import used_slots
 from bergen_sim.engine.worlds import USE_LEAD, prepare, sample_world, world_count
-from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by
+from bergen_sim.policies.base import LEAD_FOLLOW, Setting, lead_by, positions
 from bergen_sim.search.inference import (
     MODELS,
     READING_SETTINGS,
@@ -84,7 +84,7 @@ STRONGEST = NAME + READING_SETTINGS
 
 
 #: where each setting sits in the row of settings the kernel passes (``settings``: int64 codes, PARAMS order)
-_WORLDS, _TRUST, _BASE, _MODEL = (list(PARAMS).index(name) for name in ("worlds", "trust", "base", "model"))
+_WORLDS, _TRUST, _BASE, _MODEL = positions(PARAMS, "worlds", "trust", "base", "model")
 
 
 def kernel_arrays(rules, params: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -837,11 +837,16 @@ class ReportOptions(RunOptions):
     @classmethod
     def of(cls, run: RunOptions, **report: Any) -> ReportOptions:
         """These report settings over the run options ``run``."""
-        return cls(**{part.name: getattr(run, part.name) for part in dataclasses.fields(RunOptions)}, **report)
+        return cls(**_run_fields(run), **report)
 
     def run_options(self) -> RunOptions:
         """The options of the report's runs alone."""
-        return RunOptions(**{part.name: getattr(self, part.name) for part in dataclasses.fields(RunOptions)})
+        return RunOptions(**_run_fields(self))
+
+
+def _run_fields(options: RunOptions) -> dict[str, Any]:
+    """The :class:`RunOptions` fields of ``options`` (a :class:`ReportOptions` holds more)."""
+    return {part.name: getattr(options, part.name) for part in dataclasses.fields(RunOptions)}
 
 
 #: ``report``'s keywords of the last release that are now fields of :class:`ReportOptions`
