@@ -223,13 +223,15 @@ def report(section: dict) -> str:
             "## The C anchor and the engine against it\n\nNot measured with the current C loop: run "
             "`python benchmarks/c_anchor.py`.\n"
         )
+    import run as bench  # noqa: E402  (run.py imports this file)
+
     m = section["machine"]
     anchor = section["variants"][0]
     lines = [
         "## The C anchor and the engine against it (`benchmarks/c_anchor.py`, one core)",
         "",
         f"{m['date']}; {m['cpu']}; commit {m['commit']}; load average before {section['load_average_before']}, "
-        f"after {section['load_average_after']}; medians of {section['repeats']} interleaved runs, seed "
+        f"after {section['load_average_after']}; {bench.host_line(m)}; medians of {section['repeats']} interleaved runs, seed "
         f"{section['seed']}; {anchor['built']}.",
         "",
         f"Variants of the C loop, 2 players, random, {anchor['matches']:,} matches ({anchor['hands']:,} hands) each:",
@@ -270,6 +272,7 @@ def section(
     out = {"machine": bench.machine(), "load_average_before": bench.load_average()}
     out.update(measure(seconds, repeats, old))
     out["load_average_after"] = bench.load_average()
+    out["machine"]["speed_probe_ms_at_end"] = bench.speed_probe()
     return out
 
 

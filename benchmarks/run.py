@@ -124,7 +124,38 @@ def machine() -> dict:
         "bergen_sim": __version__,
         "commit": commit_of(),
         "python_environment": python_environment(),
+        **host_state(),
     }
+
+
+#: a fixed single-threaded Python workload; its time is the machine's speed right now
+_PROBE_LOOP = 1_000_000
+
+
+def speed_probe() -> float:
+    """Milliseconds for a fixed pure-Python loop, the median of 7: one virtual machine of the same kind has run
+    every single-threaded figure twice as slowly hours into a session as when fresh, and load averages did not
+    show it, so every run records this beside its figures."""
+    times = []
+    for _ in range(7):
+        start = time.perf_counter()
+        total = 0
+        for i in range(_PROBE_LOOP):
+            total += i * i
+        times.append(time.perf_counter() - start)
+    return round(1000 * statistics.median(times), 1)
+
+
+def host_state() -> dict:
+    """The probe, how long the machine has been up and the share of CPU time its host took back (steal)."""
+    state: dict = {"speed_probe_ms": speed_probe()}
+    uptime, stat = Path("/proc/uptime"), Path("/proc/stat")
+    if uptime.exists():
+        state["uptime_hours"] = round(float(uptime.read_text().split()[0]) / 3600, 2)
+    if stat.exists():
+        ticks = [int(x) for x in stat.read_text().splitlines()[0].split()[1:]]
+        state["steal_share_since_boot"] = round(ticks[7] / sum(ticks), 4) if len(ticks) > 7 else None
+    return state
 
 
 def python_environment() -> dict:
@@ -159,6 +190,7 @@ def save(results: dict) -> None:
     """Write results.json and results.md (goals judged anew from the data), and refill the pages' marked numbers
     (docs/speed.md's table among them) from the new results."""
     results["goals"] = goals(results)
+    results["machine"]["speed_probe_ms_at_end"] = speed_probe()
     write_file(HERE / "results.md", report(results))
     write_result(HERE / "results.json", results)
     spec = importlib.util.spec_from_file_location("fill_numbers", HERE.parent / "tools" / "fill_numbers.py")
@@ -355,6 +387,17 @@ def peak_memory(matches: int) -> dict:
     }
 
 
+def host_line(m: dict) -> str:
+    """The host's state in words (an older results file may lack it)."""
+    if "speed_probe_ms" not in m:
+        return "speed probe not recorded"
+    end = f", {m['speed_probe_ms_at_end']} ms at the end" if "speed_probe_ms_at_end" in m else ""
+    return (
+        f"speed probe (a fixed Python loop; lower is faster) {m['speed_probe_ms']} ms at the start{end}, "
+        f"up {m.get('uptime_hours', '?')} h, steal {100 * (m.get('steal_share_since_boot') or 0):.1f}% since boot"
+    )
+
+
 def fmt(x: float) -> str:
     return f"{x:,.0f}"
 
@@ -367,7 +410,7 @@ def report(results: dict) -> str:
         "",
         f"{m['date']}; {m['cpu']}, {cores} cores, {m['memory_gib']} GiB; Python {m['python']}, "
         f"Numba {m['numba']}, NumPy {m['numpy']}, bergen-sim {m['bergen_sim']}; "
-        f"load average at start {m['load_average_at_start']}.",
+        f"load average at start {m['load_average_at_start']}; {host_line(m)}.",
         "",
         "## Throughput (summary runs, warm kernels)",
         "",

@@ -549,3 +549,15 @@ def test_the_first_runs_table_shows_each_run_and_judges_the_goals_on_what_it_mea
     assert section["goals"] == first_runs.goals(section)
     slower = {**section, "runs": {**runs, "second": {"wall_s": first_runs.GOAL_SECOND_S, "cpu_s": 1.0}}}
     assert [goal["met"] for goal in first_runs.goals(slower)][0] is False
+
+
+def test_a_benchmark_run_says_how_fast_the_host_was():
+    """Every run records the speed probe (a fixed Python loop), the uptime and the steal share beside its figures,
+    and its header says them in words; an older results file without them says the probe was not recorded."""
+    bench = _load("run")
+    state = bench.host_state()
+    assert state["speed_probe_ms"] > 0
+    assert set(state) <= {"speed_probe_ms", "uptime_hours", "steal_share_since_boot"}
+    line = bench.host_line({**state, "speed_probe_ms": 45.1, "speed_probe_ms_at_end": 90.2, "uptime_hours": 3.5})
+    assert "45.1 ms at the start, 90.2 ms at the end" in line and "up 3.5 h" in line
+    assert bench.host_line({"date": "d"}) == "speed probe not recorded"
