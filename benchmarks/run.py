@@ -190,7 +190,6 @@ def save(results: dict) -> None:
     """Write results.json and results.md (goals judged anew from the data), and refill the pages' marked numbers
     (docs/speed.md's table among them) from the new results."""
     results["goals"] = goals(results)
-    results["machine"]["speed_probe_ms_at_end"] = speed_probe()
     write_file(HERE / "results.md", report(results))
     write_result(HERE / "results.json", results)
     spec = importlib.util.spec_from_file_location("fill_numbers", HERE.parent / "tools" / "fill_numbers.py")
@@ -579,6 +578,7 @@ def main() -> None:
         print(f"peak memory, {matches:,} matches ...", file=sys.stderr, flush=True)
         results["memory"].append(peak_memory(matches))
     results["goals"] = goals(results)
+    results["machine"]["speed_probe_ms_at_end"] = speed_probe()
 
     saved = HERE / "results.json"
     if saved.exists():  # the sections other scripts measured stay (each says when and where)
