@@ -65,12 +65,17 @@ SHORT_MATCHES = 300_000
 API_WORKER = r"""
 import json, sys, time
 import bergen_sim
-bergen_sim.simulate(matches=2000, seed=1, workers=1)  # the kernel, loaded once
+def run(matches, workers):
+    # RunOptions where the tree has it; an older tree (--old) takes workers= itself
+    if hasattr(bergen_sim, "RunOptions"):
+        return bergen_sim.simulate(matches=matches, seed=1, options=bergen_sim.RunOptions(workers=workers))
+    return bergen_sim.simulate(matches=matches, seed=1, workers=workers)
+run(2000, 1)  # the kernel, loaded once
 print(json.dumps({"ready": bergen_sim.__file__}), flush=True)
 for line in sys.stdin:
     matches, workers = line.split()
     start = time.perf_counter()
-    summary = bergen_sim.simulate(matches=int(matches), seed=1, workers=None if workers == "default" else int(workers)).summary
+    summary = run(int(matches), None if workers == "default" else int(workers)).summary
     print(json.dumps({"wall_s": time.perf_counter() - start, "workers_used": summary["workers"]}), flush=True)
 """
 
