@@ -561,3 +561,55 @@ def test_a_benchmark_run_says_how_fast_the_host_was():
     line = bench.host_line({**state, "speed_probe_ms": 45.1, "speed_probe_ms_at_end": 90.2, "uptime_hours": 3.5})
     assert "45.1 ms at the start, 90.2 ms at the end" in line and "up 3.5 h" in line
     assert bench.host_line({"date": "d"}) == "speed probe not recorded"
+
+
+def test_the_c_anchor_divides_by_the_faster_of_its_own_builds():
+    """Every ratio divides by the faster build of the anchor's own source in the run, never by a faster loop that
+    plays other deals (the experiment); the goals and the page name that build, and a saved section without
+    ``anchor_build`` (an older run) is read against its first variant."""
+    c_anchor = _load("c_anchor")
+
+    def variant(label, speed, same=True):
+        return {
+            "variant": label,
+            "hands_per_s": speed,
+            "hands_per_cpu_s": speed,
+            "same_matches_as_anchor": same,
+            "built": f"built {label}",
+            "matches": 10,
+            "hands": 40,
+            "runs_s": [1.0],
+        }
+
+    pgo, plain = variant("anchor", 2.7e6), variant("anchor, no PGO", 2.9e6)
+    experiment = variant("experiment: xoshiro256**, Lemire, lazy shuffle", 3.2e6, same=False)
+    assert c_anchor.fastest_build([pgo, plain, experiment]) is plain
+    assert c_anchor.fastest_build([{**pgo, "hands_per_s": 3.0e6}, plain, experiment])["variant"] == "anchor"
+    section = {
+        "variants": [pgo, plain, experiment],
+        "anchor_build": "anchor, no PGO",
+        "rows": [
+            {
+                "row": "2 players, random",
+                "ratio": 0.6,
+                "cpu_ratio": 0.6,
+                "matches": 10,
+                "hands": 40,
+                "hands_per_s": 1.74e6,
+                "hands_per_cpu_s": 1.74e6,
+                "same_totals_as_anchor": True,
+            }
+        ],
+        "machine": {"date": "d", "cpu": "c", "commit": "x"},
+        "load_average_before": [0],
+        "load_average_after": [0],
+        "repeats": 3,
+        "seed": 1,
+        "seconds": 2.0,
+    }
+    section["goals"] = c_anchor.goals(section)
+    assert section["goals"][0]["measured"].startswith("2,900,000 hands/s")
+    page = c_anchor.report(section)
+    assert "| anchor, no PGO (the anchor) | 2,900,000 |" in page and "built anchor, no PGO (the faster" in page
+    del section["anchor_build"]
+    assert c_anchor.goals(section)[0]["measured"].startswith("2,700,000 hands/s")
