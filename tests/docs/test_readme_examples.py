@@ -97,6 +97,8 @@ DOCS = {path.name: path.read_text() for path in sorted((ROOT / "docs").glob("*.m
 MOST_MATCHES = 1_000
 #: the same with a search player (thousands of times slower per match)
 SEARCH_MATCHES = 10
+#: deal sets of a luck-adjusted comparison (each replays every chance event with play-outs: 17 s for 1,000)
+LUCK_DEALS = 200
 #: matches per configuration for a report the docs show at full scale (10^6 per configuration)
 REPORT_MATCHES = "2000"
 #: what marks a command slow: a search player compiles for minutes on a cold cache (analyze and review search too),
@@ -136,10 +138,10 @@ def _searches(words: list[str]) -> bool:
 
 
 def _as_run(words: list[str]) -> list[str]:
-    """The command with its size capped (MOST_MATCHES, SEARCH_MATCHES with a search player; REPORT_MATCHES for a
-    full-scale report)."""
+    """The command with its size capped (MOST_MATCHES, SEARCH_MATCHES with a search player, LUCK_DEALS with the luck
+    adjustment; REPORT_MATCHES for a full-scale report)."""
     out = list(words)
-    most = SEARCH_MATCHES if _searches(words) else MOST_MATCHES
+    most = SEARCH_MATCHES if _searches(words) else LUCK_DEALS if "luck" in words else MOST_MATCHES
     size = "--deals" if out[0] == "compare" else "--matches"  # compare counts deal sets
     for k, w in enumerate(out[:-1]):
         if w == size and int(out[k + 1]) > most:
