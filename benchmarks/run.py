@@ -2,6 +2,7 @@
 
     python benchmarks/run.py            # quick: about 2 minutes on 2 cores
     python benchmarks/run.py --full     # longer timings, 3 repeats each (median reported)
+    python benchmarks/run.py --probe    # only how fast this host is now (compare with results.md's header)
 
 What it measures (see docs/scaling.md for how to read it):
 
@@ -390,9 +391,9 @@ def host_line(m: dict) -> str:
     """The host's state in words (an older results file may lack it)."""
     if "speed_probe_ms" not in m:
         return "speed probe not recorded"
-    end = f", {m['speed_probe_ms_at_end']} ms at the end" if "speed_probe_ms_at_end" in m else ""
+    end = f" at the start, {m['speed_probe_ms_at_end']} ms at the end" if "speed_probe_ms_at_end" in m else ""
     return (
-        f"speed probe (a fixed Python loop; lower is faster) {m['speed_probe_ms']} ms at the start{end}, "
+        f"speed probe (a fixed Python loop; lower is faster) {m['speed_probe_ms']} ms{end}, "
         f"up {m.get('uptime_hours', '?')} h, steal {100 * (m.get('steal_share_since_boot') or 0):.1f}% since boot"
     )
 
@@ -541,6 +542,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="longer timings, 3 repeats (median)")
     parser.add_argument("--no-save", action="store_true", help="print only; do not write benchmarks/results.*")
+    parser.add_argument(
+        "--probe",
+        action="store_true",
+        help="measure nothing else: print the speed probe, the uptime and the steal share (the host's speed now)",
+    )
     add_allow_dirty(parser)
     parser.add_argument(
         "--workers",
@@ -549,6 +555,9 @@ def main() -> None:
         help="'all cores' (default: every core)",
     )
     args = parser.parse_args()
+    if args.probe:
+        print(host_line(host_state()))
+        return
     check_saving(parser, not args.no_save, args.allow_dirty)
     budget, repeats = (6.0, 3) if args.full else (1.5, 1)
     results = {"full": args.full, "machine": machine(), "throughput": [], "notes": []}

@@ -561,6 +561,20 @@ def test_a_benchmark_run_says_how_fast_the_host_was():
     line = bench.host_line({**state, "speed_probe_ms": 45.1, "speed_probe_ms_at_end": 90.2, "uptime_hours": 3.5})
     assert "45.1 ms at the start, 90.2 ms at the end" in line and "up 3.5 h" in line
     assert bench.host_line({"date": "d"}) == "speed probe not recorded"
+    assert "probe (a fixed Python loop; lower is faster) 45.1 ms, up" in bench.host_line(
+        {**state, "speed_probe_ms": 45.1}
+    )
+
+
+def test_the_probe_alone_prints_how_fast_the_host_is_and_measures_nothing_else():
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "run.py"), "--probe"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("speed probe (a fixed Python loop; lower is faster) ") and " ms, up " in done.stdout
+    assert len(done.stdout.splitlines()) == 1
 
 
 def test_the_c_anchor_divides_by_the_faster_of_its_own_builds():
