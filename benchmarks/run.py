@@ -134,9 +134,8 @@ _PROBE_LOOP = 1_000_000
 
 
 def speed_probe() -> float:
-    """Milliseconds for a fixed pure-Python loop, the median of 7: one virtual machine of the same kind has run
-    every single-threaded figure twice as slowly hours into a session as when fresh, and load averages did not
-    show it, so every run records this beside its figures."""
+    """Milliseconds for a fixed pure-Python loop, the median of 7: a virtual host's own speed drifts in ways the
+    load average does not show (docs/speed.md), so a run's figures are read beside it."""
     times = []
     for _ in range(7):
         start = time.perf_counter()
