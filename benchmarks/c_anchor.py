@@ -14,7 +14,10 @@ sees the same machine load):
    (``--old``), and ``c_loop/experiment_lazy_xoshiro.c``, the same loop with a
    generator and dealing the engine does not use (xoshiro256**, Lemire's
    bounded integers, a lazy shuffle), which plays other matches of the same
-   game: what the engine's keyed streams cost.
+   game: what the engine's keyed streams cost; and ``numba_loop.py``, the
+   anchor's loop written in Numba and run in this process on the same
+   matches: what the compiler alone costs, so that the rest of the engine's
+   gap is its shape (numba_loop.py says more).
 2. **The engine against the anchor**: hands/s of the anchor on 2 players,
    random, and of the compiled engine in this process (one core) on 2 players
    random (the same matches, whose totals must agree) and expert, double-nine
@@ -48,6 +51,7 @@ from bergen_sim.services.execution.jobs import engine_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import c_reference  # noqa: E402  (benchmarks/ is a folder of scripts)
+import numba_loop  # noqa: E402
 from trees import at_least, duration  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -86,6 +90,8 @@ def anchor_at(commit: str) -> tuple[str, str]:
 
 #: the labels of the anchor's own builds (build_variants), one of which every ratio divides by
 ANCHOR_BUILDS = ("anchor", "anchor, no PGO")
+#: the anchor's loop in Numba (numba_loop.py), run in this process beside the C builds
+NUMBA_LOOP = "the same loop in Numba, its state in local variables"
 
 
 def build_variants(folder: Path, old: tuple[str, str] | None) -> dict[str, tuple[Path, str]]:
@@ -143,12 +149,17 @@ def measure(seconds: float, repeats: int, old: tuple[str, str] | None) -> dict:
             wall, _, _ = engine_run(engine, 1_000)
             matches = c_matches if label == "2 players, random" else sized(wall / 1_000, seconds)
             engines[label] = (engine, matches, round(load_s, 2))
+        compiled_s = numba_loop.compile_now()
+        variants[NUMBA_LOOP] = (None, f"benchmarks/numba_loop.py, compiled here in {compiled_s:.1f} s")
         c_runs: dict[str, list[dict]] = {label: [] for label in variants}
         e_runs: dict[str, list[tuple]] = {label: [] for label in ENGINE_ROWS}
         for r in range(repeats):
             print(f"round {r + 1} of {repeats} ...", file=sys.stderr, flush=True)
             for label, (exe, _) in variants.items():
-                c_runs[label].append(c_reference.run(exe, 2, False, c_matches, SEED))
+                if exe is None:
+                    c_runs[label].append(numba_loop.run(c_matches, SEED))
+                else:
+                    c_runs[label].append(c_reference.run(exe, 2, False, c_matches, SEED))
             for label, (engine, matches, _) in engines.items():
                 e_runs[label].append(engine_run(engine, matches))
     anchor_totals = c_runs["anchor"][0]
@@ -172,6 +183,8 @@ def measure(seconds: float, repeats: int, old: tuple[str, str] | None) -> dict:
     out["anchor_build"] = anchor["variant"]
     c_hands, c_cpu = anchor["hands_per_s"], anchor["hands_per_cpu_s"]
     out["anchor_hands_per_s"], out["anchor_hands_per_cpu_s"] = c_hands, c_cpu
+    numba = next(v for v in out["variants"] if v["variant"] == NUMBA_LOOP)
+    out["numba_loop_share"] = numba["hands_per_s"] / c_hands if numba["same_matches_as_anchor"] else None
     out["rows"] = []
     for label, runs in e_runs.items():
         engine, matches, load_s = engines[label]
@@ -255,7 +268,8 @@ def report(section: dict) -> str:
         f"after {section['load_average_after']}; {bench.host_line(m)}; medians of {section['repeats']} interleaved runs, seed "
         f"{section['seed']}; the anchor: {anchor['built']} (the faster of its two builds in this run).",
         "",
-        f"Variants of the C loop, 2 players, random, {anchor['matches']:,} matches ({anchor['hands']:,} hands) each:",
+        f"Variants of the C loop (and the same loop in Numba), 2 players, random, {anchor['matches']:,} matches "
+        f"({anchor['hands']:,} hands) each:",
         "",
         "| variant | hands/s | hands per CPU-second | / anchor | the anchor's matches |",
         "|---|---:|---:|---:|---|",

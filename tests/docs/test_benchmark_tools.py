@@ -627,3 +627,27 @@ def test_the_c_anchor_divides_by_the_faster_of_its_own_builds():
     assert "| anchor, no PGO (the anchor) | 2,900,000 |" in page and "built anchor, no PGO (the faster" in page
     del section["anchor_build"]
     assert c_anchor.goals(section)[0]["measured"].startswith("2,700,000 hands/s")
+
+
+def test_the_numba_loop_plays_the_engines_matches_and_is_never_the_anchor():
+    """benchmarks/numba_loop.py, the anchor's loop in Numba, plays exactly the engine's matches (every total the
+    C loop reports agrees), and however fast it runs the ratios never divide by it."""
+    numba_loop = _load("numba_loop")
+    from bergen_sim.engine import layout as L
+    from bergen_sim.model.rules import Rules
+    from bergen_sim.services.execution.jobs import engine_for
+
+    mine = numba_loop.run(2_000, 7)
+    totals = (
+        engine_for(Rules.make(players=2), ("random", "random"))
+        .play(seed=7, first_match=0, n_matches=2_000, match_rows=False)
+        .totals
+    )
+    for name in ("matches", "hands", "plays", "double_headers", "triple_headers"):
+        assert mine[name] == totals[getattr(L, "S_" + name.upper())], name
+    assert mine["wins"] == [int(totals[L.S_MATCH_WINS]), int(totals[L.S_MATCH_WINS + 1])]
+    assert mine["hands"] > 2_000 and mine["seconds"] > 0
+    c_anchor = _load("c_anchor")
+    fast = {"variant": c_anchor.NUMBA_LOOP, "hands_per_s": 9e9, "same_matches_as_anchor": True}
+    plain = {"variant": "anchor, no PGO", "hands_per_s": 2.9e6, "same_matches_as_anchor": True}
+    assert c_anchor.fastest_build([fast, plain]) is plain
