@@ -7,7 +7,10 @@ passing, blocking, headers and the near-target cut) is written once.  They
 differ only in who chooses a move, which is why a hand is split at the
 choice: :func:`advance` moves play on until some seat has legal moves (or
 the hand ends), the caller picks one of them its own way, and :func:`play`
-makes it.
+makes it.  The match loop calls :func:`advance_on` and :func:`play_on`,
+which take and return the open ends (:class:`~bergen_sim.engine.ends.Ends`)
+so that it holds them in a local from play to play; ``advance`` and ``play``
+read and write the view's copy, for callers that keep the ends only there.
 
 State lives in a :class:`HandBuffers` bundle: the policy view (ends, scores,
 hand counts, voids: the public state of the hand), the hidden hands, the
@@ -31,17 +34,15 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow, slot
+from bergen_sim.engine.ends import header, moved, open_tiles
 from bergen_sim.engine.play_rules import (
     LEAD_CHOICE,
     TILE_LO,
     any_double_leader,
     cut_points,
-    ends_header,
     hand_of,
     lead_double,
     legal_moves,
-    open_end_tiles,
-    other_half,
     set_hand,
     settle_blocked,
     side_holdings,
@@ -50,10 +51,11 @@ from bergen_sim.engine.recording import C_SIZE, Head, record
 from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, has, is_empty, lowest, minus, union
 from bergen_sim.engine.view import (
+    ends_of,
+    store_end,
     view_deal,
     view_draw,
     view_lay_lead,
-    view_move_end,
     view_note_play,
     view_start_hand,
     view_void_moment,
@@ -258,7 +260,14 @@ def begin_turns(b, bone_start, bone_stop):
 
 @njit(cache=True, inline="always")
 def advance(rules, b, seat, pos):
-    """Play on from ``seat``'s play (or lead) until a seat must choose; ``pos``: the next boneyard tile.
+    """:func:`advance_on` the view's ends (for callers that keep the ends in the view only)."""
+    return advance_on(rules, b, seat, pos, ends_of(b.policy_view))
+
+
+@njit(cache=True, inline="always")
+def advance_on(rules, b, seat, pos, ends):
+    """Play on from ``seat``'s play (or lead) until a seat must choose; ``pos``: the next boneyard tile;
+    ``ends``: the open ends (:class:`~bergen_sim.engine.ends.Ends`), which draws and passes leave as they are.
 
     The seat that just played goes out if its hand is empty; otherwise the
     next seat draws until a tile fits (or the boneyard is down to the
@@ -292,9 +301,9 @@ def advance(rules, b, seat, pos):
                 _record(b, L.EV_OUT, seat, 0, 0, out, -1, rules)
             return (MATCH_OVER if view[L.V_SCORE + side] >= rules[L.R_TARGET] else HAND_OVER), seat, pos
         seat = seat + 1 if seat + 1 < players else 0
-        ends = open_end_tiles(view, no_tiles)
+        fits = open_tiles(ends, no_tiles)
         hand = hand_of(hands, seat, no_tiles)
-        playable = both(hand, ends)
+        playable = both(hand, fits)
         if is_empty(playable):
             drawn = 0
             while pos < stop:
@@ -306,7 +315,7 @@ def advance(rules, b, seat, pos):
                     view_draw(view, seat)
                 if tracing:
                     _record(b, L.EV_DRAW, seat, t, 0, 0, -1, rules)
-                if has(ends, t):
+                if has(fits, t):
                     playable = bit(t, no_tiles)
                     break
             set_hand(hands, seat, hand)
@@ -321,23 +330,35 @@ def advance(rules, b, seat, pos):
                 if passes == players:
                     return (MATCH_OVER if settle(rules, b) else HAND_OVER), seat, pos
                 continue
-        return legal_moves(playable, view, b.move_tiles, b.move_ends), seat, pos
+        return legal_moves(playable, ends, b.move_tiles, b.move_ends), seat, pos
 
 
 @njit(cache=True, inline="always")
 def play(rules, b, seat, tile, end):
-    """``seat`` plays ``tile`` on ``end``: the ends move and a header scores.  Returns 1 if the match ended."""
+    """:func:`play_on` the view's ends, which it then updates (for callers that keep the ends in the view only)."""
+    ended, ends = play_on(rules, b, seat, tile, end, ends_of(b.policy_view))
+    if b.turn[L.TURN_RULES_VIEW]:  # else play_on updated the view
+        store_end(b.policy_view, ends, end)
+    return ended
+
+
+@njit(cache=True, inline="always")
+def play_on(rules, b, seat, tile, end, ends):
+    """``seat`` plays ``tile`` on ``end`` of ``ends``: the ends move and a header scores.
+
+    Returns ``(1 if the match ended else 0, the ends after the play)``.  The
+    view's copy of the ends is updated unless no policy of the run reads the
+    view (``TURN_RULES_VIEW``): then only the caller holds the ends.
+    """
     view = b.policy_view
     hrow = b.hrow
     set_hand(b.hands, seat, minus(hand_of(b.hands, seat, b.no_tiles), bit(tile, b.no_tiles)))
-    is_double = L.TILE_IS_DOUBLE[slot(tile)]
-    if not b.turn[L.TURN_RULES_VIEW]:  # view_play, of which a run whose policies read no view needs the ends only
+    ends = moved(ends, end, tile)
+    if not b.turn[L.TURN_RULES_VIEW]:
         view_note_play(view, seat, tile, end, b.no_tiles)
-    view_move_end(view, end, other_half(tile, view[slot(L.V_END + end)]), is_double)
+        store_end(view, ends, end)
     hrow[L.H_PLAYS] += 1
-    value = ends_header(
-        view[L.V_END : L.V_END + L.N_ENDS], view[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS], view[L.V_COUNTING]
-    )
+    value = header(ends)
     pts = 0
     score = 0
     if value > 0:
@@ -359,8 +380,8 @@ def play(rules, b, seat, tile, end):
     # every score was below the target before this play, so only a header can end the match here
     if pts > 0 and score >= rules[L.R_TARGET]:
         hrow[L.H_END] = L.HAND_CUT
-        return 1
-    return 0
+        return 1, ends
+    return 0, ends
 
 
 @njit(cache=True)

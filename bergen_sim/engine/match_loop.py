@@ -23,14 +23,15 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import borrow, read_shared
-from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, REDEAL, HandBuffers, advance, deal_hand, lead, play
+from bergen_sim.engine.ends import ends_led, number_at, open_count
+from bergen_sim.engine.hand import HAND_OVER, MATCH_OVER, REDEAL, HandBuffers, advance_on, deal_hand, lead, play_on
 from bergen_sim.engine.keyed_random import STREAM_POLICY, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import hand_of
 from bergen_sim.engine.recording import C_DEAL, C_SCRIPT, C_SIZE, C_TRACE, Head, record, record_deal
 from bergen_sim.engine.run_buffers import Seats
 from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import store
-from bergen_sim.engine.view import view_start_match
+from bergen_sim.engine.view import ends_of, view_start_match
 
 #: constants passed to compiled callees as int64, not as literals, so that each callee compiles once
 #: (a literal ``0`` or ``-1`` is a type of its own: recording.record says why this matters)
@@ -48,23 +49,25 @@ def _copy_row(out, row, n):
 
 
 @njit(cache=True)
-def _fail(err, code, choice, n_moves, hand, view):
-    """Note why the run stopped (and the position); the seat, match and policy were noted before the call."""
+def _fail(err, code, choice, n_moves, hand, ends):
+    """Note why the run stopped (and the position: the hand and the open ends); the seat, match and policy were
+    noted before the call."""
     err[L.E_CODE] = code
     err[L.E_CHOICE] = choice
     err[L.E_N_MOVES] = n_moves
     store(err, L.E_HAND, hand)
     for e in range(L.N_ENDS):
-        err[L.E_END + e] = view[L.V_END + e] if e < view[L.V_OPEN_ENDS] else -1
+        err[L.E_END + e] = number_at(ends, e) if e < open_count(ends) else -1
     return -1
 
 
 @njit(cache=True, inline="always")
-def _choose(rules, seats, b, seat, n, leading):
+def _choose(rules, seats, b, seat, n, leading, ends):
     """Index of the move ``seat`` makes among its ``n`` legal ones, or -1 after an error.
 
     ``seats``: a :class:`~bergen_sim.engine.run_buffers.Seats`.  ``leading``: the moves are the doubles the seat
-    may lead (``any-double``); its policy is asked even when it holds one, as RULES.md says.
+    may lead (``any-double``); its policy is asked even when it holds one, as RULES.md says.  ``ends``: the open
+    ends, for the message of an error (the view's copy is not kept when no policy reads it).
     """
     script, err, rngs = seats.script, seats.err, seats.rngs
     view = b.policy_view
@@ -74,12 +77,12 @@ def _choose(rules, seats, b, seat, n, leading):
     if script.shape[0] > 0:
         i = b.ctr[C_SCRIPT]
         if i >= script.shape[0]:
-            return _fail(err, L.ERR_SCRIPT_SHORT, _NONE, n, hand, view)
+            return _fail(err, L.ERR_SCRIPT_SHORT, _NONE, n, hand, ends)
         b.ctr[C_SCRIPT] = i + 1
         for k in range(n):
             if mt[k] == script[i, 0] and me[k] == script[i, 1]:
                 return k
-        return _fail(err, L.ERR_SCRIPT, i, n, hand, view)
+        return _fail(err, L.ERR_SCRIPT, i, n, hand, ends)
     if n == 1 and not leading:
         return 0
     err[L.E_SEAT] = seat
@@ -119,7 +122,7 @@ def _choose(rules, seats, b, seat, n, leading):
             seats.tables,
         )  # (bound by kernel_build)
     if k < 0 or k >= n:
-        return _fail(err, L.ERR_ILLEGAL_CHOICE, k, n, hand, view)
+        return _fail(err, L.ERR_ILLEGAL_CHOICE, k, n, hand, ends)
     return k
 
 
@@ -128,19 +131,22 @@ def _play_turns(rules, seats, b):
     """Play a led hand to its end (engine/hand.py), the run's policies choosing.
 
     Returns 1 if the match ended in this hand, 0 if not, -1 after an error.
+    The open ends live in a local from the lead on (engine/ends.py says why).
     """
     seat = b.hrow[L.H_LEADER]
     pos = b.turn[L.TURN_BONE_START]
+    ends = ends_led(b.hrow[L.H_LED_DOUBLE], rules[L.R_SPINNER])
     while True:
-        n, seat, pos = advance(rules, b, seat, pos)
+        n, seat, pos = advance_on(rules, b, seat, pos, ends)
         if n == HAND_OVER:
             return 0
         if n == MATCH_OVER:
             return 1
-        k = _choose(rules, seats, b, seat, n, False)
+        k = _choose(rules, seats, b, seat, n, False, ends)
         if k < 0:
             return -1
-        if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
+        ended, ends = play_on(rules, b, seat, b.move_tiles[k], b.move_ends[k], ends)
+        if ended:
             return 1
 
 
@@ -265,7 +271,7 @@ def _run(rules, seating, seed, first_match, n_matches, tracing, buffers, owned, 
             while True:
                 if given_deals.shape[0] > 0:
                     if ctr[C_DEAL] >= given_deals.shape[0]:
-                        _fail(err, L.ERR_DEALS_SHORT, _NONE, _0, no_tiles, view)
+                        _fail(err, L.ERR_DEALS_SHORT, _NONE, _0, no_tiles, ends_of(view))
                         return -1, n_hand_rows, ctr[C_TRACE]
                     _copy_row(deal, given_deals[ctr[C_DEAL]], n_tiles)
                     ctr[C_DEAL] += 1
@@ -279,7 +285,7 @@ def _run(rules, seating, seed, first_match, n_matches, tracing, buffers, owned, 
                 if options != REDEAL:
                     k = 0
                     if any_double:
-                        k = _choose(rules, seats, b, hrow[L.H_LEADER], options, True)
+                        k = _choose(rules, seats, b, hrow[L.H_LEADER], options, True, ends_of(view))
                         if k < 0:
                             return -1, n_hand_rows, ctr[C_TRACE]
                     over = lead(rules, b, hand_no, mt[k])

@@ -12,6 +12,7 @@ from numba import njit
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import lowest_tile as lowest_bit
 from bergen_sim.engine.bits import slot
+from bergen_sim.engine.ends import ends_header, header_value, number_at, open_count, open_tiles, other_half  # noqa: F401 (re-exported)
 from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import (
     bit,
@@ -26,6 +27,7 @@ from bergen_sim.engine.tileset import (
     store,
     union,
 )
+from bergen_sim.engine.view import ends_of
 
 TILE_LO = L.TILE_LO
 TILE_HI = L.TILE_HI
@@ -52,36 +54,6 @@ def cut_points(value, score, target, reduced):
 
 
 @njit(cache=True, inline="always")
-def header_value(left, right, left_double, right_double):
-    """Points of a two-end header before the cut: 0, 2 (double) or 3 (triple)."""
-    if left != right:
-        return 0
-    if left_double or right_double:
-        return 3
-    return 2
-
-
-@njit(cache=True, inline="always")
-def ends_header(ends, doubles, counting):
-    """Points of the header the counting ends make (bit e of ``counting``): 0, 2 or 3.
-
-    Every counting end must show the same number; one double end among them
-    makes it a triple-header.  With L and R only this is :func:`header_value`.
-    """
-    if counting == 3:
-        return header_value(ends[0], ends[1], doubles[0], doubles[1])
-    number = ends[0]
-    triple = False
-    for e in range(L.N_ENDS):
-        if counting >> e & 1:
-            if ends[e] != number:
-                return 0
-            if doubles[e]:
-                triple = True
-    return 3 if triple else 2
-
-
-@njit(cache=True, inline="always")
 def hand_of(hands, seat, no_tiles):
     """A seat's hand from the hands array (``SET_WORDS`` slots per seat, the width of ``no_tiles`` used)."""
     return load(hands, seat * L.SET_WORDS, no_tiles)
@@ -94,19 +66,14 @@ def set_hand(hands, seat, tiles):
 
 @njit(cache=True, inline="always")
 def open_end_tiles(view, no_tiles):
-    """The tiles that fit some open end."""
-    tiles = union(number_tiles(view[L.V_LEFT], no_tiles), number_tiles(view[L.V_RIGHT], no_tiles))
-    if view[L.V_OPEN_ENDS] > 2:
-        tiles = union(
-            tiles,
-            union(number_tiles(view[L.V_END + L.END_U], no_tiles), number_tiles(view[L.V_END + L.END_D], no_tiles)),
-        )
-    return tiles
+    """The tiles that fit some open end of the view."""
+    return open_tiles(ends_of(view), no_tiles)
 
 
 @njit(cache=True, inline="always")
-def legal_moves(playable, view, move_tiles, move_ends):
-    """Fill the move arrays with the legal (tile, end) pairs of the tiles ``playable``; return how many.
+def legal_moves(playable, ends, move_tiles, move_ends):
+    """Fill the move arrays with the legal (tile, end) pairs of the tiles ``playable`` on the open
+    :class:`~bergen_sim.engine.ends.Ends`; return how many.
 
     Ordered by tile index, then by end (L, R, U, D); a tile that fits two
     ends is listed once per end even when they show the same number.
@@ -119,20 +86,25 @@ def legal_moves(playable, view, move_tiles, move_ends):
     slot past the moves: that is within ``MAX_MOVES`` (layout.py says why).
     """
     no_tiles = minus(playable, playable)  # the empty set of playable's width
-    fits_left = number_tiles(view[L.V_LEFT], no_tiles)
-    fits_right = number_tiles(view[L.V_RIGHT], no_tiles)
-    four = view[L.V_OPEN_ENDS] > 2
-    fits_up = number_tiles(view[L.V_END + L.END_U], no_tiles) if four else no_tiles
-    fits_down = number_tiles(view[L.V_END + L.END_D], no_tiles) if four else no_tiles
+    fits_left = number_tiles(number_at(ends, L.END_L), no_tiles)
+    fits_right = number_tiles(number_at(ends, L.END_R), no_tiles)
     n = 0
-    while not is_empty(playable):
+    if open_count(ends) > 2:
+        fits_up = number_tiles(number_at(ends, L.END_U), no_tiles)
+        fits_down = number_tiles(number_at(ends, L.END_D), no_tiles)
+        while not is_empty(playable):
+            t = lowest(playable)
+            playable = drop_lowest(playable)
+            n = _list_if_fits(move_tiles, move_ends, n, t, L.END_L, fits_left)
+            n = _list_if_fits(move_tiles, move_ends, n, t, L.END_R, fits_right)
+            n = _list_if_fits(move_tiles, move_ends, n, t, L.END_U, fits_up)
+            n = _list_if_fits(move_tiles, move_ends, n, t, L.END_D, fits_down)
+        return n
+    while not is_empty(playable):  # a loop of its own: the test of four ends stays out of it
         t = lowest(playable)
         playable = drop_lowest(playable)
         n = _list_if_fits(move_tiles, move_ends, n, t, L.END_L, fits_left)
         n = _list_if_fits(move_tiles, move_ends, n, t, L.END_R, fits_right)
-        if four:
-            n = _list_if_fits(move_tiles, move_ends, n, t, L.END_U, fits_up)
-            n = _list_if_fits(move_tiles, move_ends, n, t, L.END_D, fits_down)
     return n
 
 
@@ -148,7 +120,8 @@ def _list_if_fits(move_tiles, move_ends, n, tile, end, fits):
 def hand_moves(hand, view, move_tiles, move_ends):
     """:func:`legal_moves` of a whole ``hand`` on the view's open ends (for callers outside the hand loop)."""
     no_tiles = minus(hand, hand)  # the empty set of the hand's width
-    return legal_moves(both(hand, open_end_tiles(view, no_tiles)), view, move_tiles, move_ends)
+    ends = ends_of(view)
+    return legal_moves(both(hand, open_tiles(ends, no_tiles)), ends, move_tiles, move_ends)
 
 
 @njit(cache=True, inline="always")
@@ -165,14 +138,6 @@ def numbers_tiles(numbers, max_number, no_tiles):
         numbers &= numbers - 1
         tiles = union(tiles, number_tiles(n, no_tiles))
     return tiles
-
-
-@njit(cache=True, inline="always")
-def other_half(tile, number):
-    """The half of ``tile`` that is not ``number`` (the number itself for a double)."""
-    if TILE_LO[slot(tile)] == number:
-        return TILE_HI[slot(tile)]
-    return TILE_LO[slot(tile)]
 
 
 @njit(cache=True, inline="always")

@@ -15,6 +15,8 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import slot
+from bergen_sim.engine.ends import counting_mask, double_at, ends_led, moved, number_at, open_count, packed, tiles_at
+from bergen_sim.engine.ends import open_numbers as ends_open_numbers
 from bergen_sim.engine.tileset import bit, first_tiles, load, load_split, minus, store, store_split, union
 
 
@@ -124,16 +126,36 @@ def view_start_hand(view, players, hand_size, boneyard, hand_no, leader, number,
 
 
 @njit(cache=True, inline="always")
+def ends_of(view):
+    """The view's copy of the open ends (:class:`~bergen_sim.engine.ends.Ends`)."""
+    return packed(
+        view[L.V_END : L.V_END + L.N_ENDS],
+        view[L.V_END_DOUBLE : L.V_END_DOUBLE + L.N_ENDS],
+        view[L.V_END_TILES : L.V_END_TILES + L.N_ENDS],
+        view[L.V_OPEN_ENDS],
+        view[L.V_COUNTING],
+        view[L.V_SPINNER],
+    )
+
+
+@njit(cache=True, inline="always")
+def store_end(view, ends, end):
+    """Copy into the view what a play on ``end`` changed of the ends: that end, how many are open, which count."""
+    view[slot(L.V_END + end)] = number_at(ends, end)
+    view[slot(L.V_END_DOUBLE + end)] = double_at(ends, end)
+    view[slot(L.V_END_TILES + end)] = tiles_at(ends, end)
+    view[L.V_OPEN_ENDS] = open_count(ends)
+    view[L.V_COUNTING] = counting_mask(ends)
+
+
+@njit(cache=True, inline="always")
 def view_lay_lead(view, hand_no, number, spinner):
     """The slots the rules read after ``number-number`` was led (all that a run whose policies read no view keeps):
-    the hand number, and both ends (and, with the spinner, its two closed arms) showing the double."""
+    the hand number, and the ends (:func:`bergen_sim.engine.ends.ends_led`)."""
     view[L.V_HAND_NO] = hand_no
+    ends = ends_led(number, spinner)
     for e in range(L.N_ENDS):
-        view[L.V_END + e] = number
-        view[L.V_END_DOUBLE + e] = 1
-        view[L.V_END_TILES + e] = 0
-    view[L.V_OPEN_ENDS] = 2
-    view[L.V_COUNTING] = (1 << L.END_L) | (1 << L.END_R)
+        store_end(view, ends, e)
     view[L.V_SPINNER] = number if spinner else -1
 
 
@@ -151,14 +173,10 @@ def view_log_play(view, seat, tile, end):
 
 
 @njit(cache=True, inline="always")
-def view_play(view, seat, tile, end, new_number, is_double, no_tiles):
-    """A seat played ``tile`` on ``end``, which now shows ``new_number``.
-
-    The end now counts for headers; with the spinner, U and D open the moment
-    L and R both hold a tile (they count once a tile lies on them).
-    """
+def view_play(view, seat, tile, end, no_tiles):
+    """A seat played ``tile`` on ``end`` (:func:`bergen_sim.engine.ends.moved` says what the ends do)."""
     view_note_play(view, seat, tile, end, no_tiles)
-    view_move_end(view, end, new_number, is_double)
+    store_end(view, moved(ends_of(view), end, tile), end)
 
 
 @njit(cache=True, inline="always")
@@ -173,24 +191,6 @@ def view_note_play(view, seat, tile, end, no_tiles):
 
 
 @njit(cache=True, inline="always")
-def view_move_end(view, end, new_number, is_double):
-    """The part of :func:`view_play` the rules read: ``end`` now shows ``new_number``, counts, and may open the
-    spinner's arms."""
-    view[slot(L.V_END + end)] = new_number
-    view[slot(L.V_END_DOUBLE + end)] = is_double
-    view[slot(L.V_END_TILES + end)] += 1
-    if end > L.END_R:
-        view[L.V_COUNTING] |= 1 << end
-    elif (
-        view[L.V_SPINNER] >= 0
-        and view[L.V_OPEN_ENDS] == 2
-        and view[L.V_END_TILES + L.END_L] > 0
-        and view[L.V_END_TILES + L.END_R] > 0
-    ):
-        view[L.V_OPEN_ENDS] = 4
-
-
-@njit(cache=True, inline="always")
 def view_draw(view, seat):
     """A seat drew one tile (its face stays hidden)."""
     view[slot(L.V_HAND_COUNT + seat)] += 1
@@ -199,11 +199,8 @@ def view_draw(view, seat):
 
 @njit(cache=True, inline="always")
 def open_numbers(view):
-    """Mask of the numbers the open ends show (bit n for number n)."""
-    numbers = (1 << view[L.V_LEFT]) | (1 << view[L.V_RIGHT])
-    if view[L.V_OPEN_ENDS] > 2:
-        numbers |= (1 << view[L.V_END + L.END_U]) | (1 << view[L.V_END + L.END_D])
-    return numbers
+    """Mask of the numbers the view's open ends show (bit n for number n)."""
+    return ends_open_numbers(ends_of(view))
 
 
 @njit(cache=True, inline="always")

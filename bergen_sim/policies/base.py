@@ -36,10 +36,14 @@ from typing import Any, NamedTuple
 from numba import njit
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.play_rules import cut_points, ends_header, numbers_tiles, other_half
+from bergen_sim.engine.ends import counting_mask, end_doubles, end_numbers, moved, open_count
+from bergen_sim.engine.play_rules import cut_points, ends_header, numbers_tiles
 from bergen_sim.engine.sides import seat_side
 from bergen_sim.engine.tileset import bit, both, count, has, load, minus, number_tiles, union
-from bergen_sim.engine.view import unseen_tiles  # noqa: F401 (part of the policies' toolkit)
+from bergen_sim.engine.view import (
+    ends_of,
+    unseen_tiles,  # noqa: F401 (part of the policies' toolkit)
+)
 
 #: how the built-ins' ``choose`` and ``choose_lead`` are compiled: without reference counting (module note)
 policy_entry = njit(cache=True, _nrt=False)
@@ -100,36 +104,12 @@ def ends_after(view, tile, end):
 
     ``ends`` and ``doubles`` are the four ends' numbers and double flags (End
     order), ``counting`` the mask of ends that count for headers and
-    ``open_ends`` how many ends are open, all after the move.
-
-    With the spinner, U and D open when this play gives the second of L and R
-    its first tile; they then show the spinner's number and do not count yet.
+    ``open_ends`` how many ends are open, all after the move
+    (:func:`bergen_sim.engine.ends.moved`: with the spinner, U and D open
+    when this play gives the second of L and R its first tile).
     """
-    e0 = view[L.V_END]
-    e1 = view[L.V_END + 1]
-    e2 = view[L.V_END + 2]
-    e3 = view[L.V_END + 3]
-    d0 = view[L.V_END_DOUBLE]
-    d1 = view[L.V_END_DOUBLE + 1]
-    d2 = view[L.V_END_DOUBLE + 2]
-    d3 = view[L.V_END_DOUBLE + 3]
-    new = other_half(tile, view[L.V_END + end])
-    dbl = is_double(tile)
-    if end == 0:
-        e0, d0 = new, dbl
-    elif end == 1:
-        e1, d1 = new, dbl
-    elif end == 2:
-        e2, d2 = new, dbl
-    else:
-        e3, d3 = new, dbl
-    counting = view[L.V_COUNTING] | (1 << end)
-    open_ends = view[L.V_OPEN_ENDS]
-    if open_ends == 2 and view[L.V_SPINNER] >= 0 and end <= 1:
-        other = view[L.V_END_TILES + 1 - end]
-        if other > 0:
-            open_ends = 4
-    return (e0, e1, e2, e3), (d0, d1, d2, d3), counting, open_ends
+    after = moved(ends_of(view), end, tile)
+    return end_numbers(after), end_doubles(after), counting_mask(after), open_count(after)
 
 
 @njit(cache=True, inline="always")

@@ -69,7 +69,7 @@ from bergen_sim.engine.hand import (
     side_count,
 )
 from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
-from bergen_sim.engine.play_rules import hand_moves, hand_of, other_half, set_hand
+from bergen_sim.engine.play_rules import hand_moves, hand_of, set_hand
 from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
 from bergen_sim.engine.view import used_slots, view_draw, view_play, view_start_match, view_void_moment
@@ -547,9 +547,7 @@ def luck_controls(replay, trace, controls, match_rows, halt):
                     return -1  # a play the engine could not have made
             set_hand(hands, seat, minus(hand_of(hands, seat, no_tiles), bit(tile, no_tiles)))
             played = union(played, bit(tile, no_tiles))
-            is_double = L.TILE_IS_DOUBLE[tile]
-            end = row[L.T_END]
-            view_play(view, seat, tile, end, other_half(tile, view[L.V_END + end]), is_double, no_tiles)
+            view_play(view, seat, tile, row[L.T_END], no_tiles)
             hand_points[seat_side(seat, partners)] += row[L.T_POINTS]
             for s in range(sides):
                 view[L.V_SCORE + s] = row[L.T_SCORE + s]

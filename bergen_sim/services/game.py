@@ -486,7 +486,7 @@ class Game:
         tile, end = move.tile, int(move.end)
         shown = int(self._view[L.V_END + end])
         new = tile.other_half(shown)
-        view_play(self._view, seat, tile.index, end, new, int(tile.is_double), self._no_tiles)
+        view_play(self._view, seat, tile.index, end, self._no_tiles)
         if move.end.name == "L":
             self._line.insert(0, (new, shown))
         elif move.end.name == "R":

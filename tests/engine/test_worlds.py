@@ -150,9 +150,7 @@ def real_views_with_history(rules: Rules, matches: int, seed: int = 3, policy: s
                 history["held"].append(hands[seat])
                 tile, end = int(row[L.T_TILE]), int(row[L.T_END])
                 hands[seat] &= ~(1 << tile)
-                shown = view[L.V_END + end]
-                other = int(L.TILE_HI[tile] if L.TILE_LO[tile] == shown else L.TILE_LO[tile])
-                view_play(view, seat, tile, end, other, int(L.TILE_LO[tile] == L.TILE_HI[tile]), no_tiles)
+                view_play(view, seat, tile, end, no_tiles)
         if ev in (L.EV_LEAD, L.EV_PLAY, L.EV_OUT, L.EV_BLOCKED):
             view[L.V_SCORE : L.V_SCORE + rules.sides] = row[L.T_SCORE : L.T_SCORE + rules.sides]
 

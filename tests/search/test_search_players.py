@@ -13,10 +13,9 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.keyed_random import stream_state
-from bergen_sim.engine.play_rules import hand_moves, hand_of, legal_moves, open_end_tiles, other_half, set_hand
+from bergen_sim.engine.play_rules import hand_moves, hand_of, other_half, set_hand
 from bergen_sim.engine.tileset import (
     bit,
-    both,
     first_tiles,
     from_words,
     has,
@@ -74,7 +73,7 @@ def _replayed_expert_gap(view, line, seat, held, sure, on_table, tile, end, scra
     line[L.V_SIDE] = side_of(line, seat)
     ends = line[L.V_END : L.V_END + L.N_ENDS]
     unseen = minus(first_tiles(view[L.V_N_TILES], no_tiles), union(on_table, sure))
-    n_moves = legal_moves(both(held, open_end_tiles(line, no_tiles)), line, scratch_tiles, scratch_ends)
+    n_moves = hand_moves(held, line, scratch_tiles, scratch_ends)
     best = -np.inf
     made = np.nan
     for j in range(n_moves):
@@ -134,7 +133,7 @@ def replayed_log_likelihood(view, hands, trust, scratch_tiles, scratch_ends, lin
                     view, line, seat, held, sure, on_table, tile, end, scratch_tiles, scratch_ends, no_tiles
                 )
             else:
-                n_moves = legal_moves(both(held, open_end_tiles(line, no_tiles)), line, scratch_tiles, scratch_ends)
+                n_moves = hand_moves(held, line, scratch_tiles, scratch_ends)
                 if n_moves > 1:
                     best = 0
                     for j in range(n_moves):
