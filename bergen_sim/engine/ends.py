@@ -23,17 +23,17 @@ from bergen_sim.engine.tileset import number_tiles, union
 
 
 class Ends(NamedTuple):
-    """The four ends (End order: L, R, U, D) packed into two words, so that compiled code holds them in two
-    registers: ``line`` has what every play reads and changes, ``counts`` how many tiles lie on each end.
+    """The four ends (End order: L, R, U, D) packed into one word, so that compiled code holds them in one
+    register even in a function as large as the match loop.
 
     ``line``: bits ``5e .. 5e+4`` the number end ``e`` shows; bit ``20+e``
     1 if a double lies at end ``e``; bit 24 set once the spinner's arms (U
     and D) are open; bits ``25+e`` end ``e`` counts for headers; bit 29 the
-    lead was the spinner.  ``counts``: bits ``16e .. 16e+15`` the tiles on end ``e``.
+    lead was the spinner; bit ``30+e`` a tile lies on end ``e`` (how many is
+    the view's business: ``V_END_TILES``).
     """
 
     line: int
-    counts: int
 
 
 _NUMBER_BITS = 5
@@ -41,7 +41,7 @@ _DOUBLE_AT = 20
 _OPEN_BIT = 24
 _COUNTING_AT = 25
 _SPINNER_BIT = 29
-_COUNT_BITS = 16
+_TILE_AT = 30
 
 
 @njit(cache=True, inline="always")
@@ -54,25 +54,24 @@ def ends_led(number, spinner):
     line |= np.int64((1 << L.END_L) | (1 << L.END_R)) << _COUNTING_AT
     if spinner:
         line |= np.int64(1) << _SPINNER_BIT
-    return Ends(line, np.int64(0))
+    return Ends(line)
 
 
 @njit(cache=True, inline="always")
-def packed(numbers, doubles, counts, open_ends, counting, spinner):
+def packed(numbers, doubles, tiles, open_ends, counting, spinner):
     """Ends from their parts: four numbers, four double flags and four tile counts (End order), how many ends
     are open, the counting mask and the spinner's number (-1: none)."""
     line = np.int64(0)
-    tiles = np.int64(0)
     for e in range(L.N_ENDS):
         line |= np.int64(numbers[e]) << (_NUMBER_BITS * e)
         line |= np.int64(1 if doubles[e] else 0) << (_DOUBLE_AT + e)
-        tiles |= np.int64(counts[e]) << (_COUNT_BITS * e)
+        line |= np.int64(1 if tiles[e] > 0 else 0) << (_TILE_AT + e)
     if open_ends > 2:
         line |= np.int64(1) << _OPEN_BIT
     line |= np.int64(counting) << _COUNTING_AT
     if spinner >= 0:
         line |= np.int64(1) << _SPINNER_BIT
-    return Ends(line, tiles)
+    return Ends(line)
 
 
 @njit(cache=True, inline="always")
@@ -88,9 +87,9 @@ def double_at(ends, e):
 
 
 @njit(cache=True, inline="always")
-def tiles_at(ends, e):
-    """How many tiles lie on end ``e``."""
-    return (ends.counts >> (_COUNT_BITS * e)) & 0xFFFF
+def holds_tile(ends, e):
+    """1 if a tile lies on end ``e`` (the led double lies on none)."""
+    return (ends.line >> (_TILE_AT + e)) & 1
 
 
 @njit(cache=True, inline="always")
@@ -134,10 +133,10 @@ def moved(ends, end, tile):
     at = _NUMBER_BITS * end
     line = ends.line & ~(np.int64(31) << at) & ~(np.int64(1) << (_DOUBLE_AT + end))
     line |= number << at | dbl << (_DOUBLE_AT + end) | np.int64(1) << (_COUNTING_AT + end)
-    counts = ends.counts + (np.int64(1) << (_COUNT_BITS * end))
-    if (line >> _SPINNER_BIT) & 1 and counts & 0xFFFF and (counts >> _COUNT_BITS) & 0xFFFF:
+    line |= np.int64(1) << (_TILE_AT + end)
+    if (line >> _SPINNER_BIT) & 1 and (line >> _TILE_AT) & 3 == 3:
         line |= np.int64(1) << _OPEN_BIT
-    return Ends(line, counts)
+    return Ends(line)
 
 
 @njit(cache=True, inline="always")

@@ -15,7 +15,7 @@ from numba import njit
 
 from bergen_sim.engine import layout as L
 from bergen_sim.engine.bits import slot
-from bergen_sim.engine.ends import counting_mask, double_at, ends_led, moved, number_at, open_count, packed, tiles_at
+from bergen_sim.engine.ends import counting_mask, double_at, ends_led, moved, number_at, open_count, packed
 from bergen_sim.engine.ends import open_numbers as ends_open_numbers
 from bergen_sim.engine.tileset import bit, first_tiles, load, load_split, minus, store, store_split, union
 
@@ -140,10 +140,11 @@ def ends_of(view):
 
 @njit(cache=True, inline="always")
 def store_end(view, ends, end):
-    """Copy into the view what a play on ``end`` changed of the ends: that end, how many are open, which count."""
+    """Copy into the view what a play on ``end`` changed: ``ends`` after it (that end, how many are open, which
+    count), and one more tile on that end."""
     view[slot(L.V_END + end)] = number_at(ends, end)
     view[slot(L.V_END_DOUBLE + end)] = double_at(ends, end)
-    view[slot(L.V_END_TILES + end)] = tiles_at(ends, end)
+    view[slot(L.V_END_TILES + end)] += 1
     view[L.V_OPEN_ENDS] = open_count(ends)
     view[L.V_COUNTING] = counting_mask(ends)
 
@@ -155,7 +156,11 @@ def view_lay_lead(view, hand_no, number, spinner):
     view[L.V_HAND_NO] = hand_no
     ends = ends_led(number, spinner)
     for e in range(L.N_ENDS):
-        store_end(view, ends, e)
+        view[L.V_END + e] = number_at(ends, e)
+        view[L.V_END_DOUBLE + e] = double_at(ends, e)
+        view[L.V_END_TILES + e] = 0
+    view[L.V_OPEN_ENDS] = open_count(ends)
+    view[L.V_COUNTING] = counting_mask(ends)
     view[L.V_SPINNER] = number if spinner else -1
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bergen_sim.engine import layout as L
-from bergen_sim.engine.ends import counting_mask, ends_led, header, moved, number_at, open_count, tiles_at
+from bergen_sim.engine.ends import counting_mask, ends_led, header, holds_tile, moved, number_at, open_count
 from bergen_sim.engine.view import ends_of, store_end, view_lay_lead
 
 MOST = max(L.DOMINO_SETS.values())  # the largest number a set shows (double-eighteen)
@@ -44,14 +44,18 @@ def view_of(layout) -> np.ndarray:
 @settings(max_examples=300, deadline=None)
 @given(layouts())
 def test_the_packed_ends_read_back_every_slot_of_the_view(layout):
+    """What a play on each end stores is what the view held: its number and flag, the open ends and the counting
+    mask (the tiles on an end the view counts itself: one more per play)."""
     view = view_of(layout)
     ends = ends_of(view)
-    copy = np.zeros_like(view)
-    copy[L.V_SPINNER] = layout["spinner"]
+    copy = view.copy()
+    copy[L.V_END : L.V_COUNTING + 1] = -7
     for e in range(L.N_ENDS):
+        copy[L.V_END_TILES + e] = layout["tiles"][e] - 1
         store_end(copy, ends, e)
     assert (copy == view).all()
     assert open_count(ends) == layout["open"] and counting_mask(ends) == layout["counting"]
+    assert [holds_tile(ends, e) for e in range(L.N_ENDS)] == [int(t > 0) for t in layout["tiles"]]
 
 
 @settings(max_examples=300, deadline=None)
@@ -68,7 +72,7 @@ def test_a_play_moves_one_end_and_may_open_the_spinners_arms(layout, data):
     numbers[end], doubles[end], tiles[end] = other, int(shown == other), tiles[end] + 1
     opens = layout["spinner"] >= 0 and layout["open"] == 2 and tiles[0] > 0 and tiles[1] > 0
     assert [number_at(after, e) for e in range(L.N_ENDS)] == numbers
-    assert [tiles_at(after, e) for e in range(L.N_ENDS)] == tiles
+    assert [holds_tile(after, e) for e in range(L.N_ENDS)] == [int(t > 0) for t in tiles]
     assert open_count(after) == (4 if opens else layout["open"])
     assert counting_mask(after) == layout["counting"] | 1 << end
     shown_now = [numbers[e] for e in range(L.N_ENDS) if counting_mask(after) >> e & 1]
