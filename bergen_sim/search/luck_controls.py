@@ -59,12 +59,13 @@ from bergen_sim.engine.bits import borrow, read_shared
 from bergen_sim.engine.hand import (
     HAND_OVER,
     MATCH_OVER,
-    advance,
+    advance_on,
     begin_turns,
     borrowed,
     deal_hand,
     lead,
     play,
+    play_on,
     scratch_buffers,
     side_count,
 )
@@ -72,7 +73,7 @@ from bergen_sim.engine.keyed_random import shuffle, shuffled_set, stream_state
 from bergen_sim.engine.play_rules import hand_moves, hand_of, set_hand
 from bergen_sim.engine.sides import seat_side, side_total
 from bergen_sim.engine.tileset import bit, both, double_tiles, drop_lowest, first_tiles, is_empty, lowest, minus, union
-from bergen_sim.engine.view import used_slots, view_draw, view_play, view_start_match, view_void_moment
+from bergen_sim.engine.view import ends_of, used_slots, view_draw, view_play, view_start_match, view_void_moment
 from bergen_sim.search import pimc
 from bergen_sim.search.match_value import win_probability
 from bergen_sim.search.rollout import base_choose, base_move, turn_view
@@ -187,8 +188,9 @@ def _play_out(rules, b, seat, seat_bases, search_worlds, table, rng):
         borrow(rng),
     )
     pos = b.turn[L.TURN_BONE_START]
+    ends = ends_of(b.policy_view)  # held in a local from play to play, as the match loop does (engine/ends.py)
     while True:
-        n, seat, pos = advance(rules, b, seat, pos)
+        n, seat, pos = advance_on(rules, b, seat, pos, ends)
         if n == HAND_OVER:
             return 0
         if n == MATCH_OVER:
@@ -207,7 +209,8 @@ def _play_out(rules, b, seat, seat_bases, search_worlds, table, rng):
             )
         else:
             k = base_move(b, seat, n, seat_bases[seat], rng)
-        if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
+        ended, ends = play_on(rules, b, seat, b.move_tiles[k], b.move_ends[k], ends)
+        if ended:
             return 1
 
 

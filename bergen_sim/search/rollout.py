@@ -8,8 +8,8 @@ analyzer roll out sampled worlds; :mod:`bergen_sim.search.match_value` rolls out
 freshly dealt hands from every score to estimate match-win probabilities.
 
 A rollout plays the hand with the same steps as the match loop
-(:mod:`bergen_sim.engine.hand`: :func:`start_hand`, ``advance``,
-:func:`play`), so it plays exactly the game of the match loop
+(:mod:`bergen_sim.engine.hand`: :func:`start_hand`, ``advance_on``,
+``play_on``), so it plays exactly the game of the match loop
 (``tests/search/test_pimc.py`` replays whole matches through these functions and
 compares them with the engine); only the chooser differs.  The
 view is the state: ends, double flags, scores, hand counts and voids live
@@ -26,15 +26,17 @@ from bergen_sim.engine.bits import borrow
 from bergen_sim.engine.hand import (
     HAND_OVER,
     MATCH_OVER,
-    advance,
+    advance_on,
     begin_turns,
     borrowed,
     play,
+    play_on,
     scratch_buffers,
     start_hand,
 )
 from bergen_sim.engine.play_rules import hand_of
 from bergen_sim.engine.tileset import store
+from bergen_sim.engine.view import ends_of
 from bergen_sim.policies import defensive, doubles_first, expert, first_move, greedy, heavy_first, random_move
 from bergen_sim.policies.base import side_of
 
@@ -130,12 +132,14 @@ def play_out_by_seat(rules, b, seat, base, seat_bases, rng):
     seat_bases = borrow(seat_bases)
     rng = borrow(rng)
     pos = b.turn[L.TURN_BONE_START]
+    ends = ends_of(b.policy_view)  # held in a local from play to play, as the match loop does (engine/ends.py)
     while True:
-        n, seat, pos = advance(rules, b, seat, pos)
+        n, seat, pos = advance_on(rules, b, seat, pos, ends)
         if n == HAND_OVER:
             return 0
         if n == MATCH_OVER:
             return 1
         k = base_move(b, seat, n, seat_bases[seat] if seat_bases.shape[0] > 0 else base, rng)
-        if play(rules, b, seat, b.move_tiles[k], b.move_ends[k]):
+        ended, ends = play_on(rules, b, seat, b.move_tiles[k], b.move_ends[k], ends)
+        if ended:
             return 1
