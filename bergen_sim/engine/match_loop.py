@@ -48,16 +48,21 @@ def _copy_row(out, row, n):
         out[k] = row[k]
 
 
-@njit(cache=True)
-def _fail(err, code, choice, n_moves, hand, ends):
-    """Note why the run stopped (and the position: the hand and the open ends); the seat, match and policy were
-    noted before the call."""
-    err[L.E_CODE] = code
-    err[L.E_CHOICE] = choice
-    err[L.E_N_MOVES] = n_moves
+@njit(cache=True, inline="always")
+def _note_position(err, hand, ends):
+    """Note the position for an error's message: the deciding seat's hand and the open ends."""
     store(err, L.E_HAND, hand)
     for e in range(L.N_ENDS):
         err[L.E_END + e] = number_at(ends, e) if e < open_count(ends) else -1
+
+
+@njit(cache=True)
+def _fail(err, code, choice, n_moves, hand, ends):
+    """Note why the run stopped, and the position; the seat, match and policy were noted before the call."""
+    err[L.E_CODE] = code
+    err[L.E_CHOICE] = choice
+    err[L.E_N_MOVES] = n_moves
+    _note_position(err, hand, ends)
     return -1
 
 
@@ -85,13 +90,14 @@ def _choose(rules, seats, b, seat, n, leading, ends):
         return _fail(err, L.ERR_SCRIPT, i, n, hand, ends)
     if n == 1 and not leading:
         return 0
-    err[L.E_SEAT] = seat
-    err[L.E_POLICY] = seats.policy[seat]
-    store(err, L.E_HAND, hand)  # the position, for the message if the policy raises
     if not b.turn[L.TURN_RULES_VIEW]:
         view[L.V_SEAT] = seat
         view[L.V_SIDE] = seat_side(seat, rules[L.R_PARTNERSHIPS])
         store(view, L.V_HAND, hand)
+        # a plug-in, which may raise, is always given the view: where it decides, for the message if it does
+        err[L.E_SEAT] = seat
+        err[L.E_POLICY] = seats.policy[seat]
+        _note_position(err, hand, ends)
     b.totals[L.S_POLICY_CALLS] += 1
     if leading:
         k = choose_lead(  # noqa: F821 (defined by the generated module this source follows)
@@ -122,6 +128,8 @@ def _choose(rules, seats, b, seat, n, leading, ends):
             seats.tables,
         )  # (bound by kernel_build)
     if k < 0 or k >= n:
+        err[L.E_SEAT] = seat
+        err[L.E_POLICY] = seats.policy[seat]
         return _fail(err, L.ERR_ILLEGAL_CHOICE, k, n, hand, ends)
     return k
 

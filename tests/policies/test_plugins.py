@@ -125,6 +125,7 @@ def test_a_misbehaving_plugin_stops_the_run_with_one_line(plugin_dist, tmp_path,
     assert lines[0].startswith(f"bergen-sim: error: policy {policy!r} at seat 0 ")
     assert what in lines[0]
     assert "(match 0, hand " in lines[0] and ", ends L " in lines[0]  # the position
+    assert ", U " not in lines[0], "the table's two open ends, not four empty slots"
     assert list(tmp_path.iterdir()) == [], "nothing may be left half-written"
 
 
